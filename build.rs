@@ -1,0 +1,22 @@
+//! Link arguments for the freestanding binary only (never the library or the
+//! tests, which link against std and libc as usual).
+
+fn main() {
+    let target = std::env::var("TARGET").unwrap_or_default();
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    println!("cargo:rerun-if-changed=build.rs");
+    if os != "linux" {
+        return;
+    }
+    // We provide our own _start (src/main.rs): no crt1.o/crti.o.
+    println!("cargo:rustc-link-arg-bins=-nostartfiles");
+    // No libc at all: every syscall is inline asm, mem* live in src/mem.rs.
+    println!("cargo:rustc-link-arg-bins=-nostdlib");
+    // One self-contained file to copy to a test box: no dynamic loader.
+    println!("cargo:rustc-link-arg-bins=-static");
+    if target.ends_with("-gnu") {
+        // A static-PIE would need its own relocations applied at start-up,
+        // which nothing does here: link at a fixed address (ET_EXEC).
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
+}

@@ -1,0 +1,359 @@
+//! The validation ledger: every CQE is checked against what its profile
+//! expects, and every deviation is counted (not just asserted), so the output
+//! can show exactly what went wrong and how often.
+//!
+//! user_data layout: `seq << 16 | kind << 8 | index`. `seq` is the cycle's
+//! sequence number (low 32 bits), so a CQE left over from an earlier cycle is
+//! caught as an unknown tag instead of being credited to the current one.
+
+use crate::sys::uapi::IoUringCqe;
+
+/// Request kinds a profile can submit (the `kind` byte of user_data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kind {
+    Wait = 0,
+    Wake = 1,
+    Cancel = 2,
+    Check = 3,
+    Nop = 4,
+}
+
+/// Number of kinds (size of per-kind tables).
+pub const KINDS: usize = 5;
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Wait => "wait",
+            Kind::Wake => "wake",
+            Kind::Cancel => "cancel",
+            Kind::Check => "check",
+            Kind::Nop => "nop",
+        }
+    }
+}
+
+/// Most requests of one kind in one cycle (one bit each in a u64).
+pub const MAX_PER_KIND: u32 = 64;
+
+/// The user_data for request `index` of `kind` in cycle `seq`.
+#[inline(always)]
+pub const fn tag(seq: u32, kind: Kind, index: u32) -> u64 {
+    ((seq as u64) << 16) | ((kind as u64) << 8) | index as u64
+}
+
+/// What a cycle must produce for one kind: `count` CQEs, each with `res`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Expect {
+    pub count: u32,
+    pub res: i32,
+}
+
+/// Counters of everything validated over a run. All but the `*_cqes` and
+/// `cqes` totals are failure counters: any non-zero one fails the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ledger {
+    pub cqes: u64,
+    pub kind_cqes: [u64; KINDS],
+    pub bad_results: u64,
+    pub bad_flags: u64,
+    pub unknown_tags: u64,
+    pub duplicates: u64,
+    pub missing: u64,
+    pub timeouts: u64,
+    pub submit_errors: u64,
+    pub sq_dropped: u64,
+    pub cq_overflow: u64,
+    pub outstanding: u64,
+    pub migrations: u64,
+    /// The first failure seen, for the one-line diagnosis.
+    pub first: Option<Failure>,
+}
+
+/// The first deviation of a run, with enough context to trace it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub what: &'static str,
+    pub seq: u32,
+    pub user_data: u64,
+    pub res: i32,
+    pub flags: u32,
+}
+
+impl Ledger {
+    /// Number of failures counted so far.
+    pub fn failures(&self) -> u64 {
+        self.bad_results
+            + self.bad_flags
+            + self.unknown_tags
+            + self.duplicates
+            + self.missing
+            + self.timeouts
+            + self.submit_errors
+            + self.sq_dropped
+            + self.cq_overflow
+            + self.outstanding
+            + self.migrations
+    }
+
+    pub fn passed(&self) -> bool {
+        self.failures() == 0
+    }
+
+    /// Records the first failure's context (later ones only count).
+    pub fn note(&mut self, what: &'static str, seq: u32, cqe: Option<&IoUringCqe>) {
+        if self.first.is_none() {
+            let (user_data, res, flags) = cqe.map_or((0, 0, 0), |c| (c.user_data, c.res, c.flags));
+            self.first = Some(Failure {
+                what,
+                seq,
+                user_data,
+                res,
+                flags,
+            });
+        }
+    }
+
+    /// `name=value` pairs of every counter, in output order.
+    pub fn counters(&self) -> [(&'static str, u64); 15] {
+        [
+            ("cqes", self.cqes),
+            ("wait_cqes", self.kind_cqes[Kind::Wait as usize]),
+            ("wake_cqes", self.kind_cqes[Kind::Wake as usize]),
+            ("cancel_cqes", self.kind_cqes[Kind::Cancel as usize]),
+            ("bad_results", self.bad_results),
+            ("bad_flags", self.bad_flags),
+            ("unknown_tags", self.unknown_tags),
+            ("duplicates", self.duplicates),
+            ("missing", self.missing),
+            ("timeouts", self.timeouts),
+            ("submit_errors", self.submit_errors),
+            ("sq_dropped", self.sq_dropped),
+            ("cq_overflow", self.cq_overflow),
+            ("outstanding", self.outstanding),
+            ("migrations", self.migrations),
+        ]
+    }
+}
+
+/// Validates the CQEs of one cycle against its expectations.
+pub struct CycleCheck<'e> {
+    seq: u32,
+    expect: &'e [Expect; KINDS],
+    seen: [u64; KINDS],
+    seen_count: u32,
+}
+
+impl<'e> CycleCheck<'e> {
+    #[inline(always)]
+    pub fn new(seq: u32, expect: &'e [Expect; KINDS]) -> Self {
+        CycleCheck {
+            seq,
+            expect,
+            seen: [0; KINDS],
+            seen_count: 0,
+        }
+    }
+
+    /// CQEs expected in this cycle in all.
+    pub fn expected(&self) -> u32 {
+        self.expect.iter().map(|e| e.count).sum()
+    }
+
+    /// Distinct expected CQEs seen so far.
+    pub fn seen(&self) -> u32 {
+        self.seen_count
+    }
+
+    /// Checks one CQE: its tag, that it is new, its res and its flags.
+    #[inline(always)]
+    pub fn observe(&mut self, cqe: &IoUringCqe, ledger: &mut Ledger) {
+        ledger.cqes += 1;
+        let ud = cqe.user_data;
+        let kind = ((ud >> 8) & 0xff) as usize;
+        let index = (ud & 0xff) as u32;
+        if (ud >> 16) as u32 != self.seq
+            || (ud >> 48) != 0
+            || kind >= KINDS
+            || index >= self.expect[kind].count
+        {
+            ledger.unknown_tags += 1;
+            ledger.note("unknown_tag", self.seq, Some(cqe));
+            return;
+        }
+        ledger.kind_cqes[kind] += 1;
+        let bit = 1u64 << index;
+        if self.seen[kind] & bit != 0 {
+            ledger.duplicates += 1;
+            ledger.note("duplicate", self.seq, Some(cqe));
+            return;
+        }
+        self.seen[kind] |= bit;
+        self.seen_count += 1;
+        if cqe.res != self.expect[kind].res {
+            ledger.bad_results += 1;
+            ledger.note("bad_result", self.seq, Some(cqe));
+        }
+        if cqe.flags != 0 {
+            ledger.bad_flags += 1;
+            ledger.note("bad_flags", self.seq, Some(cqe));
+        }
+    }
+
+    /// Ends the cycle: every expected CQE not seen is counted missing.
+    /// Returns true when the cycle was clean.
+    pub fn finish(&self, ledger: &mut Ledger, failures_before: u64) -> bool {
+        let missing = self.expected() - self.seen_count;
+        if missing != 0 {
+            ledger.missing += missing as u64;
+            ledger.note("missing", self.seq, None);
+        }
+        ledger.failures() == failures_before
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expect_s0(slots: u32) -> [Expect; KINDS] {
+        let mut e = [Expect::default(); KINDS];
+        e[Kind::Wait as usize] = Expect {
+            count: slots,
+            res: 0,
+        };
+        e[Kind::Wake as usize] = Expect {
+            count: slots,
+            res: 1,
+        };
+        e
+    }
+
+    fn cqe(user_data: u64, res: i32, flags: u32) -> IoUringCqe {
+        IoUringCqe {
+            user_data,
+            res,
+            flags,
+        }
+    }
+
+    fn good_cycle(seq: u32, slots: u32) -> Vec<IoUringCqe> {
+        let mut v = Vec::new();
+        for i in 0..slots {
+            v.push(cqe(tag(seq, Kind::Wake, i), 1, 0));
+            v.push(cqe(tag(seq, Kind::Wait, i), 0, 0));
+        }
+        v
+    }
+
+    fn run(seq: u32, slots: u32, cqes: &[IoUringCqe]) -> (Ledger, bool) {
+        let e = expect_s0(slots);
+        let mut l = Ledger::default();
+        let mut c = CycleCheck::new(seq, &e);
+        for q in cqes {
+            c.observe(q, &mut l);
+        }
+        let ok = c.finish(&mut l, 0);
+        (l, ok)
+    }
+
+    #[test]
+    fn clean_cycle_passes() {
+        let (l, ok) = run(7, 32, &good_cycle(7, 32));
+        assert!(ok && l.passed());
+        assert_eq!(l.cqes, 64);
+        assert_eq!(l.kind_cqes[Kind::Wait as usize], 32);
+        assert_eq!(l.kind_cqes[Kind::Wake as usize], 32);
+        assert_eq!(l.first, None);
+    }
+
+    #[test]
+    fn wrong_wait_result_is_counted() {
+        let mut v = good_cycle(1, 32);
+        v[1].res = -11; // a WAIT that saw a changed word
+        let (l, ok) = run(1, 32, &v);
+        assert!(!ok);
+        assert_eq!(l.bad_results, 1);
+        let f = l.first.unwrap();
+        assert_eq!(
+            (f.what, f.res, f.user_data),
+            ("bad_result", -11, tag(1, Kind::Wait, 0))
+        );
+    }
+
+    #[test]
+    fn wake_that_woke_nobody_is_counted() {
+        let mut v = good_cycle(1, 4);
+        v[0].res = 0;
+        let (l, _) = run(1, 4, &v);
+        assert_eq!(l.bad_results, 1);
+    }
+
+    #[test]
+    fn nonzero_flags_are_counted() {
+        let mut v = good_cycle(1, 4);
+        v[3].flags = 2;
+        let (l, ok) = run(1, 4, &v);
+        assert!(!ok);
+        assert_eq!(l.bad_flags, 1);
+    }
+
+    #[test]
+    fn duplicate_and_missing() {
+        let mut v = good_cycle(1, 4);
+        v[2] = v[0]; // wake 0 twice, wake 1 never
+        let (l, ok) = run(1, 4, &v);
+        assert!(!ok);
+        assert_eq!((l.duplicates, l.missing), (1, 1));
+    }
+
+    #[test]
+    fn stale_unknown_kind_and_out_of_range_tags() {
+        let mut v = good_cycle(2, 4);
+        v.push(cqe(tag(1, Kind::Wait, 0), 0, 0)); // from the previous cycle
+        v.push(cqe(tag(2, Kind::Cancel, 0), 0, 0)); // a kind s0 never submits
+        v.push(cqe(tag(2, Kind::Wait, 4), 0, 0)); // index beyond slots
+        v.push(cqe(0xdead_0000_0000_0000, 0, 0)); // garbage high bits
+        let (l, ok) = run(2, 4, &v);
+        assert!(!ok);
+        assert_eq!(l.unknown_tags, 4);
+        assert_eq!(l.missing, 0);
+    }
+
+    #[test]
+    fn missing_completions_are_counted() {
+        let v = good_cycle(3, 32);
+        let (l, ok) = run(3, 32, &v[..60]);
+        assert!(!ok);
+        assert_eq!(l.missing, 4);
+        assert_eq!(l.first.unwrap().what, "missing");
+    }
+
+    #[test]
+    fn every_failure_counter_fails_the_ledger() {
+        for i in 0..11 {
+            let mut l = Ledger::default();
+            match i {
+                0 => l.bad_results = 1,
+                1 => l.bad_flags = 1,
+                2 => l.unknown_tags = 1,
+                3 => l.duplicates = 1,
+                4 => l.missing = 1,
+                5 => l.timeouts = 1,
+                6 => l.submit_errors = 1,
+                7 => l.sq_dropped = 1,
+                8 => l.cq_overflow = 1,
+                9 => l.outstanding = 1,
+                _ => l.migrations = 1,
+            }
+            assert!(!l.passed(), "counter {i}");
+        }
+        let l = Ledger {
+            cqes: 5,
+            kind_cqes: [1; KINDS],
+            ..Ledger::default()
+        };
+        assert!(l.passed());
+    }
+}

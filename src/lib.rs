@@ -1,0 +1,17 @@
+//! uring-repro: reproduces and measures io_uring kernel performance
+//! regressions, starting with the futex WAIT->WAKE slowdown after Linux
+//! commit 079afb081c42. No libc, no crates: the library is `no_std` outside
+//! its own unit tests; `src/main.rs` (with `src/mem.rs`) is the binary.
+#![cfg_attr(not(test), no_std)]
+
+pub mod app;
+pub mod check;
+pub mod cli;
+pub mod cpu;
+pub mod ops;
+pub mod profile;
+pub mod report;
+pub mod ring;
+pub mod rt;
+pub mod stats;
+pub mod sys;

@@ -1,0 +1,61 @@
+//! The freestanding binary: `_start`, the panic handler and the exit code.
+//! Everything else is in the library (src/lib.rs).
+//!
+//! # Safety
+//! `_start` is entered by the kernel with the initial stack described in
+//! `uring_repro::rt`; it hands that stack pointer to `entry`, which never
+//! returns.
+#![no_std]
+#![no_main]
+
+mod mem;
+
+use core::fmt::Write;
+use uring_repro::report::Out;
+use uring_repro::rt::StartInfo;
+use uring_repro::{app, sys};
+
+/// Exit code after a panic (Rust's convention), never a silent trap.
+const EXIT_PANIC: i32 = 101;
+
+// The kernel enters with sp -> argc and no return address; clear the frame
+// pointer (end of backtraces), pass sp as the first argument, keep the ABI's
+// 16-byte alignment at the call.
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
+#[no_mangle]
+unsafe extern "C" fn _start() -> ! {
+    core::arch::naked_asm!("xor ebp, ebp", "mov rdi, rsp", "and rsp, -16", "call {entry}", "ud2",
+        entry = sym entry)
+}
+
+#[cfg(target_arch = "aarch64")]
+#[unsafe(naked)]
+#[no_mangle]
+unsafe extern "C" fn _start() -> ! {
+    core::arch::naked_asm!("mov x29, xzr", "mov x30, xzr", "mov x0, sp", "bl {entry}", "brk #1",
+        entry = sym entry)
+}
+
+unsafe extern "C" fn entry(sp: *const usize) -> ! {
+    // SAFETY: sp is the kernel's initial stack pointer, untouched by _start.
+    let start = unsafe { StartInfo::from_stack(sp) };
+    sys::exit(app::main(&start))
+}
+
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
+    let mut err = Out::new(2);
+    let _ = write!(err, "uring-repro: panic: {}", info.message());
+    if let Some(loc) = info.location() {
+        let _ = write!(err, " at {}:{}", loc.file(), loc.line());
+    }
+    let _ = writeln!(err);
+    err.flush();
+    sys::exit(EXIT_PANIC)
+}
+
+/// Unwinding never happens (panic = "abort"), but a debug build without LTO
+/// still references the personality routine from precompiled `core`.
+#[no_mangle]
+extern "C" fn rust_eh_personality() {}

@@ -1,0 +1,158 @@
+//! SQE encoders, one per opcode, liburing-style: each starts from an all-zero
+//! SQE and sets only its own fields, so every byte is defined on every use.
+//! The field table is in ../shared/UAPI.md ("SQE encoding").
+
+use crate::sys::uapi::*;
+
+/// futex2 flags for a 32-bit word, private or shared.
+#[inline(always)]
+pub const fn futex_flags(private: bool) -> u32 {
+    if private {
+        FUTEX2_SIZE_U32 | FUTEX2_PRIVATE
+    } else {
+        FUTEX2_SIZE_U32
+    }
+}
+
+/// IORING_OP_FUTEX_WAIT: sleep while `*word == expected`.
+#[inline(always)]
+pub fn futex_wait(word: *const u32, expected: u32, flags: u32, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_FUTEX_WAIT,
+        fd: flags as i32,
+        off: expected as u64,
+        addr: word as u64,
+        user_data,
+        addr3: FUTEX_BITSET_MATCH_ANY,
+        ..IoUringSqe::default()
+    }
+}
+
+/// IORING_OP_FUTEX_WAKE: wake at most `nr` waiters on `word`.
+#[inline(always)]
+pub fn futex_wake(word: *const u32, nr: u32, flags: u32, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_FUTEX_WAKE,
+        fd: flags as i32,
+        off: nr as u64,
+        addr: word as u64,
+        user_data,
+        addr3: FUTEX_BITSET_MATCH_ANY,
+        ..IoUringSqe::default()
+    }
+}
+
+/// IORING_OP_FUTEX_WAITV over `count` struct futex_waitv entries.
+#[inline(always)]
+pub fn futex_waitv(vec: *const FutexWaitv, count: u32, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_FUTEX_WAITV,
+        addr: vec as u64,
+        len: count,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
+/// IORING_OP_ASYNC_CANCEL of the request whose user_data is `target`.
+#[inline(always)]
+pub fn cancel(target: u64, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_ASYNC_CANCEL,
+        fd: -1,
+        addr: target,
+        op_flags: IORING_ASYNC_CANCEL_USERDATA,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
+/// IORING_OP_NOP.
+#[inline(always)]
+pub fn nop(user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_NOP,
+        fd: -1,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(sqe: IoUringSqe) -> [u8; 64] {
+        // SAFETY: IoUringSqe is 64 bytes of plain integers with no padding.
+        unsafe { core::mem::transmute(sqe) }
+    }
+
+    // Golden encodings, every byte, for word address 0x0000_7f00_1122_3340.
+    const WORD: u64 = 0x0000_7f00_1122_3340;
+
+    #[test]
+    fn futex_wait_golden() {
+        let got = bytes(futex_wait(
+            WORD as *const u32,
+            0,
+            futex_flags(true),
+            0x0102_0304_0506_0708,
+        ));
+        #[rustfmt::skip]
+        let want: [u8; 64] = [
+            51, 0, 0, 0,             0x82, 0, 0, 0,            // opcode, flags, ioprio, fd=futex2 flags
+            0, 0, 0, 0, 0, 0, 0, 0,                            // off = expected value 0
+            0x40, 0x33, 0x22, 0x11, 0x00, 0x7f, 0, 0,          // addr = word
+            0, 0, 0, 0,              0, 0, 0, 0,               // len, futex_flags
+            0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,    // user_data
+            0, 0, 0, 0, 0, 0, 0, 0,                            // buf_index, personality, file_index
+            0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,                // addr3 = FUTEX_BITSET_MATCH_ANY
+            0, 0, 0, 0, 0, 0, 0, 0,                            // pad
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn futex_wake_golden() {
+        let got = bytes(futex_wake(WORD as *const u32, 1, futex_flags(true), 0x1f));
+        #[rustfmt::skip]
+        let want: [u8; 64] = [
+            52, 0, 0, 0,             0x82, 0, 0, 0,
+            1, 0, 0, 0, 0, 0, 0, 0,                            // off = nr to wake
+            0x40, 0x33, 0x22, 0x11, 0x00, 0x7f, 0, 0,
+            0, 0, 0, 0,              0, 0, 0, 0,
+            0x1f, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0,
+            0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn shared_futex_drops_private_bit() {
+        assert_eq!(futex_flags(false), 0x02);
+        assert_eq!(
+            futex_wait(WORD as *const u32, 7, futex_flags(false), 0).fd,
+            2
+        );
+        assert_eq!(futex_wait(WORD as *const u32, 7, 0x82, 0).off, 7);
+    }
+
+    #[test]
+    fn cancel_and_nop_fields() {
+        let c = cancel(0xabc, 9);
+        assert_eq!(
+            (c.opcode, c.fd, c.addr, c.op_flags, c.user_data),
+            (14, -1, 0xabc, 0x10, 9)
+        );
+        let n = nop(5);
+        assert_eq!(bytes(n)[0], 0);
+        assert_eq!((n.fd, n.user_data), (-1, 5));
+        let v = futex_waitv(0x1000 as *const FutexWaitv, 8, 3);
+        assert_eq!(
+            (v.opcode, v.fd, v.addr, v.len, v.addr3),
+            (53, 0, 0x1000, 8, 0)
+        );
+    }
+}

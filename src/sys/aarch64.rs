@@ -1,0 +1,149 @@
+//! aarch64 syscall instructions and numbers: nothing else lives here.
+//!
+//! # Safety
+//! Every function here is a raw system call. The caller guarantees that each
+//! argument is what the kernel expects for that call (valid pointers, sizes).
+//! `svc 0` with the number in x8, arguments in x0..x5, result in x0. None of
+//! these is `nomem` or `readonly`: io_uring_enter reads and writes user memory.
+
+use core::arch::asm;
+
+pub mod nr {
+    pub const IOCTL: usize = 29;
+    pub const MKDIRAT: usize = 34;
+    pub const MOUNT: usize = 40;
+    pub const OPENAT: usize = 56;
+    pub const CLOSE: usize = 57;
+    pub const READ: usize = 63;
+    pub const WRITE: usize = 64;
+    pub const SYNC: usize = 81;
+    pub const FUTEX: usize = 98;
+    pub const CLOCK_GETTIME: usize = 113;
+    pub const EXIT_GROUP: usize = 94;
+    pub const SCHED_SETAFFINITY: usize = 122;
+    pub const SCHED_GETAFFINITY: usize = 123;
+    pub const RT_SIGACTION: usize = 134;
+    pub const REBOOT: usize = 142;
+    pub const UNAME: usize = 160;
+    pub const GETCPU: usize = 168;
+    pub const GETPID: usize = 172;
+    pub const MUNMAP: usize = 215;
+    pub const CLONE: usize = 220;
+    pub const MMAP: usize = 222;
+    pub const EPOLL_CREATE1: usize = 20;
+    pub const EPOLL_CTL: usize = 21;
+    pub const EPOLL_PWAIT: usize = 22;
+    pub const IO_URING_SETUP: usize = 425;
+    pub const IO_URING_ENTER: usize = 426;
+    pub const IO_URING_REGISTER: usize = 427;
+}
+
+/// The vDSO's clock_gettime and the version that defines it.
+pub const VDSO_CLOCK_GETTIME: (&[u8], &[u8]) = (b"__kernel_clock_gettime", b"LINUX_2.6.39");
+
+/// Raw system call, 0 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall0(n: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe { asm!("svc 0", in("x8") n, lateout("x0") ret, options(nostack)) };
+    ret
+}
+
+/// Raw system call, 1 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall1(n: usize, a0: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe { asm!("svc 0", in("x8") n, inlateout("x0") a0 as isize => ret, options(nostack)) };
+    ret
+}
+
+/// Raw system call, 2 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall2(n: usize, a0: usize, a1: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("svc 0", in("x8") n, inlateout("x0") a0 as isize => ret, in("x1") a1,
+             options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 3 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall3(n: usize, a0: usize, a1: usize, a2: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("svc 0", in("x8") n, inlateout("x0") a0 as isize => ret, in("x1") a1,
+             in("x2") a2, options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 4 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall4(n: usize, a0: usize, a1: usize, a2: usize, a3: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("svc 0", in("x8") n, inlateout("x0") a0 as isize => ret, in("x1") a1,
+             in("x2") a2, in("x3") a3, options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 5 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall5(n: usize, a0: usize, a1: usize, a2: usize, a3: usize, a4: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("svc 0", in("x8") n, inlateout("x0") a0 as isize => ret, in("x1") a1,
+             in("x2") a2, in("x3") a3, in("x4") a4, options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 6 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall6(
+    n: usize,
+    a0: usize,
+    a1: usize,
+    a2: usize,
+    a3: usize,
+    a4: usize,
+    a5: usize,
+) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("svc 0", in("x8") n, inlateout("x0") a0 as isize => ret, in("x1") a1,
+             in("x2") a2, in("x3") a3, in("x4") a4, in("x5") a5, options(nostack));
+    }
+    ret
+}

@@ -1,0 +1,361 @@
+//! The kernel boundary: raw syscalls, a typed `Errno`, UAPI layouts, the vDSO
+//! clock, and the small safe wrappers the rest of the crate calls.
+//!
+//! # Safety
+//! Architecture-specific instructions live in `x86_64.rs` / `aarch64.rs` and
+//! nowhere else. The wrappers here are safe where every pointer they pass is
+//! derived from a Rust reference or slice of the right size; the ones that
+//! take raw addresses (mmap/munmap) stay `unsafe`.
+
+#[cfg(target_arch = "aarch64")]
+#[path = "aarch64.rs"]
+pub mod arch;
+#[cfg(target_arch = "x86_64")]
+#[path = "x86_64.rs"]
+pub mod arch;
+
+pub mod clock;
+pub mod uapi;
+pub mod vdso;
+
+use arch::nr;
+use arch::{syscall1, syscall2, syscall3, syscall4, syscall6};
+
+/// A kernel error number, kept as the positive value (the kernel returns -errno).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Errno(pub i32);
+
+impl Errno {
+    pub const EPERM: Errno = Errno(1);
+    pub const ENOENT: Errno = Errno(2);
+    pub const EINTR: Errno = Errno(4);
+    pub const EBADF: Errno = Errno(9);
+    pub const EAGAIN: Errno = Errno(11);
+    pub const ENOMEM: Errno = Errno(12);
+    pub const EACCES: Errno = Errno(13);
+    pub const EFAULT: Errno = Errno(14);
+    pub const EBUSY: Errno = Errno(16);
+    pub const EEXIST: Errno = Errno(17);
+    pub const ENODEV: Errno = Errno(19);
+    pub const EINVAL: Errno = Errno(22);
+    pub const EMFILE: Errno = Errno(24);
+    pub const ENOSPC: Errno = Errno(28);
+    pub const EPIPE: Errno = Errno(32);
+    pub const ENOSYS: Errno = Errno(38);
+    pub const ETIME: Errno = Errno(62);
+    pub const EOPNOTSUPP: Errno = Errno(95);
+    pub const EALREADY: Errno = Errno(114);
+    pub const ECANCELED: Errno = Errno(125);
+
+    /// The symbolic name (`EPERM`), or `E?` for numbers not listed here.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            1 => "EPERM",
+            2 => "ENOENT",
+            3 => "ESRCH",
+            4 => "EINTR",
+            5 => "EIO",
+            6 => "ENXIO",
+            7 => "E2BIG",
+            9 => "EBADF",
+            11 => "EAGAIN",
+            12 => "ENOMEM",
+            13 => "EACCES",
+            14 => "EFAULT",
+            16 => "EBUSY",
+            17 => "EEXIST",
+            19 => "ENODEV",
+            20 => "ENOTDIR",
+            21 => "EISDIR",
+            22 => "EINVAL",
+            23 => "ENFILE",
+            24 => "EMFILE",
+            25 => "ENOTTY",
+            28 => "ENOSPC",
+            30 => "EROFS",
+            32 => "EPIPE",
+            34 => "ERANGE",
+            36 => "ENAMETOOLONG",
+            38 => "ENOSYS",
+            62 => "ETIME",
+            75 => "EOVERFLOW",
+            95 => "EOPNOTSUPP",
+            110 => "ETIMEDOUT",
+            114 => "EALREADY",
+            125 => "ECANCELED",
+            _ => "E?",
+        }
+    }
+
+    /// Splits a raw syscall return: -4095..=-1 is an error, anything else a value.
+    #[inline(always)]
+    pub fn result(raw: isize) -> Result<usize, Errno> {
+        if (-4095..=-1).contains(&raw) {
+            Err(Errno(-raw as i32))
+        } else {
+            Ok(raw as usize)
+        }
+    }
+}
+
+impl core::fmt::Display for Errno {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} ({})", self.name(), self.0)
+    }
+}
+
+pub type SysResult<T> = Result<T, Errno>;
+
+/// A file descriptor we own; closed on drop.
+#[derive(Debug)]
+pub struct Fd(i32);
+
+impl Fd {
+    /// Takes ownership of a raw descriptor.
+    pub fn from_raw(fd: i32) -> Fd {
+        Fd(fd)
+    }
+    pub fn raw(&self) -> i32 {
+        self.0
+    }
+}
+
+impl Drop for Fd {
+    fn drop(&mut self) {
+        close(self.0);
+    }
+}
+
+pub fn close(fd: i32) {
+    // SAFETY: closing a descriptor number touches no user memory.
+    unsafe { syscall1(nr::CLOSE, fd as usize) };
+}
+
+pub fn write(fd: i32, buf: &[u8]) -> SysResult<usize> {
+    // SAFETY: buf is a valid slice for its whole length.
+    Errno::result(unsafe { syscall3(nr::WRITE, fd as usize, buf.as_ptr() as usize, buf.len()) })
+}
+
+pub fn read(fd: i32, buf: &mut [u8]) -> SysResult<usize> {
+    // SAFETY: buf is a valid writable slice for its whole length.
+    Errno::result(unsafe { syscall3(nr::READ, fd as usize, buf.as_mut_ptr() as usize, buf.len()) })
+}
+
+/// openat(AT_FDCWD, path, flags, mode); `path` must end with a NUL byte.
+pub fn open(path: &[u8], flags: u32, mode: u32) -> SysResult<Fd> {
+    if path.last() != Some(&0) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: path is NUL-terminated (checked above) and outlives the call.
+    let raw = unsafe {
+        syscall4(
+            nr::OPENAT,
+            uapi::AT_FDCWD as usize,
+            path.as_ptr() as usize,
+            (flags | uapi::O_CLOEXEC) as usize,
+            mode as usize,
+        )
+    };
+    Errno::result(raw).map(|fd| Fd(fd as i32))
+}
+
+/// Reads a whole small file into `buf`; returns the filled prefix.
+pub fn read_file<'a>(path: &[u8], buf: &'a mut [u8]) -> SysResult<&'a [u8]> {
+    let fd = open(path, uapi::O_RDONLY, 0)?;
+    let mut len = 0;
+    while len < buf.len() {
+        match read(fd.raw(), &mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(Errno::EINTR) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(&buf[..len])
+}
+
+/// # Safety
+/// The arguments must describe a mapping the caller is allowed to create; the
+/// returned memory is only valid until munmap.
+pub unsafe fn mmap(
+    addr: usize,
+    len: usize,
+    prot: usize,
+    flags: usize,
+    fd: i32,
+    off: usize,
+) -> SysResult<*mut u8> {
+    // SAFETY: forwarded contract; mmap itself reads no user memory.
+    let raw = unsafe { syscall6(nr::MMAP, addr, len, prot, flags, fd as usize, off) };
+    Errno::result(raw).map(|p| p as *mut u8)
+}
+
+/// # Safety
+/// Nothing may use the range after this call.
+pub unsafe fn munmap(addr: *mut u8, len: usize) {
+    // SAFETY: the caller gives up every reference into the range.
+    unsafe { syscall2(nr::MUNMAP, addr as usize, len) };
+}
+
+/// exit_group: ends every thread of the process.
+pub fn exit(code: i32) -> ! {
+    // SAFETY: exit_group takes no pointers and never returns.
+    unsafe { syscall1(nr::EXIT_GROUP, code as usize) };
+    #[allow(clippy::empty_loop)]
+    loop {}
+}
+
+/// Size in bytes of the CPU masks we pass (1024 CPUs, like glibc's cpu_set_t).
+pub const CPU_SET_BYTES: usize = 128;
+pub type CpuSet = [u8; CPU_SET_BYTES];
+
+/// sched_getaffinity(0): the CPUs this thread may run on (and that are active).
+pub fn sched_getaffinity(set: &mut CpuSet) -> SysResult<()> {
+    *set = [0; CPU_SET_BYTES];
+    // SAFETY: set is CPU_SET_BYTES of writable memory.
+    let raw = unsafe {
+        syscall3(
+            nr::SCHED_GETAFFINITY,
+            0,
+            CPU_SET_BYTES,
+            set.as_mut_ptr() as usize,
+        )
+    };
+    Errno::result(raw).map(|_| ())
+}
+
+/// sched_setaffinity(0): restricts this thread to `set`.
+pub fn sched_setaffinity(set: &CpuSet) -> SysResult<()> {
+    // SAFETY: set is CPU_SET_BYTES of readable memory.
+    let raw = unsafe {
+        syscall3(
+            nr::SCHED_SETAFFINITY,
+            0,
+            CPU_SET_BYTES,
+            set.as_ptr() as usize,
+        )
+    };
+    Errno::result(raw).map(|_| ())
+}
+
+/// getcpu(): the CPU this thread runs on now.
+pub fn getcpu() -> SysResult<u32> {
+    let mut cpu: u32 = u32::MAX;
+    // SAFETY: cpu is a writable u32; node and cache pointers are NULL.
+    let raw = unsafe { syscall3(nr::GETCPU, &mut cpu as *mut u32 as usize, 0, 0) };
+    Errno::result(raw).map(|_| cpu)
+}
+
+pub fn uname(buf: &mut uapi::Utsname) -> SysResult<()> {
+    // SAFETY: buf is a writable struct new_utsname.
+    Errno::result(unsafe { syscall1(nr::UNAME, buf as *mut uapi::Utsname as usize) }).map(|_| ())
+}
+
+pub fn io_uring_setup(entries: u32, params: &mut uapi::IoUringParams) -> SysResult<Fd> {
+    // SAFETY: params is a valid, writable struct io_uring_params.
+    let raw = unsafe {
+        syscall2(
+            nr::IO_URING_SETUP,
+            entries as usize,
+            params as *mut _ as usize,
+        )
+    };
+    Errno::result(raw).map(|fd| Fd(fd as i32))
+}
+
+/// # Safety
+/// `arg`/`argsz` must match `flags` (EXT_ARG: a valid io_uring_getevents_arg),
+/// and the ring's mapped SQEs must be initialised up to the published tail.
+#[inline(always)]
+pub unsafe fn io_uring_enter(
+    fd: i32,
+    to_submit: u32,
+    min_complete: u32,
+    flags: u32,
+    arg: usize,
+    argsz: usize,
+) -> SysResult<usize> {
+    // SAFETY: forwarded contract (see above).
+    let raw = unsafe {
+        syscall6(
+            nr::IO_URING_ENTER,
+            fd as usize,
+            to_submit as usize,
+            min_complete as usize,
+            flags as usize,
+            arg,
+            argsz,
+        )
+    };
+    Errno::result(raw)
+}
+
+/// # Safety
+/// `arg` must point to `nr_args` elements of the type `opcode` expects.
+pub unsafe fn io_uring_register(
+    fd: i32,
+    opcode: u32,
+    arg: usize,
+    nr_args: u32,
+) -> SysResult<usize> {
+    // SAFETY: forwarded contract (see above).
+    let raw = unsafe {
+        syscall4(
+            nr::IO_URING_REGISTER,
+            fd as usize,
+            opcode as usize,
+            arg,
+            nr_args as usize,
+        )
+    };
+    Errno::result(raw)
+}
+
+/// clock_gettime as a real system call (the fallback when there is no vDSO).
+pub fn clock_gettime_syscall(clock: i32, ts: &mut uapi::KernelTimespec) -> SysResult<()> {
+    // SAFETY: ts is a writable struct __kernel_timespec.
+    let raw = unsafe { syscall2(nr::CLOCK_GETTIME, clock as usize, ts as *mut _ as usize) };
+    Errno::result(raw).map(|_| ())
+}
+
+pub fn getpid() -> u32 {
+    // SAFETY: getpid takes no arguments.
+    unsafe { arch::syscall0(nr::GETPID) as u32 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errno_result_splits_at_minus_4095() {
+        assert_eq!(Errno::result(-1), Err(Errno::EPERM));
+        assert_eq!(Errno::result(-4095), Err(Errno(4095)));
+        assert_eq!(Errno::result(-4096), Ok((-4096isize) as usize));
+        assert_eq!(Errno::result(0), Ok(0));
+        assert_eq!(Errno::result(7), Ok(7));
+    }
+
+    #[test]
+    fn errno_names() {
+        assert_eq!(Errno::EPERM.name(), "EPERM");
+        assert_eq!(Errno::ENOSYS.name(), "ENOSYS");
+        assert_eq!(Errno(9999).name(), "E?");
+    }
+
+    #[test]
+    fn getcpu_is_in_affinity_set() {
+        let mut set = [0u8; CPU_SET_BYTES];
+        sched_getaffinity(&mut set).unwrap();
+        let cpu = getcpu().unwrap() as usize;
+        assert!(set[cpu / 8] & (1 << (cpu % 8)) != 0);
+    }
+
+    #[test]
+    fn open_requires_nul() {
+        assert_eq!(open(b"/proc/self/stat", 0, 0).err(), Some(Errno::EINVAL));
+        let mut buf = [0u8; 256];
+        let s = read_file(b"/proc/sys/kernel/ostype\0", &mut buf).unwrap();
+        assert_eq!(s, b"Linux\n");
+    }
+}

@@ -1,0 +1,302 @@
+//! Hand-written io_uring, futex and scheduler UAPI: the names are the kernel's
+//! (include/uapi/linux/io_uring.h, futex.h), every layout is asserted at
+//! compile time, field by field, so a typo cannot survive a build.
+
+/// Asserts a struct's size, alignment and each field's offset, and that the
+/// listed fields' sizes add up to the struct's size (no field forgotten).
+macro_rules! check_struct {
+    ($t:ty, size $size:expr, align $align:expr, $($field:ident @ $off:expr),+ $(,)?) => {
+        const _: () = {
+            assert!(core::mem::size_of::<$t>() == $size);
+            assert!(core::mem::align_of::<$t>() == $align);
+            $(assert!(core::mem::offset_of!($t, $field) == $off);)+
+            let mut sum = 0;
+            $(sum += field_size(|s: &$t| &s.$field);)+
+            assert!(sum == $size);
+        };
+    };
+}
+
+/// Size of a field, named through an accessor closure (usable in const).
+const fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
+    core::mem::size_of::<F>()
+}
+
+// ---- io_uring_setup(2) ----
+
+/// Ask for `cq_entries` completion slots instead of twice sq_entries.
+pub const IORING_SETUP_CQSIZE: u32 = 1 << 3;
+/// Clamp entries to the maximum instead of failing.
+pub const IORING_SETUP_CLAMP: u32 = 1 << 4;
+/// Keep submitting after an SQE fails.
+pub const IORING_SETUP_SUBMIT_ALL: u32 = 1 << 7;
+/// No IPI to interrupt the task for completions.
+pub const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
+/// Only one task submits.
+pub const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
+/// Defer task work to io_uring_enter(GETEVENTS).
+pub const IORING_SETUP_DEFER_TASKRUN: u32 = 1 << 13;
+
+/// SQ and CQ rings share one mapping.
+pub const IORING_FEAT_SINGLE_MMAP: u32 = 1 << 0;
+/// CQEs are never dropped (overflow is buffered).
+pub const IORING_FEAT_NODROP: u32 = 1 << 1;
+/// io_uring_enter takes struct io_uring_getevents_arg.
+pub const IORING_FEAT_EXT_ARG: u32 = 1 << 8;
+
+/// mmap offsets of the SQ ring, CQ ring and SQE array.
+pub const IORING_OFF_SQ_RING: usize = 0;
+pub const IORING_OFF_CQ_RING: usize = 0x800_0000;
+pub const IORING_OFF_SQES: usize = 0x1000_0000;
+
+/// struct io_sqring_offsets: where each SQ ring field lives in the mapping.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IoSqringOffsets {
+    pub head: u32,
+    pub tail: u32,
+    pub ring_mask: u32,
+    pub ring_entries: u32,
+    pub flags: u32,
+    pub dropped: u32,
+    pub array: u32,
+    pub resv1: u32,
+    pub user_addr: u64,
+}
+check_struct!(IoSqringOffsets, size 40, align 8,
+    head @ 0, tail @ 4, ring_mask @ 8, ring_entries @ 12, flags @ 16,
+    dropped @ 20, array @ 24, resv1 @ 28, user_addr @ 32);
+
+/// struct io_cqring_offsets: where each CQ ring field lives in the mapping.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IoCqringOffsets {
+    pub head: u32,
+    pub tail: u32,
+    pub ring_mask: u32,
+    pub ring_entries: u32,
+    pub overflow: u32,
+    pub cqes: u32,
+    pub flags: u32,
+    pub resv1: u32,
+    pub user_addr: u64,
+}
+check_struct!(IoCqringOffsets, size 40, align 8,
+    head @ 0, tail @ 4, ring_mask @ 8, ring_entries @ 12, overflow @ 16,
+    cqes @ 20, flags @ 24, resv1 @ 28, user_addr @ 32);
+
+/// struct io_uring_params: in/out argument of io_uring_setup.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IoUringParams {
+    pub sq_entries: u32,
+    pub cq_entries: u32,
+    pub flags: u32,
+    pub sq_thread_cpu: u32,
+    pub sq_thread_idle: u32,
+    pub features: u32,
+    pub wq_fd: u32,
+    pub resv: [u32; 3],
+    pub sq_off: IoSqringOffsets,
+    pub cq_off: IoCqringOffsets,
+}
+check_struct!(IoUringParams, size 120, align 8,
+    sq_entries @ 0, cq_entries @ 4, flags @ 8, sq_thread_cpu @ 12,
+    sq_thread_idle @ 16, features @ 20, wq_fd @ 24, resv @ 28,
+    sq_off @ 40, cq_off @ 80);
+
+// ---- submission and completion entries ----
+
+/// enum io_uring_op values used here.
+pub const IORING_OP_NOP: u8 = 0;
+pub const IORING_OP_ASYNC_CANCEL: u8 = 14;
+pub const IORING_OP_MSG_RING: u8 = 40;
+pub const IORING_OP_FUTEX_WAIT: u8 = 51;
+pub const IORING_OP_FUTEX_WAKE: u8 = 52;
+pub const IORING_OP_FUTEX_WAITV: u8 = 53;
+
+/// Cancel the request whose user_data equals sqe->addr.
+pub const IORING_ASYNC_CANCEL_USERDATA: u32 = 1 << 4;
+
+/// struct io_uring_sqe with the unions flattened to the members we use:
+/// `off` is also addr2 (futex value / nr), `op_flags` is also futex_flags
+/// and cancel_flags, `addr3` is the futex mask.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IoUringSqe {
+    pub opcode: u8,
+    pub flags: u8,
+    pub ioprio: u16,
+    pub fd: i32,
+    pub off: u64,
+    pub addr: u64,
+    pub len: u32,
+    pub op_flags: u32,
+    pub user_data: u64,
+    pub buf_index: u16,
+    pub personality: u16,
+    pub file_index: u32,
+    pub addr3: u64,
+    pub pad2: u64,
+}
+check_struct!(IoUringSqe, size 64, align 8,
+    opcode @ 0, flags @ 1, ioprio @ 2, fd @ 4, off @ 8, addr @ 16, len @ 24,
+    op_flags @ 28, user_data @ 32, buf_index @ 40, personality @ 42,
+    file_index @ 44, addr3 @ 48, pad2 @ 56);
+
+/// struct io_uring_cqe (without the CQE32 extension).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IoUringCqe {
+    pub user_data: u64,
+    pub res: i32,
+    pub flags: u32,
+}
+check_struct!(IoUringCqe, size 16, align 8, user_data @ 0, res @ 8, flags @ 12);
+
+// ---- io_uring_enter(2) ----
+
+/// Wait for min_complete completions.
+pub const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
+/// The last two arguments are an io_uring_getevents_arg and its size.
+pub const IORING_ENTER_EXT_ARG: u32 = 1 << 3;
+
+/// SQ ring flags word.
+pub const IORING_SQ_NEED_WAKEUP: u32 = 1 << 0;
+pub const IORING_SQ_CQ_OVERFLOW: u32 = 1 << 1;
+pub const IORING_SQ_TASKRUN: u32 = 1 << 2;
+
+/// struct __kernel_timespec.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KernelTimespec {
+    pub tv_sec: i64,
+    pub tv_nsec: i64,
+}
+check_struct!(KernelTimespec, size 16, align 8, tv_sec @ 0, tv_nsec @ 8);
+
+/// struct io_uring_getevents_arg: EXT_ARG payload (timeout for the wait).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IoUringGeteventsArg {
+    pub sigmask: u64,
+    pub sigmask_sz: u32,
+    pub min_wait_usec: u32,
+    pub ts: u64,
+}
+check_struct!(IoUringGeteventsArg, size 24, align 8,
+    sigmask @ 0, sigmask_sz @ 8, min_wait_usec @ 12, ts @ 16);
+
+// ---- io_uring_register(2) ----
+
+/// Fill a struct io_uring_probe with the supported opcodes.
+pub const IORING_REGISTER_PROBE: u32 = 8;
+/// Probe entry flag: the opcode is supported.
+pub const IO_URING_OP_SUPPORTED: u16 = 1 << 0;
+/// Number of struct io_uring_probe_op slots we pass (one per possible u8 op).
+pub const PROBE_OPS: usize = 256;
+
+/// struct io_uring_probe_op.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IoUringProbeOp {
+    pub op: u8,
+    pub resv: u8,
+    pub flags: u16,
+    pub resv2: u32,
+}
+check_struct!(IoUringProbeOp, size 8, align 4, op @ 0, resv @ 1, flags @ 2, resv2 @ 4);
+
+/// struct io_uring_probe with its flexible array sized for every opcode.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct IoUringProbe {
+    pub last_op: u8,
+    pub ops_len: u8,
+    pub resv: u16,
+    pub resv2: [u32; 3],
+    pub ops: [IoUringProbeOp; PROBE_OPS],
+}
+check_struct!(IoUringProbe, size 16 + PROBE_OPS * 8, align 4,
+    last_op @ 0, ops_len @ 1, resv @ 2, resv2 @ 4, ops @ 16);
+
+// ---- futex2 ----
+
+/// The futex word is 32 bits.
+pub const FUTEX2_SIZE_U32: u32 = 0x02;
+/// The futex is private to this process (no shared-mapping key lookup).
+pub const FUTEX2_PRIVATE: u32 = 0x80;
+/// Match any waiter bitset.
+pub const FUTEX_BITSET_MATCH_ANY: u64 = 0xffff_ffff;
+/// Most entries one FUTEX_WAITV accepts.
+pub const FUTEX_WAITV_MAX: usize = 128;
+
+/// struct futex_waitv.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FutexWaitv {
+    pub val: u64,
+    pub uaddr: u64,
+    pub flags: u32,
+    pub reserved: u32,
+}
+check_struct!(FutexWaitv, size 24, align 8, val @ 0, uaddr @ 8, flags @ 16, reserved @ 20);
+
+// ---- misc ----
+
+/// clock ids.
+pub const CLOCK_MONOTONIC_RAW: i32 = 4;
+
+/// mmap(2).
+pub const PROT_READ: usize = 0x1;
+pub const PROT_WRITE: usize = 0x2;
+pub const MAP_SHARED: usize = 0x01;
+pub const MAP_PRIVATE: usize = 0x02;
+pub const MAP_ANONYMOUS: usize = 0x20;
+pub const MAP_POPULATE: usize = 0x8000;
+
+/// openat(2).
+pub const AT_FDCWD: i32 = -100;
+pub const O_RDONLY: u32 = 0;
+pub const O_WRONLY: u32 = 1;
+pub const O_CREAT: u32 = 0o100;
+pub const O_EXCL: u32 = 0o200;
+pub const O_CLOEXEC: u32 = 0o2000000;
+
+/// auxv types.
+pub const AT_NULL: usize = 0;
+pub const AT_PAGESZ: usize = 6;
+pub const AT_SYSINFO_EHDR: usize = 33;
+
+/// struct utsname (new_utsname: six 65-byte fields).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Utsname {
+    pub sysname: [u8; 65],
+    pub nodename: [u8; 65],
+    pub release: [u8; 65],
+    pub version: [u8; 65],
+    pub machine: [u8; 65],
+    pub domainname: [u8; 65],
+}
+check_struct!(Utsname, size 390, align 1,
+    sysname @ 0, nodename @ 65, release @ 130, version @ 195, machine @ 260,
+    domainname @ 325);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_sqe_is_all_zero_bytes() {
+        let sqe = IoUringSqe::default();
+        // SAFETY: IoUringSqe is repr(C), 64 bytes, no padding (asserted above).
+        let bytes: [u8; 64] = unsafe { core::mem::transmute(sqe) };
+        assert_eq!(bytes, [0u8; 64]);
+    }
+
+    #[test]
+    fn mask_is_zero_extended_32_bits() {
+        assert_eq!(FUTEX_BITSET_MATCH_ANY, u32::MAX as u64);
+    }
+}

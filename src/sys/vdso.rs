@@ -1,0 +1,941 @@
+//! Symbol lookup in the vDSO, the small ELF shared object the kernel maps into every
+//! process; its base address arrives in auxv as AT_SYSINFO_EHDR.
+//!
+//! The walk follows the kernel's tools/testing/selftests/vDSO/parse_vdso.c: the first
+//! PT_LOAD gives the load bias, PT_DYNAMIC the tables (DT_STRTAB, DT_SYMTAB, DT_HASH,
+//! DT_GNU_HASH, DT_VERSYM, DT_VERDEF). A name is looked up through DT_GNU_HASH when the
+//! image has one (x86_64 does) and through the SysV DT_HASH otherwise (arm64 has only
+//! that); the symbol must be a defined global or weak function whose version matches.
+//!
+//! # Safety
+//! [`lookup`] trusts the caller for one thing only: that `base` is a mapped ELF image,
+//! i.e. its first page and the file bytes its first PT_LOAD describes are readable.
+//! Every read, headers included, goes through `Image::read`, which bounds-checks it
+//! against the first page (for the headers) or that file range (for the rest), so a
+//! malformed image yields `None`: never a stray read, never a panic. Every loop is
+//! capped, so a corrupt chain or count cannot spin.
+
+use core::mem::size_of;
+
+// The ELF64 structs below use u64 offsets and addresses; u32 fields widen to usize
+// losslessly only on a 64-bit target, which is all this crate builds for.
+const _: () = assert!(usize::BITS == 64);
+
+// ---- ELF constants (names from include/uapi/linux/elf.h) ----
+
+/// e_ident[0..4]: the ELF magic.
+const ELFMAG: [u8; 4] = *b"\x7fELF";
+/// e_ident index of the file class.
+const EI_CLASS: usize = 4;
+/// 64-bit objects.
+const ELFCLASS64: u8 = 2;
+/// e_ident index of the data encoding.
+const EI_DATA: usize = 5;
+/// Two's complement, little endian.
+const ELFDATA2LSB: u8 = 1;
+/// Two's complement, big endian.
+const ELFDATA2MSB: u8 = 2;
+/// The encoding we can read without byte swapping: the target's own.
+const ELFDATA_NATIVE: u8 = if cfg!(target_endian = "little") {
+    ELFDATA2LSB
+} else {
+    ELFDATA2MSB
+};
+
+/// Loadable segment: gives the vaddr <-> file offset mapping.
+const PT_LOAD: u32 = 1;
+/// The dynamic section.
+const PT_DYNAMIC: u32 = 2;
+
+/// End of the dynamic section.
+const DT_NULL: i64 = 0;
+/// SysV symbol hash table.
+const DT_HASH: i64 = 4;
+/// Dynamic string table.
+const DT_STRTAB: i64 = 5;
+/// Dynamic symbol table.
+const DT_SYMTAB: i64 = 6;
+/// Size of the string table in bytes.
+const DT_STRSZ: i64 = 10;
+/// GNU symbol hash table.
+const DT_GNU_HASH: i64 = 0x6fff_fef5;
+/// Version index of each symbol (u16 per symbol).
+const DT_VERSYM: i64 = 0x6fff_fff0;
+/// Version definitions (Verdef chain).
+const DT_VERDEF: i64 = 0x6fff_fffc;
+
+/// Symbol type: a function.
+const STT_FUNC: u8 = 2;
+/// Symbol binding: global.
+const STB_GLOBAL: u8 = 1;
+/// Symbol binding: weak.
+const STB_WEAK: u8 = 2;
+/// Section index of an undefined symbol.
+const SHN_UNDEF: u16 = 0;
+/// Verdef flag: the file's own version, not one a symbol can carry.
+const VER_FLG_BASE: u16 = 1;
+/// Versym bit: the symbol is hidden (not the default version); not part of the index.
+const VERSYM_HIDDEN: u16 = 0x8000;
+/// Symbol index 0 (STN_UNDEF) ends a SysV chain and marks an empty GNU bucket.
+const STN_UNDEF: usize = 0;
+
+// ---- limits: a real vDSO is a few pages with a few dozen symbols ----
+
+/// Only the first page is known mapped before the PT_LOAD says how big the image is.
+const MIN_PAGE: usize = 4096;
+/// Largest image accepted (x86_64's is 8 KiB).
+const MAX_IMAGE: usize = 1 << 20;
+/// Most program headers looked at (the vDSO has about five).
+const MAX_PHDRS: usize = 32;
+/// Most dynamic entries looked at (the vDSO has about fifteen).
+const MAX_DYN: usize = 128;
+/// Most symbols, hash buckets and chain steps accepted.
+const MAX_SYMS: usize = 4096;
+/// Most 64-bit words in a GNU hash bloom filter.
+const MAX_BLOOM: usize = 4096;
+/// Most version definitions walked.
+const MAX_VERDEFS: usize = 64;
+
+// ---- ELF64 layouts ----
+
+/// Elf64_Ehdr: the file header.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Ehdr {
+    e_ident: [u8; 16],
+    e_type: u16,
+    e_machine: u16,
+    e_version: u32,
+    e_entry: u64,
+    e_phoff: u64,
+    e_shoff: u64,
+    e_flags: u32,
+    e_ehsize: u16,
+    e_phentsize: u16,
+    e_phnum: u16,
+    e_shentsize: u16,
+    e_shnum: u16,
+    e_shstrndx: u16,
+}
+
+/// Elf64_Phdr: one program header.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Phdr {
+    p_type: u32,
+    p_flags: u32,
+    p_offset: u64,
+    p_vaddr: u64,
+    p_paddr: u64,
+    p_filesz: u64,
+    p_memsz: u64,
+    p_align: u64,
+}
+
+/// Elf64_Dyn: one dynamic entry (d_un read as d_val; d_ptr is the same bits).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Dyn {
+    d_tag: i64,
+    d_val: u64,
+}
+
+/// Elf64_Sym: one symbol.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Sym {
+    st_name: u32,
+    st_info: u8,
+    st_other: u8,
+    st_shndx: u16,
+    st_value: u64,
+    st_size: u64,
+}
+
+/// Elf64_Verdef: one version definition; `vd_aux` and `vd_next` are byte offsets
+/// from this record.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Verdef {
+    vd_version: u16,
+    vd_flags: u16,
+    vd_ndx: u16,
+    vd_cnt: u16,
+    vd_hash: u32,
+    vd_aux: u32,
+    vd_next: u32,
+}
+
+/// Elf64_Verdaux: a version name; the first one after a Verdef is its own name.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Verdaux {
+    vda_name: u32,
+    vda_next: u32,
+}
+
+/// Asserts a struct's size and each field's offset against the ELF spec.
+macro_rules! check_elf_layout {
+    ($t:ty, size $size:expr, $($field:ident @ $off:expr),+ $(,)?) => {
+        const _: () = {
+            assert!(size_of::<$t>() == $size);
+            $(assert!(core::mem::offset_of!($t, $field) == $off);)+
+        };
+    };
+}
+
+check_elf_layout!(Ehdr, size 64, e_ident @ 0, e_type @ 16, e_machine @ 18, e_version @ 20,
+    e_entry @ 24, e_phoff @ 32, e_shoff @ 40, e_flags @ 48, e_ehsize @ 52, e_phentsize @ 54,
+    e_phnum @ 56, e_shentsize @ 58, e_shnum @ 60, e_shstrndx @ 62);
+check_elf_layout!(Phdr, size 56, p_type @ 0, p_flags @ 4, p_offset @ 8, p_vaddr @ 16,
+    p_paddr @ 24, p_filesz @ 32, p_memsz @ 40, p_align @ 48);
+check_elf_layout!(Dyn, size 16, d_tag @ 0, d_val @ 8);
+check_elf_layout!(Sym, size 24, st_name @ 0, st_info @ 4, st_other @ 5, st_shndx @ 6,
+    st_value @ 8, st_size @ 16);
+check_elf_layout!(Verdef, size 20, vd_version @ 0, vd_flags @ 2, vd_ndx @ 4, vd_cnt @ 6,
+    vd_hash @ 8, vd_aux @ 12, vd_next @ 16);
+check_elf_layout!(Verdaux, size 8, vda_name @ 0, vda_next @ 4);
+
+/// Types for which every bit pattern is a valid value, so any bytes may be read as one.
+///
+/// # Safety
+/// Implement only for integers and `repr(C)` structs of integers without padding.
+unsafe trait Plain: Copy {}
+
+// SAFETY: integers accept every bit pattern.
+unsafe impl Plain for u8 {}
+// SAFETY: integers accept every bit pattern.
+unsafe impl Plain for u16 {}
+// SAFETY: integers accept every bit pattern.
+unsafe impl Plain for u32 {}
+// SAFETY: integers accept every bit pattern.
+unsafe impl Plain for u64 {}
+// SAFETY: repr(C) struct of integers; the layout asserts above show it has no padding.
+unsafe impl Plain for Ehdr {}
+// SAFETY: repr(C) struct of integers; the layout asserts above show it has no padding.
+unsafe impl Plain for Phdr {}
+// SAFETY: repr(C) struct of integers; the layout asserts above show it has no padding.
+unsafe impl Plain for Dyn {}
+// SAFETY: repr(C) struct of integers; the layout asserts above show it has no padding.
+unsafe impl Plain for Sym {}
+// SAFETY: repr(C) struct of integers; the layout asserts above show it has no padding.
+unsafe impl Plain for Verdef {}
+// SAFETY: repr(C) struct of integers; the layout asserts above show it has no padding.
+unsafe impl Plain for Verdaux {}
+
+/// A readable byte range `base..base + len`; every read is bounds-checked against it.
+///
+/// Offsets stay below `MAX_IMAGE` plus a u32, so offset arithmetic cannot overflow.
+#[derive(Clone, Copy)]
+struct Image {
+    base: usize,
+    len: usize,
+}
+
+impl Image {
+    /// # Safety
+    /// `base..base + len` must stay readable for as long as the `Image` is used.
+    unsafe fn new(base: usize, len: usize) -> Option<Image> {
+        base.checked_add(len)?;
+        Some(Image { base, len })
+    }
+
+    /// The sub-range `off..off + len`, clamped to this one.
+    fn sub(&self, off: usize, len: usize) -> Option<Image> {
+        let room = self.len.checked_sub(off)?;
+        Some(Image {
+            base: self.base + off,
+            len: len.min(room),
+        })
+    }
+
+    /// The `T` at byte offset `off`, or None if it does not fit inside the range.
+    fn read<T: Plain>(&self, off: usize) -> Option<T> {
+        let end = off.checked_add(size_of::<T>())?;
+        if end > self.len {
+            return None;
+        }
+        let p = core::ptr::with_exposed_provenance::<T>(self.base + off);
+        // SAFETY: off..end lies inside the range `new` was promised is readable; T: Plain
+        // accepts any bytes, and read_unaligned needs no alignment.
+        Some(unsafe { p.read_unaligned() })
+    }
+
+    /// Element `idx` of an array of `T` starting at `off`.
+    fn read_at<T: Plain>(&self, off: usize, idx: usize) -> Option<T> {
+        self.read(off.checked_add(idx.checked_mul(size_of::<T>())?)?)
+    }
+
+    /// Whether the NUL-terminated string at `off` equals `s` (which has no NUL).
+    fn cstr_eq(&self, off: usize, s: &[u8]) -> bool {
+        let Some(end) = off.checked_add(s.len()) else {
+            return false;
+        };
+        let same = s
+            .iter()
+            .enumerate()
+            .all(|(i, &b)| self.read::<u8>(off + i) == Some(b));
+        same && self.read::<u8>(end) == Some(0)
+    }
+}
+
+/// The SysV ELF hash of a symbol name (DT_HASH). Done in u32: bits above 32 never
+/// reach the low 32 bits, so this equals the spec's `unsigned long` version truncated.
+fn elf_hash(name: &[u8]) -> u32 {
+    let mut h: u32 = 0;
+    for &c in name {
+        h = (h << 4).wrapping_add(u32::from(c));
+        let g = h & 0xf000_0000;
+        h ^= g >> 24;
+        h &= !g;
+    }
+    h
+}
+
+/// The GNU hash of a symbol name (DT_GNU_HASH): djb2, h * 33 + c.
+fn gnu_hash(name: &[u8]) -> u32 {
+    name.iter().fold(5381u32, |h, &c| {
+        h.wrapping_mul(33).wrapping_add(u32::from(c))
+    })
+}
+
+/// The parts of a vDSO image a lookup needs, as byte offsets into `img`.
+struct Vdso {
+    img: Image,
+    /// p_vaddr and p_offset of the first PT_LOAD: file offset = vaddr - vaddr0 + off0.
+    load_vaddr: u64,
+    load_offset: u64,
+    strtab: Image,
+    symtab: usize,
+    hash: Option<usize>,
+    gnu_hash: Option<usize>,
+    /// Both or neither (a versym without verdefs names no versions, as in parse_vdso.c).
+    versions: Option<(usize, usize)>,
+}
+
+impl Vdso {
+    /// Parses the headers of the image at `base`, of which at most `avail` bytes are
+    /// known to exist (the real vDSO passes usize::MAX and is bounded by its PT_LOAD).
+    ///
+    /// # Safety
+    /// `base..base + min(avail, MIN_PAGE)` must be readable, and so must
+    /// `base..base + min(avail, p_offset + p_filesz)` of the image's first PT_LOAD.
+    unsafe fn parse(base: usize, avail: usize) -> Option<Vdso> {
+        // SAFETY: the caller promises the first page (or all of `avail`) is readable.
+        let head = unsafe { Image::new(base, avail.min(MIN_PAGE)) }?;
+        let eh: Ehdr = head.read(0)?;
+        if eh.e_ident[..4] != ELFMAG
+            || eh.e_ident[EI_CLASS] != ELFCLASS64
+            || eh.e_ident[EI_DATA] != ELFDATA_NATIVE
+            || usize::from(eh.e_phentsize) != size_of::<Phdr>()
+        {
+            return None;
+        }
+        let phoff = usize::try_from(eh.e_phoff).ok()?;
+        let mut load = None;
+        let mut dynamic = None;
+        for i in 0..usize::from(eh.e_phnum).min(MAX_PHDRS) {
+            // The program headers must sit in the first page: nothing else is known mapped yet.
+            let ph: Phdr = head.read_at(phoff, i)?;
+            if ph.p_type == PT_LOAD && load.is_none() {
+                load = Some(ph);
+            } else if ph.p_type == PT_DYNAMIC {
+                dynamic = Some(ph);
+            }
+        }
+        let (load, dynamic) = (load?, dynamic?);
+
+        let end = load.p_offset.checked_add(load.p_filesz)?;
+        let len = usize::try_from(end).ok()?.min(MAX_IMAGE).min(avail);
+        // SAFETY: the caller promises the file image the first PT_LOAD describes is
+        // readable, up to `avail`.
+        let img = unsafe { Image::new(base, len) }?;
+
+        let mut vdso = Vdso {
+            img,
+            load_vaddr: load.p_vaddr,
+            load_offset: load.p_offset,
+            strtab: img.sub(0, 0)?,
+            symtab: 0,
+            hash: None,
+            gnu_hash: None,
+            versions: None,
+        };
+        let dyn_off = usize::try_from(dynamic.p_offset).ok()?;
+        let dyn_size = size_of::<Dyn>() as u64;
+        let dyn_count = usize::try_from(dynamic.p_filesz / dyn_size)
+            .ok()?
+            .min(MAX_DYN);
+        let (mut strtab, mut strsz, mut symtab) = (None, None, None);
+        let (mut versym, mut verdef) = (None, None);
+        for i in 0..dyn_count {
+            let d: Dyn = img.read_at(dyn_off, i)?;
+            match d.d_tag {
+                DT_NULL => break,
+                DT_STRTAB => strtab = vdso.offset_of(d.d_val),
+                DT_STRSZ => strsz = usize::try_from(d.d_val).ok(),
+                DT_SYMTAB => symtab = vdso.offset_of(d.d_val),
+                DT_HASH => vdso.hash = vdso.offset_of(d.d_val),
+                DT_GNU_HASH => vdso.gnu_hash = vdso.offset_of(d.d_val),
+                DT_VERSYM => versym = vdso.offset_of(d.d_val),
+                DT_VERDEF => verdef = vdso.offset_of(d.d_val),
+                _ => {}
+            }
+        }
+        let strtab = strtab?;
+        vdso.strtab = img.sub(strtab, strsz.unwrap_or(usize::MAX))?;
+        vdso.symtab = symtab?;
+        vdso.versions = versym.zip(verdef);
+        if vdso.hash.is_none() && vdso.gnu_hash.is_none() {
+            return None;
+        }
+        Some(vdso)
+    }
+
+    /// The offset in the image of virtual address `vaddr`, if it lies inside it.
+    fn offset_of(&self, vaddr: u64) -> Option<usize> {
+        let off = vaddr
+            .checked_sub(self.load_vaddr)?
+            .checked_add(self.load_offset)?;
+        let off = usize::try_from(off).ok()?;
+        (off < self.img.len).then_some(off)
+    }
+
+    /// The address of `name`@`version`, through the GNU hash table if there is one.
+    fn lookup(&self, name: &[u8], version: &[u8]) -> Option<usize> {
+        if self.gnu_hash.is_some() {
+            self.lookup_gnu(name, version)
+        } else {
+            self.lookup_sysv(name, version)
+        }
+    }
+
+    /// Lookup through DT_HASH: nbucket, nchain, bucket[nbucket], chain[nchain] (u32s);
+    /// nchain is the number of symbols.
+    fn lookup_sysv(&self, name: &[u8], version: &[u8]) -> Option<usize> {
+        let table = self.hash?;
+        let nbucket = self.img.read::<u32>(table)? as usize;
+        let nchain = self.img.read::<u32>(table + 4)? as usize;
+        if nbucket == 0 || nbucket > MAX_SYMS || nchain > MAX_SYMS {
+            return None;
+        }
+        let buckets = table + 8;
+        let chains = buckets + nbucket * 4;
+        let bucket = elf_hash(name) as usize % nbucket;
+        let mut idx = self.img.read_at::<u32>(buckets, bucket)? as usize;
+        // A sane chain visits each symbol at most once.
+        for _ in 0..nchain {
+            if idx == STN_UNDEF || idx >= nchain {
+                return None;
+            }
+            if let Some(addr) = self.match_symbol(idx, name, version) {
+                return Some(addr);
+            }
+            idx = self.img.read_at::<u32>(chains, idx)? as usize;
+        }
+        None
+    }
+
+    /// Lookup through DT_GNU_HASH: nbuckets, symoffset, bloom_size, bloom_shift (u32s),
+    /// bloom[bloom_size] (u64s), buckets[nbuckets], chain[] (u32s) where chain[i -
+    /// symoffset] is symbol i's hash with bit 0 set on the last symbol of a bucket.
+    fn lookup_gnu(&self, name: &[u8], version: &[u8]) -> Option<usize> {
+        let table = self.gnu_hash?;
+        let nbuckets = self.img.read::<u32>(table)? as usize;
+        let symoffset = self.img.read::<u32>(table + 4)? as usize;
+        let bloom_size = self.img.read::<u32>(table + 8)? as usize;
+        let bloom_shift = self.img.read::<u32>(table + 12)?;
+        if nbuckets == 0
+            || nbuckets > MAX_SYMS
+            || symoffset > MAX_SYMS
+            || bloom_size == 0
+            || bloom_size > MAX_BLOOM
+            || bloom_shift >= 32
+        {
+            return None;
+        }
+        let h = gnu_hash(name);
+
+        // The bloom filter rejects most absent names with one load; a present name
+        // always has both of its bits set.
+        let bloom = table + 16;
+        let word = self
+            .img
+            .read_at::<u64>(bloom, (h / 64) as usize % bloom_size)?;
+        let mask = (1u64 << (h % 64)) | (1u64 << ((h >> bloom_shift) % 64));
+        if word & mask != mask {
+            return None;
+        }
+
+        let buckets = bloom + bloom_size * 8;
+        let chain = buckets + nbuckets * 4;
+        let mut idx = self.img.read_at::<u32>(buckets, h as usize % nbuckets)? as usize;
+        if idx == STN_UNDEF || idx < symoffset {
+            return None;
+        }
+        // Symbols of one bucket are consecutive; the chain ends at a value with bit 0 set.
+        while idx < MAX_SYMS {
+            let value = self.img.read_at::<u32>(chain, idx - symoffset)?;
+            // Only a symbol whose stored hash matches can be the one; compare its name.
+            let hit = if value | 1 == h | 1 {
+                self.match_symbol(idx, name, version)
+            } else {
+                None
+            };
+            if hit.is_some() {
+                return hit;
+            }
+            if value & 1 != 0 {
+                return None;
+            }
+            idx += 1;
+        }
+        None
+    }
+
+    /// The address of symbol `idx` if it is a defined global/weak function named
+    /// `name` with version `version`.
+    fn match_symbol(&self, idx: usize, name: &[u8], version: &[u8]) -> Option<usize> {
+        let sym: Sym = self.img.read_at(self.symtab, idx)?;
+        let (kind, bind) = (sym.st_info & 0xf, sym.st_info >> 4);
+        if kind != STT_FUNC
+            || !(bind == STB_GLOBAL || bind == STB_WEAK)
+            || sym.st_shndx == SHN_UNDEF
+            || !self.strtab.cstr_eq(sym.st_name as usize, name)
+            || !self.version_is(idx, version)
+        {
+            return None;
+        }
+        let off = self.offset_of(sym.st_value)?;
+        Some(self.img.base + off)
+    }
+
+    /// Whether symbol `idx` carries version `version` (always true in an unversioned image).
+    fn version_is(&self, idx: usize, version: &[u8]) -> bool {
+        let Some((versym, verdef)) = self.versions else {
+            return true;
+        };
+        self.version_name(versym, verdef, idx)
+            .is_some_and(|name| self.strtab.cstr_eq(name, version))
+    }
+
+    /// The string-table offset of symbol `idx`'s version name.
+    fn version_name(&self, versym: usize, verdef: usize, idx: usize) -> Option<usize> {
+        let ndx = self.img.read_at::<u16>(versym, idx)? & !VERSYM_HIDDEN;
+        let mut off = verdef;
+        for _ in 0..MAX_VERDEFS {
+            let def: Verdef = self.img.read(off)?;
+            if def.vd_flags & VER_FLG_BASE == 0 && def.vd_ndx & !VERSYM_HIDDEN == ndx {
+                let aux: Verdaux = self.img.read(off + def.vd_aux as usize)?;
+                return Some(aux.vda_name as usize);
+            }
+            if def.vd_next == 0 {
+                return None;
+            }
+            off += def.vd_next as usize;
+        }
+        None
+    }
+}
+
+/// Address of `name` with symbol version `version` in the vDSO mapped at `base`, or None.
+///
+/// `name` and `version` are given without a NUL, e.g. `b"__vdso_clock_gettime"` and
+/// `b"LINUX_2.6"`. The image is parsed afresh on every call; call it once at start-up.
+///
+/// # Safety
+/// `base` must be 0 or the AT_SYSINFO_EHDR value of this process (a mapped ELF image).
+pub unsafe fn lookup(base: usize, name: &[u8], version: &[u8]) -> Option<usize> {
+    // 0 means "no vDSO"; the kernel always maps it page-aligned.
+    if base == 0 || !base.is_multiple_of(MIN_PAGE) {
+        return None;
+    }
+    // SAFETY: the caller promises `base` is the vDSO: its first page and the file image
+    // its PT_LOAD describes are mapped readable for the life of the process.
+    let vdso = unsafe { Vdso::parse(base, usize::MAX) }?;
+    vdso.lookup(name, version)
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::vec::Vec;
+
+    /// AT_SYSINFO_EHDR in auxv.
+    const AT_SYSINFO_EHDR: u64 = 33;
+    /// CLOCK_MONOTONIC_RAW.
+    const CLOCK_MONOTONIC_RAW: i32 = 4;
+
+    #[cfg(target_arch = "x86_64")]
+    const CLOCK_GETTIME: (&[u8], &[u8]) = (b"__vdso_clock_gettime", b"LINUX_2.6");
+    #[cfg(target_arch = "aarch64")]
+    const CLOCK_GETTIME: (&[u8], &[u8]) = (b"__kernel_clock_gettime", b"LINUX_2.6.39");
+
+    /// Other symbols every vDSO of this arch exports, with the same version.
+    #[cfg(target_arch = "x86_64")]
+    const OTHERS: &[&[u8]] = &[
+        b"__vdso_gettimeofday",
+        b"__vdso_time",
+        b"__vdso_getcpu",
+        b"__vdso_clock_getres",
+    ];
+    #[cfg(target_arch = "aarch64")]
+    const OTHERS: &[&[u8]] = &[b"__kernel_gettimeofday", b"__kernel_clock_getres"];
+
+    type ClockGettime = extern "C" fn(i32, *mut [i64; 2]) -> i32;
+
+    /// This process's AT_SYSINFO_EHDR, from /proc/self/auxv (u64 type/value pairs).
+    fn vdso_base() -> usize {
+        let auxv = std::fs::read("/proc/self/auxv").expect("read /proc/self/auxv");
+        let word = |c: &[u8]| u64::from_ne_bytes(c.try_into().unwrap());
+        let base = auxv
+            .chunks_exact(16)
+            .find(|pair| word(&pair[..8]) == AT_SYSINFO_EHDR)
+            .map(|pair| word(&pair[8..]))
+            .expect("no AT_SYSINFO_EHDR in auxv");
+        usize::try_from(base).unwrap()
+    }
+
+    fn find(name: &[u8], version: &[u8]) -> Option<usize> {
+        // SAFETY: the base comes from this process's own auxv.
+        unsafe { lookup(vdso_base(), name, version) }
+    }
+
+    fn parsed() -> Vdso {
+        // SAFETY: the base comes from this process's own auxv: a mapped vDSO.
+        unsafe { Vdso::parse(vdso_base(), usize::MAX) }.expect("vDSO parses")
+    }
+
+    fn call_clock(f: ClockGettime) -> [i64; 2] {
+        let mut ts = [-1i64; 2];
+        let ret = f(CLOCK_MONOTONIC_RAW, &mut ts);
+        assert_eq!(ret, 0, "vDSO clock_gettime returned {ret}");
+        assert!((0..1_000_000_000).contains(&ts[1]), "tv_nsec {}", ts[1]);
+        assert!(ts[0] >= 0 && ts != [0, 0], "timespec {ts:?}");
+        ts
+    }
+
+    /// clock_gettime as a real system call, to cross-check the vDSO.
+    #[cfg(target_arch = "x86_64")]
+    fn syscall_clock() -> [i64; 2] {
+        /// __NR_clock_gettime on x86_64.
+        const NR_CLOCK_GETTIME: usize = 228;
+        let mut ts = [-1i64; 2];
+        let ret: isize;
+        // SAFETY: clock_gettime writes one timespec to `ts`, which is writable; the
+        // syscall instruction clobbers rcx and r11 only.
+        unsafe {
+            core::arch::asm!(
+                "syscall",
+                inlateout("rax") NR_CLOCK_GETTIME as isize => ret,
+                in("rdi") CLOCK_MONOTONIC_RAW as isize,
+                in("rsi") ts.as_mut_ptr(),
+                lateout("rcx") _,
+                lateout("r11") _,
+                options(nostack),
+            );
+        }
+        assert_eq!(ret, 0, "clock_gettime syscall returned {ret}");
+        ts
+    }
+
+    fn ns(ts: [i64; 2]) -> i128 {
+        i128::from(ts[0]) * 1_000_000_000 + i128::from(ts[1])
+    }
+
+    #[test]
+    fn clock_gettime_is_found_and_works() {
+        let (name, version) = CLOCK_GETTIME;
+        let addr = find(name, version).expect("clock_gettime in the vDSO");
+        let p = core::ptr::with_exposed_provenance::<()>(addr);
+        // SAFETY: the symbol is the vDSO's clock_gettime, which has this C ABI.
+        let f = unsafe { core::mem::transmute::<*const (), ClockGettime>(p) };
+        let a = call_clock(f);
+        let b = call_clock(f);
+        assert!(ns(b) >= ns(a), "clock went back: {a:?} then {b:?}");
+        #[cfg(target_arch = "x86_64")]
+        {
+            let s = syscall_clock();
+            let c = call_clock(f);
+            assert!(
+                ns(b) <= ns(s) && ns(s) <= ns(c),
+                "{b:?} {s:?} {c:?} not ordered"
+            );
+            assert!(
+                ns(c) - ns(a) < 1_000_000_000,
+                "vDSO and syscall differ: {a:?} {c:?}"
+            );
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn getcpu_is_found_and_works() {
+        type Getcpu = extern "C" fn(*mut u32, *mut u32, *mut core::ffi::c_void) -> i32;
+        let addr = find(b"__vdso_getcpu", b"LINUX_2.6").expect("__vdso_getcpu");
+        let p = core::ptr::with_exposed_provenance::<()>(addr);
+        // SAFETY: the symbol is the vDSO's getcpu, which has this C ABI.
+        let f = unsafe { core::mem::transmute::<*const (), Getcpu>(p) };
+        let (mut cpu, mut node) = (u32::MAX, u32::MAX);
+        assert_eq!(f(&mut cpu, &mut node, core::ptr::null_mut()), 0);
+        assert!(cpu < 4096 && node < 4096, "cpu {cpu} node {node}");
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn weak_alias_is_found_at_the_same_address() {
+        // x86_64 exports clock_gettime as a WEAK alias of the GLOBAL __vdso_clock_gettime.
+        let (name, version) = CLOCK_GETTIME;
+        let global = find(name, version);
+        assert!(global.is_some());
+        assert_eq!(find(b"clock_gettime", version), global);
+    }
+
+    #[test]
+    fn other_symbols_are_found_inside_the_image() {
+        let vdso = parsed();
+        let range = vdso.img.base..vdso.img.base + vdso.img.len;
+        for name in OTHERS {
+            let addr = find(name, CLOCK_GETTIME.1);
+            assert!(
+                addr.is_some_and(|a| range.contains(&a)),
+                "{name:?}: {addr:x?}"
+            );
+        }
+    }
+
+    #[test]
+    fn wrong_version_is_none() {
+        let (name, version) = CLOCK_GETTIME;
+        assert_eq!(find(name, b"LINUX_2.5"), None);
+        assert_eq!(find(name, b""), None);
+        // A prefix, and the version with one character more, must not match either.
+        assert_eq!(find(name, &version[..version.len() - 1]), None);
+        let mut longer = version.to_vec();
+        longer.push(b'9');
+        assert_eq!(find(name, &longer), None);
+    }
+
+    #[test]
+    fn unknown_name_is_none() {
+        let (name, version) = CLOCK_GETTIME;
+        assert_eq!(find(b"__vdso_no_such_function", version), None);
+        assert_eq!(find(b"", version), None);
+        assert_eq!(find(&name[..name.len() - 1], version), None);
+        let mut longer = name.to_vec();
+        longer.push(b'x');
+        assert_eq!(find(&longer, version), None);
+        // The version itself is a string in the table, but not a symbol.
+        assert_eq!(find(version, version), None);
+    }
+
+    #[test]
+    fn zero_or_unaligned_base_is_none() {
+        let (name, version) = CLOCK_GETTIME;
+        // SAFETY: 0 is the documented "no vDSO" value.
+        assert_eq!(unsafe { lookup(0, name, version) }, None);
+        // SAFETY: an unaligned base is rejected before anything is read.
+        assert_eq!(unsafe { lookup(vdso_base() + 8, name, version) }, None);
+    }
+
+    #[test]
+    fn hashes_match_known_values() {
+        // From glibc's dl-vdso.h (VDSO_HASH_LINUX_2_6 and friends) and the empty name.
+        assert_eq!(elf_hash(b"LINUX_2.6"), 61_765_110);
+        assert_eq!(elf_hash(b"LINUX_2.6.15"), 123_718_565);
+        assert_eq!(elf_hash(b"LINUX_4.15"), 182_943_605);
+        assert_eq!(gnu_hash(b""), 5381);
+        assert_eq!(gnu_hash(b"a"), 5381 * 33 + 97);
+    }
+
+    #[test]
+    fn gnu_and_sysv_tables_agree() {
+        let vdso = parsed();
+        std::eprintln!(
+            "vDSO at {:#x}, {} bytes: DT_GNU_HASH {}, DT_HASH {}, versioned {}",
+            vdso.img.base,
+            vdso.img.len,
+            vdso.gnu_hash.is_some(),
+            vdso.hash.is_some(),
+            vdso.versions.is_some()
+        );
+        #[cfg(target_arch = "x86_64")]
+        assert!(
+            vdso.gnu_hash.is_some() && vdso.hash.is_some(),
+            "x86_64 has both tables"
+        );
+        assert!(vdso.versions.is_some(), "the vDSO is versioned");
+        let (name, version) = CLOCK_GETTIME;
+        let nope: &[u8] = b"__vdso_nope";
+        for name in OTHERS.iter().chain([&name, &nope]) {
+            let gnu = vdso.lookup_gnu(name, version);
+            let sysv = vdso.lookup_sysv(name, version);
+            if vdso.gnu_hash.is_some() && vdso.hash.is_some() {
+                assert_eq!(gnu, sysv, "{name:?}");
+            }
+            assert_eq!(vdso.lookup(name, version), gnu.or(sysv), "{name:?}");
+        }
+        assert!(vdso.lookup_sysv(name, version).is_some() || vdso.hash.is_none());
+        assert!(vdso.lookup_gnu(name, version).is_some() || vdso.gnu_hash.is_none());
+    }
+
+    /// A copy of the vDSO in a buffer of `len` bytes (`len` may cut the image short).
+    fn copy_of_vdso(len: usize) -> Vec<u8> {
+        let vdso = parsed();
+        let mut buf = std::vec![0u8; len];
+        let n = len.min(vdso.img.len);
+        // SAFETY: the vDSO image is readable for img.len bytes; buf has room for n.
+        let src = unsafe { core::slice::from_raw_parts(vdso.img.base as *const u8, n) };
+        buf[..n].copy_from_slice(src);
+        buf
+    }
+
+    /// Lookup in a buffer; any address found must lie inside it.
+    fn lookup_in(buf: &[u8], name: &[u8], version: &[u8]) -> Option<usize> {
+        let base = buf.as_ptr().expose_provenance();
+        // SAFETY: `avail` is the buffer's length, so every read stays inside it.
+        let vdso = unsafe { Vdso::parse(base, buf.len()) }?;
+        let found = vdso.lookup(name, version);
+        if let Some(a) = found {
+            assert!(
+                (base..base + buf.len()).contains(&a),
+                "{a:#x} outside the buffer"
+            );
+        }
+        found.map(|a| a - base)
+    }
+
+    #[test]
+    fn a_copy_finds_the_same_offset() {
+        let (name, version) = CLOCK_GETTIME;
+        let vdso = parsed();
+        let real = vdso.lookup(name, version).unwrap() - vdso.img.base;
+        let buf = copy_of_vdso(vdso.img.len);
+        assert_eq!(lookup_in(&buf, name, version), Some(real));
+        // Unaligned, too: every read is read_unaligned.
+        let mut shifted = std::vec![0u8; 1];
+        shifted.extend_from_slice(&buf);
+        assert_eq!(lookup_in(&shifted[1..], name, version), Some(real));
+    }
+
+    /// Rewrites the tag of dynamic entry `from` to `to` in an image copy.
+    fn retag(buf: &mut [u8], from: i64, to: i64) {
+        // SAFETY: the image is the buffer itself, readable for its whole length.
+        let img = unsafe { Image::new(buf.as_ptr().expose_provenance(), buf.len()) }.unwrap();
+        let eh: Ehdr = img.read(0).unwrap();
+        let dynamic = (0..usize::from(eh.e_phnum))
+            .map(|i| img.read_at::<Phdr>(eh.e_phoff as usize, i).unwrap())
+            .find(|ph| ph.p_type == PT_DYNAMIC)
+            .unwrap();
+        let at = (0..dynamic.p_filesz as usize / size_of::<Dyn>())
+            .map(|i| dynamic.p_offset as usize + i * size_of::<Dyn>())
+            .find(|&off| img.read::<Dyn>(off).unwrap().d_tag == from)
+            .expect("dynamic tag present");
+        buf[at..at + 8].copy_from_slice(&to.to_ne_bytes());
+    }
+
+    #[test]
+    fn either_hash_table_alone_is_enough() {
+        let (name, version) = CLOCK_GETTIME;
+        let vdso = parsed();
+        let real = vdso.lookup(name, version).unwrap() - vdso.img.base;
+        // DT_SYMENT stands in for a removed tag: parse ignores it.
+        let removed = [(vdso.gnu_hash, DT_GNU_HASH), (vdso.hash, DT_HASH)];
+        for (_, tag) in removed.iter().filter(|(table, _)| table.is_some()) {
+            let mut buf = copy_of_vdso(vdso.img.len);
+            retag(&mut buf, *tag, 11);
+            assert_eq!(
+                lookup_in(&buf, name, version),
+                Some(real),
+                "without tag {tag:#x}"
+            );
+            assert_eq!(lookup_in(&buf, b"__vdso_nope", version), None);
+        }
+        // With neither, there is nothing to search.
+        let mut buf = copy_of_vdso(vdso.img.len);
+        for (_, tag) in removed.iter().filter(|(table, _)| table.is_some()) {
+            retag(&mut buf, *tag, 11);
+        }
+        assert_eq!(lookup_in(&buf, name, version), None);
+    }
+
+    #[test]
+    fn unversioned_image_ignores_the_version() {
+        let (name, version) = CLOCK_GETTIME;
+        let mut buf = copy_of_vdso(parsed().img.len);
+        let found = lookup_in(&buf, name, version);
+        retag(&mut buf, DT_VERDEF, 11);
+        assert_eq!(lookup_in(&buf, name, b"ANY"), found);
+    }
+
+    #[test]
+    fn only_defined_global_or_weak_functions_match() {
+        let (name, version) = CLOCK_GETTIME;
+        let pristine = copy_of_vdso(parsed().img.len);
+        // Byte offset of the symbol's Elf64_Sym in the copy.
+        let sym_at = {
+            // SAFETY: `avail` is the buffer's length, so every read stays inside it.
+            let vdso =
+                unsafe { Vdso::parse(pristine.as_ptr().expose_provenance(), pristine.len()) };
+            let vdso = vdso.unwrap();
+            let idx = (0..MAX_SYMS)
+                .find(|&i| {
+                    let sym: Sym = vdso.img.read_at(vdso.symtab, i).unwrap();
+                    vdso.strtab.cstr_eq(sym.st_name as usize, name)
+                })
+                .unwrap();
+            vdso.symtab + idx * size_of::<Sym>()
+        };
+        let info = core::mem::offset_of!(Sym, st_info);
+        let shndx = core::mem::offset_of!(Sym, st_shndx);
+        // (byte offset in the Sym, new bytes): LOCAL FUNC, GLOBAL OBJECT, SHN_UNDEF.
+        let edits: [(usize, &[u8]); 3] = [(info, &[0x02]), (info, &[0x11]), (shndx, &[0, 0])];
+        for (field, bytes) in edits {
+            let mut buf = pristine.clone();
+            let at = sym_at + field;
+            buf[at..at + bytes.len()].copy_from_slice(bytes);
+            assert_eq!(
+                lookup_in(&buf, name, version),
+                None,
+                "Sym+{field} = {bytes:?}"
+            );
+        }
+        let mut buf = pristine.clone();
+        buf[sym_at + info] = 0x22; // WEAK FUNC
+        assert!(lookup_in(&buf, name, version).is_some());
+    }
+
+    #[test]
+    fn truncated_images_never_panic() {
+        let (name, version) = CLOCK_GETTIME;
+        let buf = copy_of_vdso(parsed().img.len);
+        for len in 0..buf.len() {
+            let _ = lookup_in(&buf[..len], name, version);
+        }
+        assert_eq!(lookup_in(&buf[..63], name, version), None);
+    }
+
+    #[test]
+    fn corrupted_images_never_panic() {
+        let (name, version) = CLOCK_GETTIME;
+        let mut buf = copy_of_vdso(parsed().img.len);
+        for i in 0..buf.len() {
+            for flip in [0x01, 0x80, 0xff] {
+                buf[i] ^= flip;
+                let _ = lookup_in(&buf, name, version);
+                let _ = lookup_in(&buf, b"__vdso_nope", version);
+                buf[i] ^= flip;
+            }
+        }
+        // Bad magic, class or encoding is refused outright.
+        for (i, bad) in [(0, 0u8), (EI_CLASS, 1), (EI_DATA, 0)] {
+            let saved = buf[i];
+            buf[i] = bad;
+            assert_eq!(lookup_in(&buf, name, version), None, "e_ident[{i}] = {bad}");
+            buf[i] = saved;
+        }
+        assert!(lookup_in(&buf, name, version).is_some());
+    }
+}

@@ -1,0 +1,159 @@
+//! x86_64 syscall instructions and numbers: nothing else lives here.
+//!
+//! # Safety
+//! Every function here is a raw system call. The caller guarantees that each
+//! argument is what the kernel expects for that call (valid pointers, sizes).
+//! Number in rax, arguments in rdi rsi rdx r10 r8 r9, result in rax; the
+//! `syscall` instruction clobbers rcx and r11. None of these is marked `nomem`
+//! or `readonly`: calls such as io_uring_enter read and write user memory.
+
+use core::arch::asm;
+
+pub mod nr {
+    pub const READ: usize = 0;
+    pub const WRITE: usize = 1;
+    pub const CLOSE: usize = 3;
+    pub const MMAP: usize = 9;
+    pub const MUNMAP: usize = 11;
+    pub const RT_SIGACTION: usize = 13;
+    pub const GETPID: usize = 39;
+    pub const CLONE: usize = 56;
+    pub const UNAME: usize = 63;
+    pub const SYNC: usize = 162;
+    pub const MOUNT: usize = 165;
+    pub const REBOOT: usize = 169;
+    pub const FUTEX: usize = 202;
+    pub const SCHED_SETAFFINITY: usize = 203;
+    pub const SCHED_GETAFFINITY: usize = 204;
+    pub const CLOCK_GETTIME: usize = 228;
+    pub const EXIT_GROUP: usize = 231;
+    pub const EPOLL_CTL: usize = 233;
+    pub const OPENAT: usize = 257;
+    pub const MKDIRAT: usize = 258;
+    pub const EPOLL_PWAIT: usize = 281;
+    pub const EPOLL_CREATE1: usize = 291;
+    pub const GETCPU: usize = 309;
+    pub const IO_URING_SETUP: usize = 425;
+    pub const IO_URING_ENTER: usize = 426;
+    pub const IO_URING_REGISTER: usize = 427;
+    pub const IOCTL: usize = 16;
+}
+
+/// The vDSO's clock_gettime and the version that defines it.
+pub const VDSO_CLOCK_GETTIME: (&[u8], &[u8]) = (b"__vdso_clock_gettime", b"LINUX_2.6");
+
+/// Raw system call, 1 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall1(n: usize, a0: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("syscall", inlateout("rax") n as isize => ret, in("rdi") a0,
+             lateout("rcx") _, lateout("r11") _, options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 0 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall0(n: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("syscall", inlateout("rax") n as isize => ret,
+             lateout("rcx") _, lateout("r11") _, options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 2 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall2(n: usize, a0: usize, a1: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("syscall", inlateout("rax") n as isize => ret, in("rdi") a0, in("rsi") a1,
+             lateout("rcx") _, lateout("r11") _, options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 3 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall3(n: usize, a0: usize, a1: usize, a2: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("syscall", inlateout("rax") n as isize => ret, in("rdi") a0, in("rsi") a1,
+             in("rdx") a2, lateout("rcx") _, lateout("r11") _, options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 4 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall4(n: usize, a0: usize, a1: usize, a2: usize, a3: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("syscall", inlateout("rax") n as isize => ret, in("rdi") a0, in("rsi") a1,
+             in("rdx") a2, in("r10") a3, lateout("rcx") _, lateout("r11") _,
+             options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 5 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall5(n: usize, a0: usize, a1: usize, a2: usize, a3: usize, a4: usize) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("syscall", inlateout("rax") n as isize => ret, in("rdi") a0, in("rsi") a1,
+             in("rdx") a2, in("r10") a3, in("r8") a4, lateout("rcx") _, lateout("r11") _,
+             options(nostack));
+    }
+    ret
+}
+
+/// Raw system call, 6 argument registers.
+///
+/// # Safety
+/// The caller upholds that syscall's contract (see the module docs).
+#[inline(always)]
+pub unsafe fn syscall6(
+    n: usize,
+    a0: usize,
+    a1: usize,
+    a2: usize,
+    a3: usize,
+    a4: usize,
+    a5: usize,
+) -> isize {
+    let ret: isize;
+    // SAFETY: the caller upholds the syscall's contract (module docs).
+    unsafe {
+        asm!("syscall", inlateout("rax") n as isize => ret, in("rdi") a0, in("rsi") a1,
+             in("rdx") a2, in("r10") a3, in("r8") a4, in("r9") a5,
+             lateout("rcx") _, lateout("r11") _, options(nostack));
+    }
+    ret
+}

@@ -1,0 +1,428 @@
+#!/usr/bin/env bash
+# Boot tests: run the static uring-repro binary as /init of a one-file initramfs under QEMU
+# (TCG) on real Debian kernels, and check what it prints on the console and its exit code.
+#
+# Why: uring-repro's job is to run as PID 1 on bare boxes. Only a real boot proves the PID-1
+# duties (argv from the kernel command line, console fds, power-off instead of exit) and the
+# kernel-dependent verdicts (6.12 has the io_uring futex opcodes, 6.1 does not; io_uring can
+# be disabled by sysctl). Facts behind every choice here: shared/INITRAMFS.md.
+#
+# usage: tests/boot/run.sh --bin-x86_64 PATH [--bin-aarch64 PATH] [--only NAME]...
+#                          [--keep DIR] [--cache DIR] [--timeout SECS] [--refresh] [--list]
+# Output: one TAP-like line per case, then "N passed, N failed, N skipped".
+# Exit status: 0 iff no case failed; 2 on a usage error; 1 when the harness itself cannot run.
+set -Eeuo pipefail
+# A bug here must not look like a quiet exit 1: name the line that failed.
+trap 'printf "run.sh: internal error: status %s at line %s\n" "$?" "$LINENO" >&2' ERR
+
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+readonly HERE
+# shellcheck source-path=SCRIPTDIR source=mkinitramfs.sh
+. "$HERE/mkinitramfs.sh"
+
+# Defaults, named so --help and the code agree.
+readonly DEFAULT_CACHE=${URING_REPRO_BOOT_CACHE:-/var/tmp/uring-repro-boot}
+readonly DEFAULT_TIMEOUT=120 # seconds per boot; a healthy case takes < 10 s under TCG here
+readonly LISTS_MAX_AGE_MIN=360 # refresh the private apt lists when older than this
+readonly GUEST_MEM=512M
+readonly TAIL_LINES=30 # console lines shown for a failed case
+
+usage() {
+	cat <<EOF
+usage: $0 --bin-x86_64 PATH [--bin-aarch64 PATH] [options]
+
+  --bin-x86_64 PATH   static x86_64 uring-repro to boot as /init (required for x86_64 cases)
+  --bin-aarch64 PATH  static aarch64 uring-repro (optional: without it the aarch64 case SKIPs)
+  --only NAME         run only this case (repeatable); see --list
+  --keep DIR          keep console logs (NAME.log), QEMU command lines (NAME.cmd) and the
+                      initramfs images in DIR (default: a temporary dir, removed at exit)
+  --cache DIR         kernel and apt-state cache (default: $DEFAULT_CACHE;
+                      env URING_REPRO_BOOT_CACHE)
+  --timeout SECS      per-boot timeout (default: $DEFAULT_TIMEOUT)
+  --refresh           run the private apt-get update even if the lists are fresh
+  --list              print the case names and exit
+  -h, --help          this text
+EOF
+}
+
+# ---------------------------------------------------------------------------------------
+# Output helpers. Results go to stdout; progress and diagnostics go to stderr as "# ..."
+# lines so a TAP reader ignores them.
+note() { printf '# %s\n' "$*" >&2; }
+warn() { printf '# WARNING: %s\n' "$*" >&2; }
+die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
+usage_error() { printf 'run.sh: %s (try --help)\n' "$*" >&2; exit 2; }
+
+# ---------------------------------------------------------------------------------------
+# Cases. One row each: name, guest arch, kernel slot, cmdline words before "--", argv words
+# after "--", expected exit code, an ERE that some console line must match ("" = none).
+CASE_NAMES=() CASE_ARCH=() CASE_KERNEL=() CASE_PRE=() CASE_ARGS=() CASE_EXIT=() CASE_LINE=()
+add_case() {
+	CASE_NAMES+=("$1") CASE_ARCH+=("$2") CASE_KERNEL+=("$3") CASE_PRE+=("$4")
+	CASE_ARGS+=("$5") CASE_EXIT+=("$6") CASE_LINE+=("$7")
+}
+add_case x86_64-6.12-smoke x86_64 x86_64-6.12 "" "--smoke" 0 '-> PASS$'
+add_case x86_64-6.12-short-run x86_64 x86_64-6.12 "" "--cycles 64 --rounds 3 --warmups 1" 0 '-> PASS$'
+# 6.1 lacks IORING_OP_FUTEX_WAIT: the probe must say so and the run must skip (exit 4).
+add_case x86_64-6.1-no-futex-ops x86_64 x86_64-6.1 "" "--smoke" 4 'FUTEX_WAIT'
+add_case x86_64-6.12-io_uring-disabled x86_64 x86_64-6.12 "sysctl.kernel.io_uring_disabled=2" \
+	"--smoke" 4 'io_uring unavailable.*EPERM|EPERM.*io_uring unavailable'
+# A usage error must still power the box off (QEMU exits by itself, no panic).
+add_case x86_64-6.12-bogus-arg x86_64 x86_64-6.12 "" "--bogus-arg" 2 ''
+add_case aarch64-6.12-smoke aarch64 aarch64-6.12 "" "--smoke" 0 '-> PASS$'
+
+# Kernel slots: Debian meta package (resolved at run time to the image package it pins),
+# Debian architecture, and the prefix the image package must have (so a meta package that
+# moves to another series is reported instead of silently testing the wrong kernel).
+declare -A SLOT_META=(
+	[x86_64-6.12]=linux-image-6.12-cloud-amd64
+	[x86_64-6.1]=linux-image-cloud-amd64
+	[aarch64-6.12]=linux-image-6.12-cloud-arm64
+)
+declare -A SLOT_DEBARCH=([x86_64-6.12]=amd64 [x86_64-6.1]=amd64 [aarch64-6.12]=arm64)
+declare -A SLOT_SERIES=([x86_64-6.12]=linux-image-6.12. [x86_64-6.1]=linux-image-6.1. [aarch64-6.12]=linux-image-6.12.)
+# Filled by fetch_kernel: path of the vmlinuz, or the reason there is none.
+declare -A SLOT_VMLINUZ=() SLOT_SKIP=()
+
+# ---------------------------------------------------------------------------------------
+# Tools. QEMU comes from Debian; install only what is missing so repeated runs stay offline.
+ensure_tools() {
+	local t missing=()
+	for t in apt-get apt-cache dpkg-deb tar timeout od stat flock; do
+		command -v "$t" >/dev/null || missing+=("$t")
+	done
+	((${#missing[@]} == 0)) || die "missing base tools: ${missing[*]}"
+	if command -v qemu-system-x86_64 >/dev/null && command -v qemu-system-aarch64 >/dev/null; then
+		return 0
+	fi
+	[[ $(id -u) == 0 ]] || die "qemu-system-x86_64/aarch64 missing and not root to install them"
+	note "installing qemu-system-x86 qemu-system-arm"
+	# The lock timeout waits out another apt run instead of failing at once.
+	apt-get -q update >&2 || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
+		-o DPkg::Lock::Timeout=300 qemu-system-x86 qemu-system-arm >&2 ||
+		die "apt-get install qemu-system-x86 qemu-system-arm failed"
+	if ! command -v qemu-system-x86_64 >/dev/null || ! command -v qemu-system-aarch64 >/dev/null; then
+		die "QEMU still missing after install"
+	fi
+}
+
+# ---------------------------------------------------------------------------------------
+# Kernels. Each Debian architecture gets a private apt state under $CACHE/apt/ARCH, so the
+# host's apt lists are neither needed nor touched, and arm64 works without
+# `dpkg --add-architecture` (APT::Architecture makes arm64 the "native" arch for that call).
+APT_OPTS=()
+set_apt_opts() {
+	local arch=$1 dir=$CACHE/apt/$1
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	# An empty dpkg status: nothing is "installed" for this private view.
+	[[ -e $dir/status ]] || : >"$dir/status"
+	APT_OPTS=(
+		-o "APT::Architecture=$arch" -o "APT::Architectures=$arch"
+		-o "Dir::State::Lists=$dir/lists" -o "Dir::State::status=$dir/status"
+		-o "Dir::Cache=$dir/cache"
+		# Only the Packages indices are needed: no translations, no AppStream metadata.
+		-o Acquire::Languages=none
+		-o Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false
+		-o Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false
+	)
+}
+
+# apt_update ARCH: refresh the private lists when missing, stale, or --refresh. A failed
+# refresh with old lists present is a warning (the cached kernels may still be right).
+declare -A APT_UPDATED=()
+apt_update() {
+	local arch=$1 dir=$CACHE/apt/$1
+	# APT_OPTS must be this arch's even when the lists were refreshed for an earlier slot.
+	set_apt_opts "$arch"
+	[[ -n ${APT_UPDATED[$arch]:-} ]] && return 0
+	APT_UPDATED[$arch]=1
+	if ((!REFRESH)) && [[ -n $(find "$dir/updated" -mmin "-$LISTS_MAX_AGE_MIN" 2>/dev/null) ]]; then
+		return 0
+	fi
+	note "apt-get update (private state, $arch)"
+	if apt-get -q "${APT_OPTS[@]}" update >"$dir/update.log" 2>&1 &&
+		! grep -q '^[WE]: Failed to fetch' "$dir/update.log"; then
+		touch "$dir/updated"
+	elif [[ -e $dir/updated ]]; then
+		warn "apt-get update for $arch failed; using lists from $(date -r "$dir/updated") ($dir/update.log)"
+	else
+		return 1
+	fi
+}
+
+# first_vmlinuz DIR: print DIR/vmlinuz-* if there is one (the dir may not exist yet).
+first_vmlinuz() {
+	local f
+	for f in "$1"/vmlinuz-*; do
+		[[ -f $f ]] && printf '%s\n' "$f" && return 0
+	done
+	return 1
+}
+
+# fetch_kernel SLOT: set SLOT_VMLINUZ[SLOT] or SLOT_SKIP[SLOT]. Never installs a kernel:
+# apt-get download the image package, unpack only ./boot/vmlinuz-* from it.
+fetch_kernel() {
+	local slot=$1 meta=${SLOT_META[$1]} arch=${SLOT_DEBARCH[$1]} series=${SLOT_SERIES[$1]}
+	local dep img ver dir tmp v
+	local -a deb
+	local kdir=$CACHE/kernels resolved=$CACHE/kernels/${meta}_$arch.resolved
+	mkdir -p "$kdir"
+	if ! apt_update "$arch"; then
+		SLOT_SKIP[$slot]="apt-get update for $arch failed, no lists cached (see $CACHE/apt/$arch/update.log)"
+	else
+		# "Depends: linux-image-6.12.117+deb12-cloud-amd64 (= 6.12.117-1~deb12u1)": the meta
+		# package pins one image package at one version; take exactly that.
+		dep=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$meta" 2>"$CACHE/apt/$arch/show.log" |
+			sed -n 's/^Depends: //p' | tr ',' '\n' |
+			sed -n 's/^ *\(linux-image-[0-9][^ ]*\) *(= *\([^)]*\)).*/\1 \2/p' | head -n1) || true
+		if [[ -z $dep ]]; then
+			SLOT_SKIP[$slot]="cannot resolve $meta ($arch) to an image package: $(head -c 300 "$CACHE/apt/$arch/show.log" | tr '\n' ' ')"
+		else
+			read -r img ver <<<"$dep"
+			printf '%s %s\n' "$img" "$ver" >"$resolved"
+		fi
+	fi
+	# Offline or unresolvable: fall back, loudly, to the last kernel resolved for this slot.
+	if [[ -n ${SLOT_SKIP[$slot]:-} && -s $resolved ]]; then
+		read -r img ver <"$resolved"
+		warn "$slot: ${SLOT_SKIP[$slot]}; falling back to cached $img $ver"
+		unset 'SLOT_SKIP[$slot]'
+	fi
+	[[ -n ${SLOT_SKIP[$slot]:-} ]] && return 0
+	if [[ $img != "$series"* ]]; then
+		SLOT_SKIP[$slot]="$meta now resolves to $img, not a ${series#linux-image-}x kernel"
+		return 0
+	fi
+	dir=$kdir/${img}_${ver}_$arch
+	if ! v=$(first_vmlinuz "$dir"); then
+		note "downloading $img=$ver ($arch)"
+		tmp=$(mktemp -d "$kdir/.dl.XXXXXX")
+		# apt drops privileges to _apt for downloads; let it write here (else it warns and
+		# downloads as root anyway).
+		if id _apt >/dev/null 2>&1; then chown _apt "$tmp" 2>/dev/null || true; fi
+		if ! (cd "$tmp" && apt-get -q "${APT_OPTS[@]}" download "$img=$ver") >"$tmp/download.log" 2>&1; then
+			SLOT_SKIP[$slot]="apt-get download $img=$ver ($arch) failed: $(grep -m1 '^E:' "$tmp/download.log" || echo 'see log')"
+			rm -rf "$tmp"
+			return 0
+		fi
+		deb=("$tmp"/*.deb)
+		mkdir -p "$tmp/x"
+		if ! dpkg-deb --fsys-tarfile "${deb[0]}" | tar -x -C "$tmp/x" --wildcards './boot/vmlinuz-*'; then
+			SLOT_SKIP[$slot]="no ./boot/vmlinuz-* in ${deb[0]##*/}"
+			rm -rf "$tmp"
+			return 0
+		fi
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		mv "$tmp"/x/boot/vmlinuz-* "$dir/"
+		rm -rf "$tmp" # the .deb is tens of MB; only the vmlinuz is kept
+		v=$(first_vmlinuz "$dir")
+	fi
+	SLOT_VMLINUZ[$slot]=$v
+	note "kernel $slot: $img $ver ($arch) -> $v"
+}
+
+# ---------------------------------------------------------------------------------------
+# Binaries. Check the ELF machine so a wrong --bin-* fails with a clear reason instead of a
+# kernel panic ("No working init found").
+declare -A BIN=() BIN_PROBLEM=() INITRD=()
+readonly -A ELF_MACHINE=([x86_64]=003e [aarch64]=00b7)
+check_binary() {
+	local arch=$1 path=$2 magic machine
+	[[ -f $path && -r $path ]] || { BIN_PROBLEM[$arch]="not a readable file: $path"; return 0; }
+	magic=$(od -An -tx1 -N4 -- "$path" | tr -d ' \n')
+	machine=$(od -An -tx2 -j18 -N2 -- "$path" | tr -d ' \n')
+	if [[ $magic != 7f454c46 ]]; then
+		BIN_PROBLEM[$arch]="not an ELF file: $path"
+	elif [[ $machine != "${ELF_MACHINE[$arch]}" ]]; then
+		BIN_PROBLEM[$arch]="$path is ELF e_machine 0x$machine, not $arch (0x${ELF_MACHINE[$arch]})"
+	fi
+}
+
+# ---------------------------------------------------------------------------------------
+# Boot one case. Sets BOOT_RC (QEMU's status through timeout(1): 124/137 = timeout fired)
+# and BOOT_SECS; the console, with \r stripped, is in $WORK/NAME.log.
+BOOT_RC=0 BOOT_SECS=0
+boot() {
+	local name=$1 arch=$2 kernel=$3 initrd=$4 pre=$5 args=$6
+	local log=$WORK/$name.log raw=$WORK/$name.raw t0 t1 append
+	local -a qemu
+	case $arch in
+	x86_64)
+		qemu=(qemu-system-x86_64 -accel tcg)
+		append="console=ttyS0"
+		;;
+	aarch64)
+		# pauth-impdef: QEMU's architected pointer-auth emulation is slow; this boots ~3x faster.
+		qemu=(qemu-system-aarch64 -M virt -cpu 'max,pauth-impdef=on' -accel tcg)
+		append="console=ttyAMA0"
+		;;
+	esac
+	# panic=-1 + -no-reboot: a panicking guest ends QEMU at once instead of hanging to the
+	# timeout; the log still shows the panic.
+	append+=" panic=-1 loglevel=4${pre:+ $pre} -- $args"
+	qemu+=(-m "$GUEST_MEM" -nodefaults -nographic -serial stdio -no-reboot
+		-kernel "$kernel" -initrd "$initrd" -append "$append")
+	printf '%q ' timeout -k 10 "$TIMEOUT" "${qemu[@]}" >"$WORK/$name.cmd"
+	echo >>"$WORK/$name.cmd"
+	t0=$EPOCHREALTIME
+	# stdin from /dev/null: QEMU must not put the harness's terminal into raw mode.
+	BOOT_RC=0
+	timeout -k 10 "$TIMEOUT" "${qemu[@]}" </dev/null >"$raw" 2>&1 || BOOT_RC=$?
+	t1=$EPOCHREALTIME
+	BOOT_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	# Strip \r (serial line endings) and terminal escapes. On x86 the firmware's last line
+	# ("Booting from ROM...") ends in a terminal reset (ESC c) instead of a newline, which
+	# would glue the guest's first line to it: turn each reset into a line break.
+	tr -d '\r' <"$raw" | sed -E 's#\x1bc#\n#g; s#\x1b\[[0-?]*[ -/]*[@-~]##g; s#\x1b[@-~]##g' >"$log"
+	rm -f "$raw"
+}
+
+# ---------------------------------------------------------------------------------------
+PASSED=0 FAILED=0 SKIPPED=0 N=0
+result_ok() { N=$((N + 1)) PASSED=$((PASSED + 1)); printf 'ok %d - %s\n' "$N" "$1"; }
+result_skip() {
+	N=$((N + 1)) SKIPPED=$((SKIPPED + 1))
+	printf 'ok %d - %s # SKIP %s\n' "$N" "$1" "$2"
+	warn "SKIPPED $1: $2"
+}
+result_fail() {
+	local name=$1 reason=$2 log=${3:-}
+	N=$((N + 1)) FAILED=$((FAILED + 1))
+	printf 'not ok %d - %s: %s\n' "$N" "$name" "$reason"
+	if [[ -n $log && -e $log ]]; then
+		printf '#   last %d console lines of %s:\n' "$TAIL_LINES" "$name"
+		tail -n "$TAIL_LINES" "$log" | sed 's/^/#   | /'
+		printf '#   reproduce: %s\n' "$(cat "$WORK/$name.cmd")"
+	fi
+}
+
+# run_case I: boot case I and judge its console.
+run_case() {
+	local i=$1 name=${CASE_NAMES[$1]} arch=${CASE_ARCH[$1]} slot=${CASE_KERNEL[$1]}
+	local want=${CASE_EXIT[$1]} line=${CASE_LINE[$1]} log=$WORK/${CASE_NAMES[$1]}.log
+	local verdict reasons=()
+	if [[ -z ${BIN[$arch]:-} ]]; then
+		result_skip "$name" "no --bin-$arch given"
+		return 0
+	fi
+	if [[ -n ${BIN_PROBLEM[$arch]:-} ]]; then
+		result_fail "$name" "${BIN_PROBLEM[$arch]}"
+		return 0
+	fi
+	if [[ -z ${SLOT_VMLINUZ[$slot]:-} ]]; then
+		result_skip "$name" "kernel $slot unavailable: ${SLOT_SKIP[$slot]:-not fetched}"
+		return 0
+	fi
+	if [[ -z ${INITRD[$arch]:-} ]]; then
+		INITRD[$arch]=$WORK/initramfs-$arch.cpio
+		mkinitramfs "${BIN[$arch]}" "${INITRD[$arch]}"
+	fi
+	note "booting $name: ${CASE_PRE[$i]:+${CASE_PRE[$i]} }-- ${CASE_ARGS[$i]}"
+	boot "$name" "$arch" "${SLOT_VMLINUZ[$slot]}" "${INITRD[$arch]}" "${CASE_PRE[$i]}" "${CASE_ARGS[$i]}"
+
+	# The binary prints this line as PID 1 right before powering off; the last one counts.
+	verdict=$(sed -nE 's/^uring-repro: exit ([0-9]+)$/\1/p' "$log" | tail -n1)
+	case $BOOT_RC in
+	0) ;;
+	124 | 137) reasons+=("timeout fired after ${TIMEOUT}s (QEMU did not power off)") ;;
+	*) reasons+=("QEMU exited with status $BOOT_RC") ;;
+	esac
+	grep -q 'Kernel panic' "$log" && reasons+=("console has 'Kernel panic'")
+	grep -q 'Attempted to kill init' "$log" && reasons+=("console has 'Attempted to kill init' (PID 1 exited)")
+	if [[ -z $verdict ]]; then
+		reasons+=("no 'uring-repro: exit N' line on the console")
+	elif [[ $verdict != "$want" ]]; then
+		reasons+=("exit $verdict, expected $want")
+	fi
+	if [[ -n $line ]] && ! grep -qE -- "$line" "$log"; then
+		reasons+=("no console line matches /$line/")
+	fi
+	note "$name: ${BOOT_SECS}s, qemu status $BOOT_RC, verdict ${verdict:-none}"
+	if ((${#reasons[@]} == 0)); then
+		result_ok "$name"
+	else
+		result_fail "$name" "$(printf '%s; ' "${reasons[@]}" | sed 's/; $//')" "$log"
+	fi
+}
+
+# ---------------------------------------------------------------------------------------
+main() {
+	local only=() keep="" list=0 i n sel slot
+	CACHE=$DEFAULT_CACHE TIMEOUT=$DEFAULT_TIMEOUT REFRESH=0
+	while (($#)); do
+		case $1 in
+		--bin-x86_64 | --bin-aarch64 | --only | --keep | --cache | --timeout)
+			(($# >= 2)) || usage_error "$1 needs a value"
+			case $1 in
+			--bin-x86_64) BIN[x86_64]=$2 ;;
+			--bin-aarch64) BIN[aarch64]=$2 ;;
+			--only) only+=("$2") ;;
+			--keep) keep=$2 ;;
+			--cache) CACHE=$2 ;;
+			--timeout) TIMEOUT=$2 ;;
+			esac
+			shift 2
+			;;
+		--refresh) REFRESH=1 && shift ;;
+		--list) list=1 && shift ;;
+		-h | --help) usage && exit 0 ;;
+		*) usage_error "unknown argument '$1'" ;;
+		esac
+	done
+	if ((list)); then
+		printf '%s\n' "${CASE_NAMES[@]}"
+		exit 0
+	fi
+	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout wants a positive integer, got '$TIMEOUT'"
+
+	# Selected case indices; every --only must name a case, so a typo is not a green run.
+	sel=()
+	for n in "${only[@]}"; do
+		for i in "${!CASE_NAMES[@]}"; do [[ ${CASE_NAMES[i]} == "$n" ]] && break; done
+		[[ ${CASE_NAMES[i]} == "$n" ]] || usage_error "--only: no case '$n' (see --list)"
+	done
+	for i in "${!CASE_NAMES[@]}"; do
+		if ((${#only[@]} == 0)) || printf '%s\n' "${only[@]}" | grep -qxF -- "${CASE_NAMES[i]}"; then
+			sel+=("$i")
+		fi
+	done
+	# x86_64 is the primary target: running its cases without a binary is a usage error.
+	for i in "${sel[@]}"; do
+		[[ ${CASE_ARCH[i]} == x86_64 && -z ${BIN[x86_64]:-} ]] &&
+			usage_error "--bin-x86_64 is required for case ${CASE_NAMES[i]}"
+	done
+	for n in "${!BIN[@]}"; do check_binary "$n" "${BIN[$n]}"; done
+
+	if [[ -n $keep ]]; then
+		mkdir -p "$keep"
+		WORK=$(cd "$keep" && pwd)
+	else
+		WORK=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-boot.XXXXXX")
+		trap 'rm -rf "$WORK"' EXIT
+	fi
+
+	ensure_tools
+	mkdir -p "$CACHE"
+	# One fetcher at a time per cache (apt locks its private lists; two downloads of the same
+	# kernel would race on the rename).
+	exec {lockfd}>"$CACHE/.lock"
+	flock "$lockfd"
+	# Fetch only the kernels the selected, runnable cases need.
+	local -A want_slot=()
+	for i in "${sel[@]}"; do
+		[[ -n ${BIN[${CASE_ARCH[i]}]:-} ]] && want_slot[${CASE_KERNEL[i]}]=1
+	done
+	for slot in "${!want_slot[@]}"; do fetch_kernel "$slot"; done
+	flock -u "$lockfd"
+
+	for i in "${sel[@]}"; do run_case "$i"; done
+	[[ -n $keep ]] && note "logs kept in $WORK"
+	printf '%d passed, %d failed, %d skipped\n' "$PASSED" "$FAILED" "$SKIPPED"
+	# exit, not a false test: a failing last command would trip the ERR trap above.
+	if ((FAILED > 0)); then exit 1; fi
+	exit 0
+}
+
+main "$@"
