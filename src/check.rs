@@ -137,61 +137,133 @@ impl Ledger {
     }
 }
 
-/// Validates the CQEs of one cycle against its expectations.
-pub struct CycleCheck<'e> {
-    seq: u32,
-    expect: &'e [Expect; KINDS],
-    seen: [u64; KINDS],
-    seen_count: u32,
+/// Room for kinds in a tag (3 bits): kinds past KINDS are never valid.
+const KIND_SLOTS: usize = 8;
+/// Bits of `rel = user_data - (seq << 16)` that must be zero: anything but
+/// a 3-bit kind at bit 8 and a 6-bit index.
+const TAG_INVALID_BITS: u64 = !(((KIND_SLOTS as u64 - 1) << 8) | (MAX_PER_KIND as u64 - 1));
+
+/// A profile's expectations precomputed for the hot path: per kind, the
+/// bitmap of valid indices and the expected `flags << 32 | res` word.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    valid: [u64; KIND_SLOTS],
+    want: [u64; KIND_SLOTS],
+    expected: u32,
 }
 
-impl<'e> CycleCheck<'e> {
+impl Plan {
+    pub fn new(expect: &[Expect; KINDS]) -> Plan {
+        let mut plan = Plan {
+            valid: [0; KIND_SLOTS],
+            want: [0; KIND_SLOTS],
+            expected: 0,
+        };
+        for (k, e) in expect.iter().enumerate() {
+            let count = e.count.min(MAX_PER_KIND);
+            plan.valid[k] = if count == 64 {
+                u64::MAX
+            } else {
+                (1u64 << count) - 1
+            };
+            // Expected flags are always 0, so the word is just res.
+            plan.want[k] = e.res as u32 as u64;
+            plan.expected += count;
+        }
+        plan
+    }
+
+    /// CQEs a cycle must produce in all.
+    pub fn expected(&self) -> u32 {
+        self.expected
+    }
+}
+
+/// Validates the CQEs of one cycle against its plan. The hot path
+/// (`observe`) is a handful of instructions: invalid indices start out
+/// marked as seen, so one bit test catches both duplicates and tags that do
+/// not belong; telling them apart, and counting per kind and missing
+/// entries, is left to the cold path and to `finish`.
+pub struct CycleCheck<'p> {
+    /// `seq << 16`: subtracting it maps this cycle's tags to `kind << 8 | index`.
+    base: u64,
+    seq: u32,
+    plan: &'p Plan,
+    /// Seen bits, pre-set for every index that is not valid.
+    seen: [u64; KIND_SLOTS],
+}
+
+impl<'p> CycleCheck<'p> {
     #[inline(always)]
-    pub fn new(seq: u32, expect: &'e [Expect; KINDS]) -> Self {
+    pub fn new(seq: u32, plan: &'p Plan) -> Self {
+        let mut seen = [0u64; KIND_SLOTS];
+        for (s, v) in seen.iter_mut().zip(plan.valid.iter()) {
+            *s = !v;
+        }
         CycleCheck {
+            base: (seq as u64) << 16,
             seq,
-            expect,
-            seen: [0; KINDS],
-            seen_count: 0,
+            plan,
+            seen,
         }
     }
 
     /// CQEs expected in this cycle in all.
     pub fn expected(&self) -> u32 {
-        self.expect.iter().map(|e| e.count).sum()
+        self.plan.expected
     }
 
     /// Distinct expected CQEs seen so far.
     pub fn seen(&self) -> u32 {
-        self.seen_count
+        self.seen
+            .iter()
+            .zip(self.plan.valid.iter())
+            .map(|(s, v)| (s & v).count_ones())
+            .sum()
     }
 
     /// Checks one CQE: its tag, that it is new, its res and its flags.
     #[inline(always)]
     pub fn observe(&mut self, cqe: &IoUringCqe, ledger: &mut Ledger) {
-        ledger.cqes += 1;
-        let ud = cqe.user_data;
-        let kind = ((ud >> 8) & 0xff) as usize;
-        let index = (ud & 0xff) as u32;
-        if (ud >> 16) as u32 != self.seq
-            || (ud >> 48) != 0
-            || kind >= KINDS
-            || index >= self.expect[kind].count
-        {
-            ledger.unknown_tags += 1;
-            ledger.note("unknown_tag", self.seq, Some(cqe));
-            return;
+        // Any other cycle's tag, or garbage, sets bits outside kind|index.
+        let rel = cqe.user_data.wrapping_sub(self.base);
+        if rel & TAG_INVALID_BITS != 0 {
+            return self.unknown(cqe, ledger);
         }
-        ledger.kind_cqes[kind] += 1;
-        let bit = 1u64 << index;
+        let kind = (rel >> 8) as usize & (KIND_SLOTS - 1);
+        let bit = 1u64 << (rel & (MAX_PER_KIND as u64 - 1));
         if self.seen[kind] & bit != 0 {
-            ledger.duplicates += 1;
-            ledger.note("duplicate", self.seq, Some(cqe));
-            return;
+            return self.seen_before(cqe, kind, bit, ledger);
         }
         self.seen[kind] |= bit;
-        self.seen_count += 1;
-        if cqe.res != self.expect[kind].res {
+        // res and flags as one 64-bit word.
+        let got = (cqe.flags as u64) << 32 | cqe.res as u32 as u64;
+        if got != self.plan.want[kind] {
+            self.mismatch(cqe, kind, ledger);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unknown(&self, cqe: &IoUringCqe, ledger: &mut Ledger) {
+        ledger.unknown_tags += 1;
+        ledger.note("unknown_tag", self.seq, Some(cqe));
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn seen_before(&self, cqe: &IoUringCqe, kind: usize, bit: u64, ledger: &mut Ledger) {
+        if self.plan.valid[kind] & bit == 0 {
+            return self.unknown(cqe, ledger);
+        }
+        ledger.duplicates += 1;
+        ledger.note("duplicate", self.seq, Some(cqe));
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn mismatch(&self, cqe: &IoUringCqe, kind: usize, ledger: &mut Ledger) {
+        if cqe.res as u32 as u64 != self.plan.want[kind] {
             ledger.bad_results += 1;
             ledger.note("bad_result", self.seq, Some(cqe));
         }
@@ -201,10 +273,15 @@ impl<'e> CycleCheck<'e> {
         }
     }
 
-    /// Ends the cycle: every expected CQE not seen is counted missing.
-    /// Returns true when the cycle was clean.
-    pub fn finish(&self, ledger: &mut Ledger, failures_before: u64) -> bool {
-        let missing = self.expected() - self.seen_count;
+    /// Ends the cycle: credits the `received` CQEs (all that were observed)
+    /// and those seen per kind, and counts every expected one not seen as
+    /// missing. True when the cycle was clean.
+    pub fn finish(&self, ledger: &mut Ledger, received: u32, failures_before: u64) -> bool {
+        ledger.cqes += received as u64;
+        for k in 0..KINDS {
+            ledger.kind_cqes[k] += (self.seen[k] & self.plan.valid[k]).count_ones() as u64;
+        }
+        let missing = self.expected() - self.seen();
         if missing != 0 {
             ledger.missing += missing as u64;
             ledger.note("missing", self.seq, None);
@@ -248,13 +325,13 @@ mod tests {
     }
 
     fn run(seq: u32, slots: u32, cqes: &[IoUringCqe]) -> (Ledger, bool) {
-        let e = expect_s0(slots);
+        let plan = Plan::new(&expect_s0(slots));
         let mut l = Ledger::default();
-        let mut c = CycleCheck::new(seq, &e);
+        let mut c = CycleCheck::new(seq, &plan);
         for q in cqes {
             c.observe(q, &mut l);
         }
-        let ok = c.finish(&mut l, 0);
+        let ok = c.finish(&mut l, cqes.len() as u32, 0);
         (l, ok)
     }
 
@@ -315,10 +392,31 @@ mod tests {
         v.push(cqe(tag(2, Kind::Cancel, 0), 0, 0)); // a kind s0 never submits
         v.push(cqe(tag(2, Kind::Wait, 4), 0, 0)); // index beyond slots
         v.push(cqe(0xdead_0000_0000_0000, 0, 0)); // garbage high bits
+        v.push(cqe(tag(2, Kind::Wake, 0) | 0x40, 1, 0)); // index bit 6 set
+        v.push(cqe(tag(2, Kind::Wake, 0) | 0x700, 1, 0)); // kind 7 (no such kind)
         let (l, ok) = run(2, 4, &v);
         assert!(!ok);
-        assert_eq!(l.unknown_tags, 4);
+        assert_eq!(l.unknown_tags, 6);
+        assert_eq!(l.duplicates, 0);
         assert_eq!(l.missing, 0);
+    }
+
+    #[test]
+    fn full_64_slot_cycle_and_plan_totals() {
+        let plan = Plan::new(&expect_s0(64));
+        assert_eq!(plan.expected(), 128);
+        let (l, ok) = run(9, 64, &good_cycle(9, 64));
+        assert!(ok, "{l:?}");
+        assert_eq!(l.kind_cqes[Kind::Wake as usize], 64);
+    }
+
+    #[test]
+    fn bad_result_and_bad_flags_on_one_cqe_count_both() {
+        let mut v = good_cycle(1, 2);
+        v[0].res = 2;
+        v[0].flags = 4;
+        let (l, _) = run(1, 2, &v);
+        assert_eq!((l.bad_results, l.bad_flags), (1, 1));
     }
 
     #[test]

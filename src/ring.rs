@@ -247,6 +247,46 @@ impl Ring {
         true
     }
 
+    /// Writes `n` SQEs made by `make(i)` into consecutive slots; false (and
+    /// nothing written) when fewer than `n` slots are free. The ring fields
+    /// are copied to locals so the loop does not reload them after each
+    /// store through the SQE pointer.
+    #[inline(always)]
+    pub fn push_batch(&mut self, n: u32, mut make: impl FnMut(u32) -> IoUringSqe) -> bool {
+        if self.sqe_tail.wrapping_sub(self.sqe_head) > self.sq_entries - n.min(self.sq_entries) {
+            // SAFETY: sq_head points into the SQ mapping.
+            self.sqe_head = unsafe { (*self.sq_head).load(Ordering::Acquire) };
+            if n > self.sq_entries
+                || self.sqe_tail.wrapping_sub(self.sqe_head) > self.sq_entries - n
+            {
+                return false;
+            }
+        }
+        let (sqes, mask, tail) = (self.sqes, self.sq_mask, self.sqe_tail);
+        let first = (tail & mask) as usize;
+        if first + n as usize <= self.sq_entries as usize {
+            // Common case, no wrap: consecutive slots from `first`.
+            // SAFETY: first + n <= sq_entries; the kernel does not read these
+            // slots until the tail covering them is published.
+            let mut p = unsafe { sqes.add(first) };
+            for i in 0..n {
+                // SAFETY: as above, p stays below sqes + sq_entries.
+                unsafe {
+                    p.write(make(i));
+                    p = p.add(1);
+                }
+            }
+        } else {
+            for i in 0..n {
+                let slot = (tail.wrapping_add(i) & mask) as usize;
+                // SAFETY: slot <= mask < sq_entries; unpublished as above.
+                unsafe { sqes.add(slot).write(make(i)) };
+            }
+        }
+        self.sqe_tail = tail.wrapping_add(n);
+        true
+    }
+
     /// Publishes every pushed SQE to the kernel (release store of the tail).
     #[inline(always)]
     pub fn publish(&mut self) {
@@ -297,22 +337,21 @@ impl Ring {
     }
 
     /// Hands up to `max` ready CQEs to `f` in order, then releases their
-    /// slots to the kernel. Returns how many were consumed.
+    /// slots to the kernel. Returns how many were consumed. Ring fields are
+    /// copied to locals so `f`'s stores cannot force reloads.
     #[inline(always)]
     pub fn drain(&mut self, max: u32, mut f: impl FnMut(&IoUringCqe)) -> u32 {
+        let (cqes, mask, head_ptr) = (self.cqes, self.cq_mask, self.cq_head);
         // SAFETY: indices point into the CQ mapping; entries between head and
         // the acquired tail were fully written by the kernel.
         unsafe {
-            let head = (*self.cq_head).load(Ordering::Relaxed);
+            let head = (*head_ptr).load(Ordering::Relaxed);
             let tail = (*self.cq_tail).load(Ordering::Acquire);
             let n = tail.wrapping_sub(head).min(max);
             for i in 0..n {
-                let cqe = &*self
-                    .cqes
-                    .add((head.wrapping_add(i) & self.cq_mask) as usize);
-                f(cqe);
+                f(&*cqes.add((head.wrapping_add(i) & mask) as usize));
             }
-            (*self.cq_head).store(head.wrapping_add(n), Ordering::Release);
+            (*head_ptr).store(head.wrapping_add(n), Ordering::Release);
             n
         }
     }

@@ -82,16 +82,26 @@ pub fn check_submitted(
     false
 }
 
+/// Counts a batch that did not fit in the SQ (a bug or a shrunken ring).
+#[inline(always)]
+pub fn check_pushed(pushed: bool, ledger: &mut Ledger, seq: u32) -> bool {
+    if !pushed {
+        ledger.submit_errors += 1;
+        ledger.note("sq_full", seq, None);
+    }
+    pushed
+}
+
 /// Collects the rest of a cycle's CQEs when the first wait returned short:
 /// waits again (bounded), counting a timeout if the kernel never delivers.
-/// `got` is how many CQEs the cycle consumed so far.
+/// `got` is how many CQEs the cycle consumed so far; returns the new total.
 pub fn wait_rest(
     ring: &mut Ring,
     check: &mut CycleCheck<'_>,
     ledger: &mut Ledger,
     mut got: u32,
     seq: u32,
-) {
+) -> u32 {
     let expected = check.expected();
     let mut tries = 0;
     while got < expected && tries < MAX_EXTRA_WAITS {
@@ -100,15 +110,15 @@ pub fn wait_rest(
             Ok(_) | Err(Errno::EINTR) => {}
             Err(Errno::ETIME) => {
                 // Take what did arrive (`finish` counts the rest missing).
-                ring.drain(expected - got, |c| check.observe(c, ledger));
+                got += ring.drain(expected - got, |c| check.observe(c, ledger));
                 ledger.timeouts += 1;
                 ledger.note("timeout", seq, None);
-                return;
+                return got;
             }
             Err(_) => {
                 ledger.submit_errors += 1;
                 ledger.note("enter_error", seq, None);
-                return;
+                return got;
             }
         }
         got += ring.drain(expected - got, |c| check.observe(c, ledger));
@@ -117,4 +127,5 @@ pub fn wait_rest(
         ledger.timeouts += 1;
         ledger.note("timeout", seq, None);
     }
+    got
 }

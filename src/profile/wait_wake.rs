@@ -7,8 +7,8 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked. Resetting the words happens before it.
 
-use super::{check_submitted, wait_rest, Profile};
-use crate::check::{tag, CycleCheck, Expect, Kind, Ledger, KINDS};
+use super::{check_pushed, check_submitted, wait_rest, Profile};
+use crate::check::{tag, CycleCheck, Expect, Kind, Ledger, Plan, KINDS};
 use crate::ops;
 use crate::ring::{Memory, Ring};
 use crate::sys::clock::Clock;
@@ -24,7 +24,7 @@ pub struct WaitWake {
     words: Memory,
     slots: u32,
     flags: u32,
-    expect: [Expect; KINDS],
+    plan: Plan,
 }
 
 impl WaitWake {
@@ -43,14 +43,8 @@ impl WaitWake {
             words: Memory::new(MAX_CELLS * CELL_BYTES)?,
             slots: slots.min(MAX_CELLS as u32),
             flags: ops::futex_flags(private),
-            expect,
+            plan: Plan::new(&expect),
         })
-    }
-
-    #[inline(always)]
-    fn word(&self, i: u32) -> *mut u32 {
-        // SAFETY: i < slots <= MAX_CELLS, so the cell lies inside `words`.
-        unsafe { self.words.ptr().add(i as usize * CELL_BYTES) as *mut u32 }
     }
 }
 
@@ -75,42 +69,38 @@ impl Profile for WaitWake {
         seq: u32,
     ) -> (u64, bool) {
         let n = self.slots;
+        // Locals, so stores into the SQ ring do not force reloads of self.
+        let (words, flags) = (self.words.ptr(), self.flags);
+        let word = |i: u32| (words as usize + i as usize * CELL_BYTES) as *mut u32;
         for i in 0..n {
-            // SAFETY: the word is inside our mapping; volatile because the
-            // kernel reads it behind the compiler's back.
-            unsafe { self.word(i).write_volatile(0) };
+            // SAFETY: cell i < slots <= MAX_CELLS lies inside `words`;
+            // volatile because the kernel reads it behind the compiler's back.
+            unsafe { word(i).write_volatile(0) };
         }
         let before = ledger.failures();
         let t0 = clock.now_ns();
-        for i in 0..n {
-            ring.push(&ops::futex_wait(
-                self.word(i),
-                0,
-                self.flags,
-                tag(seq, Kind::Wait, i),
-            ));
-        }
-        let mut ok = check_submitted(ring.submit(n), n, ledger, seq);
-        for i in 0..n {
-            ring.push(&ops::futex_wake(
-                self.word(i),
-                1,
-                self.flags,
-                tag(seq, Kind::Wake, i),
-            ));
-        }
-        let mut check = CycleCheck::new(seq, &self.expect);
+        let pushed = ring.push_batch(n, |i| {
+            ops::futex_wait(word(i), 0, flags, tag(seq, Kind::Wait, i))
+        });
+        let mut ok = check_pushed(pushed, ledger, seq);
+        ok = ok && check_submitted(ring.submit(n), n, ledger, seq);
         if ok {
-            ok = check_submitted(ring.submit_and_wait(n, 2 * n), n, ledger, seq);
+            let pushed = ring.push_batch(n, |i| {
+                ops::futex_wake(word(i), 1, flags, tag(seq, Kind::Wake, i))
+            });
+            ok = check_pushed(pushed, ledger, seq);
         }
+        let mut check = CycleCheck::new(seq, &self.plan);
+        ok = ok && check_submitted(ring.submit_and_wait(n, 2 * n), n, ledger, seq);
+        let mut got = 0;
         if ok {
-            let got = ring.drain(2 * n, |c| check.observe(c, ledger));
+            got = ring.drain(2 * n, |c| check.observe(c, ledger));
             if got < 2 * n {
-                wait_rest(ring, &mut check, ledger, got, seq);
+                got = wait_rest(ring, &mut check, ledger, got, seq);
             }
         }
         let t1 = clock.now_ns();
-        let clean = check.finish(ledger, before);
+        let clean = check.finish(ledger, got, before);
         (t1.wrapping_sub(t0), clean)
     }
 }

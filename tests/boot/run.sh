@@ -128,27 +128,29 @@ set_apt_opts() {
 	)
 }
 
-# apt_update ARCH: refresh the private lists when missing, stale, or --refresh. A failed
-# refresh with old lists present is a warning (the cached kernels may still be right).
-declare -A APT_UPDATED=()
+# apt_update ARCH: refresh the private lists when missing, stale, or --refresh; at most
+# once per run and arch (APT_LISTS remembers the outcome). A failed refresh with old lists
+# present is a warning (the cached kernels may still be right); with none it is status 1.
+declare -A APT_LISTS=()
 apt_update() {
 	local arch=$1 dir=$CACHE/apt/$1
 	# APT_OPTS must be this arch's even when the lists were refreshed for an earlier slot.
 	set_apt_opts "$arch"
-	[[ -n ${APT_UPDATED[$arch]:-} ]] && return 0
-	APT_UPDATED[$arch]=1
-	if ((!REFRESH)) && [[ -n $(find "$dir/updated" -mmin "-$LISTS_MAX_AGE_MIN" 2>/dev/null) ]]; then
-		return 0
+	if [[ -z ${APT_LISTS[$arch]:-} ]]; then
+		APT_LISTS[$arch]=ok
+		if ((REFRESH)) || [[ -z $(find "$dir/updated" -mmin "-$LISTS_MAX_AGE_MIN" 2>/dev/null) ]]; then
+			note "apt-get update (private state, $arch)"
+			if apt-get -q "${APT_OPTS[@]}" update >"$dir/update.log" 2>&1 &&
+				! grep -q '^[WE]: Failed to fetch' "$dir/update.log"; then
+				touch "$dir/updated"
+			elif [[ -e $dir/updated ]]; then
+				warn "apt-get update for $arch failed; using lists from $(date -r "$dir/updated") ($dir/update.log)"
+			else
+				APT_LISTS[$arch]=none
+			fi
+		fi
 	fi
-	note "apt-get update (private state, $arch)"
-	if apt-get -q "${APT_OPTS[@]}" update >"$dir/update.log" 2>&1 &&
-		! grep -q '^[WE]: Failed to fetch' "$dir/update.log"; then
-		touch "$dir/updated"
-	elif [[ -e $dir/updated ]]; then
-		warn "apt-get update for $arch failed; using lists from $(date -r "$dir/updated") ($dir/update.log)"
-	else
-		return 1
-	fi
+	[[ ${APT_LISTS[$arch]} == ok ]]
 }
 
 # first_vmlinuz DIR: print DIR/vmlinuz-* if there is one (the dir may not exist yet).
@@ -160,65 +162,91 @@ first_vmlinuz() {
 	return 1
 }
 
-# fetch_kernel SLOT: set SLOT_VMLINUZ[SLOT] or SLOT_SKIP[SLOT]. Never installs a kernel:
-# apt-get download the image package, unpack only ./boot/vmlinuz-* from it.
-fetch_kernel() {
-	local slot=$1 meta=${SLOT_META[$1]} arch=${SLOT_DEBARCH[$1]} series=${SLOT_SERIES[$1]}
-	local dep img ver dir tmp v
+# resolve_meta ARCH META: print "IMAGE-PACKAGE VERSION" for the meta package's candidate.
+# Its "Depends: linux-image-6.12.117+deb12-cloud-amd64 (= 6.12.117-1~deb12u1)" pins one image
+# package at one version; take exactly that. On failure print apt's complaint, status 1.
+resolve_meta() {
+	local arch=$1 meta=$2 dep err=$CACHE/apt/$1/show.log
+	dep=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$meta" 2>"$err" |
+		sed -n 's/^Depends: //p' | tr ',' '\n' |
+		sed -n 's/^ *\(linux-image-[0-9][^ ]*\) *(= *\([^)]*\)).*/\1 \2/p' | head -n1) || true
+	if [[ -z $dep ]]; then
+		printf 'cannot resolve %s (%s) to an image package: %s' "$meta" "$arch" \
+			"$(head -c 300 "$err" | tr '\n' ' ')"
+		return 1
+	fi
+	printf '%s\n' "$dep"
+}
+
+# unpack_kernel ARCH IMG VER DIR: apt-get download IMG=VER and unpack only
+# ./boot/vmlinuz-* into DIR (never installs it; the .deb, tens of MB, is not kept).
+# On failure print why, status 1.
+unpack_kernel() {
+	local arch=$1 img=$2 ver=$3 dir=$4 tmp rc=0
 	local -a deb
-	local kdir=$CACHE/kernels resolved=$CACHE/kernels/${meta}_$arch.resolved
-	mkdir -p "$kdir"
-	if ! apt_update "$arch"; then
-		SLOT_SKIP[$slot]="apt-get update for $arch failed, no lists cached (see $CACHE/apt/$arch/update.log)"
+	note "downloading $img=$ver ($arch)"
+	tmp=$(mktemp -d "$CACHE/kernels/.dl.XXXXXX")
+	# apt drops privileges to _apt for downloads; let it write here (else it warns and
+	# downloads as root anyway).
+	if id _apt >/dev/null 2>&1; then chown _apt "$tmp" 2>/dev/null || true; fi
+	if ! (cd "$tmp" && apt-get -q "${APT_OPTS[@]}" download "$img=$ver") >"$tmp/download.log" 2>&1; then
+		printf 'apt-get download %s=%s (%s) failed: %s' "$img" "$ver" "$arch" \
+			"$(grep -m1 '^E:' "$tmp/download.log" || echo 'no E: line')"
+		rc=1
 	else
-		# "Depends: linux-image-6.12.117+deb12-cloud-amd64 (= 6.12.117-1~deb12u1)": the meta
-		# package pins one image package at one version; take exactly that.
-		dep=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$meta" 2>"$CACHE/apt/$arch/show.log" |
-			sed -n 's/^Depends: //p' | tr ',' '\n' |
-			sed -n 's/^ *\(linux-image-[0-9][^ ]*\) *(= *\([^)]*\)).*/\1 \2/p' | head -n1) || true
-		if [[ -z $dep ]]; then
-			SLOT_SKIP[$slot]="cannot resolve $meta ($arch) to an image package: $(head -c 300 "$CACHE/apt/$arch/show.log" | tr '\n' ' ')"
-		else
-			read -r img ver <<<"$dep"
-			printf '%s %s\n' "$img" "$ver" >"$resolved"
-		fi
-	fi
-	# Offline or unresolvable: fall back, loudly, to the last kernel resolved for this slot.
-	if [[ -n ${SLOT_SKIP[$slot]:-} && -s $resolved ]]; then
-		read -r img ver <"$resolved"
-		warn "$slot: ${SLOT_SKIP[$slot]}; falling back to cached $img $ver"
-		unset 'SLOT_SKIP[$slot]'
-	fi
-	[[ -n ${SLOT_SKIP[$slot]:-} ]] && return 0
-	if [[ $img != "$series"* ]]; then
-		SLOT_SKIP[$slot]="$meta now resolves to $img, not a ${series#linux-image-}x kernel"
-		return 0
-	fi
-	dir=$kdir/${img}_${ver}_$arch
-	if ! v=$(first_vmlinuz "$dir"); then
-		note "downloading $img=$ver ($arch)"
-		tmp=$(mktemp -d "$kdir/.dl.XXXXXX")
-		# apt drops privileges to _apt for downloads; let it write here (else it warns and
-		# downloads as root anyway).
-		if id _apt >/dev/null 2>&1; then chown _apt "$tmp" 2>/dev/null || true; fi
-		if ! (cd "$tmp" && apt-get -q "${APT_OPTS[@]}" download "$img=$ver") >"$tmp/download.log" 2>&1; then
-			SLOT_SKIP[$slot]="apt-get download $img=$ver ($arch) failed: $(grep -m1 '^E:' "$tmp/download.log" || echo 'see log')"
-			rm -rf "$tmp"
-			return 0
-		fi
 		deb=("$tmp"/*.deb)
 		mkdir -p "$tmp/x"
-		if ! dpkg-deb --fsys-tarfile "${deb[0]}" | tar -x -C "$tmp/x" --wildcards './boot/vmlinuz-*'; then
-			SLOT_SKIP[$slot]="no ./boot/vmlinuz-* in ${deb[0]##*/}"
-			rm -rf "$tmp"
+		if dpkg-deb --fsys-tarfile "${deb[0]}" | tar -x -C "$tmp/x" --wildcards './boot/vmlinuz-*'; then
+			rm -rf "$dir"
+			mkdir -p "$dir"
+			mv "$tmp"/x/boot/vmlinuz-* "$dir/"
+		else
+			printf 'no ./boot/vmlinuz-* in %s' "${deb[0]##*/}"
+			rc=1
+		fi
+	fi
+	rm -rf "$tmp"
+	return "$rc"
+}
+
+# fetch_kernel SLOT: set SLOT_VMLINUZ[SLOT], or SLOT_SKIP[SLOT] to the reason there is none.
+# When the current kernel cannot be had (offline, mirror moved on), fall back loudly to the
+# last kernel this cache held for the slot ($CACHE/kernels/META_ARCH.resolved).
+fetch_kernel() {
+	local slot=$1 meta=${SLOT_META[$1]} arch=${SLOT_DEBARCH[$1]} series=${SLOT_SERIES[$1]}
+	local img ver v="" why="" dep
+	local last=$CACHE/kernels/${meta}_$arch.resolved
+	mkdir -p "$CACHE/kernels"
+	if ! apt_update "$arch"; then
+		why="apt-get update for $arch failed, no lists cached (see $CACHE/apt/$arch/update.log)"
+	elif ! dep=$(resolve_meta "$arch" "$meta"); then
+		why=$dep
+	else
+		read -r img ver <<<"$dep"
+		if [[ $img != "$series"* ]]; then
+			# Not a fallback case: the archive changed, so the case itself needs a look.
+			SLOT_SKIP[$slot]="$meta now resolves to $img, not a ${series#linux-image-}x kernel"
 			return 0
 		fi
-		rm -rf "$dir"
-		mkdir -p "$dir"
-		mv "$tmp"/x/boot/vmlinuz-* "$dir/"
-		rm -rf "$tmp" # the .deb is tens of MB; only the vmlinuz is kept
-		v=$(first_vmlinuz "$dir")
+		if ! v=$(first_vmlinuz "$CACHE/kernels/${img}_${ver}_$arch"); then
+			if why=$(unpack_kernel "$arch" "$img" "$ver" "$CACHE/kernels/${img}_${ver}_$arch"); then
+				v=$(first_vmlinuz "$CACHE/kernels/${img}_${ver}_$arch") || why="unpacked no vmlinuz"
+			else
+				v=""
+			fi
+		fi
 	fi
+	if [[ -z $v && -s $last ]]; then
+		read -r img ver <"$last"
+		if v=$(first_vmlinuz "$CACHE/kernels/${img}_${ver}_$arch"); then
+			warn "$slot: $why; FALLING BACK to the cached $img $ver"
+		fi
+	fi
+	if [[ -z $v ]]; then
+		SLOT_SKIP[$slot]=$why
+		return 0
+	fi
+	printf '%s %s\n' "$img" "$ver" >"$last"
 	SLOT_VMLINUZ[$slot]=$v
 	note "kernel $slot: $img $ver ($arch) -> $v"
 }
