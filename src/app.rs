@@ -4,7 +4,7 @@
 
 use core::fmt::Write;
 
-use crate::check::Ledger;
+use crate::check::{Failure, Ledger};
 use crate::cli::{self, Command, RunConfig};
 use crate::cpu;
 use crate::profile::wait_wake::WaitWake;
@@ -348,16 +348,17 @@ fn finish(mut o: Outcome, ring: &Ring, out: &mut Out) -> i32 {
         return exit::PASS;
     }
     match l.first {
-        Some(f) => fail(
+        Some(Failure { what, seq, cqe: Some(c) }) => fail(
             exit::FAIL,
             format_args!(
-                "FAIL: {} (cycle seq {}, user_data={:#x}, res={}, flags={:#x}); counters on stdout",
-                f.what, f.seq, f.user_data, f.res, f.flags
+                "FAIL: {what} in cycle {seq}: user_data={:#x} res={} flags={:#x}; counters on stdout",
+                c.user_data, c.res, c.flags
             ),
         ),
-        None => fail(
+        Some(Failure { what, seq, cqe: None }) => fail(
             exit::FAIL,
-            format_args!("FAIL: see the checks line on stdout"),
+            format_args!("FAIL: {what} in cycle {seq}; counters on stdout"),
         ),
+        None => fail(exit::FAIL, format_args!("FAIL: see the checks line on stdout")),
     }
 }

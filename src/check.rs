@@ -76,9 +76,8 @@ pub struct Ledger {
 pub struct Failure {
     pub what: &'static str,
     pub seq: u32,
-    pub user_data: u64,
-    pub res: i32,
-    pub flags: u32,
+    /// The offending CQE, when one CQE is to blame.
+    pub cqe: Option<IoUringCqe>,
 }
 
 impl Ledger {
@@ -104,13 +103,10 @@ impl Ledger {
     /// Records the first failure's context (later ones only count).
     pub fn note(&mut self, what: &'static str, seq: u32, cqe: Option<&IoUringCqe>) {
         if self.first.is_none() {
-            let (user_data, res, flags) = cqe.map_or((0, 0, 0), |c| (c.user_data, c.res, c.flags));
             self.first = Some(Failure {
                 what,
                 seq,
-                user_data,
-                res,
-                flags,
+                cqe: cqe.copied(),
             });
         }
     }
@@ -354,7 +350,7 @@ mod tests {
         assert_eq!(l.bad_results, 1);
         let f = l.first.unwrap();
         assert_eq!(
-            (f.what, f.res, f.user_data),
+            (f.what, f.cqe.unwrap().res, f.cqe.unwrap().user_data),
             ("bad_result", -11, tag(1, Kind::Wait, 0))
         );
     }

@@ -96,12 +96,15 @@ ensure_tools() {
 		return 0
 	fi
 	[[ $(id -u) == 0 ]] || die "qemu-system-x86_64/aarch64 missing and not root to install them"
-	note "installing qemu-system-x86 qemu-system-arm"
-	# The lock timeout waits out another apt run instead of failing at once.
-	apt-get -q update >&2 || die "apt-get update failed"
-	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
-		-o DPkg::Lock::Timeout=300 qemu-system-x86 qemu-system-arm >&2 ||
-		die "apt-get install qemu-system-x86 qemu-system-arm failed"
+	note "installing qemu-system-x86 qemu-system-arm (log: $WORK/apt-install.log)"
+	# The lock timeout waits out another apt run instead of failing at once. apt's chatter
+	# goes to the log; on failure its tail is shown.
+	if ! { apt-get -q update && DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
+		--no-install-recommends -o DPkg::Lock::Timeout=300 qemu-system-x86 qemu-system-arm; } \
+		>"$WORK/apt-install.log" 2>&1; then
+		tail -n 20 "$WORK/apt-install.log" >&2
+		die "installing qemu-system-x86 qemu-system-arm failed"
+	fi
 	if ! command -v qemu-system-x86_64 >/dev/null || ! command -v qemu-system-aarch64 >/dev/null; then
 		die "QEMU still missing after install"
 	fi
@@ -442,7 +445,9 @@ main() {
 	for i in "${sel[@]}"; do
 		[[ -n ${BIN[${CASE_ARCH[i]}]:-} ]] && want_slot[${CASE_KERNEL[i]}]=1
 	done
-	for slot in "${!want_slot[@]}"; do fetch_kernel "$slot"; done
+	local -a slots=()
+	mapfile -t slots < <(printf '%s\n' "${!want_slot[@]}" | sort)
+	for slot in "${slots[@]}"; do [[ -n $slot ]] && fetch_kernel "$slot"; done
 	flock -u "$lockfd"
 
 	for i in "${sel[@]}"; do run_case "$i"; done

@@ -1,0 +1,361 @@
+//! The built binary against this machine's kernel: real runs, real exit
+//! codes, real output. When io_uring cannot run here the tests say SKIP
+//! (loudly, on stderr) instead of passing silently.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("spawn uring-repro")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// None (with a SKIP line) when this box cannot run io_uring futex ops.
+fn io_uring_works() -> Option<()> {
+    let out = run(&["--smoke"]);
+    if out.status.code() == Some(4) {
+        eprintln!(
+            "SKIP: io_uring cannot run here: {}",
+            text(&out.stderr).trim()
+        );
+        return None;
+    }
+    Some(())
+}
+
+/// The table rows (round lines and the mean line) of a run's stdout.
+fn rows(stdout: &str) -> Vec<Vec<String>> {
+    stdout
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("round\t"))
+        .map(|l| l.split('\t').map(str::to_owned).collect())
+        .collect()
+}
+
+#[test]
+fn smoke_passes_with_every_check() {
+    if io_uring_works().is_none() {
+        return;
+    }
+    let out = run(&["--smoke"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{stdout}\nstderr:\n{}",
+        text(&out.stderr)
+    );
+    assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("# uring-repro 0.1.0 profile=s0_wait_wake kernel="),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].contains(" clock=vdso"),
+        "a shell run must read the clock via the vDSO: {}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains("ring_entries=64 cq_entries=128 slots=32 cycles=2 warmups=0 rounds=1")
+    );
+    assert_eq!(lines[2], "round\tpairs\tns_per_pair\tsemantic_pass");
+    let r = rows(&stdout);
+    assert_eq!(r.len(), 2);
+    assert_eq!(
+        (r[0][0].as_str(), r[0][1].as_str(), r[0][3].as_str()),
+        ("0", "64", "1")
+    );
+    assert_eq!(
+        (r[1][0].as_str(), r[1][1].as_str(), r[1][3].as_str()),
+        ("mean", "64", "1")
+    );
+    let checks = lines.last().unwrap();
+    assert!(
+        checks.starts_with("# checks: cqes=128 wait_cqes=64 wake_cqes=64 "),
+        "{checks}"
+    );
+    assert!(checks.ends_with(" -> PASS"), "{checks}");
+    for zero in [
+        "bad_results",
+        "bad_flags",
+        "unknown_tags",
+        "duplicates",
+        "missing",
+        "timeouts",
+        "sq_dropped",
+        "cq_overflow",
+        "outstanding",
+        "migrations",
+    ] {
+        assert!(
+            checks.contains(&format!(" {zero}=0 ")),
+            "{zero} in {checks}"
+        );
+    }
+}
+
+#[test]
+fn default_run_is_the_published_contract() {
+    if io_uring_works().is_none() {
+        return;
+    }
+    let out = run(&[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(stdout.contains(" slots=32 cycles=512 warmups=3 rounds=15 futex=private"));
+    let r = rows(&stdout);
+    assert_eq!(r.len(), 16, "15 rounds and a mean row");
+    let mut sum = 0f64;
+    for (i, row) in r[..15].iter().enumerate() {
+        assert_eq!(row.len(), 4);
+        assert_eq!(row[0], i.to_string());
+        assert_eq!(row[1], "16384");
+        assert_eq!(row[3], "1");
+        let v: f64 = row[2].parse().unwrap();
+        assert!(
+            v > 0.0 && row[2].split('.').nth(1).unwrap().len() == 6,
+            "{}",
+            row[2]
+        );
+        sum += v;
+    }
+    let mean = &r[15];
+    assert_eq!(
+        (mean[0].as_str(), mean[1].as_str(), mean[3].as_str()),
+        ("mean", "245760", "1")
+    );
+    // Equal pairs per round: the weighted mean equals the mean of the rows
+    // (up to the rows' rounding to six decimals).
+    let m: f64 = mean[2].parse().unwrap();
+    assert!(
+        (m - sum / 15.0).abs() < 1e-5,
+        "mean {m} vs rows {}",
+        sum / 15.0
+    );
+    // (3 warm-ups + 15 rounds) x 512 cycles x 64 CQEs, all validated.
+    assert!(stdout.contains("# checks: cqes=589824 wait_cqes=294912 wake_cqes=294912 "));
+    assert!(stdout.trim_end().ends_with("-> PASS"));
+    let summary = stdout.lines().find(|l| l.starts_with("# median=")).unwrap();
+    assert!(summary.contains(" min=") && summary.contains(" max=") && summary.ends_with('%'));
+}
+
+#[test]
+fn the_binary_is_a_static_exec_without_interpreter() {
+    let elf = std::fs::read(BIN).unwrap();
+    assert_eq!(&elf[..4], b"\x7fELF");
+    assert_eq!(elf[4], 2, "ELFCLASS64");
+    let u16_at = |o: usize| u16::from_le_bytes([elf[o], elf[o + 1]]);
+    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
+    assert_eq!(
+        u16_at(16),
+        2,
+        "e_type must be ET_EXEC (a static-PIE would need self-relocation)"
+    );
+    let (phoff, phentsize, phnum) = (u64_at(32) as usize, u16_at(54) as usize, u16_at(56));
+    for i in 0..phnum as usize {
+        let p_type = u32_at(phoff + i * phentsize);
+        assert_ne!(p_type, 3, "PT_INTERP present: needs a dynamic loader");
+        assert_ne!(
+            p_type, 2,
+            "PT_DYNAMIC present: DT_NEEDED libraries possible"
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_stderr_line() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--bogus"], "--bogus: unknown option"),
+        (&["frobnicate"], "frobnicate: unknown command"),
+        (&["--rounds"], "--rounds: needs a value"),
+        (&["--rounds", "abc"], "--rounds abc: not a decimal number"),
+        (&["--rounds", "0"], "--rounds 0: out of range (1..=4096)"),
+        (&["--slots=65"], "--slots=65: out of range (1..=64)"),
+        (&["--timeout", "0"], "--timeout 0: out of range (1..=3600)"),
+        (
+            &["--cycles", "1", "--cycles", "2"],
+            "--cycles: given more than once",
+        ),
+        (&["--smoke=yes"], "--smoke=yes: takes no value"),
+        (&["--profile", "nope"], "--profile nope: unknown profile"),
+        (
+            &["--cpu", "1023", "--smoke"],
+            "--cpu 1023: CPU 1023 is not online or not allowed",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = run(args);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("uring-repro: ") && err.contains(want),
+            "{args:?}: {err}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?}: stdout {}",
+            text(&out.stdout)
+        );
+    }
+    let bad_utf8 = Command::new(BIN)
+        .arg("--cpu")
+        .arg(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"\xff"))
+        .output()
+        .unwrap();
+    assert_eq!(bad_utf8.status.code(), Some(2));
+    assert_eq!(
+        text(&bad_utf8.stderr),
+        "uring-repro: --cpu ?: not a decimal number\n"
+    );
+}
+
+#[test]
+fn help_lists_every_option_with_its_default_and_version_prints() {
+    let out = run(&["--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    for (opt, default) in [
+        ("--profile", "default s0"),
+        ("--cpu", "default 2"),
+        ("--rounds", "default 15"),
+        ("--cycles", "default 512"),
+        ("--warmups", "default 3"),
+        ("--slots", "default 32"),
+        ("--timeout", "default 2"),
+        ("--smoke", "2 cycles, 1 round"),
+    ] {
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with(opt))
+            .unwrap_or_else(|| panic!("{opt}"));
+        assert!(line.contains(default), "{line}");
+    }
+    let out = run(&["--version"]);
+    assert_eq!(text(&out.stdout), "uring-repro 0.1.0\n");
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    if io_uring_works().is_none() {
+        return;
+    }
+    let mut child = Command::new(BIN)
+        .args(["--rounds", "50", "--cycles", "64"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("# uring-repro"));
+    // The reader is gone now: the next row hits a closed pipe.
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    // Killed by SIGPIPE (13) when it is not ignored, or exit 141 on EPIPE:
+    // either way quiet, and never a crash signal or a panic.
+    assert!(
+        status.signal() == Some(13) || status.code() == Some(141),
+        "{status:?} {err}"
+    );
+    assert!(err.is_empty(), "stderr: {err}");
+}
+
+/// Runs the binary under strace with a fault injected; None (SKIP) without strace.
+fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Output> {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("SKIP: strace not installed; cannot inject {inject}");
+        return None;
+    }
+    let out = Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            &format!("inject={inject}"),
+            BIN,
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    Some(out)
+}
+
+#[test]
+fn io_uring_setup_eperm_and_enosys_are_skips_naming_the_errno() {
+    for (errno, num) in [("EPERM", 1), ("ENOSYS", 38)] {
+        let Some(out) = with_injected_fault(&format!("io_uring_setup:error={errno}"), &["--smoke"])
+        else {
+            return;
+        };
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{err}");
+        assert_eq!(
+            err,
+            format!("uring-repro: io_uring unavailable: io_uring_setup: {errno} ({num})\n")
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_wait_that_never_completes_fails_within_the_timeout() {
+    if io_uring_works().is_none() {
+        return;
+    }
+    // The second io_uring_enter (submit the WAKEs and wait) is faked to return
+    // 32 without entering the kernel: no WAKE is ever submitted, the WAITs
+    // stay pending, and the bounded wait must turn that into a FAIL.
+    let started = std::time::Instant::now();
+    let Some(out) = with_injected_fault(
+        "io_uring_enter:retval=32:when=2",
+        &["--smoke", "--timeout", "1"],
+    ) else {
+        return;
+    };
+    let stdout = text(&out.stdout);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{err}");
+    assert!(
+        started.elapsed().as_secs() < 30,
+        "bounded wait took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("uring-repro: FAIL: timeout"), "{err}");
+    let r = rows(&stdout);
+    assert_eq!(r[0][3], "0", "the failing round is marked: {stdout}");
+    let checks = stdout.lines().last().unwrap();
+    assert!(
+        checks.contains(" timeouts=1 ") && checks.contains(" missing=64 "),
+        "{checks}"
+    );
+    assert!(checks.ends_with("-> FAIL"), "{checks}");
+}
