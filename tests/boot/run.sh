@@ -323,8 +323,15 @@ result_fail() {
 	N=$((N + 1)) FAILED=$((FAILED + 1))
 	printf 'not ok %d - %s: %s\n' "$N" "$name" "$reason"
 	if [[ -n $log && -e $log ]]; then
-		printf '#   last %d console lines of %s:\n' "$TAIL_LINES" "$name"
-		tail -n "$TAIL_LINES" "$log" | sed 's/^/#   | /'
+		# After a panic the last lines are all backtrace; show the lines up to the panic
+		# message instead, which hold what PID 1 printed last.
+		local upto total
+		total=$(wc -l <"$log")
+		upto=$(grep -n -m1 'Kernel panic' "$log" | cut -d: -f1) || true
+		upto=${upto:-$total}
+		printf '#   last %d console lines of %s up to line %d of %d:\n' \
+			"$TAIL_LINES" "$name" "$upto" "$total"
+		head -n "$upto" "$log" | tail -n "$TAIL_LINES" | sed 's/^/#   | /'
 		printf '#   reproduce: %s\n' "$(cat "$WORK/$name.cmd")"
 	fi
 }
@@ -333,7 +340,7 @@ result_fail() {
 run_case() {
 	local i=$1 name=${CASE_NAMES[$1]} arch=${CASE_ARCH[$1]} slot=${CASE_KERNEL[$1]}
 	local want=${CASE_EXIT[$1]} line=${CASE_LINE[$1]} log=$WORK/${CASE_NAMES[$1]}.log
-	local verdict reasons=()
+	local verdict code reasons=()
 	if [[ -z ${BIN[$arch]:-} ]]; then
 		result_skip "$name" "no --bin-$arch given"
 		return 0
@@ -361,7 +368,13 @@ run_case() {
 	*) reasons+=("QEMU exited with status $BOOT_RC") ;;
 	esac
 	grep -q 'Kernel panic' "$log" && reasons+=("console has 'Kernel panic'")
-	grep -q 'Attempted to kill init' "$log" && reasons+=("console has 'Attempted to kill init' (PID 1 exited)")
+	# "Attempted to kill init! exitcode=0x00000400": a wait status, so PID 1 exited with 4.
+	code=$(sed -nE 's/.*Attempted to kill init! exitcode=(0x[0-9a-fA-F]+).*/\1/p' "$log" | head -n1)
+	if [[ -n $code ]]; then
+		reasons+=("PID 1 exited (status $(((code >> 8) & 255)), signal $((code & 127))) instead of powering off: 'Attempted to kill init'")
+	elif grep -q 'Attempted to kill init' "$log"; then
+		reasons+=("console has 'Attempted to kill init' (PID 1 exited)")
+	fi
 	if [[ -z $verdict ]]; then
 		reasons+=("no 'uring-repro: exit N' line on the console")
 	elif [[ $verdict != "$want" ]]; then

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Measures the targets of the core (issue 2) on this machine, in one run:
+#   1. syscalls: exactly two io_uring_enter per timed cycle and no clock
+#      syscall (strace -f -c over a default run);
+#   2. user-space instructions per wait/wake pair over a whole default run
+#      (valgrind --tool=callgrind; warm-ups included; valgrind hides the
+#      vDSO, so the clock falls back to the syscall there);
+#   3. stripped static binary size;
+#   4. that the mem* functions do not call themselves (LLVM idiom check).
+# Timing medians are noisy on this shared 2-core box; instruction counts
+# are repeatable. Usage: bench/targets.sh [extra run args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=target/release/uring-repro
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Contract shape (defaults), so the expected counts follow from it.
+warmups=3 rounds=15 cycles=512 slots=32
+pairs=$(( (warmups + rounds) * cycles * slots ))
+
+for tool in strace valgrind strip objdump; do
+    command -v "$tool" >/dev/null || { echo "bench: $tool is not installed" >&2; exit 1; }
+done
+
+echo "== syscalls (strace -f -c, default run)"
+strace -f -c -o "$tmp/strace" "$bin" "$@" > "$tmp/run.out"
+enters=$(awk '$NF == "io_uring_enter" { print $(NF-1) ~ /^[0-9]+$/ ? $(NF-1) : $(NF-2) }' "$tmp/strace")
+clock_calls=$(awk '$NF == "clock_gettime" { print $4 }' "$tmp/strace")
+want=$(( 2 * (warmups + rounds) * cycles ))
+echo "io_uring_enter calls: $enters (want 2 x ($warmups + $rounds) x $cycles = $want)"
+echo "clock_gettime syscalls: ${clock_calls:-0} (want 0: vDSO)"
+grep -o 'clock=[a-z]*' "$tmp/run.out" | head -1
+
+echo "== instructions (valgrind --tool=callgrind, default run)"
+(cd "$tmp" && valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$OLDPWD/$bin" "$@" \
+    > "$tmp/cg.out" 2> "$tmp/cg.err")
+total=$(awk '/refs:/ { gsub(",", "", $NF); print $NF }' "$tmp/cg.err")
+echo "total instructions: $total over $pairs pairs (warm-ups included)"
+awk -v t="$total" -v p="$pairs" 'BEGIN { printf "instructions per pair: %.1f (target <= 100)\n", t / p }'
+
+echo "== size"
+strip -o "$tmp/stripped" "$bin"
+size=$(stat -c %s "$tmp/stripped")
+echo "stripped binary: $size bytes (target <= 65536)"
+
+echo "== mem* self-calls"
+self=0
+for f in memcpy memset memmove memcmp bcmp strlen; do
+    if objdump -d --no-show-raw-insn "$bin" | awk -v f="$f" '
+        $0 ~ "<"f">:$" { inside = 1; next }
+        /^$/ { inside = 0 }
+        inside && /call|jmp/ && $0 ~ "<"f">" { found = 1 }
+        END { exit !found }'; then
+        echo "$f calls itself"; self=1
+    fi
+done
+[ "$self" = 0 ] && echo "none"
+
+fail=0
+[ "$enters" = "$want" ] || { echo "FAIL: io_uring_enter count"; fail=1; }
+[ "${clock_calls:-0}" = 0 ] || { echo "FAIL: clock syscalls in a vDSO run"; fail=1; }
+awk -v t="$total" -v p="$pairs" 'BEGIN { exit !(t / p <= 100) }' || { echo "FAIL: instructions"; fail=1; }
+[ "$size" -le 65536 ] || { echo "FAIL: size"; fail=1; }
+[ "$self" = 0 ] || fail=1
+exit "$fail"
