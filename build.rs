@@ -2,21 +2,26 @@
 //! tests, which link against std and libc as usual).
 
 fn main() {
-    let target = std::env::var("TARGET").unwrap_or_default();
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     println!("cargo:rerun-if-changed=build.rs");
     if os != "linux" {
         return;
     }
-    // We provide our own _start (src/main.rs): no crt1.o/crti.o.
-    println!("cargo:rustc-link-arg-bins=-nostartfiles");
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if env == "gnu" {
+        // Linked through the C compiler driver (cc).
+        // We provide our own _start (src/main.rs): no crt1.o/crti.o.
+        println!("cargo:rustc-link-arg-bins=-nostartfiles");
+    }
     // No libc at all: every syscall is inline asm, mem* live in src/mem.rs.
     println!("cargo:rustc-link-arg-bins=-nostdlib");
     // One self-contained file to copy to a test box: no dynamic loader.
     println!("cargo:rustc-link-arg-bins=-static");
-    if target.ends_with("-gnu") {
+    if env == "gnu" {
         // A static-PIE would need its own relocations applied at start-up,
-        // which nothing does here: link at a fixed address (ET_EXEC).
+        // which nothing does here: link at a fixed address (ET_EXEC). The
+        // musl targets get relocation-model=static from .cargo/config.toml
+        // and link with rust-lld directly, without crt objects.
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }
