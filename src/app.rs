@@ -7,6 +7,7 @@ use core::fmt::Write;
 use crate::check::{Failure, Ledger};
 use crate::cli::{self, Command, RunConfig};
 use crate::cpu;
+use crate::facts::Facts;
 use crate::profile::wait_wake::WaitWake;
 use crate::profile::{run_round, Profile, Round};
 use crate::report::{Bytes, Dec, Out, Ratio6};
@@ -14,7 +15,7 @@ use crate::ring::{self, Ring, SetupError};
 use crate::rt::StartInfo;
 use crate::stats;
 use crate::sys::clock::Clock;
-use crate::sys::uapi::{self, AT_SYSINFO_EHDR, IORING_SQ_CQ_OVERFLOW};
+use crate::sys::uapi::{AT_SYSINFO_EHDR, IORING_SQ_CQ_OVERFLOW};
 use crate::sys::{self, Errno, CPU_SET_BYTES};
 
 /// Exit codes (kselftest-style, DESIGN.md §5).
@@ -64,55 +65,6 @@ pub fn fail(code: i32, msg: core::fmt::Arguments<'_>) -> i32 {
     let _ = writeln!(err, "uring-repro: {msg}");
     err.flush();
     code
-}
-
-/// Facts about the box that the banner states.
-struct Facts {
-    uts: uapi::Utsname,
-    boot_id: [u8; 64],
-    boot_id_len: usize,
-}
-
-impl Facts {
-    fn read() -> Facts {
-        let mut uts = uapi::Utsname {
-            sysname: [0; 65],
-            nodename: [0; 65],
-            release: [0; 65],
-            version: [0; 65],
-            machine: [0; 65],
-            domainname: [0; 65],
-        };
-        let _ = sys::uname(&mut uts);
-        let mut boot_id = [0u8; 64];
-        let len = match sys::read_file(b"/proc/sys/kernel/random/boot_id\0", &mut boot_id) {
-            Ok(s) => s.iter().position(|&b| b == b'\n').unwrap_or(s.len()),
-            Err(_) => 0,
-        };
-        Facts {
-            uts,
-            boot_id,
-            boot_id_len: len,
-        }
-    }
-
-    fn release(&self) -> &[u8] {
-        let r = &self.uts.release;
-        let n = r.iter().position(|&b| b == 0).unwrap_or(r.len());
-        if n == 0 {
-            b"unknown"
-        } else {
-            &r[..n]
-        }
-    }
-
-    fn boot_id(&self) -> &[u8] {
-        if self.boot_id_len == 0 {
-            b"unknown"
-        } else {
-            &self.boot_id[..self.boot_id_len]
-        }
-    }
 }
 
 /// Runs a configured benchmark and reports it; returns the exit code.
@@ -177,13 +129,13 @@ pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
         return code;
     }
 
-    let facts = Facts::read();
+    let facts = Facts::read(choice.cpu());
     let _ = writeln!(
         out,
         "# uring-repro {VERSION} profile={} kernel={} boot_id={} cpu={} cpu_choice={} clock={}",
         cfg.profile.formal_name(),
         Bytes(facts.release()),
-        Bytes(facts.boot_id()),
+        Bytes(facts.boot_id.get()),
         choice.cpu(),
         choice.how(),
         clock.source().name(),
@@ -201,6 +153,7 @@ pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
         cfg.timeout_s,
         ring.features(),
     );
+    facts.print(out);
     let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");
     out.flush();
 

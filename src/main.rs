@@ -12,7 +12,7 @@ mod mem;
 
 use core::fmt::Write;
 use uring_repro::report::Out;
-use uring_repro::rt::StartInfo;
+use uring_repro::rt::{pid1, StartInfo};
 use uring_repro::{app, sys};
 
 /// Exit code after a panic (Rust's convention), never a silent trap.
@@ -40,6 +40,10 @@ unsafe extern "C" fn _start() -> ! {
 unsafe extern "C" fn entry(sp: *const usize) -> ! {
     // SAFETY: sp is the kernel's initial stack pointer, untouched by _start.
     let start = unsafe { StartInfo::from_stack(sp) };
+    if pid1::is_pid1() {
+        pid1::mount_pseudo_filesystems();
+        pid1::power_off(app::main(&start))
+    }
     sys::exit(app::main(&start))
 }
 
@@ -52,6 +56,10 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     }
     let _ = writeln!(err);
     err.flush();
+    if pid1::is_pid1() {
+        // Returning would panic the kernel: report and power off instead.
+        pid1::power_off(EXIT_PANIC)
+    }
     sys::exit(EXIT_PANIC)
 }
 

@@ -19,7 +19,7 @@ pub mod uapi;
 pub mod vdso;
 
 use arch::nr;
-use arch::{syscall1, syscall2, syscall3, syscall4, syscall6};
+use arch::{syscall1, syscall2, syscall3, syscall4, syscall5, syscall6};
 
 /// A kernel error number, kept as the positive value (the kernel returns -errno).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -316,6 +316,71 @@ pub fn clock_gettime_syscall(clock: i32, ts: &mut uapi::KernelTimespec) -> SysRe
     // SAFETY: ts is a writable struct __kernel_timespec.
     let raw = unsafe { syscall2(nr::CLOCK_GETTIME, clock as usize, ts as *mut _ as usize) };
     Errno::result(raw).map(|_| ())
+}
+
+/// mkdirat(AT_FDCWD, path, mode); `path` must end with a NUL byte.
+pub fn mkdir(path: &[u8], mode: u32) -> SysResult<()> {
+    if path.last() != Some(&0) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: path is NUL-terminated (checked above).
+    let raw = unsafe {
+        syscall3(
+            nr::MKDIRAT,
+            uapi::AT_FDCWD as usize,
+            path.as_ptr() as usize,
+            mode as usize,
+        )
+    };
+    Errno::result(raw).map(|_| ())
+}
+
+/// mount(source, target, fstype, 0, NULL); every string NUL-terminated.
+pub fn mount(source: &[u8], target: &[u8], fstype: &[u8]) -> SysResult<()> {
+    if [source, target, fstype]
+        .iter()
+        .any(|s| s.last() != Some(&0))
+    {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: the three strings are NUL-terminated (checked above).
+    let raw = unsafe {
+        syscall5(
+            nr::MOUNT,
+            source.as_ptr() as usize,
+            target.as_ptr() as usize,
+            fstype.as_ptr() as usize,
+            0,
+            0,
+        )
+    };
+    Errno::result(raw).map(|_| ())
+}
+
+/// ioctl(fd, TCSBRK, 1): waits until the terminal has sent all its output
+/// (tcdrain), so the console shows everything before power-off.
+pub fn tcdrain(fd: i32) -> SysResult<()> {
+    const TCSBRK: usize = 0x5409;
+    // SAFETY: TCSBRK takes an integer argument, no memory.
+    Errno::result(unsafe { syscall3(nr::IOCTL, fd as usize, TCSBRK, 1) }).map(|_| ())
+}
+
+pub fn sync() {
+    // SAFETY: sync takes no arguments.
+    unsafe { arch::syscall0(nr::SYNC) };
+}
+
+/// reboot(LINUX_REBOOT_CMD_POWER_OFF): only returns on failure.
+pub fn power_off() -> Errno {
+    const MAGIC1: usize = 0xfee1_dead;
+    const MAGIC2: usize = 672_274_793;
+    const CMD_POWER_OFF: usize = 0x4321_fedc;
+    // SAFETY: reboot with the documented magic numbers takes no memory.
+    let raw = unsafe { syscall4(nr::REBOOT, MAGIC1, MAGIC2, CMD_POWER_OFF, 0) };
+    match Errno::result(raw) {
+        Err(e) => e,
+        Ok(_) => Errno(0),
+    }
 }
 
 pub fn getpid() -> u32 {

@@ -1,0 +1,399 @@
+//! Facts about the box that a regression report has to state: kernel,
+//! boot, command line, preemption mode, CPU model, frequency policy, SMT,
+//! online CPUs, io_uring policy. Printed as `# key=value` lines; a fact that
+//! cannot be read is `unknown`, never an error.
+
+use core::fmt::{self, Write};
+
+use crate::report::{Bytes, Out};
+use crate::sys::{self, uapi::Utsname};
+
+/// A fact read from a file: up to N bytes, trimmed of trailing whitespace.
+pub struct Text<const N: usize> {
+    buf: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> Text<N> {
+    pub const fn empty() -> Self {
+        Text {
+            buf: [0; N],
+            len: 0,
+        }
+    }
+
+    /// Copies `s` (truncated to N bytes), trimming surrounding whitespace.
+    pub fn from(s: &[u8]) -> Self {
+        let mut t = Self::empty();
+        t.len = copy_trimmed(s, &mut t.buf);
+        t
+    }
+
+    /// The whole file at `path` (NUL-terminated), trimmed, or empty.
+    pub fn read(path: &[u8]) -> Self {
+        let mut t = Self::empty();
+        t.len = read_trimmed(path, &mut t.buf);
+        t
+    }
+
+    /// The text, or `unknown` when nothing could be read.
+    pub fn get(&self) -> &[u8] {
+        if self.len == 0 {
+            b"unknown"
+        } else {
+            &self.buf[..self.len]
+        }
+    }
+
+    pub fn is_known(&self) -> bool {
+        self.len != 0
+    }
+}
+
+// The work is done once, not per const-generic size: keeps the binary small.
+#[inline(never)]
+fn copy_trimmed(s: &[u8], buf: &mut [u8]) -> usize {
+    let s = trim(s);
+    let n = s.len().min(buf.len());
+    buf[..n].copy_from_slice(&s[..n]);
+    n
+}
+
+#[inline(never)]
+fn read_trimmed(path: &[u8], buf: &mut [u8]) -> usize {
+    let Ok(n) = sys::read_file(path, buf).map(|s| s.len()) else {
+        return 0;
+    };
+    let t = trim(&buf[..n]);
+    let (start, len) = (t.as_ptr() as usize - buf.as_ptr() as usize, t.len());
+    buf.copy_within(start..start + len, 0);
+    len
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if !first.is_ascii_whitespace() {
+            break;
+        }
+        s = rest;
+    }
+    while let [rest @ .., last] = s {
+        if !last.is_ascii_whitespace() && *last != 0 {
+            break;
+        }
+        s = rest;
+    }
+    s
+}
+
+/// A NUL-terminated path built with `format_args!`.
+struct PathBuf {
+    buf: [u8; 128],
+    len: usize,
+}
+
+impl Write for PathBuf {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let b = s.as_bytes();
+        if self.len + b.len() >= self.buf.len() {
+            return Err(fmt::Error);
+        }
+        self.buf[self.len..self.len + b.len()].copy_from_slice(b);
+        self.len += b.len();
+        Ok(())
+    }
+}
+
+fn cpu_path<const N: usize>(cpu: u32, leaf: &str) -> Text<N> {
+    let mut p = PathBuf {
+        buf: [0; 128],
+        len: 0,
+    };
+    if write!(p, "/sys/devices/system/cpu/cpu{cpu}/cpufreq/{leaf}").is_err() {
+        return Text::empty();
+    }
+    p.buf[p.len] = 0;
+    Text::read(&p.buf[..=p.len])
+}
+
+/// Where the preemption mode came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreemptSource {
+    /// /sys/kernel/debug/sched/preempt: the mode in force.
+    Debugfs,
+    /// `preempt=` on the command line of a PREEMPT_DYNAMIC kernel.
+    Cmdline,
+    /// The uname version string (build-time model only).
+    Version,
+}
+
+impl PreemptSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            PreemptSource::Debugfs => "debugfs",
+            PreemptSource::Cmdline => "derived:cmdline",
+            PreemptSource::Version => "derived:version",
+        }
+    }
+}
+
+/// The mode marked `(mode)` in debugfs's `none voluntary (full) lazy`.
+pub fn preempt_from_debugfs(s: &[u8]) -> Option<&[u8]> {
+    let open = s.iter().position(|&b| b == b'(')?;
+    let close = s[open..].iter().position(|&b| b == b')')? + open;
+    Some(&s[open + 1..close]).filter(|m| !m.is_empty())
+}
+
+/// The mode derived from the uname version string and the command line.
+pub fn preempt_derived<'a>(version: &'a [u8], cmdline: &'a [u8]) -> (&'a [u8], PreemptSource) {
+    let has = |word: &[u8]| version.split(|&b| b == b' ').any(|w| w == word);
+    if has(b"PREEMPT_RT") {
+        return (b"rt", PreemptSource::Version);
+    }
+    if has(b"PREEMPT_DYNAMIC") {
+        let arg = cmdline
+            .split(|&b| b == b' ')
+            .find_map(|w| w.strip_prefix(b"preempt=").filter(|v| !v.is_empty()));
+        return match arg {
+            Some(mode) => (mode, PreemptSource::Cmdline),
+            // The build's default mode is not visible from user space.
+            None => (b"dynamic-build-default", PreemptSource::Version),
+        };
+    }
+    if has(b"PREEMPT") {
+        return (b"full", PreemptSource::Version);
+    }
+    (b"none-or-voluntary", PreemptSource::Version)
+}
+
+/// The CPU model: x86's `model name`, or arm64's implementer and part.
+fn cpu_model(cpuinfo: &[u8]) -> Text<128> {
+    let field = |name: &[u8]| {
+        cpuinfo.split(|&b| b == b'\n').find_map(|line| {
+            let colon = line.iter().position(|&b| b == b':')?;
+            (trim(&line[..colon]) == name).then(|| trim(&line[colon + 1..]))
+        })
+    };
+    if let Some(m) = field(b"model name") {
+        return Text::from(m);
+    }
+    match (field(b"CPU implementer"), field(b"CPU part")) {
+        (Some(i), Some(p)) => {
+            let mut t = PathBuf {
+                buf: [0; 128],
+                len: 0,
+            };
+            let _ = write!(t, "implementer={} part={}", Bytes(i), Bytes(p));
+            Text::from(&t.buf[..t.len])
+        }
+        _ => Text::empty(),
+    }
+}
+
+/// Everything the banner states about the box.
+pub struct Facts {
+    pub uts: Utsname,
+    pub boot_id: Text<64>,
+    pub cmdline: Text<2048>,
+    pub preempt: Text<32>,
+    pub preempt_source: PreemptSource,
+    pub cpu_model: Text<128>,
+    pub governor: Text<32>,
+    pub epp: Text<48>,
+    pub turbo: Text<8>,
+    pub smt: Text<16>,
+    pub online_cpus: Text<64>,
+    pub io_uring_disabled: Text<8>,
+}
+
+fn cstr(field: &[u8]) -> &[u8] {
+    &field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())]
+}
+
+impl Facts {
+    /// Reads every fact; `cpu` is the CPU whose frequency policy counts.
+    pub fn read(cpu: u32) -> Facts {
+        let mut uts = Utsname {
+            sysname: [0; 65],
+            nodename: [0; 65],
+            release: [0; 65],
+            version: [0; 65],
+            machine: [0; 65],
+            domainname: [0; 65],
+        };
+        let _ = sys::uname(&mut uts);
+        let cmdline = Text::read(b"/proc/cmdline\0");
+        let debugfs: Text<64> = Text::read(b"/sys/kernel/debug/sched/preempt\0");
+        let (preempt, preempt_source) = match preempt_from_debugfs(&debugfs.buf[..debugfs.len]) {
+            Some(m) => (Text::from(m), PreemptSource::Debugfs),
+            None => {
+                let (m, src) = preempt_derived(cstr(&uts.version), &cmdline.buf[..cmdline.len]);
+                (Text::from(m), src)
+            }
+        };
+        let mut cpuinfo = [0u8; 4096];
+        let model = match sys::read_file(b"/proc/cpuinfo\0", &mut cpuinfo) {
+            Ok(s) => cpu_model(s),
+            Err(_) => Text::empty(),
+        };
+        Facts {
+            boot_id: Text::read(b"/proc/sys/kernel/random/boot_id\0"),
+            cmdline,
+            preempt,
+            preempt_source,
+            cpu_model: model,
+            governor: cpu_path(cpu, "scaling_governor"),
+            epp: cpu_path(cpu, "energy_performance_preference"),
+            turbo: turbo(),
+            smt: Text::read(b"/sys/devices/system/cpu/smt/control\0"),
+            online_cpus: Text::read(b"/sys/devices/system/cpu/online\0"),
+            io_uring_disabled: Text::read(b"/proc/sys/kernel/io_uring_disabled\0"),
+            uts,
+        }
+    }
+
+    pub fn release(&self) -> &[u8] {
+        let r = cstr(&self.uts.release);
+        if r.is_empty() {
+            b"unknown"
+        } else {
+            r
+        }
+    }
+
+    pub fn version(&self) -> &[u8] {
+        let v = cstr(&self.uts.version);
+        if v.is_empty() {
+            b"unknown"
+        } else {
+            v
+        }
+    }
+
+    /// Every fact as (key, value), in output order (also the TSV's extra columns).
+    pub fn each(&self, f: &mut dyn FnMut(&'static str, &[u8])) {
+        f("kernel_version", self.version());
+        f("machine", Text::<65>::from(cstr(&self.uts.machine)).get());
+        f("cmdline", self.cmdline.get());
+        f("preempt", self.preempt.get());
+        f("preempt_source", self.preempt_source.name().as_bytes());
+        f("cpu_model", self.cpu_model.get());
+        f("governor", self.governor.get());
+        f("energy_perf_preference", self.epp.get());
+        f("turbo", self.turbo.get());
+        f("smt", self.smt.get());
+        f("online_cpus", self.online_cpus.get());
+        f("io_uring_disabled", self.io_uring_disabled.get());
+    }
+
+    /// The facts as `# key=value` lines.
+    pub fn print(&self, out: &mut Out) {
+        self.each(&mut |k, v| {
+            let _ = writeln!(out, "# {k}={}", Bytes(v));
+        });
+    }
+}
+
+/// Turbo/boost state: intel_pstate's no_turbo, else cpufreq's boost.
+fn turbo() -> Text<8> {
+    let no_turbo: Text<8> = Text::read(b"/sys/devices/system/cpu/intel_pstate/no_turbo\0");
+    let boost: Text<8> = Text::read(b"/sys/devices/system/cpu/cpufreq/boost\0");
+    match (no_turbo.get(), boost.get()) {
+        (b"1", _) => Text::from(b"off"),
+        (b"0", _) => Text::from(b"on"),
+        (_, b"1") => Text::from(b"on"),
+        (_, b"0") => Text::from(b"off"),
+        _ => Text::empty(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debugfs_mode_is_the_parenthesised_one() {
+        assert_eq!(
+            preempt_from_debugfs(b"none voluntary (full) lazy\n"),
+            Some(&b"full"[..])
+        );
+        assert_eq!(
+            preempt_from_debugfs(b"(none) voluntary full"),
+            Some(&b"none"[..])
+        );
+        assert_eq!(preempt_from_debugfs(b"none voluntary full"), None);
+        assert_eq!(preempt_from_debugfs(b"()"), None);
+        assert_eq!(preempt_from_debugfs(b""), None);
+    }
+
+    #[test]
+    fn derived_mode_from_version_and_cmdline() {
+        let dyn_v = b"#1 SMP PREEMPT_DYNAMIC Thu Jan  1 00:00:00 UTC 2026";
+        assert_eq!(
+            preempt_derived(dyn_v, b"console=ttyS0 preempt=full quiet"),
+            (&b"full"[..], PreemptSource::Cmdline)
+        );
+        assert_eq!(
+            preempt_derived(dyn_v, b"console=ttyS0"),
+            (&b"dynamic-build-default"[..], PreemptSource::Version)
+        );
+        assert_eq!(
+            preempt_derived(b"#1 SMP PREEMPT_RT", b""),
+            (&b"rt"[..], PreemptSource::Version)
+        );
+        assert_eq!(
+            preempt_derived(b"#1 SMP PREEMPT Mon", b""),
+            (&b"full"[..], PreemptSource::Version)
+        );
+        assert_eq!(
+            preempt_derived(b"#1 SMP Mon", b"preempt=full"),
+            (&b"none-or-voluntary"[..], PreemptSource::Version)
+        );
+    }
+
+    #[test]
+    fn cpu_model_for_x86_and_arm64() {
+        let x86 = b"processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: 12th Gen Intel(R) Core(TM) i7-12700KF\nflags\t: fpu\n";
+        assert_eq!(
+            cpu_model(x86).get(),
+            b"12th Gen Intel(R) Core(TM) i7-12700KF"
+        );
+        let arm =
+            b"processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n";
+        assert_eq!(cpu_model(arm).get(), b"implementer=0x41 part=0xd0c");
+        assert_eq!(cpu_model(b"nothing useful\n").get(), b"unknown");
+    }
+
+    #[test]
+    fn text_trims_and_reports_unknown() {
+        assert_eq!(Text::<16>::from(b"  on\n").get(), b"on");
+        assert_eq!(Text::<16>::from(b"\n").get(), b"unknown");
+        assert_eq!(Text::<4>::from(b"abcdefgh").get(), b"abcd");
+        assert_eq!(Text::<16>::read(b"/nonexistent/file\0").get(), b"unknown");
+    }
+
+    #[test]
+    fn live_facts_are_read_on_this_box() {
+        let f = Facts::read(0);
+        assert!(!f.release().is_empty() && f.release() != b"unknown");
+        assert_eq!(
+            f.boot_id.get().len(),
+            36,
+            "{:?}",
+            String::from_utf8_lossy(f.boot_id.get())
+        );
+        let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+        assert_eq!(f.online_cpus.get(), online.trim().as_bytes());
+        let disabled = std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled").unwrap();
+        assert_eq!(f.io_uring_disabled.get(), disabled.trim().as_bytes());
+        let cmdline = std::fs::read_to_string("/proc/cmdline").unwrap();
+        assert_eq!(f.cmdline.get(), cmdline.trim().as_bytes());
+        let mut keys = Vec::new();
+        f.each(&mut |k, v| {
+            assert!(!v.is_empty(), "{k}");
+            keys.push(k);
+        });
+        assert_eq!(keys.len(), 12);
+        assert!(keys.contains(&"preempt") && keys.contains(&"governor") && keys.contains(&"turbo"));
+    }
+}

@@ -1,0 +1,40 @@
+//! Duties of a process started as `/init` (PID 1) of an initramfs: nothing
+//! is mounted, and if PID 1 exits the kernel panics ("Attempted to kill
+//! init!"). So mount what the facts need, and end by powering off.
+
+use core::fmt::Write;
+
+use crate::report::Out;
+use crate::sys;
+
+/// True when this process is the first one the kernel started.
+pub fn is_pid1() -> bool {
+    sys::getpid() == 1
+}
+
+/// Mounts proc, sysfs and debugfs (for the preemption mode) where the
+/// facts are read from. Failures are fine: a fact that cannot be read is
+/// printed as `unknown`.
+pub fn mount_pseudo_filesystems() {
+    let _ = sys::mkdir(b"/proc\0", 0o555);
+    let _ = sys::mount(b"proc\0", b"/proc\0", b"proc\0");
+    let _ = sys::mkdir(b"/sys\0", 0o555);
+    let _ = sys::mount(b"sysfs\0", b"/sys\0", b"sysfs\0");
+    let _ = sys::mount(b"debugfs\0", b"/sys/kernel/debug\0", b"debugfs\0");
+}
+
+/// Prints `uring-repro: exit N` (the code a shell would have seen), lets the
+/// console drain, syncs and powers off. Exits only if power-off fails.
+pub fn power_off(code: i32) -> ! {
+    let mut out = Out::new(1);
+    let _ = writeln!(out, "uring-repro: exit {code}");
+    out.flush();
+    let _ = sys::tcdrain(1);
+    let _ = sys::tcdrain(2);
+    sys::sync();
+    let e = sys::power_off();
+    let mut err = Out::new(2);
+    let _ = writeln!(err, "uring-repro: power-off failed: {e}");
+    err.flush();
+    sys::exit(code)
+}
