@@ -68,7 +68,16 @@ fn smoke_passes_with_every_check() {
     assert!(
         lines[1].contains("ring_entries=64 cq_entries=128 slots=32 cycles=2 warmups=0 rounds=1")
     );
-    assert_eq!(lines[2], "round\tpairs\tns_per_pair\tsemantic_pass");
+    // Then the facts, one `# key=value` line each, then the C tool's header.
+    let header = lines.iter().position(|l| !l.starts_with('#')).unwrap();
+    for l in &lines[2..header] {
+        assert!(l.starts_with("# ") && l.contains('='), "{l}");
+    }
+    for key in ["kernel_version", "cmdline", "preempt", "cpu_model", "governor", "turbo", "smt",
+                "online_cpus", "io_uring_disabled"] {
+        assert!(lines[2..header].iter().any(|l| l.starts_with(&format!("# {key}="))), "{key}");
+    }
+    assert_eq!(lines[header], "round\tpairs\tns_per_pair\tsemantic_pass");
     let r = rows(&stdout);
     assert_eq!(r.len(), 2);
     assert_eq!(
