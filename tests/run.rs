@@ -73,9 +73,23 @@ fn smoke_passes_with_every_check() {
     for l in &lines[2..header] {
         assert!(l.starts_with("# ") && l.contains('='), "{l}");
     }
-    for key in ["kernel_version", "cmdline", "preempt", "cpu_model", "governor", "turbo", "smt",
-                "online_cpus", "io_uring_disabled"] {
-        assert!(lines[2..header].iter().any(|l| l.starts_with(&format!("# {key}="))), "{key}");
+    for key in [
+        "kernel_version",
+        "cmdline",
+        "preempt",
+        "cpu_model",
+        "governor",
+        "turbo",
+        "smt",
+        "online_cpus",
+        "io_uring_disabled",
+    ] {
+        assert!(
+            lines[2..header]
+                .iter()
+                .any(|l| l.starts_with(&format!("# {key}="))),
+            "{key}"
+        );
     }
     assert_eq!(lines[header], "round\tpairs\tns_per_pair\tsemantic_pass");
     let r = rows(&stdout);
