@@ -5,17 +5,19 @@
 use core::fmt::Write;
 
 use crate::check::Ledger;
-use crate::cli::{self, Command, RunConfig};
+use crate::cli::{self, Command, Mode, ProfileId, RunConfig};
+use crate::contract::Contract;
 use crate::cpu;
-use crate::profile::wait_wake::WaitWake;
-use crate::profile::{run_round, Profile, Round};
-use crate::report::{Bytes, Dec, Out, Ratio6};
+use crate::profile::{self, account_ring, run_round, Profile, Round, Workload};
+use crate::report::{Bytes, Dec, Line, Out, Ratio6};
 use crate::ring::{self, Ring, SetupError};
 use crate::rt::StartInfo;
+use crate::sha256::Hex;
 use crate::stats;
 use crate::sys::clock::Clock;
-use crate::sys::uapi::{self, AT_SYSINFO_EHDR, IORING_SQ_CQ_OVERFLOW};
-use crate::sys::{self, Errno, CPU_SET_BYTES};
+use crate::sys::uapi::{self, AT_SYSINFO_EHDR};
+use crate::sys::{self, Errno, Fd, CPU_SET_BYTES};
+use crate::tsv::{self, TsvFile};
 
 /// Exit codes (kselftest-style, DESIGN.md §5).
 pub mod exit {
@@ -44,11 +46,9 @@ pub fn main(start: &StartInfo) -> i32 {
             let _ = writeln!(out, "uring-repro {VERSION}");
             exit::PASS
         }
-        Ok(Command::Run(cfg)) => {
-            // SAFETY: the value is this process's AT_SYSINFO_EHDR (or 0).
-            let clock = unsafe { Clock::new(start.auxv(AT_SYSINFO_EHDR).unwrap_or(0)) };
-            run(&cfg, &clock, &mut out)
-        }
+        Ok(Command::Run(cfg)) => report(run(&cfg, &clock(start), &mut out)),
+        Ok(Command::Describe(cfg)) => describe(&cfg, &mut out),
+        Ok(Command::Selftest(cfg)) => selftest(&cfg, &clock(start), &mut out),
         Err(e) => fail(exit::USAGE, format_args!("{e}")),
     };
     out.flush();
@@ -56,6 +56,11 @@ pub fn main(start: &StartInfo) -> i32 {
         return exit::STDOUT_CLOSED;
     }
     code
+}
+
+fn clock(start: &StartInfo) -> Clock {
+    // SAFETY: the value is this process's AT_SYSINFO_EHDR (or 0).
+    unsafe { Clock::new(start.auxv(AT_SYSINFO_EHDR).unwrap_or(0)) }
 }
 
 /// Writes `uring-repro: MSG` to stderr and returns `code`.
@@ -74,6 +79,7 @@ struct Facts {
 }
 
 impl Facts {
+    #[inline(never)]
     fn read() -> Facts {
         let mut uts = uapi::Utsname {
             sysname: [0; 65],
@@ -115,73 +121,190 @@ impl Facts {
     }
 }
 
-/// Runs a configured benchmark and reports it; returns the exit code.
-pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
-    // CPU first: a bad --cpu is a usage error, whatever the kernel can do.
+/// How a run ended: its exit code and, unless it passed, the cause (the
+/// one stderr line, or selftest's TAP diagnostic).
+#[derive(Clone, Copy)]
+pub struct Verdict {
+    pub code: i32,
+    pub cause: Line,
+}
+
+/// Out of line: each inlined copy would zero and format a Line at its site.
+#[inline(never)]
+fn verdict(code: i32, msg: core::fmt::Arguments<'_>) -> Verdict {
+    let mut cause = Line::new();
+    let _ = cause.write_fmt(msg);
+    Verdict { code, cause }
+}
+
+/// Writes a verdict's cause to stderr; returns its exit code.
+fn report(v: Verdict) -> i32 {
+    if v.code == exit::PASS || v.cause.as_bytes().is_empty() {
+        return v.code;
+    }
+    fail(v.code, format_args!("{}", v.cause))
+}
+
+/// The CPU a run with `cfg` pins to (a bad --cpu is a usage error).
+fn choose_cpu(cfg: &RunConfig) -> Result<cpu::Choice, Verdict> {
     let mut allowed = [0u8; CPU_SET_BYTES];
     if let Err(e) = sys::sched_getaffinity(&mut allowed) {
-        return fail(exit::SKIP, format_args!("sched_getaffinity failed: {e}"));
+        return Err(verdict(
+            exit::SKIP,
+            format_args!("sched_getaffinity failed: {e}"),
+        ));
     }
-    let choice = match cpu::choose(cfg.cpu, &allowed) {
-        Ok(c) => c,
-        Err(c) => {
-            return fail(
-                exit::USAGE,
-                format_args!(
+    cpu::choose(cfg.cpu, &allowed).map_err(|c| {
+        verdict(
+            exit::USAGE,
+            format_args!(
                 "--cpu {c}: CPU {c} is not online or not allowed for this process (allowed: {})",
                 cpu::Ranges(&allowed)
             ),
-            )
+        )
+    })
+}
+
+/// `describe`: the contract of the run these options make, as JSON.
+fn describe(cfg: &RunConfig, out: &mut Out) -> i32 {
+    match choose_cpu(cfg) {
+        Ok(c) => {
+            out.bytes(Contract { cfg, cpu: c.cpu() }.json().as_bytes());
+            exit::PASS
         }
-    };
+        Err(v) => report(v),
+    }
+}
+
+/// `selftest`: every profile's smoke, in both futex scopes where it has
+/// one, in this process; TAP 13 on stdout. Exit 0 when none failed (skips
+/// allowed), 1 when any failed, 4 when every one was skipped.
+#[inline(never)]
+fn selftest(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
+    if let Err(v) = choose_cpu(cfg) {
+        return report(v);
+    }
+    // Every profile in the private scope, and in the shared one where it
+    // has futex words.
+    let total = ProfileId::ALL.len()
+        + ProfileId::ALL
+            .iter()
+            .filter(|p| p.0.has_futex_scope())
+            .count();
+    let _ = writeln!(out, "TAP version 13\n1..{total}");
+    out.flush();
+    let (mut n, mut failed, mut skipped, mut first_skip) = (0, 0, 0, Line::new());
+    for &(id, ..) in ProfileId::ALL.iter() {
+        for shared in [false, true] {
+            if shared && !id.has_futex_scope() {
+                continue;
+            }
+            n += 1;
+            let c = cfg.smoke(id, shared);
+            let v = run(&c, clock, &mut Out::null());
+            let name = format_args!("{n} - {} {}", id.formal_name(), c.futex_scope());
+            let _ = match v.code {
+                exit::PASS => writeln!(out, "ok {name}"),
+                exit::SKIP => {
+                    skipped += 1;
+                    if skipped == 1 {
+                        first_skip = v.cause;
+                    }
+                    writeln!(out, "ok {name} # SKIP {}", v.cause)
+                }
+                code => {
+                    failed += 1;
+                    writeln!(out, "not ok {name}\n# exit {code}: {}", v.cause)
+                }
+            };
+            out.flush();
+        }
+    }
+    if failed > 0 {
+        fail(
+            exit::FAIL,
+            format_args!("selftest: {failed} of {total} failed (see stdout)"),
+        )
+    } else if skipped == total {
+        fail(
+            exit::SKIP,
+            format_args!("selftest: every test skipped: {first_skip}"),
+        )
+    } else {
+        exit::PASS
+    }
+}
+
+/// Runs a configured benchmark and reports it on `out` (and `--tsv`).
+pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Verdict {
+    match attempt(cfg, clock, out) {
+        Ok(v) | Err(v) => v,
+    }
+}
+
+/// `run`, with every reason not to start as an `Err`.
+#[inline(never)]
+fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Result<Verdict, Verdict> {
+    // CPU first: a bad --cpu is a usage error, whatever the kernel can do.
+    let choice = choose_cpu(cfg)?;
     if let Err(e) = cpu::pin(choice.cpu()) {
-        return fail(
+        return Err(verdict(
             exit::USAGE,
             format_args!("--cpu {}: cannot pin: {e}", choice.cpu()),
-        );
+        ));
     }
-
-    let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
-        Ok(r) => r,
-        Err(SetupError::Setup(e)) if e == Errno::EPERM || e == Errno::ENOSYS => {
-            return fail(
-                exit::SKIP,
-                format_args!("io_uring unavailable: io_uring_setup: {e}"),
-            )
-        }
-        Err(SetupError::Setup(e)) => {
-            return fail(exit::SKIP, format_args!("io_uring_setup failed: {e}"))
-        }
-        Err(SetupError::Mmap(e)) => {
-            return fail(exit::SKIP, format_args!("mapping the rings failed: {e}"))
-        }
-        Err(SetupError::Feature(f)) => {
-            return fail(
-                exit::SKIP,
-                format_args!("kernel lacks {f} (needed to bound waits)"),
-            )
-        }
-    };
-    ring.set_wait_timeout_ns(cfg.timeout_s as u64 * 1_000_000_000);
-
-    let mut profile = match WaitWake::new(cfg.slots, true) {
-        Ok(p) => p,
-        Err(e) => {
-            return fail(
-                exit::SKIP,
-                format_args!("mapping the futex words failed: {e}"),
-            )
-        }
-    };
-    if let Some(code) = probe(&ring, profile.opcodes()) {
-        return code;
+    let timeout_ns = cfg.timeout_s as u64 * 1_000_000_000;
+    let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, 0).map_err(|e| match e {
+        SetupError::Setup(e) if e == Errno::EPERM || e == Errno::ENOSYS => verdict(
+            exit::SKIP,
+            format_args!("io_uring unavailable: io_uring_setup: {e}"),
+        ),
+        SetupError::Setup(e) => verdict(exit::SKIP, format_args!("io_uring_setup failed: {e}")),
+        SetupError::Mmap(e) => verdict(
+            exit::SKIP,
+            format_args!("mapping the rings failed: {e}"),
+        ),
+        SetupError::Feature(f) => verdict(
+            exit::SKIP,
+            format_args!("kernel lacks {f} (needed to bound waits)"),
+        ),
+    })?;
+    ring.set_wait_timeout_ns(timeout_ns);
+    let mut work = Workload::new(cfg.profile, cfg.slots, !cfg.shared, timeout_ns).map_err(|e| {
+        verdict(
+            exit::SKIP,
+            format_args!("mapping the futex words failed: {e}"),
+        )
+    })?;
+    probe(&ring, profile::opcodes(cfg.profile))?;
+    let input_sha256 = Contract {
+        cfg,
+        cpu: choice.cpu(),
     }
+    .sha256();
+    let mut tsv = match cfg.tsv {
+        None => None,
+        Some(path) => Some(TsvFile::create(path).map_err(|e| {
+            let why = if e == Errno::EEXIST {
+                "exists (never overwritten)"
+            } else {
+                "cannot be created"
+            };
+            verdict(
+                exit::USAGE,
+                format_args!("--tsv {}: {why}: {e}", Bytes(path)),
+            )
+        })?),
+    };
 
     let facts = Facts::read();
+    let shape = profile::shape(cfg.profile, cfg.slots);
     let _ = writeln!(
         out,
-        "# uring-repro {VERSION} profile={} kernel={} boot_id={} cpu={} cpu_choice={} clock={}",
+        "# uring-repro {VERSION} profile={} mode={} kernel={} boot_id={} cpu={} cpu_choice={} \
+         clock={}",
         cfg.profile.formal_name(),
+        cfg.mode.name(),
         Bytes(facts.release()),
         Bytes(facts.boot_id()),
         choice.cpu(),
@@ -190,47 +313,100 @@ pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
     );
     let _ = writeln!(
         out,
-        "# ring_entries={} cq_entries={} slots={} cycles={} warmups={} rounds={} futex=private \
-         timeout_s={} features={:#x}",
+        "# ring_entries={} cq_entries={} slots={} vector_width={} cycles={} warmups={} rounds={} \
+         futex={} timeout_s={} features={:#x} input_sha256={}",
         ring.sq_entries(),
         ring.cq_entries(),
-        cfg.slots,
+        shape.slots,
+        shape.vector_width,
         cfg.cycles,
         cfg.warmups,
         cfg.rounds,
+        cfg.futex_scope(),
         cfg.timeout_s,
         ring.features(),
+        Hex(&input_sha256),
     );
     let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");
     out.flush();
 
-    let outcome = measure(cfg, &mut profile, &mut ring, clock, choice.cpu(), out);
-    finish(outcome, &ring, out)
+    let ctx = tsv::Context {
+        kernel_release: facts.release(),
+        boot_id: facts.boot_id(),
+        mode: cfg.mode.name(),
+        profile: cfg.profile.formal_name(),
+        ring_entries: ring.sq_entries(),
+        slots: shape.slots,
+        vector_width: shape.vector_width,
+        cpu: choice.cpu(),
+        input_sha256,
+        trace_enabled: cfg.mode == Mode::Trace,
+        futex_scope: cfg.futex_scope(),
+        clock_source: clock.source().name(),
+        tool_version: VERSION,
+    };
+    let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "begin", cfg, out));
+    let outcome = measure(
+        cfg,
+        work.profile(),
+        &mut ring,
+        clock,
+        choice.cpu(),
+        out,
+        tsv.as_mut().map(|f| (f, &ctx)),
+    );
+    work.profile().finish();
+    if let Some(marker) = trace {
+        trace_mark(marker, "end", cfg, out);
+    }
+    Ok(finish(outcome, out, tsv.as_ref().is_some_and(|t| t.broken())))
 }
 
-/// Probes the ring for `needed` opcodes; Some(exit code) when any is missing.
-fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Option<i32> {
+/// ftrace's marker file: what it is written there lands in the trace.
+const TRACE_MARKER: &[u8] = b"/sys/kernel/tracing/trace_marker\0";
+
+/// `--trace`: marks the start or end of the traced cycles on stdout (with
+/// the PID, flushed) and, where this process may write it, in ftrace's
+/// buffer. Returns the marker file opened at "begin" for "end".
+fn trace_mark(marker: Option<Fd>, what: &str, cfg: &RunConfig, out: &mut Out) -> Option<Fd> {
+    let marker = marker.or_else(|| sys::open(TRACE_MARKER, uapi::O_WRONLY, 0).ok());
+    let mut line = Line::new();
+    let _ = write!(
+        line,
+        "uring-repro trace {what} pid={} profile={}",
+        sys::getpid(),
+        cfg.profile.formal_name()
+    );
+    if let Some(m) = &marker {
+        let _ = sys::write(m.raw(), line.as_bytes());
+    }
+    let _ = writeln!(out, "# {line} ftrace_marker={}", marker.is_some() as u8);
+    out.flush();
+    marker
+}
+
+/// Probes the ring for `needed` opcodes; a missing one is a skip naming it.
+#[inline(never)]
+fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Verdict> {
     let mut p = ring::empty_probe();
     if let Err(e) = ring.probe(&mut p) {
-        return Some(fail(
+        return Err(verdict(
             exit::SKIP,
             format_args!("IORING_REGISTER_PROBE failed: {e}"),
         ));
     }
     if needed.iter().all(|&(op, _)| ring::probe_supports(&p, op)) {
-        return None;
+        return Ok(());
     }
-    let mut err = Out::new(2);
-    let _ = write!(err, "uring-repro: kernel lacks");
+    let mut v = verdict(exit::SKIP, format_args!("kernel lacks"));
     for &(op, name) in needed
         .iter()
         .filter(|&&(op, _)| !ring::probe_supports(&p, op))
     {
-        let _ = write!(err, " {name} ({op})");
+        let _ = write!(v.cause, " {name} ({op})");
     }
-    let _ = writeln!(err, " (probe last_op={})", p.last_op);
-    err.flush();
-    Some(exit::SKIP)
+    let _ = write!(v.cause, " (probe last_op={})", p.last_op);
+    Err(v)
 }
 
 /// What the measured part of a run produced.
@@ -242,14 +418,18 @@ struct Outcome {
     total_pairs: u64,
 }
 
-/// Warm-ups, then measured rounds, a row printed and flushed after each.
-fn measure<P: Profile>(
+/// Warm-ups, then measured rounds. After each round: the ring's state is
+/// checked, its TSV row written and flushed, and (measured rounds) its
+/// stdout row printed; the first failing round ends the run.
+#[inline(never)]
+fn measure(
     cfg: &RunConfig,
-    profile: &mut P,
+    profile: &mut dyn Profile,
     ring: &mut Ring,
     clock: &Clock,
     cpu: u32,
     out: &mut Out,
+    mut tsv: Option<(&mut TsvFile, &tsv::Context<'_>)>,
 ) -> Outcome {
     let mut o = Outcome {
         ledger: Ledger::default(),
@@ -259,18 +439,35 @@ fn measure<P: Profile>(
         total_pairs: 0,
     };
     let mut seq = 0u32;
-    for _ in 0..cfg.warmups {
+    let mut seen = [0u32; 2];
+    for i in 0..cfg.warmups + cfg.rounds {
+        let warmup = i < cfg.warmups;
+        let r = if warmup { i } else { i - cfg.warmups };
+        let before = o.ledger;
         check_cpu(cpu, &mut o.ledger);
-        if !run_round(profile, ring, clock, &mut o.ledger, cfg.cycles, &mut seq).passed {
-            return o;
-        }
-    }
-    for r in 0..cfg.rounds {
-        check_cpu(cpu, &mut o.ledger);
-        let before = o.ledger.failures();
         let round: Round = run_round(profile, ring, clock, &mut o.ledger, cfg.cycles, &mut seq);
         check_cpu(cpu, &mut o.ledger);
-        let passed = round.passed && o.ledger.failures() == before;
+        account_ring(ring, &mut o.ledger, &mut seen, seq);
+        let passed = round.passed && o.ledger.failures() == before.failures();
+        if let Some((file, ctx)) = tsv.as_mut() {
+            let row = tsv::Row {
+                phase: if warmup { "warmup" } else { "measured" },
+                round: r,
+                cycles: round.cycles,
+                pairs: round.pairs,
+                timed_ns: round.timed_ns,
+                pass: passed,
+                counts: &o.ledger.since(&before),
+            };
+            file.row(ctx, &row);
+        }
+        if warmup {
+            if !passed {
+                let _ = writeln!(out, "# warm-up round {r} failed");
+                break;
+            }
+            continue;
+        }
         let _ = writeln!(
             out,
             "{r}\t{}\t{}\t{}",
@@ -303,18 +500,10 @@ fn check_cpu(cpu: u32, ledger: &mut Ledger) {
     }
 }
 
-/// End-of-run checks, the summary and the verdict.
-fn finish(mut o: Outcome, ring: &Ring, out: &mut Out) -> i32 {
-    let l = &mut o.ledger;
-    l.sq_dropped += ring.sq_dropped() as u64;
-    l.cq_overflow += ring.cq_overflow() as u64;
-    if ring.sq_flags() & IORING_SQ_CQ_OVERFLOW != 0 {
-        l.cq_overflow += 1;
-    }
-    l.outstanding += ring.sq_outstanding() as u64 + ring.cq_ready() as u64;
-    if l.sq_dropped + l.cq_overflow + l.outstanding != 0 {
-        l.note("end_of_run_state", 0, None);
-    }
+/// The summary and the verdict (the ring's state was checked per round).
+#[inline(never)]
+fn finish(o: Outcome, out: &mut Out, tsv_broken: bool) -> Verdict {
+    let l = &o.ledger;
     let passed = l.passed();
     let _ = writeln!(
         out,
@@ -341,21 +530,20 @@ fn finish(mut o: Outcome, ring: &Ring, out: &mut Out) -> i32 {
     }
     let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
     out.flush();
-    if out.broken() {
-        return exit::STDOUT_CLOSED;
-    }
-    if passed {
-        return exit::PASS;
-    }
     match l.first {
-        Some(f) => fail(
+        _ if passed && out.broken() => verdict(exit::STDOUT_CLOSED, format_args!("")),
+        _ if passed && tsv_broken => {
+            verdict(exit::FAIL, format_args!("writing the --tsv file failed"))
+        }
+        _ if passed => verdict(exit::PASS, format_args!("")),
+        Some(f) => verdict(
             exit::FAIL,
             format_args!(
                 "FAIL: {} (cycle seq {}, user_data={:#x}, res={}, flags={:#x}); counters on stdout",
                 f.what, f.seq, f.user_data, f.res, f.flags
             ),
         ),
-        None => fail(
+        None => verdict(
             exit::FAIL,
             format_args!("FAIL: see the checks line on stdout"),
         ),

@@ -15,14 +15,27 @@ pub enum Kind {
     Wait = 0,
     Wake = 1,
     Cancel = 2,
+    /// v0's proof WAKE after a WAITV completed: must find nobody (res 0).
     Check = 3,
     Nop = 4,
+    /// IORING_OP_FUTEX_WAITV (v0): res is the index of the woken word.
+    Waitv = 5,
 }
 
 /// Number of kinds (size of per-kind tables).
-pub const KINDS: usize = 5;
+pub const KINDS: usize = 6;
 
 impl Kind {
+    /// Every kind, in user_data order.
+    pub const ALL: [Kind; KINDS] = [
+        Kind::Wait,
+        Kind::Wake,
+        Kind::Cancel,
+        Kind::Check,
+        Kind::Nop,
+        Kind::Waitv,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Kind::Wait => "wait",
@@ -30,6 +43,7 @@ impl Kind {
             Kind::Cancel => "cancel",
             Kind::Check => "check",
             Kind::Nop => "nop",
+            Kind::Waitv => "waitv",
         }
     }
 }
@@ -50,10 +64,13 @@ pub struct Expect {
     pub res: i32,
 }
 
-/// Counters of everything validated over a run. All but the `*_cqes` and
-/// `cqes` totals are failure counters: any non-zero one fails the run.
+/// Counters of everything validated over a run. All but `submitted`, the
+/// `*_cqes` and `cqes` totals are failure counters: any non-zero one fails
+/// the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ledger {
+    /// SQEs the kernel accepted, by the kind of request.
+    pub submitted: [u64; KINDS],
     pub cqes: u64,
     pub kind_cqes: [u64; KINDS],
     pub bad_results: u64,
@@ -101,7 +118,11 @@ impl Ledger {
         self.failures() == 0
     }
 
-    /// Records the first failure's context (later ones only count).
+    /// Records the first failure's context (later ones only count). Cold
+    /// and out of line: it runs only on failures, and each inlined copy
+    /// would grow the binary.
+    #[cold]
+    #[inline(never)]
     pub fn note(&mut self, what: &'static str, seq: u32, cqe: Option<&IoUringCqe>) {
         if self.first.is_none() {
             let (user_data, res, flags) = cqe.map_or((0, 0, 0), |c| (c.user_data, c.res, c.flags));
@@ -115,13 +136,44 @@ impl Ledger {
         }
     }
 
+    /// The counters accumulated since `before` (an earlier copy of this
+    /// ledger): what one round added. `first` is kept from `self`.
+    pub fn since(&self, before: &Ledger) -> Ledger {
+        let mut d = *self;
+        for k in 0..KINDS {
+            d.submitted[k] -= before.submitted[k];
+            d.kind_cqes[k] -= before.kind_cqes[k];
+        }
+        d.cqes -= before.cqes;
+        d.bad_results -= before.bad_results;
+        d.bad_flags -= before.bad_flags;
+        d.unknown_tags -= before.unknown_tags;
+        d.duplicates -= before.duplicates;
+        d.missing -= before.missing;
+        d.timeouts -= before.timeouts;
+        d.submit_errors -= before.submit_errors;
+        d.sq_dropped -= before.sq_dropped;
+        d.cq_overflow -= before.cq_overflow;
+        d.outstanding -= before.outstanding;
+        d.migrations -= before.migrations;
+        d
+    }
+
+    /// CQEs of `kind` seen so far.
+    pub fn kind(&self, kind: Kind) -> u64 {
+        self.kind_cqes[kind as usize]
+    }
+
     /// `name=value` pairs of every counter, in output order.
-    pub fn counters(&self) -> [(&'static str, u64); 15] {
+    pub fn counters(&self) -> [(&'static str, u64); 18] {
         [
             ("cqes", self.cqes),
-            ("wait_cqes", self.kind_cqes[Kind::Wait as usize]),
-            ("wake_cqes", self.kind_cqes[Kind::Wake as usize]),
-            ("cancel_cqes", self.kind_cqes[Kind::Cancel as usize]),
+            ("wait_cqes", self.kind(Kind::Wait)),
+            ("waitv_cqes", self.kind(Kind::Waitv)),
+            ("wake_cqes", self.kind(Kind::Wake)),
+            ("cancel_cqes", self.kind(Kind::Cancel)),
+            ("check_cqes", self.kind(Kind::Check)),
+            ("nop_cqes", self.kind(Kind::Nop)),
             ("bad_results", self.bad_results),
             ("bad_flags", self.bad_flags),
             ("unknown_tags", self.unknown_tags),

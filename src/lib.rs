@@ -7,11 +7,14 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod contract;
 pub mod cpu;
 pub mod ops;
 pub mod profile;
 pub mod report;
 pub mod ring;
 pub mod rt;
+pub mod sha256;
 pub mod stats;
 pub mod sys;
+pub mod tsv;

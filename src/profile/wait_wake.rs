@@ -7,61 +7,37 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked. Resetting the words happens before it.
 
-use super::{check_submitted, wait_rest, Profile};
+use super::{check_submitted, wait_rest, Profile, Shape, Words};
 use crate::check::{tag, CycleCheck, Expect, Kind, Ledger, KINDS};
 use crate::ops;
-use crate::ring::{Memory, Ring};
+use crate::ring::Ring;
 use crate::sys::clock::Clock;
-use crate::sys::uapi::{IORING_OP_FUTEX_WAIT, IORING_OP_FUTEX_WAKE};
-use crate::sys::SysResult;
-
-/// Each futex word sits alone in a 64-byte cell (no false sharing).
-pub const CELL_BYTES: usize = 64;
-/// Word cells we map: one per slot, slots <= 64.
-pub const MAX_CELLS: usize = 64;
 
 pub struct WaitWake {
-    words: Memory,
+    words: Words,
     slots: u32,
     flags: u32,
     expect: [Expect; KINDS],
 }
 
 impl WaitWake {
-    /// `slots` pairs per cycle (1..=64) on private or shared futex words.
-    pub fn new(slots: u32, private: bool) -> SysResult<WaitWake> {
-        let mut expect = [Expect::default(); KINDS];
-        expect[Kind::Wait as usize] = Expect {
-            count: slots,
-            res: 0,
-        };
-        expect[Kind::Wake as usize] = Expect {
-            count: slots,
-            res: 1,
-        };
-        Ok(WaitWake {
-            words: Memory::new(MAX_CELLS * CELL_BYTES)?,
-            slots: slots.min(MAX_CELLS as u32),
-            flags: ops::futex_flags(private),
-            expect,
-        })
+    /// `shape.slots` pairs per cycle on `words`, with futex2 `flags`.
+    pub fn new(words: Words, shape: Shape, flags: u32) -> WaitWake {
+        WaitWake {
+            words,
+            slots: shape.slots,
+            flags,
+            expect: shape.expect,
+        }
     }
 
     #[inline(always)]
     fn word(&self, i: u32) -> *mut u32 {
-        // SAFETY: i < slots <= MAX_CELLS, so the cell lies inside `words`.
-        unsafe { self.words.ptr().add(i as usize * CELL_BYTES) as *mut u32 }
+        self.words.word(i)
     }
 }
 
 impl Profile for WaitWake {
-    fn opcodes(&self) -> &'static [(u8, &'static str)] {
-        &[
-            (IORING_OP_FUTEX_WAIT, "IORING_OP_FUTEX_WAIT"),
-            (IORING_OP_FUTEX_WAKE, "IORING_OP_FUTEX_WAKE"),
-        ]
-    }
-
     fn pairs_per_cycle(&self) -> u64 {
         self.slots as u64
     }
@@ -75,11 +51,7 @@ impl Profile for WaitWake {
         seq: u32,
     ) -> (u64, bool) {
         let n = self.slots;
-        for i in 0..n {
-            // SAFETY: the word is inside our mapping; volatile because the
-            // kernel reads it behind the compiler's back.
-            unsafe { self.word(i).write_volatile(0) };
-        }
+        self.words.set(n, 0);
         let before = ledger.failures();
         let t0 = clock.now_ns();
         for i in 0..n {
@@ -90,7 +62,7 @@ impl Profile for WaitWake {
                 tag(seq, Kind::Wait, i),
             ));
         }
-        let mut ok = check_submitted(ring.submit(n), n, ledger, seq);
+        let mut ok = check_submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
         for i in 0..n {
             ring.push(&ops::futex_wake(
                 self.word(i),
@@ -101,12 +73,12 @@ impl Profile for WaitWake {
         }
         let mut check = CycleCheck::new(seq, &self.expect);
         if ok {
-            ok = check_submitted(ring.submit_and_wait(n, 2 * n), n, ledger, seq);
+            ok = check_submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Wake, ledger, seq);
         }
         if ok {
             let got = ring.drain(2 * n, |c| check.observe(c, ledger));
             if got < 2 * n {
-                wait_rest(ring, &mut check, ledger, got, seq);
+                wait_rest(ring, &mut check, ledger, got, 2 * n, seq);
             }
         }
         let t1 = clock.now_ns();

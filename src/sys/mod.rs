@@ -41,6 +41,7 @@ impl Errno {
     pub const EMFILE: Errno = Errno(24);
     pub const ENOSPC: Errno = Errno(28);
     pub const EPIPE: Errno = Errno(32);
+    pub const ENAMETOOLONG: Errno = Errno(36);
     pub const ENOSYS: Errno = Errno(38);
     pub const ETIME: Errno = Errno(62);
     pub const EOPNOTSUPP: Errno = Errno(95);
@@ -316,6 +317,29 @@ pub fn clock_gettime_syscall(clock: i32, ts: &mut uapi::KernelTimespec) -> SysRe
     // SAFETY: ts is a writable struct __kernel_timespec.
     let raw = unsafe { syscall2(nr::CLOCK_GETTIME, clock as usize, ts as *mut _ as usize) };
     Errno::result(raw).map(|_| ())
+}
+
+/// Sleeps `ns` nanoseconds (nanosleep, resumed after a signal).
+pub fn sleep_ns(ns: u64) {
+    let mut req = uapi::KernelTimespec {
+        tv_sec: (ns / 1_000_000_000) as i64,
+        tv_nsec: (ns % 1_000_000_000) as i64,
+    };
+    loop {
+        let mut rem = uapi::KernelTimespec::default();
+        // SAFETY: req is readable and rem writable struct __kernel_timespec.
+        let raw = unsafe {
+            syscall2(
+                nr::NANOSLEEP,
+                &req as *const _ as usize,
+                &mut rem as *mut _ as usize,
+            )
+        };
+        if Errno::result(raw) != Err(Errno::EINTR) {
+            return;
+        }
+        req = rem;
+    }
 }
 
 pub fn getpid() -> u32 {
