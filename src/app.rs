@@ -46,7 +46,11 @@ pub fn main(start: &StartInfo) -> i32 {
             let _ = writeln!(out, "uring-repro {VERSION}");
             exit::PASS
         }
-        Ok(Command::Run(cfg)) => report(run(&cfg, &clock(start), &mut out)),
+        Ok(Command::Run(cfg)) => {
+            let mut cause = Line::new();
+            let code = run(&cfg, &clock(start), &mut out, &mut cause);
+            report(code, &cause)
+        }
         Ok(Command::Describe(cfg)) => describe(&cfg, &mut out),
         Ok(Command::Selftest(cfg)) => selftest(&cfg, &clock(start), &mut out),
         Err(e) => fail(exit::USAGE, format_args!("{e}")),
@@ -58,12 +62,15 @@ pub fn main(start: &StartInfo) -> i32 {
     code
 }
 
+#[inline(never)]
 fn clock(start: &StartInfo) -> Clock {
     // SAFETY: the value is this process's AT_SYSINFO_EHDR (or 0).
     unsafe { Clock::new(start.auxv(AT_SYSINFO_EHDR).unwrap_or(0)) }
 }
 
-/// Writes `uring-repro: MSG` to stderr and returns `code`.
+/// Writes `uring-repro: MSG` to stderr and returns `code`. Out of line:
+/// every exit path calls it, and each inlined copy costs binary size.
+#[inline(never)]
 pub fn fail(code: i32, msg: core::fmt::Arguments<'_>) -> i32 {
     let mut err = Out::new(2);
     let _ = writeln!(err, "uring-repro: {msg}");
@@ -121,41 +128,38 @@ impl Facts {
     }
 }
 
-/// How a run ended: its exit code and, unless it passed, the cause (the
-/// one stderr line, or selftest's TAP diagnostic).
-#[derive(Clone, Copy)]
-pub struct Verdict {
-    pub code: i32,
-    pub cause: Line,
-}
-
-/// Out of line: each inlined copy would zero and format a Line at its site.
+/// Writes `msg` into `cause` (the one stderr line, or selftest's TAP
+/// diagnostic) and returns `code`. Out of line: it runs only when a run
+/// cannot start or fails, and each inlined copy would cost binary size.
 #[inline(never)]
-fn verdict(code: i32, msg: core::fmt::Arguments<'_>) -> Verdict {
-    let mut cause = Line::new();
+fn stop(cause: &mut Line, code: i32, msg: core::fmt::Arguments<'_>) -> i32 {
+    cause.clear();
     let _ = cause.write_fmt(msg);
-    Verdict { code, cause }
+    code
 }
 
-/// Writes a verdict's cause to stderr; returns its exit code.
-fn report(v: Verdict) -> i32 {
-    if v.code == exit::PASS || v.cause.as_bytes().is_empty() {
-        return v.code;
+/// Writes a run's cause to stderr unless it passed; returns its exit code.
+#[inline(never)]
+fn report(code: i32, cause: &Line) -> i32 {
+    if code == exit::PASS || cause.as_bytes().is_empty() {
+        return code;
     }
-    fail(v.code, format_args!("{}", v.cause))
+    fail(code, format_args!("{cause}"))
 }
 
 /// The CPU a run with `cfg` pins to (a bad --cpu is a usage error).
-fn choose_cpu(cfg: &RunConfig) -> Result<cpu::Choice, Verdict> {
+fn choose_cpu(cfg: &RunConfig, cause: &mut Line) -> Result<cpu::Choice, i32> {
     let mut allowed = [0u8; CPU_SET_BYTES];
     if let Err(e) = sys::sched_getaffinity(&mut allowed) {
-        return Err(verdict(
+        return Err(stop(
+            cause,
             exit::SKIP,
             format_args!("sched_getaffinity failed: {e}"),
         ));
     }
     cpu::choose(cfg.cpu, &allowed).map_err(|c| {
-        verdict(
+        stop(
+            cause,
             exit::USAGE,
             format_args!(
                 "--cpu {c}: CPU {c} is not online or not allowed for this process (allowed: {})",
@@ -167,12 +171,13 @@ fn choose_cpu(cfg: &RunConfig) -> Result<cpu::Choice, Verdict> {
 
 /// `describe`: the contract of the run these options make, as JSON.
 fn describe(cfg: &RunConfig, out: &mut Out) -> i32 {
-    match choose_cpu(cfg) {
+    let mut cause = Line::new();
+    match choose_cpu(cfg, &mut cause) {
         Ok(c) => {
             out.bytes(Contract { cfg, cpu: c.cpu() }.json().as_bytes());
             exit::PASS
         }
-        Err(v) => report(v),
+        Err(code) => report(code, &cause),
     }
 }
 
@@ -181,8 +186,9 @@ fn describe(cfg: &RunConfig, out: &mut Out) -> i32 {
 /// allowed), 1 when any failed, 4 when every one was skipped.
 #[inline(never)]
 fn selftest(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
-    if let Err(v) = choose_cpu(cfg) {
-        return report(v);
+    let mut cause = Line::new();
+    if let Err(code) = choose_cpu(cfg, &mut cause) {
+        return report(code, &cause);
     }
     // Every profile in the private scope, and in the shared one where it
     // has futex words.
@@ -201,20 +207,20 @@ fn selftest(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
             }
             n += 1;
             let c = cfg.smoke(id, shared);
-            let v = run(&c, clock, &mut Out::null());
+            let code = run(&c, clock, &mut Out::null(), &mut cause);
             let name = format_args!("{n} - {} {}", id.formal_name(), c.futex_scope());
-            let _ = match v.code {
+            let _ = match code {
                 exit::PASS => writeln!(out, "ok {name}"),
                 exit::SKIP => {
                     skipped += 1;
                     if skipped == 1 {
-                        first_skip = v.cause;
+                        first_skip = cause;
                     }
-                    writeln!(out, "ok {name} # SKIP {}", v.cause)
+                    writeln!(out, "ok {name} # SKIP {cause}")
                 }
                 code => {
                     failed += 1;
-                    writeln!(out, "not ok {name}\n# exit {code}: {}", v.cause)
+                    writeln!(out, "not ok {name}\n# exit {code}: {cause}")
                 }
             };
             out.flush();
@@ -235,48 +241,47 @@ fn selftest(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
     }
 }
 
-/// Runs a configured benchmark and reports it on `out` (and `--tsv`).
-pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Verdict {
-    match attempt(cfg, clock, out) {
-        Ok(v) | Err(v) => v,
-    }
+/// Runs a configured benchmark and reports it on `out` (and `--tsv`);
+/// returns the exit code, with its cause in `cause` unless it passed.
+pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out, cause: &mut Line) -> i32 {
+    cause.clear();
+    attempt(cfg, clock, out, cause).unwrap_or_else(|code| code)
 }
 
 /// `run`, with every reason not to start as an `Err`.
-#[inline(never)]
-fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Result<Verdict, Verdict> {
+fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out, cause: &mut Line) -> Result<i32, i32> {
     // CPU first: a bad --cpu is a usage error, whatever the kernel can do.
-    let choice = choose_cpu(cfg)?;
+    let choice = choose_cpu(cfg, cause)?;
     if let Err(e) = cpu::pin(choice.cpu()) {
-        return Err(verdict(
+        return Err(stop(
+            cause,
             exit::USAGE,
             format_args!("--cpu {}: cannot pin: {e}", choice.cpu()),
         ));
     }
     let timeout_ns = cfg.timeout_s as u64 * 1_000_000_000;
-    let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, 0).map_err(|e| match e {
-        SetupError::Setup(e) if e == Errno::EPERM || e == Errno::ENOSYS => verdict(
-            exit::SKIP,
-            format_args!("io_uring unavailable: io_uring_setup: {e}"),
-        ),
-        SetupError::Setup(e) => verdict(exit::SKIP, format_args!("io_uring_setup failed: {e}")),
-        SetupError::Mmap(e) => verdict(
-            exit::SKIP,
-            format_args!("mapping the rings failed: {e}"),
-        ),
-        SetupError::Feature(f) => verdict(
-            exit::SKIP,
-            format_args!("kernel lacks {f} (needed to bound waits)"),
-        ),
+    let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, 0).map_err(|e| {
+        let mut skip = |m| stop(cause, exit::SKIP, m);
+        match e {
+            SetupError::Setup(e) if e == Errno::EPERM || e == Errno::ENOSYS => {
+                skip(format_args!("io_uring unavailable: io_uring_setup: {e}"))
+            }
+            SetupError::Setup(e) => skip(format_args!("io_uring_setup failed: {e}")),
+            SetupError::Mmap(e) => skip(format_args!("mapping the rings failed: {e}")),
+            SetupError::Feature(f) => {
+                skip(format_args!("kernel lacks {f} (needed to bound waits)"))
+            }
+        }
     })?;
     ring.set_wait_timeout_ns(timeout_ns);
     let mut work = Workload::new(cfg.profile, cfg.slots, !cfg.shared, timeout_ns).map_err(|e| {
-        verdict(
+        stop(
+            cause,
             exit::SKIP,
             format_args!("mapping the futex words failed: {e}"),
         )
     })?;
-    probe(&ring, profile::opcodes(cfg.profile))?;
+    probe(&ring, profile::opcodes(cfg.profile), cause)?;
     let input_sha256 = Contract {
         cfg,
         cpu: choice.cpu(),
@@ -290,7 +295,8 @@ fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Result<Verdict, Ver
             } else {
                 "cannot be created"
             };
-            verdict(
+            stop(
+                cause,
                 exit::USAGE,
                 format_args!("--tsv {}: {why}: {e}", Bytes(path)),
             )
@@ -345,7 +351,7 @@ fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Result<Verdict, Ver
         clock_source: clock.source().name(),
         tool_version: VERSION,
     };
-    let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "begin", cfg, out));
+    let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "uring-repro trace begin", cfg, out));
     let outcome = measure(
         cfg,
         work.profile(),
@@ -357,12 +363,18 @@ fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Result<Verdict, Ver
     );
     work.profile().finish();
     if let Some(marker) = trace {
-        trace_mark(marker, "end", cfg, out);
+        trace_mark(marker, "uring-repro trace end", cfg, out);
     }
-    Ok(finish(outcome, out, tsv.as_ref().is_some_and(|t| t.broken())))
+    Ok(finish(
+        outcome,
+        out,
+        tsv.as_ref().is_some_and(|t| t.broken()),
+        cause,
+    ))
 }
 
-/// ftrace's marker file: what it is written there lands in the trace.
+/// ftrace's marker file: what is written there lands in the trace, with
+/// the writer's PID.
 const TRACE_MARKER: &[u8] = b"/sys/kernel/tracing/trace_marker\0";
 
 /// `--trace`: marks the start or end of the traced cycles on stdout (with
@@ -370,27 +382,27 @@ const TRACE_MARKER: &[u8] = b"/sys/kernel/tracing/trace_marker\0";
 /// buffer. Returns the marker file opened at "begin" for "end".
 fn trace_mark(marker: Option<Fd>, what: &str, cfg: &RunConfig, out: &mut Out) -> Option<Fd> {
     let marker = marker.or_else(|| sys::open(TRACE_MARKER, uapi::O_WRONLY, 0).ok());
-    let mut line = Line::new();
-    let _ = write!(
-        line,
-        "uring-repro trace {what} pid={} profile={}",
-        sys::getpid(),
-        cfg.profile.formal_name()
-    );
     if let Some(m) = &marker {
-        let _ = sys::write(m.raw(), line.as_bytes());
+        let _ = sys::write(m.raw(), what.as_bytes());
     }
-    let _ = writeln!(out, "# {line} ftrace_marker={}", marker.is_some() as u8);
+    let _ = writeln!(
+        out,
+        "# {what} pid={} profile={} ftrace_marker={}",
+        sys::getpid(),
+        cfg.profile.formal_name(),
+        marker.is_some() as u8
+    );
     out.flush();
     marker
 }
 
 /// Probes the ring for `needed` opcodes; a missing one is a skip naming it.
 #[inline(never)]
-fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Verdict> {
+fn probe(ring: &Ring, needed: &[(u8, &str)], cause: &mut Line) -> Result<(), i32> {
     let mut p = ring::empty_probe();
     if let Err(e) = ring.probe(&mut p) {
-        return Err(verdict(
+        return Err(stop(
+            cause,
             exit::SKIP,
             format_args!("IORING_REGISTER_PROBE failed: {e}"),
         ));
@@ -398,15 +410,15 @@ fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Verdict> {
     if needed.iter().all(|&(op, _)| ring::probe_supports(&p, op)) {
         return Ok(());
     }
-    let mut v = verdict(exit::SKIP, format_args!("kernel lacks"));
+    let code = stop(cause, exit::SKIP, format_args!("kernel lacks"));
     for &(op, name) in needed
         .iter()
         .filter(|&&(op, _)| !ring::probe_supports(&p, op))
     {
-        let _ = write!(v.cause, " {name} ({op})");
+        let _ = write!(cause, " {name} ({op})");
     }
-    let _ = write!(v.cause, " (probe last_op={})", p.last_op);
-    Err(v)
+    let _ = write!(cause, " (probe last_op={})", p.last_op);
+    Err(code)
 }
 
 /// What the measured part of a run produced.
@@ -502,7 +514,7 @@ fn check_cpu(cpu: u32, ledger: &mut Ledger) {
 
 /// The summary and the verdict (the ring's state was checked per round).
 #[inline(never)]
-fn finish(o: Outcome, out: &mut Out, tsv_broken: bool) -> Verdict {
+fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 {
     let l = &o.ledger;
     let passed = l.passed();
     let _ = writeln!(
@@ -525,25 +537,31 @@ fn finish(o: Outcome, out: &mut Out, tsv_broken: bool) -> Verdict {
         Dec(s.cv_pct, 3)
     );
     let _ = write!(out, "# checks:");
-    for (name, v) in l.counters() {
+    // black_box keeps the loop rolled (18 inlined writes cost ~1 KiB).
+    let names: &[&str] = core::hint::black_box(&Ledger::COUNTER_NAMES[..]);
+    for (name, v) in names.iter().zip(l.counters().iter()) {
         let _ = write!(out, " {name}={v}");
     }
     let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
     out.flush();
     match l.first {
-        _ if passed && out.broken() => verdict(exit::STDOUT_CLOSED, format_args!("")),
-        _ if passed && tsv_broken => {
-            verdict(exit::FAIL, format_args!("writing the --tsv file failed"))
-        }
-        _ if passed => verdict(exit::PASS, format_args!("")),
-        Some(f) => verdict(
+        _ if passed && out.broken() => exit::STDOUT_CLOSED,
+        _ if passed && tsv_broken => stop(
+            cause,
+            exit::FAIL,
+            format_args!("writing the --tsv file failed"),
+        ),
+        _ if passed => exit::PASS,
+        Some(f) => stop(
+            cause,
             exit::FAIL,
             format_args!(
                 "FAIL: {} (cycle seq {}, user_data={:#x}, res={}, flags={:#x}); counters on stdout",
                 f.what, f.seq, f.user_data, f.res, f.flags
             ),
         ),
-        None => verdict(
+        None => stop(
+            cause,
             exit::FAIL,
             format_args!("FAIL: see the checks line on stdout"),
         ),

@@ -164,27 +164,49 @@ impl Ledger {
         self.kind_cqes[kind as usize]
     }
 
-    /// `name=value` pairs of every counter, in output order.
-    pub fn counters(&self) -> [(&'static str, u64); 18] {
+    /// Names of the `counters` values, in output order.
+    pub const COUNTER_NAMES: [&'static str; 18] = [
+        "cqes",
+        "wait_cqes",
+        "waitv_cqes",
+        "wake_cqes",
+        "cancel_cqes",
+        "check_cqes",
+        "nop_cqes",
+        "bad_results",
+        "bad_flags",
+        "unknown_tags",
+        "duplicates",
+        "missing",
+        "timeouts",
+        "submit_errors",
+        "sq_dropped",
+        "cq_overflow",
+        "outstanding",
+        "migrations",
+    ];
+
+    /// Every counter, in the order of COUNTER_NAMES.
+    pub fn counters(&self) -> [u64; 18] {
         [
-            ("cqes", self.cqes),
-            ("wait_cqes", self.kind(Kind::Wait)),
-            ("waitv_cqes", self.kind(Kind::Waitv)),
-            ("wake_cqes", self.kind(Kind::Wake)),
-            ("cancel_cqes", self.kind(Kind::Cancel)),
-            ("check_cqes", self.kind(Kind::Check)),
-            ("nop_cqes", self.kind(Kind::Nop)),
-            ("bad_results", self.bad_results),
-            ("bad_flags", self.bad_flags),
-            ("unknown_tags", self.unknown_tags),
-            ("duplicates", self.duplicates),
-            ("missing", self.missing),
-            ("timeouts", self.timeouts),
-            ("submit_errors", self.submit_errors),
-            ("sq_dropped", self.sq_dropped),
-            ("cq_overflow", self.cq_overflow),
-            ("outstanding", self.outstanding),
-            ("migrations", self.migrations),
+            self.cqes,
+            self.kind(Kind::Wait),
+            self.kind(Kind::Waitv),
+            self.kind(Kind::Wake),
+            self.kind(Kind::Cancel),
+            self.kind(Kind::Check),
+            self.kind(Kind::Nop),
+            self.bad_results,
+            self.bad_flags,
+            self.unknown_tags,
+            self.duplicates,
+            self.missing,
+            self.timeouts,
+            self.submit_errors,
+            self.sq_dropped,
+            self.cq_overflow,
+            self.outstanding,
+            self.migrations,
         ]
     }
 }

@@ -251,9 +251,9 @@ fn number(s: &[u8], lo: u32, hi: u32) -> Result<u32, Why> {
     Ok(v as u32)
 }
 
-/// Options that take a value, with the (lo, hi) range of numeric ones.
-/// The index of each is its bit in `given`.
-const VALUE_OPTIONS: [(&str, u32, u32); 8] = [
+/// Every option: its name and, for numeric ones, the (lo, hi) range. The
+/// index of each is its bit in `given`; from SMOKE on they take no value.
+const OPTIONS: [(&str, u32, u32); 11] = [
     ("--cpu", 0, crate::cpu::MAX_CPU),
     ("--rounds", 1, MAX_ROUNDS),
     ("--cycles", 1, MAX_CYCLES),
@@ -262,19 +262,26 @@ const VALUE_OPTIONS: [(&str, u32, u32); 8] = [
     ("--timeout", 1, MAX_TIMEOUT_S),
     ("--profile", 0, 0),
     ("--tsv", 0, 0),
+    ("--smoke", 0, 0),
+    ("--trace", 0, 0),
+    ("--shared", 0, 0),
 ];
-const ROUNDS_BIT: u32 = 1 << 1;
-const CYCLES_BIT: u32 = 1 << 2;
-const WARMUPS_BIT: u32 = 1 << 3;
-const SLOTS_BIT: u32 = 1 << 4;
-/// Flags without a value, with their bits in `given`.
-const FLAGS: [(&str, u32); 3] = [("--smoke", 1 << 29), ("--trace", 1 << 30), ("--shared", 1 << 31)];
+const CPU: usize = 0;
+const ROUNDS: usize = 1;
+const CYCLES: usize = 2;
+const WARMUPS: usize = 3;
+const SLOTS: usize = 4;
+const TIMEOUT: usize = 5;
+const PROFILE: usize = 6;
+const TSV: usize = 7;
+const SMOKE: usize = 8;
+const SHARED: usize = 10;
 
 /// Parses argv[1..].
 pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
     let mut args = args.into_iter().peekable();
     let mut cfg = RunConfig::default();
-    // Which options were given explicitly (see VALUE_OPTIONS and FLAGS).
+    // Which options were given explicitly (bit = index in OPTIONS).
     let mut given = 0u32;
     // `--slots` as typed, to name it if it does not fit v0.
     let mut slots_arg: (&[u8], Option<&[u8]>) = (b"--slots", None);
@@ -306,81 +313,79 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             Some(i) if arg.starts_with(b"--") => (&arg[..i], Some(&arg[i + 1..])),
             _ => (arg, None),
         };
-        let flag = FLAGS.iter().find(|f| f.0.as_bytes() == name);
-        if matches!(name, b"--help" | b"-h" | b"--version") || flag.is_some() {
+        if matches!(name, b"--help" | b"-h" | b"--version") {
             if inline.is_some() {
                 return Err(err(Why::UnexpectedValue));
             }
-            let Some(&(_, bit)) = flag else {
-                return Ok(if name == b"--version" {
-                    Command::Version
-                } else {
-                    Command::Help
-                });
-            };
-            if given & bit != 0 {
-                return Err(err(Why::Duplicate));
-            }
-            given |= bit;
-            match name {
-                b"--shared" => cfg.shared = true,
-                _ if cfg.mode != Mode::Point => return Err(err(Why::Conflict)),
-                b"--smoke" => cfg.mode = Mode::Smoke,
-                _ => cfg.mode = Mode::Trace,
-            }
-        } else {
-            let Some(idx) = VALUE_OPTIONS.iter().position(|o| o.0.as_bytes() == name) else {
-                return Err(err(if arg.starts_with(b"-") {
-                    Why::UnknownOption
-                } else {
-                    Why::UnknownCommand
-                }));
-            };
-            if given & (1 << idx) != 0 {
-                return Err(err(Why::Duplicate));
-            }
-            given |= 1 << idx;
-            let value = match inline {
-                Some(v) => v,
-                None => args.next().ok_or(err(Why::MissingValue))?,
-            };
-            // Report value errors against "--opt value" as the user typed it.
-            let verr = |why| UsageError {
-                arg,
-                value: inline.is_none().then_some(value),
-                why,
-            };
-            let (_, lo, hi) = VALUE_OPTIONS[idx];
-            match name {
-                b"--profile" => {
-                    cfg.profile = ProfileId::parse(value).ok_or(verr(Why::UnknownProfile))?
-                }
-                b"--tsv" if value.is_empty() => return Err(verr(Why::MissingValue)),
-                b"--tsv" => cfg.tsv = Some(value),
-                _ => {
-                    let v = number(value, lo, hi).map_err(verr)?;
-                    match name {
-                        b"--cpu" => cfg.cpu = Some(v),
-                        b"--rounds" => cfg.rounds = v,
-                        b"--cycles" => cfg.cycles = v,
-                        b"--warmups" => cfg.warmups = v,
-                        b"--slots" => {
-                            cfg.slots = v;
-                            slots_arg = (arg, inline.is_none().then_some(value));
-                        }
-                        _ => cfg.timeout_s = v,
-                    }
-                }
-            }
+            return Ok(if name == b"--version" {
+                Command::Version
+            } else {
+                Command::Help
+            });
         }
+        // black_box: a rolled lookup, not one inlined compare per option.
+        let options = core::hint::black_box(&OPTIONS[..]);
+        let Some(idx) = options.iter().position(|o| o.0.as_bytes() == name) else {
+            return Err(err(if arg.starts_with(b"-") {
+                Why::UnknownOption
+            } else {
+                Why::UnknownCommand
+            }));
+        };
+        if given & (1 << idx) != 0 {
+            return Err(err(Why::Duplicate));
+        }
+        given |= 1 << idx;
         // selftest chooses every run parameter itself; describe writes no file.
         let allowed = match command {
-            Some("selftest") => matches!(name, b"--cpu" | b"--timeout"),
-            Some(_) => name != b"--tsv",
+            Some("selftest") => idx == CPU || idx == TIMEOUT,
+            Some(_) => idx != TSV,
             None => true,
         };
         if !allowed {
             return Err(err(Why::NotForCommand(command.unwrap_or("run"))));
+        }
+        if idx >= SMOKE {
+            if inline.is_some() {
+                return Err(err(Why::UnexpectedValue));
+            }
+            match idx {
+                SHARED => cfg.shared = true,
+                _ if cfg.mode != Mode::Point => return Err(err(Why::Conflict)),
+                SMOKE => cfg.mode = Mode::Smoke,
+                _ => cfg.mode = Mode::Trace,
+            }
+            continue;
+        }
+        let value = match inline {
+            Some(v) => v,
+            None => args.next().ok_or(err(Why::MissingValue))?,
+        };
+        // Report value errors against "--opt value" as the user typed it.
+        let verr = |why| UsageError {
+            arg,
+            value: inline.is_none().then_some(value),
+            why,
+        };
+        let (_, lo, hi) = OPTIONS[idx];
+        match idx {
+            PROFILE => cfg.profile = ProfileId::parse(value).ok_or(verr(Why::UnknownProfile))?,
+            TSV if value.is_empty() => return Err(verr(Why::MissingValue)),
+            TSV => cfg.tsv = Some(value),
+            _ => {
+                let v = number(value, lo, hi).map_err(verr)?;
+                match idx {
+                    CPU => cfg.cpu = Some(v),
+                    ROUNDS => cfg.rounds = v,
+                    CYCLES => cfg.cycles = v,
+                    WARMUPS => cfg.warmups = v,
+                    SLOTS => {
+                        cfg.slots = v;
+                        slots_arg = (arg, inline.is_none().then_some(value));
+                    }
+                    _ => cfg.timeout_s = v,
+                }
+            }
         }
     }
     let shape = match cfg.mode {
@@ -390,18 +395,18 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
     };
     if let Some(cycles) = shape {
         // --smoke/--trace set the shape; explicit options still win.
-        if given & ROUNDS_BIT == 0 {
+        if given & (1 << ROUNDS) == 0 {
             cfg.rounds = SMOKE_ROUNDS;
         }
-        if given & CYCLES_BIT == 0 {
+        if given & (1 << CYCLES) == 0 {
             cfg.cycles = cycles;
         }
-        if given & WARMUPS_BIT == 0 {
+        if given & (1 << WARMUPS) == 0 {
             cfg.warmups = 0;
         }
     }
     if cfg.profile == ProfileId::WaitvWake {
-        if given & SLOTS_BIT == 0 {
+        if given & (1 << SLOTS) == 0 {
             cfg.slots = WAITV_GROUPS;
         } else if cfg.slots > WAITV_GROUPS {
             return Err(UsageError {

@@ -15,8 +15,6 @@ use crate::profile::shape;
 use crate::report::Text;
 use crate::sha256::Sha256;
 
-/// Room for the JSON (about 450 bytes for the longest profile).
-pub const JSON_MAX: usize = 1024;
 
 pub struct Contract<'c, 'a> {
     pub cfg: &'c RunConfig<'a>,
@@ -68,7 +66,7 @@ impl Contract<'_, '_> {
     }
 
     /// The JSON line, rendered once for printing and hashing alike.
-    pub fn json(&self) -> Text<JSON_MAX> {
+    pub fn json(&self) -> Text {
         let mut t = Text::new();
         let _ = self.write_json(&mut t);
         t
@@ -86,6 +84,7 @@ impl Contract<'_, '_> {
 mod tests {
     use super::*;
     use crate::cli::{Mode, ProfileId};
+    use crate::report::TEXT_MAX;
     use crate::sha256::Hex;
 
     fn json(cfg: &RunConfig) -> String {
@@ -119,7 +118,7 @@ mod tests {
             ..RunConfig::default()
         };
         let s = json(&cfg);
-        assert!(s.len() < JSON_MAX / 2, "{s}");
+        assert!(s.len() < TEXT_MAX - 64, "{s}");
         assert!(s.contains("\"profile\":\"v0_waitv_wake\",\"mode\":\"smoke\""), "{s}");
         assert!(s.contains("\"slots\":8,\"vector_width\":8,\"pairs_per_cycle\":8"), "{s}");
         assert!(s.contains("\"futex_scope\":\"shared\""), "{s}");

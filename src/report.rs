@@ -74,17 +74,18 @@ impl fmt::Write for Out {
     }
 }
 
-/// Text kept in memory (a verdict's cause, the contract), truncated at
-/// `N` bytes.
+/// Text kept in memory (a run's cause, the contract JSON), truncated at
+/// TEXT_MAX bytes. One type for both keeps one copy of its fmt code.
 #[derive(Clone, Copy)]
-pub struct Text<const N: usize> {
+pub struct Text<const N: usize = TEXT_MAX> {
     buf: [u8; N],
     len: usize,
 }
 
-/// One line: a verdict's cause.
-pub type Line = Text<LINE_MAX>;
-pub const LINE_MAX: usize = 240;
+/// Room for the longest contract JSON (about 420 bytes) and any cause.
+pub const TEXT_MAX: usize = 512;
+/// A run's cause: the one stderr line.
+pub type Line = Text;
 
 impl<const N: usize> Text<N> {
     pub const fn new() -> Self {
@@ -95,6 +96,10 @@ impl<const N: usize> Text<N> {
     }
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
+    }
+    /// Empties it (the bytes past `len` are never read).
+    pub fn clear(&mut self) {
+        self.len = 0;
     }
     /// True when something did not fit.
     pub fn full(&self) -> bool {
@@ -259,8 +264,9 @@ mod tests {
     fn line_truncates_and_null_discards() {
         use core::fmt::Write;
         let mut l = Line::new();
-        write!(l, "{}", "x".repeat(300)).unwrap();
-        assert_eq!(l.as_bytes().len(), LINE_MAX);
+        write!(l, "{}", "x".repeat(600)).unwrap();
+        assert_eq!(l.as_bytes().len(), TEXT_MAX);
+        assert!(l.full());
         let mut l = Line::new();
         write!(l, "a{}", 1).unwrap();
         assert_eq!(l.to_string(), "a1");

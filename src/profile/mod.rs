@@ -309,7 +309,8 @@ pub fn collect(ring: &mut Ring, check: &mut CycleCheck<'_>, ledger: &mut Ledger,
 
 /// Collects the rest of a batch of `want` CQEs when the first wait returned
 /// short: waits again (bounded), counting a timeout if the kernel never
-/// delivers. `got` is how many of them were consumed so far.
+/// delivers. `got` is how many of them were consumed so far. Whatever did
+/// arrive is always taken (`CycleCheck::finish` counts the rest missing).
 pub fn wait_rest(
     ring: &mut Ring,
     check: &mut CycleCheck<'_>,
@@ -319,13 +320,18 @@ pub fn wait_rest(
     seq: u32,
 ) {
     let mut tries = 0;
-    while got < want && tries < MAX_EXTRA_WAITS {
+    while got < want {
+        if tries == MAX_EXTRA_WAITS {
+            ledger.timeouts += 1;
+            ledger.note("timeout", seq, None);
+            return;
+        }
         tries += 1;
-        match ring.submit_and_wait(0, want - got) {
+        let waited = ring.submit_and_wait(0, want - got);
+        got += ring.drain(want - got, |c| check.observe(c, ledger));
+        match waited {
             Ok(_) | Err(Errno::EINTR) => {}
             Err(Errno::ETIME) => {
-                // Take what did arrive (`finish` counts the rest missing).
-                ring.drain(want - got, |c| check.observe(c, ledger));
                 ledger.timeouts += 1;
                 ledger.note("timeout", seq, None);
                 return;
@@ -336,11 +342,6 @@ pub fn wait_rest(
                 return;
             }
         }
-        got += ring.drain(want - got, |c| check.observe(c, ledger));
-    }
-    if got < want {
-        ledger.timeouts += 1;
-        ledger.note("timeout", seq, None);
     }
 }
 

@@ -127,6 +127,8 @@ impl Drop for Fd {
     }
 }
 
+/// Out of line, as `munmap`: never hot, and it runs in every drop glue.
+#[inline(never)]
 pub fn close(fd: i32) {
     // SAFETY: closing a descriptor number touches no user memory.
     unsafe { syscall1(nr::CLOSE, fd as usize) };
@@ -193,6 +195,9 @@ pub unsafe fn mmap(
 
 /// # Safety
 /// Nothing may use the range after this call.
+///
+/// Out of line: never hot, and every drop of a mapping runs it.
+#[inline(never)]
 pub unsafe fn munmap(addr: *mut u8, len: usize) {
     // SAFETY: the caller gives up every reference into the range.
     unsafe { syscall2(nr::MUNMAP, addr as usize, len) };
