@@ -351,7 +351,8 @@ fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out, cause: &mut Line) -> R
         clock_source: clock.source().name(),
         tool_version: VERSION,
     };
-    let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "uring-repro trace begin", cfg, out));
+    let trace =
+        (cfg.mode == Mode::Trace).then(|| trace_mark(None, "uring-repro trace begin", cfg, out));
     let outcome = measure(
         cfg,
         work.profile(),

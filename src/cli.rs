@@ -207,20 +207,21 @@ pub enum Why {
 
 impl fmt::Display for UsageError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let arg = ArgText(self);
-        match self.why {
-            Why::UnknownOption => write!(f, "{arg}: unknown option (see --help)"),
-            Why::UnknownCommand => write!(f, "{arg}: unknown command (see --help)"),
-            Why::MissingValue => write!(f, "{arg}: needs a value"),
-            Why::NotANumber => write!(f, "{arg}: not a decimal number"),
-            Why::OutOfRange(lo, hi) => write!(f, "{arg}: out of range ({lo}..={hi})"),
-            Why::Duplicate => write!(f, "{arg}: given more than once"),
-            Why::UnknownProfile => write!(f, "{arg}: unknown profile (see --help)"),
-            Why::UnexpectedValue => write!(f, "{arg}: takes no value"),
-            Why::Conflict => write!(f, "{arg}: --smoke and --trace exclude each other"),
-            Why::NotForProfile(p) => write!(f, "{arg}: does not apply to profile {p}"),
-            Why::NotForCommand(c) => write!(f, "{arg}: does not apply to {c}"),
-        }
+        write!(f, "{}: ", ArgText(self))?;
+        let text = match self.why {
+            Why::OutOfRange(lo, hi) => return write!(f, "out of range ({lo}..={hi})"),
+            Why::NotForProfile(p) => return write!(f, "does not apply to profile {p}"),
+            Why::NotForCommand(c) => return write!(f, "does not apply to {c}"),
+            Why::UnknownOption => "unknown option (see --help)",
+            Why::UnknownCommand => "unknown command (see --help)",
+            Why::MissingValue => "needs a value",
+            Why::NotANumber => "not a decimal number",
+            Why::Duplicate => "given more than once",
+            Why::UnknownProfile => "unknown profile (see --help)",
+            Why::UnexpectedValue => "takes no value",
+            Why::Conflict => "--smoke and --trace exclude each other",
+        };
+        f.write_str(text)
     }
 }
 
@@ -504,13 +505,26 @@ mod tests {
     #[test]
     fn smoke_shape_and_overrides() {
         let c = cfg(&["--smoke"]);
-        assert_eq!((c.rounds, c.cycles, c.warmups, c.mode), (1, 2, 0, Mode::Smoke));
+        assert_eq!(
+            (c.rounds, c.cycles, c.warmups, c.mode),
+            (1, 2, 0, Mode::Smoke)
+        );
         let c = cfg(&["--cycles", "5", "--smoke"]);
         assert_eq!((c.rounds, c.cycles, c.warmups), (1, 5, 0));
         let c = cfg(&["--trace", "--profile", "l0"]);
-        assert_eq!((c.rounds, c.cycles, c.warmups, c.mode), (1, 16, 0, Mode::Trace));
+        assert_eq!(
+            (c.rounds, c.cycles, c.warmups, c.mode),
+            (1, 16, 0, Mode::Trace)
+        );
         assert_eq!(cfg(&["--trace", "--rounds=2"]).rounds, 2);
         assert_eq!(cfg(&[]).mode, Mode::Point);
+    }
+
+    #[test]
+    fn profile_table_is_in_declaration_order() {
+        for (i, p) in ProfileId::ALL.iter().enumerate() {
+            assert_eq!(p.0 as usize, i);
+        }
     }
 
     #[test]
@@ -518,7 +532,10 @@ mod tests {
         for (id, short, long, formal) in ProfileId::ALL {
             for name in [short, long, formal] {
                 let c = parse([b"--profile".as_slice(), name.as_bytes()]);
-                assert!(matches!(c, Ok(Command::Run(c)) if c.profile == id), "{name}");
+                assert!(
+                    matches!(c, Ok(Command::Run(c)) if c.profile == id),
+                    "{name}"
+                );
             }
             assert_eq!(id.formal_name(), formal);
         }
@@ -554,7 +571,10 @@ mod tests {
                 Err(e) => {
                     assert!(!id.has_futex_scope(), "{short}");
                     assert_eq!(e.why, Why::NotForProfile(formal));
-                    assert_eq!(e.to_string(), format!("--shared: does not apply to profile {formal}"));
+                    assert_eq!(
+                        e.to_string(),
+                        format!("--shared: does not apply to profile {formal}")
+                    );
                 }
                 other => panic!("{other:?}"),
             }
@@ -571,7 +591,10 @@ mod tests {
         assert_eq!(why(&["--tsv"]), ("--tsv".into(), Why::MissingValue));
         match p(&["describe", "--profile", "v0", "--smoke"]) {
             Ok(Command::Describe(c)) => {
-                assert_eq!((c.profile, c.mode, c.slots), (ProfileId::WaitvWake, Mode::Smoke, 8))
+                assert_eq!(
+                    (c.profile, c.mode, c.slots),
+                    (ProfileId::WaitvWake, Mode::Smoke, 8)
+                )
             }
             other => panic!("{other:?}"),
         }
@@ -583,7 +606,10 @@ mod tests {
             Ok(Command::Selftest(c)) => assert_eq!((c.cpu, c.timeout_s), (Some(1), 3)),
             other => panic!("{other:?}"),
         }
-        assert_eq!(p(&["selftest"]), Ok(Command::Selftest(RunConfig::default())));
+        assert_eq!(
+            p(&["selftest"]),
+            Ok(Command::Selftest(RunConfig::default()))
+        );
         assert_eq!(
             why(&["selftest", "--smoke"]),
             ("--smoke".into(), Why::NotForCommand("selftest"))
@@ -592,9 +618,18 @@ mod tests {
             why(&["selftest", "--profile", "s0"]),
             ("--profile".into(), Why::NotForCommand("selftest"))
         );
-        assert_eq!(why(&["--smoke", "--trace"]), ("--trace".into(), Why::Conflict));
-        assert_eq!(why(&["--shared=1"]), ("--shared=1".into(), Why::UnexpectedValue));
-        assert_eq!(why(&["--shared", "--shared"]), ("--shared".into(), Why::Duplicate));
+        assert_eq!(
+            why(&["--smoke", "--trace"]),
+            ("--trace".into(), Why::Conflict)
+        );
+        assert_eq!(
+            why(&["--shared=1"]),
+            ("--shared=1".into(), Why::UnexpectedValue)
+        );
+        assert_eq!(
+            why(&["--shared", "--shared"]),
+            ("--shared".into(), Why::Duplicate)
+        );
     }
 
     #[test]
@@ -602,7 +637,16 @@ mod tests {
         let base = cfg(&["--cpu", "1", "--timeout", "5", "--rounds", "9"]);
         let s = base.smoke(ProfileId::WaitvWake, true);
         assert_eq!(
-            (s.mode, s.rounds, s.cycles, s.warmups, s.slots, s.shared, s.cpu, s.timeout_s),
+            (
+                s.mode,
+                s.rounds,
+                s.cycles,
+                s.warmups,
+                s.slots,
+                s.shared,
+                s.cpu,
+                s.timeout_s
+            ),
             (Mode::Smoke, 1, 2, 0, 8, true, Some(1), 5)
         );
         assert_eq!(base.smoke(ProfileId::WaitWake, false).slots, 32);

@@ -15,7 +15,6 @@ use crate::profile::shape;
 use crate::report::Text;
 use crate::sha256::Sha256;
 
-
 pub struct Contract<'c, 'a> {
     pub cfg: &'c RunConfig<'a>,
     /// The CPU the run pins to (chosen as `run` chooses it).
@@ -119,13 +118,22 @@ mod tests {
         };
         let s = json(&cfg);
         assert!(s.len() < TEXT_MAX - 64, "{s}");
-        assert!(s.contains("\"profile\":\"v0_waitv_wake\",\"mode\":\"smoke\""), "{s}");
-        assert!(s.contains("\"slots\":8,\"vector_width\":8,\"pairs_per_cycle\":8"), "{s}");
+        assert!(
+            s.contains("\"profile\":\"v0_waitv_wake\",\"mode\":\"smoke\""),
+            "{s}"
+        );
+        assert!(
+            s.contains("\"slots\":8,\"vector_width\":8,\"pairs_per_cycle\":8"),
+            "{s}"
+        );
         assert!(s.contains("\"futex_scope\":\"shared\""), "{s}");
-        assert!(s.ends_with(
-            "\"expect\":{\"wake\":{\"count\":8,\"res\":1},\"check\":{\"count\":8,\"res\":0},\
+        assert!(
+            s.ends_with(
+                "\"expect\":{\"wake\":{\"count\":8,\"res\":1},\"check\":{\"count\":8,\"res\":0},\
              \"waitv\":{\"count\":8,\"res\":3}}}\n"
-        ), "{s}");
+            ),
+            "{s}"
+        );
     }
 
     #[test]
@@ -141,7 +149,14 @@ mod tests {
             shared: true,
             ..cfg
         };
-        assert_ne!(Contract { cfg: &other, cpu: 2 }.sha256(), c.sha256());
+        assert_ne!(
+            Contract {
+                cfg: &other,
+                cpu: 2
+            }
+            .sha256(),
+            c.sha256()
+        );
         assert_ne!(Contract { cfg: &cfg, cpu: 1 }.sha256(), c.sha256());
         assert_eq!(Hex(&c.sha256()).to_string().len(), 64);
     }

@@ -228,14 +228,44 @@ mod tests {
         assert_eq!(Ratio6 { num: 1, den: 3 }.to_string(), "0.333333");
         assert_eq!(Ratio6 { num: 2, den: 3 }.to_string(), "0.666667");
         assert_eq!(Ratio6 { num: 5, den: 0 }.to_string(), "nan");
-        assert_eq!(Ratio6 { num: 1_999_999_9, den: 10_000_000 }.to_string(), "2.000000");
-        assert_eq!(Ratio6 { num: u64::MAX, den: 1 }.to_string(), "18446744073709551615.000000");
+        assert_eq!(
+            Ratio6 {
+                num: 19_999_999,
+                den: 10_000_000
+            }
+            .to_string(),
+            "2.000000"
+        );
+        assert_eq!(
+            Ratio6 {
+                num: u64::MAX,
+                den: 1
+            }
+            .to_string(),
+            "18446744073709551615.000000"
+        );
         // 18446744073709551615 = 7 * 2635249153387078802 + 1.
-        assert_eq!(Ratio6 { num: u64::MAX, den: 7 }.to_string(), "2635249153387078802.142857");
-        for (num, den) in [(2_950_366_123u64, 2_621_440_000_000u64), (123_456_789, 16_384), (7, 3), (1, 2_000_000), (1, 1_999_999)] {
+        assert_eq!(
+            Ratio6 {
+                num: u64::MAX,
+                den: 7
+            }
+            .to_string(),
+            "2635249153387078802.142857"
+        );
+        for (num, den) in [
+            (2_950_366_123u64, 2_621_440_000_000u64),
+            (123_456_789, 16_384),
+            (7, 3),
+            (1, 2_000_000),
+            (1, 1_999_999),
+        ] {
             let exact = num as f64 / den as f64;
             let got: f64 = Ratio6 { num, den }.to_string().parse().unwrap();
-            assert!((got - exact).abs() <= 0.5e-6 + 1e-12, "{num}/{den}: {got} vs {exact}");
+            assert!(
+                (got - exact).abs() <= 0.5e-6 + 1e-12,
+                "{num}/{den}: {got} vs {exact}"
+            );
         }
         let printf = format!("{:.6}", 2_950_366f64 / 16384f64);
         assert_eq!(

@@ -15,8 +15,8 @@ use super::{account_ring, Profile};
 use crate::app::{CQ_ENTRIES, RING_ENTRIES};
 use crate::check::Ledger;
 use crate::ring::Ring;
-use crate::sys::clock::Clock;
 use crate::sys;
+use crate::sys::clock::Clock;
 
 /// How long the process lingers after the last ring was closed.
 pub const LINGER_NS: u64 = 200_000_000;

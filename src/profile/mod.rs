@@ -95,9 +95,10 @@ pub fn shape(id: ProfileId, slots: u32) -> Shape {
         ProfileId::WaitWake | ProfileId::Lifecycle => {
             s.with(Kind::Wait, slots, 0).with(Kind::Wake, slots, 1)
         }
-        ProfileId::WaitCancel => s
-            .with(Kind::Wait, slots, RES_CANCELED)
-            .with(Kind::Cancel, slots, RES_CANCEL_FOUND),
+        ProfileId::WaitCancel => {
+            s.with(Kind::Wait, slots, RES_CANCELED)
+                .with(Kind::Cancel, slots, RES_CANCEL_FOUND)
+        }
         ProfileId::WaitvWake => Shape {
             vector_width: WAITV_WIDTH,
             ..s
@@ -300,7 +301,13 @@ pub fn account_ring(ring: &Ring, ledger: &mut Ledger, seen: &mut [u32; 2], seq: 
 /// profile but s0 (which keeps its own inlined drain, as published): a call
 /// per batch costs nothing next to io_uring_enter, and the binary stays small.
 #[inline(never)]
-pub fn collect(ring: &mut Ring, check: &mut CycleCheck<'_>, ledger: &mut Ledger, want: u32, seq: u32) {
+pub fn collect(
+    ring: &mut Ring,
+    check: &mut CycleCheck<'_>,
+    ledger: &mut Ledger,
+    want: u32,
+    seq: u32,
+) {
     let got = ring.drain(want, |c| check.observe(c, ledger));
     if got < want {
         wait_rest(ring, check, ledger, got, want, seq);
@@ -352,27 +359,51 @@ mod tests {
     #[test]
     fn shapes_state_every_expected_result() {
         let s0 = shape(ProfileId::WaitWake, 32);
-        assert_eq!((s0.pairs, s0.vector_width, s0.sqes()), (32, 1, [32, 32, 0, 0]));
+        assert_eq!(
+            (s0.pairs, s0.vector_width, s0.sqes()),
+            (32, 1, [32, 32, 0, 0])
+        );
         assert_eq!(s0.expect[Kind::Wait as usize], Expect { count: 32, res: 0 });
         assert_eq!(s0.expect[Kind::Wake as usize], Expect { count: 32, res: 1 });
         assert_eq!(shape(ProfileId::Lifecycle, 32), s0);
 
         let c0 = shape(ProfileId::WaitCancel, 32);
-        assert_eq!(c0.expect[Kind::Wait as usize], Expect { count: 32, res: -125 });
-        assert_eq!(c0.expect[Kind::Cancel as usize], Expect { count: 32, res: 1 });
+        assert_eq!(
+            c0.expect[Kind::Wait as usize],
+            Expect {
+                count: 32,
+                res: -125
+            }
+        );
+        assert_eq!(
+            c0.expect[Kind::Cancel as usize],
+            Expect { count: 32, res: 1 }
+        );
         assert_eq!(c0.sqes(), [32, 0, 32, 0]);
 
         let v0 = shape(ProfileId::WaitvWake, 8);
-        assert_eq!((v0.pairs, v0.vector_width, v0.sqes()), (8, 8, [8, 16, 0, 0]));
+        assert_eq!(
+            (v0.pairs, v0.vector_width, v0.sqes()),
+            (8, 8, [8, 16, 0, 0])
+        );
         assert_eq!(v0.expect[Kind::Waitv as usize], Expect { count: 8, res: 3 });
         assert_eq!(v0.expect[Kind::Wake as usize], Expect { count: 8, res: 1 });
         assert_eq!(v0.expect[Kind::Check as usize], Expect { count: 8, res: 0 });
         assert_eq!(v0.expect[Kind::Wait as usize].count, 0);
 
         let z0 = shape(ProfileId::ZeroWake, 32);
-        assert_eq!((z0.expect[Kind::Wake as usize], z0.sqes()), (Expect { count: 32, res: 0 }, [0, 32, 0, 0]));
+        assert_eq!(
+            (z0.expect[Kind::Wake as usize], z0.sqes()),
+            (Expect { count: 32, res: 0 }, [0, 32, 0, 0])
+        );
         let e0 = shape(ProfileId::Mismatch, 32);
-        assert_eq!(e0.expect[Kind::Wait as usize], Expect { count: 32, res: -11 });
+        assert_eq!(
+            e0.expect[Kind::Wait as usize],
+            Expect {
+                count: 32,
+                res: -11
+            }
+        );
         let n0 = shape(ProfileId::Nop, 5);
         assert_eq!((n0.pairs, n0.sqes()), (5, [0, 0, 0, 5]));
     }
@@ -382,7 +413,11 @@ mod tests {
         for (id, ..) in ProfileId::ALL {
             let ops: Vec<u8> = opcodes(id).iter().map(|o| o.0).collect();
             let s = shape(id, 8).sqes();
-            assert_eq!(s[0] > 0, ops.contains(&IORING_OP_FUTEX_WAIT) || ops.contains(&IORING_OP_FUTEX_WAITV), "{id:?}");
+            assert_eq!(
+                s[0] > 0,
+                ops.contains(&IORING_OP_FUTEX_WAIT) || ops.contains(&IORING_OP_FUTEX_WAITV),
+                "{id:?}"
+            );
             assert_eq!(s[1] > 0, ops.contains(&IORING_OP_FUTEX_WAKE), "{id:?}");
             assert_eq!(s[2] > 0, ops.contains(&IORING_OP_ASYNC_CANCEL), "{id:?}");
             assert_eq!(s[3] > 0, ops.contains(&IORING_OP_NOP), "{id:?}");

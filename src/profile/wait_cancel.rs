@@ -56,7 +56,10 @@ impl Profile for WaitCancel {
         }
         let mut ok = check_submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
         for i in 0..n {
-            ring.push(&ops::cancel(tag(seq, Kind::Wait, i), tag(seq, Kind::Cancel, i)));
+            ring.push(&ops::cancel(
+                tag(seq, Kind::Wait, i),
+                tag(seq, Kind::Cancel, i),
+            ));
         }
         let mut check = CycleCheck::new(seq, &self.expect);
         if ok {

@@ -90,7 +90,11 @@ impl Profile for WaitvWake {
         let before = ledger.failures();
         let t0 = clock.now_ns();
         for i in 0..g {
-            ring.push(&ops::futex_waitv(self.vec(i), WAITV_WIDTH, tag(seq, Kind::Waitv, i)));
+            ring.push(&ops::futex_waitv(
+                self.vec(i),
+                WAITV_WIDTH,
+                tag(seq, Kind::Waitv, i),
+            ));
         }
         let mut ok = check_submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
         for i in 0..g {
