@@ -568,3 +568,168 @@ fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Kind;
+
+    /// A workload that fails at its `fail_at`-th cycle (1-based), with
+    /// made-up counts: it drives `measure` and `finish` without a kernel
+    /// failure having to be provoked.
+    struct FailAt {
+        done: u32,
+        fail_at: u32,
+    }
+
+    impl Profile for FailAt {
+        fn pairs_per_cycle(&self) -> u64 {
+            4
+        }
+        fn cycle(&mut self, _: &mut Ring, _: &Clock, l: &mut Ledger, seq: u32) -> (u64, bool) {
+            self.done += 1;
+            l.submitted[Kind::Nop as usize] += 4;
+            l.kind_cqes[Kind::Nop as usize] += 4;
+            l.cqes += 4;
+            if self.done == self.fail_at {
+                l.bad_results += 1;
+                l.note("bad_result", seq, None);
+                return (10, false);
+            }
+            (10, true)
+        }
+    }
+
+    /// Runs `measure` + `finish` with FailAt into a fresh TSV file; returns
+    /// the exit code, the cause and the file's rows as columns.
+    fn run_failing(
+        warmups: u32,
+        rounds: u32,
+        fail_at: u32,
+    ) -> Option<(i32, String, Vec<Vec<String>>)> {
+        let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("SKIP: io_uring unavailable here: {e:?}");
+                return None;
+            }
+        };
+        // measure checks the CPU does not change: pin this test thread.
+        let cpu = sys::getcpu().unwrap();
+        cpu::pin(cpu).unwrap();
+        let dir = std::env::temp_dir().join(format!(
+            "uring-repro-app-{}-{warmups}-{fail_at}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rows.tsv");
+        let mut file = TsvFile::create(path.to_str().unwrap().as_bytes()).unwrap();
+        let cfg = RunConfig {
+            warmups,
+            rounds,
+            cycles: 3,
+            ..RunConfig::default()
+        };
+        let ctx = tsv::Context {
+            kernel_release: b"k",
+            boot_id: b"b",
+            mode: "point",
+            profile: "n0_nop",
+            ring_entries: 64,
+            slots: 4,
+            vector_width: 1,
+            cpu,
+            input_sha256: [0; 32],
+            trace_enabled: false,
+            futex_scope: "private",
+            clock_source: "syscall",
+            tool_version: VERSION,
+        };
+        let mut fake = FailAt { done: 0, fail_at };
+        let mut out = Out::null();
+        let o = measure(
+            &cfg,
+            &mut fake,
+            &mut ring,
+            &Clock::syscall(),
+            cpu,
+            &mut out,
+            Some((&mut file, &ctx)),
+        );
+        // The rows are on disk before the verdict, and before the close.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut cause = Line::new();
+        let code = finish(o, &mut out, false, &mut cause);
+        drop(file);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(text.starts_with(tsv::HEADER) && text.ends_with('\n'));
+        let rows = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').map(String::from).collect())
+            .collect();
+        Some((code, cause.to_string(), rows))
+    }
+
+    fn col(name: &str) -> usize {
+        tsv::HEADER
+            .trim_end()
+            .split('\t')
+            .position(|c| c == name)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_failing_round_row_is_written_with_semantic_pass_0() {
+        // 1 warm-up of 3 cycles, then the 2nd cycle of measured round 1 fails.
+        let Some((code, cause, rows)) = run_failing(1, 4, 3 + 3 + 2) else {
+            return;
+        };
+        assert_eq!(code, exit::FAIL);
+        assert!(cause.starts_with("FAIL: bad_result"), "{cause}");
+        let got: Vec<(&str, &str, &str, &str, &str)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r[col("phase")].as_str(),
+                    r[col("round")].as_str(),
+                    r[col("cycles")].as_str(),
+                    r[col("semantic_pass")].as_str(),
+                    r[col("bad_results")].as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("warmup", "0", "3", "1", "0"),
+                ("measured", "0", "3", "1", "0"),
+                ("measured", "1", "2", "0", "1"),
+            ]
+        );
+        for r in &rows {
+            assert_eq!(r.len(), col("migrations") + 1);
+            assert_eq!(
+                r[col("nop_submitted")],
+                (4 * r[col("cycles")].parse::<u64>().unwrap()).to_string()
+            );
+        }
+    }
+
+    #[test]
+    fn a_failing_warmup_stops_the_run_after_its_row() {
+        let Some((code, _, rows)) = run_failing(2, 15, 2) else {
+            return;
+        };
+        assert_eq!(code, exit::FAIL);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            (
+                rows[0][col("phase")].as_str(),
+                rows[0][col("semantic_pass")].as_str()
+            ),
+            ("warmup", "0")
+        );
+    }
+}

@@ -521,13 +521,6 @@ mod tests {
     }
 
     #[test]
-    fn profile_table_is_in_declaration_order() {
-        for (i, p) in ProfileId::ALL.iter().enumerate() {
-            assert_eq!(p.0 as usize, i);
-        }
-    }
-
-    #[test]
     fn every_profile_by_every_name() {
         for (id, short, long, formal) in ProfileId::ALL {
             for name in [short, long, formal] {

@@ -355,6 +355,8 @@ pub fn wait_rest(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::tag;
+    use crate::ring;
 
     #[test]
     fn shapes_state_every_expected_result() {
@@ -368,13 +370,11 @@ mod tests {
         assert_eq!(shape(ProfileId::Lifecycle, 32), s0);
 
         let c0 = shape(ProfileId::WaitCancel, 32);
-        assert_eq!(
-            c0.expect[Kind::Wait as usize],
-            Expect {
-                count: 32,
-                res: -125
-            }
-        );
+        let wait = Expect {
+            count: 32,
+            res: -125,
+        };
+        assert_eq!(c0.expect[Kind::Wait as usize], wait);
         assert_eq!(
             c0.expect[Kind::Cancel as usize],
             Expect { count: 32, res: 1 }
@@ -392,10 +392,8 @@ mod tests {
         assert_eq!(v0.expect[Kind::Wait as usize].count, 0);
 
         let z0 = shape(ProfileId::ZeroWake, 32);
-        assert_eq!(
-            (z0.expect[Kind::Wake as usize], z0.sqes()),
-            (Expect { count: 32, res: 0 }, [0, 32, 0, 0])
-        );
+        assert_eq!(z0.expect[Kind::Wake as usize], Expect { count: 32, res: 0 });
+        assert_eq!(z0.sqes(), [0, 32, 0, 0]);
         let e0 = shape(ProfileId::Mismatch, 32);
         assert_eq!(
             e0.expect[Kind::Wait as usize],
@@ -413,14 +411,308 @@ mod tests {
         for (id, ..) in ProfileId::ALL {
             let ops: Vec<u8> = opcodes(id).iter().map(|o| o.0).collect();
             let s = shape(id, 8).sqes();
-            assert_eq!(
-                s[0] > 0,
-                ops.contains(&IORING_OP_FUTEX_WAIT) || ops.contains(&IORING_OP_FUTEX_WAITV),
-                "{id:?}"
-            );
+            let waits = ops.contains(&IORING_OP_FUTEX_WAIT) || ops.contains(&IORING_OP_FUTEX_WAITV);
+            assert_eq!(s[0] > 0, waits, "{id:?}");
             assert_eq!(s[1] > 0, ops.contains(&IORING_OP_FUTEX_WAKE), "{id:?}");
             assert_eq!(s[2] > 0, ops.contains(&IORING_OP_ASYNC_CANCEL), "{id:?}");
             assert_eq!(s[3] > 0, ops.contains(&IORING_OP_NOP), "{id:?}");
         }
+    }
+
+    // ---- synthetic CQEs: every workload's failure classes ----
+
+    fn cqe(user_data: u64, res: i32) -> IoUringCqe {
+        IoUringCqe {
+            user_data,
+            res,
+            flags: 0,
+        }
+    }
+
+    /// The CQEs of a clean cycle `seq` of `s`, kind by kind.
+    fn clean(seq: u32, s: &Shape) -> Vec<IoUringCqe> {
+        let mut v = Vec::new();
+        for k in Kind::ALL {
+            let e = s.expect[k as usize];
+            for i in 0..e.count {
+                v.push(cqe(tag(seq, k, i), e.res));
+            }
+        }
+        v
+    }
+
+    fn verdict(seq: u32, s: &Shape, cqes: &[IoUringCqe]) -> (Ledger, bool) {
+        let mut l = Ledger::default();
+        let mut c = CycleCheck::new(seq, &s.expect);
+        for q in cqes {
+            c.observe(q, &mut l);
+        }
+        let ok = c.finish(&mut l, 0);
+        (l, ok)
+    }
+
+    fn default_shape(id: ProfileId) -> Shape {
+        let slots = if id == ProfileId::WaitvWake { 8 } else { 32 };
+        shape(id, slots)
+    }
+
+    #[test]
+    fn every_profile_accepts_its_clean_cycle() {
+        for (id, ..) in ProfileId::ALL {
+            let s = default_shape(id);
+            let (l, ok) = verdict(9, &s, &clean(9, &s));
+            assert!(ok && l.passed(), "{id:?}: {l:?}");
+            let total: u32 = s.expect.iter().map(|e| e.count).sum();
+            assert_eq!(l.cqes, total as u64, "{id:?}");
+        }
+    }
+
+    #[test]
+    fn a_wrong_result_for_the_workload_is_a_bad_result() {
+        // (profile, kind, a result the kernel could give, what it would mean)
+        let cases = [
+            (
+                ProfileId::WaitWake,
+                Kind::Wait,
+                -11,
+                "word changed before queueing",
+            ),
+            (ProfileId::WaitWake, Kind::Wake, 0, "the wake found nobody"),
+            (ProfileId::WaitCancel, Kind::Wait, 0, "woken, not cancelled"),
+            (
+                ProfileId::WaitCancel,
+                Kind::Cancel,
+                -2,
+                "-ENOENT: nothing to cancel",
+            ),
+            (
+                ProfileId::WaitCancel,
+                Kind::Cancel,
+                -114,
+                "-EALREADY: already running",
+            ),
+            (
+                ProfileId::WaitCancel,
+                Kind::Cancel,
+                0,
+                "0, as other opcodes report",
+            ),
+            (
+                ProfileId::WaitvWake,
+                Kind::Waitv,
+                0,
+                "woken at another index",
+            ),
+            (ProfileId::WaitvWake, Kind::Wake, 0, "the wake found nobody"),
+            (
+                ProfileId::WaitvWake,
+                Kind::Check,
+                1,
+                "a residual waiter stayed queued",
+            ),
+            (ProfileId::ZeroWake, Kind::Wake, 1, "somebody was waiting"),
+            (
+                ProfileId::Mismatch,
+                Kind::Wait,
+                0,
+                "the wait queued and was woken",
+            ),
+            (ProfileId::Mismatch, Kind::Wait, -125, "cancelled instead"),
+            (ProfileId::Nop, Kind::Nop, -22, "-EINVAL"),
+            (
+                ProfileId::Lifecycle,
+                Kind::Wait,
+                -125,
+                "cancelled by the close",
+            ),
+        ];
+        for (id, kind, res, why) in cases {
+            let s = default_shape(id);
+            let mut v = clean(3, &s);
+            let i = v
+                .iter()
+                .position(|c| c.user_data == tag(3, kind, 1))
+                .unwrap();
+            v[i].res = res;
+            let (l, ok) = verdict(3, &s, &v);
+            assert!(!ok, "{id:?} {why}");
+            assert_eq!(
+                (l.bad_results, l.missing, l.duplicates),
+                (1, 0, 0),
+                "{id:?} {why}"
+            );
+            let f = l.first.unwrap();
+            assert_eq!(
+                (f.what, f.user_data, f.res),
+                ("bad_result", tag(3, kind, 1), res)
+            );
+        }
+    }
+
+    #[test]
+    fn v0_without_its_check_cqes_is_missing_them() {
+        let s = default_shape(ProfileId::WaitvWake);
+        let v: Vec<_> = clean(4, &s)
+            .into_iter()
+            .filter(|c| (c.user_data >> 8) & 0xff != Kind::Check as u64 || c.user_data & 0xff < 5)
+            .collect();
+        let (l, ok) = verdict(4, &s, &v);
+        assert!(!ok);
+        assert_eq!((l.missing, l.bad_results), (3, 0));
+        assert_eq!(l.first.unwrap().what, "missing");
+        assert_eq!(l.kind(Kind::Check), 5);
+    }
+
+    #[test]
+    fn extra_and_foreign_cqes_per_profile() {
+        for (id, ..) in ProfileId::ALL {
+            let s = default_shape(id);
+            // One CQE twice: a duplicate.
+            let mut v = clean(5, &s);
+            v.push(v[0]);
+            let (l, ok) = verdict(5, &s, &v);
+            assert!(!ok && l.duplicates == 1 && l.unknown_tags == 0, "{id:?}");
+            // A kind the workload never submits, an index past its count, a
+            // CQE of the previous cycle: all unknown tags.
+            let foreign = Kind::ALL
+                .into_iter()
+                .find(|k| s.expect[*k as usize].count == 0);
+            let mut v = clean(5, &s);
+            v.push(cqe(tag(5, foreign.unwrap(), 0), 0));
+            v.push(cqe(tag(5, Kind::ALL[0], 40), 0));
+            v.push(cqe(tag(4, Kind::ALL[0], 0), 0));
+            let (l, ok) = verdict(5, &s, &v);
+            assert!(!ok, "{id:?}");
+            assert_eq!(
+                (l.unknown_tags, l.missing, l.bad_results),
+                (3, 0, 0),
+                "{id:?}"
+            );
+            // A CQE with flags set.
+            let mut v = clean(5, &s);
+            v[1].flags = 4;
+            assert_eq!(verdict(5, &s, &v).0.bad_flags, 1, "{id:?}");
+        }
+    }
+
+    // ---- the live kernel ----
+
+    /// A ring with the opcodes `id` needs, or None after a loud SKIP.
+    fn live_ring(id: ProfileId) -> Option<Ring> {
+        let mut r = match Ring::new(64, 128, 0) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("SKIP: io_uring unavailable here: {e:?}");
+                return None;
+            }
+        };
+        r.set_wait_timeout_ns(2_000_000_000);
+        let mut p = ring::empty_probe();
+        r.probe(&mut p).unwrap();
+        for &(op, name) in opcodes(id) {
+            if !ring::probe_supports(&p, op) {
+                eprintln!("SKIP: kernel lacks {name}");
+                return None;
+            }
+        }
+        Some(r)
+    }
+
+    fn run_cycles(id: ProfileId, shared: bool, cycles: u32) -> Option<(Ledger, Round)> {
+        let mut ring = live_ring(id)?;
+        let s = default_shape(id);
+        let mut w = Workload::new(id, s.slots, !shared, 2_000_000_000).unwrap();
+        let mut l = Ledger::default();
+        let mut seq = 100;
+        let round = run_round(
+            w.profile(),
+            &mut ring,
+            &Clock::syscall(),
+            &mut l,
+            cycles,
+            &mut seq,
+        );
+        account_ring(&ring, &mut l, &mut [0, 0], seq);
+        Some((l, round))
+    }
+
+    #[test]
+    fn every_profile_runs_clean_on_this_kernel() {
+        for (id, ..) in ProfileId::ALL {
+            for shared in [false, true] {
+                if shared && !id.has_futex_scope() {
+                    continue;
+                }
+                let Some((l, round)) = run_cycles(id, shared, 3) else {
+                    return;
+                };
+                assert!(l.passed() && round.passed, "{id:?} shared={shared}: {l:?}");
+                let s = default_shape(id);
+                assert_eq!((round.cycles, round.pairs), (3, 3 * s.pairs), "{id:?}");
+                for k in Kind::ALL {
+                    let want = 3 * s.expect[k as usize].count as u64;
+                    assert_eq!(l.kind(k), want, "{id:?} {k:?} CQEs");
+                    assert_eq!(l.submitted[k as usize], want, "{id:?} {k:?} submitted");
+                }
+            }
+        }
+    }
+
+    /// The checks compare with what the kernel really returns: a workload
+    /// told to expect what most opcodes give (0) fails on this kernel for
+    /// every request, and the first failure shows the real value.
+    #[test]
+    fn the_kernel_values_are_checked_not_assumed() {
+        let Some(mut ring) = live_ring(ProfileId::WaitCancel) else {
+            return;
+        };
+        let mut s = shape(ProfileId::WaitCancel, 32);
+        s.expect[Kind::Cancel as usize].res = 0;
+        let mut c0 = wait_cancel::WaitCancel::new(Words::new().unwrap(), s, ops::futex_flags(true));
+        let mut l = Ledger::default();
+        let (_, ok) = c0.cycle(&mut ring, &Clock::syscall(), &mut l, 1);
+        assert!(!ok);
+        assert_eq!((l.bad_results, l.missing), (32, 0));
+        let f = l.first.unwrap();
+        assert_eq!(
+            (f.res, (f.user_data >> 8) & 0xff),
+            (RES_CANCEL_FOUND, Kind::Cancel as u64)
+        );
+
+        let Some(mut ring) = live_ring(ProfileId::WaitvWake) else {
+            return;
+        };
+        let mut s = shape(ProfileId::WaitvWake, 8);
+        s.expect[Kind::Waitv as usize].res = 0;
+        let flags = ops::futex_flags(false);
+        let mut v0 = waitv_wake::WaitvWake::new(Words::new().unwrap(), s, flags).unwrap();
+        let mut l = Ledger::default();
+        let (_, ok) = v0.cycle(&mut ring, &Clock::syscall(), &mut l, 1);
+        assert!(!ok);
+        assert_eq!((l.bad_results, l.missing), (8, 0));
+        assert_eq!(l.first.unwrap().res, WAITV_WAKE_INDEX as i32);
+        // The check wakes still ran and found nobody: the WAITVs were done.
+        assert_eq!(l.kind(Kind::Check), 8);
+    }
+
+    #[test]
+    fn lifecycle_cycles_run_clean_in_their_own_rings() {
+        let Some(mut main) = live_ring(ProfileId::Lifecycle) else {
+            return;
+        };
+        let s = shape(ProfileId::Lifecycle, 4);
+        let w = Words::new().unwrap();
+        let mut l0 = lifecycle::Lifecycle::new(
+            wait_wake::WaitWake::new(w, s, ops::futex_flags(true)),
+            1_000_000_000,
+        );
+        let mut l = Ledger::default();
+        let clock = Clock::syscall();
+        for seq in 0..3 {
+            let (ns, ok) = l0.cycle(&mut main, &clock, &mut l, seq);
+            assert!(ok && ns > 0, "{l:?}");
+        }
+        assert_eq!((l.kind(Kind::Wait), l.kind(Kind::Wake)), (12, 12));
+        assert_eq!(l.submitted[Kind::Wait as usize], 12);
     }
 }
