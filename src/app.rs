@@ -62,6 +62,8 @@ pub fn main(start: &StartInfo) -> i32 {
     code
 }
 
+/// The run's clock. (Out of line here and below where marked: the binary
+/// has a 64 KiB budget, and these run once.)
 #[inline(never)]
 fn clock(start: &StartInfo) -> Clock {
     // SAFETY: the value is this process's AT_SYSINFO_EHDR (or 0).
@@ -86,7 +88,6 @@ struct Facts {
 }
 
 impl Facts {
-    #[inline(never)]
     fn read() -> Facts {
         let mut uts = uapi::Utsname {
             sysname: [0; 65],
@@ -139,6 +140,7 @@ fn stop(cause: &mut Line, code: i32, msg: core::fmt::Arguments<'_>) -> i32 {
 }
 
 /// Writes a run's cause to stderr unless it passed; returns its exit code.
+/// Out of line (binary size).
 #[inline(never)]
 fn report(code: i32, cause: &Line) -> i32 {
     if code == exit::PASS || cause.as_bytes().is_empty() {
@@ -184,7 +186,6 @@ fn describe(cfg: &RunConfig, out: &mut Out) -> i32 {
 /// `selftest`: every profile's smoke, in both futex scopes where it has
 /// one, in this process; TAP 13 on stdout. Exit 0 when none failed (skips
 /// allowed), 1 when any failed, 4 when every one was skipped.
-#[inline(never)]
 fn selftest(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
     let mut cause = Line::new();
     if let Err(code) = choose_cpu(cfg, &mut cause) {
@@ -398,7 +399,6 @@ fn trace_mark(marker: Option<Fd>, what: &str, cfg: &RunConfig, out: &mut Out) ->
 }
 
 /// Probes the ring for `needed` opcodes; a missing one is a skip naming it.
-#[inline(never)]
 fn probe(ring: &Ring, needed: &[(u8, &str)], cause: &mut Line) -> Result<(), i32> {
     let mut p = ring::empty_probe();
     if let Err(e) = ring.probe(&mut p) {
@@ -434,7 +434,6 @@ struct Outcome {
 /// Warm-ups, then measured rounds. After each round: the ring's state is
 /// checked, its TSV row written and flushed, and (measured rounds) its
 /// stdout row printed; the first failing round ends the run.
-#[inline(never)]
 fn measure(
     cfg: &RunConfig,
     profile: &mut dyn Profile,
@@ -514,7 +513,6 @@ fn check_cpu(cpu: u32, ledger: &mut Ledger) {
 }
 
 /// The summary and the verdict (the ring's state was checked per round).
-#[inline(never)]
 fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 {
     let l = &o.ledger;
     let passed = l.passed();

@@ -42,6 +42,7 @@ impl Default for Sha256 {
 }
 
 impl Sha256 {
+    /// Out of line (binary size).
     #[inline(never)]
     pub fn update(&mut self, mut data: &[u8]) {
         self.len = self.len.wrapping_add(data.len() as u64);
@@ -58,7 +59,6 @@ impl Sha256 {
     }
 
     /// Pads, and returns the 32-byte digest.
-    #[inline(never)]
     pub fn digest(mut self) -> [u8; 32] {
         let bits = self.len.wrapping_mul(8);
         self.update(&[0x80]);
@@ -73,7 +73,6 @@ impl Sha256 {
         out
     }
 
-    #[inline(never)]
     fn compress(&mut self) {
         let mut w = [0u32; 64];
         for (i, c) in self.block.chunks_exact(4).enumerate() {

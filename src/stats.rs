@@ -19,7 +19,6 @@ pub struct Summary {
 pub const MAX_VALUES: usize = 4096;
 
 /// Summarizes `values` (at most MAX_VALUES are used; empty gives zeros).
-#[inline(never)]
 pub fn summarize(values: &[f64]) -> Summary {
     let values = &values[..values.len().min(MAX_VALUES)];
     let n = values.len();

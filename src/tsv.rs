@@ -70,7 +70,7 @@ pub struct Row<'l> {
     pub counts: &'l Ledger,
 }
 
-/// Writes one row, newline included.
+/// Writes one row, newline included. Out of line (binary size).
 #[inline(never)]
 pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result {
     let l = r.counts;

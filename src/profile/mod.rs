@@ -3,8 +3,9 @@
 //! each cycle submits and must get back, for the checks, `describe` and the
 //! TSV alike.
 //!
-//! Results the live kernel gives (checked on 6.18 by the tests in each
-//! profile's file and by tests/profiles.rs):
+//! Results the live kernel gives (checked on 6.18 by the live tests below,
+//! `the_kernel_values_are_checked_not_assumed` among them, and by
+//! tests/workloads.rs):
 //! - FUTEX_WAIT: 0 when woken, -EAGAIN (-11) when the word differs from the
 //!   expected value, -ECANCELED (-125) when cancelled.
 //! - FUTEX_WAKE: the number of waiters woken (0 when nobody waits).
@@ -82,7 +83,8 @@ impl Shape {
     }
 }
 
-/// The shape of `id` with `slots` requests (v0: groups) per cycle.
+/// The shape of `id` with `slots` requests (v0: groups) per cycle. Out of
+/// line: inlined into its three callers it costs ~1 KiB of binary.
 #[inline(never)]
 pub fn shape(id: ProfileId, slots: u32) -> Shape {
     let s = Shape {
@@ -159,6 +161,7 @@ pub enum Workload {
 impl Workload {
     /// `id` with `slots` requests per cycle on private or shared futex words;
     /// `timeout_ns` bounds the waits of rings the profile makes itself (l0).
+    /// Out of line (binary size).
     #[inline(never)]
     pub fn new(id: ProfileId, slots: u32, private: bool, timeout_ns: u64) -> SysResult<Workload> {
         let s = shape(id, slots.min(MAX_CELLS as u32));
