@@ -24,4 +24,23 @@ fn main() {
         // and link with rust-lld directly, without crt objects.
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
+    // panic = "abort": nothing ever unwinds, so the unwind tables (.eh_frame,
+    // ~9 KiB, mostly from the precompiled core) are dead weight in a binary
+    // with a 64 KiB budget. A linker script fragment discards them; INSERT
+    // keeps the linker's default script for everything else.
+    let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let script = std::path::Path::new(&out).join("discard-eh-frame.ld");
+    std::fs::write(
+        &script,
+        "SECTIONS { /DISCARD/ : { *(.eh_frame) *(.eh_frame_hdr) } } INSERT AFTER .text;\n",
+    )
+    .expect("write the linker script");
+    let script = script.display();
+    if env == "gnu" {
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-eh-frame-hdr");
+        println!("cargo:rustc-link-arg-bins=-Wl,-T,{script}");
+    } else {
+        println!("cargo:rustc-link-arg-bins=--no-eh-frame-hdr");
+        println!("cargo:rustc-link-arg-bins=-T{script}");
+    }
 }

@@ -5,18 +5,20 @@
 use core::fmt::Write;
 
 use crate::check::{Failure, Ledger};
-use crate::cli::{self, Command, RunConfig};
+use crate::cli::{self, Command, Mode, ProfileId, RunConfig};
+use crate::contract::Contract;
 use crate::cpu;
 use crate::facts::Facts;
-use crate::profile::wait_wake::WaitWake;
-use crate::profile::{run_round, Profile, Round};
-use crate::report::{Bytes, Dec, Out, Ratio6};
+use crate::profile::{self, account_ring, run_round, Profile, Round, Workload};
+use crate::report::{Bytes, Dec, Line, Out, Ratio6};
 use crate::ring::{self, Ring, SetupError};
 use crate::rt::StartInfo;
+use crate::sha256::Hex;
 use crate::stats;
 use crate::sys::clock::Clock;
-use crate::sys::uapi::{AT_SYSINFO_EHDR, IORING_SQ_CQ_OVERFLOW};
-use crate::sys::{self, Errno, CPU_SET_BYTES};
+use crate::sys::uapi::{self, AT_SYSINFO_EHDR};
+use crate::sys::{self, Errno, Fd, CPU_SET_BYTES};
+use crate::tsv::{self, TsvFile};
 
 /// Exit codes (kselftest-style, DESIGN.md §5).
 pub mod exit {
@@ -46,10 +48,12 @@ pub fn main(start: &StartInfo) -> i32 {
             exit::PASS
         }
         Ok(Command::Run(cfg)) => {
-            // SAFETY: the value is this process's AT_SYSINFO_EHDR (or 0).
-            let clock = unsafe { Clock::new(start.auxv(AT_SYSINFO_EHDR).unwrap_or(0)) };
-            run(&cfg, &clock, &mut out)
+            let mut cause = Line::new();
+            let code = run(&cfg, &clock(start), &mut out, &mut cause);
+            report(code, &cause)
         }
+        Ok(Command::Describe(cfg)) => describe(&cfg, &mut out),
+        Ok(Command::Selftest(cfg)) => selftest(&cfg, &clock(start), &mut out),
         Err(e) => fail(exit::USAGE, format_args!("{e}")),
     };
     out.flush();
@@ -59,7 +63,17 @@ pub fn main(start: &StartInfo) -> i32 {
     code
 }
 
-/// Writes `uring-repro: MSG` to stderr and returns `code`.
+/// The run's clock. (Out of line here and below where marked: the binary
+/// has a 64 KiB budget, and these run once.)
+#[inline(never)]
+fn clock(start: &StartInfo) -> Clock {
+    // SAFETY: the value is this process's AT_SYSINFO_EHDR (or 0).
+    unsafe { Clock::new(start.auxv(AT_SYSINFO_EHDR).unwrap_or(0)) }
+}
+
+/// Writes `uring-repro: MSG` to stderr and returns `code`. Out of line:
+/// every exit path calls it, and each inlined copy costs binary size.
+#[inline(never)]
 pub fn fail(code: i32, msg: core::fmt::Arguments<'_>) -> i32 {
     let mut err = Out::new(2);
     let _ = writeln!(err, "uring-repro: {msg}");
@@ -67,73 +81,189 @@ pub fn fail(code: i32, msg: core::fmt::Arguments<'_>) -> i32 {
     code
 }
 
-/// Runs a configured benchmark and reports it; returns the exit code.
-pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
-    // CPU first: a bad --cpu is a usage error, whatever the kernel can do.
+/// Writes `msg` into `cause` (the one stderr line, or selftest's TAP
+/// diagnostic) and returns `code`. Out of line: it runs only when a run
+/// cannot start or fails, and each inlined copy would cost binary size.
+#[inline(never)]
+fn stop(cause: &mut Line, code: i32, msg: core::fmt::Arguments<'_>) -> i32 {
+    cause.clear();
+    let _ = cause.write_fmt(msg);
+    code
+}
+
+/// Writes a run's cause to stderr unless it passed; returns its exit code.
+/// Out of line (binary size).
+#[inline(never)]
+fn report(code: i32, cause: &Line) -> i32 {
+    if code == exit::PASS || cause.as_bytes().is_empty() {
+        return code;
+    }
+    fail(code, format_args!("{cause}"))
+}
+
+/// The CPU a run with `cfg` pins to (a bad --cpu is a usage error).
+fn choose_cpu(cfg: &RunConfig, cause: &mut Line) -> Result<cpu::Choice, i32> {
     let mut allowed = [0u8; CPU_SET_BYTES];
     if let Err(e) = sys::sched_getaffinity(&mut allowed) {
-        return fail(exit::SKIP, format_args!("sched_getaffinity failed: {e}"));
+        return Err(stop(
+            cause,
+            exit::SKIP,
+            format_args!("sched_getaffinity failed: {e}"),
+        ));
     }
-    let choice = match cpu::choose(cfg.cpu, &allowed) {
-        Ok(c) => c,
-        Err(c) => {
-            return fail(
-                exit::USAGE,
-                format_args!(
+    cpu::choose(cfg.cpu, &allowed).map_err(|c| {
+        stop(
+            cause,
+            exit::USAGE,
+            format_args!(
                 "--cpu {c}: CPU {c} is not online or not allowed for this process (allowed: {})",
                 cpu::Ranges(&allowed)
             ),
-            )
+        )
+    })
+}
+
+/// `describe`: the contract of the run these options make, as JSON.
+fn describe(cfg: &RunConfig, out: &mut Out) -> i32 {
+    let mut cause = Line::new();
+    match choose_cpu(cfg, &mut cause) {
+        Ok(c) => {
+            out.bytes(Contract { cfg, cpu: c.cpu() }.json().as_bytes());
+            exit::PASS
         }
-    };
+        Err(code) => report(code, &cause),
+    }
+}
+
+/// `selftest`: every profile's smoke, in both futex scopes where it has
+/// one, in this process; TAP 13 on stdout. Exit 0 when none failed (skips
+/// allowed), 1 when any failed, 4 when every one was skipped.
+fn selftest(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
+    let mut cause = Line::new();
+    if let Err(code) = choose_cpu(cfg, &mut cause) {
+        return report(code, &cause);
+    }
+    // Every profile in the private scope, and in the shared one where it
+    // has futex words.
+    let total = ProfileId::ALL.len()
+        + ProfileId::ALL
+            .iter()
+            .filter(|p| p.0.has_futex_scope())
+            .count();
+    let _ = writeln!(out, "TAP version 13\n1..{total}");
+    out.flush();
+    let (mut n, mut failed, mut skipped, mut first_skip) = (0, 0, 0, Line::new());
+    for &(id, ..) in ProfileId::ALL.iter() {
+        for shared in [false, true] {
+            if shared && !id.has_futex_scope() {
+                continue;
+            }
+            n += 1;
+            let c = cfg.smoke(id, shared);
+            let code = run(&c, clock, &mut Out::null(), &mut cause);
+            let name = format_args!("{n} - {} {}", id.formal_name(), c.futex_scope());
+            let _ = match code {
+                exit::PASS => writeln!(out, "ok {name}"),
+                exit::SKIP => {
+                    skipped += 1;
+                    if skipped == 1 {
+                        first_skip = cause;
+                    }
+                    writeln!(out, "ok {name} # SKIP {cause}")
+                }
+                code => {
+                    failed += 1;
+                    writeln!(out, "not ok {name}\n# exit {code}: {cause}")
+                }
+            };
+            out.flush();
+        }
+    }
+    if failed > 0 {
+        fail(
+            exit::FAIL,
+            format_args!("selftest: {failed} of {total} failed (see stdout)"),
+        )
+    } else if skipped == total {
+        fail(
+            exit::SKIP,
+            format_args!("selftest: every test skipped: {first_skip}"),
+        )
+    } else {
+        exit::PASS
+    }
+}
+
+/// Runs a configured benchmark and reports it on `out` (and `--tsv`);
+/// returns the exit code, with its cause in `cause` unless it passed.
+pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out, cause: &mut Line) -> i32 {
+    cause.clear();
+    attempt(cfg, clock, out, cause).unwrap_or_else(|code| code)
+}
+
+/// `run`, with every reason not to start as an `Err`.
+fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out, cause: &mut Line) -> Result<i32, i32> {
+    // CPU first: a bad --cpu is a usage error, whatever the kernel can do.
+    let choice = choose_cpu(cfg, cause)?;
     if let Err(e) = cpu::pin(choice.cpu()) {
-        return fail(
+        return Err(stop(
+            cause,
             exit::USAGE,
             format_args!("--cpu {}: cannot pin: {e}", choice.cpu()),
-        );
+        ));
     }
-
-    let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
-        Ok(r) => r,
-        Err(SetupError::Setup(e)) if e == Errno::EPERM || e == Errno::ENOSYS => {
-            return fail(
-                exit::SKIP,
-                format_args!("io_uring unavailable: io_uring_setup: {e}"),
-            )
+    let timeout_ns = cfg.timeout_s as u64 * 1_000_000_000;
+    let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, 0).map_err(|e| {
+        let mut skip = |m| stop(cause, exit::SKIP, m);
+        match e {
+            SetupError::Setup(e) if e == Errno::EPERM || e == Errno::ENOSYS => {
+                skip(format_args!("io_uring unavailable: io_uring_setup: {e}"))
+            }
+            SetupError::Setup(e) => skip(format_args!("io_uring_setup failed: {e}")),
+            SetupError::Mmap(e) => skip(format_args!("mapping the rings failed: {e}")),
+            SetupError::Feature(f) => {
+                skip(format_args!("kernel lacks {f} (needed to bound waits)"))
+            }
         }
-        Err(SetupError::Setup(e)) => {
-            return fail(exit::SKIP, format_args!("io_uring_setup failed: {e}"))
-        }
-        Err(SetupError::Mmap(e)) => {
-            return fail(exit::SKIP, format_args!("mapping the rings failed: {e}"))
-        }
-        Err(SetupError::Feature(f)) => {
-            return fail(
-                exit::SKIP,
-                format_args!("kernel lacks {f} (needed to bound waits)"),
-            )
-        }
-    };
-    ring.set_wait_timeout_ns(cfg.timeout_s as u64 * 1_000_000_000);
-
-    let mut profile = match WaitWake::new(cfg.slots, true) {
-        Ok(p) => p,
-        Err(e) => {
-            return fail(
-                exit::SKIP,
-                format_args!("mapping the futex words failed: {e}"),
-            )
-        }
-    };
-    if let Some(code) = probe(&ring, profile.opcodes()) {
-        return code;
+    })?;
+    ring.set_wait_timeout_ns(timeout_ns);
+    let mut work = Workload::new(cfg.profile, cfg.slots, !cfg.shared, timeout_ns).map_err(|e| {
+        stop(
+            cause,
+            exit::SKIP,
+            format_args!("mapping the futex words failed: {e}"),
+        )
+    })?;
+    probe(&ring, profile::opcodes(cfg.profile), cause)?;
+    let input_sha256 = Contract {
+        cfg,
+        cpu: choice.cpu(),
     }
+    .sha256();
+    let mut tsv = match cfg.tsv {
+        None => None,
+        Some(path) => Some(TsvFile::create(path).map_err(|e| {
+            let why = if e == Errno::EEXIST {
+                "exists (never overwritten)"
+            } else {
+                "cannot be created"
+            };
+            stop(
+                cause,
+                exit::USAGE,
+                format_args!("--tsv {}: {why}: {e}", Bytes(path)),
+            )
+        })?),
+    };
 
     let facts = Facts::read(choice.cpu());
+    let shape = profile::shape(cfg.profile, cfg.slots);
     let _ = writeln!(
         out,
-        "# uring-repro {VERSION} profile={} kernel={} boot_id={} cpu={} cpu_choice={} clock={}",
+        "# uring-repro {VERSION} profile={} mode={} kernel={} boot_id={} cpu={} cpu_choice={} \
+         clock={}",
         cfg.profile.formal_name(),
+        cfg.mode.name(),
         Bytes(facts.release()),
         Bytes(facts.boot_id.get()),
         choice.cpu(),
@@ -142,48 +272,107 @@ pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
     );
     let _ = writeln!(
         out,
-        "# ring_entries={} cq_entries={} slots={} cycles={} warmups={} rounds={} futex=private \
-         timeout_s={} features={:#x}",
+        "# ring_entries={} cq_entries={} slots={} vector_width={} cycles={} warmups={} rounds={} \
+         futex={} timeout_s={} features={:#x} input_sha256={}",
         ring.sq_entries(),
         ring.cq_entries(),
-        cfg.slots,
+        shape.slots,
+        shape.vector_width,
         cfg.cycles,
         cfg.warmups,
         cfg.rounds,
+        cfg.futex_scope(),
         cfg.timeout_s,
         ring.features(),
+        Hex(&input_sha256),
     );
     facts.print(out);
     let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");
     out.flush();
 
-    let outcome = measure(cfg, &mut profile, &mut ring, clock, choice.cpu(), out);
-    finish(outcome, &ring, out)
+    let ctx = tsv::Context {
+        kernel_release: facts.release(),
+        boot_id: facts.boot_id.get(),
+        mode: cfg.mode.name(),
+        profile: cfg.profile.formal_name(),
+        ring_entries: ring.sq_entries(),
+        slots: shape.slots,
+        vector_width: shape.vector_width,
+        cpu: choice.cpu(),
+        input_sha256,
+        trace_enabled: cfg.mode == Mode::Trace,
+        futex_scope: cfg.futex_scope(),
+        clock_source: clock.source().name(),
+        tool_version: VERSION,
+    };
+    let trace =
+        (cfg.mode == Mode::Trace).then(|| trace_mark(None, "uring-repro trace begin", cfg, out));
+    let outcome = measure(
+        cfg,
+        work.profile(),
+        &mut ring,
+        clock,
+        choice.cpu(),
+        out,
+        tsv.as_mut().map(|f| (f, &ctx)),
+    );
+    work.profile().finish();
+    if let Some(marker) = trace {
+        trace_mark(marker, "uring-repro trace end", cfg, out);
+    }
+    Ok(finish(
+        outcome,
+        out,
+        tsv.as_ref().is_some_and(|t| t.broken()),
+        cause,
+    ))
 }
 
-/// Probes the ring for `needed` opcodes; Some(exit code) when any is missing.
-fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Option<i32> {
+/// ftrace's marker file: what is written there lands in the trace, with
+/// the writer's PID.
+const TRACE_MARKER: &[u8] = b"/sys/kernel/tracing/trace_marker\0";
+
+/// `--trace`: marks the start or end of the traced cycles on stdout (with
+/// the PID, flushed) and, where this process may write it, in ftrace's
+/// buffer. Returns the marker file opened at "begin" for "end".
+fn trace_mark(marker: Option<Fd>, what: &str, cfg: &RunConfig, out: &mut Out) -> Option<Fd> {
+    let marker = marker.or_else(|| sys::open(TRACE_MARKER, uapi::O_WRONLY, 0).ok());
+    if let Some(m) = &marker {
+        let _ = sys::write(m.raw(), what.as_bytes());
+    }
+    let _ = writeln!(
+        out,
+        "# {what} pid={} profile={} ftrace_marker={}",
+        sys::getpid(),
+        cfg.profile.formal_name(),
+        marker.is_some() as u8
+    );
+    out.flush();
+    marker
+}
+
+/// Probes the ring for `needed` opcodes; a missing one is a skip naming it.
+fn probe(ring: &Ring, needed: &[(u8, &str)], cause: &mut Line) -> Result<(), i32> {
     let mut p = ring::empty_probe();
     if let Err(e) = ring.probe(&mut p) {
-        return Some(fail(
+        return Err(stop(
+            cause,
             exit::SKIP,
             format_args!("IORING_REGISTER_PROBE failed: {e}"),
         ));
     }
     if needed.iter().all(|&(op, _)| ring::probe_supports(&p, op)) {
-        return None;
+        return Ok(());
     }
-    let mut err = Out::new(2);
-    let _ = write!(err, "uring-repro: kernel lacks");
+    let code = stop(cause, exit::SKIP, format_args!("kernel lacks"));
     for &(op, name) in needed
         .iter()
         .filter(|&&(op, _)| !ring::probe_supports(&p, op))
     {
-        let _ = write!(err, " {name} ({op})");
+        let _ = write!(cause, " {name} ({op})");
     }
-    let _ = writeln!(err, " (probe last_op={})", p.last_op);
-    err.flush();
-    Some(exit::SKIP)
+    let _ = write!(cause, " (probe last_op={})", p.last_op);
+    Err(code)
 }
 
 /// What the measured part of a run produced.
@@ -195,14 +384,17 @@ struct Outcome {
     total_pairs: u64,
 }
 
-/// Warm-ups, then measured rounds, a row printed and flushed after each.
-fn measure<P: Profile>(
+/// Warm-ups, then measured rounds. After each round: the ring's state is
+/// checked, its TSV row written and flushed, and (measured rounds) its
+/// stdout row printed; the first failing round ends the run.
+fn measure(
     cfg: &RunConfig,
-    profile: &mut P,
+    profile: &mut dyn Profile,
     ring: &mut Ring,
     clock: &Clock,
     cpu: u32,
     out: &mut Out,
+    mut tsv: Option<(&mut TsvFile, &tsv::Context<'_>)>,
 ) -> Outcome {
     let mut o = Outcome {
         ledger: Ledger::default(),
@@ -212,18 +404,35 @@ fn measure<P: Profile>(
         total_pairs: 0,
     };
     let mut seq = 0u32;
-    for _ in 0..cfg.warmups {
+    let mut seen = [0u32; 2];
+    for i in 0..cfg.warmups + cfg.rounds {
+        let warmup = i < cfg.warmups;
+        let r = if warmup { i } else { i - cfg.warmups };
+        let before = o.ledger;
         check_cpu(cpu, &mut o.ledger);
-        if !run_round(profile, ring, clock, &mut o.ledger, cfg.cycles, &mut seq).passed {
-            return o;
-        }
-    }
-    for r in 0..cfg.rounds {
-        check_cpu(cpu, &mut o.ledger);
-        let before = o.ledger.failures();
         let round: Round = run_round(profile, ring, clock, &mut o.ledger, cfg.cycles, &mut seq);
         check_cpu(cpu, &mut o.ledger);
-        let passed = round.passed && o.ledger.failures() == before;
+        account_ring(ring, &mut o.ledger, &mut seen, seq);
+        let passed = round.passed && o.ledger.failures() == before.failures();
+        if let Some((file, ctx)) = tsv.as_mut() {
+            let row = tsv::Row {
+                phase: if warmup { "warmup" } else { "measured" },
+                round: r,
+                cycles: round.cycles,
+                pairs: round.pairs,
+                timed_ns: round.timed_ns,
+                pass: passed,
+                counts: &o.ledger.since(&before),
+            };
+            file.row(ctx, &row);
+        }
+        if warmup {
+            if !passed {
+                let _ = writeln!(out, "# warm-up round {r} failed");
+                break;
+            }
+            continue;
+        }
         let _ = writeln!(
             out,
             "{r}\t{}\t{}\t{}",
@@ -256,18 +465,9 @@ fn check_cpu(cpu: u32, ledger: &mut Ledger) {
     }
 }
 
-/// End-of-run checks, the summary and the verdict.
-fn finish(mut o: Outcome, ring: &Ring, out: &mut Out) -> i32 {
-    let l = &mut o.ledger;
-    l.sq_dropped += ring.sq_dropped() as u64;
-    l.cq_overflow += ring.cq_overflow() as u64;
-    if ring.sq_flags() & IORING_SQ_CQ_OVERFLOW != 0 {
-        l.cq_overflow += 1;
-    }
-    l.outstanding += ring.sq_outstanding() as u64 + ring.cq_ready() as u64;
-    if l.sq_dropped + l.cq_overflow + l.outstanding != 0 {
-        l.note("end_of_run_state", 0, None);
-    }
+/// The summary and the verdict (the ring's state was checked per round).
+fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 {
+    let l = &o.ledger;
     let passed = l.passed();
     let _ = writeln!(
         out,
@@ -289,29 +489,207 @@ fn finish(mut o: Outcome, ring: &Ring, out: &mut Out) -> i32 {
         Dec(s.cv_pct, 3)
     );
     let _ = write!(out, "# checks:");
-    for (name, v) in l.counters() {
+    // black_box keeps the loop rolled (18 inlined writes cost ~1 KiB).
+    let names: &[&str] = core::hint::black_box(&Ledger::COUNTER_NAMES[..]);
+    for (name, v) in names.iter().zip(l.counters().iter()) {
         let _ = write!(out, " {name}={v}");
     }
     let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
     out.flush();
-    if out.broken() {
-        return exit::STDOUT_CLOSED;
-    }
-    if passed {
-        return exit::PASS;
-    }
     match l.first {
-        Some(Failure { what, seq, cqe: Some(c) }) => fail(
+        _ if passed && out.broken() => exit::STDOUT_CLOSED,
+        _ if passed && tsv_broken => stop(
+            cause,
+            exit::FAIL,
+            format_args!("writing the --tsv file failed"),
+        ),
+        _ if passed => exit::PASS,
+        Some(Failure {
+            what,
+            seq,
+            cqe: Some(c),
+        }) => stop(
+            cause,
             exit::FAIL,
             format_args!(
                 "FAIL: {what} in cycle {seq}: user_data={:#x} res={} flags={:#x}; counters on stdout",
                 c.user_data, c.res, c.flags
             ),
         ),
-        Some(Failure { what, seq, cqe: None }) => fail(
+        Some(Failure { what, seq, cqe: None }) => stop(
+            cause,
             exit::FAIL,
             format_args!("FAIL: {what} in cycle {seq}; counters on stdout"),
         ),
-        None => fail(exit::FAIL, format_args!("FAIL: see the checks line on stdout")),
+        None => stop(
+            cause,
+            exit::FAIL,
+            format_args!("FAIL: see the checks line on stdout"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Kind;
+
+    /// A workload that fails at its `fail_at`-th cycle (1-based), with
+    /// made-up counts: it drives `measure` and `finish` without a kernel
+    /// failure having to be provoked.
+    struct FailAt {
+        done: u32,
+        fail_at: u32,
+    }
+
+    impl Profile for FailAt {
+        fn pairs_per_cycle(&self) -> u64 {
+            4
+        }
+        fn cycle(&mut self, _: &mut Ring, _: &Clock, l: &mut Ledger, seq: u32) -> (u64, bool) {
+            self.done += 1;
+            l.submitted[Kind::Nop as usize] += 4;
+            l.kind_cqes[Kind::Nop as usize] += 4;
+            l.cqes += 4;
+            if self.done == self.fail_at {
+                l.bad_results += 1;
+                l.note("bad_result", seq, None);
+                return (10, false);
+            }
+            (10, true)
+        }
+    }
+
+    /// Runs `measure` + `finish` with FailAt into a fresh TSV file; returns
+    /// the exit code, the cause and the file's rows as columns.
+    fn run_failing(
+        warmups: u32,
+        rounds: u32,
+        fail_at: u32,
+    ) -> Option<(i32, String, Vec<Vec<String>>)> {
+        let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("SKIP: io_uring unavailable here: {e:?}");
+                return None;
+            }
+        };
+        // measure checks the CPU does not change: pin this test thread.
+        let cpu = sys::getcpu().unwrap();
+        cpu::pin(cpu).unwrap();
+        let dir = std::env::temp_dir().join(format!(
+            "uring-repro-app-{}-{warmups}-{fail_at}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rows.tsv");
+        let mut file = TsvFile::create(path.to_str().unwrap().as_bytes()).unwrap();
+        let cfg = RunConfig {
+            warmups,
+            rounds,
+            cycles: 3,
+            ..RunConfig::default()
+        };
+        let ctx = tsv::Context {
+            kernel_release: b"k",
+            boot_id: b"b",
+            mode: "point",
+            profile: "n0_nop",
+            ring_entries: 64,
+            slots: 4,
+            vector_width: 1,
+            cpu,
+            input_sha256: [0; 32],
+            trace_enabled: false,
+            futex_scope: "private",
+            clock_source: "syscall",
+            tool_version: VERSION,
+        };
+        let mut fake = FailAt { done: 0, fail_at };
+        let mut out = Out::null();
+        let o = measure(
+            &cfg,
+            &mut fake,
+            &mut ring,
+            &Clock::syscall(),
+            cpu,
+            &mut out,
+            Some((&mut file, &ctx)),
+        );
+        // The rows are on disk before the verdict, and before the close.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut cause = Line::new();
+        let code = finish(o, &mut out, false, &mut cause);
+        drop(file);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(text.starts_with(tsv::HEADER) && text.ends_with('\n'));
+        let rows = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').map(String::from).collect())
+            .collect();
+        Some((code, cause.to_string(), rows))
+    }
+
+    fn col(name: &str) -> usize {
+        tsv::HEADER
+            .trim_end()
+            .split('\t')
+            .position(|c| c == name)
+            .unwrap()
+    }
+
+    #[test]
+    fn a_failing_round_row_is_written_with_semantic_pass_0() {
+        // 1 warm-up of 3 cycles, then the 2nd cycle of measured round 1 fails.
+        let Some((code, cause, rows)) = run_failing(1, 4, 3 + 3 + 2) else {
+            return;
+        };
+        assert_eq!(code, exit::FAIL);
+        assert!(cause.starts_with("FAIL: bad_result"), "{cause}");
+        let got: Vec<(&str, &str, &str, &str, &str)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r[col("phase")].as_str(),
+                    r[col("round")].as_str(),
+                    r[col("cycles")].as_str(),
+                    r[col("semantic_pass")].as_str(),
+                    r[col("bad_results")].as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("warmup", "0", "3", "1", "0"),
+                ("measured", "0", "3", "1", "0"),
+                ("measured", "1", "2", "0", "1"),
+            ]
+        );
+        for r in &rows {
+            assert_eq!(r.len(), col("migrations") + 1);
+            assert_eq!(
+                r[col("nop_submitted")],
+                (4 * r[col("cycles")].parse::<u64>().unwrap()).to_string()
+            );
+        }
+    }
+
+    #[test]
+    fn a_failing_warmup_stops_the_run_after_its_row() {
+        let Some((code, _, rows)) = run_failing(2, 15, 2) else {
+            return;
+        };
+        assert_eq!(code, exit::FAIL);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            (
+                rows[0][col("phase")].as_str(),
+                rows[0][col("semantic_pass")].as_str()
+            ),
+            ("warmup", "0")
+        );
     }
 }

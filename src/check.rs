@@ -15,14 +15,27 @@ pub enum Kind {
     Wait = 0,
     Wake = 1,
     Cancel = 2,
+    /// v0's proof WAKE after a WAITV completed: must find nobody (res 0).
     Check = 3,
     Nop = 4,
+    /// IORING_OP_FUTEX_WAITV (v0): res is the index of the woken word.
+    Waitv = 5,
 }
 
 /// Number of kinds (size of per-kind tables).
-pub const KINDS: usize = 5;
+pub const KINDS: usize = 6;
 
 impl Kind {
+    /// Every kind, in user_data order.
+    pub const ALL: [Kind; KINDS] = [
+        Kind::Wait,
+        Kind::Wake,
+        Kind::Cancel,
+        Kind::Check,
+        Kind::Nop,
+        Kind::Waitv,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Kind::Wait => "wait",
@@ -30,6 +43,7 @@ impl Kind {
             Kind::Cancel => "cancel",
             Kind::Check => "check",
             Kind::Nop => "nop",
+            Kind::Waitv => "waitv",
         }
     }
 }
@@ -50,10 +64,13 @@ pub struct Expect {
     pub res: i32,
 }
 
-/// Counters of everything validated over a run. All but the `*_cqes` and
-/// `cqes` totals are failure counters: any non-zero one fails the run.
+/// Counters of everything validated over a run. All but `submitted`, the
+/// `*_cqes` and `cqes` totals are failure counters: any non-zero one fails
+/// the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ledger {
+    /// SQEs the kernel accepted, by the kind of request.
+    pub submitted: [u64; KINDS],
     pub cqes: u64,
     pub kind_cqes: [u64; KINDS],
     pub bad_results: u64,
@@ -100,7 +117,11 @@ impl Ledger {
         self.failures() == 0
     }
 
-    /// Records the first failure's context (later ones only count).
+    /// Records the first failure's context (later ones only count). Cold
+    /// and out of line: it runs only on failures, and each inlined copy
+    /// would grow the binary.
+    #[cold]
+    #[inline(never)]
     pub fn note(&mut self, what: &'static str, seq: u32, cqe: Option<&IoUringCqe>) {
         if self.first.is_none() {
             self.first = Some(Failure {
@@ -111,24 +132,77 @@ impl Ledger {
         }
     }
 
-    /// `name=value` pairs of every counter, in output order.
-    pub fn counters(&self) -> [(&'static str, u64); 15] {
+    /// The counters accumulated since `before` (an earlier copy of this
+    /// ledger): what one round added. `first` is kept from `self`.
+    pub fn since(&self, before: &Ledger) -> Ledger {
+        let mut d = *self;
+        for k in 0..KINDS {
+            d.submitted[k] -= before.submitted[k];
+            d.kind_cqes[k] -= before.kind_cqes[k];
+        }
+        d.cqes -= before.cqes;
+        d.bad_results -= before.bad_results;
+        d.bad_flags -= before.bad_flags;
+        d.unknown_tags -= before.unknown_tags;
+        d.duplicates -= before.duplicates;
+        d.missing -= before.missing;
+        d.timeouts -= before.timeouts;
+        d.submit_errors -= before.submit_errors;
+        d.sq_dropped -= before.sq_dropped;
+        d.cq_overflow -= before.cq_overflow;
+        d.outstanding -= before.outstanding;
+        d.migrations -= before.migrations;
+        d
+    }
+
+    /// CQEs of `kind` seen so far.
+    pub fn kind(&self, kind: Kind) -> u64 {
+        self.kind_cqes[kind as usize]
+    }
+
+    /// Names of the `counters` values, in output order.
+    pub const COUNTER_NAMES: [&'static str; 18] = [
+        "cqes",
+        "wait_cqes",
+        "waitv_cqes",
+        "wake_cqes",
+        "cancel_cqes",
+        "check_cqes",
+        "nop_cqes",
+        "bad_results",
+        "bad_flags",
+        "unknown_tags",
+        "duplicates",
+        "missing",
+        "timeouts",
+        "submit_errors",
+        "sq_dropped",
+        "cq_overflow",
+        "outstanding",
+        "migrations",
+    ];
+
+    /// Every counter, in the order of COUNTER_NAMES.
+    pub fn counters(&self) -> [u64; 18] {
         [
-            ("cqes", self.cqes),
-            ("wait_cqes", self.kind_cqes[Kind::Wait as usize]),
-            ("wake_cqes", self.kind_cqes[Kind::Wake as usize]),
-            ("cancel_cqes", self.kind_cqes[Kind::Cancel as usize]),
-            ("bad_results", self.bad_results),
-            ("bad_flags", self.bad_flags),
-            ("unknown_tags", self.unknown_tags),
-            ("duplicates", self.duplicates),
-            ("missing", self.missing),
-            ("timeouts", self.timeouts),
-            ("submit_errors", self.submit_errors),
-            ("sq_dropped", self.sq_dropped),
-            ("cq_overflow", self.cq_overflow),
-            ("outstanding", self.outstanding),
-            ("migrations", self.migrations),
+            self.cqes,
+            self.kind(Kind::Wait),
+            self.kind(Kind::Waitv),
+            self.kind(Kind::Wake),
+            self.kind(Kind::Cancel),
+            self.kind(Kind::Check),
+            self.kind(Kind::Nop),
+            self.bad_results,
+            self.bad_flags,
+            self.unknown_tags,
+            self.duplicates,
+            self.missing,
+            self.timeouts,
+            self.submit_errors,
+            self.sq_dropped,
+            self.cq_overflow,
+            self.outstanding,
+            self.migrations,
         ]
     }
 }
@@ -194,6 +268,9 @@ pub struct CycleCheck<'p> {
     plan: &'p Plan,
     /// Seen bits, pre-set for every index that is not valid.
     seen: [u64; KIND_SLOTS],
+    /// CQEs consumed for this cycle, as counted by the drains
+    /// (`add_received`): no per-CQE counter in the hot path.
+    received: u32,
 }
 
 impl<'p> CycleCheck<'p> {
@@ -205,6 +282,7 @@ impl<'p> CycleCheck<'p> {
             seq,
             plan,
             seen,
+            received: 0,
         }
     }
 
@@ -273,11 +351,17 @@ impl<'p> CycleCheck<'p> {
         }
     }
 
-    /// Ends the cycle: credits the `received` CQEs (all that were observed)
-    /// and those seen per kind, and counts every expected one not seen as
-    /// missing. True when the cycle was clean.
-    pub fn finish(&self, ledger: &mut Ledger, received: u32, failures_before: u64) -> bool {
-        ledger.cqes += received as u64;
+    /// Credits `n` CQEs that a drain handed to `observe`.
+    #[inline(always)]
+    pub fn add_received(&mut self, n: u32) {
+        self.received += n;
+    }
+
+    /// Ends the cycle: credits the CQEs received and those seen per kind,
+    /// and counts every expected one not seen as missing. True when the
+    /// cycle was clean.
+    pub fn finish(&self, ledger: &mut Ledger, failures_before: u64) -> bool {
+        ledger.cqes += self.received as u64;
         if self.seen.iter().all(|&s| s == u64::MAX) {
             // Every expected CQE seen (the common case): no bit counting,
             // which is a loop of shifts on CPUs without POPCNT.
@@ -339,7 +423,8 @@ mod tests {
         for q in cqes {
             c.observe(q, &mut l);
         }
-        let ok = c.finish(&mut l, cqes.len() as u32, 0);
+        c.add_received(cqes.len() as u32);
+        let ok = c.finish(&mut l, 0);
         (l, ok)
     }
 

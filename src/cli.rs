@@ -14,6 +14,8 @@ pub const DEFAULT_TIMEOUT_S: u32 = 2;
 /// `--smoke`: 2 cycles, 1 round, no warm-up.
 pub const SMOKE_CYCLES: u32 = 2;
 pub const SMOKE_ROUNDS: u32 = 1;
+/// `--trace`: 16 cycles in one round, no warm-up, for ftrace/bpftrace.
+pub const TRACE_CYCLES: u32 = 16;
 
 /// Limits (the output arrays and ring sizes are built for these).
 pub const MAX_ROUNDS: u32 = 4096;
@@ -21,63 +23,155 @@ pub const MAX_CYCLES: u32 = 10_000_000;
 pub const MAX_WARMUPS: u32 = 1000;
 pub const MAX_SLOTS: u32 = 64;
 pub const MAX_TIMEOUT_S: u32 = 3600;
+/// v0's shape: 8 FUTEX_WAITV groups of 8 words (64 cells); `--slots` sets
+/// the group count, 1..=8.
+pub const WAITV_GROUPS: u32 = 8;
 
 /// Workloads (`--profile`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProfileId {
     /// s0: 32 FUTEX_WAIT then 32 FUTEX_WAKE per cycle.
     WaitWake,
+    /// c0: 32 FUTEX_WAIT then 32 ASYNC_CANCEL by user_data.
+    WaitCancel,
+    /// v0: 8 FUTEX_WAITV of 8 words, 8 WAKE at index 3, 8 check WAKE.
+    WaitvWake,
+    /// z0: 32 FUTEX_WAKE on words nobody waits on.
+    ZeroWake,
+    /// e0: 32 FUTEX_WAIT whose expected value differs from the word.
+    Mismatch,
+    /// n0: 32 NOP.
+    Nop,
+    /// l0: ring setup, one s0 cycle, close with a populated futex cache.
+    Lifecycle,
 }
 
 impl ProfileId {
-    /// (short name, long name, formal name) of every profile.
-    pub const ALL: [(ProfileId, &'static str, &'static str, &'static str); 1] =
-        [(ProfileId::WaitWake, "s0", "wait-wake", "s0_wait_wake")];
+    /// (id, short name, long name, formal name) of every profile.
+    pub const ALL: [(ProfileId, &'static str, &'static str, &'static str); 7] = [
+        (ProfileId::WaitWake, "s0", "wait-wake", "s0_wait_wake"),
+        (ProfileId::WaitCancel, "c0", "wait-cancel", "c0_wait_cancel"),
+        (ProfileId::WaitvWake, "v0", "waitv-wake", "v0_waitv_wake"),
+        (ProfileId::ZeroWake, "z0", "zero-wake", "z0_zero_wake"),
+        (ProfileId::Mismatch, "e0", "mismatch", "e0_mismatch"),
+        (ProfileId::Nop, "n0", "nop", "n0_nop"),
+        (ProfileId::Lifecycle, "l0", "lifecycle", "l0_lifecycle"),
+    ];
 
+    /// The formal reproducer's name (TSV `profile`, banner, describe).
     pub fn formal_name(self) -> &'static str {
         Self::ALL.iter().find(|p| p.0 == self).map_or("?", |p| p.3)
     }
 
+    /// Whether `--shared` applies (the workload waits or wakes on futex
+    /// words whose scope the maintainers' patches distinguish).
+    pub fn has_futex_scope(self) -> bool {
+        !matches!(self, ProfileId::Nop | ProfileId::Lifecycle)
+    }
+
     fn parse(s: &[u8]) -> Option<ProfileId> {
-        Self::ALL
-            .iter()
+        // black_box keeps this a loop: unrolled over 7 profiles x 3 names
+        // it costs over 1 KiB of binary for a once-per-run lookup.
+        let all: &[_] = core::hint::black_box(&Self::ALL[..]);
+        all.iter()
             .find(|p| s == p.1.as_bytes() || s == p.2.as_bytes() || s == p.3.as_bytes())
             .map(|p| p.0)
     }
 }
 
+/// What kind of run: the published point, a quick smoke, or a trace window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Point,
+    Smoke,
+    Trace,
+}
+
+impl Mode {
+    /// The TSV `mode` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Point => "point",
+            Mode::Smoke => "smoke",
+            Mode::Trace => "trace",
+        }
+    }
+}
+
 /// A run's configuration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunConfig {
+pub struct RunConfig<'a> {
     pub profile: ProfileId,
-    pub smoke: bool,
+    pub mode: Mode,
     pub cpu: Option<u32>,
     pub rounds: u32,
     pub cycles: u32,
     pub warmups: u32,
+    /// Requests per cycle (v0: WAITV groups).
     pub slots: u32,
+    /// Futex words without FUTEX2_PRIVATE (`--shared`).
+    pub shared: bool,
     pub timeout_s: u32,
+    /// `--tsv FILE`, as typed (no NUL).
+    pub tsv: Option<&'a [u8]>,
 }
 
-impl Default for RunConfig {
+impl Default for RunConfig<'_> {
     fn default() -> Self {
         RunConfig {
             profile: ProfileId::WaitWake,
-            smoke: false,
+            mode: Mode::Point,
             cpu: None,
             rounds: DEFAULT_ROUNDS,
             cycles: DEFAULT_CYCLES,
             warmups: DEFAULT_WARMUPS,
             slots: DEFAULT_SLOTS,
+            shared: false,
             timeout_s: DEFAULT_TIMEOUT_S,
+            tsv: None,
+        }
+    }
+}
+
+impl RunConfig<'_> {
+    /// The configuration of `selftest`'s smoke of `profile` in one scope.
+    pub fn smoke(&self, profile: ProfileId, shared: bool) -> Self {
+        RunConfig {
+            profile,
+            mode: Mode::Smoke,
+            cpu: self.cpu,
+            rounds: SMOKE_ROUNDS,
+            cycles: SMOKE_CYCLES,
+            warmups: 0,
+            slots: if profile == ProfileId::WaitvWake {
+                WAITV_GROUPS
+            } else {
+                DEFAULT_SLOTS
+            },
+            shared,
+            timeout_s: self.timeout_s,
+            tsv: None,
+        }
+    }
+
+    /// `private` or `shared` (banner, TSV, describe).
+    pub fn futex_scope(&self) -> &'static str {
+        if self.shared {
+            "shared"
+        } else {
+            "private"
         }
     }
 }
 
 /// What the command line asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Command {
-    Run(RunConfig),
+pub enum Command<'a> {
+    Run(RunConfig<'a>),
+    /// `describe`: the JSON contract of the run these options would make.
+    Describe(RunConfig<'a>),
+    /// `selftest`: every profile's smoke; only --cpu and --timeout apply.
+    Selftest(RunConfig<'a>),
     Help,
     Version,
 }
@@ -103,21 +197,31 @@ pub enum Why {
     Duplicate,
     UnknownProfile,
     UnexpectedValue,
+    /// --smoke with --trace.
+    Conflict,
+    /// The option does not apply to this profile (formal name).
+    NotForProfile(&'static str),
+    /// The option does not apply to this command.
+    NotForCommand(&'static str),
 }
 
 impl fmt::Display for UsageError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let arg = ArgText(self);
-        match self.why {
-            Why::UnknownOption => write!(f, "{arg}: unknown option (see --help)"),
-            Why::UnknownCommand => write!(f, "{arg}: unknown command (see --help)"),
-            Why::MissingValue => write!(f, "{arg}: needs a value"),
-            Why::NotANumber => write!(f, "{arg}: not a decimal number"),
-            Why::OutOfRange(lo, hi) => write!(f, "{arg}: out of range ({lo}..={hi})"),
-            Why::Duplicate => write!(f, "{arg}: given more than once"),
-            Why::UnknownProfile => write!(f, "{arg}: unknown profile (see --help)"),
-            Why::UnexpectedValue => write!(f, "{arg}: takes no value"),
-        }
+        write!(f, "{}: ", ArgText(self))?;
+        let text = match self.why {
+            Why::OutOfRange(lo, hi) => return write!(f, "out of range ({lo}..={hi})"),
+            Why::NotForProfile(p) => return write!(f, "does not apply to profile {p}"),
+            Why::NotForCommand(c) => return write!(f, "does not apply to {c}"),
+            Why::UnknownOption => "unknown option (see --help)",
+            Why::UnknownCommand => "unknown command (see --help)",
+            Why::MissingValue => "needs a value",
+            Why::NotANumber => "not a decimal number",
+            Why::Duplicate => "given more than once",
+            Why::UnknownProfile => "unknown profile (see --help)",
+            Why::UnexpectedValue => "takes no value",
+            Why::Conflict => "--smoke and --trace exclude each other",
+        };
+        f.write_str(text)
     }
 }
 
@@ -148,8 +252,9 @@ fn number(s: &[u8], lo: u32, hi: u32) -> Result<u32, Why> {
     Ok(v as u32)
 }
 
-/// Options that take a value, with the (lo, hi) range of numeric ones.
-const VALUE_OPTIONS: [(&str, u32, u32); 7] = [
+/// Every option: its name and, for numeric ones, the (lo, hi) range. The
+/// index of each is its bit in `given`; from SMOKE on they take no value.
+const OPTIONS: [(&str, u32, u32); 11] = [
     ("--cpu", 0, crate::cpu::MAX_CPU),
     ("--rounds", 1, MAX_ROUNDS),
     ("--cycles", 1, MAX_CYCLES),
@@ -157,25 +262,46 @@ const VALUE_OPTIONS: [(&str, u32, u32); 7] = [
     ("--slots", 1, MAX_SLOTS),
     ("--timeout", 1, MAX_TIMEOUT_S),
     ("--profile", 0, 0),
+    ("--tsv", 0, 0),
+    ("--smoke", 0, 0),
+    ("--trace", 0, 0),
+    ("--shared", 0, 0),
 ];
+const CPU: usize = 0;
+const ROUNDS: usize = 1;
+const CYCLES: usize = 2;
+const WARMUPS: usize = 3;
+const SLOTS: usize = 4;
+const TIMEOUT: usize = 5;
+const PROFILE: usize = 6;
+const TSV: usize = 7;
+const SMOKE: usize = 8;
+const SHARED: usize = 10;
 
 /// Parses argv[1..].
-pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, UsageError<'a>> {
+pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
     let mut args = args.into_iter().peekable();
     let mut cfg = RunConfig::default();
-    // Which options were given explicitly (bit per VALUE_OPTIONS entry, + smoke).
+    // Which options were given explicitly (bit = index in OPTIONS).
     let mut given = 0u32;
-    const SMOKE_BIT: u32 = 1 << 31;
+    // `--slots` as typed, to name it if it does not fit v0.
+    let mut slots_arg: (&[u8], Option<&[u8]>) = (b"--slots", None);
+    let mut command: Option<&'static str> = None;
     if let Some(&first) = args.peek() {
         if !first.starts_with(b"-") {
             args.next();
-            if first != b"run" {
-                return Err(UsageError {
-                    arg: first,
-                    value: None,
-                    why: Why::UnknownCommand,
-                });
-            }
+            command = match first {
+                b"run" => None,
+                b"describe" => Some("describe"),
+                b"selftest" => Some("selftest"),
+                _ => {
+                    return Err(UsageError {
+                        arg: first,
+                        value: None,
+                        why: Why::UnknownCommand,
+                    })
+                }
+            };
         }
     }
     while let Some(arg) = args.next() {
@@ -188,27 +314,19 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, Us
             Some(i) if arg.starts_with(b"--") => (&arg[..i], Some(&arg[i + 1..])),
             _ => (arg, None),
         };
-        match name {
-            b"--help" | b"-h" | b"--version" | b"--smoke" => {
-                if inline.is_some() {
-                    return Err(err(Why::UnexpectedValue));
-                }
-                match name {
-                    b"--help" | b"-h" => return Ok(Command::Help),
-                    b"--version" => return Ok(Command::Version),
-                    _ => {
-                        if given & SMOKE_BIT != 0 {
-                            return Err(err(Why::Duplicate));
-                        }
-                        given |= SMOKE_BIT;
-                        cfg.smoke = true;
-                    }
-                }
-                continue;
+        if matches!(name, b"--help" | b"-h" | b"--version") {
+            if inline.is_some() {
+                return Err(err(Why::UnexpectedValue));
             }
-            _ => {}
+            return Ok(if name == b"--version" {
+                Command::Version
+            } else {
+                Command::Help
+            });
         }
-        let Some(idx) = VALUE_OPTIONS.iter().position(|o| o.0.as_bytes() == name) else {
+        // black_box: a rolled lookup, not one inlined compare per option.
+        let options = core::hint::black_box(&OPTIONS[..]);
+        let Some(idx) = options.iter().position(|o| o.0.as_bytes() == name) else {
             return Err(err(if arg.starts_with(b"-") {
                 Why::UnknownOption
             } else {
@@ -219,6 +337,27 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, Us
             return Err(err(Why::Duplicate));
         }
         given |= 1 << idx;
+        // selftest chooses every run parameter itself; describe writes no file.
+        let allowed = match command {
+            Some("selftest") => idx == CPU || idx == TIMEOUT,
+            Some(_) => idx != TSV,
+            None => true,
+        };
+        if !allowed {
+            return Err(err(Why::NotForCommand(command.unwrap_or("run"))));
+        }
+        if idx >= SMOKE {
+            if inline.is_some() {
+                return Err(err(Why::UnexpectedValue));
+            }
+            match idx {
+                SHARED => cfg.shared = true,
+                _ if cfg.mode != Mode::Point => return Err(err(Why::Conflict)),
+                SMOKE => cfg.mode = Mode::Smoke,
+                _ => cfg.mode = Mode::Trace,
+            }
+            continue;
+        }
         let value = match inline {
             Some(v) => v,
             None => args.next().ok_or(err(Why::MissingValue))?,
@@ -229,56 +368,101 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, Us
             value: inline.is_none().then_some(value),
             why,
         };
-        let (_, lo, hi) = VALUE_OPTIONS[idx];
-        match name {
-            b"--profile" => {
-                cfg.profile = ProfileId::parse(value).ok_or(verr(Why::UnknownProfile))?
-            }
+        let (_, lo, hi) = OPTIONS[idx];
+        match idx {
+            PROFILE => cfg.profile = ProfileId::parse(value).ok_or(verr(Why::UnknownProfile))?,
+            TSV if value.is_empty() => return Err(verr(Why::MissingValue)),
+            TSV => cfg.tsv = Some(value),
             _ => {
                 let v = number(value, lo, hi).map_err(verr)?;
-                match name {
-                    b"--cpu" => cfg.cpu = Some(v),
-                    b"--rounds" => cfg.rounds = v,
-                    b"--cycles" => cfg.cycles = v,
-                    b"--warmups" => cfg.warmups = v,
-                    b"--slots" => cfg.slots = v,
+                match idx {
+                    CPU => cfg.cpu = Some(v),
+                    ROUNDS => cfg.rounds = v,
+                    CYCLES => cfg.cycles = v,
+                    WARMUPS => cfg.warmups = v,
+                    SLOTS => {
+                        cfg.slots = v;
+                        slots_arg = (arg, inline.is_none().then_some(value));
+                    }
                     _ => cfg.timeout_s = v,
                 }
             }
         }
     }
-    if cfg.smoke {
-        // --smoke sets the shape; explicit options still win.
-        if given & (1 << 1) == 0 {
+    let shape = match cfg.mode {
+        Mode::Point => None,
+        Mode::Smoke => Some(SMOKE_CYCLES),
+        Mode::Trace => Some(TRACE_CYCLES),
+    };
+    if let Some(cycles) = shape {
+        // --smoke/--trace set the shape; explicit options still win.
+        if given & (1 << ROUNDS) == 0 {
             cfg.rounds = SMOKE_ROUNDS;
         }
-        if given & (1 << 2) == 0 {
-            cfg.cycles = SMOKE_CYCLES;
+        if given & (1 << CYCLES) == 0 {
+            cfg.cycles = cycles;
         }
-        if given & (1 << 3) == 0 {
+        if given & (1 << WARMUPS) == 0 {
             cfg.warmups = 0;
         }
     }
-    Ok(Command::Run(cfg))
+    if cfg.profile == ProfileId::WaitvWake {
+        if given & (1 << SLOTS) == 0 {
+            cfg.slots = WAITV_GROUPS;
+        } else if cfg.slots > WAITV_GROUPS {
+            return Err(UsageError {
+                arg: slots_arg.0,
+                value: slots_arg.1,
+                why: Why::OutOfRange(1, WAITV_GROUPS as u64),
+            });
+        }
+    }
+    if cfg.shared && !cfg.profile.has_futex_scope() {
+        return Err(UsageError {
+            arg: b"--shared",
+            value: None,
+            why: Why::NotForProfile(cfg.profile.formal_name()),
+        });
+    }
+    Ok(match command {
+        Some("describe") => Command::Describe(cfg),
+        Some(_) => Command::Selftest(cfg),
+        None => Command::Run(cfg),
+    })
 }
 
 /// `--help` text: every option with its default.
 pub const HELP: &str = "\
 usage: uring-repro [run] [options]
+       uring-repro describe [options]    the contract these options run, as JSON
+       uring-repro selftest [--cpu N] [--timeout SECS]
+                                         every profile's smoke, both futex scopes, TAP 13
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
 report on Linux commit 079afb081c42 and validates every completion.
 
+profiles (--profile, short or long name):
+  s0 wait-wake    32 FUTEX_WAIT, 32 FUTEX_WAKE (wait res 0, wake res 1)
+  c0 wait-cancel  32 FUTEX_WAIT, 32 ASYNC_CANCEL by user_data (-ECANCELED, 1)
+  v0 waitv-wake   8 FUTEX_WAITV x 8 words, WAKE index 3 (res 3, 1), check WAKE (0)
+  z0 zero-wake    32 FUTEX_WAKE nobody waits on (res 0)
+  e0 mismatch     32 FUTEX_WAIT on a changed value (res -EAGAIN)
+  n0 nop          32 NOP (res 0)
+  l0 lifecycle    ring setup, one s0 cycle, close; stays 200 ms at the end
+
 options (defaults are the report's contract):
-  --profile P     workload: s0 | wait-wake                  (default s0)
+  --profile P     workload, see above                       (default s0)
   --smoke         2 cycles, 1 round, no warm-up (explicit options still win)
+  --trace         16 cycles, 1 round, no warm-up; PID and ftrace markers around it
   --cpu N         CPU to pin to            (default 2, else the highest allowed)
   --rounds N      measured rounds, 1..=4096                 (default 15)
   --cycles N      cycles per round, 1..=10000000            (default 512)
   --warmups N     untimed warm-up rounds, 0..=1000          (default 3)
-  --slots N       WAIT/WAKE pairs per cycle, 1..=64         (default 32)
+  --slots N       requests per cycle, 1..=64 (v0: groups, 1..=8) (default 32; v0 8)
+  --shared        futex words without FUTEX2_PRIVATE (s0 c0 v0 z0 e0)
   --timeout SECS  bound on every io_uring wait, 1..=3600    (default 2)
+  --tsv FILE      also write the formal TSV rows to FILE (created, never overwritten)
   --help          this text
   --version       the version
 
@@ -290,11 +474,11 @@ exit: 0 pass, 1 check failed, 2 usage, 4 cannot run here (skip)
 mod tests {
     use super::*;
 
-    fn p(args: &[&'static str]) -> Result<Command, UsageError<'static>> {
+    fn p(args: &[&'static str]) -> Result<Command<'static>, UsageError<'static>> {
         parse(args.iter().map(|s| s.as_bytes()))
     }
 
-    fn cfg(args: &[&'static str]) -> RunConfig {
+    fn cfg(args: &[&'static str]) -> RunConfig<'static> {
         match p(args) {
             Ok(Command::Run(c)) => c,
             other => panic!("{args:?}: {other:?}"),
@@ -321,9 +505,144 @@ mod tests {
     #[test]
     fn smoke_shape_and_overrides() {
         let c = cfg(&["--smoke"]);
-        assert_eq!((c.rounds, c.cycles, c.warmups, c.smoke), (1, 2, 0, true));
+        assert_eq!(
+            (c.rounds, c.cycles, c.warmups, c.mode),
+            (1, 2, 0, Mode::Smoke)
+        );
         let c = cfg(&["--cycles", "5", "--smoke"]);
         assert_eq!((c.rounds, c.cycles, c.warmups), (1, 5, 0));
+        let c = cfg(&["--trace", "--profile", "l0"]);
+        assert_eq!(
+            (c.rounds, c.cycles, c.warmups, c.mode),
+            (1, 16, 0, Mode::Trace)
+        );
+        assert_eq!(cfg(&["--trace", "--rounds=2"]).rounds, 2);
+        assert_eq!(cfg(&[]).mode, Mode::Point);
+    }
+
+    #[test]
+    fn every_profile_by_every_name() {
+        for (id, short, long, formal) in ProfileId::ALL {
+            for name in [short, long, formal] {
+                let c = parse([b"--profile".as_slice(), name.as_bytes()]);
+                assert!(
+                    matches!(c, Ok(Command::Run(c)) if c.profile == id),
+                    "{name}"
+                );
+            }
+            assert_eq!(id.formal_name(), formal);
+        }
+        assert_eq!(cfg(&["--profile=c0"]).profile, ProfileId::WaitCancel);
+        assert_eq!(cfg(&["--profile", "nop"]).profile, ProfileId::Nop);
+    }
+
+    #[test]
+    fn waitv_slots_are_groups() {
+        let c = cfg(&["--profile", "v0"]);
+        assert_eq!(c.slots, WAITV_GROUPS);
+        assert_eq!(cfg(&["--slots", "3", "--profile", "v0"]).slots, 3);
+        assert_eq!(
+            why(&["--slots", "9", "--profile", "v0"]),
+            ("--slots 9".into(), Why::OutOfRange(1, 8))
+        );
+        assert_eq!(
+            why(&["--profile=v0", "--slots=64"]),
+            ("--slots=64".into(), Why::OutOfRange(1, 8))
+        );
+        assert_eq!(cfg(&["--profile", "s0"]).slots, 32);
+    }
+
+    #[test]
+    fn shared_scope_only_where_it_means_something() {
+        for (id, short, _, formal) in ProfileId::ALL {
+            let r = parse([b"--shared".as_slice(), b"--profile", short.as_bytes()]);
+            match r {
+                Ok(Command::Run(c)) => {
+                    assert!(c.shared && id.has_futex_scope(), "{short}");
+                    assert_eq!(c.futex_scope(), "shared");
+                }
+                Err(e) => {
+                    assert!(!id.has_futex_scope(), "{short}");
+                    assert_eq!(e.why, Why::NotForProfile(formal));
+                    assert_eq!(
+                        e.to_string(),
+                        format!("--shared: does not apply to profile {formal}")
+                    );
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(cfg(&[]).futex_scope(), "private");
+        assert!(!ProfileId::Nop.has_futex_scope() && !ProfileId::Lifecycle.has_futex_scope());
+    }
+
+    #[test]
+    fn tsv_describe_selftest() {
+        assert_eq!(cfg(&["--tsv", "a.tsv"]).tsv, Some(b"a.tsv".as_slice()));
+        assert_eq!(cfg(&["--tsv=b"]).tsv, Some(b"b".as_slice()));
+        assert_eq!(why(&["--tsv="]), ("--tsv=".into(), Why::MissingValue));
+        assert_eq!(why(&["--tsv"]), ("--tsv".into(), Why::MissingValue));
+        match p(&["describe", "--profile", "v0", "--smoke"]) {
+            Ok(Command::Describe(c)) => {
+                assert_eq!(
+                    (c.profile, c.mode, c.slots),
+                    (ProfileId::WaitvWake, Mode::Smoke, 8)
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            why(&["describe", "--tsv", "x"]),
+            ("--tsv".into(), Why::NotForCommand("describe"))
+        );
+        match p(&["selftest", "--cpu", "1", "--timeout=3"]) {
+            Ok(Command::Selftest(c)) => assert_eq!((c.cpu, c.timeout_s), (Some(1), 3)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            p(&["selftest"]),
+            Ok(Command::Selftest(RunConfig::default()))
+        );
+        assert_eq!(
+            why(&["selftest", "--smoke"]),
+            ("--smoke".into(), Why::NotForCommand("selftest"))
+        );
+        assert_eq!(
+            why(&["selftest", "--profile", "s0"]),
+            ("--profile".into(), Why::NotForCommand("selftest"))
+        );
+        assert_eq!(
+            why(&["--smoke", "--trace"]),
+            ("--trace".into(), Why::Conflict)
+        );
+        assert_eq!(
+            why(&["--shared=1"]),
+            ("--shared=1".into(), Why::UnexpectedValue)
+        );
+        assert_eq!(
+            why(&["--shared", "--shared"]),
+            ("--shared".into(), Why::Duplicate)
+        );
+    }
+
+    #[test]
+    fn selftest_smoke_config() {
+        let base = cfg(&["--cpu", "1", "--timeout", "5", "--rounds", "9"]);
+        let s = base.smoke(ProfileId::WaitvWake, true);
+        assert_eq!(
+            (
+                s.mode,
+                s.rounds,
+                s.cycles,
+                s.warmups,
+                s.slots,
+                s.shared,
+                s.cpu,
+                s.timeout_s
+            ),
+            (Mode::Smoke, 1, 2, 0, 8, true, Some(1), 5)
+        );
+        assert_eq!(base.smoke(ProfileId::WaitWake, false).slots, 32);
     }
 
     #[test]
@@ -361,8 +680,17 @@ mod tests {
             "--cycles",
             "--warmups",
             "--slots",
+            "--shared",
+            "--trace",
+            "--tsv",
+            "--timeout",
+            "describe",
+            "selftest",
         ] {
             assert!(HELP.contains(o), "{o}");
+        }
+        for (_, short, long, _) in ProfileId::ALL {
+            assert!(HELP.contains(&format!("  {short} {long} ")), "{short}");
         }
     }
 

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod contract;
 pub mod cpu;
 pub mod facts;
 pub mod ops;
@@ -14,5 +15,7 @@ pub mod profile;
 pub mod report;
 pub mod ring;
 pub mod rt;
+pub mod sha256;
 pub mod stats;
 pub mod sys;
+pub mod tsv;

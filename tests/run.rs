@@ -56,7 +56,7 @@ fn smoke_passes_with_every_check() {
     assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(
-        lines[0].starts_with("# uring-repro 0.1.0 profile=s0_wait_wake kernel="),
+        lines[0].starts_with("# uring-repro 0.1.0 profile=s0_wait_wake mode=smoke kernel="),
         "{}",
         lines[0]
     );
@@ -65,9 +65,9 @@ fn smoke_passes_with_every_check() {
         "a shell run must read the clock via the vDSO: {}",
         lines[0]
     );
-    assert!(
-        lines[1].contains("ring_entries=64 cq_entries=128 slots=32 cycles=2 warmups=0 rounds=1")
-    );
+    assert!(lines[1].contains(
+        "ring_entries=64 cq_entries=128 slots=32 vector_width=1 cycles=2 warmups=0 rounds=1"
+    ));
     // Then the facts, one `# key=value` line each, then the C tool's header.
     let header = lines.iter().position(|l| !l.starts_with('#')).unwrap();
     for l in &lines[2..header] {
@@ -104,7 +104,7 @@ fn smoke_passes_with_every_check() {
     );
     let checks = lines.last().unwrap();
     assert!(
-        checks.starts_with("# checks: cqes=128 wait_cqes=64 wake_cqes=64 "),
+        checks.starts_with("# checks: cqes=128 wait_cqes=64 waitv_cqes=0 wake_cqes=64 "),
         "{checks}"
     );
     assert!(checks.ends_with(" -> PASS"), "{checks}");
@@ -140,7 +140,9 @@ fn default_run_is_the_published_contract() {
         "{stdout}\n{}",
         text(&out.stderr)
     );
-    assert!(stdout.contains(" slots=32 cycles=512 warmups=3 rounds=15 futex=private"));
+    assert!(
+        stdout.contains(" slots=32 vector_width=1 cycles=512 warmups=3 rounds=15 futex=private")
+    );
     let r = rows(&stdout);
     assert_eq!(r.len(), 16, "15 rounds and a mean row");
     let mut sum = 0f64;
@@ -171,7 +173,9 @@ fn default_run_is_the_published_contract() {
         sum / 15.0
     );
     // (3 warm-ups + 15 rounds) x 512 cycles x 64 CQEs, all validated.
-    assert!(stdout.contains("# checks: cqes=589824 wait_cqes=294912 wake_cqes=294912 "));
+    assert!(
+        stdout.contains("# checks: cqes=589824 wait_cqes=294912 waitv_cqes=0 wake_cqes=294912 ")
+    );
     assert!(stdout.trim_end().ends_with("-> PASS"));
     let summary = stdout.lines().find(|l| l.starts_with("# median=")).unwrap();
     assert!(summary.contains(" min=") && summary.contains(" max=") && summary.ends_with('%'));

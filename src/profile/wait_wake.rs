@@ -7,55 +7,32 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked. Resetting the words happens before it.
 
-use super::{check_pushed, check_submitted, wait_rest, Profile};
-use crate::check::{tag, CycleCheck, Expect, Kind, Ledger, Plan, KINDS};
+use super::{check_pushed, check_submitted, wait_rest, Profile, Shape, Words, CELL_BYTES};
+use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
 use crate::ops;
-use crate::ring::{Memory, Ring};
+use crate::ring::Ring;
 use crate::sys::clock::Clock;
-use crate::sys::uapi::{IORING_OP_FUTEX_WAIT, IORING_OP_FUTEX_WAKE};
-use crate::sys::SysResult;
-
-/// Each futex word sits alone in a 64-byte cell (no false sharing).
-pub const CELL_BYTES: usize = 64;
-/// Word cells we map: one per slot, slots <= 64.
-pub const MAX_CELLS: usize = 64;
 
 pub struct WaitWake {
-    words: Memory,
+    words: Words,
     slots: u32,
     flags: u32,
     plan: Plan,
 }
 
 impl WaitWake {
-    /// `slots` pairs per cycle (1..=64) on private or shared futex words.
-    pub fn new(slots: u32, private: bool) -> SysResult<WaitWake> {
-        let mut expect = [Expect::default(); KINDS];
-        expect[Kind::Wait as usize] = Expect {
-            count: slots,
-            res: 0,
-        };
-        expect[Kind::Wake as usize] = Expect {
-            count: slots,
-            res: 1,
-        };
-        Ok(WaitWake {
-            words: Memory::new(MAX_CELLS * CELL_BYTES)?,
-            slots: slots.min(MAX_CELLS as u32),
-            flags: ops::futex_flags(private),
-            plan: Plan::new(&expect),
-        })
+    /// `shape.slots` pairs per cycle on `words`, with futex2 `flags`.
+    pub fn new(words: Words, shape: Shape, flags: u32) -> WaitWake {
+        WaitWake {
+            words,
+            slots: shape.slots,
+            flags,
+            plan: Plan::new(&shape.expect),
+        }
     }
 }
 
 impl Profile for WaitWake {
-    fn opcodes(&self) -> &'static [(u8, &'static str)] {
-        &[
-            (IORING_OP_FUTEX_WAIT, "IORING_OP_FUTEX_WAIT"),
-            (IORING_OP_FUTEX_WAKE, "IORING_OP_FUTEX_WAKE"),
-        ]
-    }
-
     fn pairs_per_cycle(&self) -> u64 {
         self.slots as u64
     }
@@ -69,21 +46,17 @@ impl Profile for WaitWake {
         seq: u32,
     ) -> (u64, bool) {
         let n = self.slots;
+        self.words.set(n, 0);
         // Locals, so stores into the SQ ring do not force reloads of self.
-        let (words, flags) = (self.words.ptr(), self.flags);
-        let word = |i: u32| (words as usize + i as usize * CELL_BYTES) as *mut u32;
-        for i in 0..n {
-            // SAFETY: cell i < slots <= MAX_CELLS lies inside `words`;
-            // volatile because the kernel reads it behind the compiler's back.
-            unsafe { word(i).write_volatile(0) };
-        }
+        let (words, flags) = (self.words.word(0) as usize, self.flags);
+        let word = |i: u32| (words + i as usize * CELL_BYTES) as *const u32;
         let before = ledger.failures();
         let t0 = clock.now_ns();
         let pushed = ring.push_batch(n, |i| {
             ops::futex_wait(word(i), 0, flags, tag(seq, Kind::Wait, i))
         });
-        let mut ok = check_pushed(pushed, ledger, seq);
-        ok = ok && check_submitted(ring.submit(n), n, ledger, seq);
+        let mut ok = check_pushed(pushed, ledger, seq)
+            && check_submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
         if ok {
             let pushed = ring.push_batch(n, |i| {
                 ops::futex_wake(word(i), 1, flags, tag(seq, Kind::Wake, i))
@@ -91,16 +64,16 @@ impl Profile for WaitWake {
             ok = check_pushed(pushed, ledger, seq);
         }
         let mut check = CycleCheck::new(seq, &self.plan);
-        ok = ok && check_submitted(ring.submit_and_wait(n, 2 * n), n, ledger, seq);
-        let mut got = 0;
+        ok = ok && check_submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Wake, ledger, seq);
         if ok {
-            got = ring.drain(2 * n, |c| check.observe(c, ledger));
+            let got = ring.drain(2 * n, |c| check.observe(c, ledger));
+            check.add_received(got);
             if got < 2 * n {
-                got = wait_rest(ring, &mut check, ledger, got, seq);
+                wait_rest(ring, &mut check, ledger, got, 2 * n, seq);
             }
         }
         let t1 = clock.now_ns();
-        let clean = check.finish(ledger, got, before);
+        let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }
 }

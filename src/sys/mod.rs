@@ -41,6 +41,7 @@ impl Errno {
     pub const EMFILE: Errno = Errno(24);
     pub const ENOSPC: Errno = Errno(28);
     pub const EPIPE: Errno = Errno(32);
+    pub const ENAMETOOLONG: Errno = Errno(36);
     pub const ENOSYS: Errno = Errno(38);
     pub const ETIME: Errno = Errno(62);
     pub const EOPNOTSUPP: Errno = Errno(95);
@@ -126,6 +127,8 @@ impl Drop for Fd {
     }
 }
 
+/// Out of line, as `munmap`: never hot, and it runs in every drop glue.
+#[inline(never)]
 pub fn close(fd: i32) {
     // SAFETY: closing a descriptor number touches no user memory.
     unsafe { syscall1(nr::CLOSE, fd as usize) };
@@ -192,6 +195,9 @@ pub unsafe fn mmap(
 
 /// # Safety
 /// Nothing may use the range after this call.
+///
+/// Out of line: never hot, and every drop of a mapping runs it.
+#[inline(never)]
 pub unsafe fn munmap(addr: *mut u8, len: usize) {
     // SAFETY: the caller gives up every reference into the range.
     unsafe { syscall2(nr::MUNMAP, addr as usize, len) };
@@ -380,6 +386,29 @@ pub fn power_off() -> Errno {
     match Errno::result(raw) {
         Err(e) => e,
         Ok(_) => Errno(0),
+    }
+}
+
+/// Sleeps `ns` nanoseconds (nanosleep, resumed after a signal).
+pub fn sleep_ns(ns: u64) {
+    let mut req = uapi::KernelTimespec {
+        tv_sec: (ns / 1_000_000_000) as i64,
+        tv_nsec: (ns % 1_000_000_000) as i64,
+    };
+    loop {
+        let mut rem = uapi::KernelTimespec::default();
+        // SAFETY: req is readable and rem writable struct __kernel_timespec.
+        let raw = unsafe {
+            syscall2(
+                nr::NANOSLEEP,
+                &req as *const _ as usize,
+                &mut rem as *mut _ as usize,
+            )
+        };
+        if Errno::result(raw) != Err(Errno::EINTR) {
+            return;
+        }
+        req = rem;
     }
 }
 

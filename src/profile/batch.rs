@@ -1,0 +1,81 @@
+//! z0, e0 and n0: one batch of `slots` requests per cycle, submitted and
+//! waited for by a single io_uring_enter, each request a pair's worth of
+//! ns/pair:
+//! - z0: IORING_OP_FUTEX_WAKE (nr 1) on words nobody waits on: res 0;
+//! - e0: IORING_OP_FUTEX_WAIT expecting 1 on words holding 0: -EAGAIN,
+//!   the path that never queues a waiter;
+//! - n0: IORING_OP_NOP: res 0, the ring's own floor.
+//!
+//! Timed span: from before the first SQE is written to after the last CQE
+//! is checked.
+
+use super::{check_submitted, collect, Profile, Shape, Words};
+use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
+use crate::cli::ProfileId;
+use crate::ops;
+use crate::ring::Ring;
+use crate::sys::clock::Clock;
+
+/// e0's expected value: the words hold 0, so every WAIT sees a mismatch.
+const MISMATCH_VALUE: u32 = 1;
+
+pub struct Batch {
+    kind: Kind,
+    words: Words,
+    slots: u32,
+    flags: u32,
+    plan: Plan,
+}
+
+impl Batch {
+    /// `id` is ZeroWake, Mismatch or Nop.
+    pub fn new(id: ProfileId, words: Words, shape: Shape, flags: u32) -> Batch {
+        let kind = match id {
+            ProfileId::ZeroWake => Kind::Wake,
+            ProfileId::Mismatch => Kind::Wait,
+            _ => Kind::Nop,
+        };
+        Batch {
+            kind,
+            words,
+            slots: shape.slots,
+            flags,
+            plan: Plan::new(&shape.expect),
+        }
+    }
+}
+
+impl Profile for Batch {
+    fn pairs_per_cycle(&self) -> u64 {
+        self.slots as u64
+    }
+
+    #[inline(never)]
+    fn cycle(
+        &mut self,
+        ring: &mut Ring,
+        clock: &Clock,
+        ledger: &mut Ledger,
+        seq: u32,
+    ) -> (u64, bool) {
+        let (n, k, f) = (self.slots, self.kind, self.flags);
+        self.words.set(n, 0);
+        let before = ledger.failures();
+        let t0 = clock.now_ns();
+        for i in 0..n {
+            let (w, t) = (self.words.word(i), tag(seq, k, i));
+            ring.push(&match k {
+                Kind::Wake => ops::futex_wake(w, 1, f, t),
+                Kind::Wait => ops::futex_wait(w, MISMATCH_VALUE, f, t),
+                _ => ops::nop(t),
+            });
+        }
+        let mut check = CycleCheck::new(seq, &self.plan);
+        if check_submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
+            collect(ring, &mut check, ledger, n, seq);
+        }
+        let t1 = clock.now_ns();
+        let clean = check.finish(ledger, before);
+        (t1.wrapping_sub(t0), clean)
+    }
+}

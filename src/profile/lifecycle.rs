@@ -1,0 +1,72 @@
+//! l0: the ring's life around a populated futex cache. Per cycle: set up a
+//! fresh ring (64 entries, CQ 128, as every profile), run one s0 cycle on
+//! it, check its end state, and close it. Completed futex requests leave
+//! their data in the ring's futex cache, so the close frees a populated
+//! cache; the kernel finishes that teardown later in a workqueue
+//! (io_ring_exit_work). After the last round the process stays alive
+//! LINGER_NS so the teardown of the last ring runs while it still exists,
+//! inside a `--trace` window.
+//!
+//! Timed span: from before io_uring_setup to after the ring's fd is closed
+//! and its mappings are gone (ns/pair divides it by the s0 cycle's pairs).
+
+use super::wait_wake::WaitWake;
+use super::{account_ring, Profile};
+use crate::app::{CQ_ENTRIES, RING_ENTRIES};
+use crate::check::Ledger;
+use crate::ring::Ring;
+use crate::sys;
+use crate::sys::clock::Clock;
+
+/// How long the process lingers after the last ring was closed.
+pub const LINGER_NS: u64 = 200_000_000;
+
+pub struct Lifecycle {
+    s0: WaitWake,
+    timeout_ns: u64,
+}
+
+impl Lifecycle {
+    /// `s0` runs in each fresh ring, whose waits `timeout_ns` bounds.
+    pub fn new(s0: WaitWake, timeout_ns: u64) -> Lifecycle {
+        Lifecycle { s0, timeout_ns }
+    }
+}
+
+impl Profile for Lifecycle {
+    fn pairs_per_cycle(&self) -> u64 {
+        self.s0.pairs_per_cycle()
+    }
+
+    /// `_ring` (the run's ring, used for the probe) is not touched.
+    #[inline(never)]
+    fn cycle(
+        &mut self,
+        _ring: &mut Ring,
+        clock: &Clock,
+        ledger: &mut Ledger,
+        seq: u32,
+    ) -> (u64, bool) {
+        let before = ledger.failures();
+        let t0 = clock.now_ns();
+        let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
+            Ok(r) => r,
+            Err(_) => {
+                ledger.submit_errors += 1;
+                ledger.note("ring_setup", seq, None);
+                return (clock.now_ns().wrapping_sub(t0), false);
+            }
+        };
+        ring.set_wait_timeout_ns(self.timeout_ns);
+        self.s0.cycle(&mut ring, clock, ledger, seq);
+        // Nothing may be dropped, lost or left in flight when it closes.
+        account_ring(&ring, ledger, &mut [0, 0], seq);
+        drop(ring);
+        let t1 = clock.now_ns();
+        (t1.wrapping_sub(t0), ledger.failures() == before)
+    }
+
+    fn finish(&mut self) {
+        sys::sleep_ns(LINGER_NS);
+    }
+}

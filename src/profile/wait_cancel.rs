@@ -1,0 +1,75 @@
+//! c0: per cycle, `slots` IORING_OP_FUTEX_WAIT on words holding 0 (as s0),
+//! one io_uring_enter to submit them, then one IORING_OP_ASYNC_CANCEL by
+//! user_data per WAIT and one io_uring_enter that submits and waits for all
+//! 2*slots CQEs. Every WAIT must end -ECANCELED and every cancel with res 1:
+//! on 6.18 ASYNC_CANCEL of a pending futex wait reports the one request it
+//! found (io_futex_cancel's count), not 0 as for most other opcodes. A
+//! cancel that finds nothing ends -ENOENT, which is counted as a bad result.
+//!
+//! Timed span: from before the first SQE is written to after the last CQE
+//! is checked, as in s0.
+
+use super::{check_submitted, collect, Profile, Shape, Words};
+use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
+use crate::ops;
+use crate::ring::Ring;
+use crate::sys::clock::Clock;
+
+pub struct WaitCancel {
+    words: Words,
+    slots: u32,
+    flags: u32,
+    plan: Plan,
+}
+
+impl WaitCancel {
+    pub fn new(words: Words, shape: Shape, flags: u32) -> WaitCancel {
+        WaitCancel {
+            words,
+            slots: shape.slots,
+            flags,
+            plan: Plan::new(&shape.expect),
+        }
+    }
+}
+
+impl Profile for WaitCancel {
+    fn pairs_per_cycle(&self) -> u64 {
+        self.slots as u64
+    }
+
+    #[inline(never)]
+    fn cycle(
+        &mut self,
+        ring: &mut Ring,
+        clock: &Clock,
+        ledger: &mut Ledger,
+        seq: u32,
+    ) -> (u64, bool) {
+        let n = self.slots;
+        self.words.set(n, 0);
+        let before = ledger.failures();
+        let t0 = clock.now_ns();
+        for i in 0..n {
+            let w = self.words.word(i);
+            ring.push(&ops::futex_wait(w, 0, self.flags, tag(seq, Kind::Wait, i)));
+        }
+        let mut ok = check_submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
+        for i in 0..n {
+            ring.push(&ops::cancel(
+                tag(seq, Kind::Wait, i),
+                tag(seq, Kind::Cancel, i),
+            ));
+        }
+        let mut check = CycleCheck::new(seq, &self.plan);
+        if ok {
+            ok = check_submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Cancel, ledger, seq);
+        }
+        if ok {
+            collect(ring, &mut check, ledger, 2 * n, seq);
+        }
+        let t1 = clock.now_ns();
+        let clean = check.finish(ledger, before);
+        (t1.wrapping_sub(t0), clean)
+    }
+}

@@ -1,0 +1,125 @@
+//! v0: per cycle, `groups` (8) IORING_OP_FUTEX_WAITV, each over 8 words
+//! holding 0 (64 cells in all), one io_uring_enter to submit them; then one
+//! IORING_OP_FUTEX_WAKE (nr 1) per group on its word 3 and one
+//! io_uring_enter that submits and waits for the 2*groups CQEs. Every WAITV
+//! must end with res 3 (the index of the woken word, as FUTEX_WAITV reports
+//! on 6.18) and every WAKE with res 1. Then, untimed, one check WAKE per
+//! group on its word 0 must return 0: the WAITV's seven other waiters were
+//! removed when it completed. ns/pair is per vector pair (groups a cycle).
+//!
+//! Timed span: from before the first WAITV SQE is written to after the last
+//! WAKE/WAITV CQE is checked. The check wakes are not timed: they prove
+//! correctness and are not part of the WAITV->WAKE path being measured.
+
+use super::{check_submitted, collect, Profile, Shape, Words, MAX_CELLS};
+use super::{WAITV_CHECK_INDEX, WAITV_WAKE_INDEX, WAITV_WIDTH};
+use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
+use crate::ops;
+use crate::ring::{Memory, Ring};
+use crate::sys::clock::Clock;
+use crate::sys::uapi::FutexWaitv;
+use crate::sys::SysResult;
+
+/// Most groups: every word of MAX_CELLS in one WAITV.
+const MAX_GROUPS: usize = MAX_CELLS / WAITV_WIDTH as usize;
+
+pub struct WaitvWake {
+    words: Words,
+    groups: u32,
+    flags: u32,
+    /// The struct futex_waitv arrays, WAITV_WIDTH entries per group, one
+    /// per word (the kernel copies them when it prepares the request).
+    vecs: Memory,
+    plan: Plan,
+}
+
+impl WaitvWake {
+    /// `shape.slots` groups (1..=8) on `words`, with futex2 `flags`.
+    pub fn new(words: Words, shape: Shape, flags: u32) -> SysResult<WaitvWake> {
+        let groups = shape.slots.min(MAX_GROUPS as u32);
+        let vecs = Memory::new(MAX_CELLS * core::mem::size_of::<FutexWaitv>())?;
+        let v = vecs.ptr() as *mut FutexWaitv;
+        for i in 0..groups * WAITV_WIDTH {
+            let entry = FutexWaitv {
+                val: 0,
+                uaddr: words.word(i) as u64,
+                flags,
+                reserved: 0,
+            };
+            // SAFETY: i < MAX_CELLS entries fit the mapping, which is
+            // page-aligned and so aligned for FutexWaitv.
+            unsafe { v.add(i as usize).write(entry) };
+        }
+        Ok(WaitvWake {
+            words,
+            groups,
+            flags,
+            vecs,
+            plan: Plan::new(&shape.expect),
+        })
+    }
+
+    /// Group `g`'s WAITV_WIDTH entries.
+    #[inline(always)]
+    fn vec(&self, g: u32) -> *const FutexWaitv {
+        // SAFETY: g < groups, so its entries lie inside `vecs`.
+        unsafe { (self.vecs.ptr() as *const FutexWaitv).add((g * WAITV_WIDTH) as usize) }
+    }
+
+    #[inline(always)]
+    fn word(&self, group: u32, index: u32) -> *mut u32 {
+        self.words.word(group * WAITV_WIDTH + index)
+    }
+}
+
+impl Profile for WaitvWake {
+    fn pairs_per_cycle(&self) -> u64 {
+        self.groups as u64
+    }
+
+    #[inline(never)]
+    fn cycle(
+        &mut self,
+        ring: &mut Ring,
+        clock: &Clock,
+        ledger: &mut Ledger,
+        seq: u32,
+    ) -> (u64, bool) {
+        let g = self.groups;
+        self.words.set(g * WAITV_WIDTH, 0);
+        let before = ledger.failures();
+        let t0 = clock.now_ns();
+        for i in 0..g {
+            ring.push(&ops::futex_waitv(
+                self.vec(i),
+                WAITV_WIDTH,
+                tag(seq, Kind::Waitv, i),
+            ));
+        }
+        let mut ok = check_submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
+        for i in 0..g {
+            let w = self.word(i, WAITV_WAKE_INDEX);
+            ring.push(&ops::futex_wake(w, 1, self.flags, tag(seq, Kind::Wake, i)));
+        }
+        let mut check = CycleCheck::new(seq, &self.plan);
+        if ok {
+            ok = check_submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
+        }
+        if ok {
+            collect(ring, &mut check, ledger, 2 * g, seq);
+        }
+        let t1 = clock.now_ns();
+        if ok {
+            // Nobody may be left waiting on any word of a completed WAITV.
+            for i in 0..g {
+                let w = self.word(i, WAITV_CHECK_INDEX);
+                ring.push(&ops::futex_wake(w, 1, self.flags, tag(seq, Kind::Check, i)));
+            }
+            if check_submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq) {
+                collect(ring, &mut check, ledger, g, seq);
+            }
+        }
+        let clean = check.finish(ledger, before);
+        (t1.wrapping_sub(t0), clean)
+    }
+}

@@ -1,0 +1,316 @@
+//! `--tsv FILE`: the formal reproducer's result rows, one per round (warm-up
+//! rounds too, with phase `warmup`; `compare` reads only `measured` rows).
+//!
+//! The first 35 columns are the formal tool's, in its order; ours follow and
+//! are only ever appended. Per row:
+//! - `*_submitted` count SQEs the kernel accepted in the round, by opcode:
+//!   wait = FUTEX_WAIT + FUTEX_WAITV, wake = FUTEX_WAKE including v0's
+//!   check wakes; `*_cqes` count CQEs by role, so v0's check wakes are in
+//!   `check_cqes` and not in `wake_cqes`.
+//! - `unexpected_cqes` are CQEs whose user_data names no request of the
+//!   cycle; `outstanding` is what was still in flight when the round ended;
+//!   `sq_dropped`/`cq_overflow` what the kernel reported during the round.
+//! - `input_sha256` is the SHA-256 of the run's contract (src/contract.rs).
+//! - `trace_enabled` is 1 in `--trace` mode.
+//! - `vector_width` is futex words per wait request (8 for v0, else 1).
+//!
+//! The file is created with O_EXCL (an existing file is never touched) and
+//! each row is written with one write(2) as its round ends, so a crash
+//! keeps every finished row and a failing round's row (semantic_pass 0)
+//! is on disk before the process exits.
+
+use core::fmt::{self, Write};
+
+use crate::check::{Kind, Ledger};
+use crate::report::{Bytes, Out, Ratio6};
+use crate::sha256::Hex;
+use crate::sys::{self, uapi, Errno, Fd, SysResult};
+
+/// Our version of the schema (the formal tool's columns plus ours).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The header line: the formal columns in the formal order, then ours.
+pub const HEADER: &str = "schema_version\tkernel_release\tboot_id\tmode\tprofile\tphase\tround\t\
+ring_entries\tslots\tvector_width\tcycles\tpairs\twait_submitted\twake_submitted\t\
+cancel_submitted\tnop_submitted\twait_cqes\twake_cqes\tcancel_cqes\tcheck_cqes\tnop_cqes\t\
+bad_results\tbad_flags\tduplicate_cqes\tunexpected_cqes\ttimeouts\tsq_dropped\tcq_overflow\t\
+outstanding\ttimed_ns\tns_per_pair\tcpu\tsemantic_pass\tinput_sha256\ttrace_enabled\t\
+futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations\n";
+
+/// Number of columns the formal reproducer wrote.
+pub const FORMAL_COLUMNS: usize = 35;
+
+/// What every row of a run repeats.
+pub struct Context<'a> {
+    pub kernel_release: &'a [u8],
+    pub boot_id: &'a [u8],
+    pub mode: &'static str,
+    pub profile: &'static str,
+    pub ring_entries: u32,
+    pub slots: u32,
+    pub vector_width: u32,
+    pub cpu: u32,
+    pub input_sha256: [u8; 32],
+    pub trace_enabled: bool,
+    pub futex_scope: &'static str,
+    pub clock_source: &'static str,
+    pub tool_version: &'static str,
+}
+
+/// One round.
+pub struct Row<'l> {
+    /// `warmup` or `measured`.
+    pub phase: &'static str,
+    pub round: u32,
+    pub cycles: u32,
+    pub pairs: u64,
+    pub timed_ns: u64,
+    pub pass: bool,
+    /// The ledger counts of this round alone (`Ledger::since`).
+    pub counts: &'l Ledger,
+}
+
+/// Writes one row, newline included. Out of line (binary size).
+#[inline(never)]
+pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result {
+    let l = r.counts;
+    let sub = |k: Kind| l.submitted[k as usize];
+    write!(
+        w,
+        "{SCHEMA_VERSION}\t{}\t{}\t{}\t{}\t{}",
+        Bytes(c.kernel_release),
+        Bytes(c.boot_id),
+        c.mode,
+        c.profile,
+        r.phase,
+    )?;
+    // The run of plain counts from `round` to `timed_ns`, as one array
+    // written by one loop (24 format arguments cost more binary).
+    let counts = [
+        r.round as u64,
+        c.ring_entries as u64,
+        c.slots as u64,
+        c.vector_width as u64,
+        r.cycles as u64,
+        r.pairs,
+        sub(Kind::Wait) + sub(Kind::Waitv),
+        sub(Kind::Wake) + sub(Kind::Check),
+        sub(Kind::Cancel),
+        sub(Kind::Nop),
+        l.kind(Kind::Wait) + l.kind(Kind::Waitv),
+        l.kind(Kind::Wake),
+        l.kind(Kind::Cancel),
+        l.kind(Kind::Check),
+        l.kind(Kind::Nop),
+        l.bad_results,
+        l.bad_flags,
+        l.duplicates,
+        l.unknown_tags,
+        l.timeouts,
+        l.sq_dropped,
+        l.cq_overflow,
+        l.outstanding,
+        r.timed_ns,
+    ];
+    for n in core::hint::black_box(&counts[..]) {
+        write!(w, "\t{n}")?;
+    }
+    writeln!(
+        w,
+        "\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        Ratio6 {
+            num: r.timed_ns,
+            den: r.pairs
+        },
+        c.cpu,
+        r.pass as u8,
+        Hex(&c.input_sha256),
+        c.trace_enabled as u8,
+        c.futex_scope,
+        c.clock_source,
+        c.tool_version,
+        l.missing,
+        l.submit_errors,
+        l.migrations,
+    )
+}
+
+/// Longest `--tsv` path we accept (PATH_MAX, NUL included).
+pub const PATH_MAX: usize = 4096;
+
+/// An open result file: rows are buffered in `out` and flushed one by one.
+pub struct TsvFile {
+    out: Out,
+    // Closed after `out` is dropped (field order).
+    _fd: Fd,
+}
+
+impl TsvFile {
+    /// Creates `path` (O_EXCL: EEXIST if it exists) mode 0644 and writes
+    /// the header.
+    pub fn create(path: &[u8]) -> SysResult<TsvFile> {
+        let mut z = [0u8; PATH_MAX];
+        if path.len() >= PATH_MAX || path.contains(&0) {
+            // Too long, or a path no file can have.
+            return Err(Errno::ENAMETOOLONG);
+        }
+        z[..path.len()].copy_from_slice(path);
+        let fd = sys::open(
+            &z[..path.len() + 1],
+            uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL,
+            0o644,
+        )?;
+        let mut f = TsvFile {
+            out: Out::new(fd.raw()),
+            _fd: fd,
+        };
+        f.out.bytes(HEADER.as_bytes());
+        f.out.flush();
+        Ok(f)
+    }
+
+    /// Writes and flushes one row.
+    pub fn row(&mut self, c: &Context<'_>, r: &Row<'_>) {
+        let _ = write_row(&mut self.out, c, r);
+        self.out.flush();
+    }
+
+    /// True once a write failed (full disk, ...).
+    pub fn broken(&self) -> bool {
+        self.out.broken()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> Context<'static> {
+        Context {
+            kernel_release: b"6.18.44",
+            boot_id: b"0b6f-boot",
+            mode: "point",
+            profile: "v0_waitv_wake",
+            ring_entries: 64,
+            slots: 8,
+            vector_width: 8,
+            cpu: 2,
+            input_sha256: [0xab; 32],
+            trace_enabled: false,
+            futex_scope: "shared",
+            clock_source: "vdso",
+            tool_version: "0.1.0",
+        }
+    }
+
+    #[test]
+    fn header_is_the_formal_order_then_ours() {
+        let cols: Vec<&str> = HEADER.trim_end().split('\t').collect();
+        let formal = "schema_version kernel_release boot_id mode profile phase round \
+            ring_entries slots vector_width cycles pairs wait_submitted wake_submitted \
+            cancel_submitted nop_submitted wait_cqes wake_cqes cancel_cqes check_cqes nop_cqes \
+            bad_results bad_flags duplicate_cqes unexpected_cqes timeouts sq_dropped \
+            cq_overflow outstanding timed_ns ns_per_pair cpu semantic_pass input_sha256 \
+            trace_enabled";
+        let formal: Vec<&str> = formal.split_whitespace().collect();
+        assert_eq!(formal.len(), FORMAL_COLUMNS);
+        assert_eq!(&cols[..FORMAL_COLUMNS], &formal[..]);
+        assert_eq!(
+            &cols[FORMAL_COLUMNS..],
+            &[
+                "futex_scope",
+                "clock_source",
+                "tool_version",
+                "missing_cqes",
+                "submit_errors",
+                "migrations"
+            ]
+        );
+        assert!(HEADER.ends_with('\n') && !HEADER.contains(' '));
+    }
+
+    #[test]
+    fn row_fields_line_up_with_the_header() {
+        let mut l = Ledger::default();
+        l.submitted[Kind::Waitv as usize] = 16;
+        l.submitted[Kind::Wake as usize] = 16;
+        l.submitted[Kind::Check as usize] = 16;
+        l.kind_cqes[Kind::Waitv as usize] = 16;
+        l.kind_cqes[Kind::Wake as usize] = 16;
+        l.kind_cqes[Kind::Check as usize] = 15;
+        l.missing = 1;
+        l.bad_results = 2;
+        l.unknown_tags = 3;
+        let r = Row {
+            phase: "measured",
+            round: 4,
+            cycles: 2,
+            pairs: 16,
+            timed_ns: 2_950_366,
+            pass: false,
+            counts: &l,
+        };
+        let mut s = String::new();
+        write_row(&mut s, &ctx(), &r).unwrap();
+        assert!(s.ends_with('\n'));
+        let names: Vec<&str> = HEADER.trim_end().split('\t').collect();
+        let vals: Vec<&str> = s.trim_end().split('\t').collect();
+        assert_eq!(names.len(), vals.len());
+        let get = |n: &str| vals[names.iter().position(|x| *x == n).unwrap()];
+        assert_eq!(get("schema_version"), "1");
+        assert_eq!(get("kernel_release"), "6.18.44");
+        assert_eq!(get("boot_id"), "0b6f-boot");
+        assert_eq!(get("profile"), "v0_waitv_wake");
+        assert_eq!((get("phase"), get("round")), ("measured", "4"));
+        assert_eq!((get("slots"), get("vector_width")), ("8", "8"));
+        assert_eq!((get("cycles"), get("pairs")), ("2", "16"));
+        assert_eq!((get("wait_submitted"), get("wake_submitted")), ("16", "32"));
+        assert_eq!((get("cancel_submitted"), get("nop_submitted")), ("0", "0"));
+        assert_eq!(
+            (get("wait_cqes"), get("wake_cqes"), get("check_cqes")),
+            ("16", "16", "15")
+        );
+        assert_eq!((get("bad_results"), get("unexpected_cqes")), ("2", "3"));
+        assert_eq!(
+            (get("timed_ns"), get("ns_per_pair")),
+            ("2950366", "184397.875000")
+        );
+        assert_eq!((get("cpu"), get("semantic_pass")), ("2", "0"));
+        assert_eq!(get("input_sha256"), "ab".repeat(32));
+        assert_eq!(get("trace_enabled"), "0");
+        assert_eq!(
+            (get("futex_scope"), get("clock_source")),
+            ("shared", "vdso")
+        );
+        assert_eq!((get("tool_version"), get("missing_cqes")), ("0.1.0", "1"));
+    }
+
+    #[test]
+    fn create_refuses_to_overwrite_and_flushes_rows() {
+        let dir = std::env::temp_dir().join(format!("uring-repro-tsv-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("r.tsv");
+        let _ = std::fs::remove_file(&path);
+        let p = path.to_str().unwrap().as_bytes();
+        let mut f = TsvFile::create(p).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), HEADER);
+        let l = Ledger::default();
+        let r = Row {
+            phase: "warmup",
+            round: 0,
+            cycles: 1,
+            pairs: 32,
+            timed_ns: 64,
+            pass: true,
+            counts: &l,
+        };
+        f.row(&ctx(), &r);
+        // On disk before the file is closed.
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+        assert_eq!(TsvFile::create(p).err(), Some(Errno::EEXIST));
+        drop(f);
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+        assert_eq!(TsvFile::create(b"a\0b").err(), Some(Errno::ENAMETOOLONG));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
