@@ -52,7 +52,9 @@ pub unsafe extern "C" fn memmove(dst: *mut u8, src: *const u8, n: usize) -> *mut
 
 #[no_mangle]
 pub unsafe extern "C" fn memset(dst: *mut u8, c: i32, n: usize) -> *mut u8 {
-    let word = usize::from_ne_bytes([c as u8; W]);
+    // The byte in every lane (0x0101..01 * c); an array literal here would
+    // itself compile to a memset call in debug builds.
+    let word = (c as u8 as usize).wrapping_mul(usize::MAX / 0xff);
     let mut i = 0;
     while i + W <= n {
         // SAFETY: C contract: dst valid for n bytes; unaligned is fine.
