@@ -7,6 +7,8 @@
 //! pointer; everything read afterwards lives for the whole process, which is
 //! why the slices handed out are `'static`.
 
+pub mod thread;
+
 use crate::sys::uapi::AT_NULL;
 
 /// What the kernel gave the process at start.
