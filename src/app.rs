@@ -5,8 +5,9 @@
 use core::fmt::Write;
 
 use crate::check::Ledger;
-use crate::cli::{self, Command, RunConfig};
+use crate::cli::{self, Command, ProfileId, RunConfig};
 use crate::cpu;
+use crate::profile::pollwake;
 use crate::profile::wait_wake::WaitWake;
 use crate::profile::{run_round, Profile, Round};
 use crate::report::{Bytes, Dec, Out, Ratio6};
@@ -67,14 +68,14 @@ pub fn fail(code: i32, msg: core::fmt::Arguments<'_>) -> i32 {
 }
 
 /// Facts about the box that the banner states.
-struct Facts {
+pub struct Facts {
     uts: uapi::Utsname,
     boot_id: [u8; 64],
     boot_id_len: usize,
 }
 
 impl Facts {
-    fn read() -> Facts {
+    pub fn read() -> Facts {
         let mut uts = uapi::Utsname {
             sysname: [0; 65],
             nodename: [0; 65],
@@ -96,7 +97,7 @@ impl Facts {
         }
     }
 
-    fn release(&self) -> &[u8] {
+    pub fn release(&self) -> &[u8] {
         let r = &self.uts.release;
         let n = r.iter().position(|&b| b == 0).unwrap_or(r.len());
         if n == 0 {
@@ -106,7 +107,7 @@ impl Facts {
         }
     }
 
-    fn boot_id(&self) -> &[u8] {
+    pub fn boot_id(&self) -> &[u8] {
         if self.boot_id_len == 0 {
             b"unknown"
         } else {
@@ -139,6 +140,10 @@ pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
             exit::USAGE,
             format_args!("--cpu {}: cannot pin: {e}", choice.cpu()),
         );
+    }
+
+    if cfg.profile == ProfileId::Pollwake {
+        return pollwake::run(cfg, clock, choice, &allowed, out);
     }
 
     let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
@@ -209,7 +214,7 @@ pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
 }
 
 /// Probes the ring for `needed` opcodes; Some(exit code) when any is missing.
-fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Option<i32> {
+pub fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Option<i32> {
     let mut p = ring::empty_probe();
     if let Err(e) = ring.probe(&mut p) {
         return Some(fail(

@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use crate::profile::pollwake::{self, RingFlags};
 use crate::report::Bytes;
 
 /// The report's contract (DESIGN.md §1): the defaults of a run.
@@ -27,12 +28,17 @@ pub const MAX_TIMEOUT_S: u32 = 3600;
 pub enum ProfileId {
     /// s0: 32 FUTEX_WAIT then 32 FUTEX_WAKE per cycle.
     WaitWake,
+    /// MSG_RING bursts into rings polled by nobody, an idle epoll set, a
+    /// waiter thread (docs/pollwake.md).
+    Pollwake,
 }
 
 impl ProfileId {
     /// (short name, long name, formal name) of every profile.
-    pub const ALL: [(ProfileId, &'static str, &'static str, &'static str); 1] =
-        [(ProfileId::WaitWake, "s0", "wait-wake", "s0_wait_wake")];
+    pub const ALL: [(ProfileId, &'static str, &'static str, &'static str); 2] = [
+        (ProfileId::WaitWake, "s0", "wait-wake", "s0_wait_wake"),
+        (ProfileId::Pollwake, "pollwake", "poll-wake", "pollwake"),
+    ];
 
     pub fn formal_name(self) -> &'static str {
         Self::ALL.iter().find(|p| p.0 == self).map_or("?", |p| p.3)
@@ -57,6 +63,10 @@ pub struct RunConfig {
     pub warmups: u32,
     pub slots: u32,
     pub timeout_s: u32,
+    /// pollwake: messages per burst, the waiter's CPU, every ring's flags.
+    pub burst: u32,
+    pub waiter_cpu: Option<u32>,
+    pub ring_flags: RingFlags,
 }
 
 impl Default for RunConfig {
@@ -70,6 +80,9 @@ impl Default for RunConfig {
             warmups: DEFAULT_WARMUPS,
             slots: DEFAULT_SLOTS,
             timeout_s: DEFAULT_TIMEOUT_S,
+            burst: pollwake::DEFAULT_BURST,
+            waiter_cpu: None,
+            ring_flags: RingFlags::None,
         }
     }
 }
@@ -103,6 +116,9 @@ pub enum Why {
     Duplicate,
     UnknownProfile,
     UnexpectedValue,
+    UnknownRingFlags,
+    /// The option does not apply to the chosen profile.
+    NotForProfile,
 }
 
 impl fmt::Display for UsageError<'_> {
@@ -117,6 +133,13 @@ impl fmt::Display for UsageError<'_> {
             Why::Duplicate => write!(f, "{arg}: given more than once"),
             Why::UnknownProfile => write!(f, "{arg}: unknown profile (see --help)"),
             Why::UnexpectedValue => write!(f, "{arg}: takes no value"),
+            Why::UnknownRingFlags => {
+                write!(
+                    f,
+                    "{arg}: unknown ring flags (none, single-issuer, defer-taskrun)"
+                )
+            }
+            Why::NotForProfile => write!(f, "{arg}: does not apply to this profile (see --help)"),
         }
     }
 }
@@ -149,7 +172,7 @@ fn number(s: &[u8], lo: u32, hi: u32) -> Result<u32, Why> {
 }
 
 /// Options that take a value, with the (lo, hi) range of numeric ones.
-const VALUE_OPTIONS: [(&str, u32, u32); 7] = [
+const VALUE_OPTIONS: [(&str, u32, u32); 10] = [
     ("--cpu", 0, crate::cpu::MAX_CPU),
     ("--rounds", 1, MAX_ROUNDS),
     ("--cycles", 1, MAX_CYCLES),
@@ -157,7 +180,13 @@ const VALUE_OPTIONS: [(&str, u32, u32); 7] = [
     ("--slots", 1, MAX_SLOTS),
     ("--timeout", 1, MAX_TIMEOUT_S),
     ("--profile", 0, 0),
+    ("--burst", 1, pollwake::MAX_BURST),
+    ("--waiter-cpu", 0, crate::cpu::MAX_CPU),
+    ("--ring-flags", 0, 0),
 ];
+/// Bits of `given` for options only pollwake uses, and for --slots.
+const POLLWAKE_ONLY: u32 = 0b111 << 7;
+const SLOTS_BIT: u32 = 1 << 4;
 
 /// Parses argv[1..].
 pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, UsageError<'a>> {
@@ -165,6 +194,8 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, Us
     let mut cfg = RunConfig::default();
     // Which options were given explicitly (bit per VALUE_OPTIONS entry, + smoke).
     let mut given = 0u32;
+    // The argument that set each option, to name it in a later error.
+    let mut typed: [&[u8]; VALUE_OPTIONS.len()] = [b""; VALUE_OPTIONS.len()];
     const SMOKE_BIT: u32 = 1 << 31;
     if let Some(&first) = args.peek() {
         if !first.starts_with(b"-") {
@@ -219,6 +250,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, Us
             return Err(err(Why::Duplicate));
         }
         given |= 1 << idx;
+        typed[idx] = arg;
         let value = match inline {
             Some(v) => v,
             None => args.next().ok_or(err(Why::MissingValue))?,
@@ -234,6 +266,9 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, Us
             b"--profile" => {
                 cfg.profile = ProfileId::parse(value).ok_or(verr(Why::UnknownProfile))?
             }
+            b"--ring-flags" => {
+                cfg.ring_flags = RingFlags::parse(value).ok_or(verr(Why::UnknownRingFlags))?
+            }
             _ => {
                 let v = number(value, lo, hi).map_err(verr)?;
                 match name {
@@ -242,10 +277,25 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, Us
                     b"--cycles" => cfg.cycles = v,
                     b"--warmups" => cfg.warmups = v,
                     b"--slots" => cfg.slots = v,
+                    b"--burst" => cfg.burst = v,
+                    b"--waiter-cpu" => cfg.waiter_cpu = Some(v),
                     _ => cfg.timeout_s = v,
                 }
             }
         }
+    }
+    // Options of the other profile are mistakes, not silently ignored.
+    let stray = if cfg.profile == ProfileId::Pollwake {
+        given & SLOTS_BIT
+    } else {
+        given & POLLWAKE_ONLY
+    };
+    if stray != 0 {
+        return Err(UsageError {
+            arg: typed[stray.trailing_zeros() as usize],
+            value: None,
+            why: Why::NotForProfile,
+        });
     }
     if cfg.smoke {
         // --smoke sets the shape; explicit options still win.
@@ -271,7 +321,7 @@ Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
 report on Linux commit 079afb081c42 and validates every completion.
 
 options (defaults are the report's contract):
-  --profile P     workload: s0 | wait-wake                  (default s0)
+  --profile P     workload: s0 | wait-wake | pollwake       (default s0)
   --smoke         2 cycles, 1 round, no warm-up (explicit options still win)
   --cpu N         CPU to pin to            (default 2, else the highest allowed)
   --rounds N      measured rounds, 1..=4096                 (default 15)
@@ -279,6 +329,10 @@ options (defaults are the report's contract):
   --warmups N     untimed warm-up rounds, 0..=1000          (default 3)
   --slots N       WAIT/WAKE pairs per cycle, 1..=64         (default 32)
   --timeout SECS  bound on every io_uring wait, 1..=3600    (default 2)
+pollwake only (docs/pollwake.md):
+  --burst N       MSG_RING messages per burst, 1..=64       (default 32)
+  --waiter-cpu N  CPU of the waiter thread                  (default: --cpu's)
+  --ring-flags F  none | single-issuer | defer-taskrun      (default none)
   --help          this text
   --version       the version
 
@@ -345,6 +399,41 @@ mod tests {
         assert_eq!(
             cfg(&["--profile=s0_wait_wake"]).profile,
             ProfileId::WaitWake
+        );
+    }
+
+    #[test]
+    fn pollwake_options() {
+        let c = cfg(&[
+            "--profile",
+            "pollwake",
+            "--burst",
+            "5",
+            "--waiter-cpu=1",
+            "--ring-flags",
+            "defer-taskrun",
+            "--smoke",
+        ]);
+        assert_eq!(c.profile, ProfileId::Pollwake);
+        assert_eq!((c.burst, c.waiter_cpu), (5, Some(1)));
+        assert_eq!(c.ring_flags, RingFlags::DeferTaskrun);
+        assert_eq!((c.rounds, c.cycles, c.warmups), (1, 2, 0));
+        let d = cfg(&["--profile=poll-wake"]);
+        assert_eq!(
+            (d.burst, d.waiter_cpu, d.ring_flags),
+            (32, None, RingFlags::None)
+        );
+        assert_eq!(
+            why(&["--profile", "pollwake", "--slots", "3"]),
+            ("--slots".into(), Why::NotForProfile)
+        );
+        assert_eq!(
+            why(&["--ring-flags=none"]),
+            ("--ring-flags=none".into(), Why::NotForProfile)
+        );
+        assert_eq!(
+            why(&["--profile", "pollwake", "--ring-flags", "x"]),
+            ("--ring-flags x".into(), Why::UnknownRingFlags)
         );
     }
 

@@ -1,6 +1,7 @@
 //! Workloads. Each profile knows how to run and validate one cycle; the
 //! round driver here times cycles and keeps the ledger.
 
+pub mod pollwake;
 pub mod wait_wake;
 
 use crate::check::{CycleCheck, Ledger};
