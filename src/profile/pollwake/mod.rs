@@ -64,6 +64,9 @@ pub const GRACE_MS: i32 = 100;
 /// Tries (each a short sleep) to see the waiter asleep before a burst.
 const PARK_TRIES: u32 = 200;
 const PARK_SLEEP_NS: u64 = 50_000;
+/// waiter on another CPU: how long the producer spins for the handover
+/// before it sleeps on the futex.
+const SPIN_NS: u64 = 200_000;
 /// Extra bounded waits for a short CQ before a timeout is counted.
 const MAX_EXTRA_WAITS: u32 = 4;
 
@@ -158,6 +161,8 @@ pub struct Options {
     pub burst: u32,
     pub flags: RingFlags,
     pub waiter_cpu: u32,
+    /// The producer's CPU: a waiter elsewhere is awaited spinning first.
+    pub cpu: u32,
     pub dog: Watchdog,
     /// Bound on io_uring and handshake waits.
     pub timeout_ns: u64,
@@ -630,7 +635,7 @@ impl Pollwake {
         let mut t = Tally::new(seq, TARGET, n);
         if ok {
             match m {
-                Mode::Waiter => self.take_handed(&mut t, l),
+                Mode::Waiter => self.take_handed(&mut t, clock, l),
                 _ => collect(&mut self.rings[ring_of(m)], &mut t, l),
             }
         }
@@ -661,11 +666,21 @@ impl Pollwake {
     /// waiter: waits (bounded) until the waiter handed the burst over, then
     /// validates its copy of the CQEs.
     #[inline(never)]
-    fn take_handed(&mut self, t: &mut Tally, l: &mut Ledger) {
+    fn take_handed(&mut self, t: &mut Tally, clock: &Clock, l: &mut Ledger) {
         let want = self.handed.wrapping_add(1);
         let sh = self.handoff.sh();
         let bound =
             (self.o.dog.timeout_ms + self.o.dog.grace_ms) as u64 * 1_000_000 + self.o.timeout_ns;
+        // A waiter on another CPU runs meanwhile: spin a little first, so
+        // the span holds its wakeup, not also ours from futex sleep.
+        if self.o.waiter_cpu != self.o.cpu {
+            let t0 = clock.now_ns();
+            while sh.seen.load(Ordering::Acquire) != want
+                && clock.now_ns().wrapping_sub(t0) < SPIN_NS
+            {
+                core::hint::spin_loop();
+            }
+        }
         let mut done = false;
         for _ in 0..64 {
             let v = sh.seen.load(Ordering::Acquire);
@@ -887,6 +902,7 @@ pub fn run(cfg: &RunConfig, clock: &Clock, choice: Choice, allowed: &CpuSet, out
         burst: cfg.burst,
         flags: cfg.ring_flags,
         waiter_cpu: wcpu,
+        cpu: choice.cpu(),
         dog: Watchdog {
             timeout_ms: WATCHDOG_MS,
             grace_ms: GRACE_MS,
@@ -1186,11 +1202,16 @@ fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, out: &mut Out) -> i32
         out,
         "# idle: epoll_pwait(0) after each burst, outside the timed span: {} ns per burst \
          (an empty gap in none: {} ns); epoll_bad={}\n\
-         # waiter: cpu={} bursts={bursts} wakes={wakes} wakes_per_burst",
+         # waiter: cpu={} handover={} bursts={bursts} wakes={wakes} wakes_per_burst",
         gap(Mode::Idle),
         gap(Mode::None),
         c.epoll_bad,
         pw.o.waiter_cpu,
+        if pw.o.waiter_cpu == pw.o.cpu {
+            "futex"
+        } else {
+            "spin_then_futex"
+        },
     );
     for (k, v) in core::hint::black_box(&pw.wake_hist[..]).iter().enumerate() {
         if *v != 0 {
@@ -1363,6 +1384,7 @@ mod tests {
             burst: 8,
             flags,
             waiter_cpu: sys::getcpu().unwrap(),
+            cpu: 0,
             dog: Watchdog {
                 timeout_ms: dog_ms,
                 grace_ms: 20,
