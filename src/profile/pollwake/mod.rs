@@ -491,12 +491,19 @@ struct ModeRows {
     total_pairs: u64,
 }
 
-/// eventfd counts the pass expects (after the send, after the flush), without
-/// and with DEFER_TASKRUN; 0 stands for `burst`. Without it every MSG_RING
-/// post is a commit; with it the messages are queued as task work on the
-/// target (one signal when the queue goes non-empty) and the owner's
-/// io_uring_enter posts them in one commit.
-const EVENTFD_WANT: [[u64; 2]; 2] = [[0, 0], [1, 1]];
+/// What the eventfd pass saw (counts after the send and after the flush).
+/// `[n, 0]`: every MSG_RING post is its own commit (always so without
+/// DEFER_TASKRUN; with it on 6.1, where the ring's owner posts directly).
+/// `[1, 1]`: DEFER_TASKRUN on 6.12 and 6.18: the messages are queued as task
+/// work on the target (one signal when the queue goes non-empty) and the
+/// owner's io_uring_enter posts them in one commit. Anything else fails.
+fn commit_shape(counts: &[u64; 3], n: u32, deferred: bool) -> Option<&'static str> {
+    match [counts[0], counts[1]] {
+        [c, 0] if c == n as u64 => Some("a commit per message"),
+        [1, 1] if deferred => Some("queued as task work, one commit at the owner's flush"),
+        _ => None,
+    }
+}
 
 /// Waiter wake-ups per burst: counts of 0..=8, then 9 or more.
 const HIST: usize = 10;
@@ -774,11 +781,7 @@ impl Pollwake {
             collect(&mut ring, &mut Tally::new(0, NOP, n), l);
         }
         counts[2] = take();
-        let mut want = EVENTFD_WANT[self.o.flags.deferred() as usize];
-        if want[0] == 0 {
-            want[0] = n as u64;
-        }
-        if counts[..2] != want {
+        if commit_shape(&counts, n, self.o.flags.deferred()).is_none() {
             self.checks.eventfd_bad += 1;
             l.note("eventfd_commits", 0, None);
         }
@@ -1008,21 +1011,15 @@ fn banner(
         cfg.timeout_s,
         s.features(),
     );
-    let want = EVENTFD_WANT[o.flags.deferred() as usize];
     let _ = writeln!(
         out,
-        "# eventfd pass (untimed, own ring): {} MSG_RING -> +{} on send, +{} on flush \
-         (want +{}, +{}); {} NOP in one enter -> +{}\n\
+        "# eventfd pass (untimed, own ring): {} MSG_RING -> +{} on send, +{} on flush: {}; \
+         {} NOP in one enter -> +{}\n\
          profile\tround\tpairs\tns_per_pair\tsemantic_pass",
         o.burst,
         ev[0],
         ev[1],
-        if want[0] == 0 {
-            o.burst as u64
-        } else {
-            want[0]
-        },
-        want[1],
+        commit_shape(ev, o.burst, o.flags.deferred()).unwrap_or("UNEXPECTED"),
         o.burst,
         ev[2],
     );
@@ -1170,11 +1167,35 @@ fn mode_summary(out: &mut Out, m: Mode, r: &ModeRows, base: &ModeRows, passed: b
     out.bytes(b"\n");
 }
 
+/// The checks line's counters, in order: totals, then failure counters.
+const CHECKS: [&str; 20] = [
+    "cqes",
+    "source_cqes",
+    "target_cqes",
+    "bad_results",
+    "bad_flags",
+    "unknown_tags",
+    "duplicates",
+    "missing",
+    "timeouts",
+    "submit_errors",
+    "sq_dropped",
+    "cq_overflow",
+    "outstanding",
+    "migrations",
+    "epoll_bad",
+    "lost_wakeups",
+    "bad_events",
+    "waiter_errors",
+    "not_asleep",
+    "eventfd_bad",
+];
+
 /// ` name=value` for each pair. black_box keeps the optimiser from
 /// unrolling one formatting call per element (binary size).
 #[inline(never)]
-fn pairs(out: &mut Out, kv: &[(&str, u64)]) {
-    for (name, v) in core::hint::black_box(kv) {
+fn pairs(out: &mut Out, names: &[&str], values: &[u64]) {
+    for (name, v) in core::hint::black_box(names).iter().zip(values) {
         let _ = write!(out, " {name}={v}");
     }
 }
@@ -1222,8 +1243,7 @@ fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, out: &mut Out) -> i32
     let _ = write!(
         out,
         " lost_wakeups={} late_wakeups={} empty_wakes={} asleep_check={} not_asleep={} \
-         asleep_retries={}\n\
-         # checks: cqes={} source_cqes={} target_cqes={}",
+         asleep_retries={}\n# checks:",
         c.lost_wakeups,
         c.late_wakeups,
         c.empty_wakes,
@@ -1234,30 +1254,30 @@ fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, out: &mut Out) -> i32
         },
         c.not_parked,
         c.park_retries,
+    );
+    let values = [
         l.cqes,
         c.source_cqes,
-        c.target_cqes
-    );
-    let all = [
-        ("bad_results", l.bad_results),
-        ("bad_flags", l.bad_flags),
-        ("unknown_tags", l.unknown_tags),
-        ("duplicates", l.duplicates),
-        ("missing", l.missing),
-        ("timeouts", l.timeouts),
-        ("submit_errors", l.submit_errors),
-        ("sq_dropped", l.sq_dropped),
-        ("cq_overflow", l.cq_overflow),
-        ("outstanding", l.outstanding),
-        ("migrations", l.migrations),
-        ("epoll_bad", c.epoll_bad),
-        ("lost_wakeups", c.lost_wakeups),
-        ("bad_events", c.bad_events),
-        ("waiter_errors", c.waiter_errors),
-        ("not_asleep", c.not_parked),
-        ("eventfd_bad", c.eventfd_bad),
+        c.target_cqes,
+        l.bad_results,
+        l.bad_flags,
+        l.unknown_tags,
+        l.duplicates,
+        l.missing,
+        l.timeouts,
+        l.submit_errors,
+        l.sq_dropped,
+        l.cq_overflow,
+        l.outstanding,
+        l.migrations,
+        c.epoll_bad,
+        c.lost_wakeups,
+        c.bad_events,
+        c.waiter_errors,
+        c.not_parked,
+        c.eventfd_bad,
     ];
-    pairs(out, &all);
+    pairs(out, &CHECKS, &values);
     let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
     out.flush();
     if out.broken() {
@@ -1348,6 +1368,25 @@ mod tests {
         let mut s = Tally::new(9, SOURCE, 1);
         s.observe(&cqe(tag(9, SOURCE, 0), -22, 0), &mut l);
         assert_eq!(l.bad_results, 1);
+    }
+
+    #[test]
+    fn eventfd_commit_shapes() {
+        assert_eq!(
+            commit_shape(&[32, 0, 1], 32, false),
+            Some("a commit per message")
+        );
+        assert_eq!(
+            commit_shape(&[32, 0, 1], 32, true),
+            Some("a commit per message")
+        );
+        assert!(commit_shape(&[1, 1, 1], 32, true)
+            .unwrap()
+            .starts_with("queued"));
+        // Batched commits without DEFER_TASKRUN would void the premise.
+        assert_eq!(commit_shape(&[1, 1, 1], 32, false), None);
+        assert_eq!(commit_shape(&[31, 0, 1], 32, false), None);
+        assert_eq!(commit_shape(&[1, 0, 1], 32, true), None);
     }
 
     #[test]

@@ -249,7 +249,11 @@ extern "C" fn waiter_main(arg: usize) -> ! {
             Ok(Watch::Burst { wakes }) => {
                 sh.publish(&st);
                 sh.burst_wakes.store(wakes, Ordering::Relaxed);
-                sh.seen.fetch_add(1, Ordering::Release);
+                // Only this thread writes `seen`: a plain store, no
+                // read-modify-write (on aarch64 those pull in outline-atomics
+                // helpers that need libc's getauxval).
+                let seen = sh.seen.load(Ordering::Relaxed);
+                sh.seen.store(seen.wrapping_add(1), Ordering::Release);
                 let _ = futex::wake(&sh.seen, 1);
             }
             Ok(Watch::Stopped) => break,
