@@ -1100,6 +1100,48 @@ mod tests {
     }
 
     #[test]
+    fn a_lost_wakeup_fails_the_burst_and_the_run_still_ends() {
+        // The whole workload, with the waiter's epoll interest switched off
+        // after set-up (EPOLL_CTL_MOD to an empty mask): the burst must
+        // come back unclean with exactly one lost wakeup, and finish() must
+        // still stop and join the waiter and leave no CQE behind.
+        let mut o = options(RingFlags::None, 150);
+        o.cpu = o.waiter_cpu;
+        let mut pw = match Pollwake::new(o) {
+            Ok(p) => p,
+            Err(_) => {
+                eprintln!("SKIP: io_uring or epoll unavailable");
+                return;
+            }
+        };
+        let mut l = Ledger::default();
+        pw.start_waiter().expect("waiter starts");
+        let clock = Clock::syscall();
+        let (_, clean) = pw.burst(Mode::Waiter, 1, &clock, &mut l);
+        assert!(clean, "a normal burst first: {l:?} {:?}", pw.checks);
+        epoll::epoll_ctl(
+            pw._ep_waiter.raw(),
+            epoll::EPOLL_CTL_MOD,
+            pw.handoff.ring_fd,
+            0,
+            TOKEN,
+        )
+        .unwrap();
+        let (_, clean) = pw.burst(Mode::Waiter, 2, &clock, &mut l);
+        assert!(!clean);
+        assert_eq!(pw.checks.lost_wakeups, 1);
+        assert_eq!(pw.checks.failures(), 1);
+        assert!(l.passed(), "the CQEs themselves were fine: {l:?}");
+        assert_eq!(pw.first_mode, Some(Mode::Waiter));
+        // The stop message cannot wake a waiter that is not interested any
+        // more; the watchdog's bound ends its wait and finish() joins it.
+        pw.finish(&mut l);
+        assert_eq!(pw.checks.waiter_errors, 0, "{:?}", pw.checks);
+        assert_eq!((l.outstanding, l.missing), (0, 0), "{l:?}");
+        assert_eq!(pw.wake_hist[0] + pw.wake_hist[1], 2);
+    }
+
+    #[test]
     fn stop_wakes_a_waiter_that_never_saw_a_burst() {
         // The join must not depend on the watchdog: a stop message posts a
         // CQE, the waiter wakes, sees `stop` and leaves the CQE behind.
