@@ -9,7 +9,7 @@ use crate::cli::{self, Command, Mode, ProfileId, RunConfig};
 use crate::contract::Contract;
 use crate::cpu;
 use crate::facts::Facts;
-use crate::profile::{self, account_ring, run_round, Profile, Round, Workload};
+use crate::profile::{self, account_ring, pollwake, run_round, Profile, Round, Workload};
 use crate::report::{Bytes, Dec, Line, Out, Ratio6};
 use crate::ring::{self, Ring, SetupError};
 use crate::rt::StartInfo;
@@ -205,12 +205,20 @@ pub fn run(cfg: &RunConfig, clock: &Clock, out: &mut Out, cause: &mut Line) -> i
 fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out, cause: &mut Line) -> Result<i32, i32> {
     // CPU first: a bad --cpu is a usage error, whatever the kernel can do.
     let choice = choose_cpu(cfg, cause)?;
+    // Before pinning narrows it: pollwake may put its waiter elsewhere.
+    let mut allowed = [0u8; CPU_SET_BYTES];
+    let _ = sys::sched_getaffinity(&mut allowed);
     if let Err(e) = cpu::pin(choice.cpu()) {
         return Err(stop(
             cause,
             exit::USAGE,
             format_args!("--cpu {}: cannot pin: {e}", choice.cpu()),
         ));
+    }
+    if cfg.profile == ProfileId::Pollwake {
+        // Its own rings, thread and output (docs/pollwake.md); it reports
+        // its own errors.
+        return Ok(pollwake::run(cfg, clock, choice, &allowed, out));
     }
     let timeout_ns = cfg.timeout_s as u64 * 1_000_000_000;
     let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, 0).map_err(|e| {
@@ -352,7 +360,7 @@ fn trace_mark(marker: Option<Fd>, what: &str, cfg: &RunConfig, out: &mut Out) ->
 }
 
 /// Probes the ring for `needed` opcodes; a missing one is a skip naming it.
-fn probe(ring: &Ring, needed: &[(u8, &str)], cause: &mut Line) -> Result<(), i32> {
+pub fn probe(ring: &Ring, needed: &[(u8, &str)], cause: &mut Line) -> Result<(), i32> {
     let mut p = ring::empty_probe();
     if let Err(e) = ring.probe(&mut p) {
         return Err(stop(

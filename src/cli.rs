@@ -3,6 +3,7 @@
 
 use core::fmt;
 
+use crate::profile::pollwake::{self, RingFlags};
 use crate::report::Bytes;
 
 /// The report's contract (DESIGN.md §1): the defaults of a run.
@@ -44,11 +45,14 @@ pub enum ProfileId {
     Nop,
     /// l0: ring setup, one s0 cycle, close with a populated futex cache.
     Lifecycle,
+    /// MSG_RING bursts into rings polled by nobody, an idle epoll set, a
+    /// waiter thread (docs/pollwake.md).
+    Pollwake,
 }
 
 impl ProfileId {
     /// (id, short name, long name, formal name) of every profile.
-    pub const ALL: [(ProfileId, &'static str, &'static str, &'static str); 7] = [
+    pub const ALL: [(ProfileId, &'static str, &'static str, &'static str); 8] = [
         (ProfileId::WaitWake, "s0", "wait-wake", "s0_wait_wake"),
         (ProfileId::WaitCancel, "c0", "wait-cancel", "c0_wait_cancel"),
         (ProfileId::WaitvWake, "v0", "waitv-wake", "v0_waitv_wake"),
@@ -56,6 +60,7 @@ impl ProfileId {
         (ProfileId::Mismatch, "e0", "mismatch", "e0_mismatch"),
         (ProfileId::Nop, "n0", "nop", "n0_nop"),
         (ProfileId::Lifecycle, "l0", "lifecycle", "l0_lifecycle"),
+        (ProfileId::Pollwake, "pollwake", "poll-wake", "pollwake"),
     ];
 
     /// The formal reproducer's name (TSV `profile`, banner, describe).
@@ -66,7 +71,10 @@ impl ProfileId {
     /// Whether `--shared` applies (the workload waits or wakes on futex
     /// words whose scope the maintainers' patches distinguish).
     pub fn has_futex_scope(self) -> bool {
-        !matches!(self, ProfileId::Nop | ProfileId::Lifecycle)
+        !matches!(
+            self,
+            ProfileId::Nop | ProfileId::Lifecycle | ProfileId::Pollwake
+        )
     }
 
     fn parse(s: &[u8]) -> Option<ProfileId> {
@@ -114,6 +122,10 @@ pub struct RunConfig<'a> {
     pub timeout_s: u32,
     /// `--tsv FILE`, as typed (no NUL).
     pub tsv: Option<&'a [u8]>,
+    /// pollwake: messages per burst, the waiter's CPU, every ring's flags.
+    pub burst: u32,
+    pub waiter_cpu: Option<u32>,
+    pub ring_flags: RingFlags,
 }
 
 impl Default for RunConfig<'_> {
@@ -129,6 +141,9 @@ impl Default for RunConfig<'_> {
             shared: false,
             timeout_s: DEFAULT_TIMEOUT_S,
             tsv: None,
+            burst: pollwake::DEFAULT_BURST,
+            waiter_cpu: None,
+            ring_flags: RingFlags::None,
         }
     }
 }
@@ -150,7 +165,7 @@ impl RunConfig<'_> {
             },
             shared,
             timeout_s: self.timeout_s,
-            tsv: None,
+            ..RunConfig::default()
         }
     }
 
@@ -203,6 +218,7 @@ pub enum Why {
     NotForProfile(&'static str),
     /// The option does not apply to this command.
     NotForCommand(&'static str),
+    UnknownRingFlags,
 }
 
 impl fmt::Display for UsageError<'_> {
@@ -220,6 +236,7 @@ impl fmt::Display for UsageError<'_> {
             Why::UnknownProfile => "unknown profile (see --help)",
             Why::UnexpectedValue => "takes no value",
             Why::Conflict => "--smoke and --trace exclude each other",
+            Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
         };
         f.write_str(text)
     }
@@ -254,7 +271,7 @@ fn number(s: &[u8], lo: u32, hi: u32) -> Result<u32, Why> {
 
 /// Every option: its name and, for numeric ones, the (lo, hi) range. The
 /// index of each is its bit in `given`; from SMOKE on they take no value.
-const OPTIONS: [(&str, u32, u32); 11] = [
+const OPTIONS: [(&str, u32, u32); 14] = [
     ("--cpu", 0, crate::cpu::MAX_CPU),
     ("--rounds", 1, MAX_ROUNDS),
     ("--cycles", 1, MAX_CYCLES),
@@ -263,6 +280,9 @@ const OPTIONS: [(&str, u32, u32); 11] = [
     ("--timeout", 1, MAX_TIMEOUT_S),
     ("--profile", 0, 0),
     ("--tsv", 0, 0),
+    ("--burst", 1, pollwake::MAX_BURST),
+    ("--waiter-cpu", 0, crate::cpu::MAX_CPU),
+    ("--ring-flags", 0, 0),
     ("--smoke", 0, 0),
     ("--trace", 0, 0),
     ("--shared", 0, 0),
@@ -275,8 +295,15 @@ const SLOTS: usize = 4;
 const TIMEOUT: usize = 5;
 const PROFILE: usize = 6;
 const TSV: usize = 7;
-const SMOKE: usize = 8;
-const SHARED: usize = 10;
+const BURST: usize = 8;
+const WAITER_CPU: usize = 9;
+const RING_FLAGS: usize = 10;
+const SMOKE: usize = 11;
+const TRACE: usize = 12;
+const SHARED: usize = 13;
+/// Options only pollwake takes, and the ones it does not.
+const POLLWAKE_ONLY: u32 = 1 << BURST | 1 << WAITER_CPU | 1 << RING_FLAGS;
+const NOT_POLLWAKE: u32 = 1 << SLOTS | 1 << TSV | 1 << TRACE | 1 << SHARED;
 
 /// Parses argv[1..].
 pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
@@ -286,6 +313,8 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
     let mut given = 0u32;
     // `--slots` as typed, to name it if it does not fit v0.
     let mut slots_arg: (&[u8], Option<&[u8]>) = (b"--slots", None);
+    // The argument that set each option, to name it in a later error.
+    let mut typed: [&[u8]; OPTIONS.len()] = [b""; OPTIONS.len()];
     let mut command: Option<&'static str> = None;
     if let Some(&first) = args.peek() {
         if !first.starts_with(b"-") {
@@ -337,6 +366,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             return Err(err(Why::Duplicate));
         }
         given |= 1 << idx;
+        typed[idx] = arg;
         // selftest chooses every run parameter itself; describe writes no file.
         let allowed = match command {
             Some("selftest") => idx == CPU || idx == TIMEOUT,
@@ -373,6 +403,9 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             PROFILE => cfg.profile = ProfileId::parse(value).ok_or(verr(Why::UnknownProfile))?,
             TSV if value.is_empty() => return Err(verr(Why::MissingValue)),
             TSV => cfg.tsv = Some(value),
+            RING_FLAGS => {
+                cfg.ring_flags = RingFlags::parse(value).ok_or(verr(Why::UnknownRingFlags))?
+            }
             _ => {
                 let v = number(value, lo, hi).map_err(verr)?;
                 match idx {
@@ -384,6 +417,8 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
                         cfg.slots = v;
                         slots_arg = (arg, inline.is_none().then_some(value));
                     }
+                    BURST => cfg.burst = v,
+                    WAITER_CPU => cfg.waiter_cpu = Some(v),
                     _ => cfg.timeout_s = v,
                 }
             }
@@ -416,6 +451,25 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
                 why: Why::OutOfRange(1, WAITV_GROUPS as u64),
             });
         }
+    }
+    let stray = if cfg.profile == ProfileId::Pollwake {
+        given & NOT_POLLWAKE
+    } else {
+        given & POLLWAKE_ONLY
+    };
+    if stray != 0 {
+        return Err(UsageError {
+            arg: typed[stray.trailing_zeros() as usize],
+            value: None,
+            why: Why::NotForProfile(cfg.profile.formal_name()),
+        });
+    }
+    if cfg.profile == ProfileId::Pollwake && command.is_some() {
+        return Err(UsageError {
+            arg: typed[PROFILE],
+            value: None,
+            why: Why::NotForCommand(command.unwrap_or("run")),
+        });
     }
     if cfg.shared && !cfg.profile.has_futex_scope() {
         return Err(UsageError {
@@ -450,6 +504,8 @@ profiles (--profile, short or long name):
   e0 mismatch     32 FUTEX_WAIT on a changed value (res -EAGAIN)
   n0 nop          32 NOP (res 0)
   l0 lifecycle    ring setup, one s0 cycle, close; stays 200 ms at the end
+  pollwake poll-wake  MSG_RING bursts into rings in no epoll set, an idle epoll set,
+                  and one a waiter thread polls: the poll-wakeup cost (docs/pollwake.md)
 
 options (defaults are the report's contract):
   --profile P     workload, see above                       (default s0)
@@ -463,6 +519,11 @@ options (defaults are the report's contract):
   --shared        futex words without FUTEX2_PRIVATE (s0 c0 v0 z0 e0)
   --timeout SECS  bound on every io_uring wait, 1..=3600    (default 2)
   --tsv FILE      also write the formal TSV rows to FILE (created, never overwritten)
+
+pollwake only:
+  --burst N       MSG_RING messages per burst, 1..=64       (default 32)
+  --waiter-cpu N  CPU of the waiter thread                  (default: --cpu's)
+  --ring-flags F  none | single-issuer | defer-taskrun      (default none)
   --help          this text
   --version       the version
 
@@ -794,5 +855,46 @@ mod tests {
                 let _ = parse([a, b]);
             }
         }
+    }
+
+    #[test]
+    fn pollwake_options() {
+        let c = cfg(&[
+            "--profile",
+            "pollwake",
+            "--burst",
+            "5",
+            "--waiter-cpu=1",
+            "--ring-flags",
+            "defer-taskrun",
+            "--smoke",
+        ]);
+        assert_eq!(c.profile, ProfileId::Pollwake);
+        assert_eq!((c.burst, c.waiter_cpu), (5, Some(1)));
+        assert_eq!(c.ring_flags, RingFlags::DeferTaskrun);
+        assert_eq!((c.rounds, c.cycles, c.warmups), (1, 2, 0));
+        let d = cfg(&["--profile=poll-wake"]);
+        assert_eq!(
+            (d.burst, d.waiter_cpu, d.ring_flags),
+            (32, None, RingFlags::None)
+        );
+        for (args, arg) in [
+            (&["--profile", "pollwake", "--slots", "3"][..], "--slots"),
+            (&["--profile", "pollwake", "--shared"][..], "--shared"),
+            (&["--profile", "pollwake", "--trace"][..], "--trace"),
+            (&["--tsv", "x", "--profile", "pollwake"][..], "--tsv"),
+            (&["--ring-flags=none"][..], "--ring-flags=none"),
+            (&["--profile", "s0", "--burst", "4"][..], "--burst"),
+        ] {
+            let e = p(args).unwrap_err();
+            assert_eq!(String::from_utf8_lossy(e.arg), arg, "{args:?}");
+            assert!(matches!(e.why, Why::NotForProfile(_)), "{args:?}");
+        }
+        assert_eq!(
+            why(&["--profile", "pollwake", "--ring-flags", "x"]),
+            ("--ring-flags x".into(), Why::UnknownRingFlags)
+        );
+        let e = p(&["describe", "--profile", "pollwake"]).unwrap_err();
+        assert!(matches!(e.why, Why::NotForCommand("describe")));
     }
 }

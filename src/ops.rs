@@ -78,6 +78,28 @@ pub fn nop(user_data: u64) -> IoUringSqe {
     }
 }
 
+/// IORING_OP_MSG_RING, IORING_MSG_DATA: posts a CQE in the ring `target_fd`
+/// with user_data = `target_user_data` and res = `value`; this request's own
+/// CQE (user_data) reports 0 on success. msg_ring_flags 0: no CQE skipping,
+/// no IORING_MSG_RING_FLAGS_PASS, so the target CQE's flags are 0.
+#[inline(always)]
+pub fn msg_ring_data(
+    target_fd: i32,
+    value: u32,
+    target_user_data: u64,
+    user_data: u64,
+) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_MSG_RING,
+        fd: target_fd,
+        off: target_user_data,
+        addr: IORING_MSG_DATA,
+        len: value,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +159,23 @@ mod tests {
             2
         );
         assert_eq!(futex_wait(WORD as *const u32, 7, 0x82, 0).off, 7);
+    }
+
+    #[test]
+    fn msg_ring_data_golden() {
+        let got = bytes(msg_ring_data(7, 0x0102_0304, 0x1122_3344_5566_7788, 0x2a));
+        #[rustfmt::skip]
+        let want: [u8; 64] = [
+            40, 0, 0, 0,             7, 0, 0, 0,               // opcode, flags, ioprio, fd = target ring
+            0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,    // off = target CQE user_data
+            0, 0, 0, 0, 0, 0, 0, 0,                            // addr = IORING_MSG_DATA
+            0x04, 0x03, 0x02, 0x01,  0, 0, 0, 0,               // len = target CQE res, msg_ring_flags
+            0x2a, 0, 0, 0, 0, 0, 0, 0,                         // user_data (source CQE)
+            0, 0, 0, 0, 0, 0, 0, 0,                            // buf_index, personality, file_index
+            0, 0, 0, 0, 0, 0, 0, 0,                            // addr3 (src fd: unused for data)
+            0, 0, 0, 0, 0, 0, 0, 0,                            // pad
+        ];
+        assert_eq!(got, want);
     }
 
     #[test]

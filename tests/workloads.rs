@@ -239,7 +239,7 @@ fn selftest_speaks_tap_13() {
     let o = run(&["selftest"]);
     let out = text(&o.stdout);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(&lines[..2], ["TAP version 13", "1..12"], "{out}");
+    assert_eq!(&lines[..2], ["TAP version 13", "1..13"], "{out}");
     let mut expected = Vec::new();
     for (_, formal, _) in PROFILES {
         expected.push(format!("{formal} private"));
@@ -247,12 +247,13 @@ fn selftest_speaks_tap_13() {
             expected.push(format!("{formal} shared"));
         }
     }
+    expected.push("pollwake private".to_string());
     let results: Vec<&str> = lines[2..]
         .iter()
         .copied()
         .filter(|l| !l.starts_with('#'))
         .collect();
-    assert_eq!(results.len(), 12, "{out}");
+    assert_eq!(results.len(), 13, "{out}");
     let mut skips = 0;
     for (i, (line, name)) in results.iter().zip(&expected).enumerate() {
         let head = format!("ok {} - {name}", i + 1);

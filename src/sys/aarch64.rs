@@ -37,6 +37,10 @@ pub mod nr {
     pub const IO_URING_SETUP: usize = 425;
     pub const IO_URING_ENTER: usize = 426;
     pub const IO_URING_REGISTER: usize = 427;
+    pub const EVENTFD2: usize = 19;
+    pub const PREAD64: usize = 67;
+    pub const EXIT: usize = 93;
+    pub const MPROTECT: usize = 226;
 }
 
 /// The vDSO's clock_gettime and the version that defines it.
@@ -145,6 +149,77 @@ pub unsafe fn syscall6(
     unsafe {
         asm!("svc 0", in("x8") n, inlateout("x0") a0 as isize => ret, in("x1") a1,
              in("x2") a2, in("x3") a3, in("x4") a4, in("x5") a5, options(nostack));
+    }
+    ret
+}
+
+/// struct epoll_event: natural alignment on aarch64 (EPOLL_PACKED is empty
+/// there), so `data` sits at offset 8 and the struct is 16 bytes; the four
+/// bytes of padding are named so the layout check can count every byte.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EpollEvent {
+    pub events: u32,
+    pub pad: u32,
+    pub data: u64,
+}
+
+impl EpollEvent {
+    pub const fn new(events: u32, data: u64) -> EpollEvent {
+        EpollEvent {
+            events,
+            pad: 0,
+            data,
+        }
+    }
+}
+
+/// clone(flags, stack, ptid, tls = 0, ctid) (aarch64 passes tls before
+/// ctid) that starts the child on `stack` in `entry(arg)`. Returns the
+/// child's tid (or -errno) in the parent.
+///
+/// `entry` and `arg` travel on the child's stack, so the child loads them
+/// from there and never reads the parent's frame; it clears the frame and
+/// link registers (end of backtraces) and keeps sp 16-byte aligned.
+///
+/// # Safety
+/// `stack_top` is the end of a writable mapping large enough for `entry`,
+/// used by nothing else until the child has exited; `flags` describe a
+/// thread (CLONE_VM and friends, no CLONE_SETTLS); `ptid`/`ctid` are valid
+/// for the flags that name them; `entry` never returns.
+#[inline(never)]
+pub unsafe fn clone_thread(
+    flags: usize,
+    stack_top: *mut u8,
+    ptid: *mut u32,
+    ctid: *mut u32,
+    entry: extern "C" fn(usize) -> !,
+    arg: usize,
+) -> isize {
+    let sp = ((stack_top as usize) & !15) - 16;
+    // SAFETY: sp..sp+16 lies in the caller's stack mapping (contract).
+    unsafe {
+        (sp as *mut usize).write(arg);
+        ((sp + 8) as *mut usize).write(entry as usize);
+    }
+    let ret: isize;
+    // SAFETY: the caller upholds the contract above. The child leaves this
+    // asm block only through `blr`, on its own stack; `nostack` holds for
+    // the parent, which pushes nothing.
+    unsafe {
+        asm!(
+            "svc 0",
+            "cbnz x0, 2f",
+            "mov x29, xzr",
+            "mov x30, xzr",
+            "ldp x0, x1, [sp], #16",
+            "blr x1",
+            "brk #1",
+            "2:",
+            in("x8") nr::CLONE, inlateout("x0") flags as isize => ret,
+            in("x1") sp, in("x2") ptid, in("x3") 0usize, in("x4") ctid,
+            options(nostack)
+        );
     }
     ret
 }

@@ -15,6 +15,8 @@ pub mod arch;
 pub mod arch;
 
 pub mod clock;
+pub mod epoll;
+pub mod futex;
 pub mod uapi;
 pub mod vdso;
 
@@ -144,6 +146,21 @@ pub fn read(fd: i32, buf: &mut [u8]) -> SysResult<usize> {
     Errno::result(unsafe { syscall3(nr::READ, fd as usize, buf.as_mut_ptr() as usize, buf.len()) })
 }
 
+/// pread(fd, buf, offset): reads at `offset` without moving the file position.
+pub fn pread(fd: i32, buf: &mut [u8], offset: u64) -> SysResult<usize> {
+    // SAFETY: buf is a valid writable slice for its whole length.
+    let raw = unsafe {
+        syscall4(
+            nr::PREAD64,
+            fd as usize,
+            buf.as_mut_ptr() as usize,
+            buf.len(),
+            offset as usize,
+        )
+    };
+    Errno::result(raw)
+}
+
 /// openat(AT_FDCWD, path, flags, mode); `path` must end with a NUL byte.
 pub fn open(path: &[u8], flags: u32, mode: u32) -> SysResult<Fd> {
     if path.last() != Some(&0) {
@@ -201,6 +218,13 @@ pub unsafe fn mmap(
 pub unsafe fn munmap(addr: *mut u8, len: usize) {
     // SAFETY: the caller gives up every reference into the range.
     unsafe { syscall2(nr::MUNMAP, addr as usize, len) };
+}
+
+/// # Safety
+/// Taking access away from a range nothing uses (a stack's guard pages).
+pub unsafe fn mprotect(addr: *mut u8, len: usize, prot: usize) -> SysResult<()> {
+    // SAFETY: forwarded contract; mprotect reads no user memory.
+    Errno::result(unsafe { syscall3(nr::MPROTECT, addr as usize, len, prot) }).map(|_| ())
 }
 
 /// exit_group: ends every thread of the process.

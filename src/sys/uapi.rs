@@ -115,6 +115,10 @@ pub const IORING_OP_FUTEX_WAIT: u8 = 51;
 pub const IORING_OP_FUTEX_WAKE: u8 = 52;
 pub const IORING_OP_FUTEX_WAITV: u8 = 53;
 
+/// IORING_OP_MSG_RING command (sqe->addr): post a CQE with user_data =
+/// sqe->off and res = sqe->len in the ring whose fd is sqe->fd.
+pub const IORING_MSG_DATA: u64 = 0;
+
 /// Cancel the request whose user_data equals sqe->addr.
 pub const IORING_ASYNC_CANCEL_USERDATA: u32 = 1 << 4;
 
@@ -189,6 +193,8 @@ check_struct!(IoUringGeteventsArg, size 24, align 8,
 
 // ---- io_uring_register(2) ----
 
+/// Signal an eventfd (arg: *const i32, nr 1) on CQ commits.
+pub const IORING_REGISTER_EVENTFD: u32 = 4;
 /// Fill a struct io_uring_probe with the supported opcodes.
 pub const IORING_REGISTER_PROBE: u32 = 8;
 /// Probe entry flag: the opcode is supported.

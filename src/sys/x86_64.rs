@@ -38,6 +38,10 @@ pub mod nr {
     pub const IO_URING_ENTER: usize = 426;
     pub const IO_URING_REGISTER: usize = 427;
     pub const IOCTL: usize = 16;
+    pub const MPROTECT: usize = 10;
+    pub const PREAD64: usize = 17;
+    pub const EXIT: usize = 60;
+    pub const EVENTFD2: usize = 290;
 }
 
 /// The vDSO's clock_gettime and the version that defines it.
@@ -155,6 +159,72 @@ pub unsafe fn syscall6(
         asm!("syscall", inlateout("rax") n as isize => ret, in("rdi") a0, in("rsi") a1,
              in("rdx") a2, in("r10") a3, in("r8") a4, in("r9") a5,
              lateout("rcx") _, lateout("r11") _, options(nostack));
+    }
+    ret
+}
+
+/// struct epoll_event: the x86_64 UAPI declares it `__attribute__((packed))`
+/// (EPOLL_PACKED), so `data` sits at offset 4 and the struct is 12 bytes.
+#[repr(C, packed)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EpollEvent {
+    pub events: u32,
+    pub data: u64,
+}
+
+impl EpollEvent {
+    pub const fn new(events: u32, data: u64) -> EpollEvent {
+        EpollEvent { events, data }
+    }
+}
+
+/// clone(flags, stack, ptid, ctid, tls = 0) that starts the child on `stack`
+/// in `entry(arg)`. Returns the child's tid (or -errno) in the parent.
+///
+/// `entry` and `arg` travel on the child's stack, so the child pops them
+/// and never reads a register or a byte of the parent's frame; it clears
+/// rbp (end of backtraces) and calls `entry` with rsp 16-byte aligned
+/// before the call, as the ABI requires.
+///
+/// # Safety
+/// `stack_top` is the end of a writable mapping large enough for `entry`,
+/// used by nothing else until the child has exited; `flags` describe a
+/// thread (CLONE_VM and friends, no CLONE_SETTLS); `ptid`/`ctid` are valid
+/// for the flags that name them; `entry` never returns.
+#[inline(never)]
+pub unsafe fn clone_thread(
+    flags: usize,
+    stack_top: *mut u8,
+    ptid: *mut u32,
+    ctid: *mut u32,
+    entry: extern "C" fn(usize) -> !,
+    arg: usize,
+) -> isize {
+    let sp = ((stack_top as usize) & !15) - 16;
+    // SAFETY: sp..sp+16 lies in the caller's stack mapping (contract).
+    unsafe {
+        (sp as *mut usize).write(arg);
+        ((sp + 8) as *mut usize).write(entry as usize);
+    }
+    let ret: isize;
+    // SAFETY: the caller upholds the contract above. The child leaves this
+    // asm block only through `call`, on its own stack; `nostack` holds for
+    // the parent, which pushes nothing.
+    unsafe {
+        asm!(
+            "syscall",
+            "test rax, rax",
+            "jnz 2f",
+            "xor ebp, ebp",
+            "pop rdi",
+            "pop rax",
+            "call rax",
+            "ud2",
+            "2:",
+            inlateout("rax") nr::CLONE as isize => ret,
+            in("rdi") flags, in("rsi") sp, in("rdx") ptid, in("r10") ctid, in("r8") 0usize,
+            lateout("rcx") _, lateout("r11") _, options(nostack)
+        );
     }
     ret
 }

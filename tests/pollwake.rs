@@ -1,0 +1,251 @@
+//! The pollwake workload on the live kernel: every mode's smoke with exact
+//! counts, for every --ring-flags setting, burst sizes at both limits, the
+//! waiter on another CPU, and the usage errors.
+
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
+const MODES: [&str; 4] = [
+    "pollwake_none",
+    "pollwake_idle",
+    "pollwake_waiter",
+    "pollwake_none_aa",
+];
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run uring-repro")
+}
+
+/// The value of `key=` on the line starting with `prefix`.
+fn field(out: &str, prefix: &str, key: &str) -> u64 {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line {prefix:?} in\n{out}"));
+    let at = line
+        .find(&format!(" {key}="))
+        .unwrap_or_else(|| panic!("no {key}= in {line}"));
+    let v = &line[at + key.len() + 2..];
+    let end = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    v[..end]
+        .parse()
+        .unwrap_or_else(|_| panic!("{key} in {line}"))
+}
+
+/// Runs a smoke with `extra` options; None (after a loud SKIP) when the
+/// kernel or box cannot run it.
+fn smoke(extra: &[&str]) -> Option<String> {
+    let mut args = vec!["--profile", "pollwake", "--smoke"];
+    args.extend_from_slice(extra);
+    let o = run(&args);
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if o.status.code() == Some(4) {
+        eprintln!("SKIP: {args:?}: {stderr}");
+        return None;
+    }
+    assert_eq!(o.status.code(), Some(0), "{args:?}\n{stdout}\n{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    Some(stdout)
+}
+
+/// Every count of a passing smoke of `burst` messages per burst.
+fn assert_exact(out: &str, burst: u64) {
+    let pairs = 2 * burst; // --smoke: 2 bursts per mode, 1 round
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .filter(|l| l.starts_with("pollwake_"))
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 8, "4 round rows and 4 mean rows:\n{out}");
+    for (k, mode) in MODES.iter().enumerate() {
+        for (row, round) in [(&rows[k], "0"), (&rows[4 + k], "mean")] {
+            assert_eq!(row[0], *mode);
+            assert_eq!(row[1], round);
+            assert_eq!(row[2], pairs.to_string());
+            assert!(row[3].parse::<f64>().unwrap() > 0.0);
+            assert_eq!(row[4], "1");
+        }
+    }
+    let checks = "# checks:";
+    // Bursts: 4 modes x 2 bursts x burst messages, a source and a target
+    // CQE each. All CQEs: those, the eventfd pass (burst messages, burst
+    // target CQEs, burst NOPs) and the stop message (source + target).
+    assert_eq!(field(out, checks, "source_cqes"), 8 * burst);
+    assert_eq!(field(out, checks, "target_cqes"), 8 * burst);
+    assert_eq!(field(out, checks, "cqes"), 2 * 8 * burst + 3 * burst + 2);
+    for zero in [
+        "bad_results",
+        "bad_flags",
+        "unknown_tags",
+        "duplicates",
+        "missing",
+        "timeouts",
+        "submit_errors",
+        "sq_dropped",
+        "cq_overflow",
+        "outstanding",
+        "migrations",
+        "epoll_bad",
+        "lost_wakeups",
+        "bad_events",
+        "waiter_errors",
+        "not_asleep",
+        "eventfd_bad",
+    ] {
+        assert_eq!(field(out, checks, zero), 0, "{zero}");
+    }
+    assert!(out
+        .lines()
+        .any(|l| l.starts_with(checks) && l.ends_with("-> PASS")));
+    let waiter = "# waiter:";
+    assert_eq!(field(out, waiter, "bursts"), 2);
+    assert_eq!(field(out, waiter, "lost_wakeups"), 0);
+    assert_eq!(field(out, waiter, "late_wakeups"), 0);
+    // At least one wakeup per burst (a burst may wake the waiter more
+    // than once; how often is what the line reports).
+    assert!(field(out, waiter, "wakes") >= 2);
+    for d in ["# idle-none: ", "# waiter-none: ", "# none_aa-none: "] {
+        assert!(out.lines().any(|l| l.starts_with(d)), "{d}");
+    }
+}
+
+/// The eventfd pass: (after send, after flush, NOPs).
+fn eventfd_counts(out: &str) -> (u64, u64, u64) {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("# eventfd pass"))
+        .expect("eventfd line");
+    let nums: Vec<u64> = line
+        .split('+')
+        .skip(1)
+        .map(|s| {
+            let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+            s[..end].parse().unwrap()
+        })
+        .collect();
+    (nums[0], nums[1], nums[2])
+}
+
+#[test]
+fn smoke_passes_with_exact_counts_for_every_ring_flags_setting() {
+    for (flags, want) in [
+        ("none", (32, 0, 1)),
+        ("single-issuer", (32, 0, 1)),
+        // DEFER_TASKRUN: one signal when the messages are queued as task
+        // work on the target, one for the owner's single commit.
+        ("defer-taskrun", (1, 1, 1)),
+    ] {
+        let Some(out) = smoke(&["--ring-flags", flags]) else {
+            continue;
+        };
+        assert!(out.contains(&format!(" ring_flags={flags} ")), "{out}");
+        assert_exact(&out, 32);
+        assert_eq!(eventfd_counts(&out), want, "{flags}\n{out}");
+        let shape = if flags == "defer-taskrun" {
+            ": queued as task work, one commit at the owner's flush;"
+        } else {
+            ": a commit per message;"
+        };
+        assert!(out.contains(shape), "{flags}\n{out}");
+        assert_eq!(field(&out, "# idle:", "epoll_bad"), 0);
+    }
+}
+
+#[test]
+fn burst_sizes_at_both_limits() {
+    for burst in [1u64, 64] {
+        let b = burst.to_string();
+        let Some(out) = smoke(&["--burst", &b]) else {
+            return;
+        };
+        assert!(out.contains(&format!("# burst={b} ")));
+        assert_exact(&out, burst);
+        assert_eq!(eventfd_counts(&out), (burst, 0, 1));
+    }
+}
+
+/// Two allowed CPUs, if there are.
+fn two_cpus() -> Option<(u32, u32)> {
+    let mut set = [0u8; uring_repro::sys::CPU_SET_BYTES];
+    uring_repro::sys::sched_getaffinity(&mut set).ok()?;
+    let mut cpus = (0..set.len() as u32 * 8).filter(|&c| set[c as usize / 8] & (1 << (c % 8)) != 0);
+    Some((cpus.next()?, cpus.next()?))
+}
+
+#[test]
+fn waiter_on_another_cpu() {
+    let Some((a, b)) = two_cpus() else {
+        eprintln!("SKIP: fewer than two CPUs allowed");
+        return;
+    };
+    let (a, b) = (a.to_string(), b.to_string());
+    let Some(out) = smoke(&["--cpu", &a, "--waiter-cpu", &b]) else {
+        return;
+    };
+    assert!(out.contains(&format!(" waiter_cpu={b} ")));
+    assert_eq!(field(&out, "# waiter:", "cpu"), b.parse::<u64>().unwrap());
+    assert_exact(&out, 32);
+}
+
+#[test]
+fn usage_errors_name_the_argument() {
+    for (args, msg) in [
+        (
+            vec!["--profile", "pollwake", "--burst", "0"],
+            "--burst 0: out of range (1..=64)",
+        ),
+        (
+            vec!["--profile", "pollwake", "--burst=65"],
+            "--burst=65: out of range (1..=64)",
+        ),
+        (
+            vec!["--profile", "pollwake", "--ring-flags", "defer"],
+            "--ring-flags defer: unknown ring flags",
+        ),
+        (
+            vec!["--burst", "8"],
+            "--burst: does not apply to profile s0_wait_wake",
+        ),
+        (
+            vec!["--waiter-cpu=0", "--profile", "s0"],
+            "--waiter-cpu=0: does not apply",
+        ),
+        (
+            vec!["--profile", "pollwake", "--slots", "8"],
+            "--slots: does not apply",
+        ),
+        (
+            vec!["--profile", "pollwake", "--waiter-cpu", "1023"],
+            "--waiter-cpu 1023: CPU 1023 is not online or not allowed",
+        ),
+    ] {
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("uring-repro: {msg}")),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+fn help_lists_the_pollwake_options() {
+    let o = run(&["--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    for opt in [
+        "pollwake",
+        "--burst N",
+        "--waiter-cpu N",
+        "--ring-flags F",
+        "defer-taskrun",
+    ] {
+        assert!(help.contains(opt), "{opt}");
+    }
+}
