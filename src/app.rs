@@ -7,8 +7,9 @@ use core::fmt::Write;
 use crate::check::Ledger;
 use crate::cli::{self, Command, RunConfig};
 use crate::cpu;
+use crate::hist::Histogram;
 use crate::profile::wait_wake::WaitWake;
-use crate::profile::{run_round, Profile, Round};
+use crate::profile::{run_round, run_round_into, Profile, Round};
 use crate::report::{Bytes, Dec, Out, Ratio6};
 use crate::ring::{self, Ring, SetupError};
 use crate::rt::StartInfo;
@@ -240,6 +241,9 @@ struct Outcome {
     ns_per_pair: [f64; cli::MAX_ROUNDS as usize],
     total_ns: u64,
     total_pairs: u64,
+    /// Per-cycle ns of the measured rounds, and the pairs one cycle does.
+    hist: Histogram,
+    pairs_per_cycle: u64,
 }
 
 /// Warm-ups, then measured rounds, a row printed and flushed after each.
@@ -257,6 +261,8 @@ fn measure<P: Profile>(
         ns_per_pair: [0.0; cli::MAX_ROUNDS as usize],
         total_ns: 0,
         total_pairs: 0,
+        hist: Histogram::default(),
+        pairs_per_cycle: profile.pairs_per_cycle(),
     };
     let mut seq = 0u32;
     for _ in 0..cfg.warmups {
@@ -268,7 +274,15 @@ fn measure<P: Profile>(
     for r in 0..cfg.rounds {
         check_cpu(cpu, &mut o.ledger);
         let before = o.ledger.failures();
-        let round: Round = run_round(profile, ring, clock, &mut o.ledger, cfg.cycles, &mut seq);
+        let round: Round = run_round_into(
+            profile,
+            ring,
+            clock,
+            &mut o.ledger,
+            cfg.cycles,
+            &mut seq,
+            Some(&mut o.hist),
+        );
         check_cpu(cpu, &mut o.ledger);
         let passed = round.passed && o.ledger.failures() == before;
         let _ = writeln!(
@@ -334,6 +348,24 @@ fn finish(mut o: Outcome, ring: &Ring, out: &mut Out) -> i32 {
         Dec(s.min, 6),
         Dec(s.max, 6),
         Dec(s.cv_pct, 3)
+    );
+    // The per-cycle tail, in the unit of the table (cycle ns / pairs).
+    let per_pair = o.pairs_per_cycle.max(1) as f64;
+    let h = &o.hist;
+    let _ = write!(out, "# per_cycle_ns_per_pair:");
+    for (name, num, den) in [
+        ("p50", 1, 2),
+        ("p90", 9, 10),
+        ("p99", 99, 100),
+        ("p99.9", 999, 1000),
+    ] {
+        let _ = write!(out, " {name}={}", Dec(h.quantile(num, den) / per_pair, 3));
+    }
+    let _ = writeln!(
+        out,
+        " max={} cycles={}",
+        Dec(h.max() as f64 / per_pair, 3),
+        h.count()
     );
     let _ = write!(out, "# checks:");
     for (name, v) in l.counters() {

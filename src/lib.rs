@@ -8,6 +8,7 @@ pub mod app;
 pub mod check;
 pub mod cli;
 pub mod cpu;
+pub mod hist;
 pub mod ops;
 pub mod profile;
 pub mod report;

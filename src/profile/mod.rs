@@ -4,6 +4,7 @@
 pub mod wait_wake;
 
 use crate::check::{CycleCheck, Ledger};
+use crate::hist::Histogram;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::Errno;
@@ -48,6 +49,20 @@ pub fn run_round<P: Profile>(
     cycles: u32,
     seq: &mut u32,
 ) -> Round {
+    run_round_into(profile, ring, clock, ledger, cycles, seq, None)
+}
+
+/// `run_round`, also counting every timed cycle's nanoseconds in `hist`
+/// (after the cycle's closing clock read: outside the timed span).
+pub fn run_round_into<P: Profile>(
+    profile: &mut P,
+    ring: &mut Ring,
+    clock: &Clock,
+    ledger: &mut Ledger,
+    cycles: u32,
+    seq: &mut u32,
+    mut hist: Option<&mut Histogram>,
+) -> Round {
     let mut round = Round {
         passed: true,
         ..Round::default()
@@ -55,6 +70,9 @@ pub fn run_round<P: Profile>(
     for _ in 0..cycles {
         let (ns, ok) = profile.cycle(ring, clock, ledger, *seq);
         *seq = seq.wrapping_add(1);
+        if let Some(h) = hist.as_deref_mut() {
+            h.record(ns);
+        }
         round.timed_ns += ns;
         round.cycles += 1;
         round.pairs += profile.pairs_per_cycle();
