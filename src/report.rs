@@ -29,6 +29,7 @@ impl Out {
         self.broken
     }
 
+    #[inline(never)]
     pub fn flush(&mut self) {
         let mut off = 0;
         while off < self.len && !self.broken {
@@ -41,6 +42,7 @@ impl Out {
         self.len = 0;
     }
 
+    #[inline(never)]
     pub fn bytes(&mut self, mut b: &[u8]) {
         while !b.is_empty() {
             if self.len == self.buf.len() {
