@@ -45,6 +45,7 @@ pub fn main(start: &StartInfo) -> i32 {
             let _ = writeln!(out, "uring-repro {VERSION}");
             exit::PASS
         }
+        Ok(Command::Compare) => crate::compare::main(start.args().skip(1), &mut out),
         Ok(Command::Run(cfg)) => {
             // SAFETY: the value is this process's AT_SYSINFO_EHDR (or 0).
             let clock = unsafe { Clock::new(start.auxv(AT_SYSINFO_EHDR).unwrap_or(0)) };

@@ -78,6 +78,8 @@ impl Default for RunConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
     Run(RunConfig),
+    /// `compare ...`: its own arguments follow (parsed by `compare`).
+    Compare,
     Help,
     Version,
 }
@@ -169,6 +171,9 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, Us
     if let Some(&first) = args.peek() {
         if !first.starts_with(b"-") {
             args.next();
+            if first == b"compare" {
+                return Ok(Command::Compare);
+            }
             if first != b"run" {
                 return Err(UsageError {
                     arg: first,
@@ -265,6 +270,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command, Us
 /// `--help` text: every option with its default.
 pub const HELP: &str = "\
 usage: uring-repro [run] [options]
+       uring-repro compare [--gate PCT] [--tsv] [--drop-first] [LABEL=]FILE...
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
@@ -283,6 +289,12 @@ options (defaults are the report's contract):
   --version       the version
 
 Options take their value as `--opt N` or `--opt=N`.
+
+compare: FILEs are saved runs (stdout or --tsv of uring-repro, the C
+standalone's stdout, the formal C reproducer's TSV), one per boot. Three
+plain files are the A B A sandwich; LABEL=FILE groups longer series, the
+first label is the control. --gate PCT (default 5), --tsv (summary as TSV),
+--drop-first (drop each point's first round in the main figures).
 exit: 0 pass, 1 check failed, 2 usage, 4 cannot run here (skip)
 ";
 
@@ -316,6 +328,13 @@ mod tests {
         );
         assert_eq!(c.cpu, None);
         assert_eq!(cfg(&["run"]), c);
+    }
+
+    #[test]
+    fn compare_takes_the_rest() {
+        assert_eq!(p(&["compare", "--bogus", "a"]), Ok(Command::Compare));
+        assert_eq!(p(&["compare"]), Ok(Command::Compare));
+        assert!(HELP.contains("compare [--gate PCT]"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod cpu;
 pub mod hist;
 pub mod ops;
