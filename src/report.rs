@@ -76,7 +76,10 @@ impl fmt::Display for Ratio6 {
         }
         let den = self.den as u128;
         let scaled = (self.num as u128 * 2_000_000 + den) / (2 * den);
-        write!(f, "{}.{:06}", scaled / 1_000_000, scaled % 1_000_000)
+        // Both parts fit u64 (num is one): printing them as u64 keeps core's
+        // u128 formatting (1 KiB) out of the binary.
+        let (int, frac) = ((scaled / 1_000_000) as u64, (scaled % 1_000_000) as u64);
+        write!(f, "{int}.{frac:06}")
     }
 }
 

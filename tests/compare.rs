@@ -236,7 +236,7 @@ fn unusable_input_exits_2_naming_file_and_line() {
     let cases = [
         ("empty.txt", "", ": empty file"),
         ("junk.txt", "# hi\n{\"x\": 1}\n", ":2: not a result of uring-repro, the C standalone or the formal C reproducer: `{\"x\": 1}`"),
-        ("cells.txt", "round\tpairs\tns_per_pair\tsemantic_pass\n0\t64\tfast\t1\n", ":2: ns_per_pair is not a decimal number: `fast`"),
+        ("cells.txt", "round\tpairs\tns_per_pair\tsemantic_pass\n0\t64\tfast\t1\n", ":2: ns_per_pair is not a positive decimal number: `fast`"),
         ("cut.txt", "round\tpairs\tns_per_pair\tsemantic_pass\n0\t64\t1.0\t1\n", ": no mean row (was the run cut short?)"),
     ];
     for (name, text, why) in cases {

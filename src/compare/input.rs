@@ -317,9 +317,9 @@ pub fn parse<'t>(
             continue;
         }
         let pairs = uint(c(PAIRS)).ok_or(bad(no, "pairs is not a whole number", c(PAIRS)))?;
-        let v = decimal(c(NS_PER_PAIR)).ok_or(bad(
+        let v = decimal(c(NS_PER_PAIR)).filter(|&v| v > 0.0).ok_or(bad(
             no,
-            "ns_per_pair is not a decimal number",
+            "ns_per_pair is not a positive decimal number",
             c(NS_PER_PAIR),
         ))?;
         let pass = match c(PASS) {
@@ -676,13 +676,19 @@ mean\t49152\t180.166667\t1
             (
                 format!("{h}0\t64\tnan\t1\n"),
                 2,
-                "ns_per_pair is not a decimal number",
+                "ns_per_pair is not a positive decimal number",
                 "nan",
+            ),
+            (
+                format!("{h}0\t64\t0.000000\t1\n"),
+                2,
+                "ns_per_pair is not a positive decimal number",
+                "0.000000",
             ),
             (
                 format!("{h}0\t64\t-1.0\t1\n"),
                 2,
-                "ns_per_pair is not a decimal number",
+                "ns_per_pair is not a positive decimal number",
                 "-1.0",
             ),
             (
@@ -783,7 +789,7 @@ mean\t49152\t180.166667\t1
             (
                 t(&[row("measured", "b1", 16384, "1,0", 1)]),
                 2,
-                "ns_per_pair is not a decimal number",
+                "ns_per_pair is not a positive decimal number",
                 "1,0",
             ),
             (

@@ -210,7 +210,8 @@ pub fn groups<'a>(a: &Args<'a>, out: &mut [Group<'a>; MAX_POINTS]) -> usize {
     n
 }
 
-/// Why a comparison is NOT CONFIRMED (bits of `Comparison::reasons`).
+/// Why a comparison is NOT CONFIRMED (bits of `Comparison::reasons`; bit
+/// i is named by `output::REASONS[_][i]` and `REASON_CODES[i]`).
 pub mod why {
     pub const UNDER_GATE: u8 = 1;
     pub const SECOND_SIGN: u8 = 2;
@@ -252,12 +253,14 @@ pub fn basis(drop_first: bool, second: bool) -> usize {
 }
 
 /// Mean of the group's point means.
+#[inline(never)]
 fn value(points: &[Point], g: &Group, b: usize) -> f64 {
     let sum: f64 = g.points().iter().map(|&i| points[i].s[b].mean).sum();
     sum / g.k as f64
 }
 
 /// Last point vs first in % (NaN for one point).
+#[inline(never)]
 fn drift(points: &[Point], g: &Group, b: usize) -> f64 {
     let m = |i: usize| points[g.members[i]].s[b].mean;
     if g.k < 2 {

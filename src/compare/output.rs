@@ -6,7 +6,7 @@
 use core::fmt::{self, Write};
 
 use super::input::{Point, BOOT_ID, KERNEL, PROFILE};
-use super::{basis, why, Args, Comparison, Group};
+use super::{basis, Args, Comparison, Group};
 use crate::report::{Bytes, Dec, Out};
 
 /// Width of every text line.
@@ -138,7 +138,7 @@ impl Report<'_, '_> {
 
     /// The name of the other basis: the cross-check of the primary one.
     fn second_name(&self) -> &'static str {
-        ["drop-first", "all rounds"][self.args.drop_first as usize]
+        ["drop-first", "all-rounds"][self.args.drop_first as usize]
     }
 
     /// The tool behind every point, or `mixed tools`.
@@ -278,42 +278,71 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
     out.bytes(b"\n");
 }
 
-/// `CONFIRMED ...` or `NOT CONFIRMED ...:` and the reasons, `first` before
-/// the first, `sep` before the others.
-#[inline(never)]
-fn verdict<'s>(r: &Report, c: &Comparison, w: &mut dyn Write, first: &'s str, mut sep: &'s str) {
-    let _ = write!(
-        w,
-        "{}CONFIRMED at the {}% gate",
-        ["", "NOT "][(c.reasons != 0) as usize],
-        Dec(r.args.gate, 3)
-    );
-    if c.reasons == 0 {
-        return;
-    }
-    let _ = w.write_str(":");
-    let (second, other) = (r.second_name(), sep);
-    sep = first;
-    for (i, text) in [
+/// Why a comparison is NOT CONFIRMED, one text per `why` bit, as the text
+/// says it: with the drop-first change as the cross-check, or (with
+/// --drop-first) the all-rounds change.
+const REASONS: [[&str; 7]; 2] = [
+    [
         "|change| is under the gate",
-        "has the other sign",
-        "is under the gate",
+        "the drop-first change has the other sign",
+        "|drop-first change| is under the gate",
         "a point failed its checks",
         "|control drift| is not under the gate",
         "no drift: one control point (run A B A)",
         "a point has 1 round: no drop-first",
-    ]
-    .iter()
-    .enumerate()
-    {
-        let _ = match c.reasons & (1 << i) {
-            0 => continue,
-            why::SECOND_SIGN => write!(w, "{sep}the {second} change {text}"),
-            why::SECOND_UNDER_GATE => write!(w, "{sep}|{second} change| {text}"),
-            _ => write!(w, "{sep}{text}"),
-        };
-        sep = other;
+    ],
+    [
+        "|change| is under the gate",
+        "the all-rounds change has the other sign",
+        "|all-rounds change| is under the gate",
+        "a point failed its checks",
+        "|control drift| is not under the gate",
+        "no drift: one control point (run A B A)",
+        "a point has 1 round: no drop-first",
+    ],
+];
+
+/// The same reasons as TSV codes.
+const REASON_CODES: [&str; 7] = [
+    "under_gate",
+    "second_sign",
+    "second_under_gate",
+    "failed_checks",
+    "drift",
+    "no_drift",
+    "few_rounds",
+];
+
+/// The names of the bits set in `bits`: `first` before the first one,
+/// `sep` before the others.
+#[inline(never)]
+fn list(w: &mut dyn Write, bits: u8, names: &[&str; 7], first: &str, sep: &str) {
+    let mut before = first;
+    for (i, name) in names.iter().enumerate() {
+        if bits & (1 << i) != 0 {
+            let _ = write!(w, "{before}{name}");
+            before = sep;
+        }
     }
+}
+
+/// `CONFIRMED ...` or `NOT CONFIRMED ...:` and the reasons.
+#[inline(never)]
+fn verdict(r: &Report, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str) {
+    let _ = write!(
+        w,
+        "{}CONFIRMED at the {}% gate{}",
+        ["", "NOT "][(c.reasons != 0) as usize],
+        Dec(r.args.gate, 3),
+        ["", ":"][(c.reasons != 0) as usize]
+    );
+    list(
+        w,
+        c.reasons,
+        &REASONS[r.args.drop_first as usize],
+        first,
+        sep,
+    );
 }
 
 /// The paragraph to paste (unwrapped).
@@ -454,24 +483,7 @@ pub fn tsv(r: &Report, out: &mut Out) {
             ["all", "drop-first"][r.args.drop_first as usize],
             ["yes", "no"][(c.reasons != 0) as usize]
         );
-        let mut sep = "";
-        for (i, code) in [
-            "under_gate",
-            "second_sign",
-            "second_under_gate",
-            "failed_checks",
-            "drift",
-            "no_drift",
-            "few_rounds",
-        ]
-        .iter()
-        .enumerate()
-        {
-            if c.reasons & (1 << i) != 0 {
-                let _ = write!(out, "{sep}{code}");
-                sep = ",";
-            }
-        }
+        list(out, c.reasons, &REASON_CODES, "", ",");
         let _ = writeln!(out, "{}", ["-", ""][(c.reasons != 0) as usize]);
     }
 }
