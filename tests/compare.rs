@@ -271,12 +271,28 @@ fn unusable_input_exits_2_naming_file_and_line() {
             "uring-repro: {v0}: another profile than the first file's (one workload at a time): `v0_waitv`\n"
         )
     );
+    // Exactly 4 MiB is read; one byte more is too much.
+    let full = write(&dir, "full.txt", &"#\n".repeat(2 << 20));
+    let (code, _, err) = run(&["compare", &full]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!("uring-repro: {full}: no result header (only comments)\n")
+    );
+    let big = write(&dir, "big.txt", &"#\n".repeat((2 << 20) + 1));
+    let (code, _, err) = run(&["compare", &big]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!("uring-repro: {big}: the files exceed 4 MiB together (the limit of compare)\n")
+    );
     let (code, _, err) = run(&["compare", "--gate", "0", &a]);
     assert_eq!(code, 2);
     assert_eq!(
         err,
         "uring-repro: compare: --gate: needs a percentage in (0, 100]\n"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The end-to-end path: three real runs on this kernel, saved as a user

@@ -18,7 +18,7 @@
 use crate::stats::{summarize, Summary};
 
 /// Most bytes `compare` reads, all files together (a TSV of 4096 rounds is
-/// ~2 MiB; the contract's 15 rounds take 2 KiB on stdout).
+/// ~1 MiB with 250-byte rows; the contract's 15 rounds take 1 KiB on stdout).
 pub const MAX_INPUT_BYTES: usize = 4 << 20;
 /// Most measured rounds in one point (a run's `--rounds` limit).
 pub const MAX_ROUNDS: usize = crate::cli::MAX_ROUNDS as usize;
