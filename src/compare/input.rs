@@ -29,7 +29,6 @@ pub const MAX_COLS: usize = 64;
 pub const TABLE_HEADER: &[u8] = b"round\tpairs\tns_per_pair\tsemantic_pass";
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(u8)]
 pub enum Format {
     #[default]
     Stdout,
@@ -71,8 +70,7 @@ pub const REST: usize = 1;
 pub struct Point<'t> {
     pub format: Format,
     /// Profile, kernel release, boot id: slices of the input, None when it
-    /// does not carry them (an Option keeps Point all-zero by default, so
-    /// arrays of points start with a memset, not kilobytes of stores).
+    /// does not carry them (read them through `tag`).
     pub tags: [Option<&'t [u8]>; 3],
     /// Pairs per round (of the rounds that passed; 0 when none did).
     pub pairs: u64,

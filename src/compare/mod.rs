@@ -52,7 +52,8 @@ pub struct Args<'a> {
     pub gate: f64,
     pub tsv: bool,
     pub drop_first: bool,
-    /// (Options: None is all-zero, so these arrays start with a memset.)
+    /// Labels (set for every point after parsing) and file names; read
+    /// them through `label(i)` and `file(i)`.
     pub labels: [Option<&'a [u8]>; MAX_POINTS],
     pub files: [Option<&'a [u8]>; MAX_POINTS],
     pub n: usize,
@@ -335,28 +336,26 @@ pub fn compare(
     }
 }
 
-/// Reads `file` whole into `buf`; filling it is an error (too much input).
+/// Reads `file` whole into `buf`: the length, or why not (an Errno; None
+/// when it fills `buf`: too much input).
 #[inline(never)]
-fn read(file: &[u8], buf: &mut [u8]) -> Result<usize, &'static str> {
+fn read(file: &[u8], buf: &mut [u8]) -> Result<usize, Option<Errno>> {
     let mut path = [0u8; 4097];
     if file.len() >= path.len() {
-        return Err("path too long");
+        return Err(Some(Errno(36))); // ENAMETOOLONG
     }
     path[..file.len()].copy_from_slice(file);
-    let fd = sys::open(&path[..=file.len()], uapi::O_RDONLY, 0).map_err(errno_why)?;
+    let fd = sys::open(&path[..=file.len()], uapi::O_RDONLY, 0)?;
     let mut len = 0;
     while len < buf.len() {
         match sys::read(fd.raw(), &mut buf[len..]) {
-            Ok(0) => break,
+            Ok(0) => return Ok(len),
             Ok(n) => len += n,
             Err(Errno::EINTR) => {}
-            Err(e) => return Err(errno_why(e)),
+            Err(e) => return Err(Some(e)),
         }
     }
-    if len == buf.len() {
-        return Err("the files exceed 4 MiB together (the limit of compare)");
-    }
-    Ok(len)
+    Err(None)
 }
 
 /// `:LINE` of an error, nothing for line 0 (the whole file).
@@ -380,15 +379,6 @@ impl fmt::Display for Quoted<'_> {
             write!(f, ": `{}`", Bytes(self.0))?;
         }
         Ok(())
-    }
-}
-
-fn errno_why(e: Errno) -> &'static str {
-    match e {
-        Errno::ENOENT => "cannot open: no such file",
-        Errno::EACCES => "cannot open: permission denied",
-        Errno(21) => "cannot read: a directory",
-        _ => "cannot read it",
     }
 }
 
@@ -458,20 +448,31 @@ pub fn main<'a>(args: impl IntoIterator<Item = &'a [u8]>, out: &mut Out) -> i32 
             )
         }
     };
-    // SAFETY: a fresh private mapping of that many bytes, zeroed, ours alone
+    // SAFETY: a fresh private mapping of mem.len() zeroed bytes, ours alone
     // while `mem` lives (until the end of this function).
-    let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), MAX_INPUT_BYTES + 1) };
+    let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), mem.len()) };
     let mut values = [0f64; MAX_ROUNDS];
-    // SAFETY: every field of Work is valid as zero bytes: numbers, bools
-    // (false), Format (repr(u8), 0 = Stdout) and Options of references (None).
-    // One memset, where array literals of these unroll into kilobytes of code.
-    let mut w: Work = unsafe { core::mem::zeroed() };
+    let mut w = Work {
+        pts: [Point::default(); MAX_POINTS],
+        gs: [Group {
+            label: None,
+            members: [0; MAX_POINTS],
+            k: 0,
+        }; MAX_POINTS],
+        cmps: [Comparison::default(); MAX_POINTS],
+    };
     for (i, p) in w.pts.iter_mut().enumerate().take(a.n) {
         let file = Bytes(a.file(i));
         // Every file stays in the buffer: points keep slices of their text.
         let len = match read(a.file(i), buf) {
             Ok(n) => n,
-            Err(why) => return fail(exit::USAGE, format_args!("{file}: {why}")),
+            Err(Some(e)) => return fail(exit::USAGE, format_args!("{file}: cannot read: {e}")),
+            Err(None) => {
+                return fail(
+                    exit::USAGE,
+                    format_args!("{file}: the files exceed 4 MiB together (compare's limit)"),
+                )
+            }
         };
         let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
         buf = rest;
