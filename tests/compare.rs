@@ -219,7 +219,7 @@ fn failed_checks_exit_1_and_say_so() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("FAIL    "), "{out}");
     assert!(
-        out.contains("point 2 FAILED its checks: 1 round(s) with semantic_pass 0, run FAIL"),
+        out.contains("point 2 FAILED: 1 round(s) with semantic_pass 0, run FAIL"),
         "{out}"
     );
     assert!(out.contains("a point failed its checks"), "{out}");
@@ -354,4 +354,35 @@ fn three_real_smoke_runs_compare_end_to_end() {
         .nth(1)
         .unwrap()
         .starts_with("uring-repro\ts0_wait_wake\tA\tB\t2\t1\t"));
+}
+
+/// The widest case: 16 points, 12-byte labels, long kernel releases and
+/// file names. Every line still fits, and the paragraph is whole.
+#[test]
+fn sixteen_points_stay_within_72_columns() {
+    let dir = scratch("wide");
+    let base = std::fs::read_to_string(fixture("parent_a.txt")).unwrap();
+    let mut args = vec!["compare".to_string()];
+    for i in 0..16 {
+        let text = base
+            .replace(
+                "kernel=6.15.0-synthetic-parent",
+                &format!("kernel=6.15.0-rc{i}-00123-g079afb081c42-a-rather-long-local-version"),
+            )
+            .replace("0a0a0a0a-", &format!("{i:08x}-"));
+        let name = format!("a-long-file-name-for-point-{i:02}.txt");
+        args.push(format!("label_{:06}={}", i % 5, write(&dir, &name, &text)));
+    }
+    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let (code, out, err) = run(&args);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    let headings = out
+        .lines()
+        .filter(|l| l.starts_with("label_") && l.ends_with(" vs label_000000"));
+    assert_eq!(headings.count(), 4, "{out}");
+    let para = out.split("To paste:").nth(1).unwrap();
+    assert!(para.contains("Point 16 (label_000000)"), "{para}");
+    assert!(para.trim_end().ends_with("gate."), "{para}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -207,7 +207,7 @@ pub fn text(r: &Report, out: &mut Out) {
         if !p.valid() {
             let _ = writeln!(
                 out,
-                "  point {} FAILED its checks: {} round(s) with semantic_pass 0{}",
+                "  point {} FAILED: {} round(s) with semantic_pass 0{}",
                 i + 1,
                 p.failed_rounds,
                 ["", ", run FAIL"][!p.run_passed as usize]
@@ -218,7 +218,8 @@ pub fn text(r: &Report, out: &mut Out) {
         comparison(r, c, out);
     }
     // The paragraph: composed whole, then wrapped.
-    let mut raw = [0u8; 8192];
+    // 16 points and 15 comparisons take under 10 KiB (tags are cut to 64).
+    let mut raw = [0u8; 16384];
     let mut para = Buf {
         buf: &mut raw,
         len: 0,
@@ -349,7 +350,8 @@ fn verdict(r: &Report, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str
 fn paragraph(r: &Report, w: &mut Buf) {
     let _ = write!(w, "Measured with {}", r.tool());
     if !r.profile().is_empty() {
-        let _ = write!(w, ", profile {}", Bytes(r.profile()));
+        let p = r.profile();
+        let _ = write!(w, ", profile {}", Bytes(&p[..p.len().min(64)]));
     }
     let pairs = r.points.iter().map(|p| p.pairs).max().unwrap_or(0);
     if pairs > 0 {
