@@ -295,6 +295,7 @@ standalone's stdout, the formal C reproducer's TSV), one per boot. Three
 plain files are the A B A sandwich; LABEL=FILE groups longer series, the
 first label is the control. --gate PCT (default 5), --tsv (summary as TSV),
 --drop-first (drop each point's first round in the main figures).
+
 exit: 0 pass, 1 check failed, 2 usage, 4 cannot run here (skip)
 ";
 

@@ -286,6 +286,15 @@ fn unusable_input_exits_2_naming_file_and_line() {
         err,
         format!("uring-repro: {big}: the files exceed 4 MiB together (compare's limit)\n")
     );
+    let (code, _, err) = run(&["compare"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "uring-repro: compare: needs at least one result file (see --help)\n"
+    );
+    let (code, out, _) = run(&["compare", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("compare [--gate PCT] [--tsv] [--drop-first] [LABEL=]FILE..."));
     let (code, _, err) = run(&["compare", "--gate", "0", &a]);
     assert_eq!(code, 2);
     assert_eq!(
