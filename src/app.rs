@@ -9,7 +9,8 @@ use crate::cli::{self, Command, Mode, ProfileId, RunConfig};
 use crate::contract::Contract;
 use crate::cpu;
 use crate::facts::Facts;
-use crate::profile::{self, account_ring, pollwake, run_round, Profile, Round, Workload};
+use crate::hist::Histogram;
+use crate::profile::{self, account_ring, pollwake, run_round_into, Profile, Round, Workload};
 use crate::report::{Bytes, Dec, Line, Out, Ratio6};
 use crate::ring::{self, Ring, SetupError};
 use crate::rt::StartInfo;
@@ -47,6 +48,7 @@ pub fn main(start: &StartInfo) -> i32 {
             let _ = writeln!(out, "uring-repro {VERSION}");
             exit::PASS
         }
+        Ok(Command::Compare) => crate::compare::main(start.args().skip(1), &mut out),
         Ok(Command::Run(cfg)) => {
             let mut cause = Line::new();
             let code = run(&cfg, &clock(start), &mut out, &mut cause);
@@ -390,6 +392,9 @@ struct Outcome {
     ns_per_pair: [f64; cli::MAX_ROUNDS as usize],
     total_ns: u64,
     total_pairs: u64,
+    /// Per-cycle ns of the measured rounds, and the pairs one cycle does.
+    hist: Histogram,
+    pairs_per_cycle: u64,
 }
 
 /// Warm-ups, then measured rounds. After each round: the ring's state is
@@ -410,6 +415,8 @@ fn measure(
         ns_per_pair: [0.0; cli::MAX_ROUNDS as usize],
         total_ns: 0,
         total_pairs: 0,
+        hist: Histogram::default(),
+        pairs_per_cycle: profile.pairs_per_cycle(),
     };
     let mut seq = 0u32;
     let mut seen = [0u32; 2];
@@ -418,7 +425,17 @@ fn measure(
         let r = if warmup { i } else { i - cfg.warmups };
         let before = o.ledger;
         check_cpu(cpu, &mut o.ledger);
-        let round: Round = run_round(profile, ring, clock, &mut o.ledger, cfg.cycles, &mut seq);
+        // Only measured rounds feed the per-cycle distribution.
+        let hist = (!warmup).then_some(&mut o.hist);
+        let round: Round = run_round_into(
+            profile,
+            ring,
+            clock,
+            &mut o.ledger,
+            cfg.cycles,
+            &mut seq,
+            hist,
+        );
         check_cpu(cpu, &mut o.ledger);
         account_ring(ring, &mut o.ledger, &mut seen, seq);
         let passed = round.passed && o.ledger.failures() == before.failures();
@@ -495,6 +512,24 @@ fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 
         Dec(s.min, 6),
         Dec(s.max, 6),
         Dec(s.cv_pct, 3)
+    );
+    // The per-cycle tail, in the unit of the table (cycle ns / pairs).
+    let per_pair = o.pairs_per_cycle.max(1) as f64;
+    let h = &o.hist;
+    let _ = write!(out, "# per_cycle_ns_per_pair:");
+    for (name, num, den) in [
+        ("p50", 1, 2),
+        ("p90", 9, 10),
+        ("p99", 99, 100),
+        ("p99.9", 999, 1000),
+    ] {
+        let _ = write!(out, " {name}={}", Dec(h.quantile(num, den) / per_pair, 3));
+    }
+    let _ = writeln!(
+        out,
+        " max={} cycles={}",
+        Dec(h.max() as f64 / per_pair, 3),
+        h.count()
     );
     let _ = write!(out, "# checks:");
     // black_box keeps the loop rolled (18 inlined writes cost ~1 KiB).

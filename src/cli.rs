@@ -187,6 +187,8 @@ pub enum Command<'a> {
     Describe(RunConfig<'a>),
     /// `selftest`: every profile's smoke; only --cpu and --timeout apply.
     Selftest(RunConfig<'a>),
+    /// `compare ...`: its own arguments follow (parsed by `compare`).
+    Compare,
     Help,
     Version,
 }
@@ -320,6 +322,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         if !first.starts_with(b"-") {
             args.next();
             command = match first {
+                b"compare" => return Ok(Command::Compare),
                 b"run" => None,
                 b"describe" => Some("describe"),
                 b"selftest" => Some("selftest"),
@@ -491,6 +494,7 @@ usage: uring-repro [run] [options]
        uring-repro describe [options]    the contract these options run, as JSON
        uring-repro selftest [--cpu N] [--timeout SECS]
                                          every profile's smoke, both futex scopes, TAP 13
+       uring-repro compare [--gate PCT] [--tsv] [--drop-first] [LABEL=]FILE...
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
@@ -528,6 +532,13 @@ pollwake only:
   --version       the version
 
 Options take their value as `--opt N` or `--opt=N`.
+
+compare: FILEs are saved runs (stdout or --tsv of uring-repro, the C
+standalone's stdout, the formal C reproducer's TSV), one per boot. Three
+plain files are the A B A sandwich; LABEL=FILE groups longer series, the
+first label is the control. --gate PCT (default 5), --tsv (summary as TSV),
+--drop-first (drop each point's first round in the main figures).
+
 exit: 0 pass, 1 check failed, 2 usage, 4 cannot run here (skip)
 ";
 
@@ -561,6 +572,13 @@ mod tests {
         );
         assert_eq!(c.cpu, None);
         assert_eq!(cfg(&["run"]), c);
+    }
+
+    #[test]
+    fn compare_takes_the_rest() {
+        assert_eq!(p(&["compare", "--bogus", "a"]), Ok(Command::Compare));
+        assert_eq!(p(&["compare"]), Ok(Command::Compare));
+        assert!(HELP.contains("compare [--gate PCT]"));
     }
 
     #[test]

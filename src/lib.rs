@@ -7,9 +7,11 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod contract;
 pub mod cpu;
 pub mod facts;
+pub mod hist;
 pub mod ops;
 pub mod profile;
 pub mod report;

@@ -54,6 +54,7 @@ impl Out {
         self.len = 0;
     }
 
+    #[inline(never)]
     pub fn bytes(&mut self, mut b: &[u8]) {
         while !b.is_empty() {
             if self.len == self.buf.len() {

@@ -23,6 +23,7 @@ pub mod waitv_wake;
 
 use crate::check::{CycleCheck, Expect, Kind, Ledger, KINDS};
 use crate::cli::ProfileId;
+use crate::hist::Histogram;
 use crate::ops;
 use crate::ring::{Memory, Ring};
 use crate::sys::clock::Clock;
@@ -248,6 +249,20 @@ pub fn run_round(
     cycles: u32,
     seq: &mut u32,
 ) -> Round {
+    run_round_into(profile, ring, clock, ledger, cycles, seq, None)
+}
+
+/// `run_round`, also counting every timed cycle's nanoseconds in `hist`
+/// (after the cycle's closing clock read: outside the timed span).
+pub fn run_round_into(
+    profile: &mut dyn Profile,
+    ring: &mut Ring,
+    clock: &Clock,
+    ledger: &mut Ledger,
+    cycles: u32,
+    seq: &mut u32,
+    mut hist: Option<&mut Histogram>,
+) -> Round {
     let mut round = Round {
         passed: true,
         ..Round::default()
@@ -255,6 +270,9 @@ pub fn run_round(
     for _ in 0..cycles {
         let (ns, ok) = profile.cycle(ring, clock, ledger, *seq);
         *seq = seq.wrapping_add(1);
+        if let Some(h) = hist.as_deref_mut() {
+            h.record(ns);
+        }
         round.timed_ns += ns;
         round.cycles += 1;
         round.pairs += profile.pairs_per_cycle();

@@ -1,0 +1,796 @@
+//! `uring-repro compare [--gate PCT] [--tsv] [--drop-first] [LABEL=]FILE...`:
+//! the fresh-boot A/B/A sandwich and longer labelled series, analysed the
+//! way the regression report did, by the binary itself.
+//!
+//! Points and groups: every FILE is one point (one run, one boot). Points
+//! with the same label form a group; the group's value is the mean of its
+//! points' means (with two points: their midpoint). The first label is the
+//! control; every other label is compared with it, in order of first
+//! appearance. Plain files get labels: one `A`; two `A B` (a plain ratio, no
+//! drift); three `A B A` (the sandwich: the outer two are the control).
+//!
+//! Per comparison: change = test value vs control value in %; the same
+//! without each point's first round (drop-first); the control's drift (its
+//! last point vs its first, in %; none with one control point); the largest
+//! CV of the points involved; a 95% Welch interval of the change and the
+//! rounds behind it. CONFIRMED needs |change| >= gate, a drop-first change
+//! of the same sign with |drop-first| >= gate, every row of the points
+//! involved passing its checks, and a control drift with |drift| < gate.
+//! `--drop-first` makes the drop-first figures the primary ones (the table,
+//! the interval) and the all-rounds change the cross-check.
+//!
+//! The Welch interval treats each point's rounds as one sample: it shows
+//! round-to-round noise within boots; boot-to-boot noise is what the drift
+//! shows. It is computed on ns/pair and expressed in % of the control value.
+//!
+//! Size: `#[inline(never)]` in this module and its children keeps helpers
+//! from being copied into every caller (it saves ~1.4 KiB of the 64 KiB
+//! binary); none of this runs near the timed loop.
+//!
+//! Limits (no heap): 16 points, labels of 12 bytes, 4 MiB of input in all,
+//! 4096 rounds a point. Exit: 0 analysed (whatever the verdict), 1 a point failed
+//! its checks, 2 usage or unusable input (`FILE:LINE: reason`).
+
+pub mod input;
+mod output;
+
+use core::fmt;
+
+use crate::app::{exit, fail};
+use crate::report::{Bytes, Out};
+use crate::ring::Memory;
+use crate::stats::{pct_change, Contrast};
+use crate::sys::{self, uapi, Errno};
+use input::{Bad, Point, MAX_INPUT_BYTES, MAX_ROUNDS};
+
+/// Most files one compare reads.
+pub const MAX_POINTS: usize = 16;
+/// Longest label.
+pub const MAX_LABEL: usize = 12;
+/// The report's preregistered gate, in %.
+pub const DEFAULT_GATE_PCT: f64 = 5.0;
+
+/// The command line of `compare`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Args<'a> {
+    /// `--help` was given: print the usage, nothing else.
+    pub help: bool,
+    pub gate: f64,
+    pub tsv: bool,
+    pub drop_first: bool,
+    /// Labels (set for every point after parsing) and file names; read
+    /// them through `label(i)` and `file(i)`.
+    pub labels: [Option<&'a [u8]>; MAX_POINTS],
+    pub files: [Option<&'a [u8]>; MAX_POINTS],
+    pub n: usize,
+}
+
+impl<'a> Args<'a> {
+    pub fn label(&self, i: usize) -> &'a [u8] {
+        self.labels[i].unwrap_or(b"")
+    }
+
+    pub fn file(&self, i: usize) -> &'a [u8] {
+        self.files[i].unwrap_or(b"")
+    }
+}
+
+/// A usage error: the argument and what is wrong with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgError<'a> {
+    pub arg: &'a [u8],
+    pub why: &'static str,
+}
+
+fn label_ok(l: &[u8]) -> bool {
+    !l.is_empty()
+        && l.len() <= MAX_LABEL
+        && l.iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"_.+-".contains(&b))
+}
+
+/// Parses the arguments after `compare`.
+pub fn parse_args<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Args<'a>, ArgError<'a>> {
+    let mut a = Args {
+        help: false,
+        gate: DEFAULT_GATE_PCT,
+        tsv: false,
+        drop_first: false,
+        labels: [None; MAX_POINTS],
+        files: [None; MAX_POINTS],
+        n: 0,
+    };
+    // Options seen (bits: --gate, --tsv, --drop-first, --); labelled or not.
+    let (mut seen, mut labelled) = (0u8, None);
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let err = |why| ArgError { arg, why };
+        if seen & 8 == 0 && (arg == b"--help" || arg == b"-h") {
+            a.help = true;
+            return Ok(a);
+        }
+        if seen & 8 == 0 && arg.len() > 1 && arg[0] == b'-' {
+            let eq = arg.iter().position(|&b| b == b'=').unwrap_or(arg.len());
+            let bit = match &arg[..eq] {
+                b"--gate" => 1,
+                b"--tsv" => 2,
+                b"--drop-first" => 4,
+                b"--" => 8,
+                _ => return Err(err("unknown option (see --help)")),
+            };
+            if seen & bit != 0 {
+                return Err(err("given more than once"));
+            }
+            seen |= bit;
+            if bit != 1 {
+                if eq < arg.len() {
+                    return Err(err("takes no value"));
+                }
+                continue;
+            }
+            let v = match arg.get(eq + 1..) {
+                Some(v) => v,
+                None => args.next().unwrap_or(b""),
+            };
+            a.gate = input::decimal(v)
+                .filter(|&g| g > 0.0 && g <= 100.0)
+                .ok_or(err("needs a percentage in (0, 100]"))?;
+            continue;
+        }
+        if a.n == MAX_POINTS {
+            return Err(err("more than 16 files"));
+        }
+        // LABEL=FILE when what precedes the first '=' has no '/'.
+        let (label, file) = match arg.iter().position(|&b| b == b'=') {
+            Some(i) if !arg[..i].contains(&b'/') => (Some(&arg[..i]), &arg[i + 1..]),
+            _ => (None, arg),
+        };
+        if label.is_some_and(|l| !label_ok(l)) {
+            return Err(err(
+                "a label is 1-12 of A-Z a-z 0-9 _ . + - (write ./FILE for a path)",
+            ));
+        }
+        if file.is_empty() {
+            return Err(err("no file name"));
+        }
+        if *labelled.get_or_insert(label.is_some()) != label.is_some() {
+            return Err(err("label every file or none"));
+        }
+        a.labels[a.n] = label;
+        a.files[a.n] = Some(file);
+        a.n += 1;
+    }
+    (a.tsv, a.drop_first) = (seen & 2 != 0, seen & 4 != 0);
+    if a.n == 0 {
+        return Err(ArgError {
+            arg: b"",
+            why: "needs at least one result file (see --help)",
+        });
+    }
+    if labelled == Some(false) {
+        if a.n > 3 {
+            return Err(ArgError {
+                arg: a.file(3),
+                why: "4 or more plain files: label them (LABEL=FILE)",
+            });
+        }
+        let plain: [Option<&[u8]>; 3] = [Some(b"A"), Some(b"B"), Some(b"A")];
+        a.labels[..a.n].copy_from_slice(&plain[..a.n]);
+    }
+    Ok(a)
+}
+
+/// Points sharing a label, in order of first appearance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Group<'a> {
+    pub label: Option<&'a [u8]>,
+    /// Indices of its points, in command-line order.
+    pub members: [usize; MAX_POINTS],
+    pub k: usize,
+}
+
+impl<'a> Group<'a> {
+    pub fn label(&self) -> &'a [u8] {
+        self.label.unwrap_or(b"")
+    }
+
+    pub fn points(&self) -> &[usize] {
+        &self.members[..self.k]
+    }
+}
+
+/// Groups the points of `a`; returns how many groups.
+#[inline(never)]
+pub fn groups<'a>(a: &Args<'a>, out: &mut [Group<'a>; MAX_POINTS]) -> usize {
+    let mut n = 0;
+    for i in 0..a.n {
+        let g = match out[..n].iter().position(|g| g.label == a.labels[i]) {
+            Some(g) => g,
+            None => {
+                out[n] = Group {
+                    label: a.labels[i],
+                    members: [0; MAX_POINTS],
+                    k: 0,
+                };
+                n += 1;
+                n - 1
+            }
+        };
+        out[g].members[out[g].k] = i;
+        out[g].k += 1;
+    }
+    n
+}
+
+/// Why a comparison is NOT CONFIRMED (bits of `Comparison::reasons`; bit
+/// i is named by `output::REASONS[_][i]` and `REASON_CODES[i]`).
+pub mod why {
+    pub const UNDER_GATE: u8 = 1;
+    pub const SECOND_SIGN: u8 = 2;
+    pub const SECOND_UNDER_GATE: u8 = 4;
+    pub const FAILED_CHECKS: u8 = 8;
+    pub const DRIFT: u8 = 16;
+    pub const NO_DRIFT: u8 = 32;
+    pub const FEW_ROUNDS: u8 = 64;
+}
+
+/// One test group against the control group.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Comparison {
+    /// Index of the test group (the control is group 0).
+    pub test: usize,
+    /// Control and test values (ns/pair), primary basis.
+    pub control: f64,
+    pub value: f64,
+    /// Change in %, primary basis, and the other basis (drop-first, or all
+    /// rounds with --drop-first).
+    pub change: f64,
+    pub second: f64,
+    /// 95% Welch interval of the change in %, its df and the rounds behind it.
+    pub ci: (f64, f64),
+    pub df: f64,
+    pub rounds: (usize, usize),
+    /// Last vs first point in %, NaN with one point: control, test.
+    pub drift: f64,
+    pub test_drift: f64,
+    pub max_cv: f64,
+    /// `why::*` bits; 0 = CONFIRMED.
+    pub reasons: u8,
+}
+
+/// Which of a point's samples a figure uses: the primary basis (`second`
+/// false: all rounds, or drop-first with --drop-first) or the other one.
+pub fn basis(drop_first: bool, second: bool) -> usize {
+    (drop_first != second) as usize
+}
+
+/// Mean of the group's point means.
+#[inline(never)]
+fn value(points: &[Point], g: &Group, b: usize) -> f64 {
+    let sum: f64 = g.points().iter().map(|&i| points[i].s[b].mean).sum();
+    sum / g.k as f64
+}
+
+/// Last point vs first in % (NaN for one point).
+#[inline(never)]
+fn drift(points: &[Point], g: &Group, b: usize) -> f64 {
+    let m = |i: usize| points[g.members[i]].s[b].mean;
+    if g.k < 2 {
+        return f64::NAN;
+    }
+    pct_change(m(g.k - 1), m(0))
+}
+
+/// Compares group `test` with group 0.
+#[inline(never)]
+pub fn compare(
+    points: &[Point],
+    groups: &[Group],
+    test: usize,
+    drop_first: bool,
+    gate: f64,
+) -> Comparison {
+    let (c, t) = (&groups[0], &groups[test]);
+    let (b1, b2) = (basis(drop_first, false), basis(drop_first, true));
+    let control = value(points, c, b1);
+    let val = value(points, t, b1);
+    let change = pct_change(val, control);
+    let second = pct_change(value(points, t, b2), value(points, c, b2));
+    // test mean - control mean: coefficients 1/k_t and -1/k_c.
+    let mut w = Contrast::new();
+    let (mut max_cv, mut reasons, mut rounds) = (0f64, 0, [0; 2]);
+    for (side, g) in [c, t].iter().enumerate() {
+        let coef = if side == 0 { -1.0 } else { 1.0 } / g.k as f64;
+        for &i in g.points() {
+            let p = &points[i];
+            let s = &p.s[b1].s;
+            w.add(coef, s);
+            rounds[side] += s.n;
+            max_cv = max_cv.max(s.cv_pct);
+            if !p.valid() {
+                reasons |= why::FAILED_CHECKS;
+            }
+            if p.s[input::ALL].s.n < 2 {
+                reasons |= why::FEW_ROUNDS;
+            }
+        }
+    }
+    let hw = w.half_width95() / control * 100.0;
+    let drift_c = drift(points, c, b1);
+    // Each test fails on NaN (no drop-first with one round, ...).
+    let few = reasons & why::FEW_ROUNDS != 0;
+    let over = |v: f64| v.abs() >= gate;
+    for (ok, bit) in [
+        (over(change), why::UNDER_GATE),
+        (few || second * change > 0.0, why::SECOND_SIGN),
+        (few || over(second), why::SECOND_UNDER_GATE),
+        (c.k < 2 || drift_c.abs() < gate, why::DRIFT),
+        (c.k >= 2, why::NO_DRIFT),
+    ] {
+        if !ok {
+            reasons |= bit;
+        }
+    }
+    Comparison {
+        test,
+        control,
+        value: val,
+        change,
+        second,
+        ci: (change - hw, change + hw),
+        df: w.df(),
+        rounds: (rounds[0], rounds[1]),
+        drift: drift_c,
+        test_drift: drift(points, t, b1),
+        max_cv,
+        reasons,
+    }
+}
+
+/// Reads `file` whole into `buf`: the length, or why not (an Errno; None
+/// when it fills `buf`: too much input).
+#[inline(never)]
+fn read(file: &[u8], buf: &mut [u8]) -> Result<usize, Option<Errno>> {
+    let mut path = [0u8; 4097];
+    if file.len() >= path.len() {
+        return Err(Some(Errno(36))); // ENAMETOOLONG
+    }
+    path[..file.len()].copy_from_slice(file);
+    let fd = sys::open(&path[..=file.len()], uapi::O_RDONLY, 0)?;
+    let mut len = 0;
+    while len < buf.len() {
+        match sys::read(fd.raw(), &mut buf[len..]) {
+            Ok(0) => return Ok(len),
+            Ok(n) => len += n,
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(Some(e)),
+        }
+    }
+    Err(None)
+}
+
+/// `:LINE` of an error, nothing for line 0 (the whole file).
+struct LineNo(usize);
+
+impl fmt::Display for LineNo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 > 0 {
+            write!(f, ":{}", self.0)?;
+        }
+        Ok(())
+    }
+}
+
+/// `: `text`` when there is offending text to show.
+struct Quoted<'t>(&'t [u8]);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.0.is_empty() {
+            write!(f, ": `{}`", Bytes(self.0))?;
+        }
+        Ok(())
+    }
+}
+
+/// One workload and one contract across points, where the inputs say:
+/// the first point that breaks that, and why.
+fn across<'t>(pts: &[Point<'t>]) -> Option<(usize, Bad<'t>)> {
+    fn profile<'t>(p: &Point<'t>) -> &'t [u8] {
+        p.tag(input::PROFILE)
+    }
+    let first = pts
+        .iter()
+        .find(|p| !profile(p).is_empty())
+        .map_or(&b""[..], profile);
+    let pairs = pts.iter().map(|p| p.pairs).find(|&n| n != 0).unwrap_or(0);
+    for (i, p) in pts.iter().enumerate() {
+        if !profile(p).is_empty() && profile(p) != first {
+            let why = "another profile than the first file's (one workload at a time)";
+            return Some((
+                i,
+                Bad {
+                    line: 0,
+                    why,
+                    text: profile(p),
+                },
+            ));
+        }
+        if p.pairs != 0 && p.pairs != pairs {
+            let why = "other pairs per round than the first file (another contract)";
+            return Some((
+                i,
+                Bad {
+                    line: 0,
+                    why,
+                    text: b"",
+                },
+            ));
+        }
+    }
+    None
+}
+
+/// The points, their groups and the comparisons of one `compare`.
+struct Work<'t, 'a> {
+    pts: [Point<'t>; MAX_POINTS],
+    gs: [Group<'a>; MAX_POINTS],
+    cmps: [Comparison; MAX_POINTS],
+}
+
+/// Runs `compare` with the arguments after the word; returns the exit code.
+#[inline(never)]
+pub fn main<'a>(args: impl IntoIterator<Item = &'a [u8]>, out: &mut Out) -> i32 {
+    let a = match parse_args(args) {
+        Ok(a) if a.help => {
+            out.bytes(crate::cli::HELP.as_bytes());
+            return exit::PASS;
+        }
+        Ok(a) => a,
+        Err(e) if e.arg.is_empty() => return fail(exit::USAGE, format_args!("compare: {}", e.why)),
+        Err(e) => {
+            return fail(
+                exit::USAGE,
+                format_args!("compare: {}: {}", Bytes(e.arg), e.why),
+            )
+        }
+    };
+    let mem = match Memory::new(MAX_INPUT_BYTES + 1) {
+        Ok(m) => m,
+        Err(e) => {
+            return fail(
+                exit::USAGE,
+                format_args!("compare: no memory for input: {e}"),
+            )
+        }
+    };
+    // SAFETY: a fresh private mapping of mem.len() zeroed bytes, ours alone
+    // while `mem` lives (until the end of this function).
+    let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), mem.len()) };
+    let mut values = [0f64; MAX_ROUNDS];
+    let mut w = Work {
+        pts: [Point::default(); MAX_POINTS],
+        gs: [Group {
+            label: None,
+            members: [0; MAX_POINTS],
+            k: 0,
+        }; MAX_POINTS],
+        cmps: [Comparison::default(); MAX_POINTS],
+    };
+    for (i, p) in w.pts.iter_mut().enumerate().take(a.n) {
+        let file = Bytes(a.file(i));
+        // Every file stays in the buffer: points keep slices of their text.
+        let len = match read(a.file(i), buf) {
+            Ok(n) => n,
+            Err(Some(e)) => return fail(exit::USAGE, format_args!("{file}: cannot read: {e}")),
+            Err(None) => {
+                return fail(
+                    exit::USAGE,
+                    format_args!("{file}: the files exceed 4 MiB together (compare's limit)"),
+                )
+            }
+        };
+        let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
+        buf = rest;
+        if let Err(b) = input::parse(text, &mut values, p) {
+            return fail(
+                exit::USAGE,
+                format_args!("{file}{}: {}{}", LineNo(b.line), b.why, Quoted(b.text)),
+            );
+        }
+    }
+    let pts = &w.pts[..a.n];
+    if let Some((i, b)) = across(pts) {
+        return fail(
+            exit::USAGE,
+            format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text)),
+        );
+    }
+    let ng = groups(&a, &mut w.gs);
+    for t in 1..ng {
+        w.cmps[t] = compare(pts, &w.gs[..ng], t, a.drop_first, a.gate);
+    }
+    let r = output::Report {
+        args: &a,
+        points: pts,
+        groups: &w.gs[..ng],
+        cmps: &w.cmps[1.min(ng)..ng],
+    };
+    if a.tsv {
+        output::tsv(&r, out);
+    } else {
+        output::text(&r, out);
+    }
+    out.flush();
+    let bad = pts.iter().filter(|p| !p.valid()).count();
+    if bad > 0 {
+        return fail(
+            exit::FAIL,
+            format_args!(
+                "compare: {bad} point(s) failed their checks: not evidence (see the table)"
+            ),
+        );
+    }
+    exit::PASS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::input::{Sample, ALL, REST};
+    use super::*;
+    use crate::stats::summarize;
+
+    fn args(v: &[&'static str]) -> Result<Args<'static>, (String, &'static str)> {
+        parse_args(v.iter().map(|s| s.as_bytes()))
+            .map_err(|e| (String::from_utf8_lossy(e.arg).into_owned(), e.why))
+    }
+
+    fn labels(a: &Args) -> Vec<String> {
+        (0..a.n)
+            .map(|i| String::from_utf8_lossy(a.label(i)).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn plain_files_get_sandwich_labels() {
+        let a = args(&["a", "b", "c"]).unwrap();
+        assert_eq!(labels(&a), ["A", "B", "A"]);
+        assert_eq!((a.gate, a.tsv, a.drop_first), (5.0, false, false));
+        assert_eq!(labels(&args(&["a", "b"]).unwrap()), ["A", "B"]);
+        assert_eq!(labels(&args(&["a"]).unwrap()), ["A"]);
+        let a = args(&["--tsv", "--gate=2.5", "x", "--drop-first", "y"]).unwrap();
+        assert_eq!((a.gate, a.tsv, a.drop_first, a.n), (2.5, true, true, 2));
+        let a = args(&["--gate", "10", "--", "--odd-name", "./k=v"]).unwrap();
+        assert_eq!(a.gate, 10.0);
+        assert_eq!((a.file(0), a.file(1)), (&b"--odd-name"[..], &b"./k=v"[..]));
+    }
+
+    #[test]
+    fn labelled_series_and_groups() {
+        let a = args(&["base=a", "patch1=b", "full=c", "patch1=d", "base=e"]).unwrap();
+        assert_eq!(labels(&a), ["base", "patch1", "full", "patch1", "base"]);
+        assert_eq!(a.file(4), b"e");
+        let mut gs = [Group {
+            label: None,
+            members: [0; MAX_POINTS],
+            k: 0,
+        }; MAX_POINTS];
+        let n = groups(&a, &mut gs);
+        assert_eq!(n, 3);
+        let got: Vec<(&[u8], Vec<usize>)> = gs[..n]
+            .iter()
+            .map(|g| (g.label(), g.points().to_vec()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (&b"base"[..], vec![0, 4]),
+                (&b"patch1"[..], vec![1, 3]),
+                (&b"full"[..], vec![2])
+            ]
+        );
+    }
+
+    #[test]
+    fn every_usage_error_names_its_argument() {
+        let e = |v: &[&'static str]| args(v).unwrap_err();
+        let none = (String::new(), "needs at least one result file (see --help)");
+        assert_eq!(e(&[]), none);
+        assert_eq!(e(&["--tsv"]), none);
+        assert!(args(&["a", "--help"]).unwrap().help);
+        assert!(args(&["-h"]).unwrap().help);
+        assert!(!args(&["--", "--help"]).unwrap().help);
+        assert_eq!(
+            e(&["--bogus", "a"]),
+            ("--bogus".into(), "unknown option (see --help)")
+        );
+        assert_eq!(
+            e(&["--tsv", "--tsv", "a"]),
+            ("--tsv".into(), "given more than once")
+        );
+        assert_eq!(e(&["--tsv=1", "a"]), ("--tsv=1".into(), "takes no value"));
+        for g in [
+            &["--gate"][..],
+            &["--gate", "0"],
+            &["--gate=101"],
+            &["--gate", "x"],
+            &["--gate="],
+        ] {
+            assert_eq!(e(g).1, "needs a percentage in (0, 100]", "{g:?}");
+        }
+        assert_eq!(e(&["--gate=1", "--gate=2", "a"]).1, "given more than once");
+        assert_eq!(
+            e(&["a", "b", "c", "d"]),
+            ("d".into(), "4 or more plain files: label them (LABEL=FILE)")
+        );
+        assert_eq!(e(&["x=a", "b"]), ("b".into(), "label every file or none"));
+        assert_eq!(e(&["a", "x=b"]), ("x=b".into(), "label every file or none"));
+        assert_eq!(e(&["x="]), ("x=".into(), "no file name"));
+        let bad_label = "a label is 1-12 of A-Z a-z 0-9 _ . + - (write ./FILE for a path)";
+        assert_eq!(e(&["=a"]), ("=a".into(), bad_label));
+        assert_eq!(
+            e(&["thirteen_char=a"]),
+            ("thirteen_char=a".into(), bad_label)
+        );
+        assert_eq!(e(&["a b=c"]), ("a b=c".into(), bad_label));
+        let many: Vec<String> = (0..17).map(|i| format!("l{i}=f")).collect();
+        let many: Vec<&'static str> = many.into_iter().map(|s| &*s.leak()).collect();
+        assert_eq!(e(&many), ("l16=f".into(), "more than 16 files"));
+        assert!(args(&many[..16]).is_ok());
+    }
+
+    /// A point with these rounds (pairs 100 each), every round passing.
+    fn point(rounds: &[f64]) -> Point<'static> {
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let mut p = Point {
+            pairs: 100,
+            run_passed: true,
+            ..Point::default()
+        };
+        p.s[ALL] = Sample {
+            mean: mean(rounds),
+            s: summarize(rounds),
+        };
+        p.s[REST] = Sample {
+            mean: mean(&rounds[1..]),
+            s: summarize(&rounds[1..]),
+        };
+        p
+    }
+
+    fn groups_of(a: &Args<'static>) -> Vec<Group<'static>> {
+        let mut gs = [Group {
+            label: None,
+            members: [0; MAX_POINTS],
+            k: 0,
+        }; MAX_POINTS];
+        let n = groups(a, &mut gs);
+        gs[..n].to_vec()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn sandwich_hand_computed() {
+        // A: 99, 101, 100 (mean 100, drop-first 100.5); B: 110, 111, 112
+        // (mean 111, drop-first 111.5); A': 100, 102, 101 (mean 101,
+        // drop-first 101.5). Midpoint 100.5: change 10.5/100.5; drop-first
+        // midpoint 101: change 10.5/101; drift (101-100)/100 = +1%.
+        let pts = [
+            point(&[99.0, 101.0, 100.0]),
+            point(&[110.0, 111.0, 112.0]),
+            point(&[100.0, 102.0, 101.0]),
+        ];
+        let a = args(&["a", "b", "c"]).unwrap();
+        let gs = groups_of(&a);
+        let c = compare(&pts, &gs, 1, false, 5.0);
+        assert!(close(c.control, 100.5) && close(c.value, 111.0));
+        assert!(close(c.change, 10.5 / 100.5 * 100.0), "{}", c.change);
+        assert!(close(c.second, 10.5 / 101.0 * 100.0), "{}", c.second);
+        assert!(close(c.drift, 1.0), "{}", c.drift);
+        assert!(c.test_drift.is_nan());
+        // Every point has sample variance 1 (sd 1): CVs 1/100, 1/111, 1/101.
+        assert!(close(c.max_cv, 1.0));
+        // Welch: var = 1/3 + (1/4)(1/3) + (1/4)(1/3) = 1/2; the
+        // Satterthwaite denominator (1/3)^2/2 + 2 (1/12)^2/2 = 1/16; df 4;
+        // t(0.975, 4) = 2.776445; half-width in % of 100.5.
+        let hw = 2.776_445 * 0.5f64.sqrt() / 100.5 * 100.0;
+        assert!((c.df - 4.0).abs() < 1e-9, "{}", c.df);
+        assert!((c.ci.0 - (c.change - hw)).abs() < 1e-5, "{:?}", c.ci);
+        assert!((c.ci.1 - (c.change + hw)).abs() < 1e-5, "{:?}", c.ci);
+        assert_eq!(c.rounds, (6, 3));
+        assert_eq!(c.reasons, 0);
+        // --drop-first swaps the bases; the drift uses drop-first means.
+        let d = compare(&pts, &gs, 1, true, 5.0);
+        assert!(close(d.change, c.second) && close(d.second, c.change));
+        assert!(close(d.drift, 1.0 / 100.5 * 100.0), "{}", d.drift);
+        assert_eq!(d.rounds, (4, 2));
+    }
+
+    #[test]
+    fn verdict_reasons() {
+        let a = args(&["a", "b", "c"]).unwrap();
+        let gs = groups_of(&a);
+        let sandwich = |pa: &[f64], b: &[f64], pb: &[f64], gate| {
+            compare(&[point(pa), point(b), point(pb)], &gs, 1, false, gate).reasons
+        };
+        let flat = [100.0, 100.0, 100.0];
+        // +3%: under a 5% gate, and so is drop-first.
+        assert_eq!(
+            sandwich(&flat, &[103.0; 3], &flat, 5.0),
+            why::UNDER_GATE | why::SECOND_UNDER_GATE
+        );
+        // +10% overall, but the first round carries it all: drop-first 0.
+        assert_eq!(
+            sandwich(&flat, &[130.0, 100.0, 100.0], &flat, 5.0),
+            why::SECOND_SIGN | why::SECOND_UNDER_GATE
+        );
+        // Drop-first of the other sign (-10%, over the gate in size).
+        assert_eq!(
+            sandwich(&flat, &[160.0, 90.0, 90.0], &flat, 5.0),
+            why::SECOND_SIGN
+        );
+        // Parents 6% apart: drift not under the gate.
+        assert_eq!(sandwich(&flat, &[120.0; 3], &[106.0; 3], 5.0), why::DRIFT);
+        // A failed point.
+        let mut bad = point(&[120.0; 3]);
+        bad.failed_rounds = 1;
+        let pts = [point(&flat), bad, point(&flat)];
+        assert_eq!(
+            compare(&pts, &gs, 1, false, 5.0).reasons,
+            why::FAILED_CHECKS
+        );
+        bad.failed_rounds = 0;
+        bad.run_passed = false;
+        let pts = [point(&flat), bad, point(&flat)];
+        assert_eq!(
+            compare(&pts, &gs, 1, false, 5.0).reasons,
+            why::FAILED_CHECKS
+        );
+        // Two plain files: no drift to check, never CONFIRMED.
+        let a2 = args(&["a", "b"]).unwrap();
+        let c = compare(
+            &[point(&flat), point(&[120.0; 3])],
+            &groups_of(&a2),
+            1,
+            false,
+            5.0,
+        );
+        assert_eq!(c.reasons, why::NO_DRIFT);
+        assert!(c.drift.is_nan());
+        // One round a point: no drop-first, no interval.
+        let one = |v| point(&[v]);
+        let pts = [one(100.0), one(120.0), one(100.0)];
+        let c = compare(&pts, &gs, 1, false, 5.0);
+        assert_eq!(c.reasons, why::FEW_ROUNDS);
+        assert!(c.second.is_nan() && c.ci.0.is_nan());
+        // Exactly at the gate counts (|change| >= gate); a negative change
+        // is as much a change as a positive one.
+        assert_eq!(sandwich(&flat, &[105.0; 3], &flat, 5.0), 0);
+        assert_eq!(sandwich(&flat, &[90.0; 3], &flat, 5.0), 0);
+    }
+
+    #[test]
+    fn longer_series_compares_every_label_with_the_first() {
+        // base=100,102 patch=110,112 full=95: base midpoint 101.
+        let a = args(&["base=a", "patch=b", "full=c", "patch=d", "base=e"]).unwrap();
+        let gs = groups_of(&a);
+        let pts = [
+            point(&[100.0, 100.0]),
+            point(&[110.0, 110.0]),
+            point(&[95.0, 95.0]),
+            point(&[112.0, 112.0]),
+            point(&[102.0, 102.0]),
+        ];
+        let patch = compare(&pts, &gs, 1, false, 5.0);
+        assert!(close(patch.value, 111.0) && close(patch.control, 101.0));
+        assert!(close(patch.change, 10.0 / 101.0 * 100.0));
+        assert!(close(patch.drift, 2.0));
+        assert!(close(patch.test_drift, 2.0 / 110.0 * 100.0));
+        let full = compare(&pts, &gs, 2, false, 5.0);
+        assert!(close(full.change, -6.0 / 101.0 * 100.0));
+        assert_eq!(full.reasons, 0);
+    }
+}

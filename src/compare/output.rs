@@ -1,0 +1,491 @@
+//! What `compare` prints: a text report no wider than 72 columns ending in
+//! a paragraph to paste into a mail, or (`--tsv`) one TSV row per
+//! comparison. Numbers go through `Dec` (no core float formatting), and
+//! the code favours loops over tables of values: it must stay small.
+
+use core::fmt::{self, Write};
+
+use super::input::{Point, BOOT_ID, KERNEL, PROFILE};
+use super::{basis, Args, Comparison, Group};
+use crate::report::{Bytes, Dec, Out};
+
+/// Width of every text line.
+pub const WIDTH: usize = 72;
+
+pub struct Report<'r, 'a> {
+    pub args: &'r Args<'a>,
+    pub points: &'r [Point<'r>],
+    pub groups: &'r [Group<'a>],
+    pub cmps: &'r [Comparison],
+}
+
+/// fmt::Write into a byte slice; what does not fit is dropped.
+pub struct Buf<'b> {
+    pub buf: &'b mut [u8],
+    pub len: usize,
+}
+
+impl Write for Buf<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
+}
+
+/// A percentage with its sign and three decimals (`+9.268%`), `n/a` for NaN.
+pub struct Pct(pub f64);
+
+impl fmt::Display for Pct {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_nan() {
+            return f.write_str("n/a");
+        }
+        let sign = if self.0 >= 0.0005 { "+" } else { "" };
+        write!(f, "{sign}{}%", Dec(self.0, 3))
+    }
+}
+
+/// What a group's value is: `1 point`, `midpoint of 2 points`, `mean of
+/// 3 points`.
+struct Points(usize);
+
+impl fmt::Display for Points {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            1 => f.write_str("1 point"),
+            2 => f.write_str("midpoint of 2 points"),
+            n => write!(f, "mean of {n} points"),
+        }
+    }
+}
+
+/// `v` with `d` decimals, `NA` for NaN (TSV).
+struct Na(f64, u32);
+
+impl fmt::Display for Na {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_nan() {
+            return f.write_str("NA");
+        }
+        Dec(self.0, self.1).fmt(f)
+    }
+}
+
+/// Column alignments: right, left (padded), and the last column (left,
+/// not padded: no trailing blanks).
+const RIGHT: u8 = 0;
+const LEFT: u8 = 1;
+const LAST: u8 = 2;
+
+/// `args` in a column of `width`, cut to fit from the left behind `...`
+/// (the end of a path or a kernel release tells most).
+#[inline(never)]
+fn cell(out: &mut Out, width: usize, align: u8, args: fmt::Arguments<'_>) {
+    let mut raw = [0u8; 128];
+    let mut b = Buf {
+        buf: &mut raw,
+        len: 0,
+    };
+    let _ = b.write_fmt(args);
+    let mut s = &b.buf[..b.len];
+    if s.len() > width {
+        out.bytes(b"...");
+        s = &s[s.len() + 3 - width..];
+    }
+    let pad = width - s.len();
+    if align == RIGHT {
+        spaces(out, pad);
+    }
+    out.bytes(s);
+    if align == LEFT {
+        spaces(out, pad);
+    }
+}
+
+fn spaces(out: &mut Out, n: usize) {
+    for _ in 0..n {
+        out.bytes(b" ");
+    }
+}
+
+/// Numbers in right-aligned columns of `width`.
+#[inline(never)]
+fn nums(out: &mut Out, width: usize, vs: &[f64], decimals: u32) {
+    for &v in vs {
+        cell(out, width, RIGHT, format_args!("{}", Dec(v, decimals)));
+    }
+}
+
+/// Each number after a tab, with `decimals` (`NA` for NaN).
+#[inline(never)]
+fn tsv_nums(out: &mut Out, vs: &[f64], decimals: u32) {
+    for &v in vs {
+        let _ = write!(out, "\t{}", Na(v, decimals));
+    }
+}
+
+impl Report<'_, '_> {
+    fn point(&self, i: usize) -> &Point<'_> {
+        &self.points[i]
+    }
+
+    /// The primary sample of point `i`.
+    fn sample(&self, i: usize) -> &super::input::Sample {
+        &self.points[i].s[basis(self.args.drop_first, false)]
+    }
+
+    /// The name of the other basis: the cross-check of the primary one.
+    fn second_name(&self) -> &'static str {
+        ["drop-first", "all-rounds"][self.args.drop_first as usize]
+    }
+
+    /// The tool behind every point, or `mixed tools`.
+    #[inline(never)]
+    fn tool(&self) -> &'static str {
+        let t = self.points[0].format.tool();
+        if self.points.iter().all(|p| p.format.tool() == t) {
+            t
+        } else {
+            "mixed tools"
+        }
+    }
+
+    /// The profile the points name (`across` made sure it is one).
+    #[inline(never)]
+    fn profile(&self) -> &[u8] {
+        self.points
+            .iter()
+            .map(|p| p.tag(PROFILE))
+            .find(|p| !p.is_empty())
+            .unwrap_or(b"")
+    }
+}
+
+/// The text report.
+#[inline(never)]
+pub fn text(r: &Report, out: &mut Out) {
+    let a = r.args;
+    let _ = writeln!(
+        out,
+        "uring-repro compare: {} point(s), gate {}%, {}\n  \
+         #  label         rounds  ns/pair mean     cv%  checks  file",
+        a.n,
+        Dec(a.gate, 3),
+        ["every round counted", "first round of each point dropped"][a.drop_first as usize]
+    );
+    for i in 0..a.n {
+        let s = r.sample(i);
+        nums(out, 3, &[(i + 1) as f64], 0);
+        out.bytes(b"  ");
+        cell(out, 12, LEFT, format_args!("{}", Bytes(a.label(i))));
+        nums(out, 7, &[s.s.n as f64], 0);
+        nums(out, 14, &[s.mean], 3);
+        nums(out, 8, &[s.s.cv_pct], 3);
+        out.bytes(if r.point(i).valid() {
+            b"  pass    "
+        } else {
+            b"  FAIL    "
+        });
+        cell(out, 16, LAST, format_args!("{}", Bytes(a.file(i))));
+        out.bytes(b"\n");
+    }
+    out.bytes(b"  #      median         min         max          sd  kernel\n");
+    for i in 0..a.n {
+        let s = &r.sample(i).s;
+        nums(out, 3, &[(i + 1) as f64], 0);
+        nums(out, 12, &[s.median, s.min, s.max, s.stddev], 3);
+        let kernel = r.point(i).tag(KERNEL);
+        if !kernel.is_empty() {
+            out.bytes(b"  ");
+            cell(out, 19, LAST, format_args!("{}", Bytes(kernel)));
+        }
+        out.bytes(b"\n");
+    }
+    for (i, p) in r.points.iter().enumerate() {
+        if !p.valid() {
+            let _ = writeln!(
+                out,
+                "  point {} FAILED: {} round(s) with semantic_pass 0{}",
+                i + 1,
+                p.failed_rounds,
+                ["", ", run FAIL"][!p.run_passed as usize]
+            );
+        }
+    }
+    for c in r.cmps {
+        comparison(r, c, out);
+    }
+    // The paragraph: composed whole, then wrapped.
+    // 16 points and 15 comparisons take under 10 KiB (tags are cut to 64).
+    let mut raw = [0u8; 16384];
+    let mut para = Buf {
+        buf: &mut raw,
+        len: 0,
+    };
+    paragraph(r, &mut para);
+    out.bytes(b"\nTo paste:\n\n");
+    let (text, mut col) = (&para.buf[..para.len], 0);
+    for word in text.split(|&b| b == b' ').filter(|w| !w.is_empty()) {
+        // A word longer than the line stands alone on it.
+        if col > 0 && col + 1 + word.len() > WIDTH {
+            out.bytes(b"\n");
+            col = 0;
+        }
+        if col > 0 {
+            out.bytes(b" ");
+            col += 1;
+        }
+        out.bytes(word);
+        col += word.len();
+    }
+    out.bytes(b"\n");
+}
+
+fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
+    let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
+    let _ = writeln!(out, "\n{} vs {}", Bytes(test.label()), Bytes(ctl.label()));
+    for (g, v, role) in [(ctl, c.control, "control"), (test, c.value, "test")] {
+        out.bytes(b"  ");
+        cell(out, 14, LEFT, format_args!("{}", Bytes(g.label())));
+        nums(out, 12, &[v], 3);
+        let _ = writeln!(out, " ns/pair  {role}, {}", Points(g.k));
+    }
+    let _ = writeln!(
+        out,
+        "  change          {}\n  \
+         95% CI          {} .. {}\n                  \
+         Welch, df {}, {} vs {} rounds\n  \
+         {:<16}{}\n  \
+         control drift   {}  (last point vs first)\n  \
+         test drift      {}\n  \
+         max CV          {}%",
+        Pct(c.change),
+        Pct(c.ci.0),
+        Pct(c.ci.1),
+        Dec(c.df, 1),
+        c.rounds.1,
+        c.rounds.0,
+        r.second_name(),
+        Pct(c.second),
+        Pct(c.drift),
+        Pct(c.test_drift),
+        Dec(c.max_cv, 3)
+    );
+    out.bytes(b"  verdict         ");
+    let sep = "\n                  ";
+    verdict(r, c, out, sep, sep);
+    out.bytes(b"\n");
+}
+
+/// Why a comparison is NOT CONFIRMED, one text per `why` bit, as the text
+/// says it: with the drop-first change as the cross-check, or (with
+/// --drop-first) the all-rounds change.
+const REASONS: [[&str; 7]; 2] = [
+    [
+        "|change| is under the gate",
+        "the drop-first change has the other sign",
+        "|drop-first change| is under the gate",
+        "a point failed its checks",
+        "|control drift| is not under the gate",
+        "no drift: one control point (run A B A)",
+        "a point has 1 round: no drop-first",
+    ],
+    [
+        "|change| is under the gate",
+        "the all-rounds change has the other sign",
+        "|all-rounds change| is under the gate",
+        "a point failed its checks",
+        "|control drift| is not under the gate",
+        "no drift: one control point (run A B A)",
+        "a point has 1 round: no drop-first",
+    ],
+];
+
+/// The same reasons as TSV codes.
+const REASON_CODES: [&str; 7] = [
+    "under_gate",
+    "second_sign",
+    "second_under_gate",
+    "failed_checks",
+    "drift",
+    "no_drift",
+    "few_rounds",
+];
+
+/// The names of the bits set in `bits`: `first` before the first one,
+/// `sep` before the others.
+#[inline(never)]
+fn list(w: &mut dyn Write, bits: u8, names: &[&str; 7], first: &str, sep: &str) {
+    let mut before = first;
+    for (i, name) in names.iter().enumerate() {
+        if bits & (1 << i) != 0 {
+            let _ = write!(w, "{before}{name}");
+            before = sep;
+        }
+    }
+}
+
+/// `CONFIRMED ...` or `NOT CONFIRMED ...:` and the reasons.
+#[inline(never)]
+fn verdict(r: &Report, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str) {
+    let _ = write!(
+        w,
+        "{}CONFIRMED at the {}% gate{}",
+        ["", "NOT "][(c.reasons != 0) as usize],
+        Dec(r.args.gate, 3),
+        ["", ":"][(c.reasons != 0) as usize]
+    );
+    list(
+        w,
+        c.reasons,
+        &REASONS[r.args.drop_first as usize],
+        first,
+        sep,
+    );
+}
+
+/// The paragraph to paste (unwrapped).
+fn paragraph(r: &Report, w: &mut Buf) {
+    let _ = write!(w, "Measured with {}", r.tool());
+    if !r.profile().is_empty() {
+        let p = r.profile();
+        let _ = write!(w, ", profile {}", Bytes(&p[..p.len().min(64)]));
+    }
+    let pairs = r.points.iter().map(|p| p.pairs).max().unwrap_or(0);
+    if pairs > 0 {
+        let _ = write!(w, ", {pairs} pairs per round");
+    }
+    // Claim separate boots only when every point names its boot, all distinct.
+    let id = |i: usize| r.points[i].tag(BOOT_ID);
+    let n = r.points.len();
+    let distinct = n > 1 && (0..n).all(|i| !id(i).is_empty() && (0..i).all(|j| id(j) != id(i)));
+    let _ = write!(
+        w,
+        ", one run per point{}{}.",
+        ["", ", each on its own boot (distinct boot ids)"][distinct as usize],
+        ["", ", first round of each point dropped"][r.args.drop_first as usize]
+    );
+    for i in 0..n {
+        let (p, s) = (r.point(i), r.sample(i));
+        let _ = write!(
+            w,
+            " Point {} ({}): {} ns/pair over {} rounds, CV {}%",
+            i + 1,
+            Bytes(r.args.label(i)),
+            Dec(s.mean, 3),
+            s.s.n,
+            Dec(s.s.cv_pct, 3)
+        );
+        for (t, name) in [(KERNEL, "kernel"), (BOOT_ID, "boot")] {
+            let v = p.tag(t);
+            if !v.is_empty() {
+                // A boot id's first group is enough to tell boots apart.
+                let v = &v[..v.len().min(if t == BOOT_ID { 8 } else { 64 })];
+                let _ = write!(w, ", {name} {}", Bytes(v));
+            }
+        }
+        let _ = w.write_str([", FAILED its checks.", "."][p.valid() as usize]);
+    }
+    for c in r.cmps {
+        let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
+        let _ = write!(
+            w,
+            " {} vs {} ({}, {} ns/pair): {}",
+            Bytes(test.label()),
+            Bytes(ctl.label()),
+            Points(ctl.k),
+            Dec(c.control, 3),
+            Pct(c.change)
+        );
+        if !c.ci.0.is_nan() {
+            let _ = write!(
+                w,
+                " (95% CI {} to {}, Welch, {} vs {} rounds)",
+                Pct(c.ci.0),
+                Pct(c.ci.1),
+                c.rounds.1,
+                c.rounds.0
+            );
+        }
+        let _ = write!(
+            w,
+            "; {} {}; control drift {}; max CV {}%. Verdict: ",
+            r.second_name(),
+            Pct(c.second),
+            Pct(c.drift),
+            Dec(c.max_cv, 3)
+        );
+        verdict(r, c, w, " ", "; ");
+        let _ = w.write_str(".");
+    }
+}
+
+/// TSV columns of `--tsv`, one row per comparison.
+pub const TSV_HEADER: &str = "implementation\tprofile\tcontrol\ttest\tcontrol_points\t\
+test_points\tcontrol_means\ttest_means\tcontrol_value\ttest_value\tchange_pct\t\
+ci95_low_pct\tci95_high_pct\twelch_df\tcontrol_rounds\ttest_rounds\tall_rounds_pct\t\
+drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct\tbasis\t\
+confirmed\treasons";
+
+/// The result summary as TSV.
+#[inline(never)]
+pub fn tsv(r: &Report, out: &mut Out) {
+    let _ = writeln!(out, "{TSV_HEADER}");
+    let profile = r.profile();
+    for c in r.cmps {
+        let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
+        let _ = write!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}",
+            r.tool(),
+            Bytes(if profile.is_empty() { b"NA" } else { profile }),
+            Bytes(ctl.label()),
+            Bytes(test.label()),
+            ctl.k,
+            test.k
+        );
+        // Per-point means of each group (comma-separated), then the numbers.
+        for g in [ctl, test] {
+            for (j, &i) in g.points().iter().enumerate() {
+                let sep = [",", "\t"][(j == 0) as usize];
+                let _ = write!(out, "{sep}{}", Dec(r.sample(i).mean, 6));
+            }
+        }
+        let (all, drop_first) = match r.args.drop_first {
+            false => (c.change, c.second),
+            true => (c.second, c.change),
+        };
+        tsv_nums(
+            out,
+            &[c.control, c.value, c.change, c.ci.0, c.ci.1, c.df],
+            6,
+        );
+        tsv_nums(out, &[c.rounds.0 as f64, c.rounds.1 as f64], 0);
+        tsv_nums(
+            out,
+            &[
+                all,
+                drop_first,
+                c.drift,
+                c.test_drift,
+                c.max_cv,
+                r.args.gate,
+            ],
+            6,
+        );
+        for (j, &i) in ctl.points().iter().chain(test.points()).enumerate() {
+            let sep = [",", "\t"][(j == 0) as usize];
+            let _ = write!(out, "{sep}{}", Dec(r.sample(i).s.cv_pct, 6));
+        }
+        let _ = write!(
+            out,
+            "\t{}\t{}\t",
+            ["all", "drop-first"][r.args.drop_first as usize],
+            ["yes", "no"][(c.reasons != 0) as usize]
+        );
+        list(out, c.reasons, &REASON_CODES, "", ",");
+        let _ = writeln!(out, "{}", ["-", ""][(c.reasons != 0) as usize]);
+    }
+}

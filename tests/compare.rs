@@ -1,0 +1,397 @@
+//! `uring-repro compare` as a user runs it: the published sandwich from
+//! synthetic fixtures in every input format, the error paths with their exit
+//! codes, and three real `--smoke` runs compared end to end.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run uring-repro");
+    (
+        out.status.code().expect("exit code"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/published/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A fresh scratch directory for this test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("uring-repro-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Every line fits in 72 columns.
+fn assert_narrow(text: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 72,
+            "{} columns: {line:?}",
+            line.len()
+        );
+        assert!(!line.ends_with(' '), "trailing blank: {line:?}");
+    }
+}
+
+/// The value after `label` on its line of the text report.
+fn field<'a>(text: &'a str, label: &str) -> &'a str {
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no {label:?} line in\n{text}"));
+    line.trim_start()[label.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+}
+
+#[test]
+fn published_sandwich_from_our_stdout() {
+    let (a, b, c) = (
+        fixture("parent_a.txt"),
+        fixture("child.txt"),
+        fixture("parent_b.txt"),
+    );
+    let (code, out, err) = run(&["compare", &a, &b, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    // The report's figures: A 180.079, child 196.647, B 179.856 ns/pair.
+    let means: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("  pass  "))
+        .map(|l| l.split_whitespace().nth(3).unwrap())
+        .collect();
+    assert_eq!(means, ["180.079", "196.647", "179.856"]);
+    assert_eq!(field(&out, "change"), "+9.268%");
+    assert_eq!(field(&out, "drop-first"), "+9.269%");
+    assert_eq!(field(&out, "control drift"), "-0.124%");
+    assert_eq!(field(&out, "max CV"), "0.169%");
+    // Welch interval, cross-checked with mpmath: df 19.488, t 2.089481.
+    assert!(out.contains("95% CI          +9.159% .. +9.377%"), "{out}");
+    assert!(out.contains("Welch, df 19.5, 15 vs 30 rounds"), "{out}");
+    assert!(
+        out.contains("verdict         CONFIRMED at the 5.000% gate"),
+        "{out}"
+    );
+    // The paragraph names kernels and boots and says what the verdict is.
+    let para = out.split("To paste:").nth(1).unwrap();
+    for s in [
+        "kernel 6.15.0-synthetic-child",
+        "boot 0a0a0a0a.",
+        "each on its own boot",
+        "16384 pairs per round",
+        "+9.268%",
+        "Verdict: CONFIRMED at the 5.000% gate.",
+    ] {
+        assert!(para.replace('\n', " ").contains(s), "{s:?} in {para}");
+    }
+}
+
+#[test]
+fn every_input_format_gives_the_same_numbers() {
+    let stdout = [
+        fixture("parent_a.txt"),
+        fixture("child.txt"),
+        fixture("parent_b.txt"),
+    ];
+    let formal = [
+        fixture("parent_a.tsv"),
+        fixture("child.tsv"),
+        fixture("parent_b.tsv"),
+    ];
+    let mixed = [
+        fixture("parent_a.tsv"),
+        fixture("child_standalone.txt"),
+        fixture("parent_b.txt"),
+    ];
+    let mut rows = Vec::new();
+    for files in [&stdout, &formal, &mixed] {
+        let (code, out, err) = run(&["compare", "--tsv", &files[0], &files[1], &files[2]]);
+        assert_eq!((code, err.as_str()), (0, ""), "{out}");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        let head: Vec<&str> = lines[0].split('\t').collect();
+        let row: Vec<&str> = lines[1].split('\t').collect();
+        assert_eq!(head.len(), row.len());
+        let get = |name: &str| row[head.iter().position(|h| *h == name).unwrap()].to_string();
+        rows.push((get("implementation"), {
+            let mut v: Vec<String> = [
+                "control_means",
+                "test_means",
+                "change_pct",
+                "drop_first_pct",
+                "control_drift_pct",
+                "max_cv_pct",
+                "confirmed",
+                "reasons",
+            ]
+            .iter()
+            .map(|n| get(n))
+            .collect();
+            v.push(get("profile"));
+            v
+        }));
+    }
+    assert_eq!(rows[0].0, "uring-repro");
+    assert_eq!(rows[1].0, "the formal C reproducer");
+    assert_eq!(rows[2].0, "mixed tools");
+    let want = [
+        "180.079000,179.856000",
+        "196.647000",
+        "9.268062",
+        "9.268896",
+        "-0.123835",
+        "0.168885",
+        "yes",
+        "-",
+        "s0_wait_wake",
+    ];
+    for (_, r) in &rows {
+        assert_eq!(r, &want);
+    }
+}
+
+#[test]
+fn labelled_series_and_a_plain_ratio() {
+    let (a, b, c) = (
+        fixture("parent_a.tsv"),
+        fixture("child.tsv"),
+        fixture("parent_b.txt"),
+    );
+    let (code, out, _) = run(&[
+        "compare",
+        &format!("base={a}"),
+        &format!("patch={b}"),
+        &format!("full={}", fixture("child_standalone.txt")),
+        &format!("base={c}"),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert_narrow(&out);
+    assert!(
+        out.contains("\npatch vs base\n") && out.contains("\nfull vs base\n"),
+        "{out}"
+    );
+    // Two plain files: a ratio, stated as having no drift.
+    let (code, out, _) = run(&["compare", &a, &b]);
+    assert_eq!(code, 0);
+    assert_eq!(field(&out, "change"), "+9.200%"); // 196.647 / 180.079
+    assert_eq!(field(&out, "control drift"), "n/a");
+    assert!(
+        out.contains("no drift: one control point (run A B A)"),
+        "{out}"
+    );
+    // One file: just its statistics.
+    let (code, out, _) = run(&["compare", &a]);
+    assert_eq!(code, 0);
+    assert!(out.contains("180.079") && !out.contains(" vs "), "{out}");
+}
+
+#[test]
+fn failed_checks_exit_1_and_say_so() {
+    let dir = scratch("failed");
+    let bad = write(
+        &dir,
+        "bad.txt",
+        "round\tpairs\tns_per_pair\tsemantic_pass\n0\t16384\t200.0\t1\n1\t16384\t201.0\t0\n\
+         mean\t32768\t200.5\t0\n",
+    );
+    let a = fixture("parent_a.txt");
+    let (code, out, err) = run(&["compare", &a, &bad, &a]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL    "), "{out}");
+    assert!(
+        out.contains("point 2 FAILED: 1 round(s) with semantic_pass 0, run FAIL"),
+        "{out}"
+    );
+    assert!(out.contains("a point failed its checks"), "{out}");
+    assert_eq!(
+        err,
+        "uring-repro: compare: 1 point(s) failed their checks: not evidence (see the table)\n"
+    );
+}
+
+#[test]
+fn unusable_input_exits_2_naming_file_and_line() {
+    let dir = scratch("bad-input");
+    let a = fixture("parent_a.txt");
+    let cases = [
+        ("empty.txt", "", ": empty file"),
+        ("junk.txt", "# hi\n{\"x\": 1}\n", ":2: not a result of uring-repro, the C standalone or the formal C reproducer: `{\"x\": 1}`"),
+        ("cells.txt", "round\tpairs\tns_per_pair\tsemantic_pass\n0\t64\tfast\t1\n", ":2: ns_per_pair is not a positive decimal number: `fast`"),
+        ("cut.txt", "round\tpairs\tns_per_pair\tsemantic_pass\n0\t64\t1.0\t1\n", ": no mean row (was the run cut short?)"),
+    ];
+    for (name, text, why) in cases {
+        let f = write(&dir, name, text);
+        let (code, out, err) = run(&["compare", &a, &f, &a]);
+        assert_eq!((code, out.as_str()), (2, ""), "{name}");
+        assert_eq!(err, format!("uring-repro: {f}{why}\n"), "{name}");
+    }
+    let missing = dir.join("missing.txt").to_string_lossy().into_owned();
+    let (code, _, err) = run(&["compare", &missing]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!("uring-repro: {missing}: cannot read: ENOENT (2)\n")
+    );
+    let (code, _, err) = run(&["compare", dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.ends_with(": cannot read: EISDIR (21)\n"), "{err}");
+    // Another workload in one of the files.
+    let v0 = write(
+        &dir,
+        "v0.txt",
+        &std::fs::read_to_string(&a)
+            .unwrap()
+            .replace("profile=s0_wait_wake", "profile=v0_waitv"),
+    );
+    let (code, _, err) = run(&["compare", &a, &v0, &a]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "uring-repro: {v0}: another profile than the first file's (one workload at a time): `v0_waitv`\n"
+        )
+    );
+    // Exactly 4 MiB is read; one byte more is too much.
+    let full = write(&dir, "full.txt", &"#\n".repeat(2 << 20));
+    let (code, _, err) = run(&["compare", &full]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!("uring-repro: {full}: no result header (only comments)\n")
+    );
+    let big = write(&dir, "big.txt", &"#\n".repeat((2 << 20) + 1));
+    let (code, _, err) = run(&["compare", &big]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!("uring-repro: {big}: the files exceed 4 MiB together (compare's limit)\n")
+    );
+    let (code, _, err) = run(&["compare"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "uring-repro: compare: needs at least one result file (see --help)\n"
+    );
+    let (code, out, _) = run(&["compare", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("compare [--gate PCT] [--tsv] [--drop-first] [LABEL=]FILE..."));
+    let (code, _, err) = run(&["compare", "--gate", "0", &a]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "uring-repro: compare: --gate: needs a percentage in (0, 100]\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The end-to-end path: three real runs on this kernel, saved as a user
+/// would (`uring-repro --smoke > a.txt`), then compared.
+#[test]
+fn three_real_smoke_runs_compare_end_to_end() {
+    let dir = scratch("e2e");
+    let mut files = Vec::new();
+    let mut means = Vec::new();
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        let (code, out, err) = run(&["--smoke", "--rounds", "3"]);
+        if code == 4 {
+            eprintln!("SKIP: this kernel cannot run the workload: {err}");
+            return;
+        }
+        assert_eq!(code, 0, "{err}");
+        // The per-cycle distribution is in the summary, ordered.
+        let dist = out
+            .lines()
+            .find(|l| l.starts_with("# per_cycle_ns_per_pair: "))
+            .unwrap_or_else(|| panic!("no distribution line in\n{out}"));
+        let q: Vec<f64> = dist
+            .split_whitespace()
+            .filter_map(|w| w.split_once('='))
+            .filter(|(k, _)| k.starts_with('p') || *k == "max")
+            .map(|(_, v)| v.parse().unwrap())
+            .collect();
+        assert_eq!(q.len(), 5, "{dist}");
+        assert!(q.windows(2).all(|w| w[0] <= w[1]) && q[0] > 0.0, "{dist}");
+        assert!(dist.ends_with(" cycles=6"), "{dist}");
+        let mean_row = out.lines().find(|l| l.starts_with("mean\t")).unwrap();
+        let mean: f64 = mean_row.split('\t').nth(2).unwrap().parse().unwrap();
+        means.push(mean);
+        files.push(write(&dir, name, &out));
+    }
+    let (code, out, err) = run(&["compare", &files[0], &files[1], &files[2]]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    let shown: Vec<f64> = out
+        .lines()
+        .filter(|l| l.contains("  pass  "))
+        .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
+        .collect();
+    // Three decimals of each run's own mean row (rounding aside).
+    assert_eq!(shown.len(), 3, "{out}");
+    for (s, m) in shown.iter().zip(&means) {
+        assert!((s - m).abs() <= 0.000_501, "{s} vs {m}\n{out}");
+    }
+    for f in ["change", "drop-first", "control drift", "max CV", "verdict"] {
+        field(&out, f);
+    }
+    // All three come from this boot: no claim of separate boots.
+    assert!(!out.contains("its own boot"), "{out}");
+    let (code, tsv, _) = run(&["compare", "--tsv", &files[0], &files[1], &files[2]]);
+    assert_eq!(code, 0);
+    assert_eq!(tsv.lines().count(), 2, "{tsv}");
+    assert!(tsv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("uring-repro\ts0_wait_wake\tA\tB\t2\t1\t"));
+}
+
+/// The widest case: 16 points, 12-byte labels, long kernel releases and
+/// file names. Every line still fits, and the paragraph is whole.
+#[test]
+fn sixteen_points_stay_within_72_columns() {
+    let dir = scratch("wide");
+    let base = std::fs::read_to_string(fixture("parent_a.txt")).unwrap();
+    let mut args = vec!["compare".to_string()];
+    for i in 0..16 {
+        let text = base
+            .replace(
+                "kernel=6.15.0-synthetic-parent",
+                &format!("kernel=6.15.0-rc{i}-00123-g079afb081c42-a-rather-long-local-version"),
+            )
+            .replace("0a0a0a0a-", &format!("{i:08x}-"));
+        let name = format!("a-long-file-name-for-point-{i:02}.txt");
+        args.push(format!("label_{:06}={}", i % 5, write(&dir, &name, &text)));
+    }
+    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let (code, out, err) = run(&args);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    let headings = out
+        .lines()
+        .filter(|l| l.starts_with("label_") && l.ends_with(" vs label_000000"));
+    assert_eq!(headings.count(), 4, "{out}");
+    let para = out.split("To paste:").nth(1).unwrap();
+    assert!(para.contains("Point 16 (label_000000)"), "{para}");
+    assert!(para.trim_end().ends_with("gate."), "{para}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
