@@ -13,7 +13,7 @@ use crate::hist::Histogram;
 use crate::profile::{self, account_ring, pollwake, run_round_into, Profile, Round, Workload};
 use crate::report::{Bytes, Dec, Line, Out, Ratio6};
 use crate::ring::{self, Ring, SetupError};
-use crate::rt::StartInfo;
+use crate::rt::{pid1, StartInfo};
 use crate::sha256::Hex;
 use crate::stats;
 use crate::sys::clock::Clock;
@@ -52,6 +52,9 @@ pub fn main(start: &StartInfo) -> i32 {
         Ok(Command::Run(cfg)) => {
             let mut cause = Line::new();
             let code = run(&cfg, &clock(start), &mut out, &mut cause);
+            if let (Some(path), true) = (cfg.tsv, pid1::is_pid1()) {
+                tsv::echo_if_volatile(path, &mut out);
+            }
             report(code, &cause)
         }
         Ok(Command::Describe(cfg)) => describe(&cfg, &mut out),
@@ -314,6 +317,8 @@ fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out, cause: &mut Line) -> R
         futex_scope: cfg.futex_scope(),
         clock_source: clock.source().name(),
         tool_version: VERSION,
+        ring_features: ring.features(),
+        facts: &facts,
     };
     let trace =
         (cfg.mode == Mode::Trace).then(|| trace_mark(None, "uring-repro trace begin", cfg, out));
@@ -648,6 +653,8 @@ mod tests {
             futex_scope: "private",
             clock_source: "syscall",
             tool_version: VERSION,
+            ring_features: 0,
+            facts: &Facts::read(cpu),
         };
         let mut fake = FailAt { done: 0, fail_at };
         let mut out = Out::null();
@@ -712,7 +719,7 @@ mod tests {
             ]
         );
         for r in &rows {
-            assert_eq!(r.len(), col("migrations") + 1);
+            assert_eq!(r.len(), col("io_uring_disabled") + 1);
             assert_eq!(
                 r[col("nop_submitted")],
                 (4 * r[col("cycles")].parse::<u64>().unwrap()).to_string()

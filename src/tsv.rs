@@ -22,6 +22,7 @@
 use core::fmt::{self, Write};
 
 use crate::check::{Kind, Ledger};
+use crate::facts::Facts;
 use crate::report::{Bytes, Out, Ratio6};
 use crate::sha256::Hex;
 use crate::sys::{self, uapi, Errno, Fd, SysResult};
@@ -35,7 +36,9 @@ ring_entries\tslots\tvector_width\tcycles\tpairs\twait_submitted\twake_submitted
 cancel_submitted\tnop_submitted\twait_cqes\twake_cqes\tcancel_cqes\tcheck_cqes\tnop_cqes\t\
 bad_results\tbad_flags\tduplicate_cqes\tunexpected_cqes\ttimeouts\tsq_dropped\tcq_overflow\t\
 outstanding\ttimed_ns\tns_per_pair\tcpu\tsemantic_pass\tinput_sha256\ttrace_enabled\t\
-futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations\n";
+futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations\t\
+ring_features\tkernel_version\tmachine\tcmdline\tpreempt\tpreempt_source\tcpu_model\tgovernor\t\
+energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled\n";
 
 /// Number of columns the formal reproducer wrote.
 pub const FORMAL_COLUMNS: usize = 35;
@@ -55,6 +58,10 @@ pub struct Context<'a> {
     pub futex_scope: &'static str,
     pub clock_source: &'static str,
     pub tool_version: &'static str,
+    /// io_uring_params.features of the run's ring.
+    pub ring_features: u32,
+    /// The box facts, in `Facts::each` order (the last columns).
+    pub facts: &'a Facts,
 }
 
 /// One round.
@@ -115,7 +122,7 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
     for n in core::hint::black_box(&counts[..]) {
         write!(w, "\t{n}")?;
     }
-    writeln!(
+    write!(
         w,
         "\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
         Ratio6 {
@@ -132,7 +139,22 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         l.missing,
         l.submit_errors,
         l.migrations,
-    )
+    )?;
+    // Trailing facts: the same values as the `# key=value` lines. A cell
+    // never holds a tab or a newline (the command line could).
+    let mut cells = [0u8; 2048];
+    let mut result = write!(w, "\t{:#x}", c.ring_features);
+    c.facts.each(&mut |_, v| {
+        let n = v.len().min(cells.len());
+        for (d, &b) in cells.iter_mut().zip(&v[..n]) {
+            *d = if b == b'\t' || b == b'\n' { b' ' } else { b };
+        }
+        if result.is_ok() {
+            result = write!(w, "\t{}", Bytes(&cells[..n]));
+        }
+    });
+    result?;
+    w.write_str("\n")
 }
 
 /// Longest `--tsv` path we accept (PATH_MAX, NUL included).
@@ -181,6 +203,50 @@ impl TsvFile {
     }
 }
 
+/// Filesystems that live in RAM: a file there is gone at power-off.
+const RAMFS_MAGIC: u64 = 0x8584_58f6;
+const TMPFS_MAGIC: u64 = 0x0102_1994;
+
+/// As `/init` of an initramfs the only lasting record is the console. When
+/// the `--tsv` file sits on a RAM filesystem (the initramfs itself), says so
+/// and copies its rows to `out` as `# tsv: ` lines (`compare` and the table
+/// readers skip `#` lines; `sed -n 's/^# tsv: //p'` gets the file back).
+pub fn echo_if_volatile(path: &[u8], out: &mut Out) {
+    let mut z = [0u8; PATH_MAX];
+    if path.len() >= PATH_MAX {
+        return;
+    }
+    z[..path.len()].copy_from_slice(path);
+    let kind = match sys::fs_type(&z[..=path.len()]) {
+        Ok(RAMFS_MAGIC) => "ramfs",
+        Ok(TMPFS_MAGIC) => "tmpfs",
+        _ => return,
+    };
+    let _ = writeln!(
+        out,
+        "# --tsv {} is on {kind}, which does not survive power-off; its rows follow",
+        Bytes(path)
+    );
+    let Ok(fd) = sys::open(&z[..=path.len()], uapi::O_RDONLY, 0) else {
+        return;
+    };
+    let mut buf = [0u8; 4096];
+    let mut at_line_start = true;
+    while let Ok(n @ 1..) = sys::read(fd.raw(), &mut buf) {
+        for line in buf[..n].split_inclusive(|&b| b == b'\n') {
+            if at_line_start {
+                out.bytes(b"# tsv: ");
+            }
+            out.bytes(line);
+            at_line_start = line.ends_with(b"\n");
+        }
+    }
+    if !at_line_start {
+        out.bytes(b"\n");
+    }
+    out.flush();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +266,44 @@ mod tests {
             futex_scope: "shared",
             clock_source: "vdso",
             tool_version: "0.1.0",
+            ring_features: 0x3ffff,
+            facts: Box::leak(Box::new(Facts::read(0))),
+        }
+    }
+
+    #[test]
+    fn rows_on_a_ram_filesystem_are_echoed_as_comment_lines() {
+        let shm = std::path::Path::new("/dev/shm");
+        if std::fs::metadata(shm).is_err() {
+            eprintln!("SKIP: no /dev/shm (tmpfs) to put a file on");
+            return;
+        }
+        let id = std::process::id();
+        let src = shm.join(format!("uring-repro-echo-{id}.tsv"));
+        std::fs::write(&src, "h1\th2\nv1\tv2\npartial").unwrap();
+        let sink = std::env::temp_dir().join(format!("uring-repro-echo-{id}.out"));
+        let f = std::fs::File::create(&sink).unwrap();
+        let mut out = Out::new(std::os::fd::AsRawFd::as_raw_fd(&f));
+        echo_if_volatile(src.to_str().unwrap().as_bytes(), &mut out);
+        // /tmp is not a RAM filesystem here: nothing is echoed for it.
+        let disk = std::env::temp_dir().join(format!("uring-repro-echo-{id}.disk"));
+        std::fs::write(&disk, "x\n").unwrap();
+        let on_disk = sys::fs_type(format!("{}\0", disk.display()).as_bytes()).unwrap();
+        echo_if_volatile(disk.to_str().unwrap().as_bytes(), &mut out);
+        drop(f);
+        let got = std::fs::read_to_string(&sink).unwrap();
+        let _ = (std::fs::remove_file(&src), std::fs::remove_file(&sink));
+        let _ = std::fs::remove_file(&disk);
+        let want = format!(
+            "# --tsv {} is on tmpfs, which does not survive power-off; its rows follow\n\
+             # tsv: h1\th2\n# tsv: v1\tv2\n# tsv: partial\n",
+            src.display()
+        );
+        if on_disk == TMPFS_MAGIC || on_disk == RAMFS_MAGIC {
+            eprintln!("SKIP (part): the temp dir is itself on a RAM filesystem");
+            assert!(got.starts_with(&want), "{got}");
+        } else {
+            assert_eq!(got, want);
         }
     }
 
@@ -223,9 +327,26 @@ mod tests {
                 "tool_version",
                 "missing_cqes",
                 "submit_errors",
-                "migrations"
+                "migrations",
+                "ring_features",
+                "kernel_version",
+                "machine",
+                "cmdline",
+                "preempt",
+                "preempt_source",
+                "cpu_model",
+                "governor",
+                "energy_perf_preference",
+                "turbo",
+                "smt",
+                "online_cpus",
+                "io_uring_disabled"
             ]
         );
+        // The fact columns are exactly the facts, in their order.
+        let mut keys = Vec::new();
+        Facts::read(0).each(&mut |k, _| keys.push(k));
+        assert_eq!(&cols[cols.len() - keys.len()..], &keys[..]);
         assert!(HEADER.ends_with('\n') && !HEADER.contains(' '));
     }
 
@@ -258,6 +379,14 @@ mod tests {
         assert_eq!(names.len(), vals.len());
         let get = |n: &str| vals[names.iter().position(|x| *x == n).unwrap()];
         assert_eq!(get("schema_version"), "1");
+        assert_eq!(get("ring_features"), "0x3ffff");
+        let mut facts = Vec::new();
+        ctx().facts.each(&mut |k, v| {
+            facts.push((k, String::from_utf8_lossy(v).replace(['\t', '\n'], " ")))
+        });
+        for (k, v) in facts {
+            assert_eq!(get(k), v, "{k}");
+        }
         assert_eq!(get("kernel_release"), "6.18.44");
         assert_eq!(get("boot_id"), "0b6f-boot");
         assert_eq!(get("profile"), "v0_waitv_wake");

@@ -15,7 +15,9 @@ ring_entries\tslots\tvector_width\tcycles\tpairs\twait_submitted\twake_submitted
 cancel_submitted\tnop_submitted\twait_cqes\twake_cqes\tcancel_cqes\tcheck_cqes\tnop_cqes\t\
 bad_results\tbad_flags\tduplicate_cqes\tunexpected_cqes\ttimeouts\tsq_dropped\tcq_overflow\t\
 outstanding\ttimed_ns\tns_per_pair\tcpu\tsemantic_pass\tinput_sha256\ttrace_enabled\t\
-futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations";
+futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations\t\
+ring_features\tkernel_version\tmachine\tcmdline\tpreempt\tpreempt_source\tcpu_model\tgovernor\t\
+energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled";
 
 /// A fresh directory for one test.
 fn scratch(name: &str) -> PathBuf {

@@ -18,6 +18,7 @@ pub mod nr {
     pub const WRITE: usize = 64;
     pub const SYNC: usize = 81;
     pub const NANOSLEEP: usize = 101;
+    pub const STATFS: usize = 43;
     pub const FUTEX: usize = 98;
     pub const CLOCK_GETTIME: usize = 113;
     pub const EXIT_GROUP: usize = 94;

@@ -413,6 +413,25 @@ pub fn power_off() -> Errno {
     }
 }
 
+/// statfs(path): the filesystem's magic number (struct statfs's first
+/// field, f_type, a long on both arches). `path` must end with a NUL byte.
+pub fn fs_type(path: &[u8]) -> SysResult<u64> {
+    if path.last() != Some(&0) {
+        return Err(Errno::EINVAL);
+    }
+    // struct statfs is 120 bytes on x86_64 and aarch64; room to spare.
+    let mut buf = [0u64; 32];
+    // SAFETY: path is NUL-terminated; buf is writable and larger than statfs.
+    let raw = unsafe {
+        syscall2(
+            nr::STATFS,
+            path.as_ptr() as usize,
+            buf.as_mut_ptr() as usize,
+        )
+    };
+    Errno::result(raw).map(|_| buf[0])
+}
+
 /// Sleeps `ns` nanoseconds (nanosleep, resumed after a signal).
 pub fn sleep_ns(ns: u64) {
     let mut req = uapi::KernelTimespec {

@@ -17,6 +17,7 @@ pub mod nr {
     pub const MUNMAP: usize = 11;
     pub const RT_SIGACTION: usize = 13;
     pub const NANOSLEEP: usize = 35;
+    pub const STATFS: usize = 137;
     pub const GETPID: usize = 39;
     pub const CLONE: usize = 56;
     pub const UNAME: usize = 63;

@@ -70,6 +70,11 @@ add_case x86_64-6.12-io_uring-disabled x86_64 x86_64-6.12 "sysctl.kernel.io_urin
 # A usage error must still power the box off (QEMU exits by itself, no panic).
 add_case x86_64-6.12-bogus-arg x86_64 x86_64-6.12 "" "--bogus-arg" 2 ''
 add_case aarch64-6.12-smoke aarch64 aarch64-6.12 "" "--smoke" 0 '-> PASS$'
+# --tsv on the initramfs (ramfs): the rows must reach the console before power-off.
+add_case x86_64-6.12-tsv-on-initramfs x86_64 x86_64-6.12 "" "--smoke --tsv /rows.tsv" 0 \
+	'^# tsv: 1	[^	]+	[^	]+	smoke	s0_wait_wake	measured	0	'
+# The second regression's workload with its waiter thread, under a real kernel as PID 1.
+add_case x86_64-6.12-pollwake x86_64 x86_64-6.12 "" "--profile pollwake --smoke" 0 '-> PASS$'
 
 # Kernel slots: Debian meta package (resolved at run time to the image package it pins),
 # Debian architecture, and the prefix the image package must have (so a meta package that
