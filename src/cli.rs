@@ -494,7 +494,7 @@ usage: uring-repro [run] [options]
        uring-repro describe [options]    the contract these options run, as JSON
        uring-repro selftest [--cpu N] [--timeout SECS]
                                          every profile's smoke, both futex scopes, TAP 13
-       uring-repro compare [--gate PCT] [--tsv] [--drop-first] [LABEL=]FILE...
+       uring-repro compare [--gate PCT] [--tsv] [--drop-first] [--mode M] [LABEL=]FILE...
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
@@ -523,6 +523,13 @@ options (defaults are the report's contract):
   --shared        futex words without FUTEX2_PRIVATE (s0 c0 v0 z0 e0)
   --timeout SECS  bound on every io_uring wait, 1..=3600    (default 2)
   --tsv FILE      also write the formal TSV rows to FILE (created, never overwritten)
+
+compare (docs/compare.md): three plain FILEs are the A B A sandwich; LABEL=FILE
+points with the same label form one group, each compared with the first label:
+  --gate PCT      the preregistered gate, 0 < PCT <= 100    (default 5)
+  --drop-first    main figures without each point's first round (default: with)
+  --tsv           the result summary as TSV instead of text
+  --mode M        pollwake results: the mode compared, none|idle|waiter|none_aa
 
 pollwake only:
   --burst N       MSG_RING messages per burst, 1..=64       (default 32)
@@ -579,6 +586,7 @@ mod tests {
         assert_eq!(p(&["compare", "--bogus", "a"]), Ok(Command::Compare));
         assert_eq!(p(&["compare"]), Ok(Command::Compare));
         assert!(HELP.contains("compare [--gate PCT]"));
+        assert!(HELP.contains("--mode M") && HELP.contains("(default 5)"));
     }
 
     #[test]

@@ -294,7 +294,7 @@ fn unusable_input_exits_2_naming_file_and_line() {
     );
     let (code, out, _) = run(&["compare", "--help"]);
     assert_eq!(code, 0);
-    assert!(out.contains("compare [--gate PCT] [--tsv] [--drop-first] [LABEL=]FILE..."));
+    assert!(out.contains("compare [--gate PCT] [--tsv] [--drop-first] [--mode M] [LABEL=]FILE..."));
     let (code, _, err) = run(&["compare", "--gate", "0", &a]);
     assert_eq!(code, 2);
     assert_eq!(
@@ -394,4 +394,53 @@ fn sixteen_points_stay_within_72_columns() {
     assert!(para.contains("Point 16 (label_000000)"), "{para}");
     assert!(para.trim_end().ends_with("gate."), "{para}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pollwake_runs_compare_one_mode_at_a_time() {
+    let dir = scratch("pollwake");
+    let mut files = Vec::new();
+    for name in ["a.txt", "b.txt", "c.txt"] {
+        let (code, out, err) = run(&["--profile", "pollwake", "--smoke", "--rounds", "2"]);
+        if code == 4 {
+            eprintln!("SKIP: this kernel cannot run pollwake: {err}");
+            return;
+        }
+        assert_eq!(code, 0, "{err}");
+        files.push(write(&dir, name, &out));
+    }
+    let (a, b, c) = (&files[0][..], &files[1][..], &files[2][..]);
+    // Several modes in one table: compare must be told which.
+    let (code, _, err) = run(&["compare", a, b, c]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("pick one with --mode none|idle|waiter|none_aa"),
+        "{err}"
+    );
+    for (mode, profile) in [("none", "pollwake_none"), ("waiter", "pollwake_waiter")] {
+        let (code, out, err) = run(&["compare", "--mode", mode, a, b, c]);
+        assert_eq!((code, err.as_str()), (0, ""), "{out}");
+        assert!(out.contains(&format!("profile {profile},")), "{out}");
+        // Two rounds of 2 bursts of 32 messages per point.
+        assert_eq!(
+            out.lines().filter(|l| l.contains("  pass  ")).count(),
+            3,
+            "{out}"
+        );
+        assert!(out.contains("    2       "), "{out}");
+    }
+    let (code, _, err) = run(&["compare", "--mode", "bogus", a, b, c]);
+    assert_eq!(code, 2);
+    assert!(err.contains("none, idle, waiter or none_aa"), "{err}");
+    // --mode on a futex workload's result is a usage error too.
+    let (code, s0, _) = run(&["--smoke"]);
+    if code == 0 {
+        let f = write(&dir, "s0.txt", &s0);
+        let (code, _, err) = run(&["compare", "--mode", "idle", &f, &f]);
+        assert_eq!(code, 2);
+        assert!(
+            err.contains("--mode applies to pollwake results only"),
+            "{err}"
+        );
+    }
 }

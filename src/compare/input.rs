@@ -27,6 +27,16 @@ pub const MAX_COLS: usize = 64;
 
 /// The stdout table's header (ours and the C standalone's).
 pub const TABLE_HEADER: &[u8] = b"round\tpairs\tns_per_pair\tsemantic_pass";
+/// pollwake's table: the same columns after the row's profile (one row set
+/// per mode, `pollwake_none` ...), read one mode at a time (`--mode`).
+pub const MODE_TABLE_HEADER: &[u8] = b"profile\tround\tpairs\tns_per_pair\tsemantic_pass";
+/// The `--mode` names and the profile each selects in a pollwake table.
+pub const MODES: [(&str, &str); 4] = [
+    ("none", "pollwake_none"),
+    ("idle", "pollwake_idle"),
+    ("waiter", "pollwake_waiter"),
+    ("none_aa", "pollwake_none_aa"),
+];
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
@@ -221,12 +231,14 @@ impl Rounds<'_> {
 }
 
 /// Parses one result file into `p`. `values` is scratch space for the
-/// rounds.
+/// rounds. `select` is the profile whose rows a pollwake table contributes
+/// (from `--mode`; None otherwise).
 #[inline(never)]
 pub fn parse<'t>(
     text: &'t [u8],
     values: &mut [f64; MAX_ROUNDS],
     p: &mut Point<'t>,
+    select: Option<&[u8]>,
 ) -> Result<(), Bad<'t>> {
     *p = Point {
         run_passed: true,
@@ -242,6 +254,8 @@ pub fn parse<'t>(
     };
     let mut col = [ABSENT; COLUMNS.len()];
     let (mut header, mut ncols, mut banner, mut any) = (&b""[..], 0, false, false);
+    // A pollwake table: rows of several profiles, `select` picks one.
+    let mut modes = false;
     // Stdout tables end with a mean row: Some(its semantic_pass) once seen.
     let mut mean: Option<bool> = None;
     for (no, line) in lines(text) {
@@ -272,7 +286,18 @@ pub fn parse<'t>(
         let n = line.split(|&b| b == b'\t').count();
         if ncols == 0 {
             let tsv = line.len() > 15 && is(&line[..15], b"schema_version\t");
-            if !tsv && !is(line, TABLE_HEADER) {
+            modes = is(line, MODE_TABLE_HEADER);
+            if modes && select.is_none() {
+                return Err(bad(
+                    no,
+                    "a pollwake table holds several modes: pick one with --mode none|idle|waiter|none_aa",
+                    b"",
+                ));
+            }
+            if !modes && select.is_some() {
+                return Err(bad(no, "--mode applies to pollwake results only", b""));
+            }
+            if !tsv && !modes && !is(line, TABLE_HEADER) {
                 return Err(bad(
                     no,
                     "not a result of uring-repro, the C standalone or the formal C reproducer",
@@ -296,6 +321,9 @@ pub fn parse<'t>(
             };
             (header, ncols) = (line, n);
             continue;
+        }
+        if modes && n == ncols && !is(cell(line, col[TAGS]), select.unwrap_or(b"")) {
+            continue; // another mode's row
         }
         if mean.is_some() {
             return Err(bad(
@@ -426,7 +454,7 @@ mod tests {
     fn parse_str(s: &str) -> Result<Point<'_>, (usize, &'static str, String)> {
         let mut v = [0.0; MAX_ROUNDS];
         let mut p = Point::default();
-        parse(s.as_bytes(), &mut v, &mut p)
+        parse(s.as_bytes(), &mut v, &mut p, None)
             .map_err(|b| (b.line, b.why, String::from_utf8_lossy(b.text).into_owned()))?;
         Ok(p)
     }

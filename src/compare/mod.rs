@@ -58,6 +58,8 @@ pub struct Args<'a> {
     pub gate: f64,
     pub tsv: bool,
     pub drop_first: bool,
+    /// `--mode M`: the pollwake profile (`pollwake_M`) every point is read for.
+    pub mode: Option<&'static str>,
     /// Labels (set for every point after parsing) and file names; read
     /// them through `label(i)` and `file(i)`.
     pub labels: [Option<&'a [u8]>; MAX_POINTS],
@@ -96,11 +98,12 @@ pub fn parse_args<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Args<'
         gate: DEFAULT_GATE_PCT,
         tsv: false,
         drop_first: false,
+        mode: None,
         labels: [None; MAX_POINTS],
         files: [None; MAX_POINTS],
         n: 0,
     };
-    // Options seen (bits: --gate, --tsv, --drop-first, --); labelled or not.
+    // Options seen (bits: --gate, --tsv, --drop-first, --, --mode); labelled or not.
     let (mut seen, mut labelled) = (0u8, None);
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -116,13 +119,14 @@ pub fn parse_args<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Args<'
                 b"--tsv" => 2,
                 b"--drop-first" => 4,
                 b"--" => 8,
+                b"--mode" => 16,
                 _ => return Err(err("unknown option (see --help)")),
             };
             if seen & bit != 0 {
                 return Err(err("given more than once"));
             }
             seen |= bit;
-            if bit != 1 {
+            if bit != 1 && bit != 16 {
                 if eq < arg.len() {
                     return Err(err("takes no value"));
                 }
@@ -132,6 +136,16 @@ pub fn parse_args<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Args<'
                 Some(v) => v,
                 None => args.next().unwrap_or(b""),
             };
+            if bit == 16 {
+                a.mode = Some(
+                    input::MODES
+                        .iter()
+                        .find(|m| m.0.as_bytes() == v)
+                        .ok_or(err("needs a pollwake mode: none, idle, waiter or none_aa"))?
+                        .1,
+                );
+                continue;
+            }
             a.gate = input::decimal(v)
                 .filter(|&g| g > 0.0 && g <= 100.0)
                 .ok_or(err("needs a percentage in (0, 100]"))?;
@@ -492,7 +506,7 @@ pub fn main<'a>(args: impl IntoIterator<Item = &'a [u8]>, out: &mut Out) -> i32 
         };
         let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
         buf = rest;
-        if let Err(b) = input::parse(text, &mut values, p) {
+        if let Err(b) = input::parse(text, &mut values, p, a.mode.map(str::as_bytes)) {
             return fail(
                 exit::USAGE,
                 format_args!("{file}{}: {}{}", LineNo(b.line), b.why, Quoted(b.text)),
