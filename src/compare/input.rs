@@ -908,7 +908,7 @@ mean\t49152\t180.166667\t1
             for b in pieces {
                 for c in pieces {
                     let text = [a, b, c].concat();
-                    let _ = parse(&text, &mut v, &mut Point::default());
+                    let _ = parse(&text, &mut v, &mut Point::default(), None);
                 }
             }
         }
