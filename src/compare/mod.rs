@@ -400,10 +400,22 @@ struct Quoted<'t>(&'t [u8]);
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.0.is_empty() {
-            write!(f, ": `{}`", Bytes(self.0))?;
+        if self.0.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        // The excerpt may come from a binary file: no control bytes on the
+        // terminal (tabs stay), invalid UTF-8 as `?`.
+        f.write_str(": `")?;
+        for chunk in self.0.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                let c = if c.is_control() && c != '\t' { '?' } else { c };
+                fmt::Write::write_char(f, c)?;
+            }
+            if !chunk.invalid().is_empty() {
+                f.write_str("?")?;
+            }
+        }
+        f.write_str("`")
     }
 }
 
