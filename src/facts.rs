@@ -271,6 +271,8 @@ impl Facts {
     }
 
     /// Every fact as (key, value), in output order (also the TSV's extra columns).
+    /// Out of line, as `print`: each inlined copy costs binary size.
+    #[inline(never)]
     pub fn each(&self, f: &mut dyn FnMut(&'static str, &[u8])) {
         f("kernel_version", self.version());
         f("machine", Text::<65>::from(cstr(&self.uts.machine)).get());
@@ -287,6 +289,7 @@ impl Facts {
     }
 
     /// The facts as `# key=value` lines.
+    #[inline(never)]
     pub fn print(&self, out: &mut Out) {
         self.each(&mut |k, v| {
             let _ = writeln!(out, "# {k}={}", Bytes(v));
