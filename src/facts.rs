@@ -102,6 +102,9 @@ impl Write for PathBuf {
         self.len += b.len();
         Ok(())
     }
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        self.write_str(crate::report::utf8(c, &mut [0; 4]))
+    }
 }
 
 /// `leaf` of `cpu`'s cpufreq directory into `buf`, trimmed; its length.
