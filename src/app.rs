@@ -496,28 +496,47 @@ fn check_cpu(cpu: u32, ledger: &mut Ledger) {
 }
 
 /// The summary and the verdict (the ring's state was checked per round).
-fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 {
-    let l = &o.ledger;
-    let passed = l.passed();
-    let _ = writeln!(
+/// A table's mean row and the spread of its rounds, without the final
+/// newline: `[TAG\t]mean\tPAIRS\tNS_PER_PAIR\tPASS` and `# [profile=TAG
+/// ]median=... min=... max=... cv=...%`. One copy for every profile's table
+/// (binary size).
+#[inline(never)]
+pub fn mean_and_spread(
+    out: &mut Out,
+    tag: Option<&str>,
+    ns: u64,
+    pairs: u64,
+    passed: bool,
+    per_round: &[f64],
+) {
+    if let Some(t) = tag {
+        let _ = write!(out, "{t}\t");
+    }
+    let mean = Ratio6 {
+        num: ns,
+        den: pairs,
+    };
+    let _ = write!(out, "mean\t{pairs}\t{mean}\t{}\n# ", passed as u8);
+    if let Some(t) = tag {
+        let _ = write!(out, "profile={t} ");
+    }
+    let s = stats::summarize(per_round);
+    let _ = write!(
         out,
-        "mean\t{}\t{}\t{}",
-        o.total_pairs,
-        Ratio6 {
-            num: o.total_ns,
-            den: o.total_pairs
-        },
-        passed as u8
-    );
-    let s = stats::summarize(&o.ns_per_pair[..o.rounds]);
-    let _ = writeln!(
-        out,
-        "# median={} min={} max={} cv={}%",
+        "median={} min={} max={} cv={}%",
         Dec(s.median, 6),
         Dec(s.min, 6),
         Dec(s.max, 6),
         Dec(s.cv_pct, 3)
     );
+}
+
+fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 {
+    let l = &o.ledger;
+    let passed = l.passed();
+    let per_round = &o.ns_per_pair[..o.rounds];
+    mean_and_spread(out, None, o.total_ns, o.total_pairs, passed, per_round);
+    out.bytes(b"\n");
     // The per-cycle tail, in the unit of the table (cycle ns / pairs).
     let per_pair = o.pairs_per_cycle.max(1) as f64;
     let h = &o.hist;

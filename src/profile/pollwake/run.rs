@@ -266,26 +266,14 @@ impl ModeRows {
 /// modes share every round, so round-to-round drift cancels).
 #[inline(never)]
 fn mode_summary(out: &mut Out, m: Mode, r: &ModeRows, base: &ModeRows, passed: bool) {
-    let _ = writeln!(
+    let per_round = &r.ns_per_pair[..r.rounds];
+    app::mean_and_spread(
         out,
-        "{}\tmean\t{}\t{}\t{}",
-        m.profile(),
+        Some(m.profile()),
+        r.total_ns,
         r.total_pairs,
-        Ratio6 {
-            num: r.total_ns,
-            den: r.total_pairs
-        },
-        passed as u8
-    );
-    let s = stats::summarize(&r.ns_per_pair[..r.rounds]);
-    let _ = write!(
-        out,
-        "# profile={} median={} min={} max={} cv={}%",
-        m.profile(),
-        Dec(s.median, 6),
-        Dec(s.min, 6),
-        Dec(s.max, 6),
-        Dec(s.cv_pct, 3)
+        passed,
+        per_round,
     );
     if m != Mode::None {
         let n = r.rounds.min(base.rounds);
