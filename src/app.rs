@@ -531,6 +531,15 @@ pub fn mean_and_spread(
     );
 }
 
+/// ` name=value` for each pair (the checks lines). black_box keeps the
+/// optimiser from unrolling one formatting call per element (binary size).
+#[inline(never)]
+pub fn pairs(out: &mut Out, names: &[&str], values: &[u64]) {
+    for (name, v) in core::hint::black_box(names).iter().zip(values) {
+        let _ = write!(out, " {name}={v}");
+    }
+}
+
 fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 {
     let l = &o.ledger;
     let passed = l.passed();
@@ -556,11 +565,7 @@ fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 
         h.count()
     );
     let _ = write!(out, "# checks:");
-    // black_box keeps the loop rolled (18 inlined writes cost ~1 KiB).
-    let names: &[&str] = core::hint::black_box(&Ledger::COUNTER_NAMES[..]);
-    for (name, v) in names.iter().zip(l.counters().iter()) {
-        let _ = write!(out, " {name}={v}");
-    }
+    pairs(out, &Ledger::COUNTER_NAMES, &l.counters());
     let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
     out.flush();
     match l.first {

@@ -320,15 +320,6 @@ const CHECKS: [&str; 20] = [
     "eventfd_bad",
 ];
 
-/// ` name=value` for each pair. black_box keeps the optimiser from
-/// unrolling one formatting call per element (binary size).
-#[inline(never)]
-fn pairs(out: &mut Out, names: &[&str], values: &[u64]) {
-    for (name, v) in core::hint::black_box(names).iter().zip(values) {
-        let _ = write!(out, " {name}={v}");
-    }
-}
-
 /// The summary, the idle and waiter facts, the checks and the verdict.
 #[inline(never)]
 fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, out: &mut Out) -> i32 {
@@ -406,7 +397,7 @@ fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, out: &mut Out) -> i32
         c.not_parked,
         c.eventfd_bad,
     ];
-    pairs(out, &CHECKS, &values);
+    app::pairs(out, &CHECKS, &values);
     let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
     out.flush();
     if out.broken() {
