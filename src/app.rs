@@ -531,12 +531,16 @@ pub fn mean_and_spread(
     );
 }
 
-/// ` name=value` for each pair (the checks lines). black_box keeps the
-/// optimiser from unrolling one formatting call per element (binary size).
+/// ` name=value` for each value and its name in the space-separated
+/// `names` (the checks lines). black_box keeps the optimiser from
+/// unrolling one formatting call per element (binary size).
 #[inline(never)]
-pub fn pairs(out: &mut Out, names: &[&str], values: &[u64]) {
-    for (name, v) in core::hint::black_box(names).iter().zip(values) {
-        let _ = write!(out, " {name}={v}");
+pub fn pairs(out: &mut Out, names: &str, values: &[u64]) {
+    let names = names.as_bytes().split(|&b| b == b' ');
+    for (name, v) in names.zip(core::hint::black_box(values)) {
+        out.bytes(b" ");
+        out.bytes(name);
+        let _ = write!(out, "={v}");
     }
 }
 
@@ -565,7 +569,7 @@ fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 
         h.count()
     );
     let _ = write!(out, "# checks:");
-    pairs(out, &Ledger::COUNTER_NAMES, &l.counters());
+    pairs(out, Ledger::COUNTER_NAMES, &l.counters());
     let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
     out.flush();
     match l.first {
@@ -605,6 +609,20 @@ fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 
 mod tests {
     use super::*;
     use crate::check::Kind;
+
+    #[test]
+    fn pairs_names_each_value() {
+        let l = Ledger::default();
+        assert_eq!(Ledger::COUNTER_NAMES.split(' ').count(), l.counters().len());
+        let path = std::env::temp_dir().join(format!("uring-repro-pairs-{}", std::process::id()));
+        let f = std::fs::File::create(&path).unwrap();
+        let mut o = Out::new(std::os::fd::AsRawFd::as_raw_fd(&f));
+        pairs(&mut o, "a bb ccc", &[1, 22, 333]);
+        o.flush();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(text, " a=1 bb=22 ccc=333");
+    }
 
     /// A workload that fails at its `fail_at`-th cycle (1-based), with
     /// made-up counts: it drives `measure` and `finish` without a kernel
