@@ -26,13 +26,14 @@ fn main() {
     }
     // panic = "abort": nothing ever unwinds, so the unwind tables (.eh_frame,
     // ~9 KiB, mostly from the precompiled core) are dead weight in a binary
-    // with a 64 KiB budget. A linker script fragment discards them; INSERT
-    // keeps the linker's default script for everything else.
+    // with a 64 KiB budget. A linker script fragment discards them, and
+    // .comment (compiler and linker version strings, which `strip` keeps);
+    // INSERT keeps the linker's default script for everything else.
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
     let script = std::path::Path::new(&out).join("discard-eh-frame.ld");
     std::fs::write(
         &script,
-        "SECTIONS { /DISCARD/ : { *(.eh_frame) *(.eh_frame_hdr) } } INSERT AFTER .text;\n",
+        "SECTIONS { /DISCARD/ : { *(.eh_frame) *(.eh_frame_hdr) *(.comment) } } INSERT AFTER .text;\n",
     )
     .expect("write the linker script");
     let script = script.display();

@@ -496,28 +496,60 @@ fn check_cpu(cpu: u32, ledger: &mut Ledger) {
 }
 
 /// The summary and the verdict (the ring's state was checked per round).
-fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 {
-    let l = &o.ledger;
-    let passed = l.passed();
-    let _ = writeln!(
+/// A table's mean row and the spread of its rounds, without the final
+/// newline: `[TAG\t]mean\tPAIRS\tNS_PER_PAIR\tPASS` and `# [profile=TAG
+/// ]median=... min=... max=... cv=...%`. One copy for every profile's table
+/// (binary size).
+#[inline(never)]
+pub fn mean_and_spread(
+    out: &mut Out,
+    tag: Option<&str>,
+    ns: u64,
+    pairs: u64,
+    passed: bool,
+    per_round: &[f64],
+) {
+    if let Some(t) = tag {
+        let _ = write!(out, "{t}\t");
+    }
+    let mean = Ratio6 {
+        num: ns,
+        den: pairs,
+    };
+    let _ = write!(out, "mean\t{pairs}\t{mean}\t{}\n# ", passed as u8);
+    if let Some(t) = tag {
+        let _ = write!(out, "profile={t} ");
+    }
+    let s = stats::summarize(per_round);
+    let _ = write!(
         out,
-        "mean\t{}\t{}\t{}",
-        o.total_pairs,
-        Ratio6 {
-            num: o.total_ns,
-            den: o.total_pairs
-        },
-        passed as u8
-    );
-    let s = stats::summarize(&o.ns_per_pair[..o.rounds]);
-    let _ = writeln!(
-        out,
-        "# median={} min={} max={} cv={}%",
+        "median={} min={} max={} cv={}%",
         Dec(s.median, 6),
         Dec(s.min, 6),
         Dec(s.max, 6),
         Dec(s.cv_pct, 3)
     );
+}
+
+/// ` name=value` for each value and its name in the space-separated
+/// `names` (the checks lines). black_box keeps the optimiser from
+/// unrolling one formatting call per element (binary size).
+#[inline(never)]
+pub fn pairs(out: &mut Out, names: &str, values: &[u64]) {
+    let names = names.as_bytes().split(|&b| b == b' ');
+    for (name, v) in names.zip(core::hint::black_box(values)) {
+        out.bytes(b" ");
+        out.bytes(name);
+        let _ = write!(out, "={v}");
+    }
+}
+
+fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 {
+    let l = &o.ledger;
+    let passed = l.passed();
+    let per_round = &o.ns_per_pair[..o.rounds];
+    mean_and_spread(out, None, o.total_ns, o.total_pairs, passed, per_round);
+    out.bytes(b"\n");
     // The per-cycle tail, in the unit of the table (cycle ns / pairs).
     let per_pair = o.pairs_per_cycle.max(1) as f64;
     let h = &o.hist;
@@ -537,11 +569,7 @@ fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 
         h.count()
     );
     let _ = write!(out, "# checks:");
-    // black_box keeps the loop rolled (18 inlined writes cost ~1 KiB).
-    let names: &[&str] = core::hint::black_box(&Ledger::COUNTER_NAMES[..]);
-    for (name, v) in names.iter().zip(l.counters().iter()) {
-        let _ = write!(out, " {name}={v}");
-    }
+    pairs(out, Ledger::COUNTER_NAMES, &l.counters());
     let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
     out.flush();
     match l.first {
@@ -581,6 +609,20 @@ fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 
 mod tests {
     use super::*;
     use crate::check::Kind;
+
+    #[test]
+    fn pairs_names_each_value() {
+        let l = Ledger::default();
+        assert_eq!(Ledger::COUNTER_NAMES.split(' ').count(), l.counters().len());
+        let path = std::env::temp_dir().join(format!("uring-repro-pairs-{}", std::process::id()));
+        let f = std::fs::File::create(&path).unwrap();
+        let mut o = Out::new(std::os::fd::AsRawFd::as_raw_fd(&f));
+        pairs(&mut o, "a bb ccc", &[1, 22, 333]);
+        o.flush();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(text, " a=1 bb=22 ccc=333");
+    }
 
     /// A workload that fails at its `fail_at`-th cycle (1-based), with
     /// made-up counts: it drives `measure` and `finish` without a kernel

@@ -102,18 +102,23 @@ impl Write for PathBuf {
         self.len += b.len();
         Ok(())
     }
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        self.write_str(crate::report::utf8(c, &mut [0; 4]))
+    }
 }
 
-fn cpu_path<const N: usize>(cpu: u32, leaf: &str) -> Text<N> {
+/// `leaf` of `cpu`'s cpufreq directory into `buf`, trimmed; its length.
+#[inline(never)]
+fn read_cpu_path(cpu: u32, leaf: &str, buf: &mut [u8]) -> usize {
     let mut p = PathBuf {
         buf: [0; 128],
         len: 0,
     };
     if write!(p, "/sys/devices/system/cpu/cpu{cpu}/cpufreq/{leaf}").is_err() {
-        return Text::empty();
+        return 0;
     }
     p.buf[p.len] = 0;
-    Text::read(&p.buf[..=p.len])
+    read_trimmed(&p.buf[..=p.len], buf)
 }
 
 /// Where the preemption mode came from.
@@ -144,9 +149,16 @@ pub fn preempt_from_debugfs(s: &[u8]) -> Option<&[u8]> {
     Some(&s[open + 1..close]).filter(|m| !m.is_empty())
 }
 
+/// True when `word` is one of the space-separated words of `s`. Out of line:
+/// one copy for the three words asked about (binary size).
+#[inline(never)]
+fn has_word(s: &[u8], word: &[u8]) -> bool {
+    s.split(|&b| b == b' ').any(|w| w == word)
+}
+
 /// The mode derived from the uname version string and the command line.
 pub fn preempt_derived<'a>(version: &'a [u8], cmdline: &'a [u8]) -> (&'a [u8], PreemptSource) {
-    let has = |word: &[u8]| version.split(|&b| b == b' ').any(|w| w == word);
+    let has = |word: &[u8]| has_word(version, word);
     if has(b"PREEMPT_RT") {
         return (b"rt", PreemptSource::Version);
     }
@@ -166,14 +178,19 @@ pub fn preempt_derived<'a>(version: &'a [u8], cmdline: &'a [u8]) -> (&'a [u8], P
     (b"none-or-voluntary", PreemptSource::Version)
 }
 
+/// The value of the first `name : value` line of /proc/cpuinfo. Out of
+/// line: asked for three times (binary size).
+#[inline(never)]
+fn cpuinfo_field<'a>(cpuinfo: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    cpuinfo.split(|&b| b == b'\n').find_map(|line| {
+        let colon = line.iter().position(|&b| b == b':')?;
+        (trim(&line[..colon]) == name).then(|| trim(&line[colon + 1..]))
+    })
+}
+
 /// The CPU model: x86's `model name`, or arm64's implementer and part.
 fn cpu_model(cpuinfo: &[u8]) -> Text<128> {
-    let field = |name: &[u8]| {
-        cpuinfo.split(|&b| b == b'\n').find_map(|line| {
-            let colon = line.iter().position(|&b| b == b':')?;
-            (trim(&line[..colon]) == name).then(|| trim(&line[colon + 1..]))
-        })
-    };
+    let field = |name: &[u8]| cpuinfo_field(cpuinfo, name);
     if let Some(m) = field(b"model name") {
         return Text::from(m);
     }
@@ -212,44 +229,59 @@ fn cstr(field: &[u8]) -> &[u8] {
 
 impl Facts {
     /// Reads every fact; `cpu` is the CPU whose frequency policy counts.
+    /// Filled in place, field by field (moving whole `Text`s around cost
+    /// binary size).
     pub fn read(cpu: u32) -> Facts {
-        let mut uts = Utsname {
-            sysname: [0; 65],
-            nodename: [0; 65],
-            release: [0; 65],
-            version: [0; 65],
-            machine: [0; 65],
-            domainname: [0; 65],
+        let mut f = Facts {
+            uts: Utsname {
+                sysname: [0; 65],
+                nodename: [0; 65],
+                release: [0; 65],
+                version: [0; 65],
+                machine: [0; 65],
+                domainname: [0; 65],
+            },
+            boot_id: Text::empty(),
+            cmdline: Text::empty(),
+            preempt: Text::empty(),
+            preempt_source: PreemptSource::Debugfs,
+            cpu_model: Text::empty(),
+            governor: Text::empty(),
+            epp: Text::empty(),
+            turbo: Text::empty(),
+            smt: Text::empty(),
+            online_cpus: Text::empty(),
+            io_uring_disabled: Text::empty(),
         };
-        let _ = sys::uname(&mut uts);
-        let cmdline = Text::read(b"/proc/cmdline\0");
+        let _ = sys::uname(&mut f.uts);
+        f.cmdline.len = read_trimmed(b"/proc/cmdline\0", &mut f.cmdline.buf);
         let debugfs: Text<64> = Text::read(b"/sys/kernel/debug/sched/preempt\0");
-        let (preempt, preempt_source) = match preempt_from_debugfs(&debugfs.buf[..debugfs.len]) {
-            Some(m) => (Text::from(m), PreemptSource::Debugfs),
+        let mode = match preempt_from_debugfs(&debugfs.buf[..debugfs.len]) {
+            Some(m) => m,
             None => {
-                let (m, src) = preempt_derived(cstr(&uts.version), &cmdline.buf[..cmdline.len]);
-                (Text::from(m), src)
+                let (m, src) =
+                    preempt_derived(cstr(&f.uts.version), &f.cmdline.buf[..f.cmdline.len]);
+                f.preempt_source = src;
+                m
             }
         };
+        f.preempt.len = copy_trimmed(mode, &mut f.preempt.buf);
         let mut cpuinfo = [0u8; 4096];
-        let model = match sys::read_file(b"/proc/cpuinfo\0", &mut cpuinfo) {
-            Ok(s) => cpu_model(s),
-            Err(_) => Text::empty(),
-        };
-        Facts {
-            boot_id: Text::read(b"/proc/sys/kernel/random/boot_id\0"),
-            cmdline,
-            preempt,
-            preempt_source,
-            cpu_model: model,
-            governor: cpu_path(cpu, "scaling_governor"),
-            epp: cpu_path(cpu, "energy_performance_preference"),
-            turbo: turbo(),
-            smt: Text::read(b"/sys/devices/system/cpu/smt/control\0"),
-            online_cpus: Text::read(b"/sys/devices/system/cpu/online\0"),
-            io_uring_disabled: Text::read(b"/proc/sys/kernel/io_uring_disabled\0"),
-            uts,
+        if let Ok(s) = sys::read_file(b"/proc/cpuinfo\0", &mut cpuinfo) {
+            f.cpu_model = cpu_model(s);
         }
+        f.boot_id.len = read_trimmed(b"/proc/sys/kernel/random/boot_id\0", &mut f.boot_id.buf);
+        f.governor.len = read_cpu_path(cpu, "scaling_governor", &mut f.governor.buf);
+        f.epp.len = read_cpu_path(cpu, "energy_performance_preference", &mut f.epp.buf);
+        f.turbo = turbo();
+        f.smt.len = read_trimmed(b"/sys/devices/system/cpu/smt/control\0", &mut f.smt.buf);
+        f.online_cpus.len =
+            read_trimmed(b"/sys/devices/system/cpu/online\0", &mut f.online_cpus.buf);
+        f.io_uring_disabled.len = read_trimmed(
+            b"/proc/sys/kernel/io_uring_disabled\0",
+            &mut f.io_uring_disabled.buf,
+        );
+        f
     }
 
     pub fn release(&self) -> &[u8] {
@@ -271,6 +303,8 @@ impl Facts {
     }
 
     /// Every fact as (key, value), in output order (also the TSV's extra columns).
+    /// Out of line, as `print`: each inlined copy costs binary size.
+    #[inline(never)]
     pub fn each(&self, f: &mut dyn FnMut(&'static str, &[u8])) {
         f("kernel_version", self.version());
         f("machine", Text::<65>::from(cstr(&self.uts.machine)).get());
@@ -287,6 +321,7 @@ impl Facts {
     }
 
     /// The facts as `# key=value` lines.
+    #[inline(never)]
     pub fn print(&self, out: &mut Out) {
         self.each(&mut |k, v| {
             let _ = writeln!(out, "# {k}={}", Bytes(v));

@@ -73,6 +73,17 @@ impl fmt::Write for Out {
         self.bytes(s.as_bytes());
         Ok(())
     }
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        self.write_str(utf8(c, &mut [0; 4]))
+    }
+}
+
+/// `c` as UTF-8. Every `fmt::Write` here calls this one copy from its
+/// `write_char` (only padding uses it): core's default inlines the
+/// encoder into each (binary size).
+#[inline(never)]
+pub fn utf8(c: char, b: &mut [u8; 4]) -> &str {
+    c.encode_utf8(b)
 }
 
 /// Text kept in memory (a run's cause, the contract JSON), truncated at
@@ -120,6 +131,9 @@ impl<const N: usize> fmt::Write for Text<N> {
         self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
         self.len += n;
         Ok(())
+    }
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        self.write_str(utf8(c, &mut [0; 4]))
     }
 }
 
@@ -305,6 +319,14 @@ mod tests {
         o.bytes(&[b'z'; 10_000]);
         o.flush();
         assert!(!o.broken());
+    }
+
+    #[test]
+    fn padding_goes_through_the_shared_write_char() {
+        use core::fmt::Write;
+        let mut l = Line::new();
+        write!(l, "[{:>4}|{:é<3}|{:06}]", "ab", 1, -5).unwrap();
+        assert_eq!(l.to_string(), "[  ab|1éé|-00005]");
     }
 
     #[test]

@@ -32,6 +32,9 @@ impl Write for Buf<'_> {
         self.len += n;
         Ok(())
     }
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        self.write_str(crate::report::utf8(c, &mut [0; 4]))
+    }
 }
 
 /// A percentage with its sign and three decimals (`+9.268%`), `n/a` for NaN.

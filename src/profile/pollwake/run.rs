@@ -266,26 +266,14 @@ impl ModeRows {
 /// modes share every round, so round-to-round drift cancels).
 #[inline(never)]
 fn mode_summary(out: &mut Out, m: Mode, r: &ModeRows, base: &ModeRows, passed: bool) {
-    let _ = writeln!(
+    let per_round = &r.ns_per_pair[..r.rounds];
+    app::mean_and_spread(
         out,
-        "{}\tmean\t{}\t{}\t{}",
-        m.profile(),
+        Some(m.profile()),
+        r.total_ns,
         r.total_pairs,
-        Ratio6 {
-            num: r.total_ns,
-            den: r.total_pairs
-        },
-        passed as u8
-    );
-    let s = stats::summarize(&r.ns_per_pair[..r.rounds]);
-    let _ = write!(
-        out,
-        "# profile={} median={} min={} max={} cv={}%",
-        m.profile(),
-        Dec(s.median, 6),
-        Dec(s.min, 6),
-        Dec(s.max, 6),
-        Dec(s.cv_pct, 3)
+        passed,
+        per_round,
     );
     if m != Mode::None {
         let n = r.rounds.min(base.rounds);
@@ -308,38 +296,12 @@ fn mode_summary(out: &mut Out, m: Mode, r: &ModeRows, base: &ModeRows, passed: b
     out.bytes(b"\n");
 }
 
-/// The checks line's counters, in order: totals, then failure counters.
-const CHECKS: [&str; 20] = [
-    "cqes",
-    "source_cqes",
-    "target_cqes",
-    "bad_results",
-    "bad_flags",
-    "unknown_tags",
-    "duplicates",
-    "missing",
-    "timeouts",
-    "submit_errors",
-    "sq_dropped",
-    "cq_overflow",
-    "outstanding",
-    "migrations",
-    "epoll_bad",
-    "lost_wakeups",
-    "bad_events",
-    "waiter_errors",
-    "not_asleep",
-    "eventfd_bad",
-];
-
-/// ` name=value` for each pair. black_box keeps the optimiser from
-/// unrolling one formatting call per element (binary size).
-#[inline(never)]
-fn pairs(out: &mut Out, names: &[&str], values: &[u64]) {
-    for (name, v) in core::hint::black_box(names).iter().zip(values) {
-        let _ = write!(out, " {name}={v}");
-    }
-}
+/// The checks line's counters, in order: totals, then failure counters
+/// (space-separated, as `Ledger::COUNTER_NAMES`).
+const CHECKS: &str = "\
+    cqes source_cqes target_cqes bad_results bad_flags unknown_tags duplicates missing \
+    timeouts submit_errors sq_dropped cq_overflow outstanding migrations epoll_bad \
+    lost_wakeups bad_events waiter_errors not_asleep eventfd_bad";
 
 /// The summary, the idle and waiter facts, the checks and the verdict.
 #[inline(never)]
@@ -418,7 +380,7 @@ fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, out: &mut Out) -> i32
         c.not_parked,
         c.eventfd_bad,
     ];
-    pairs(out, &CHECKS, &values);
+    app::pairs(out, CHECKS, &values);
     let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
     out.flush();
     if out.broken() {
@@ -443,4 +405,13 @@ fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, out: &mut Out) -> i32
             f.what, f.seq, c.user_data, c.res, c.flags
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn checks_names_every_counter() {
+        // `report` passes 20 values; `app::pairs` would drop unnamed ones.
+        assert_eq!(super::CHECKS.split(' ').count(), 20);
+    }
 }
