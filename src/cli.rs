@@ -508,7 +508,8 @@ profiles (--profile, short or long name):
   e0 mismatch     32 FUTEX_WAIT on a changed value (res -EAGAIN)
   n0 nop          32 NOP (res 0)
   l0 lifecycle    ring setup, one s0 cycle, close; stays 200 ms at the end
-  pollwake poll-wake  MSG_RING bursts into rings in no epoll set, an idle epoll set,
+  pollwake poll-wake
+                  MSG_RING bursts into rings in no epoll set, an idle epoll set
                   and one a waiter thread polls: the poll-wakeup cost (docs/pollwake.md)
 
 options (defaults are the report's contract):
@@ -523,9 +524,13 @@ options (defaults are the report's contract):
   --shared        futex words without FUTEX2_PRIVATE (s0 c0 v0 z0 e0)
   --timeout SECS  bound on every io_uring wait, 1..=3600    (default 2)
   --tsv FILE      also write the formal TSV rows to FILE (created, never overwritten)
+  --help          this text
+  --version       the version
 
-compare (docs/compare.md): three plain FILEs are the A B A sandwich; LABEL=FILE
-points with the same label form one group, each compared with the first label:
+compare (docs/compare.md): FILEs are saved runs, one per boot (stdout or --tsv
+of uring-repro, the C standalone's stdout, the formal C reproducer's TSV).
+Three plain FILEs are the A B A sandwich; LABEL=FILE points with one label form
+a group, each label compared with the first one:
   --gate PCT      the preregistered gate, 0 < PCT <= 100    (default 5)
   --drop-first    main figures without each point's first round (default: with)
   --tsv           the result summary as TSV instead of text
@@ -535,16 +540,8 @@ pollwake only:
   --burst N       MSG_RING messages per burst, 1..=64       (default 32)
   --waiter-cpu N  CPU of the waiter thread                  (default: --cpu's)
   --ring-flags F  none | single-issuer | defer-taskrun      (default none)
-  --help          this text
-  --version       the version
 
 Options take their value as `--opt N` or `--opt=N`.
-
-compare: FILEs are saved runs (stdout or --tsv of uring-repro, the C
-standalone's stdout, the formal C reproducer's TSV), one per boot. Three
-plain files are the A B A sandwich; LABEL=FILE groups longer series, the
-first label is the control. --gate PCT (default 5), --tsv (summary as TSV),
---drop-first (drop each point's first round in the main figures).
 
 exit: 0 pass, 1 check failed, 2 usage, 4 cannot run here (skip)
 ";
@@ -777,7 +774,10 @@ mod tests {
             assert!(HELP.contains(o), "{o}");
         }
         for (_, short, long, _) in ProfileId::ALL {
-            assert!(HELP.contains(&format!("  {short} {long} ")), "{short}");
+            let line = format!("\n  {short} {long}");
+            let at = HELP.find(&line).unwrap_or_else(|| panic!("{short}"));
+            let next = HELP.as_bytes()[at + line.len()];
+            assert!(next == b' ' || next == b'\n', "{short}");
         }
     }
 
