@@ -17,6 +17,7 @@ use crate::rt::{pid1, StartInfo};
 use crate::sha256::Hex;
 use crate::stats;
 use crate::sys::clock::Clock;
+use crate::sys::signal;
 use crate::sys::uapi::{self, AT_SYSINFO_EHDR};
 use crate::sys::{self, Errno, Fd, CPU_SET_BYTES};
 use crate::tsv::{self, TsvFile};
@@ -27,6 +28,8 @@ pub mod exit {
     pub const FAIL: i32 = 1;
     pub const USAGE: i32 = 2;
     pub const SKIP: i32 = 4;
+    /// SIGINT or SIGTERM ended the run (as the shell reports 128 + SIGINT).
+    pub const INTERRUPTED: i32 = 130;
     /// stdout was closed under us (as a process killed by SIGPIPE reports).
     pub const STDOUT_CLOSED: i32 = 141;
 }
@@ -50,6 +53,7 @@ pub fn main(start: &StartInfo) -> i32 {
         }
         Ok(Command::Compare) => crate::compare::main(start.args().skip(1), &mut out),
         Ok(Command::Run(cfg)) => {
+            catch_interrupts();
             let mut cause = Line::new();
             let code = run(&cfg, &clock(start), &mut out, &mut cause);
             if let (Some(path), true) = (cfg.tsv, pid1::is_pid1()) {
@@ -58,7 +62,10 @@ pub fn main(start: &StartInfo) -> i32 {
             report(code, &cause)
         }
         Ok(Command::Describe(cfg)) => describe(&cfg, &mut out),
-        Ok(Command::Selftest(cfg)) => selftest(&cfg, &clock(start), &mut out),
+        Ok(Command::Selftest(cfg)) => {
+            catch_interrupts();
+            selftest(&cfg, &clock(start), &mut out)
+        }
         Err(e) => fail(exit::USAGE, format_args!("{e}")),
     };
     out.flush();
@@ -66,6 +73,14 @@ pub fn main(start: &StartInfo) -> i32 {
         return exit::STDOUT_CLOSED;
     }
     code
+}
+
+/// From here on SIGINT and SIGTERM end a run after its current cycle, with
+/// the finished rounds reported (exit 130). rt_sigaction cannot fail for
+/// these two; if it did, a signal would end the process by its default
+/// action, as before.
+fn catch_interrupts() {
+    let _ = signal::catch_interrupts();
 }
 
 /// The run's clock. (Out of line here and below where marked: the binary
@@ -166,6 +181,9 @@ fn selftest(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
             n += 1;
             let c = cfg.smoke(id, shared);
             let code = run(&c, clock, &mut Out::null(), &mut cause);
+            if code == exit::INTERRUPTED {
+                return bail_out(out, &cause);
+            }
             let name = format_args!("{n} - {} {}", id.formal_name(), c.futex_scope());
             let _ = match code {
                 exit::PASS => writeln!(out, "ok {name}"),
@@ -182,6 +200,11 @@ fn selftest(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
                 }
             };
             out.flush();
+            // Caught after the test had finished (or before it started).
+            if signal::caught() != 0 {
+                interrupted(&mut cause, signal::caught());
+                return bail_out(out, &cause);
+            }
         }
     }
     if failed > 0 {
@@ -197,6 +220,14 @@ fn selftest(cfg: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
     } else {
         exit::PASS
     }
+}
+
+/// Ends selftest's TAP stream early: `Bail out! <cause>`, and the same cause
+/// on stderr; exit 130.
+fn bail_out(out: &mut Out, cause: &Line) -> i32 {
+    let _ = writeln!(out, "Bail out! {cause}");
+    out.flush();
+    fail(exit::INTERRUPTED, format_args!("{cause}"))
 }
 
 /// Runs a configured benchmark and reports it on `out` (and `--tsv`);
@@ -222,8 +253,11 @@ fn attempt(cfg: &RunConfig, clock: &Clock, out: &mut Out, cause: &mut Line) -> R
     }
     if cfg.profile == ProfileId::Pollwake {
         // Its own rings, thread and output (docs/pollwake.md); it reports
-        // its own errors.
-        return Ok(pollwake::run(cfg, clock, choice, &allowed, out));
+        // its own errors, all but an interruption (the caller prints that).
+        return Ok(match pollwake::run(cfg, clock, choice, &allowed, out) {
+            exit::INTERRUPTED => interrupted(cause, signal::caught()),
+            code => code,
+        });
     }
     let timeout_ns = cfg.timeout_s as u64 * 1_000_000_000;
     let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, 0).map_err(|e| {
@@ -400,11 +434,15 @@ struct Outcome {
     /// Per-cycle ns of the measured rounds, and the pairs one cycle does.
     hist: Histogram,
     pairs_per_cycle: u64,
+    /// The signal (SIGINT, SIGTERM) that ended the run early; 0: none.
+    interrupted: u32,
 }
 
 /// Warm-ups, then measured rounds. After each round: the ring's state is
 /// checked, its TSV row written and flushed, and (measured rounds) its
-/// stdout row printed; the first failing round ends the run.
+/// stdout row printed; the first failing round ends the run. A round
+/// interrupted by SIGINT or SIGTERM ends it too, leaving no trace: no row,
+/// and neither its counts nor its cycles in the summary.
 fn measure(
     cfg: &RunConfig,
     profile: &mut dyn Profile,
@@ -422,7 +460,10 @@ fn measure(
         total_pairs: 0,
         hist: Histogram::default(),
         pairs_per_cycle: profile.pairs_per_cycle(),
+        interrupted: 0,
     };
+    // The round's cycles join `o.hist` once the round has finished.
+    let mut round_hist = Histogram::default();
     let mut seq = 0u32;
     let mut seen = [0u32; 2];
     for i in 0..cfg.warmups + cfg.rounds {
@@ -431,7 +472,7 @@ fn measure(
         let before = o.ledger;
         check_cpu(cpu, &mut o.ledger);
         // Only measured rounds feed the per-cycle distribution.
-        let hist = (!warmup).then_some(&mut o.hist);
+        let hist = (!warmup).then_some(&mut round_hist);
         let round: Round = run_round_into(
             profile,
             ring,
@@ -441,6 +482,12 @@ fn measure(
             &mut seq,
             hist,
         );
+        if round.interrupted {
+            o.ledger = before;
+            o.interrupted = signal::caught();
+            break;
+        }
+        o.hist.absorb(&mut round_hist);
         check_cpu(cpu, &mut o.ledger);
         account_ring(ring, &mut o.ledger, &mut seen, seq);
         let passed = round.passed && o.ledger.failures() == before.failures();
@@ -544,6 +591,25 @@ pub fn pairs(out: &mut Out, names: &str, values: &[u64]) {
     }
 }
 
+/// The checks line's last word.
+pub fn verdict(passed: bool, interrupted: u32) -> &'static str {
+    match (interrupted, passed) {
+        (0, true) => "PASS",
+        (0, false) => "FAIL",
+        _ => "INTERRUPTED",
+    }
+}
+
+/// Exit 130 with `interrupted by SIGINT` (or SIGTERM) as its cause.
+#[inline(never)]
+pub fn interrupted(cause: &mut Line, sig: u32) -> i32 {
+    stop(
+        cause,
+        exit::INTERRUPTED,
+        format_args!("interrupted by {}", signal::name(sig)),
+    )
+}
+
 fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 {
     let l = &o.ledger;
     let passed = l.passed();
@@ -570,9 +636,10 @@ fn finish(o: Outcome, out: &mut Out, tsv_broken: bool, cause: &mut Line) -> i32 
     );
     let _ = write!(out, "# checks:");
     pairs(out, Ledger::COUNTER_NAMES, &l.counters());
-    let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
+    let _ = writeln!(out, " -> {}", verdict(passed, o.interrupted));
     out.flush();
     match l.first {
+        _ if o.interrupted != 0 => interrupted(cause, o.interrupted),
         _ if passed && out.broken() => exit::STDOUT_CLOSED,
         _ if passed && tsv_broken => stop(
             cause,

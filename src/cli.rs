@@ -543,7 +543,7 @@ pollwake only:
 
 Options take their value as `--opt N` or `--opt=N`.
 
-exit: 0 pass, 1 check failed, 2 usage, 4 cannot run here (skip)
+exit: 0 pass, 1 check failed, 2 usage, 4 cannot run here (skip), 130 interrupted
 ";
 
 #[cfg(test)]

@@ -80,6 +80,23 @@ impl Histogram {
         self.max = self.max.max(ns);
     }
 
+    /// Moves `other`'s samples into these, leaving it empty. Only buckets
+    /// between its min and max can hold any, so merging a round's cycles
+    /// (once the round is known to have finished) touches few of them.
+    pub fn absorb(&mut self, other: &mut Histogram) {
+        if other.n == 0 {
+            return;
+        }
+        for i in index(other.min)..=index(other.max) {
+            self.counts[i] += other.counts[i];
+            other.counts[i] = 0;
+        }
+        self.n += other.n;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        (other.n, other.min, other.max) = (0, u64::MAX, 0);
+    }
+
     /// Samples recorded.
     pub fn count(&self) -> u64 {
         self.n
@@ -182,6 +199,33 @@ mod tests {
             let q = one.quantile(1, 2);
             assert!((q - v as f64).abs() <= v as f64 / 256.0, "{v}: {q}");
         }
+    }
+
+    #[test]
+    fn absorb_moves_every_sample_and_empties_the_source() {
+        let (mut all, mut round, mut direct) = (
+            Histogram::default(),
+            Histogram::default(),
+            Histogram::default(),
+        );
+        all.absorb(&mut round); // empty: nothing changes
+        assert_eq!((all.count(), all.max()), (0, 0));
+        for v in [5760u64, 5800, 7, 2_000_000] {
+            all.record(v);
+            direct.record(v);
+        }
+        for v in [3u64, 5790, 1 << 45] {
+            round.record(v);
+            direct.record(v);
+        }
+        all.absorb(&mut round);
+        assert_eq!(all.counts, direct.counts);
+        assert_eq!(
+            (all.n, all.min, all.max),
+            (direct.n, direct.min, direct.max)
+        );
+        assert!(round.counts.iter().all(|&c| c == 0));
+        assert_eq!((round.n, round.min, round.max), (0, u64::MAX, 0));
     }
 
     #[test]

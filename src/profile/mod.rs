@@ -27,6 +27,7 @@ use crate::hist::Histogram;
 use crate::ops;
 use crate::ring::{Memory, Ring};
 use crate::sys::clock::Clock;
+use crate::sys::signal;
 use crate::sys::uapi::*;
 use crate::sys::{Errno, SysResult};
 
@@ -237,10 +238,14 @@ pub struct Round {
     pub cycles: u32,
     pub pairs: u64,
     pub passed: bool,
+    /// SIGINT or SIGTERM was caught during it: the round is unfinished
+    /// (its last cycle may have stopped waiting), and the run ends.
+    pub interrupted: bool,
 }
 
 /// Runs up to `cycles` cycles, stopping at the first unclean one (the ring
-/// state is then unknown, and the run fails anyway).
+/// state is then unknown, and the run fails anyway), or after the cycle
+/// that saw SIGINT or SIGTERM caught (`interrupted`).
 pub fn run_round(
     profile: &mut dyn Profile,
     ring: &mut Ring,
@@ -276,6 +281,12 @@ pub fn run_round_into(
         round.timed_ns += ns;
         round.cycles += 1;
         round.pairs += profile.pairs_per_cycle();
+        // Outside the timed span: one relaxed load per cycle. Before the
+        // clean check: a cycle the signal cut short is not a failure.
+        if signal::caught() != 0 {
+            round.interrupted = true;
+            break;
+        }
         if !ok {
             round.passed = false;
             break;
@@ -356,6 +367,8 @@ pub fn collect(
 /// short: waits again (bounded), counting a timeout if the kernel never
 /// delivers. `got` is how many of them were consumed so far. Whatever did
 /// arrive is always taken (`CycleCheck::finish` counts the rest missing).
+/// Once SIGINT or SIGTERM is caught it stops waiting (the round driver
+/// then ends the run as interrupted, not failed).
 pub fn wait_rest(
     ring: &mut Ring,
     check: &mut CycleCheck<'_>,
@@ -366,6 +379,9 @@ pub fn wait_rest(
 ) {
     let mut tries = 0;
     while got < want {
+        if signal::caught() != 0 {
+            return;
+        }
         if tries == MAX_EXTRA_WAITS {
             ledger.timeouts += 1;
             ledger.note("timeout", seq, None);

@@ -25,6 +25,7 @@ pub mod nr {
     pub const SCHED_SETAFFINITY: usize = 122;
     pub const SCHED_GETAFFINITY: usize = 123;
     pub const RT_SIGACTION: usize = 134;
+    pub const RT_SIGRETURN: usize = 139;
     pub const REBOOT: usize = 142;
     pub const UNAME: usize = 160;
     pub const GETCPU: usize = 168;
@@ -46,6 +47,18 @@ pub mod nr {
 
 /// The vDSO's clock_gettime and the version that defines it.
 pub const VDSO_CLOCK_GETTIME: (&[u8], &[u8]) = (b"__kernel_clock_gettime", b"LINUX_2.6.39");
+
+/// Where a caught signal's handler returns (sa_restorer, with SA_RESTORER:
+/// the kernel puts it in the link register): rt_sigreturn restores the
+/// interrupted context from the frame the kernel pushed. Our own, like
+/// x86_64's, rather than the vDSO's, which a static binary may lack.
+///
+/// # Safety
+/// Only the kernel may enter it, as a handler's return address.
+#[unsafe(naked)]
+pub unsafe extern "C" fn restore_rt() -> ! {
+    core::arch::naked_asm!("mov x8, #{n}", "svc 0", "brk #1", n = const nr::RT_SIGRETURN)
+}
 
 /// Raw system call, 0 argument registers.
 ///

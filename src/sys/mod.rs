@@ -17,6 +17,7 @@ pub mod arch;
 pub mod clock;
 pub mod epoll;
 pub mod futex;
+pub mod signal;
 pub mod uapi;
 pub mod vdso;
 

@@ -289,6 +289,26 @@ check_struct!(Utsname, size 390, align 1,
     sysname @ 0, nodename @ 65, release @ 130, version @ 195, machine @ 260,
     domainname @ 325);
 
+// ---- rt_sigaction(2) ----
+
+/// sa_flags: `restorer` is where handlers return (x86_64 requires it).
+pub const SA_RESTORER: u64 = 0x0400_0000;
+/// rt_sigaction's sigsetsize: the kernel's sigset_t, 64 signals.
+pub const SIGSET_BYTES: usize = 8;
+
+/// struct sigaction as the kernel takes it (not libc's): x86_64 and arm64
+/// both have sa_restorer (`__ARCH_HAS_SA_RESTORER`), so the layout is one.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelSigaction {
+    pub handler: usize,
+    pub flags: u64,
+    pub restorer: usize,
+    pub mask: u64,
+}
+check_struct!(KernelSigaction, size 32, align 8,
+    handler @ 0, flags @ 8, restorer @ 16, mask @ 24);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ pub mod nr {
     pub const MMAP: usize = 9;
     pub const MUNMAP: usize = 11;
     pub const RT_SIGACTION: usize = 13;
+    pub const RT_SIGRETURN: usize = 15;
     pub const NANOSLEEP: usize = 35;
     pub const STATFS: usize = 137;
     pub const GETPID: usize = 39;
@@ -47,6 +48,17 @@ pub mod nr {
 
 /// The vDSO's clock_gettime and the version that defines it.
 pub const VDSO_CLOCK_GETTIME: (&[u8], &[u8]) = (b"__vdso_clock_gettime", b"LINUX_2.6");
+
+/// Where a caught signal's handler returns (sa_restorer, with SA_RESTORER):
+/// rt_sigreturn restores the interrupted context from the frame the kernel
+/// pushed. x86_64 has no default restorer, so the flag is required there.
+///
+/// # Safety
+/// Only the kernel may enter it, as a handler's return address.
+#[unsafe(naked)]
+pub unsafe extern "C" fn restore_rt() -> ! {
+    core::arch::naked_asm!("mov eax, {n}", "syscall", "ud2", n = const nr::RT_SIGRETURN)
+}
 
 /// Raw system call, 1 argument registers.
 ///

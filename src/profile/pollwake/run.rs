@@ -16,6 +16,7 @@ use crate::report::{Bytes, Dec, Line, Out, Ratio6};
 use crate::ring::SetupError;
 use crate::stats;
 use crate::sys::clock::Clock;
+use crate::sys::signal;
 use crate::sys::uapi::{IORING_OP_MSG_RING, IORING_OP_NOP};
 use crate::sys::{self, CpuSet, Errno};
 
@@ -90,10 +91,11 @@ pub fn run(cfg: &RunConfig, clock: &Clock, choice: Choice, allowed: &CpuSet, out
         }
     }; 4];
     let mut seq = 1u32;
+    let mut sig = 0;
     'rounds: for r in 0..cfg.warmups + cfg.rounds {
         for m in MODES {
             let row = (r >= cfg.warmups).then(|| (r - cfg.warmups, &mut rows[m as usize]));
-            if !pw.mode_round(
+            match pw.mode_round(
                 m,
                 cfg.cycles,
                 choice.cpu(),
@@ -103,12 +105,27 @@ pub fn run(cfg: &RunConfig, clock: &Clock, choice: Choice, allowed: &CpuSet, out
                 row,
                 out,
             ) {
-                break 'rounds;
+                Next::Go => {}
+                Next::Stop => break 'rounds,
+                Next::Interrupted(s) => {
+                    sig = s;
+                    break 'rounds;
+                }
             }
         }
     }
+    // Every path joins the waiter here, an interrupted one too.
     pw.finish(&mut l);
-    report(&pw, &rows, &l, out)
+    report(&pw, &rows, &l, sig, out)
+}
+
+/// How a mode's share of a round ended.
+enum Next {
+    Go,
+    /// A check failed or stdout is gone: the run ends.
+    Stop,
+    /// SIGINT or SIGTERM was caught: the run ends, this share unreported.
+    Interrupted(u32),
 }
 
 /// The `#` lines before the table.
@@ -169,7 +186,9 @@ fn banner(
 
 impl Pollwake {
     /// One mode's share of a round: `cycles` bursts, then its row when
-    /// measured (`row` = round number and where to keep it). False: stop.
+    /// measured (`row` = round number and where to keep it). Checks for
+    /// SIGINT or SIGTERM after each clean burst (its waits retry EINTR, so
+    /// every burst completes): once caught, the share ends without a row.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn mode_round(
@@ -182,7 +201,7 @@ impl Pollwake {
         l: &mut Ledger,
         row: Option<(u32, &mut ModeRows)>,
         out: &mut Out,
-    ) -> bool {
+    ) -> Next {
         check_cpu(cpu, l);
         let before = l.failures() + self.checks.failures();
         let (mut ns, mut pairs) = (0u64, 0u64);
@@ -193,6 +212,10 @@ impl Pollwake {
             pairs += self.o.burst as u64;
             if !clean {
                 break;
+            }
+            let sig = signal::caught();
+            if sig != 0 {
+                return Next::Interrupted(sig);
             }
         }
         check_cpu(cpu, l);
@@ -217,7 +240,11 @@ impl Pollwake {
             row.total_ns += ns;
             row.total_pairs += pairs;
         }
-        ok && !out.broken()
+        if ok && !out.broken() {
+            Next::Go
+        } else {
+            Next::Stop
+        }
     }
 }
 
@@ -303,9 +330,10 @@ const CHECKS: &str = "\
     timeouts submit_errors sq_dropped cq_overflow outstanding migrations epoll_bad \
     lost_wakeups bad_events waiter_errors not_asleep eventfd_bad";
 
-/// The summary, the idle and waiter facts, the checks and the verdict.
+/// The summary, the idle and waiter facts, the checks and the verdict
+/// (`sig`: the signal that ended the run early, 0 when none).
 #[inline(never)]
-fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, out: &mut Out) -> i32 {
+fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, sig: u32, out: &mut Out) -> i32 {
     let c = &pw.checks;
     let passed = l.passed() && c.failures() == 0;
     for m in MODES {
@@ -381,8 +409,12 @@ fn report(pw: &Pollwake, rows: &[ModeRows; 4], l: &Ledger, out: &mut Out) -> i32
         c.eventfd_bad,
     ];
     app::pairs(out, CHECKS, &values);
-    let _ = writeln!(out, " -> {}", if passed { "PASS" } else { "FAIL" });
+    let _ = writeln!(out, " -> {}", app::verdict(passed, sig));
     out.flush();
+    if sig != 0 {
+        // The caller prints the cause (app::attempt).
+        return exit::INTERRUPTED;
+    }
     if out.broken() {
         return exit::STDOUT_CLOSED;
     }

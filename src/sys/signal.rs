@@ -1,0 +1,125 @@
+//! SIGINT and SIGTERM, caught so an interrupted run still reports the rounds
+//! it finished and closes its rings itself (exit 130, DESIGN.md §5). The
+//! handler only stores the signal number; the round drivers read it between
+//! cycles, outside every timed span, and stop.
+//!
+//! No SA_RESTART: a bounded wait the signal lands in returns EINTR, so the
+//! run stops promptly. Every wait already handles EINTR.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use super::arch::{self, nr, syscall4};
+use super::uapi::{KernelSigaction, SA_RESTORER, SIGSET_BYTES};
+use super::{Errno, SysResult};
+
+pub const SIGINT: u32 = 2;
+pub const SIGTERM: u32 = 15;
+
+/// The last SIGINT or SIGTERM caught, 0 while none. Plain loads and stores
+/// only: they are async-signal-safe, and a read-modify-write atomic would
+/// need libc's outline-atomics helpers on aarch64.
+static CAUGHT: AtomicU32 = AtomicU32::new(0);
+
+extern "C" fn on_interrupt(sig: i32) {
+    CAUGHT.store(sig as u32, Ordering::Relaxed);
+}
+
+/// Catches SIGINT and SIGTERM from now on (`run` and `selftest` only).
+pub fn catch_interrupts() -> SysResult<()> {
+    install(SIGINT, on_interrupt)?;
+    install(SIGTERM, on_interrupt)
+}
+
+/// The signal caught so far (SIGINT or SIGTERM), 0 when none: one relaxed
+/// load, for the round drivers.
+#[inline(always)]
+pub fn caught() -> u32 {
+    CAUGHT.load(Ordering::Relaxed)
+}
+
+/// `SIGINT`, `SIGTERM` (the signals caught here).
+pub fn name(sig: u32) -> &'static str {
+    match sig {
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+/// Runs `handler` on `sig`, returning through our rt_sigreturn trampoline,
+/// with no signal blocked meanwhile but `sig` itself.
+pub fn install(sig: u32, handler: extern "C" fn(i32)) -> SysResult<()> {
+    let act = KernelSigaction {
+        handler: handler as *const () as usize,
+        flags: SA_RESTORER,
+        restorer: arch::restore_rt as *const () as usize,
+        mask: 0,
+    };
+    action(sig, Some(&act), None)
+}
+
+/// rt_sigaction(sig, act, old): sets and/or reads `sig`'s action.
+fn action(
+    sig: u32,
+    act: Option<&KernelSigaction>,
+    old: Option<&mut KernelSigaction>,
+) -> SysResult<()> {
+    let act = act.map_or(0, |a| a as *const KernelSigaction as usize);
+    let old = old.map_or(0, |o| o as *mut KernelSigaction as usize);
+    // SAFETY: act (if any) is a readable and old (if any) a writable struct
+    // sigaction as the kernel lays it out (uapi.rs asserts the layout); the
+    // handler and restorer stay valid for the process's life.
+    let raw = unsafe { syscall4(nr::RT_SIGACTION, sig as usize, act, old, SIGSET_BYTES) };
+    Errno::result(raw).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIGUSR2: u32 = 12;
+    static SEEN: AtomicU32 = AtomicU32::new(0);
+
+    extern "C" fn on_usr2(sig: i32) {
+        SEEN.store(sig as u32, Ordering::Relaxed);
+    }
+
+    #[test]
+    fn the_kernel_reads_our_sigaction_layout() {
+        assert_eq!(core::mem::size_of::<KernelSigaction>(), 32);
+        assert_eq!(core::mem::offset_of!(KernelSigaction, flags), 8);
+        assert_eq!(core::mem::offset_of!(KernelSigaction, restorer), 16);
+        assert_eq!(core::mem::offset_of!(KernelSigaction, mask), 24);
+        // SIGUSR2, not SIGINT: this test process shares its actions with
+        // every other test (and CAUGHT with the run tests).
+        install(SIGUSR2, on_usr2).unwrap();
+        // Read back: the kernel kept each field where we put it.
+        let mut old = KernelSigaction::default();
+        action(SIGUSR2, None, Some(&mut old)).unwrap();
+        assert_eq!(old.handler, on_usr2 as *const () as usize);
+        assert_eq!(old.restorer, arch::restore_rt as *const () as usize);
+        assert_eq!(old.flags & SA_RESTORER, SA_RESTORER);
+        // Delivered: the handler runs and returns through the trampoline
+        // (a wrong one would crash this process).
+        let status = std::process::Command::new("kill")
+            .args(["-USR2", &std::process::id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+        for _ in 0..1000 {
+            if SEEN.load(Ordering::Relaxed) == SIGUSR2 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(SEEN.load(Ordering::Relaxed), SIGUSR2);
+        assert_eq!(caught(), 0, "SIGUSR2 is not an interrupt");
+        assert_eq!((name(SIGINT), name(SIGTERM)), ("SIGINT", "SIGTERM"));
+    }
+
+    #[test]
+    fn a_bad_signal_number_is_an_error() {
+        assert_eq!(install(0, on_usr2), Err(Errno::EINVAL));
+        assert_eq!(install(65, on_usr2), Err(Errno::EINVAL));
+    }
+}
