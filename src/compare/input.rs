@@ -416,6 +416,13 @@ pub fn parse<'t>(
         } else if pairs != p.pairs {
             return Err(bad(no, "pairs per round differ within one point", c(PAIRS)));
         }
+        // Checked: a wrapped sum would pass the mean row's check and skew
+        // the mean (no real run comes near: 4096 x 6.4e8 pairs).
+        let total = r.pairs.checked_add(pairs).ok_or(bad(
+            no,
+            "the rounds' pairs overflow a 64-bit count",
+            c(PAIRS),
+        ))?;
         let ns = v * pairs as f64;
         if r.n == 0 {
             (r.first_ns, r.first_pairs) = (ns, pairs);
@@ -423,7 +430,7 @@ pub fn parse<'t>(
         r.values[r.n] = v;
         r.n += 1;
         r.ns += ns;
-        r.pairs += pairs;
+        r.pairs = total;
     }
     let why = match (ncols, r.n, mean) {
         (0, _, _) if any => "no result header (only comments)",
@@ -887,6 +894,24 @@ mean\t49152\t180.166667\t1
                 "more than 4096 rounds in one point",
                 "".into()
             )
+        );
+    }
+
+    #[test]
+    fn pairs_that_overflow_a_u64_are_refused() {
+        // Two rounds of 9999999999999999999 pairs: their sum wraps a u64
+        // (to 1553255926290448382). Unchecked, a debug build panicked and a
+        // release build accepted this mean row and reported a mean of
+        // 12.876 ns/pair for rounds of 1.000 each.
+        let big = "9999999999999999999";
+        let text = format!(
+            "round\tpairs\tns_per_pair\tsemantic_pass\n\
+             0\t{big}\t1.000000\t1\n1\t{big}\t1.000000\t1\n\
+             mean\t1553255926290448382\t12.876178\t1\n"
+        );
+        assert_eq!(
+            parse_str(&text).unwrap_err(),
+            (3, "the rounds' pairs overflow a 64-bit count", big.into())
         );
     }
 
