@@ -187,19 +187,32 @@ impl fmt::Display for Dec {
         if v.is_infinite() || v.abs() >= 1e18 {
             return f.write_str(if v < 0.0 { "-inf" } else { "inf" });
         }
-        let scale = 10u64.pow(d);
-        let scaled = (v.abs() * scale as f64 + 0.5) as u64;
-        let sign = if v < 0.0 && scaled != 0 { "-" } else { "" };
+        let (a, scale) = (v.abs(), 10u64.pow(d));
+        let x = a * scale as f64 + 0.5;
+        // Up to 2^53 the scaled value is an exact integer; past it the
+        // product loses units (and past 2^64 the cast saturates), so the
+        // whole part and the decimals are rounded apart (a < 1e18 fits).
+        let (int, frac) = if x < 9_007_199_254_740_992.0 {
+            let scaled = x as u64;
+            (scaled / scale, scaled % scale)
+        } else {
+            let int = a as u64;
+            let frac = ((a - int as f64) * scale as f64 + 0.5) as u64;
+            if frac >= scale {
+                (int + 1, frac - scale)
+            } else {
+                (int, frac)
+            }
+        };
+        let sign = if v < 0.0 && (int | frac) != 0 {
+            "-"
+        } else {
+            ""
+        };
         if d == 0 {
-            return write!(f, "{sign}{scaled}");
+            return write!(f, "{sign}{int}");
         }
-        write!(
-            f,
-            "{sign}{}.{:0w$}",
-            scaled / scale,
-            scaled % scale,
-            w = d as usize
-        )
+        write!(f, "{sign}{int}.{frac:0w$}", w = d as usize)
     }
 }
 
@@ -303,6 +316,29 @@ mod tests {
         assert_eq!(Dec(2.5, 0).to_string(), "3");
         assert_eq!(Dec(f64::NAN, 2).to_string(), "nan");
         assert_eq!(Dec(f64::INFINITY, 2).to_string(), "inf");
+    }
+
+    #[test]
+    fn dec_keeps_large_values_whole() {
+        // v * 10^d past u64::MAX used to saturate: 1e14 with six decimals
+        // printed as 18446744073709.551615.
+        assert_eq!(Dec(1e14, 6).to_string(), "100000000000000.000000");
+        assert_eq!(Dec(-1e14, 6).to_string(), "-100000000000000.000000");
+        assert_eq!(
+            Dec(123_456_789_012.5, 9).to_string(),
+            "123456789012.500000000"
+        );
+        assert_eq!(Dec(9.9e17, 3).to_string(), "990000000000000000.000");
+        assert_eq!(Dec(1e18, 3).to_string(), "inf");
+        // Scaled past 2^53 the product itself rounds away units (this one
+        // printed .500416); the split keeps what the f64 holds, as printf.
+        assert_eq!(
+            Dec(18_446_744_073_709.5, 6).to_string(),
+            "18446744073709.500000"
+        );
+        let v = 9_999_999_999.999_999; // 9999999999.9999980926... as f64
+        assert_eq!(Dec(v, 6).to_string(), format!("{v:.6}"));
+        assert_eq!(Dec(99.5, 0).to_string(), "100");
     }
 
     #[test]
