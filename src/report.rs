@@ -156,7 +156,7 @@ impl fmt::Display for Ratio6 {
         if self.den == 0 {
             return f.write_str("nan");
         }
-        if let Some((int, frac)) = printf6(self.num as f64 / self.den as f64) {
+        if let Some((int, frac)) = fixed(self.num as f64 / self.den as f64, 1_000_000) {
             return write!(f, "{int}.{frac:06}");
         }
         // Quotients of 2^53 and more (never a real ns/pair): exact
@@ -181,11 +181,12 @@ impl fmt::Display for Ratio6 {
     }
 }
 
-/// `d` (finite, 0 <= d < 2^53) as whole part and six decimals, its exact
-/// binary value rounded to nearest, ties to even, as glibc's `%.6f`; None
-/// outside that range. d = m * 2^-k: the decimals are the bits below the
-/// point times 10^6, shifted down (u128: m * 10^6 < 2^73).
-fn printf6(d: f64) -> Option<(u64, u64)> {
+/// `d` (finite, 0 <= d < 2^53) as whole part and decimals in units of
+/// 1/`scale` (scale = 10^digits, digits <= 9), its exact binary value
+/// rounded to nearest, ties to even, as glibc's `%.Nf`; None outside that
+/// range. d = m * 2^-k: the decimals are the bits below the point times
+/// scale, shifted down (u128: m * 10^9 < 2^83).
+fn fixed(d: f64, scale: u64) -> Option<(u64, u64)> {
     if !(0.0..9_007_199_254_740_992.0).contains(&d) {
         return None;
     }
@@ -197,29 +198,32 @@ fn printf6(d: f64) -> Option<(u64, u64)> {
         _ => (mant | 1 << 52, 1075 - exp),
     };
     if k <= 0 {
-        return Some((m << -k, 0)); // unreachable below 2^53, kept total
+        return Some((m, 0)); // k == 0: below 2^53 there is no k < 0
     }
-    if k > 73 {
-        return Some((0, 0)); // below 2^-21: under half a millionth
+    if k > 83 {
+        return Some((0, 0)); // below 2^-31: under half of 10^-9
     }
     let (int, below) = if k < 64 {
         (m >> k, m & ((1 << k) - 1))
     } else {
         (0, m)
     };
-    let p = below as u128 * 1_000_000;
+    let p = below as u128 * scale as u128;
     let (mut frac, rem, half) = (p >> k, p & ((1u128 << k) - 1), 1u128 << (k - 1));
-    if rem > half || (rem == half && frac & 1 == 1) {
+    // The last digit kept: the whole part's with no decimals.
+    let odd = if scale == 1 { int as u128 } else { frac } & 1 == 1;
+    if rem > half || (rem == half && odd) {
         frac += 1;
     }
     Some(match frac as u64 {
-        1_000_000 => (int + 1, 0),
+        f if f == scale => (int + 1, 0),
         f => (int, f),
     })
 }
 
-/// An f64 with a fixed number of decimals (at most 9), rounded half away
-/// from zero; `nan`/`inf` spelled out.
+/// An f64 with a fixed number of decimals (at most 9), rounded as printf's
+/// `%.Nf` rounds it (its exact value, ties to even: the same digits as the
+/// rows' Ratio6 for the same value); `nan`/`inf` spelled out.
 pub struct Dec(pub f64, pub u32);
 
 impl fmt::Display for Dec {
@@ -231,23 +235,9 @@ impl fmt::Display for Dec {
         if v.is_infinite() || v.abs() >= 1e18 {
             return f.write_str(if v < 0.0 { "-inf" } else { "inf" });
         }
-        let (a, scale) = (v.abs(), 10u64.pow(d));
-        let x = a * scale as f64 + 0.5;
-        // Up to 2^53 the scaled value is an exact integer; past it the
-        // product loses units (and past 2^64 the cast saturates), so the
-        // whole part and the decimals are rounded apart (a < 1e18 fits).
-        let (int, frac) = if x < 9_007_199_254_740_992.0 {
-            let scaled = x as u64;
-            (scaled / scale, scaled % scale)
-        } else {
-            let int = a as u64;
-            let frac = ((a - int as f64) * scale as f64 + 0.5) as u64;
-            if frac >= scale {
-                (int + 1, frac - scale)
-            } else {
-                (int, frac)
-            }
-        };
+        // From 2^53 up every f64 is a whole number (and fits a u64 here).
+        let a = v.abs();
+        let (int, frac) = fixed(a, 10u64.pow(d)).unwrap_or((a as u64, 0));
         let sign = if v < 0.0 && (int | frac) != 0 {
             "-"
         } else {
@@ -393,11 +383,45 @@ mod tests {
     #[test]
     fn dec_formats_fixed_point() {
         assert_eq!(Dec(0.126_4, 3).to_string(), "0.126");
-        assert_eq!(Dec(9.2685, 3).to_string(), "9.269");
+        // 9.2685 is 9.26849999999999951... as an f64: printf says 9.268.
+        assert_eq!(Dec(9.2685, 3).to_string(), "9.268");
+        assert_eq!(Dec(9.2685, 3).to_string(), format!("{:.3}", 9.2685));
         assert_eq!(Dec(-0.1244, 3).to_string(), "-0.124");
         assert_eq!(Dec(-0.0001, 3).to_string(), "0.000");
         assert_eq!(Dec(180.0, 6).to_string(), "180.000000");
-        assert_eq!(Dec(2.5, 0).to_string(), "3");
+        assert_eq!(Dec(2.5, 0).to_string(), "2"); // printf: a tie, to even
+        assert_eq!(Dec(3.5, 0).to_string(), "4");
+        // Random values and ties at every precision, against core's exact
+        // formatting (glibc's digits); the rows' ties print alike.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for d in 0..=9u32 {
+            for _ in 0..5000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let v = match x % 3 {
+                    0 => (x >> 11) as f64 / (1u64 << 53) as f64 * 1000.0,
+                    1 => (x % 4_000_000_000) as f64 / 16384.0,
+                    _ => (x % 1_000_000) as f64 + 0.5,
+                };
+                assert_eq!(Dec(v, d).to_string(), format!("{v:.0$}", d as usize));
+                if Dec(v, d)
+                    .to_string()
+                    .bytes()
+                    .any(|b| (b'1'..=b'9').contains(&b))
+                {
+                    assert_eq!(Dec(-v, d).to_string(), format!("{:.1$}", -v, d as usize));
+                }
+            }
+        }
+        let row = Ratio6 {
+            num: 2_949_120_128,
+            den: 16384,
+        };
+        assert_eq!(
+            Dec(2_949_120_128.0 / 16384.0, 6).to_string(),
+            row.to_string()
+        );
         assert_eq!(Dec(f64::NAN, 2).to_string(), "nan");
         assert_eq!(Dec(f64::INFINITY, 2).to_string(), "inf");
     }
