@@ -308,6 +308,13 @@ pub fn check_submitted(
     if let Ok(n) = ret {
         ledger.submitted[kind as usize] += n as u64;
     }
+    submit_ok(ret, want, ledger, seq)
+}
+
+/// Counts a failed or short submission (`ret` must equal `want`) without a
+/// per-kind count: pollwake's MSG_RING and NOP SQEs use it directly.
+#[inline(always)]
+pub fn submit_ok(ret: Result<usize, Errno>, want: u32, ledger: &mut Ledger, seq: u32) -> bool {
     if ret == Ok(want as usize) {
         return true;
     }

@@ -600,7 +600,7 @@ impl Pollwake {
                 tag(seq, SOURCE, i),
             ));
         }
-        if !submitted(self.rings[0].submit_and_wait(n, n), n, l, seq) {
+        if !super::submit_ok(self.rings[0].submit_and_wait(n, n), n, l, seq) {
             return false;
         }
         let mut t = Tally::new(seq, SOURCE, n);
@@ -767,7 +767,7 @@ impl Pollwake {
         for i in 0..n {
             ring.push(&ops::nop(tag(0, NOP, i)));
         }
-        if submitted(ring.submit_and_wait(n, n), n, l, 0) {
+        if super::submit_ok(ring.submit_and_wait(n, n), n, l, 0) {
             collect(&mut ring, &mut Tally::new(0, NOP, n), l);
         }
         counts[2] = take();
@@ -848,17 +848,6 @@ impl Pollwake {
 }
 
 /// `/proc/self/task/TID/stat` with its NUL, written into `buf`.
-/// Counts a failed or short submission of MSG_RING/NOP SQEs (kinds the
-/// futex ledger's per-kind submitted counts do not track).
-fn submitted(ret: Result<usize, Errno>, want: u32, l: &mut Ledger, seq: u32) -> bool {
-    if ret == Ok(want as usize) {
-        return true;
-    }
-    l.submit_errors += 1;
-    l.note("submit_error", seq, None);
-    false
-}
-
 pub fn task_stat_path(tid: u32, buf: &mut [u8; 48]) -> &[u8] {
     let mut len = 0;
     let mut put = |b: &[u8]| {
