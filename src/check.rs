@@ -1,14 +1,14 @@
-//! The validation ledger: every CQE is checked against what its profile
-//! expects, and every deviation is counted (not just asserted), so the output
-//! can show exactly what went wrong and how often.
+//! The validation ledger: every CQE is checked against what its workload
+//! expects, and every deviation is counted (not just asserted), so the
+//! output shows exactly what went wrong and how often.
 //!
 //! user_data layout: `seq << 16 | kind << 8 | index`. `seq` is the cycle's
-//! sequence number (low 32 bits), so a CQE left over from an earlier cycle is
-//! caught as an unknown tag instead of being credited to the current one.
+//! sequence number (low 32 bits), so a CQE left over from an earlier cycle
+//! is caught as an unknown tag instead of being credited to the current one.
 
 use crate::sys::uapi::IoUringCqe;
 
-/// Request kinds a profile can submit (the `kind` byte of user_data).
+/// Request kinds (the `kind` byte of user_data).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Kind {
@@ -20,10 +20,14 @@ pub enum Kind {
     Nop = 4,
     /// IORING_OP_FUTEX_WAITV (v0): res is the index of the woken word.
     Waitv = 5,
+    /// pollwake: a MSG_RING request's own CQE, on the sending ring.
+    Source = 6,
+    /// pollwake: the CQE a MSG_RING request posts on the target ring.
+    Target = 7,
 }
 
-/// Number of kinds (size of per-kind tables).
-pub const KINDS: usize = 6;
+/// Number of kinds: 3 bits of the tag.
+pub const KINDS: usize = 8;
 
 impl Kind {
     /// Every kind, in user_data order.
@@ -34,6 +38,8 @@ impl Kind {
         Kind::Check,
         Kind::Nop,
         Kind::Waitv,
+        Kind::Source,
+        Kind::Target,
     ];
 
     pub fn name(self) -> &'static str {
@@ -44,6 +50,8 @@ impl Kind {
             Kind::Check => "check",
             Kind::Nop => "nop",
             Kind::Waitv => "waitv",
+            Kind::Source => "source",
+            Kind::Target => "target",
         }
     }
 }
@@ -64,29 +72,42 @@ pub struct Expect {
     pub res: i32,
 }
 
-/// Counters of everything validated over a run. All but `submitted`, the
-/// `*_cqes` and `cqes` totals are failure counters: any non-zero one fails
-/// the run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Ledger {
-    /// SQEs the kernel accepted, by the kind of request.
-    pub submitted: [u64; KINDS],
-    pub cqes: u64,
-    pub kind_cqes: [u64; KINDS],
-    pub bad_results: u64,
-    pub bad_flags: u64,
-    pub unknown_tags: u64,
-    pub duplicates: u64,
-    pub missing: u64,
-    pub timeouts: u64,
-    pub submit_errors: u64,
-    pub sq_dropped: u64,
-    pub cq_overflow: u64,
-    pub outstanding: u64,
-    pub migrations: u64,
-    /// The first failure seen, for the one-line diagnosis.
-    pub first: Option<Failure>,
+/// The classes of failure; any non-zero count fails the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fail {
+    /// A CQE's res is not what the request must return.
+    BadResult,
+    BadFlags,
+    /// A CQE whose user_data names no request of the cycle.
+    UnknownTag,
+    Duplicate,
+    /// An expected CQE never came.
+    Missing,
+    /// A bounded wait expired.
+    Timeout,
+    /// A submission failed, came up short, or did not fit the SQ.
+    SubmitError,
+    SqDropped,
+    CqOverflow,
+    /// SQEs not consumed or CQEs not reaped at a round boundary.
+    Outstanding,
+    /// getcpu did not report the pinned CPU.
+    Migration,
+    /// pollwake: idle's epoll_pwait(0) did not report the ring once.
+    EpollBad,
+    /// pollwake: CQEs posted and no poller woken (the watchdog).
+    LostWakeup,
+    /// pollwake: an epoll event other than (EPOLLIN, our token).
+    BadEvent,
+    /// pollwake: the waiter failed to start, failed, timed out or stayed.
+    WaiterError,
+    /// pollwake: the waiter was not asleep before a burst.
+    NotAsleep,
+    /// pollwake: the eventfd pass saw other commit counts than this kernel's.
+    EventfdBad,
 }
+
+const FAILS: usize = 17;
 
 /// The first deviation of a run, with enough context to trace it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,31 +118,33 @@ pub struct Failure {
     pub cqe: Option<IoUringCqe>,
 }
 
+/// Counters of everything validated over a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ledger {
+    /// SQEs the kernel accepted, by the kind of request.
+    pub submitted: [u64; KINDS],
+    /// CQEs consumed, and those that passed their checks by kind.
+    pub cqes: u64,
+    pub kind_cqes: [u64; KINDS],
+    fails: [u64; FAILS],
+    /// The first failure seen, for the one-line diagnosis.
+    pub first: Option<Failure>,
+}
+
 impl Ledger {
-    /// Number of failures counted so far.
-    pub fn failures(&self) -> u64 {
-        self.bad_results
-            + self.bad_flags
-            + self.unknown_tags
-            + self.duplicates
-            + self.missing
-            + self.timeouts
-            + self.submit_errors
-            + self.sq_dropped
-            + self.cq_overflow
-            + self.outstanding
-            + self.migrations
-    }
-
-    pub fn passed(&self) -> bool {
-        self.failures() == 0
-    }
-
-    /// Records the first failure's context (later ones only count). Cold
-    /// and out of line: it runs only on failures, and each inlined copy
-    /// would grow the binary.
+    /// Counts one failure of class `f` and notes it if it is the first.
     #[cold]
-    #[inline(never)]
+    pub fn fail(&mut self, f: Fail, what: &'static str, seq: u32, cqe: Option<&IoUringCqe>) {
+        self.add(f, 1);
+        self.note(what, seq, cqe);
+    }
+
+    /// Counts `n` failures of class `f` (the caller notes the first).
+    pub fn add(&mut self, f: Fail, n: u64) {
+        self.fails[f as usize] += n;
+    }
+
+    /// Records the first failure's context (later ones only count).
     pub fn note(&mut self, what: &'static str, seq: u32, cqe: Option<&IoUringCqe>) {
         if self.first.is_none() {
             self.first = Some(Failure {
@@ -132,80 +155,96 @@ impl Ledger {
         }
     }
 
-    /// The counters accumulated since `before` (an earlier copy of this
-    /// ledger): what one round added. `first` is kept from `self`.
-    pub fn since(&self, before: &Ledger) -> Ledger {
-        let mut d = *self;
-        for k in 0..KINDS {
-            d.submitted[k] -= before.submitted[k];
-            d.kind_cqes[k] -= before.kind_cqes[k];
-        }
-        d.cqes -= before.cqes;
-        d.bad_results -= before.bad_results;
-        d.bad_flags -= before.bad_flags;
-        d.unknown_tags -= before.unknown_tags;
-        d.duplicates -= before.duplicates;
-        d.missing -= before.missing;
-        d.timeouts -= before.timeouts;
-        d.submit_errors -= before.submit_errors;
-        d.sq_dropped -= before.sq_dropped;
-        d.cq_overflow -= before.cq_overflow;
-        d.outstanding -= before.outstanding;
-        d.migrations -= before.migrations;
-        d
+    /// Failures of class `f` so far.
+    pub fn count(&self, f: Fail) -> u64 {
+        self.fails[f as usize]
     }
 
-    /// CQEs of `kind` seen so far.
+    /// Failures of every class so far.
+    pub fn failures(&self) -> u64 {
+        self.fails.iter().sum()
+    }
+
+    pub fn passed(&self) -> bool {
+        self.failures() == 0
+    }
+
+    /// CQEs of `kind` that passed their checks.
     pub fn kind(&self, kind: Kind) -> u64 {
         self.kind_cqes[kind as usize]
     }
 
-    /// Names of the `counters` values, in output order, space-separated
-    /// (one string, not 18 `&str`s: binary size).
-    pub const COUNTER_NAMES: &'static str = "\
-        cqes wait_cqes waitv_cqes wake_cqes cancel_cqes check_cqes nop_cqes bad_results \
-        bad_flags unknown_tags duplicates missing timeouts submit_errors sq_dropped \
-        cq_overflow outstanding migrations";
+    /// What was counted since `before` (an earlier copy of this ledger):
+    /// one round's share. `first` is kept from `self`.
+    pub fn since(&self, before: &Ledger) -> Ledger {
+        let mut d = *self;
+        let pairs = [
+            (&mut d.submitted[..], &before.submitted[..]),
+            (&mut d.kind_cqes, &before.kind_cqes),
+            (&mut d.fails, &before.fails),
+        ];
+        for (now, then) in pairs {
+            now.iter_mut().zip(then).for_each(|(n, t)| *n -= t);
+        }
+        d.cqes -= before.cqes;
+        d
+    }
 
-    /// Every counter, in the order of COUNTER_NAMES.
-    pub fn counters(&self) -> [u64; 18] {
-        [
-            self.cqes,
-            self.kind(Kind::Wait),
-            self.kind(Kind::Waitv),
-            self.kind(Kind::Wake),
-            self.kind(Kind::Cancel),
-            self.kind(Kind::Check),
-            self.kind(Kind::Nop),
-            self.bad_results,
-            self.bad_flags,
-            self.unknown_tags,
-            self.duplicates,
-            self.missing,
-            self.timeouts,
-            self.submit_errors,
-            self.sq_dropped,
-            self.cq_overflow,
-            self.outstanding,
-            self.migrations,
-        ]
+    /// Adds the CQEs and failures of an untimed pass checked in a ledger of
+    /// its own (pollwake's eventfd pass, its stop message): they count in
+    /// `cqes` and fail the run like any, but are no round's requests.
+    pub fn absorb_untimed(&mut self, pass: &Ledger) {
+        self.cqes += pass.cqes;
+        for (n, p) in self.fails.iter_mut().zip(&pass.fails) {
+            *n += p;
+        }
+        if let Some(f) = pass.first {
+            self.note(f.what, f.seq, f.cqe.as_ref());
+        }
     }
 }
 
-/// Room for kinds in a tag (3 bits): kinds past KINDS are never valid.
-const KIND_SLOTS: usize = 8;
+/// A counter of a checks line: its name and where the ledger keeps it.
+pub type Counter = (&'static str, fn(&Ledger) -> u64);
+
+/// The checks line of the futex workloads: the totals, then every failure
+/// class they can produce.
+pub const CHECKS: [Counter; 18] = [
+    ("cqes", |l| l.cqes),
+    ("wait_cqes", |l| l.kind(Kind::Wait)),
+    ("waitv_cqes", |l| l.kind(Kind::Waitv)),
+    ("wake_cqes", |l| l.kind(Kind::Wake)),
+    ("cancel_cqes", |l| l.kind(Kind::Cancel)),
+    ("check_cqes", |l| l.kind(Kind::Check)),
+    ("nop_cqes", |l| l.kind(Kind::Nop)),
+    ("bad_results", |l| l.count(Fail::BadResult)),
+    ("bad_flags", |l| l.count(Fail::BadFlags)),
+    ("unknown_tags", |l| l.count(Fail::UnknownTag)),
+    ("duplicates", |l| l.count(Fail::Duplicate)),
+    ("missing", |l| l.count(Fail::Missing)),
+    ("timeouts", |l| l.count(Fail::Timeout)),
+    ("submit_errors", |l| l.count(Fail::SubmitError)),
+    ("sq_dropped", |l| l.count(Fail::SqDropped)),
+    ("cq_overflow", |l| l.count(Fail::CqOverflow)),
+    ("outstanding", |l| l.count(Fail::Outstanding)),
+    ("migrations", |l| l.count(Fail::Migration)),
+];
+
 /// Bits of `rel = user_data - (seq << 16)` that must be zero: anything but
 /// a 3-bit kind at bit 8 and a 6-bit index.
-const TAG_INVALID_BITS: u64 = !(((KIND_SLOTS as u64 - 1) << 8) | (MAX_PER_KIND as u64 - 1));
+const TAG_INVALID_BITS: u64 = !(((KINDS as u64 - 1) << 8) | (MAX_PER_KIND as u64 - 1));
+/// Room for every `kind << 8 | index` a valid tag can have.
+const TAG_SLOTS: usize = KINDS << 8;
 
-/// A profile's expectations precomputed for the hot path: per kind, the
-/// bitmap of valid indices and the expected `flags << 32 | res` word.
+/// A cycle's expectations precomputed for the hot path: per kind, the
+/// bitmap of valid indices; per request, the expected `flags << 32 | res`.
 #[derive(Clone, Copy, Debug)]
 pub struct Plan {
-    valid: [u64; KIND_SLOTS],
+    valid: [u64; KINDS],
     /// `!valid`: a cycle's starting seen-bits.
-    seen_init: [u64; KIND_SLOTS],
-    want: [u64; KIND_SLOTS],
+    seen_init: [u64; KINDS],
+    /// By `kind << 8 | index`: what request `index` of `kind` must return.
+    want: [u64; TAG_SLOTS],
     count: [u32; KINDS],
     expected: u32,
 }
@@ -213,31 +252,30 @@ pub struct Plan {
 impl Plan {
     pub fn new(expect: &[Expect; KINDS]) -> Plan {
         let mut plan = Plan {
-            valid: [0; KIND_SLOTS],
-            seen_init: [u64::MAX; KIND_SLOTS],
-            want: [0; KIND_SLOTS],
+            valid: [0; KINDS],
+            seen_init: [u64::MAX; KINDS],
+            want: [0; TAG_SLOTS],
             count: [0; KINDS],
             expected: 0,
         };
         for (k, e) in expect.iter().enumerate() {
             let count = e.count.min(MAX_PER_KIND);
-            plan.valid[k] = if count == 64 {
-                u64::MAX
-            } else {
-                (1u64 << count) - 1
-            };
+            plan.valid[k] = u64::MAX.checked_shr(64 - count).unwrap_or(0);
             plan.seen_init[k] = !plan.valid[k];
-            // Expected flags are always 0, so the word is just res.
-            plan.want[k] = e.res as u32 as u64;
             plan.count[k] = count;
             plan.expected += count;
+            for i in 0..count as usize {
+                // Expected flags are always 0, so the word is just res.
+                plan.want[k << 8 | i] = e.res as u32 as u64;
+            }
         }
         plan
     }
 
-    /// CQEs a cycle must produce in all.
-    pub fn expected(&self) -> u32 {
-        self.expected
+    /// Expects `res` from request `index` of `kind` alone (pollwake's
+    /// messages each carry a value of their own).
+    pub fn set_res(&mut self, kind: Kind, index: u32, res: i32) {
+        self.want[(kind as usize) << 8 | (index & (MAX_PER_KIND - 1)) as usize] = res as u32 as u64;
     }
 }
 
@@ -252,7 +290,7 @@ pub struct CycleCheck<'p> {
     seq: u32,
     plan: &'p Plan,
     /// Seen bits, pre-set for every index that is not valid.
-    seen: [u64; KIND_SLOTS],
+    seen: [u64; KINDS],
     /// A cold path (foreign tag, duplicate, wrong res or flags) ran.
     dirty: bool,
     /// CQEs consumed for this cycle, as counted by the drains
@@ -263,20 +301,14 @@ pub struct CycleCheck<'p> {
 impl<'p> CycleCheck<'p> {
     #[inline(always)]
     pub fn new(seq: u32, plan: &'p Plan) -> Self {
-        let seen = plan.seen_init;
         CycleCheck {
             base: (seq as u64) << 16,
             seq,
             plan,
-            seen,
+            seen: plan.seen_init,
             dirty: false,
             received: 0,
         }
-    }
-
-    /// CQEs expected in this cycle in all.
-    pub fn expected(&self) -> u32 {
-        self.plan.expected
     }
 
     /// Distinct expected CQEs seen so far.
@@ -296,7 +328,7 @@ impl<'p> CycleCheck<'p> {
         if rel & TAG_INVALID_BITS != 0 {
             return self.unknown(cqe, ledger);
         }
-        let kind = (rel >> 8) as usize & (KIND_SLOTS - 1);
+        let kind = (rel >> 8) as usize & (KINDS - 1);
         let bit = 1u64 << (rel & (MAX_PER_KIND as u64 - 1));
         if self.seen[kind] & bit != 0 {
             return self.seen_before(cqe, kind, bit, ledger);
@@ -304,8 +336,9 @@ impl<'p> CycleCheck<'p> {
         self.seen[kind] |= bit;
         // res and flags as one 64-bit word.
         let got = (cqe.flags as u64) << 32 | cqe.res as u32 as u64;
-        if got != self.plan.want[kind] {
-            self.mismatch(cqe, kind, ledger);
+        let want = self.plan.want[rel as usize & (TAG_SLOTS - 1)];
+        if got != want {
+            self.mismatch(cqe, want, ledger);
         }
     }
 
@@ -313,8 +346,7 @@ impl<'p> CycleCheck<'p> {
     #[inline(never)]
     fn unknown(&mut self, cqe: &IoUringCqe, ledger: &mut Ledger) {
         self.dirty = true;
-        ledger.unknown_tags += 1;
-        ledger.note("unknown_tag", self.seq, Some(cqe));
+        ledger.fail(Fail::UnknownTag, "unknown_tag", self.seq, Some(cqe));
     }
 
     #[cold]
@@ -324,21 +356,18 @@ impl<'p> CycleCheck<'p> {
             return self.unknown(cqe, ledger);
         }
         self.dirty = true;
-        ledger.duplicates += 1;
-        ledger.note("duplicate", self.seq, Some(cqe));
+        ledger.fail(Fail::Duplicate, "duplicate", self.seq, Some(cqe));
     }
 
     #[cold]
     #[inline(never)]
-    fn mismatch(&mut self, cqe: &IoUringCqe, kind: usize, ledger: &mut Ledger) {
+    fn mismatch(&mut self, cqe: &IoUringCqe, want: u64, ledger: &mut Ledger) {
         self.dirty = true;
-        if cqe.res as u32 as u64 != self.plan.want[kind] {
-            ledger.bad_results += 1;
-            ledger.note("bad_result", self.seq, Some(cqe));
+        if cqe.res as u32 as u64 != want {
+            ledger.fail(Fail::BadResult, "bad_result", self.seq, Some(cqe));
         }
         if cqe.flags != 0 {
-            ledger.bad_flags += 1;
-            ledger.note("bad_flags", self.seq, Some(cqe));
+            ledger.fail(Fail::BadFlags, "bad_flags", self.seq, Some(cqe));
         }
     }
 
@@ -380,9 +409,9 @@ impl<'p> CycleCheck<'p> {
         for k in 0..KINDS {
             ledger.kind_cqes[k] += (self.seen[k] & self.plan.valid[k]).count_ones() as u64;
         }
-        let missing = self.expected() - self.seen();
+        let missing = self.plan.expected - self.seen();
         if missing != 0 {
-            ledger.missing += missing as u64;
+            ledger.add(Fail::Missing, missing as u64);
             ledger.note("missing", self.seq, None);
         }
         !self.dirty && missing == 0
@@ -423,10 +452,9 @@ mod tests {
         v
     }
 
-    fn run(seq: u32, slots: u32, cqes: &[IoUringCqe]) -> (Ledger, bool) {
-        let plan = Plan::new(&expect_s0(slots));
+    fn check(plan: &Plan, seq: u32, cqes: &[IoUringCqe]) -> (Ledger, bool) {
         let mut l = Ledger::default();
-        let mut c = CycleCheck::new(seq, &plan);
+        let mut c = CycleCheck::new(seq, plan);
         for q in cqes {
             c.observe(q, &mut l);
         }
@@ -435,45 +463,41 @@ mod tests {
         (l, ok)
     }
 
+    fn run(seq: u32, slots: u32, cqes: &[IoUringCqe]) -> (Ledger, bool) {
+        check(&Plan::new(&expect_s0(slots)), seq, cqes)
+    }
+
     #[test]
     fn clean_cycle_passes() {
         let (l, ok) = run(7, 32, &good_cycle(7, 32));
         assert!(ok && l.passed());
         assert_eq!(l.cqes, 64);
-        assert_eq!(l.kind_cqes[Kind::Wait as usize], 32);
-        assert_eq!(l.kind_cqes[Kind::Wake as usize], 32);
+        assert_eq!((l.kind(Kind::Wait), l.kind(Kind::Wake)), (32, 32));
         assert_eq!(l.first, None);
     }
 
     #[test]
-    fn wrong_wait_result_is_counted() {
+    fn wrong_results_and_flags_are_counted() {
         let mut v = good_cycle(1, 32);
         v[1].res = -11; // a WAIT that saw a changed word
         let (l, ok) = run(1, 32, &v);
         assert!(!ok);
-        assert_eq!(l.bad_results, 1);
+        assert_eq!(l.count(Fail::BadResult), 1);
         let f = l.first.unwrap();
         assert_eq!(
             (f.what, f.cqe.unwrap().res, f.cqe.unwrap().user_data),
             ("bad_result", -11, tag(1, Kind::Wait, 0))
         );
-    }
-
-    #[test]
-    fn wake_that_woke_nobody_is_counted() {
         let mut v = good_cycle(1, 4);
-        v[0].res = 0;
-        let (l, _) = run(1, 4, &v);
-        assert_eq!(l.bad_results, 1);
-    }
-
-    #[test]
-    fn nonzero_flags_are_counted() {
-        let mut v = good_cycle(1, 4);
+        v[0].res = 0; // a WAKE that woke nobody
         v[3].flags = 2;
-        let (l, ok) = run(1, 4, &v);
-        assert!(!ok);
-        assert_eq!(l.bad_flags, 1);
+        let (l, _) = run(1, 4, &v);
+        assert_eq!((l.count(Fail::BadResult), l.count(Fail::BadFlags)), (1, 1));
+        let mut v = good_cycle(1, 2);
+        v[0].res = 2;
+        v[0].flags = 4;
+        let (l, _) = run(1, 2, &v);
+        assert_eq!((l.count(Fail::BadResult), l.count(Fail::BadFlags)), (1, 1));
     }
 
     #[test]
@@ -482,7 +506,11 @@ mod tests {
         v[2] = v[0]; // wake 0 twice, wake 1 never
         let (l, ok) = run(1, 4, &v);
         assert!(!ok);
-        assert_eq!((l.duplicates, l.missing), (1, 1));
+        assert_eq!((l.count(Fail::Duplicate), l.count(Fail::Missing)), (1, 1));
+        let (l, ok) = run(3, 32, &good_cycle(3, 32)[..60]);
+        assert!(!ok);
+        assert_eq!(l.count(Fail::Missing), 4);
+        assert_eq!(l.first.unwrap().what, "missing");
     }
 
     #[test]
@@ -493,42 +521,49 @@ mod tests {
         v.push(cqe(tag(2, Kind::Wait, 4), 0, 0)); // index beyond slots
         v.push(cqe(0xdead_0000_0000_0000, 0, 0)); // garbage high bits
         v.push(cqe(tag(2, Kind::Wake, 0) | 0x40, 1, 0)); // index bit 6 set
-        v.push(cqe(tag(2, Kind::Wake, 0) | 0x700, 1, 0)); // kind 7 (no such kind)
+        v.push(cqe(tag(2, Kind::Wake, 0) | 0x800, 1, 0)); // kind bit 3 set
         let (l, ok) = run(2, 4, &v);
         assert!(!ok);
-        assert_eq!(l.unknown_tags, 6);
-        assert_eq!(l.duplicates, 0);
-        assert_eq!(l.missing, 0);
+        assert_eq!(l.count(Fail::UnknownTag), 6);
+        assert_eq!((l.count(Fail::Duplicate), l.count(Fail::Missing)), (0, 0));
     }
 
     #[test]
     fn full_64_slot_cycle_and_plan_totals() {
         let plan = Plan::new(&expect_s0(64));
-        assert_eq!(plan.expected(), 128);
+        assert_eq!(plan.expected, 128);
         let (l, ok) = run(9, 64, &good_cycle(9, 64));
         assert!(ok, "{l:?}");
-        assert_eq!(l.kind_cqes[Kind::Wake as usize], 64);
+        assert_eq!(l.kind(Kind::Wake), 64);
     }
 
     #[test]
-    fn bad_result_and_bad_flags_on_one_cqe_count_both() {
-        let mut v = good_cycle(1, 2);
-        v[0].res = 2;
-        v[0].flags = 4;
-        let (l, _) = run(1, 2, &v);
-        assert_eq!((l.bad_results, l.bad_flags), (1, 1));
+    fn a_request_may_expect_a_res_of_its_own() {
+        let mut e = [Expect::default(); KINDS];
+        e[Kind::Target as usize] = Expect { count: 3, res: 0 };
+        let mut plan = Plan::new(&e);
+        for i in 0..3 {
+            plan.set_res(Kind::Target, i, 100 + i as i32);
+        }
+        let msg = |i: u32, res| cqe(tag(5, Kind::Target, i), res, 0);
+        let (l, ok) = check(&plan, 5, &[msg(2, 102), msg(0, 100), msg(1, 101)]);
+        assert!(ok && l.passed(), "{l:?}");
+        // Each value belongs to its own request: swapped ones are caught.
+        let (l, ok) = check(&plan, 5, &[msg(0, 101), msg(1, 100), msg(2, 102)]);
+        assert!(!ok);
+        assert_eq!(l.count(Fail::BadResult), 2);
     }
 
     #[test]
     fn finish_own_judges_by_the_check_alone() {
         let plan = Plan::new(&expect_s0(4));
-        let mut clean = good_cycle(5, 4);
+        let clean = good_cycle(5, 4);
         let mut l = Ledger::default();
         let mut c = CycleCheck::new(5, &plan);
         clean.iter().for_each(|q| c.observe(q, &mut l));
         c.add_received(8);
         assert!(c.finish_own(&mut l));
-        assert_eq!((l.cqes, l.kind_cqes[Kind::Wake as usize]), (8, 4));
+        assert_eq!((l.cqes, l.kind(Kind::Wake)), (8, 4));
         // Every failure class the check sees makes its own verdict false.
         for (i, damage) in ["res", "flags", "dup", "foreign", "missing"]
             .iter()
@@ -550,42 +585,57 @@ mod tests {
             assert!(!c.finish_own(&mut l), "{damage}");
             assert!(!l.passed(), "{damage}");
         }
-        clean.clear();
     }
 
     #[test]
-    fn missing_completions_are_counted() {
-        let v = good_cycle(3, 32);
-        let (l, ok) = run(3, 32, &v[..60]);
-        assert!(!ok);
-        assert_eq!(l.missing, 4);
-        assert_eq!(l.first.unwrap().what, "missing");
-    }
-
-    #[test]
-    fn every_failure_counter_fails_the_ledger() {
-        for i in 0..11 {
+    fn every_failure_class_fails_the_ledger_and_since_subtracts() {
+        for i in 0..FAILS {
             let mut l = Ledger::default();
-            match i {
-                0 => l.bad_results = 1,
-                1 => l.bad_flags = 1,
-                2 => l.unknown_tags = 1,
-                3 => l.duplicates = 1,
-                4 => l.missing = 1,
-                5 => l.timeouts = 1,
-                6 => l.submit_errors = 1,
-                7 => l.sq_dropped = 1,
-                8 => l.cq_overflow = 1,
-                9 => l.outstanding = 1,
-                _ => l.migrations = 1,
-            }
-            assert!(!l.passed(), "counter {i}");
+            l.fails[i] = 1;
+            assert!(!l.passed(), "class {i}");
         }
+        let mut before = Ledger::default();
+        before.fail(Fail::Timeout, "timeout", 3, None);
+        before.cqes = 5;
+        let mut now = before;
+        now.cqes = 12;
+        now.kind_cqes[Kind::Nop as usize] = 7;
+        now.add(Fail::Timeout, 2);
+        let d = now.since(&before);
+        assert_eq!(
+            (d.cqes, d.kind(Kind::Nop), d.count(Fail::Timeout)),
+            (7, 7, 2)
+        );
+        assert_eq!(d.first.unwrap().what, "timeout");
         let l = Ledger {
             cqes: 5,
             kind_cqes: [1; KINDS],
             ..Ledger::default()
         };
         assert!(l.passed());
+    }
+
+    #[test]
+    fn an_untimed_pass_adds_cqes_and_failures_not_kinds() {
+        let mut run = Ledger::default();
+        run.kind_cqes[Kind::Source as usize] = 64;
+        let mut pass = Ledger {
+            cqes: 96,
+            kind_cqes: [32; KINDS],
+            ..Ledger::default()
+        };
+        pass.fail(Fail::EventfdBad, "eventfd_commits", 0, None);
+        run.absorb_untimed(&pass);
+        assert_eq!((run.cqes, run.kind(Kind::Source)), (96, 64));
+        assert_eq!(run.count(Fail::EventfdBad), 1);
+        assert_eq!(run.first.unwrap().what, "eventfd_commits");
+    }
+
+    #[test]
+    fn the_checks_line_names_each_counter_once() {
+        let mut names: Vec<&str> = CHECKS.iter().map(|c| c.0).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), CHECKS.len());
     }
 }

@@ -2,12 +2,11 @@
 
 use core::fmt;
 
+use crate::config::{DEFAULT_CPU, MAX_CPU};
 use crate::sys::{self, CpuSet, Errno, CPU_SET_BYTES};
 
-/// The report's CPU (an i7-12700KF P-core).
-pub const DEFAULT_CPU: u32 = 2;
-/// Highest CPU number a CpuSet can hold.
-pub const MAX_CPU: u32 = (CPU_SET_BYTES * 8 - 1) as u32;
+// The highest CPU a CpuSet can hold is the contract's limit.
+const _: () = assert!(MAX_CPU as usize == CPU_SET_BYTES * 8 - 1);
 
 /// How the CPU was chosen (printed in the banner).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

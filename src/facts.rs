@@ -5,7 +5,7 @@
 
 use core::fmt::{self, Write};
 
-use crate::report::{Bytes, Out};
+use crate::report::Bytes;
 use crate::sys::{self, uapi::Utsname};
 
 /// A fact read from a file: up to N bytes, trimmed of trailing whitespace.
@@ -44,14 +44,8 @@ impl<const N: usize> Text<N> {
             &self.buf[..self.len]
         }
     }
-
-    pub fn is_known(&self) -> bool {
-        self.len != 0
-    }
 }
 
-// The work is done once, not per const-generic size: keeps the binary small.
-#[inline(never)]
 fn copy_trimmed(s: &[u8], buf: &mut [u8]) -> usize {
     let s = trim(s);
     let n = s.len().min(buf.len());
@@ -59,7 +53,6 @@ fn copy_trimmed(s: &[u8], buf: &mut [u8]) -> usize {
     n
 }
 
-#[inline(never)]
 fn read_trimmed(path: &[u8], buf: &mut [u8]) -> usize {
     let Ok(n) = sys::read_file(path, buf).map(|s| s.len()) else {
         return 0;
@@ -102,13 +95,9 @@ impl Write for PathBuf {
         self.len += b.len();
         Ok(())
     }
-    fn write_char(&mut self, c: char) -> fmt::Result {
-        self.write_str(crate::report::utf8(c, &mut [0; 4]))
-    }
 }
 
 /// `leaf` of `cpu`'s cpufreq directory into `buf`, trimmed; its length.
-#[inline(never)]
 fn read_cpu_path(cpu: u32, leaf: &str, buf: &mut [u8]) -> usize {
     let mut p = PathBuf {
         buf: [0; 128],
@@ -149,9 +138,7 @@ pub fn preempt_from_debugfs(s: &[u8]) -> Option<&[u8]> {
     Some(&s[open + 1..close]).filter(|m| !m.is_empty())
 }
 
-/// True when `word` is one of the space-separated words of `s`. Out of line:
-/// one copy for the three words asked about (binary size).
-#[inline(never)]
+/// True when `word` is one of the space-separated words of `s`.
 fn has_word(s: &[u8], word: &[u8]) -> bool {
     s.split(|&b| b == b' ').any(|w| w == word)
 }
@@ -178,9 +165,7 @@ pub fn preempt_derived<'a>(version: &'a [u8], cmdline: &'a [u8]) -> (&'a [u8], P
     (b"none-or-voluntary", PreemptSource::Version)
 }
 
-/// The value of the first `name : value` line of /proc/cpuinfo. Out of
-/// line: asked for three times (binary size).
-#[inline(never)]
+/// The value of the first `name : value` line of /proc/cpuinfo.
 fn cpuinfo_field<'a>(cpuinfo: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
     cpuinfo.split(|&b| b == b'\n').find_map(|line| {
         let colon = line.iter().position(|&b| b == b':')?;
@@ -229,8 +214,6 @@ fn cstr(field: &[u8]) -> &[u8] {
 
 impl Facts {
     /// Reads every fact; `cpu` is the CPU whose frequency policy counts.
-    /// Filled in place, field by field (moving whole `Text`s around cost
-    /// binary size).
     pub fn read(cpu: u32) -> Facts {
         let mut f = Facts {
             uts: Utsname {
@@ -303,8 +286,6 @@ impl Facts {
     }
 
     /// Every fact as (key, value), in output order (also the TSV's extra columns).
-    /// Out of line, as `print`: each inlined copy costs binary size.
-    #[inline(never)]
     pub fn each(&self, f: &mut dyn FnMut(&'static str, &[u8])) {
         f("kernel_version", self.version());
         f("machine", Text::<65>::from(cstr(&self.uts.machine)).get());
@@ -321,8 +302,7 @@ impl Facts {
     }
 
     /// The facts as `# key=value` lines.
-    #[inline(never)]
-    pub fn print(&self, out: &mut Out) {
+    pub fn print(&self, out: &mut dyn Write) {
         self.each(&mut |k, v| {
             let _ = writeln!(out, "# {k}={}", Bytes(v));
         });

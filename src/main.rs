@@ -11,12 +11,9 @@
 mod mem;
 
 use core::fmt::Write;
-use uring_repro::report::Out;
 use uring_repro::rt::{pid1, StartInfo};
-use uring_repro::{app, sys};
-
-/// Exit code after a panic (Rust's convention), never a silent trap.
-const EXIT_PANIC: i32 = 101;
+use uring_repro::sys::out::Out;
+use uring_repro::{app, exit, sys};
 
 // The kernel enters with sp -> argc and no return address; clear the frame
 // pointer (end of backtraces), pass sp as the first argument, keep the ABI's
@@ -58,9 +55,9 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     err.flush();
     if pid1::is_pid1() {
         // Returning would panic the kernel: report and power off instead.
-        pid1::power_off(EXIT_PANIC)
+        pid1::power_off(exit::PANIC)
     }
-    sys::exit(EXIT_PANIC)
+    sys::exit(exit::PANIC)
 }
 
 /// Unwinding never happens (panic = "abort"), but a debug build without LTO

@@ -1,93 +1,16 @@
-//! Text output: a buffered writer on a file descriptor, and fixed-point
-//! number formatting that does not pull in core's float printing.
+//! Formatting of every printed line, pure: values in, text out (into any
+//! `fmt::Write`; the file descriptor writer is `sys::out::Out`). Numbers
+//! are rounded exactly as the C tools' printf rounds them, so a row here and
+//! a row of the published standalone agree to the last digit.
 
-use core::fmt;
+use core::fmt::{self, Write};
 
-use crate::sys::{self, Errno};
-
-/// A buffered writer on a file descriptor. A closed pipe (EPIPE) marks the
-/// writer broken and later writes are dropped, so the caller can end quietly.
-pub struct Out {
-    fd: i32,
-    buf: [u8; 4096],
-    len: usize,
-    broken: bool,
-}
-
-impl Out {
-    pub const fn new(fd: i32) -> Out {
-        Out {
-            fd,
-            buf: [0; 4096],
-            len: 0,
-            broken: false,
-        }
-    }
-
-    /// A writer that discards everything without a system call (selftest
-    /// runs each workload with its table going nowhere).
-    pub const fn null() -> Out {
-        Out::new(-1)
-    }
-
-    /// True once a write failed (closed pipe, full disk, ...).
-    pub fn broken(&self) -> bool {
-        self.broken
-    }
-
-    /// Out of line: it is called after every row, and each inlined copy
-    /// costs binary size for nothing.
-    #[inline(never)]
-    pub fn flush(&mut self) {
-        if self.fd < 0 {
-            self.len = 0;
-            return;
-        }
-        let mut off = 0;
-        while off < self.len && !self.broken {
-            match sys::write(self.fd, &self.buf[off..self.len]) {
-                Ok(n) => off += n,
-                Err(Errno::EINTR) => {}
-                Err(_) => self.broken = true,
-            }
-        }
-        self.len = 0;
-    }
-
-    #[inline(never)]
-    pub fn bytes(&mut self, mut b: &[u8]) {
-        while !b.is_empty() {
-            if self.len == self.buf.len() {
-                self.flush();
-            }
-            let n = b.len().min(self.buf.len() - self.len);
-            self.buf[self.len..self.len + n].copy_from_slice(&b[..n]);
-            self.len += n;
-            b = &b[n..];
-        }
-    }
-}
-
-impl fmt::Write for Out {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.bytes(s.as_bytes());
-        Ok(())
-    }
-    fn write_char(&mut self, c: char) -> fmt::Result {
-        self.write_str(utf8(c, &mut [0; 4]))
-    }
-}
-
-/// `c` as UTF-8. Every `fmt::Write` here calls this one copy from its
-/// `write_char` (only padding uses it): core's default inlines the
-/// encoder into each (binary size).
-#[inline(never)]
-pub fn utf8(c: char, b: &mut [u8; 4]) -> &str {
-    c.encode_utf8(b)
-}
+use crate::check::{Counter, Ledger};
+use crate::hist::Histogram;
+use crate::stats;
 
 /// Text kept in memory (a run's cause, the contract JSON), truncated at
-/// TEXT_MAX bytes. One type for both keeps one copy of its fmt code.
+/// N bytes.
 #[derive(Clone, Copy)]
 pub struct Text<const N: usize = TEXT_MAX> {
     buf: [u8; N],
@@ -108,6 +31,10 @@ impl<const N: usize> Text<N> {
     }
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
+    }
+    /// The text; `?` if truncation cut a character in two.
+    pub fn as_str(&self) -> &str {
+        core::str::from_utf8(self.as_bytes()).unwrap_or("?")
     }
     /// Empties it (the bytes past `len` are never read).
     pub fn clear(&mut self) {
@@ -131,9 +58,6 @@ impl<const N: usize> fmt::Write for Text<N> {
         self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
         self.len += n;
         Ok(())
-    }
-    fn write_char(&mut self, c: char) -> fmt::Result {
-        self.write_str(utf8(c, &mut [0; 4]))
     }
 }
 
@@ -160,12 +84,10 @@ impl fmt::Display for Ratio6 {
             return write!(f, "{int}.{frac:06}");
         }
         // Quotients of 2^53 and more (never a real ns/pair): exact
-        // rational rounding, half up. u64 only (u128 formatting and division
-        // cost ~2 KiB of binary):
-        // rem < den, and rem * 2e6 fits u64 while den < 9.2e12 (pairs per
-        // run stay far below: 4096 rounds x 1e7 cycles x 64 = 2.6e12).
-        // Larger denominators are scaled down first, losing only digits
-        // beyond the sixth decimal's reach.
+        // rational rounding, half up. rem < den, and rem * 2e6 fits a u64
+        // while den < 9.2e12 (pairs per run stay far below: 4096 rounds x
+        // 1e7 cycles x 64 = 2.6e12). Larger denominators are scaled down
+        // first, losing only digits beyond the sixth decimal's reach.
         let (mut num, mut den) = (self.num, self.den);
         while den >= 9_000_000_000_000 {
             num /= 2;
@@ -263,6 +185,87 @@ impl fmt::Display for Bytes<'_> {
         }
         Ok(())
     }
+}
+
+/// The last word of the checks line.
+pub fn verdict(passed: bool, interrupted: bool) -> &'static str {
+    match (interrupted, passed) {
+        (true, _) => "INTERRUPTED",
+        (false, true) => "PASS",
+        (false, false) => "FAIL",
+    }
+}
+
+/// A round's row, as the C standalone prints it (`%u\t%u\t%.6f\t%d`),
+/// after the series' tag when the table has one (pollwake's modes).
+pub fn row(w: &mut dyn Write, tag: &str, round: u32, pairs: u64, timed_ns: u64, pass: bool) {
+    if !tag.is_empty() {
+        let _ = write!(w, "{tag}\t");
+    }
+    let ns = Ratio6 {
+        num: timed_ns,
+        den: pairs,
+    };
+    let _ = writeln!(w, "{round}\t{pairs}\t{ns}\t{}", pass as u8);
+}
+
+/// The mean row (total ns over total pairs of the measured rounds) and the
+/// spread of the rounds' ns/pair: `[TAG\t]mean\tPAIRS\tNS\tPASS` and
+/// `# [profile=TAG ]median=... min=... max=... cv=...%`.
+pub fn mean_and_spread(
+    w: &mut dyn Write,
+    tag: &str,
+    ns: u64,
+    pairs: u64,
+    passed: bool,
+    per_round: &[f64],
+) {
+    let mean = Ratio6 {
+        num: ns,
+        den: pairs,
+    };
+    if !tag.is_empty() {
+        let _ = write!(w, "{tag}\t");
+    }
+    let _ = write!(w, "mean\t{pairs}\t{mean}\t{}\n# ", passed as u8);
+    if !tag.is_empty() {
+        let _ = write!(w, "profile={tag} ");
+    }
+    let s = stats::summarize(per_round);
+    let _ = writeln!(
+        w,
+        "median={} min={} max={} cv={}%",
+        Dec(s.median, 6),
+        Dec(s.min, 6),
+        Dec(s.max, 6),
+        Dec(s.cv_pct, 3)
+    );
+}
+
+/// The tail of the per-cycle times, in the table's unit (a cycle's ns over
+/// its pairs): `# per_cycle_ns_per_pair: p50=... max=... cycles=N`.
+pub fn per_cycle(w: &mut dyn Write, h: &Histogram, pairs_per_cycle: u64) {
+    let per_pair = pairs_per_cycle.max(1) as f64;
+    let _ = write!(w, "# per_cycle_ns_per_pair:");
+    for (name, num, den) in [
+        ("p50", 1, 2),
+        ("p90", 9, 10),
+        ("p99", 99, 100),
+        ("p99.9", 999, 1000),
+    ] {
+        let _ = write!(w, " {name}={}", Dec(h.quantile(num, den) / per_pair, 3));
+    }
+    let max = Dec(h.max() as f64 / per_pair, 3);
+    let _ = writeln!(w, " max={max} cycles={}", h.count());
+}
+
+/// `# checks: NAME=VALUE ... -> VERDICT`.
+pub fn checks(w: &mut dyn Write, counters: &[Counter], l: &Ledger, verdict: &str) {
+    let _ = write!(w, "# checks:");
+    for (name, value) in counters {
+        let _ = write!(w, " {name}={}", value(l));
+    }
+    let _ = writeln!(w, " -> {verdict}");
 }
 
 #[cfg(test)]
@@ -450,27 +453,14 @@ mod tests {
     }
 
     #[test]
-    fn line_truncates_and_null_discards() {
-        use core::fmt::Write;
+    fn line_truncates() {
         let mut l = Line::new();
         write!(l, "{}", "x".repeat(600)).unwrap();
         assert_eq!(l.as_bytes().len(), TEXT_MAX);
         assert!(l.full());
         let mut l = Line::new();
-        write!(l, "a{}", 1).unwrap();
-        assert_eq!(l.to_string(), "a1");
-        let mut o = Out::null();
-        o.bytes(&[b'z'; 10_000]);
-        o.flush();
-        assert!(!o.broken());
-    }
-
-    #[test]
-    fn padding_goes_through_the_shared_write_char() {
-        use core::fmt::Write;
-        let mut l = Line::new();
-        write!(l, "[{:>4}|{:é<3}|{:06}]", "ab", 1, -5).unwrap();
-        assert_eq!(l.to_string(), "[  ab|1éé|-00005]");
+        write!(l, "a{}[{:>4}|{:é<3}]", 1, "ab", 2).unwrap();
+        assert_eq!(l.to_string(), "a1[  ab|2éé]");
     }
 
     #[test]

@@ -1,5 +1,7 @@
-//! One io_uring instance: setup, hand-made mappings, SQE slots, bounded
-//! enter, CQE drain, and teardown on every path (Drop).
+//! One io_uring instance: setup, hand-made mappings, SQE slots, every
+//! io_uring_enter the tool makes (each wait bounded), CQE drain, the
+//! kernel's counters of dropped and lost entries, and teardown on every path
+//! (Drop).
 //!
 //! Ordering (the kernel's io_uring.h contract): the SQ tail is published with
 //! a release store after the SQEs are written; the SQ head the kernel moves is
@@ -13,79 +15,9 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
+use crate::sys::memory::Mapping;
 use crate::sys::uapi::*;
 use crate::sys::{self, Errno, Fd, SysResult};
-
-/// A mapping we own; unmapped on drop.
-struct Mapping {
-    ptr: *mut u8,
-    len: usize,
-}
-
-impl Mapping {
-    fn ring(fd: &Fd, len: usize, offset: usize) -> SysResult<Mapping> {
-        // SAFETY: a fresh shared mapping of the ring fd at a kernel-defined offset.
-        let ptr = unsafe {
-            sys::mmap(
-                0,
-                len,
-                PROT_READ | PROT_WRITE,
-                MAP_SHARED | MAP_POPULATE,
-                fd.raw(),
-                offset,
-            )?
-        };
-        Ok(Mapping { ptr, len })
-    }
-
-    /// Anonymous private zeroed memory (futex words, buffers).
-    pub fn anonymous(len: usize) -> SysResult<Mapping> {
-        // SAFETY: a fresh anonymous mapping aliases nothing.
-        let ptr = unsafe {
-            sys::mmap(
-                0,
-                len,
-                PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                -1,
-                0,
-            )?
-        };
-        Ok(Mapping { ptr, len })
-    }
-
-    /// A pointer `off` bytes in, cast to `T`.
-    fn at<T>(&self, off: u32) -> *mut T {
-        debug_assert!(off as usize + core::mem::size_of::<T>() <= self.len);
-        // SAFETY: callers pass kernel-provided offsets inside the mapping.
-        unsafe { self.ptr.add(off as usize) as *mut T }
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: the owner is going away, so nothing uses the range any more.
-        unsafe { sys::munmap(self.ptr, self.len) };
-    }
-}
-
-/// Zeroed anonymous memory owned by the caller (public face of `Mapping`).
-pub struct Memory(Mapping);
-
-impl Memory {
-    pub fn new(len: usize) -> SysResult<Memory> {
-        Mapping::anonymous(len).map(Memory)
-    }
-    pub fn ptr(&self) -> *mut u8 {
-        self.0.ptr
-    }
-    pub fn len(&self) -> usize {
-        self.0.len
-    }
-    pub fn is_empty(&self) -> bool {
-        self.0.len == 0
-    }
-}
 
 /// Which step of bringing a ring up failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,6 +56,20 @@ pub struct Ring {
     sqe_head: u32,
     /// The timeout every waiting enter uses (EXT_ARG points at it).
     wait_ts: KernelTimespec,
+    /// sq_dropped and cq_overflow as `state` last read them.
+    seen: [u32; 2],
+}
+
+/// What the kernel reports of a ring (`Ring::state`): every count but
+/// `outstanding` is new since the last call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RingState {
+    /// SQEs the kernel dropped as invalid.
+    pub sq_dropped: u32,
+    /// CQEs lost to a full CQ, plus one while the CQ_OVERFLOW flag is set.
+    pub cq_overflow: u32,
+    /// SQEs pushed and not consumed, and CQEs posted and not reaped.
+    pub outstanding: u32,
 }
 
 impl Ring {
@@ -142,7 +88,7 @@ impl Ring {
         let sq_len = p.sq_off.array as usize + p.sq_entries as usize * 4;
         let cq_len = p.cq_off.cqes as usize + p.cq_entries as usize * 16;
         let single = p.features & IORING_FEAT_SINGLE_MMAP != 0;
-        let sq_map = Mapping::ring(
+        let sq_map = Mapping::shared(
             &fd,
             if single { sq_len.max(cq_len) } else { sq_len },
             IORING_OFF_SQ_RING,
@@ -151,9 +97,9 @@ impl Ring {
         let cq_map = if single {
             None
         } else {
-            Some(Mapping::ring(&fd, cq_len, IORING_OFF_CQ_RING).map_err(SetupError::Mmap)?)
+            Some(Mapping::shared(&fd, cq_len, IORING_OFF_CQ_RING).map_err(SetupError::Mmap)?)
         };
-        let sqe_map = Mapping::ring(&fd, p.sq_entries as usize * 64, IORING_OFF_SQES)
+        let sqe_map = Mapping::shared(&fd, p.sq_entries as usize * 64, IORING_OFF_SQES)
             .map_err(SetupError::Mmap)?;
         let cq = cq_map.as_ref().unwrap_or(&sq_map);
         // SAFETY: the offsets come from the kernel and lie inside the mappings.
@@ -174,6 +120,7 @@ impl Ring {
                 sqe_tail: 0,
                 sqe_head: 0,
                 wait_ts: KernelTimespec::default(),
+                seen: [0; 2],
                 params: p,
                 _sq_map: sq_map,
                 _cq_map: cq_map,
@@ -200,30 +147,53 @@ impl Ring {
     pub fn fd(&self) -> i32 {
         self.fd.raw()
     }
-    pub fn params(&self) -> &IoUringParams {
-        &self.params
-    }
+    /// io_uring_params.features.
     pub fn features(&self) -> u32 {
         self.params.features
+    }
+    pub fn sq_entries(&self) -> u32 {
+        self.sq_entries
+    }
+    pub fn cq_entries(&self) -> u32 {
+        self.params.cq_entries
     }
 
     /// Sets the bound on every waiting enter.
     pub fn set_wait_timeout_ns(&mut self, ns: u64) {
-        self.wait_ts = KernelTimespec {
-            tv_sec: (ns / 1_000_000_000) as i64,
-            tv_nsec: (ns % 1_000_000_000) as i64,
-        };
+        self.wait_ts = KernelTimespec::from_ns(ns);
     }
 
-    /// IORING_REGISTER_PROBE into `probe`.
-    pub fn probe(&self, probe: &mut IoUringProbe) -> SysResult<()> {
-        // SAFETY: probe is a zeroed struct with PROBE_OPS op slots.
+    /// IORING_REGISTER_PROBE: which opcodes this kernel knows.
+    pub fn probe(&self) -> SysResult<Probe> {
+        let mut probe = Probe(IoUringProbe {
+            last_op: 0,
+            ops_len: 0,
+            resv: 0,
+            resv2: [0; 3],
+            ops: [IoUringProbeOp::default(); PROBE_OPS],
+        });
+        // SAFETY: a zeroed struct io_uring_probe with PROBE_OPS op slots.
         unsafe {
             sys::io_uring_register(
                 self.fd(),
                 IORING_REGISTER_PROBE,
-                probe as *mut IoUringProbe as usize,
+                &mut probe.0 as *mut IoUringProbe as usize,
                 PROBE_OPS as u32,
+            )
+        }?;
+        Ok(probe)
+    }
+
+    /// IORING_REGISTER_EVENTFD: the kernel signals `efd` at every commit of
+    /// CQEs to this ring.
+    pub fn register_eventfd(&self, efd: i32) -> SysResult<()> {
+        // SAFETY: the argument is one i32, the eventfd.
+        unsafe {
+            sys::io_uring_register(
+                self.fd(),
+                IORING_REGISTER_EVENTFD,
+                &efd as *const i32 as usize,
+                1,
             )
         }
         .map(|_| ())
@@ -232,19 +202,7 @@ impl Ring {
     /// Writes `sqe` into the next free slot; false when the SQ is full.
     #[inline(always)]
     pub fn push(&mut self, sqe: &IoUringSqe) -> bool {
-        if self.sqe_tail.wrapping_sub(self.sqe_head) >= self.sq_entries {
-            // SAFETY: sq_head points into the SQ mapping.
-            self.sqe_head = unsafe { (*self.sq_head).load(Ordering::Acquire) };
-            if self.sqe_tail.wrapping_sub(self.sqe_head) >= self.sq_entries {
-                return false;
-            }
-        }
-        let slot = (self.sqe_tail & self.sq_mask) as usize;
-        // SAFETY: slot < sq_entries, and the kernel does not read this slot
-        // until the tail below it is published.
-        unsafe { self.sqes.add(slot).write(*sqe) };
-        self.sqe_tail = self.sqe_tail.wrapping_add(1);
-        true
+        self.push_batch(1, |_| *sqe)
     }
 
     /// Writes `n` SQEs made by `make(i)` into consecutive slots; false (and
@@ -289,7 +247,7 @@ impl Ring {
 
     /// Publishes every pushed SQE to the kernel (release store of the tail).
     #[inline(always)]
-    pub fn publish(&mut self) {
+    fn publish(&mut self) {
         // SAFETY: sq_tail points into the SQ mapping.
         unsafe { (*self.sq_tail).store(self.sqe_tail, Ordering::Release) };
     }
@@ -305,15 +263,43 @@ impl Ring {
     /// Publishes, submits `to_submit` and waits for `min_complete` CQEs, the
     /// wait bounded by the ring's timeout. Returns the number submitted; when
     /// it also submitted, the kernel reports a timeout only through fewer
-    /// CQEs, so callers compare `cq_ready()` with what they expected.
+    /// CQEs, so callers compare what they drained with what they expected.
     #[inline(always)]
     pub fn submit_and_wait(&mut self, to_submit: u32, min_complete: u32) -> SysResult<usize> {
         self.publish();
+        // SAFETY: the SQEs up to the tail are initialised.
+        unsafe { self.enter_bounded(to_submit, min_complete, &self.wait_ts) }
+    }
+
+    /// io_uring_enter(GETEVENTS, min_complete) with a zero timeout: runs the
+    /// task work a DEFER_TASKRUN ring keeps for its owner, which posts the
+    /// CQEs it holds. Never sleeps (and never submits), so the owner may call
+    /// it while another thread reaps the CQ.
+    pub fn run_task_work(&self, min_complete: u32) -> SysResult<()> {
+        // SAFETY: nothing is submitted.
+        match unsafe { self.enter_bounded(0, min_complete, &KernelTimespec::from_ns(0)) } {
+            Ok(_) | Err(Errno::ETIME) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// io_uring_enter with GETEVENTS and an EXT_ARG timeout of `ts`.
+    ///
+    /// # Safety
+    /// The SQEs up to the published tail are initialised.
+    #[inline(always)]
+    unsafe fn enter_bounded(
+        &self,
+        to_submit: u32,
+        min_complete: u32,
+        ts: &KernelTimespec,
+    ) -> SysResult<usize> {
         let arg = IoUringGeteventsArg {
-            ts: &self.wait_ts as *const KernelTimespec as u64,
+            ts: ts as *const KernelTimespec as u64,
             ..Default::default()
         };
-        // SAFETY: arg is a valid io_uring_getevents_arg whose ts lives in self.
+        // SAFETY: arg is a valid io_uring_getevents_arg whose ts outlives the
+        // call; the caller vouches for the SQEs.
         unsafe {
             sys::io_uring_enter(
                 self.fd(),
@@ -338,9 +324,10 @@ impl Ring {
 
     /// Hands up to `max` ready CQEs to `f` in order, then releases their
     /// slots to the kernel. Returns how many were consumed. Ring fields are
-    /// copied to locals so `f`'s stores cannot force reloads.
+    /// copied to locals so `f`'s stores cannot force reloads. Only one
+    /// thread may reap a ring's CQ at a time.
     #[inline(always)]
-    pub fn drain(&mut self, max: u32, mut f: impl FnMut(&IoUringCqe)) -> u32 {
+    pub fn drain(&self, max: u32, mut f: impl FnMut(&IoUringCqe)) -> u32 {
         let (cqes, mask, head_ptr) = (self.cqes, self.cq_mask, self.cq_head);
         // SAFETY: indices point into the CQ mapping; entries between head and
         // the acquired tail were fully written by the kernel.
@@ -356,49 +343,44 @@ impl Ring {
         }
     }
 
-    /// SQEs the kernel dropped as invalid (sq_off.dropped).
-    pub fn sq_dropped(&self) -> u32 {
-        // SAFETY: points into the SQ mapping.
-        unsafe { (*self.sq_dropped).load(Ordering::Acquire) }
-    }
-    /// CQEs lost to overflow (cq_off.overflow).
-    pub fn cq_overflow(&self) -> u32 {
-        // SAFETY: points into the CQ mapping.
-        unsafe { (*self.cq_overflow).load(Ordering::Acquire) }
-    }
-    /// SQ ring flags (IORING_SQ_CQ_OVERFLOW et al.).
-    pub fn sq_flags(&self) -> u32 {
-        // SAFETY: points into the SQ mapping.
-        unsafe { (*self.sq_flags).load(Ordering::Acquire) }
-    }
-    /// SQEs pushed that the kernel has not consumed (published or not).
-    pub fn sq_outstanding(&self) -> u32 {
-        // SAFETY: points into the SQ mapping.
-        let head = unsafe { (*self.sq_head).load(Ordering::Acquire) };
-        self.sqe_tail.wrapping_sub(head)
-    }
-    pub fn sq_entries(&self) -> u32 {
-        self.sq_entries
-    }
-    pub fn cq_entries(&self) -> u32 {
-        self.params.cq_entries
+    /// What the kernel reports of this ring: dropped SQEs and overflowed
+    /// CQEs since the last call, and what is in flight now. Call it when
+    /// nothing should be in flight (a round boundary, before closing).
+    pub fn state(&mut self) -> RingState {
+        // SAFETY: the counters and the SQ head point into the mappings.
+        let (dropped, overflow, flags, sq_head) = unsafe {
+            (
+                (*self.sq_dropped).load(Ordering::Acquire),
+                (*self.cq_overflow).load(Ordering::Acquire),
+                (*self.sq_flags).load(Ordering::Acquire),
+                (*self.sq_head).load(Ordering::Acquire),
+            )
+        };
+        let state = RingState {
+            sq_dropped: dropped.wrapping_sub(self.seen[0]),
+            cq_overflow: overflow.wrapping_sub(self.seen[1])
+                + (flags & IORING_SQ_CQ_OVERFLOW != 0) as u32,
+            outstanding: self.sqe_tail.wrapping_sub(sq_head) + self.cq_ready(),
+        };
+        self.seen = [dropped, overflow];
+        state
     }
 }
 
-/// Whether the probe marks `op` as supported.
-pub fn probe_supports(probe: &IoUringProbe, op: u8) -> bool {
-    (op as usize) < probe.ops_len as usize
-        && (op as usize) < PROBE_OPS
-        && probe.ops[op as usize].flags & IO_URING_OP_SUPPORTED != 0
-}
+/// What IORING_REGISTER_PROBE reported.
+pub struct Probe(IoUringProbe);
 
-/// An all-zero probe buffer.
-pub fn empty_probe() -> IoUringProbe {
-    IoUringProbe {
-        last_op: 0,
-        ops_len: 0,
-        resv: 0,
-        resv2: [0; 3],
-        ops: [IoUringProbeOp::default(); PROBE_OPS],
+impl Probe {
+    /// Whether the kernel marks `op` as supported.
+    pub fn supports(&self, op: u8) -> bool {
+        let p = &self.0;
+        (op as usize) < p.ops_len as usize
+            && (op as usize) < PROBE_OPS
+            && p.ops[op as usize].flags & IO_URING_OP_SUPPORTED != 0
+    }
+
+    /// The highest opcode this kernel knows.
+    pub fn last_op(&self) -> u8 {
+        self.0.last_op
     }
 }

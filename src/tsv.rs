@@ -21,10 +21,12 @@
 
 use core::fmt::{self, Write};
 
-use crate::check::{Kind, Ledger};
+use crate::check::{Fail, Kind, Ledger};
+use crate::config::VERSION;
 use crate::facts::Facts;
-use crate::report::{Bytes, Out, Ratio6};
+use crate::report::{Bytes, Ratio6};
 use crate::sha256::Hex;
+use crate::sys::out::Out;
 use crate::sys::{self, uapi, Errno, Fd, SysResult};
 
 /// Our version of the schema (the formal tool's columns plus ours).
@@ -40,9 +42,6 @@ futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations
 ring_features\tkernel_version\tmachine\tcmdline\tpreempt\tpreempt_source\tcpu_model\tgovernor\t\
 energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled\n";
 
-/// Number of columns the formal reproducer wrote.
-pub const FORMAL_COLUMNS: usize = 35;
-
 /// What every row of a run repeats.
 pub struct Context<'a> {
     pub kernel_release: &'a [u8],
@@ -57,7 +56,6 @@ pub struct Context<'a> {
     pub trace_enabled: bool,
     pub futex_scope: &'static str,
     pub clock_source: &'static str,
-    pub tool_version: &'static str,
     /// io_uring_params.features of the run's ring.
     pub ring_features: u32,
     /// The box facts, in `Facts::each` order (the last columns).
@@ -77,8 +75,7 @@ pub struct Row<'l> {
     pub counts: &'l Ledger,
 }
 
-/// Writes one row, newline included. Out of line (binary size).
-#[inline(never)]
+/// Writes one row, newline included.
 pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result {
     let l = r.counts;
     let sub = |k: Kind| l.submitted[k as usize];
@@ -91,8 +88,7 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         c.profile,
         r.phase,
     )?;
-    // The run of plain counts from `round` to `timed_ns`, as one array
-    // written by one loop (24 format arguments cost more binary).
+    // The plain counts from `round` to `timed_ns`, in column order.
     let counts = [
         r.round as u64,
         c.ring_entries as u64,
@@ -109,17 +105,17 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         l.kind(Kind::Cancel),
         l.kind(Kind::Check),
         l.kind(Kind::Nop),
-        l.bad_results,
-        l.bad_flags,
-        l.duplicates,
-        l.unknown_tags,
-        l.timeouts,
-        l.sq_dropped,
-        l.cq_overflow,
-        l.outstanding,
+        l.count(Fail::BadResult),
+        l.count(Fail::BadFlags),
+        l.count(Fail::Duplicate),
+        l.count(Fail::UnknownTag),
+        l.count(Fail::Timeout),
+        l.count(Fail::SqDropped),
+        l.count(Fail::CqOverflow),
+        l.count(Fail::Outstanding),
         r.timed_ns,
     ];
-    for n in core::hint::black_box(&counts[..]) {
+    for n in counts {
         write!(w, "\t{n}")?;
     }
     write!(
@@ -135,10 +131,10 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         c.trace_enabled as u8,
         c.futex_scope,
         c.clock_source,
-        c.tool_version,
-        l.missing,
-        l.submit_errors,
-        l.migrations,
+        VERSION,
+        l.count(Fail::Missing),
+        l.count(Fail::SubmitError),
+        l.count(Fail::Migration),
     )?;
     // Trailing facts: the same values as the `# key=value` lines. A cell
     // never holds a tab or a newline (the command line could).
@@ -265,7 +261,6 @@ mod tests {
             trace_enabled: false,
             futex_scope: "shared",
             clock_source: "vdso",
-            tool_version: "0.1.0",
             ring_features: 0x3ffff,
             facts: Box::leak(Box::new(Facts::read(0))),
         }
@@ -309,6 +304,8 @@ mod tests {
 
     #[test]
     fn header_is_the_formal_order_then_ours() {
+        /// Number of columns the formal reproducer wrote.
+        const FORMAL_COLUMNS: usize = 35;
         let cols: Vec<&str> = HEADER.trim_end().split('\t').collect();
         let formal = "schema_version kernel_release boot_id mode profile phase round \
             ring_entries slots vector_width cycles pairs wait_submitted wake_submitted \
@@ -359,9 +356,9 @@ mod tests {
         l.kind_cqes[Kind::Waitv as usize] = 16;
         l.kind_cqes[Kind::Wake as usize] = 16;
         l.kind_cqes[Kind::Check as usize] = 15;
-        l.missing = 1;
-        l.bad_results = 2;
-        l.unknown_tags = 3;
+        l.add(Fail::Missing, 1);
+        l.add(Fail::BadResult, 2);
+        l.add(Fail::UnknownTag, 3);
         let r = Row {
             phase: "measured",
             round: 4,
@@ -411,7 +408,7 @@ mod tests {
             (get("futex_scope"), get("clock_source")),
             ("shared", "vdso")
         );
-        assert_eq!((get("tool_version"), get("missing_cqes")), ("0.1.0", "1"));
+        assert_eq!((get("tool_version"), get("missing_cqes")), (VERSION, "1"));
     }
 
     #[test]

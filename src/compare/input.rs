@@ -21,7 +21,7 @@ use crate::stats::{summarize, Summary};
 /// ~1 MiB with 250-byte rows; the contract's 15 rounds take 1 KiB on stdout).
 pub const MAX_INPUT_BYTES: usize = 4 << 20;
 /// Most measured rounds in one point (a run's `--rounds` limit).
-pub const MAX_ROUNDS: usize = crate::cli::MAX_ROUNDS as usize;
+pub const MAX_ROUNDS: usize = crate::config::MAX_ROUNDS as usize;
 /// Most columns of a row.
 pub const MAX_COLS: usize = 64;
 

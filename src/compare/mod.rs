@@ -23,23 +23,22 @@
 //! round-to-round noise within boots; boot-to-boot noise is what the drift
 //! shows. It is computed on ns/pair and expressed in % of the control value.
 //!
-//! Size: `#[inline(never)]` in this module and its children keeps helpers
-//! from being copied into every caller (it saves ~1.4 KiB of the 64 KiB
-//! binary); none of this runs near the timed loop.
-//!
 //! Limits (no heap): 16 points, labels of 12 bytes, 4 MiB of input in all,
 //! 4096 rounds a point. Exit: 0 analysed (whatever the verdict), 1 a point failed
 //! its checks, 2 usage or unusable input (`FILE:LINE: reason`).
 
-pub mod input;
+mod input;
 mod output;
 
 use core::fmt;
 
-use crate::app::{exit, fail};
-use crate::report::{Bytes, Out};
-use crate::ring::Memory;
+pub use input::{decimal, MODES};
+
+use crate::exit::{self, fail};
+use crate::report::Bytes;
 use crate::stats::{pct_change, Contrast};
+use crate::sys::memory::Mapping;
+use crate::sys::out::Out;
 use crate::sys::{self, uapi, Errno};
 use input::{Bad, Point, MAX_INPUT_BYTES, MAX_ROUNDS};
 
@@ -50,11 +49,9 @@ pub const MAX_LABEL: usize = 12;
 /// The report's preregistered gate, in %.
 pub const DEFAULT_GATE_PCT: f64 = 5.0;
 
-/// The command line of `compare`.
+/// The command line of `compare` (the options table in cli/ fills it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Args<'a> {
-    /// `--help` was given: print the usage, nothing else.
-    pub help: bool,
     pub gate: f64,
     pub tsv: bool,
     pub drop_first: bool,
@@ -67,6 +64,20 @@ pub struct Args<'a> {
     pub n: usize,
 }
 
+impl Default for Args<'_> {
+    fn default() -> Self {
+        Args {
+            gate: DEFAULT_GATE_PCT,
+            tsv: false,
+            drop_first: false,
+            mode: None,
+            labels: [None; MAX_POINTS],
+            files: [None; MAX_POINTS],
+            n: 0,
+        }
+    }
+}
+
 impl<'a> Args<'a> {
     pub fn label(&self, i: usize) -> &'a [u8] {
         self.labels[i].unwrap_or(b"")
@@ -75,123 +86,6 @@ impl<'a> Args<'a> {
     pub fn file(&self, i: usize) -> &'a [u8] {
         self.files[i].unwrap_or(b"")
     }
-}
-
-/// A usage error: the argument and what is wrong with it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ArgError<'a> {
-    pub arg: &'a [u8],
-    pub why: &'static str,
-}
-
-fn label_ok(l: &[u8]) -> bool {
-    !l.is_empty()
-        && l.len() <= MAX_LABEL
-        && l.iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b"_.+-".contains(&b))
-}
-
-/// Parses the arguments after `compare`.
-pub fn parse_args<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Args<'a>, ArgError<'a>> {
-    let mut a = Args {
-        help: false,
-        gate: DEFAULT_GATE_PCT,
-        tsv: false,
-        drop_first: false,
-        mode: None,
-        labels: [None; MAX_POINTS],
-        files: [None; MAX_POINTS],
-        n: 0,
-    };
-    // Options seen (bits: --gate, --tsv, --drop-first, --, --mode); labelled or not.
-    let (mut seen, mut labelled) = (0u8, None);
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let err = |why| ArgError { arg, why };
-        if seen & 8 == 0 && (arg == b"--help" || arg == b"-h") {
-            a.help = true;
-            return Ok(a);
-        }
-        if seen & 8 == 0 && arg.len() > 1 && arg[0] == b'-' {
-            let eq = arg.iter().position(|&b| b == b'=').unwrap_or(arg.len());
-            let bit = match &arg[..eq] {
-                b"--gate" => 1,
-                b"--tsv" => 2,
-                b"--drop-first" => 4,
-                b"--" => 8,
-                b"--mode" => 16,
-                _ => return Err(err("unknown option (see --help)")),
-            };
-            if seen & bit != 0 {
-                return Err(err("given more than once"));
-            }
-            seen |= bit;
-            if bit != 1 && bit != 16 {
-                if eq < arg.len() {
-                    return Err(err("takes no value"));
-                }
-                continue;
-            }
-            let v = match arg.get(eq + 1..) {
-                Some(v) => v,
-                None => args.next().unwrap_or(b""),
-            };
-            if bit == 16 {
-                a.mode = Some(
-                    input::MODES
-                        .iter()
-                        .find(|m| m.0.as_bytes() == v)
-                        .ok_or(err("needs a pollwake mode: none, idle, waiter or none_aa"))?
-                        .1,
-                );
-                continue;
-            }
-            a.gate = input::decimal(v)
-                .filter(|&g| g > 0.0 && g <= 100.0)
-                .ok_or(err("needs a percentage in (0, 100]"))?;
-            continue;
-        }
-        if a.n == MAX_POINTS {
-            return Err(err("more than 16 files"));
-        }
-        // LABEL=FILE when what precedes the first '=' has no '/'.
-        let (label, file) = match arg.iter().position(|&b| b == b'=') {
-            Some(i) if !arg[..i].contains(&b'/') => (Some(&arg[..i]), &arg[i + 1..]),
-            _ => (None, arg),
-        };
-        if label.is_some_and(|l| !label_ok(l)) {
-            return Err(err(
-                "a label is 1-12 of A-Z a-z 0-9 _ . + - (write ./FILE for a path)",
-            ));
-        }
-        if file.is_empty() {
-            return Err(err("no file name"));
-        }
-        if *labelled.get_or_insert(label.is_some()) != label.is_some() {
-            return Err(err("label every file or none"));
-        }
-        a.labels[a.n] = label;
-        a.files[a.n] = Some(file);
-        a.n += 1;
-    }
-    (a.tsv, a.drop_first) = (seen & 2 != 0, seen & 4 != 0);
-    if a.n == 0 {
-        return Err(ArgError {
-            arg: b"",
-            why: "needs at least one result file (see --help)",
-        });
-    }
-    if labelled == Some(false) {
-        if a.n > 3 {
-            return Err(ArgError {
-                arg: a.file(3),
-                why: "4 or more plain files: label them (LABEL=FILE)",
-            });
-        }
-        let plain: [Option<&[u8]>; 3] = [Some(b"A"), Some(b"B"), Some(b"A")];
-        a.labels[..a.n].copy_from_slice(&plain[..a.n]);
-    }
-    Ok(a)
 }
 
 /// Points sharing a label, in order of first appearance.
@@ -214,7 +108,6 @@ impl<'a> Group<'a> {
 }
 
 /// Groups the points of `a`; returns how many groups.
-#[inline(never)]
 pub fn groups<'a>(a: &Args<'a>, out: &mut [Group<'a>; MAX_POINTS]) -> usize {
     let mut n = 0;
     for i in 0..a.n {
@@ -279,14 +172,12 @@ pub fn basis(drop_first: bool, second: bool) -> usize {
 }
 
 /// Mean of the group's point means.
-#[inline(never)]
 fn value(points: &[Point], g: &Group, b: usize) -> f64 {
     let sum: f64 = g.points().iter().map(|&i| points[i].s[b].mean).sum();
     sum / g.k as f64
 }
 
 /// Last point vs first in % (NaN for one point).
-#[inline(never)]
 fn drift(points: &[Point], g: &Group, b: usize) -> f64 {
     let m = |i: usize| points[g.members[i]].s[b].mean;
     if g.k < 2 {
@@ -296,7 +187,6 @@ fn drift(points: &[Point], g: &Group, b: usize) -> f64 {
 }
 
 /// Compares group `test` with group 0.
-#[inline(never)]
 pub fn compare(
     points: &[Point],
     groups: &[Group],
@@ -363,11 +253,10 @@ pub fn compare(
 
 /// Reads `file` whole into `buf`: the length, or why not (an Errno; None
 /// when it fills `buf`: too much input).
-#[inline(never)]
 fn read(file: &[u8], buf: &mut [u8]) -> Result<usize, Option<Errno>> {
     let mut path = [0u8; 4097];
     if file.len() >= path.len() {
-        return Err(Some(Errno(36))); // ENAMETOOLONG
+        return Err(Some(Errno::ENAMETOOLONG));
     }
     path[..file.len()].copy_from_slice(file);
     let fd = sys::open(&path[..=file.len()], uapi::O_RDONLY, 0)?;
@@ -464,24 +353,9 @@ struct Work<'t, 'a> {
     cmps: [Comparison; MAX_POINTS],
 }
 
-/// Runs `compare` with the arguments after the word; returns the exit code.
-#[inline(never)]
-pub fn main<'a>(args: impl IntoIterator<Item = &'a [u8]>, out: &mut Out) -> i32 {
-    let a = match parse_args(args) {
-        Ok(a) if a.help => {
-            out.bytes(crate::cli::HELP.as_bytes());
-            return exit::PASS;
-        }
-        Ok(a) => a,
-        Err(e) if e.arg.is_empty() => return fail(exit::USAGE, format_args!("compare: {}", e.why)),
-        Err(e) => {
-            return fail(
-                exit::USAGE,
-                format_args!("compare: {}: {}", Bytes(e.arg), e.why),
-            )
-        }
-    };
-    let mem = match Memory::new(MAX_INPUT_BYTES + 1) {
+/// Runs `compare` with its parsed arguments; returns the exit code.
+pub fn main(a: &Args, out: &mut Out) -> i32 {
+    let mem = match Mapping::anonymous(MAX_INPUT_BYTES + 1) {
         Ok(m) => m,
         Err(e) => {
             return fail(
@@ -532,12 +406,12 @@ pub fn main<'a>(args: impl IntoIterator<Item = &'a [u8]>, out: &mut Out) -> i32 
             format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text)),
         );
     }
-    let ng = groups(&a, &mut w.gs);
+    let ng = groups(a, &mut w.gs);
     for t in 1..ng {
         w.cmps[t] = compare(pts, &w.gs[..ng], t, a.drop_first, a.gate);
     }
     let r = output::Report {
-        args: &a,
+        args: a,
         points: pts,
         groups: &w.gs[..ng],
         cmps: &w.cmps[1.min(ng)..ng],
@@ -566,36 +440,21 @@ mod tests {
     use super::*;
     use crate::stats::summarize;
 
-    fn args(v: &[&'static str]) -> Result<Args<'static>, (String, &'static str)> {
-        parse_args(v.iter().map(|s| s.as_bytes()))
-            .map_err(|e| (String::from_utf8_lossy(e.arg).into_owned(), e.why))
-    }
-
-    fn labels(a: &Args) -> Vec<String> {
-        (0..a.n)
-            .map(|i| String::from_utf8_lossy(a.label(i)).into_owned())
-            .collect()
-    }
-
-    #[test]
-    fn plain_files_get_sandwich_labels() {
-        let a = args(&["a", "b", "c"]).unwrap();
-        assert_eq!(labels(&a), ["A", "B", "A"]);
-        assert_eq!((a.gate, a.tsv, a.drop_first), (5.0, false, false));
-        assert_eq!(labels(&args(&["a", "b"]).unwrap()), ["A", "B"]);
-        assert_eq!(labels(&args(&["a"]).unwrap()), ["A"]);
-        let a = args(&["--tsv", "--gate=2.5", "x", "--drop-first", "y"]).unwrap();
-        assert_eq!((a.gate, a.tsv, a.drop_first, a.n), (2.5, true, true, 2));
-        let a = args(&["--gate", "10", "--", "--odd-name", "./k=v"]).unwrap();
-        assert_eq!(a.gate, 10.0);
-        assert_eq!((a.file(0), a.file(1)), (&b"--odd-name"[..], &b"./k=v"[..]));
+    /// The arguments of `compare` with these labels (the files' names do
+    /// not matter here).
+    fn args(labels: &[&'static str]) -> Args<'static> {
+        let mut a = Args::default();
+        for (i, l) in labels.iter().enumerate() {
+            a.labels[i] = Some(l.as_bytes());
+            a.files[i] = Some(b"f");
+        }
+        a.n = labels.len();
+        a
     }
 
     #[test]
-    fn labelled_series_and_groups() {
-        let a = args(&["base=a", "patch1=b", "full=c", "patch1=d", "base=e"]).unwrap();
-        assert_eq!(labels(&a), ["base", "patch1", "full", "patch1", "base"]);
-        assert_eq!(a.file(4), b"e");
+    fn points_with_one_label_form_a_group() {
+        let a = args(&["base", "patch1", "full", "patch1", "base"]);
         let mut gs = [Group {
             label: None,
             members: [0; MAX_POINTS],
@@ -615,54 +474,6 @@ mod tests {
                 (&b"full"[..], vec![2])
             ]
         );
-    }
-
-    #[test]
-    fn every_usage_error_names_its_argument() {
-        let e = |v: &[&'static str]| args(v).unwrap_err();
-        let none = (String::new(), "needs at least one result file (see --help)");
-        assert_eq!(e(&[]), none);
-        assert_eq!(e(&["--tsv"]), none);
-        assert!(args(&["a", "--help"]).unwrap().help);
-        assert!(args(&["-h"]).unwrap().help);
-        assert!(!args(&["--", "--help"]).unwrap().help);
-        assert_eq!(
-            e(&["--bogus", "a"]),
-            ("--bogus".into(), "unknown option (see --help)")
-        );
-        assert_eq!(
-            e(&["--tsv", "--tsv", "a"]),
-            ("--tsv".into(), "given more than once")
-        );
-        assert_eq!(e(&["--tsv=1", "a"]), ("--tsv=1".into(), "takes no value"));
-        for g in [
-            &["--gate"][..],
-            &["--gate", "0"],
-            &["--gate=101"],
-            &["--gate", "x"],
-            &["--gate="],
-        ] {
-            assert_eq!(e(g).1, "needs a percentage in (0, 100]", "{g:?}");
-        }
-        assert_eq!(e(&["--gate=1", "--gate=2", "a"]).1, "given more than once");
-        assert_eq!(
-            e(&["a", "b", "c", "d"]),
-            ("d".into(), "4 or more plain files: label them (LABEL=FILE)")
-        );
-        assert_eq!(e(&["x=a", "b"]), ("b".into(), "label every file or none"));
-        assert_eq!(e(&["a", "x=b"]), ("x=b".into(), "label every file or none"));
-        assert_eq!(e(&["x="]), ("x=".into(), "no file name"));
-        let bad_label = "a label is 1-12 of A-Z a-z 0-9 _ . + - (write ./FILE for a path)";
-        assert_eq!(e(&["=a"]), ("=a".into(), bad_label));
-        assert_eq!(
-            e(&["thirteen_char=a"]),
-            ("thirteen_char=a".into(), bad_label)
-        );
-        assert_eq!(e(&["a b=c"]), ("a b=c".into(), bad_label));
-        let many: Vec<String> = (0..17).map(|i| format!("l{i}=f")).collect();
-        let many: Vec<&'static str> = many.into_iter().map(|s| &*s.leak()).collect();
-        assert_eq!(e(&many), ("l16=f".into(), "more than 16 files"));
-        assert!(args(&many[..16]).is_ok());
     }
 
     /// A point with these rounds (pairs 100 each), every round passing.
@@ -709,7 +520,7 @@ mod tests {
             point(&[110.0, 111.0, 112.0]),
             point(&[100.0, 102.0, 101.0]),
         ];
-        let a = args(&["a", "b", "c"]).unwrap();
+        let a = args(&["A", "B", "A"]);
         let gs = groups_of(&a);
         let c = compare(&pts, &gs, 1, false, 5.0);
         assert!(close(c.control, 100.5) && close(c.value, 111.0));
@@ -737,7 +548,7 @@ mod tests {
 
     #[test]
     fn verdict_reasons() {
-        let a = args(&["a", "b", "c"]).unwrap();
+        let a = args(&["A", "B", "A"]);
         let gs = groups_of(&a);
         let sandwich = |pa: &[f64], b: &[f64], pb: &[f64], gate| {
             compare(&[point(pa), point(b), point(pb)], &gs, 1, false, gate).reasons
@@ -776,7 +587,7 @@ mod tests {
             why::FAILED_CHECKS
         );
         // Two plain files: no drift to check, never CONFIRMED.
-        let a2 = args(&["a", "b"]).unwrap();
+        let a2 = args(&["A", "B"]);
         let c = compare(
             &[point(&flat), point(&[120.0; 3])],
             &groups_of(&a2),
@@ -801,7 +612,7 @@ mod tests {
     #[test]
     fn longer_series_compares_every_label_with_the_first() {
         // base=100,102 patch=110,112 full=95: base midpoint 101.
-        let a = args(&["base=a", "patch=b", "full=c", "patch=d", "base=e"]).unwrap();
+        let a = args(&["base", "patch", "full", "patch", "base"]);
         let gs = groups_of(&a);
         let pts = [
             point(&[100.0, 100.0]),

@@ -1,13 +1,13 @@
 //! What `compare` prints: a text report no wider than 72 columns ending in
 //! a paragraph to paste into a mail, or (`--tsv`) one TSV row per
-//! comparison. Numbers go through `Dec` (no core float formatting), and
-//! the code favours loops over tables of values: it must stay small.
+//! comparison. Numbers go through `Dec`, rounded as printf rounds them.
 
 use core::fmt::{self, Write};
 
 use super::input::{Point, BOOT_ID, KERNEL, PROFILE};
 use super::{basis, Args, Comparison, Group};
-use crate::report::{Bytes, Dec, Out};
+use crate::report::{Bytes, Dec};
+use crate::sys::out::Out;
 
 /// Width of every text line.
 pub const WIDTH: usize = 72;
@@ -31,9 +31,6 @@ impl Write for Buf<'_> {
         self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
         self.len += n;
         Ok(())
-    }
-    fn write_char(&mut self, c: char) -> fmt::Result {
-        self.write_str(crate::report::utf8(c, &mut [0; 4]))
     }
 }
 
@@ -84,7 +81,6 @@ const LAST: u8 = 2;
 
 /// `args` in a column of `width`, cut to fit from the left behind `...`
 /// (the end of a path or a kernel release tells most).
-#[inline(never)]
 fn cell(out: &mut Out, width: usize, align: u8, args: fmt::Arguments<'_>) {
     let mut raw = [0u8; 128];
     let mut b = Buf {
@@ -114,7 +110,6 @@ fn spaces(out: &mut Out, n: usize) {
 }
 
 /// Numbers in right-aligned columns of `width`.
-#[inline(never)]
 fn nums(out: &mut Out, width: usize, vs: &[f64], decimals: u32) {
     for &v in vs {
         cell(out, width, RIGHT, format_args!("{}", Dec(v, decimals)));
@@ -122,7 +117,6 @@ fn nums(out: &mut Out, width: usize, vs: &[f64], decimals: u32) {
 }
 
 /// Each number after a tab, with `decimals` (`NA` for NaN).
-#[inline(never)]
 fn tsv_nums(out: &mut Out, vs: &[f64], decimals: u32) {
     for &v in vs {
         let _ = write!(out, "\t{}", Na(v, decimals));
@@ -145,7 +139,6 @@ impl Report<'_, '_> {
     }
 
     /// The tool behind every point, or `mixed tools`.
-    #[inline(never)]
     fn tool(&self) -> &'static str {
         let t = self.points[0].format.tool();
         if self.points.iter().all(|p| p.format.tool() == t) {
@@ -156,7 +149,6 @@ impl Report<'_, '_> {
     }
 
     /// The profile the points name (`across` made sure it is one).
-    #[inline(never)]
     fn profile(&self) -> &[u8] {
         self.points
             .iter()
@@ -167,7 +159,6 @@ impl Report<'_, '_> {
 }
 
 /// The text report.
-#[inline(never)]
 pub fn text(r: &Report, out: &mut Out) {
     let a = r.args;
     let _ = writeln!(
@@ -319,7 +310,6 @@ const REASON_CODES: [&str; 7] = [
 
 /// The names of the bits set in `bits`: `first` before the first one,
 /// `sep` before the others.
-#[inline(never)]
 fn list(w: &mut dyn Write, bits: u8, names: &[&str; 7], first: &str, sep: &str) {
     let mut before = first;
     for (i, name) in names.iter().enumerate() {
@@ -331,7 +321,6 @@ fn list(w: &mut dyn Write, bits: u8, names: &[&str; 7], first: &str, sep: &str) 
 }
 
 /// `CONFIRMED ...` or `NOT CONFIRMED ...:` and the reasons.
-#[inline(never)]
 fn verdict(r: &Report, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str) {
     let _ = write!(
         w,
@@ -433,7 +422,6 @@ drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct
 confirmed\treasons";
 
 /// The result summary as TSV.
-#[inline(never)]
 pub fn tsv(r: &Report, out: &mut Out) {
     let _ = writeln!(out, "{TSV_HEADER}");
     let profile = r.profile();

@@ -9,9 +9,10 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked.
 
-use super::{check_submitted, collect, Profile, Shape, Words};
+use super::collect::{collect, submitted};
+use super::words::Words;
+use super::{ProfileId, Shape, Workload};
 use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
-use crate::cli::ProfileId;
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -29,7 +30,7 @@ pub struct Batch {
 
 impl Batch {
     /// `id` is ZeroWake, Mismatch or Nop.
-    pub fn new(id: ProfileId, words: Words, shape: Shape, flags: u32) -> Batch {
+    pub fn new(id: ProfileId, words: Words, shape: &Shape, flags: u32) -> Batch {
         let kind = match id {
             ProfileId::ZeroWake => Kind::Wake,
             ProfileId::Mismatch => Kind::Wait,
@@ -45,7 +46,7 @@ impl Batch {
     }
 }
 
-impl Profile for Batch {
+impl Workload for Batch {
     fn pairs_per_cycle(&self) -> u64 {
         self.slots as u64
     }
@@ -53,6 +54,7 @@ impl Profile for Batch {
     #[inline(never)]
     fn cycle(
         &mut self,
+        _series: usize,
         ring: &mut Ring,
         clock: &Clock,
         ledger: &mut Ledger,
@@ -61,6 +63,7 @@ impl Profile for Batch {
         let (n, k, f) = (self.slots, self.kind, self.flags);
         self.words.set(n, 0);
         let before = ledger.failures();
+        let mut check = CycleCheck::new(seq, &self.plan);
         let t0 = clock.now_ns();
         for i in 0..n {
             let (w, t) = (self.words.word(i), tag(seq, k, i));
@@ -70,8 +73,7 @@ impl Profile for Batch {
                 _ => ops::nop(t),
             });
         }
-        let mut check = CycleCheck::new(seq, &self.plan);
-        if check_submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
+        if submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
             collect(ring, &mut check, ledger, n, seq);
         }
         let t1 = clock.now_ns();

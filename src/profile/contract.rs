@@ -8,14 +8,14 @@
 
 use core::fmt::{self, Write};
 
-use crate::app::{CQ_ENTRIES, RING_ENTRIES, VERSION};
+use super::ProfileId;
 use crate::check::Kind;
-use crate::cli::RunConfig;
-use crate::profile::shape;
+use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION};
 use crate::report::Text;
 use crate::sha256::Sha256;
 
 pub struct Contract<'c, 'a> {
+    pub id: ProfileId,
     pub cfg: &'c RunConfig<'a>,
     /// The CPU the run pins to (chosen as `run` chooses it).
     pub cpu: u32,
@@ -25,7 +25,7 @@ impl Contract<'_, '_> {
     /// The JSON object, one line, ending with a newline.
     pub fn write_json(&self, w: &mut dyn Write) -> fmt::Result {
         let c = self.cfg;
-        let s = shape(c.profile, c.slots);
+        let s = self.id.shape(c);
         write!(
             w,
             "{{\"tool\":\"uring-repro\",\"tool_version\":\"{VERSION}\",\"profile\":\"{}\",\
@@ -33,7 +33,7 @@ impl Contract<'_, '_> {
              \"slots\":{},\"vector_width\":{},\"pairs_per_cycle\":{},\"cycles\":{},\
              \"warmups\":{},\"rounds\":{},\"cpu\":{},\"futex_scope\":\"{}\",\"timeout_s\":{},\
              \"expect\":{{",
-            c.profile.formal_name(),
+            self.id.formal_name(),
             c.mode.name(),
             s.slots,
             s.vector_width,
@@ -47,8 +47,7 @@ impl Contract<'_, '_> {
         )?;
         // The CQEs a cycle must produce, per kind that it submits.
         let mut sep = "";
-        // black_box keeps the loop rolled (binary size).
-        for &k in core::hint::black_box(&Kind::ALL[..]) {
+        for k in Kind::ALL {
             let e = s.expect[k as usize];
             if e.count != 0 {
                 write!(
@@ -82,14 +81,18 @@ impl Contract<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{Mode, ProfileId};
+    use crate::config::Mode;
     use crate::report::TEXT_MAX;
     use crate::sha256::Hex;
 
-    fn json(cfg: &RunConfig) -> String {
+    fn json_of(id: ProfileId, cfg: &RunConfig) -> String {
         let mut s = String::new();
-        Contract { cfg, cpu: 2 }.write_json(&mut s).unwrap();
+        Contract { id, cfg, cpu: 2 }.write_json(&mut s).unwrap();
         s
+    }
+
+    fn json(cfg: &RunConfig) -> String {
+        json_of(ProfileId::WaitWake, cfg)
     }
 
     #[test]
@@ -110,13 +113,12 @@ mod tests {
     #[test]
     fn v0_shared_contract_names_every_kind() {
         let cfg = RunConfig {
-            profile: ProfileId::WaitvWake,
             slots: 8,
             shared: true,
             mode: Mode::Smoke,
             ..RunConfig::default()
         };
-        let s = json(&cfg);
+        let s = json_of(ProfileId::WaitvWake, &cfg);
         assert!(s.len() < TEXT_MAX - 64, "{s}");
         assert!(
             s.contains("\"profile\":\"v0_waitv_wake\",\"mode\":\"smoke\""),
@@ -139,7 +141,12 @@ mod tests {
     #[test]
     fn hash_is_of_the_printed_bytes_and_tracks_the_contract() {
         let cfg = RunConfig::default();
-        let c = Contract { cfg: &cfg, cpu: 2 };
+        let id = ProfileId::WaitWake;
+        let c = Contract {
+            id,
+            cfg: &cfg,
+            cpu: 2,
+        };
         let mut h = Sha256::default();
         h.update(json(&cfg).as_bytes());
         assert_eq!(c.sha256(), h.digest());
@@ -151,13 +158,22 @@ mod tests {
         };
         assert_ne!(
             Contract {
+                id,
                 cfg: &other,
                 cpu: 2
             }
             .sha256(),
             c.sha256()
         );
-        assert_ne!(Contract { cfg: &cfg, cpu: 1 }.sha256(), c.sha256());
+        assert_ne!(
+            Contract {
+                id,
+                cfg: &cfg,
+                cpu: 1
+            }
+            .sha256(),
+            c.sha256()
+        );
         assert_eq!(Hex(&c.sha256()).to_string().len(), 64);
     }
 }

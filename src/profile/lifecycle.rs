@@ -1,5 +1,5 @@
 //! l0: the ring's life around a populated futex cache. Per cycle: set up a
-//! fresh ring (64 entries, CQ 128, as every profile), run one s0 cycle on
+//! fresh ring (64 entries, CQ 128, as every workload), run one s0 cycle on
 //! it, check its end state, and close it. Completed futex requests leave
 //! their data in the ring's futex cache, so the close frees a populated
 //! cache; the kernel finishes that teardown later in a workqueue
@@ -10,10 +10,11 @@
 //! Timed span: from before io_uring_setup to after the ring's fd is closed
 //! and its mappings are gone (ns/pair divides it by the s0 cycle's pairs).
 
+use super::collect::account;
 use super::wait_wake::WaitWake;
-use super::{account_ring, Profile};
-use crate::app::{CQ_ENTRIES, RING_ENTRIES};
-use crate::check::Ledger;
+use super::Workload;
+use crate::check::{Fail, Ledger};
+use crate::config::{CQ_ENTRIES, RING_ENTRIES};
 use crate::ring::Ring;
 use crate::sys;
 use crate::sys::clock::Clock;
@@ -33,15 +34,16 @@ impl Lifecycle {
     }
 }
 
-impl Profile for Lifecycle {
+impl Workload for Lifecycle {
     fn pairs_per_cycle(&self) -> u64 {
         self.s0.pairs_per_cycle()
     }
 
-    /// `_ring` (the run's ring, used for the probe) is not touched.
+    /// The run's ring (probed before the first cycle) is not used.
     #[inline(never)]
     fn cycle(
         &mut self,
+        series: usize,
         _ring: &mut Ring,
         clock: &Clock,
         ledger: &mut Ledger,
@@ -52,21 +54,20 @@ impl Profile for Lifecycle {
         let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
             Ok(r) => r,
             Err(_) => {
-                ledger.submit_errors += 1;
-                ledger.note("ring_setup", seq, None);
+                ledger.fail(Fail::SubmitError, "ring_setup", seq, None);
                 return (clock.now_ns().wrapping_sub(t0), false);
             }
         };
         ring.set_wait_timeout_ns(self.timeout_ns);
-        self.s0.cycle(&mut ring, clock, ledger, seq);
+        self.s0.cycle(series, &mut ring, clock, ledger, seq);
         // Nothing may be dropped, lost or left in flight when it closes.
-        account_ring(&ring, ledger, &mut [0, 0], seq);
+        account(&mut ring, ledger, seq);
         drop(ring);
         let t1 = clock.now_ns();
         (t1.wrapping_sub(t0), ledger.failures() == before)
     }
 
-    fn finish(&mut self) {
+    fn finish(&mut self, _ring: &mut Ring, _ledger: &mut Ledger) {
         sys::sleep_ns(LINGER_NS);
     }
 }

@@ -2,14 +2,16 @@
 //! one io_uring_enter to submit them, then one IORING_OP_ASYNC_CANCEL by
 //! user_data per WAIT and one io_uring_enter that submits and waits for all
 //! 2*slots CQEs. Every WAIT must end -ECANCELED and every cancel with res 1:
-//! on 6.18 ASYNC_CANCEL of a pending futex wait reports the one request it
-//! found (io_futex_cancel's count), not 0 as for most other opcodes. A
-//! cancel that finds nothing ends -ENOENT, which is counted as a bad result.
+//! ASYNC_CANCEL of a pending futex wait reports the one request it found
+//! (io_futex_cancel's count), not 0 as for most other opcodes. A cancel
+//! that finds nothing ends -ENOENT, which is counted as a bad result.
 //!
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked, as in s0.
 
-use super::{check_submitted, collect, Profile, Shape, Words};
+use super::collect::{collect, submitted};
+use super::words::Words;
+use super::{Shape, Workload};
 use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
 use crate::ops;
 use crate::ring::Ring;
@@ -23,7 +25,7 @@ pub struct WaitCancel {
 }
 
 impl WaitCancel {
-    pub fn new(words: Words, shape: Shape, flags: u32) -> WaitCancel {
+    pub fn new(words: Words, shape: &Shape, flags: u32) -> WaitCancel {
         WaitCancel {
             words,
             slots: shape.slots,
@@ -33,7 +35,7 @@ impl WaitCancel {
     }
 }
 
-impl Profile for WaitCancel {
+impl Workload for WaitCancel {
     fn pairs_per_cycle(&self) -> u64 {
         self.slots as u64
     }
@@ -41,6 +43,7 @@ impl Profile for WaitCancel {
     #[inline(never)]
     fn cycle(
         &mut self,
+        _series: usize,
         ring: &mut Ring,
         clock: &Clock,
         ledger: &mut Ledger,
@@ -49,22 +52,18 @@ impl Profile for WaitCancel {
         let n = self.slots;
         self.words.set(n, 0);
         let before = ledger.failures();
+        let mut check = CycleCheck::new(seq, &self.plan);
         let t0 = clock.now_ns();
         for i in 0..n {
             let w = self.words.word(i);
             ring.push(&ops::futex_wait(w, 0, self.flags, tag(seq, Kind::Wait, i)));
         }
-        let mut ok = check_submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
+        let mut ok = submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
         for i in 0..n {
-            ring.push(&ops::cancel(
-                tag(seq, Kind::Wait, i),
-                tag(seq, Kind::Cancel, i),
-            ));
+            let target = tag(seq, Kind::Wait, i);
+            ring.push(&ops::cancel(target, tag(seq, Kind::Cancel, i)));
         }
-        let mut check = CycleCheck::new(seq, &self.plan);
-        if ok {
-            ok = check_submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Cancel, ledger, seq);
-        }
+        ok = ok && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Cancel, ledger, seq);
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }

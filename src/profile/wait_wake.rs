@@ -1,13 +1,22 @@
-//! s0, the report's contract: per cycle, `slots` IORING_OP_FUTEX_WAIT on
-//! words holding 0 (val 0, mask MATCH_ANY), one io_uring_enter to submit
-//! them, then `slots` IORING_OP_FUTEX_WAKE (nr 1), one io_uring_enter that
-//! submits and waits for all 2*slots CQEs. Every WAIT must end with res 0
-//! (woken), every WAKE with res 1 (one waiter woken), flags 0, once each.
+//! s0, the report's workload. One cycle, as the published C standalone's
+//! run_cycle() does it:
+//! 1. set the `slots` (32) futex words to 0 (untimed);
+//! 2. read the clock;
+//! 3. queue one IORING_OP_FUTEX_WAIT per word (val 0, mask MATCH_ANY) and
+//!    io_uring_enter(to_submit = 32);
+//! 4. queue one IORING_OP_FUTEX_WAKE per word (nr 1) and io_uring_enter(
+//!    to_submit = 32, min_complete = 64, GETEVENTS | EXT_ARG), the wait
+//!    bounded by `--timeout`;
+//! 5. drain the 64 CQEs, checking each: every WAIT ends with res 0 (woken),
+//!    every WAKE with res 1 (one waiter woken), flags 0, each exactly once,
+//!    user_data naming this cycle;
+//! 6. read the clock: the cycle's ns is the difference.
 //!
-//! Timed span: from before the first SQE is written to after the last CQE
-//! is checked. Resetting the words happens before it.
+//! Two syscalls per cycle, both io_uring_enter: the clock is the vDSO's.
 
-use super::{check_pushed, check_submitted, wait_rest, Profile, Shape, Words, CELL_BYTES};
+use super::collect::{collect, pushed, submitted};
+use super::words::{Words, CELL_BYTES};
+use super::{Shape, Workload};
 use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
 use crate::ops;
 use crate::ring::Ring;
@@ -16,13 +25,14 @@ use crate::sys::clock::Clock;
 pub struct WaitWake {
     words: Words,
     slots: u32,
+    /// futex2 flags: FUTEX2_SIZE_U32, plus FUTEX2_PRIVATE unless --shared.
     flags: u32,
     plan: Plan,
 }
 
 impl WaitWake {
     /// `shape.slots` pairs per cycle on `words`, with futex2 `flags`.
-    pub fn new(words: Words, shape: Shape, flags: u32) -> WaitWake {
+    pub fn new(words: Words, shape: &Shape, flags: u32) -> WaitWake {
         WaitWake {
             words,
             slots: shape.slots,
@@ -32,14 +42,17 @@ impl WaitWake {
     }
 }
 
-impl Profile for WaitWake {
+impl Workload for WaitWake {
     fn pairs_per_cycle(&self) -> u64 {
         self.slots as u64
     }
 
+    // Not inlined into the driver: a symbol of its own, so perf annotate
+    // and callgrind show the timed cycle alone.
     #[inline(never)]
     fn cycle(
         &mut self,
+        _series: usize,
         ring: &mut Ring,
         clock: &Clock,
         ledger: &mut Ledger,
@@ -50,26 +63,22 @@ impl Profile for WaitWake {
         // Locals, so stores into the SQ ring do not force reloads of self.
         let (words, flags) = (self.words.word(0) as usize, self.flags);
         let word = |i: u32| (words + i as usize * CELL_BYTES) as *const u32;
+        let mut check = CycleCheck::new(seq, &self.plan);
         let t0 = clock.now_ns();
-        let pushed = ring.push_batch(n, |i| {
+        let waits = ring.push_batch(n, |i| {
             ops::futex_wait(word(i), 0, flags, tag(seq, Kind::Wait, i))
         });
-        let mut ok = check_pushed(pushed, ledger, seq)
-            && check_submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
+        let mut ok =
+            pushed(waits, ledger, seq) && submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
         if ok {
-            let pushed = ring.push_batch(n, |i| {
+            let wakes = ring.push_batch(n, |i| {
                 ops::futex_wake(word(i), 1, flags, tag(seq, Kind::Wake, i))
             });
-            ok = check_pushed(pushed, ledger, seq);
+            ok = pushed(wakes, ledger, seq)
+                && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Wake, ledger, seq);
         }
-        let mut check = CycleCheck::new(seq, &self.plan);
-        ok = ok && check_submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Wake, ledger, seq);
         if ok {
-            let got = ring.drain(2 * n, |c| check.observe(c, ledger));
-            check.add_received(got);
-            if got < 2 * n {
-                wait_rest(ring, &mut check, ledger, got, 2 * n, seq);
-            }
+            collect(ring, &mut check, ledger, 2 * n, seq);
         }
         let t1 = clock.now_ns();
         // Every failure outside the check is a failed submission (`ok`).

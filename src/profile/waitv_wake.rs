@@ -11,12 +11,15 @@
 //! WAKE/WAITV CQE is checked. The check wakes are not timed: they prove
 //! correctness and are not part of the WAITV->WAKE path being measured.
 
-use super::{check_submitted, collect, Profile, Shape, Words, MAX_CELLS};
-use super::{WAITV_CHECK_INDEX, WAITV_WAKE_INDEX, WAITV_WIDTH};
+use super::collect::{collect, submitted};
+use super::shape::{WAITV_CHECK_INDEX, WAITV_WAKE_INDEX, WAITV_WIDTH};
+use super::words::{Words, MAX_CELLS};
+use super::{Shape, Workload};
 use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
 use crate::ops;
-use crate::ring::{Memory, Ring};
+use crate::ring::Ring;
 use crate::sys::clock::Clock;
+use crate::sys::memory::Mapping;
 use crate::sys::uapi::FutexWaitv;
 use crate::sys::SysResult;
 
@@ -29,15 +32,15 @@ pub struct WaitvWake {
     flags: u32,
     /// The struct futex_waitv arrays, WAITV_WIDTH entries per group, one
     /// per word (the kernel copies them when it prepares the request).
-    vecs: Memory,
+    vecs: Mapping,
     plan: Plan,
 }
 
 impl WaitvWake {
     /// `shape.slots` groups (1..=8) on `words`, with futex2 `flags`.
-    pub fn new(words: Words, shape: Shape, flags: u32) -> SysResult<WaitvWake> {
+    pub fn new(words: Words, shape: &Shape, flags: u32) -> SysResult<WaitvWake> {
         let groups = shape.slots.min(MAX_GROUPS as u32);
-        let vecs = Memory::new(MAX_CELLS * core::mem::size_of::<FutexWaitv>())?;
+        let vecs = Mapping::anonymous(MAX_CELLS * core::mem::size_of::<FutexWaitv>())?;
         let v = vecs.ptr() as *mut FutexWaitv;
         for i in 0..groups * WAITV_WIDTH {
             let entry = FutexWaitv {
@@ -72,7 +75,7 @@ impl WaitvWake {
     }
 }
 
-impl Profile for WaitvWake {
+impl Workload for WaitvWake {
     fn pairs_per_cycle(&self) -> u64 {
         self.groups as u64
     }
@@ -80,6 +83,7 @@ impl Profile for WaitvWake {
     #[inline(never)]
     fn cycle(
         &mut self,
+        _series: usize,
         ring: &mut Ring,
         clock: &Clock,
         ledger: &mut Ledger,
@@ -88,6 +92,7 @@ impl Profile for WaitvWake {
         let g = self.groups;
         self.words.set(g * WAITV_WIDTH, 0);
         let before = ledger.failures();
+        let mut check = CycleCheck::new(seq, &self.plan);
         let t0 = clock.now_ns();
         for i in 0..g {
             ring.push(&ops::futex_waitv(
@@ -96,15 +101,12 @@ impl Profile for WaitvWake {
                 tag(seq, Kind::Waitv, i),
             ));
         }
-        let mut ok = check_submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
+        let mut ok = submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
         for i in 0..g {
             let w = self.word(i, WAITV_WAKE_INDEX);
             ring.push(&ops::futex_wake(w, 1, self.flags, tag(seq, Kind::Wake, i)));
         }
-        let mut check = CycleCheck::new(seq, &self.plan);
-        if ok {
-            ok = check_submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
-        }
+        ok = ok && submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
         if ok {
             collect(ring, &mut check, ledger, 2 * g, seq);
         }
@@ -115,7 +117,7 @@ impl Profile for WaitvWake {
                 let w = self.word(i, WAITV_CHECK_INDEX);
                 ring.push(&ops::futex_wake(w, 1, self.flags, tag(seq, Kind::Check, i)));
             }
-            if check_submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq) {
+            if submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq) {
                 collect(ring, &mut check, ledger, g, seq);
             }
         }

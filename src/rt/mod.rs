@@ -8,7 +8,6 @@
 //! why the slices handed out are `'static`.
 
 pub mod pid1;
-pub mod thread;
 
 use crate::sys::uapi::AT_NULL;
 

@@ -4,8 +4,8 @@
 
 use core::fmt::Write;
 
-use crate::report::Out;
 use crate::sys;
+use crate::sys::out::Out;
 
 /// True when this process is the first one the kernel started.
 pub fn is_pid1() -> bool {

@@ -16,20 +16,12 @@ pub const FUTEX_PRIVATE_FLAG: usize = 128;
 /// The futex wait ran out of time (ETIMEDOUT).
 pub const ETIMEDOUT: Errno = Errno(110);
 
-/// A relative timeout of `ns` nanoseconds.
-pub const fn timespec_ns(ns: u64) -> KernelTimespec {
-    KernelTimespec {
-        tv_sec: (ns / 1_000_000_000) as i64,
-        tv_nsec: (ns % 1_000_000_000) as i64,
-    }
-}
-
 /// Sleeps while `*word == expected`, at most `timeout_ns`. Ok(()) when
 /// woken; EAGAIN when the word already differed; ETIMEDOUT; EINTR.
 /// `private` must be false for words the kernel wakes as shared (the
 /// CLONE_CHILD_CLEARTID word is woken that way).
 pub fn wait(word: &AtomicU32, expected: u32, timeout_ns: u64, private: bool) -> SysResult<()> {
-    let ts = timespec_ns(timeout_ns);
+    let ts = KernelTimespec::from_ns(timeout_ns);
     let op = FUTEX_WAIT | if private { FUTEX_PRIVATE_FLAG } else { 0 };
     // SAFETY: word is a live aligned u32; ts is a readable timespec.
     let raw = unsafe {

@@ -17,7 +17,10 @@ pub mod arch;
 pub mod clock;
 pub mod epoll;
 pub mod futex;
+pub mod memory;
+pub mod out;
 pub mod signal;
+pub mod thread;
 pub mod uapi;
 pub mod vdso;
 
@@ -27,35 +30,6 @@ use arch::{syscall1, syscall2, syscall3, syscall4, syscall5, syscall6};
 /// A kernel error number, kept as the positive value (the kernel returns -errno).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Errno(pub i32);
-
-/// The errno numbers `Errno::name` knows, and their names in the same order.
-const ERRNO_NUMBERS: [u8; 33] = [
-    1, 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 14, 16, 17, 19, 20, 21, 22, 23, 24, 25, 28, 30, 32, 34, 36,
-    38, 62, 75, 95, 110, 114, 125,
-];
-const ERRNO_NAMES: &str = "\
-    EPERM ENOENT ESRCH EINTR EIO ENXIO E2BIG EBADF EAGAIN ENOMEM EACCES EFAULT EBUSY \
-    EEXIST ENODEV ENOTDIR EISDIR EINVAL ENFILE EMFILE ENOTTY ENOSPC EROFS EPIPE \
-    ERANGE ENAMETOOLONG ENOSYS ETIME EOVERFLOW EOPNOTSUPP ETIMEDOUT EALREADY \
-    ECANCELED";
-/// Where each name starts in ERRNO_NAMES, and one past the end: one string
-/// and a byte table instead of 33 `&str`s (binary size).
-const ERRNO_STARTS: [u8; ERRNO_NUMBERS.len() + 1] = name_starts();
-
-const fn name_starts() -> [u8; ERRNO_NUMBERS.len() + 1] {
-    let b = ERRNO_NAMES.as_bytes();
-    let (mut starts, mut i, mut k) = ([0u8; ERRNO_NUMBERS.len() + 1], 0, 1);
-    while i < b.len() {
-        if b[i] == b' ' {
-            starts[k] = i as u8 + 1;
-            k += 1;
-        }
-        i += 1;
-    }
-    assert!(k == ERRNO_NUMBERS.len() && b.len() < 255);
-    starts[k] = b.len() as u8 + 1;
-    starts
-}
 
 impl Errno {
     pub const EPERM: Errno = Errno(1);
@@ -81,15 +55,43 @@ impl Errno {
     pub const ECANCELED: Errno = Errno(125);
 
     /// The symbolic name (`EPERM`), or `E?` for numbers not listed here.
-    /// Tables, not a `match`: its jump table and one `&str` per arm cost
-    /// binary size.
     pub fn name(self) -> &'static str {
-        let i = ERRNO_NUMBERS.iter().position(|&n| n as i32 == self.0);
-        let name = |i: usize| {
-            let (start, end) = (ERRNO_STARTS[i] as usize, ERRNO_STARTS[i + 1] as usize);
-            ERRNO_NAMES.get(start..end - 1)
-        };
-        i.and_then(name).unwrap_or("E?")
+        match self.0 {
+            1 => "EPERM",
+            2 => "ENOENT",
+            3 => "ESRCH",
+            4 => "EINTR",
+            5 => "EIO",
+            6 => "ENXIO",
+            7 => "E2BIG",
+            9 => "EBADF",
+            11 => "EAGAIN",
+            12 => "ENOMEM",
+            13 => "EACCES",
+            14 => "EFAULT",
+            16 => "EBUSY",
+            17 => "EEXIST",
+            19 => "ENODEV",
+            20 => "ENOTDIR",
+            21 => "EISDIR",
+            22 => "EINVAL",
+            23 => "ENFILE",
+            24 => "EMFILE",
+            25 => "ENOTTY",
+            28 => "ENOSPC",
+            30 => "EROFS",
+            32 => "EPIPE",
+            34 => "ERANGE",
+            36 => "ENAMETOOLONG",
+            38 => "ENOSYS",
+            62 => "ETIME",
+            75 => "EOVERFLOW",
+            95 => "EOPNOTSUPP",
+            110 => "ETIMEDOUT",
+            114 => "EALREADY",
+            125 => "ECANCELED",
+            _ => "E?",
+        }
     }
 
     /// Splits a raw syscall return: -4095..=-1 is an error, anything else a value.
@@ -131,8 +133,6 @@ impl Drop for Fd {
     }
 }
 
-/// Out of line, as `munmap`: never hot, and it runs in every drop glue.
-#[inline(never)]
 pub fn close(fd: i32) {
     // SAFETY: closing a descriptor number touches no user memory.
     unsafe { syscall1(nr::CLOSE, fd as usize) };
@@ -214,9 +214,6 @@ pub unsafe fn mmap(
 
 /// # Safety
 /// Nothing may use the range after this call.
-///
-/// Out of line: never hot, and every drop of a mapping runs it.
-#[inline(never)]
 pub unsafe fn munmap(addr: *mut u8, len: usize) {
     // SAFETY: the caller gives up every reference into the range.
     unsafe { syscall2(nr::MUNMAP, addr as usize, len) };
@@ -436,10 +433,7 @@ pub fn fs_type(path: &[u8]) -> SysResult<u64> {
 
 /// Sleeps `ns` nanoseconds (nanosleep, resumed after a signal).
 pub fn sleep_ns(ns: u64) {
-    let mut req = uapi::KernelTimespec {
-        tv_sec: (ns / 1_000_000_000) as i64,
-        tv_nsec: (ns % 1_000_000_000) as i64,
-    };
+    let mut req = uapi::KernelTimespec::from_ns(ns);
     loop {
         let mut rem = uapi::KernelTimespec::default();
         // SAFETY: req is readable and rem writable struct __kernel_timespec.
@@ -481,44 +475,6 @@ mod tests {
         assert_eq!(Errno::ENOSYS.name(), "ENOSYS");
         assert_eq!(Errno(9999).name(), "E?");
         assert_eq!(Errno(0).name(), "E?");
-        // Every name the table knows, at its number (the table is positional).
-        for (n, name) in [
-            (1, "EPERM"),
-            (2, "ENOENT"),
-            (3, "ESRCH"),
-            (4, "EINTR"),
-            (5, "EIO"),
-            (6, "ENXIO"),
-            (7, "E2BIG"),
-            (9, "EBADF"),
-            (11, "EAGAIN"),
-            (12, "ENOMEM"),
-            (13, "EACCES"),
-            (14, "EFAULT"),
-            (16, "EBUSY"),
-            (17, "EEXIST"),
-            (19, "ENODEV"),
-            (20, "ENOTDIR"),
-            (21, "EISDIR"),
-            (22, "EINVAL"),
-            (23, "ENFILE"),
-            (24, "EMFILE"),
-            (25, "ENOTTY"),
-            (28, "ENOSPC"),
-            (30, "EROFS"),
-            (32, "EPIPE"),
-            (34, "ERANGE"),
-            (36, "ENAMETOOLONG"),
-            (38, "ENOSYS"),
-            (62, "ETIME"),
-            (75, "EOVERFLOW"),
-            (95, "EOPNOTSUPP"),
-            (110, "ETIMEDOUT"),
-            (114, "EALREADY"),
-            (125, "ECANCELED"),
-        ] {
-            assert_eq!(Errno(n).name(), name);
-        }
         assert_eq!(Errno(125).name(), "ECANCELED");
         assert_eq!(Errno(36).name(), "ENAMETOOLONG");
         assert_eq!(Errno::EPIPE.to_string(), "EPIPE (32)");

@@ -10,10 +10,10 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use crate::sys::arch::{self, nr};
-use crate::sys::futex::{self, ETIMEDOUT};
-use crate::sys::uapi::{MAP_ANONYMOUS, MAP_PRIVATE, PROT_READ, PROT_WRITE};
-use crate::sys::{self, Errno, SysResult};
+use super::arch::{self, nr};
+use super::futex::{self, ETIMEDOUT};
+use super::uapi::{MAP_ANONYMOUS, MAP_PRIVATE, PROT_READ, PROT_WRITE};
+use super::{self as sys, Errno, SysResult};
 
 const CLONE_VM: usize = 0x100;
 const CLONE_FS: usize = 0x200;

@@ -179,6 +179,16 @@ pub struct KernelTimespec {
 }
 check_struct!(KernelTimespec, size 16, align 8, tv_sec @ 0, tv_nsec @ 8);
 
+impl KernelTimespec {
+    /// `ns` nanoseconds (a relative timeout).
+    pub const fn from_ns(ns: u64) -> KernelTimespec {
+        KernelTimespec {
+            tv_sec: (ns / 1_000_000_000) as i64,
+            tv_nsec: (ns % 1_000_000_000) as i64,
+        }
+    }
+}
+
 /// struct io_uring_getevents_arg: EXT_ARG payload (timeout for the wait).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]

@@ -22,9 +22,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::cpu;
 use crate::ring::Ring;
-use crate::rt::thread::{exit_thread, Thread};
 use crate::sys::epoll::{self, EpollEvent, EPOLLIN};
 use crate::sys::futex;
+use crate::sys::thread::{exit_thread, Thread};
 use crate::sys::uapi::IoUringCqe;
 use crate::sys::{Errno, SysResult};
 
@@ -157,7 +157,8 @@ pub const FAIL_PIN: u32 = 0x1_0000;
 /// moves). The first block is written before clone and only read after.
 #[repr(C)]
 pub struct Shared {
-    pub ring: *mut Ring,
+    /// The target ring; the waiter reaps its CQ (handoff.rs keeps it).
+    pub ring: *const Ring,
     pub epfd: i32,
     pub token: u64,
     pub burst: u32,
@@ -219,25 +220,25 @@ impl Watched for EpollRing<'_> {
         )
     }
     fn ready(&self) -> u32 {
-        // SAFETY: while the waiter runs, the producer leaves this ring to it.
+        // SAFETY: the ring outlives the thread (handoff.rs); while the waiter
+        // runs it alone reaps this CQ.
         unsafe { (*self.sh.ring).cq_ready() }
     }
     fn take(&mut self, out: &mut [IoUringCqe]) -> u32 {
         let mut k = 0;
         // SAFETY: as in ready(); drain hands over at most out.len() CQEs.
-        unsafe {
-            (*self.sh.ring).drain(out.len() as u32, |c| {
-                out[k] = *c;
-                k += 1;
-            })
-        }
+        let ring = unsafe { &*self.sh.ring };
+        ring.drain(out.len() as u32, |c| {
+            out[k] = *c;
+            k += 1;
+        })
     }
     fn stopping(&self) -> bool {
         self.sh.stop.load(Ordering::Acquire) != 0
     }
 }
 
-/// The waiter thread's body (see the module docs and rt::thread's rules:
+/// The waiter thread's body (see the module docs and sys::thread's rules:
 /// no TLS, no panics, raw syscalls only).
 extern "C" fn waiter_main(arg: usize) -> ! {
     // SAFETY: arg is the Shared the producer keeps alive until join.
@@ -290,7 +291,7 @@ extern "C" fn waiter_main(arg: usize) -> ! {
 /// `sh` lives at a fixed address until join; `sh.ring` is not used by
 /// anyone else (beyond its fd) while the thread runs.
 pub unsafe fn start(sh: &Shared, timeout_ns: u64) -> Result<Thread, Errno> {
-    // SAFETY: waiter_main follows rt::thread's rules; sh outlives it (contract).
+    // SAFETY: waiter_main follows sys::thread's rules; sh outlives it (contract).
     let t = unsafe { Thread::spawn(waiter_main, sh as *const Shared as usize)? };
     for _ in 0..16 {
         if sh.state.load(Ordering::Acquire) != STARTING

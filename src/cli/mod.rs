@@ -1,0 +1,350 @@
+//! Command line -> typed `Command`, through the one table of options
+//! (options.rs) that also writes `--help`. Every error names the argument
+//! it is about; nothing here can panic on any input.
+
+mod options;
+
+use core::fmt;
+
+pub use options::help;
+use options::{For, Value, COMPARE, DESCRIBE, OPTIONS, RUN, SELFTEST};
+
+use crate::compare::{self, MAX_LABEL, MAX_POINTS};
+use crate::config::{Mode, RunConfig, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES, WAITV_GROUPS};
+use crate::profile::ProfileId;
+use crate::report::Bytes;
+
+/// What the command line asks for (parsed once: its size does not matter).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum Command<'a> {
+    Run(ProfileId, RunConfig<'a>),
+    /// `describe`: the JSON contract of the run these options would make.
+    Describe(ProfileId, RunConfig<'a>),
+    /// `selftest`: every profile's smoke; only --cpu and --timeout apply.
+    Selftest(RunConfig<'a>),
+    Compare(compare::Args<'a>),
+    Help,
+    Version,
+}
+
+/// A usage error: the argument as typed and what is wrong with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UsageError<'a> {
+    /// `compare` for compare's errors (they say so first).
+    pub command: Option<&'static str>,
+    /// The argument as typed (`--rounds=0`, or `--rounds` when the value
+    /// came as the next argument); empty for the command line as a whole.
+    pub arg: &'a [u8],
+    /// The separate value (`0` of `--rounds 0`), if that is what is wrong.
+    pub value: Option<&'a [u8]>,
+    pub why: Why,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    UnknownOption,
+    UnknownCommand,
+    MissingValue,
+    NotANumber,
+    OutOfRange(u64, u64),
+    Duplicate,
+    UnknownProfile,
+    UnexpectedValue,
+    /// --smoke with --trace.
+    Conflict,
+    /// The option does not apply to this profile (formal name).
+    NotForProfile(&'static str),
+    /// The option does not apply to this command.
+    NotForCommand(&'static str),
+    UnknownRingFlags,
+    /// compare's --gate.
+    Gate,
+    /// compare's --mode.
+    PollwakeMode,
+    /// compare's FILE arguments.
+    Files(&'static str),
+}
+
+impl fmt::Display for UsageError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(c) = self.command {
+            write!(f, "{c}: ")?;
+        }
+        if !self.arg.is_empty() {
+            write!(f, "{}", Bytes(self.arg))?;
+            if let Some(v) = self.value {
+                write!(f, " {}", Bytes(v))?;
+            }
+            f.write_str(": ")?;
+        }
+        let text = match self.why {
+            Why::OutOfRange(lo, hi) => return write!(f, "out of range ({lo}..={hi})"),
+            Why::NotForProfile(p) => return write!(f, "does not apply to profile {p}"),
+            Why::NotForCommand(c) => return write!(f, "does not apply to {c}"),
+            Why::UnknownOption => "unknown option (see --help)",
+            Why::UnknownCommand => "unknown command (see --help)",
+            Why::MissingValue => "needs a value",
+            Why::NotANumber => "not a decimal number",
+            Why::Duplicate => "given more than once",
+            Why::UnknownProfile => "unknown profile (see --help)",
+            Why::UnexpectedValue => "takes no value",
+            Why::Conflict => "--smoke and --trace exclude each other",
+            Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
+            Why::Gate => "needs a percentage in (0, 100]",
+            Why::PollwakeMode => "needs a pollwake mode: none, idle, waiter or none_aa",
+            Why::Files(why) => why,
+        };
+        f.write_str(text)
+    }
+}
+
+/// What the options set while the arguments are read.
+pub struct Parsed<'a> {
+    profile: ProfileId,
+    cfg: RunConfig<'a>,
+    /// `--smoke` or `--trace`.
+    shape: Option<Mode>,
+    compare: compare::Args<'a>,
+    /// After compare's `--`: every argument is a FILE.
+    files_only: bool,
+}
+
+/// How an option of the table was typed: the argument, and its separate
+/// value (None: the option was not given).
+type Typed<'a> = Option<(&'a [u8], Option<&'a [u8]>)>;
+
+/// The command words and their bits.
+const COMMANDS: [(&str, u8); 4] = [
+    ("run", RUN),
+    ("describe", DESCRIBE),
+    ("selftest", SELFTEST),
+    ("compare", COMPARE),
+];
+
+fn command_name(bit: u8) -> &'static str {
+    COMMANDS.iter().find(|c| c.1 == bit).map_or("run", |c| c.0)
+}
+
+/// Parses a decimal u32 in lo..=hi.
+fn number(s: &[u8], lo: u32, hi: u32) -> Result<u32, Why> {
+    if s.is_empty() || s.len() > 20 || !s.iter().all(u8::is_ascii_digit) {
+        return Err(Why::NotANumber);
+    }
+    let v = s.iter().fold(0u64, |v, &d| {
+        v.saturating_mul(10).saturating_add((d - b'0') as u64)
+    });
+    if v < lo as u64 || v > hi as u64 {
+        return Err(Why::OutOfRange(lo as u64, hi as u64));
+    }
+    Ok(v as u32)
+}
+
+/// Parses argv[1..].
+pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
+    let mut args = args.into_iter().peekable();
+    let mut command = RUN;
+    if let Some(&word) = args.peek().filter(|w| !w.starts_with(b"-")) {
+        args.next();
+        command = match COMMANDS.iter().find(|c| c.0.as_bytes() == word) {
+            Some(c) => c.1,
+            None => return Err(error(RUN, word, None, Why::UnknownCommand)),
+        };
+    }
+    let mut p = Parsed {
+        profile: ProfileId::WaitWake,
+        cfg: RunConfig::default(),
+        shape: None,
+        compare: compare::Args::default(),
+        files_only: false,
+    };
+    let mut typed: [Typed; OPTIONS.len()] = [None; OPTIONS.len()];
+    while let Some(arg) = args.next() {
+        let is_option = arg.len() > 1 && arg[0] == b'-';
+        if command == COMPARE && (p.files_only || !is_option) {
+            file(&mut p.compare, arg).map_err(|why| error(command, arg, None, why))?;
+            continue;
+        }
+        let err = |why| error(command, arg, None, why);
+        let (name, inline) = match arg.iter().position(|&b| b == b'=') {
+            Some(i) if arg.starts_with(b"--") => (&arg[..i], Some(&arg[i + 1..])),
+            _ => (arg, None),
+        };
+        if matches!(name, b"--help" | b"-h" | b"--version") {
+            if inline.is_some() {
+                return Err(err(Why::UnexpectedValue));
+            }
+            return Ok(if name == b"--version" {
+                Command::Version
+            } else {
+                Command::Help
+            });
+        }
+        let named = |o: &&options::Opt| o.name.as_bytes() == name;
+        let Some(idx) = OPTIONS
+            .iter()
+            .position(|o| named(&o) && o.commands & command != 0)
+        else {
+            return Err(err(if OPTIONS.iter().any(|o| named(&o)) {
+                Why::NotForCommand(command_name(command))
+            } else if arg.starts_with(b"-") {
+                Why::UnknownOption
+            } else {
+                Why::UnknownCommand
+            }));
+        };
+        if typed[idx].is_some() {
+            return Err(err(Why::Duplicate));
+        }
+        let value = match (OPTIONS[idx].value, inline) {
+            (Value::Flag(_), Some(_)) => return Err(err(Why::UnexpectedValue)),
+            (Value::Flag(_), None) => None,
+            (_, Some(v)) => Some(v),
+            (_, None) => Some(args.next().ok_or(err(Why::MissingValue))?),
+        };
+        let separate = if inline.is_none() { value } else { None };
+        typed[idx] = Some((arg, separate));
+        let verr = |why| error(command, arg, separate, why);
+        match OPTIONS[idx].value {
+            Value::Flag(set) => set(&mut p).map_err(err)?,
+            Value::Number { lo, hi, set, .. } => {
+                set(&mut p, number(value.unwrap_or(b""), lo, hi).map_err(verr)?)
+            }
+            Value::Text { set, .. } => set(&mut p, value.unwrap_or(b"")).map_err(verr)?,
+        }
+    }
+    if command == COMPARE {
+        return compare_args(p.compare).map(Command::Compare);
+    }
+    run_config(command, p, &typed)
+}
+
+fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> UsageError<'a> {
+    UsageError {
+        command: (command == COMPARE).then_some("compare"),
+        arg,
+        value,
+        why,
+    }
+}
+
+/// The run a `run`, `describe` or `selftest` command line describes:
+/// --smoke/--trace set the shape unless rounds, cycles or warm-ups are
+/// given; v0 counts its slots in groups; an option must apply to the
+/// profile.
+fn run_config<'a>(
+    command: u8,
+    mut p: Parsed<'a>,
+    typed: &[Typed<'a>; OPTIONS.len()],
+) -> Result<Command<'a>, UsageError<'a>> {
+    let given = |name: &str| {
+        let i = OPTIONS
+            .iter()
+            .position(|o| o.name == name && o.commands & RUN != 0);
+        i.and_then(|i| typed[i])
+    };
+    let cfg = &mut p.cfg;
+    if let Some(mode) = p.shape {
+        cfg.mode = mode;
+        let cycles = if mode == Mode::Smoke {
+            SMOKE_CYCLES
+        } else {
+            TRACE_CYCLES
+        };
+        for (name, v, default) in [
+            ("--rounds", &mut cfg.rounds, SMOKE_ROUNDS),
+            ("--cycles", &mut cfg.cycles, cycles),
+            ("--warmups", &mut cfg.warmups, 0),
+        ] {
+            if given(name).is_none() {
+                *v = default;
+            }
+        }
+    }
+    let id = p.profile;
+    match given("--slots") {
+        None => cfg.slots = id.default_slots(),
+        Some((arg, value)) if id == ProfileId::WaitvWake && cfg.slots > WAITV_GROUPS => {
+            let why = Why::OutOfRange(1, WAITV_GROUPS as u64);
+            return Err(error(command, arg, value, why));
+        }
+        Some(_) => {}
+    }
+    let fits = |f: For| match f {
+        For::Any => true,
+        For::Futex => id != ProfileId::Pollwake,
+        For::Pollwake => id == ProfileId::Pollwake,
+    };
+    let not_for_profile = Why::NotForProfile(id.formal_name());
+    for (o, t) in OPTIONS.iter().zip(typed) {
+        if let (false, Some((arg, _))) = (fits(o.profiles), t) {
+            return Err(error(command, arg, None, not_for_profile));
+        }
+    }
+    if let (ProfileId::Pollwake, DESCRIBE, Some((arg, _))) = (id, command, given("--profile")) {
+        return Err(error(command, arg, None, Why::NotForCommand("describe")));
+    }
+    if cfg.shared && !id.has_futex_scope() {
+        return Err(error(command, b"--shared", None, not_for_profile));
+    }
+    Ok(match command {
+        DESCRIBE => Command::Describe(id, p.cfg),
+        SELFTEST => Command::Selftest(p.cfg),
+        _ => Command::Run(id, p.cfg),
+    })
+}
+
+fn label_ok(l: &[u8]) -> bool {
+    !l.is_empty()
+        && l.len() <= MAX_LABEL
+        && l.iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"_.+-".contains(&b))
+}
+
+/// One `[LABEL=]FILE` of compare: LABEL=FILE when what precedes the first
+/// '=' has no '/'; every file labelled or none.
+fn file<'a>(a: &mut compare::Args<'a>, arg: &'a [u8]) -> Result<(), Why> {
+    if a.n == MAX_POINTS {
+        return Err(Why::Files("more than 16 files"));
+    }
+    let (label, file) = match arg.iter().position(|&b| b == b'=') {
+        Some(i) if !arg[..i].contains(&b'/') => (Some(&arg[..i]), &arg[i + 1..]),
+        _ => (None, arg),
+    };
+    if label.is_some_and(|l| !label_ok(l)) {
+        return Err(Why::Files(
+            "a label is 1-12 of A-Z a-z 0-9 _ . + - (write ./FILE for a path)",
+        ));
+    }
+    if file.is_empty() {
+        return Err(Why::Files("no file name"));
+    }
+    if a.n > 0 && a.labels[0].is_some() != label.is_some() {
+        return Err(Why::Files("label every file or none"));
+    }
+    a.labels[a.n] = label;
+    a.files[a.n] = Some(file);
+    a.n += 1;
+    Ok(())
+}
+
+/// compare's arguments, checked whole: at least one file; plain files are
+/// the sandwich's `A B A` (or `A B`, `A`).
+fn compare_args(mut a: compare::Args<'_>) -> Result<compare::Args<'_>, UsageError<'_>> {
+    let whole = |why| error(COMPARE, b"", None, Why::Files(why));
+    if a.n == 0 {
+        return Err(whole("needs at least one result file (see --help)"));
+    }
+    if a.labels[0].is_none() {
+        if a.n > 3 {
+            let why = Why::Files("4 or more plain files: label them (LABEL=FILE)");
+            return Err(error(COMPARE, a.file(3), None, why));
+        }
+        let plain: [Option<&[u8]>; 3] = [Some(b"A"), Some(b"B"), Some(b"A")];
+        a.labels[..a.n].copy_from_slice(&plain[..a.n]);
+    }
+    Ok(a)
+}
+
+#[cfg(test)]
+mod tests;

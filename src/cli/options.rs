@@ -1,0 +1,476 @@
+//! The options table: one row per option (perf bench's `OPT_UINTEGER`
+//! shape: name, value and range, where it applies, what it sets, help).
+//! It drives the parser, every range check and `--help` alike.
+
+use core::fmt::Write;
+
+use super::{Parsed, Why};
+use crate::compare;
+use crate::config::*;
+use crate::exit;
+use crate::profile::ProfileId;
+
+/// The commands, as bits of `Opt::commands`.
+pub const RUN: u8 = 1;
+pub const DESCRIBE: u8 = 2;
+pub const SELFTEST: u8 = 4;
+pub const COMPARE: u8 = 8;
+
+/// The profiles an option applies to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum For {
+    Any,
+    /// Every profile but pollwake.
+    Futex,
+    Pollwake,
+}
+
+/// What follows an option, and what it sets.
+#[derive(Clone, Copy)]
+pub enum Value {
+    Flag(fn(&mut Parsed) -> Result<(), Why>),
+    /// A decimal number in `lo..=hi`, named `meta` in the help.
+    Number {
+        meta: &'static str,
+        lo: u32,
+        hi: u32,
+        set: fn(&mut Parsed, u32),
+    },
+    /// A word, named `meta` in the help.
+    Text {
+        meta: &'static str,
+        set: for<'a> fn(&mut Parsed<'a>, &'a [u8]) -> Result<(), Why>,
+    },
+}
+
+/// The default `--help` shows.
+#[derive(Clone, Copy)]
+pub enum Default {
+    None,
+    /// A number, and what follows it.
+    Num(u32, &'static str),
+    Word(&'static str),
+}
+
+pub struct Opt {
+    pub name: &'static str,
+    pub value: Value,
+    pub commands: u8,
+    pub profiles: For,
+    /// One line; `{}` stands for the range of a number.
+    pub help: &'static str,
+    pub default: Default,
+}
+
+const fn opt(
+    name: &'static str,
+    value: Value,
+    commands: u8,
+    profiles: For,
+    help: &'static str,
+    default: Default,
+) -> Opt {
+    Opt {
+        name,
+        value,
+        commands,
+        profiles,
+        help,
+        default,
+    }
+}
+
+/// `--smoke` or `--trace`: one of them at most.
+fn shape(p: &mut Parsed, mode: Mode) -> Result<(), Why> {
+    if p.shape.is_some() {
+        return Err(Why::Conflict);
+    }
+    p.shape = Some(mode);
+    Ok(())
+}
+
+const RUNS: u8 = RUN | DESCRIBE;
+const ALL: u8 = RUN | DESCRIBE | SELFTEST;
+
+/// Every option, in `--help` order. `--help`/`-h` and `--version` are the
+/// parser's own (they end it wherever they stand).
+pub const OPTIONS: [Opt; 19] = [
+    opt(
+        "--profile",
+        Value::Text {
+            meta: "P",
+            set: |p, v| {
+                p.profile = ProfileId::parse(v).ok_or(Why::UnknownProfile)?;
+                Ok(())
+            },
+        },
+        RUNS,
+        For::Any,
+        "workload, see above",
+        Default::Word("s0"),
+    ),
+    opt(
+        "--smoke",
+        Value::Flag(|p| shape(p, Mode::Smoke)),
+        RUNS,
+        For::Any,
+        "2 cycles, 1 round, no warm-up (explicit options still win)",
+        Default::None,
+    ),
+    opt(
+        "--trace",
+        Value::Flag(|p| shape(p, Mode::Trace)),
+        RUNS,
+        For::Futex,
+        "16 cycles, 1 round, no warm-up: a window with ftrace markers",
+        Default::None,
+    ),
+    opt(
+        "--cpu",
+        Value::Number {
+            meta: "N",
+            lo: 0,
+            hi: MAX_CPU,
+            set: |p, v| p.cfg.cpu = Some(v),
+        },
+        ALL,
+        For::Any,
+        "CPU to pin to",
+        Default::Num(DEFAULT_CPU, ", else the highest allowed"),
+    ),
+    opt(
+        "--rounds",
+        Value::Number {
+            meta: "N",
+            lo: 1,
+            hi: MAX_ROUNDS,
+            set: |p, v| p.cfg.rounds = v,
+        },
+        RUNS,
+        For::Any,
+        "measured rounds, {}",
+        Default::Num(DEFAULT_ROUNDS, ""),
+    ),
+    opt(
+        "--cycles",
+        Value::Number {
+            meta: "N",
+            lo: 1,
+            hi: MAX_CYCLES,
+            set: |p, v| p.cfg.cycles = v,
+        },
+        RUNS,
+        For::Any,
+        "cycles per round, {}",
+        Default::Num(DEFAULT_CYCLES, ""),
+    ),
+    opt(
+        "--warmups",
+        Value::Number {
+            meta: "N",
+            lo: 0,
+            hi: MAX_WARMUPS,
+            set: |p, v| p.cfg.warmups = v,
+        },
+        RUNS,
+        For::Any,
+        "untimed warm-up rounds, {}",
+        Default::Num(DEFAULT_WARMUPS, ""),
+    ),
+    opt(
+        "--slots",
+        Value::Number {
+            meta: "N",
+            lo: 1,
+            hi: MAX_SLOTS,
+            set: |p, v| p.cfg.slots = v,
+        },
+        RUNS,
+        For::Futex,
+        "requests a cycle, {}; v0: groups, 1..=8",
+        Default::Num(DEFAULT_SLOTS, "; v0 8"),
+    ),
+    opt(
+        "--shared",
+        Value::Flag(|p| {
+            p.cfg.shared = true;
+            Ok(())
+        }),
+        RUNS,
+        For::Futex,
+        "futex words without FUTEX2_PRIVATE (s0 c0 v0 z0 e0)",
+        Default::None,
+    ),
+    opt(
+        "--timeout",
+        Value::Number {
+            meta: "SECS",
+            lo: 1,
+            hi: MAX_TIMEOUT_S,
+            set: |p, v| p.cfg.timeout_s = v,
+        },
+        ALL,
+        For::Any,
+        "bound on every io_uring wait in seconds, {}",
+        Default::Num(DEFAULT_TIMEOUT_S, ""),
+    ),
+    opt(
+        "--tsv",
+        Value::Text {
+            meta: "FILE",
+            set: |p, v| {
+                p.cfg.tsv = Some(v).filter(|v| !v.is_empty());
+                p.cfg.tsv.map(|_| ()).ok_or(Why::MissingValue)
+            },
+        },
+        RUN,
+        For::Futex,
+        "also the formal TSV rows, to FILE (never overwritten)",
+        Default::None,
+    ),
+    opt(
+        "--burst",
+        Value::Number {
+            meta: "N",
+            lo: 1,
+            hi: MAX_BURST,
+            set: |p, v| p.cfg.burst = v,
+        },
+        RUNS,
+        For::Pollwake,
+        "MSG_RING messages per burst, {}",
+        Default::Num(DEFAULT_BURST, ""),
+    ),
+    opt(
+        "--waiter-cpu",
+        Value::Number {
+            meta: "N",
+            lo: 0,
+            hi: MAX_CPU,
+            set: |p, v| p.cfg.waiter_cpu = Some(v),
+        },
+        RUNS,
+        For::Pollwake,
+        "CPU of the waiter thread",
+        Default::Word("--cpu's"),
+    ),
+    opt(
+        "--ring-flags",
+        Value::Text {
+            meta: "F",
+            set: |p, v| {
+                p.cfg.ring_flags = RingFlags::parse(v).ok_or(Why::UnknownRingFlags)?;
+                Ok(())
+            },
+        },
+        RUNS,
+        For::Pollwake,
+        "none | single-issuer | defer-taskrun",
+        Default::Word("none"),
+    ),
+    opt(
+        "--gate",
+        Value::Text {
+            meta: "PCT",
+            set: |p, v| {
+                p.compare.gate = compare::decimal(v)
+                    .filter(|&g| g > 0.0 && g <= 100.0)
+                    .ok_or(Why::Gate)?;
+                Ok(())
+            },
+        },
+        COMPARE,
+        For::Any,
+        "the preregistered gate, 0 < PCT <= 100",
+        Default::Num(5, ""),
+    ),
+    opt(
+        "--drop-first",
+        Value::Flag(|p| {
+            p.compare.drop_first = true;
+            Ok(())
+        }),
+        COMPARE,
+        For::Any,
+        "figures without each point's first round",
+        Default::Word("all rounds"),
+    ),
+    opt(
+        "--tsv",
+        Value::Flag(|p| {
+            p.compare.tsv = true;
+            Ok(())
+        }),
+        COMPARE,
+        For::Any,
+        "the result summary as TSV instead of text",
+        Default::None,
+    ),
+    opt(
+        "--mode",
+        Value::Text {
+            meta: "M",
+            set: |p, v| {
+                let m = compare::MODES
+                    .iter()
+                    .find(|m| m.0.as_bytes() == v)
+                    .ok_or(Why::PollwakeMode)?;
+                p.compare.mode = Some(m.1);
+                Ok(())
+            },
+        },
+        COMPARE,
+        For::Any,
+        "pollwake results: the mode compared, none|idle|waiter|none_aa",
+        Default::None,
+    ),
+    opt(
+        "--",
+        Value::Flag(|p| {
+            p.files_only = true;
+            Ok(())
+        }),
+        COMPARE,
+        For::Any,
+        "every argument after it is a FILE",
+        Default::None,
+    ),
+];
+
+/// What `--help` says above and between the option lists.
+const USAGE: &str = "\
+usage: uring-repro [run] [options]       measure (the default command)
+       uring-repro describe [options]  the contract they run, as JSON
+       uring-repro selftest [--cpu N] [--timeout SECS]
+                                       every workload's smoke (TAP 13)
+       uring-repro compare [--gate PCT] [--tsv] [--drop-first] [--mode M]
+                           [LABEL=]FILE...
+                                       saved runs: the A B A sandwich, series
+       uring-repro --help | --version
+
+Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
+report on Linux commit 079afb081c42 and validates every completion.
+";
+
+const COMPARE_TEXT: &str = "FILEs are saved runs, one per boot (stdout or --tsv \
+    of uring-repro, the C standalone's stdout, the formal C reproducer's TSV, at most 16). \
+    Three plain FILEs are the A B A sandwich; LABEL=FILE points with one label form a \
+    group, each label compared with the first one (docs/compare.md):";
+
+/// Where help text wraps.
+const WIDTH: usize = 80;
+/// Where an item's text starts, and its default (from there).
+const INDENT: usize = 18;
+const DEFAULT_AT: usize = 42;
+
+/// `text` from column `col` on, wrapped at WIDTH, continued at `indent`.
+fn wrap(w: &mut dyn Write, text: &str, mut col: usize, indent: usize) {
+    let mut first = true;
+    for word in text.split(' ') {
+        if !first && col + 1 + word.len() > WIDTH {
+            let _ = write!(w, "\n{:indent$}", "");
+            col = indent;
+        } else if !first {
+            let _ = w.write_str(" ");
+            col += 1;
+        }
+        let _ = w.write_str(word);
+        col += word.len();
+        first = false;
+    }
+    let _ = w.write_str("\n");
+}
+
+/// `  LEFT  text`, the text starting at `indent` (on the next line when
+/// LEFT is wider) and wrapped at WIDTH.
+fn item(w: &mut dyn Write, left: &str, text: &str, indent: usize) {
+    let _ = write!(w, "  {left}");
+    if 2 + left.len() >= indent {
+        let _ = write!(w, "\n{:indent$}", "");
+    } else {
+        let _ = write!(w, "{:1$}", "", indent - 2 - left.len());
+    }
+    wrap(w, text, indent, indent);
+}
+
+/// An option's line: its name and value, its help (the range filled in),
+/// and its default in a column of its own.
+fn option(w: &mut dyn Write, o: &Opt) {
+    let mut left = crate::report::Text::<32>::new();
+    let mut text = crate::report::Text::<160>::new();
+    let _ = match o.value {
+        Value::Flag(_) => write!(left, "{}", o.name),
+        Value::Number { meta, .. } | Value::Text { meta, .. } => write!(left, "{} {meta}", o.name),
+    };
+    let (before, after) = o.help.split_once("{}").unwrap_or((o.help, ""));
+    let _ = text.write_str(before);
+    if let (Value::Number { lo, hi, .. }, true) = (o.value, o.help.contains("{}")) {
+        let _ = write!(text, "{lo}..={hi}");
+    }
+    let _ = text.write_str(after);
+    let mut default = crate::report::Text::<48>::new();
+    let _ = match o.default {
+        Default::None => Ok(()),
+        Default::Num(n, more) => write!(default, "(default {n}{more})"),
+        Default::Word(s) => write!(default, "(default {s})"),
+    };
+    // The default in its column where it fits, else after the help, else
+    // on a line of its own.
+    let (len, dlen) = (text.as_bytes().len(), default.as_bytes().len());
+    if dlen == 0 {
+        item(w, left.as_str(), text.as_str(), INDENT);
+    } else if INDENT + len.max(DEFAULT_AT) + dlen <= WIDTH {
+        let _ = write!(
+            text,
+            "{:1$}{default}",
+            "",
+            DEFAULT_AT.saturating_sub(len).max(1)
+        );
+        item(w, left.as_str(), text.as_str(), INDENT);
+    } else if INDENT + len + 1 + dlen <= WIDTH {
+        let _ = write!(text, " {default}");
+        item(w, left.as_str(), text.as_str(), INDENT);
+    } else {
+        item(w, left.as_str(), text.as_str(), INDENT);
+        let _ = writeln!(w, "{:1$}{default}", "", WIDTH - dlen);
+    }
+}
+
+/// The options of `commands` for `profiles`, in table order.
+fn options(w: &mut dyn Write, commands: u8, profiles: &[For]) {
+    for o in OPTIONS.iter().filter(|o| o.commands & commands != 0) {
+        if profiles.contains(&o.profiles) && o.name != "--" {
+            option(w, o);
+        }
+    }
+}
+
+/// `--help`: every command, profile, option with its range and default,
+/// and every exit code.
+pub fn help(w: &mut dyn Write) {
+    let _ = writeln!(w, "{USAGE}\nprofiles (--profile, short or long name):");
+    for id in ProfileId::ALL {
+        let n = id.names();
+        let mut left = crate::report::Text::<32>::new();
+        let _ = write!(left, "{} {}", n.short, n.long);
+        item(w, left.as_str(), n.help, INDENT);
+    }
+    let _ = writeln!(w, "\noptions (defaults are the report's contract):");
+    options(w, RUN | DESCRIBE, &[For::Any, For::Futex]);
+    item(w, "--help", "this text", INDENT);
+    item(w, "--version", "the version", INDENT);
+    let _ = writeln!(w, "\npollwake only:");
+    options(w, RUN, &[For::Pollwake]);
+    let _ = w.write_str("\ncompare: ");
+    wrap(w, COMPARE_TEXT, 9, 0);
+    options(w, COMPARE, &[For::Any]);
+    let _ = writeln!(
+        w,
+        "\nOptions take their value as `--opt N` or `--opt=N`.\n\nexit codes:"
+    );
+    for (code, meaning) in exit::MEANINGS {
+        let mut left = crate::report::Text::<8>::new();
+        let _ = write!(left, "{code}");
+        item(w, left.as_str(), meaning, 8);
+    }
+}

@@ -1,0 +1,483 @@
+//! Every path of the parser, every error's argument and reason.
+
+use super::*;
+use crate::config::{RingFlags, MAX_CYCLES};
+
+fn p(args: &[&'static str]) -> Result<Command<'static>, UsageError<'static>> {
+    parse(args.iter().map(|s| s.as_bytes()))
+}
+
+fn run(args: &[&'static str]) -> (ProfileId, RunConfig<'static>) {
+    match p(args) {
+        Ok(Command::Run(id, c)) => (id, c),
+        other => panic!("{args:?}: {other:?}"),
+    }
+}
+
+fn cfg(args: &[&'static str]) -> RunConfig<'static> {
+    run(args).1
+}
+
+fn profile(args: &[&'static str]) -> ProfileId {
+    run(args).0
+}
+
+/// The argument as the error names it (`--rounds 0`), and why.
+fn why(args: &[&'static str]) -> (String, Why) {
+    let e = p(args).unwrap_err();
+    let mut arg = String::from_utf8_lossy(e.arg).into_owned();
+    if let Some(v) = e.value {
+        arg = format!("{arg} {}", String::from_utf8_lossy(v));
+    }
+    (arg, e.why)
+}
+
+fn help_text() -> String {
+    let mut s = String::new();
+    help(&mut s);
+    s
+}
+
+#[test]
+fn defaults_are_the_contract() {
+    let c = cfg(&[]);
+    assert_eq!(c, RunConfig::default());
+    assert_eq!(
+        (c.rounds, c.cycles, c.warmups, c.slots, c.timeout_s),
+        (15, 512, 3, 32, 2)
+    );
+    assert_eq!(c.cpu, None);
+    assert_eq!(cfg(&["run"]), c);
+}
+
+#[test]
+fn compare_has_its_own_rows_of_the_table() {
+    let help = help_text();
+    assert!(help.contains("compare [--gate PCT]"));
+    assert!(help.contains("--mode M") && help.contains("(default 5)"));
+    let e = p(&["compare", "--bogus", "a"]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "compare: --bogus: unknown option (see --help)"
+    );
+    let e = p(&["compare", "--rounds", "3", "a"]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "compare: --rounds: does not apply to compare"
+    );
+    assert_eq!(
+        why(&["--gate", "5"]),
+        ("--gate".into(), Why::NotForCommand("run"))
+    );
+    assert_eq!(p(&["compare", "a", "--help"]), Ok(Command::Help));
+}
+
+#[test]
+fn smoke_shape_and_overrides() {
+    let c = cfg(&["--smoke"]);
+    assert_eq!(
+        (c.rounds, c.cycles, c.warmups, c.mode),
+        (1, 2, 0, Mode::Smoke)
+    );
+    let c = cfg(&["--cycles", "5", "--smoke"]);
+    assert_eq!((c.rounds, c.cycles, c.warmups), (1, 5, 0));
+    let c = cfg(&["--trace", "--profile", "l0"]);
+    assert_eq!(
+        (c.rounds, c.cycles, c.warmups, c.mode),
+        (1, 16, 0, Mode::Trace)
+    );
+    assert_eq!(cfg(&["--trace", "--rounds=2"]).rounds, 2);
+    assert_eq!(cfg(&[]).mode, Mode::Point);
+}
+
+#[test]
+fn every_profile_by_every_name() {
+    for id in ProfileId::ALL {
+        let n = id.names();
+        for name in [n.short, n.long, n.formal] {
+            let c = parse([b"--profile".as_slice(), name.as_bytes()]);
+            assert!(matches!(c, Ok(Command::Run(got, _)) if got == id), "{name}");
+        }
+        assert_eq!(id.formal_name(), n.formal);
+    }
+    assert_eq!(profile(&["--profile=c0"]), ProfileId::WaitCancel);
+    assert_eq!(profile(&["--profile", "nop"]), ProfileId::Nop);
+}
+
+#[test]
+fn waitv_slots_are_groups() {
+    let c = cfg(&["--profile", "v0"]);
+    assert_eq!(c.slots, WAITV_GROUPS);
+    assert_eq!(cfg(&["--slots", "3", "--profile", "v0"]).slots, 3);
+    assert_eq!(
+        why(&["--slots", "9", "--profile", "v0"]),
+        ("--slots 9".into(), Why::OutOfRange(1, 8))
+    );
+    assert_eq!(
+        why(&["--profile=v0", "--slots=64"]),
+        ("--slots=64".into(), Why::OutOfRange(1, 8))
+    );
+    assert_eq!(cfg(&["--profile", "s0"]).slots, 32);
+}
+
+#[test]
+fn shared_scope_only_where_it_means_something() {
+    for id in ProfileId::ALL {
+        let (short, formal) = (id.names().short, id.formal_name());
+        let r = parse([b"--shared".as_slice(), b"--profile", short.as_bytes()]);
+        match r {
+            Ok(Command::Run(_, c)) => {
+                assert!(c.shared && id.has_futex_scope(), "{short}");
+                assert_eq!(c.futex_scope(), "shared");
+            }
+            Err(e) => {
+                assert!(!id.has_futex_scope(), "{short}");
+                assert_eq!(e.why, Why::NotForProfile(formal));
+                assert_eq!(
+                    e.to_string(),
+                    format!("--shared: does not apply to profile {formal}")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(cfg(&[]).futex_scope(), "private");
+    assert!(!ProfileId::Nop.has_futex_scope() && !ProfileId::Lifecycle.has_futex_scope());
+}
+
+#[test]
+fn tsv_describe_selftest() {
+    assert_eq!(cfg(&["--tsv", "a.tsv"]).tsv, Some(b"a.tsv".as_slice()));
+    assert_eq!(cfg(&["--tsv=b"]).tsv, Some(b"b".as_slice()));
+    assert_eq!(why(&["--tsv="]), ("--tsv=".into(), Why::MissingValue));
+    assert_eq!(why(&["--tsv"]), ("--tsv".into(), Why::MissingValue));
+    match p(&["describe", "--profile", "v0", "--smoke"]) {
+        Ok(Command::Describe(id, c)) => {
+            assert_eq!(
+                (id, c.mode, c.slots),
+                (ProfileId::WaitvWake, Mode::Smoke, 8)
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        why(&["describe", "--tsv", "x"]),
+        ("--tsv".into(), Why::NotForCommand("describe"))
+    );
+    match p(&["selftest", "--cpu", "1", "--timeout=3"]) {
+        Ok(Command::Selftest(c)) => assert_eq!((c.cpu, c.timeout_s), (Some(1), 3)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        p(&["selftest"]),
+        Ok(Command::Selftest(RunConfig::default()))
+    );
+    assert_eq!(
+        why(&["selftest", "--smoke"]),
+        ("--smoke".into(), Why::NotForCommand("selftest"))
+    );
+    assert_eq!(
+        why(&["selftest", "--profile", "s0"]),
+        ("--profile".into(), Why::NotForCommand("selftest"))
+    );
+    assert_eq!(
+        why(&["--smoke", "--trace"]),
+        ("--trace".into(), Why::Conflict)
+    );
+    assert_eq!(
+        why(&["--shared=1"]),
+        ("--shared=1".into(), Why::UnexpectedValue)
+    );
+    assert_eq!(
+        why(&["--shared", "--shared"]),
+        ("--shared".into(), Why::Duplicate)
+    );
+}
+
+#[test]
+fn values_both_forms() {
+    let c = cfg(&[
+        "run",
+        "--cpu=1",
+        "--rounds",
+        "7",
+        "--slots=64",
+        "--timeout",
+        "9",
+    ]);
+    assert_eq!((c.cpu, c.rounds, c.slots, c.timeout_s), (Some(1), 7, 64, 9));
+    assert_eq!(profile(&["--profile", "wait-wake"]), ProfileId::WaitWake);
+    assert_eq!(profile(&["--profile=s0_wait_wake"]), ProfileId::WaitWake);
+}
+
+#[test]
+fn help_and_version() {
+    assert_eq!(p(&["--help"]), Ok(Command::Help));
+    assert_eq!(p(&["-h"]), Ok(Command::Help));
+    assert_eq!(p(&["run", "--version"]), Ok(Command::Version));
+    let help = help_text();
+    for o in [
+        "--profile",
+        "--smoke",
+        "--cpu",
+        "--rounds",
+        "--cycles",
+        "--warmups",
+        "--slots",
+        "--shared",
+        "--trace",
+        "--tsv",
+        "--timeout",
+        "describe",
+        "selftest",
+    ] {
+        assert!(help.contains(o), "{o}");
+    }
+    for id in ProfileId::ALL {
+        let n = id.names();
+        let line = format!("\n  {} {}", n.short, n.long);
+        let at = help.find(&line).unwrap_or_else(|| panic!("{}", n.short));
+        let next = help.as_bytes()[at + line.len()];
+        assert!(next == b' ' || next == b'\n', "{}", n.short);
+    }
+    for (code, _) in crate::exit::MEANINGS {
+        assert!(help.contains(&format!("\n  {code} ")), "exit {code}");
+    }
+    assert!(help.lines().all(|l| l.len() <= 80), "{help}");
+}
+
+#[test]
+fn every_error_names_its_argument() {
+    assert_eq!(why(&["--bogus"]), ("--bogus".into(), Why::UnknownOption));
+    assert_eq!(why(&["bench"]), ("bench".into(), Why::UnknownCommand));
+    assert_eq!(
+        why(&["run", "extra"]),
+        ("extra".into(), Why::UnknownCommand)
+    );
+    assert_eq!(why(&["--rounds"]), ("--rounds".into(), Why::MissingValue));
+    assert_eq!(
+        why(&["--rounds", "x1"]),
+        ("--rounds x1".into(), Why::NotANumber)
+    );
+    assert_eq!(
+        why(&["--rounds", "-1"]),
+        ("--rounds -1".into(), Why::NotANumber)
+    );
+    assert_eq!(why(&["--rounds="]), ("--rounds=".into(), Why::NotANumber));
+    assert_eq!(
+        why(&["--rounds", "0"]),
+        ("--rounds 0".into(), Why::OutOfRange(1, 4096))
+    );
+    assert_eq!(
+        why(&["--rounds=4097"]),
+        ("--rounds=4097".into(), Why::OutOfRange(1, 4096))
+    );
+    assert_eq!(
+        why(&["--slots", "65"]),
+        ("--slots 65".into(), Why::OutOfRange(1, 64))
+    );
+    assert_eq!(
+        why(&["--slots", "0"]),
+        ("--slots 0".into(), Why::OutOfRange(1, 64))
+    );
+    assert_eq!(
+        why(&["--timeout", "0"]),
+        ("--timeout 0".into(), Why::OutOfRange(1, 3600))
+    );
+    assert_eq!(
+        why(&["--cpu", "1024"]),
+        ("--cpu 1024".into(), Why::OutOfRange(0, 1023))
+    );
+    assert_eq!(
+        why(&["--cycles", "99999999999999999999999"]),
+        ("--cycles 99999999999999999999999".into(), Why::NotANumber)
+    );
+    assert_eq!(
+        why(&["--cycles", "18446744073709551616"]),
+        (
+            "--cycles 18446744073709551616".into(),
+            Why::OutOfRange(1, MAX_CYCLES as u64)
+        )
+    );
+    assert_eq!(
+        why(&["--cpu", "1", "--cpu", "1"]),
+        ("--cpu".into(), Why::Duplicate)
+    );
+    assert_eq!(
+        why(&["--smoke", "--smoke"]),
+        ("--smoke".into(), Why::Duplicate)
+    );
+    assert_eq!(
+        why(&["--smoke=1"]),
+        ("--smoke=1".into(), Why::UnexpectedValue)
+    );
+    assert_eq!(
+        why(&["--profile", "zz"]),
+        ("--profile zz".into(), Why::UnknownProfile)
+    );
+    assert_eq!(
+        why(&["--cpu", "\u{e9}"]),
+        ("--cpu \u{e9}".into(), Why::NotANumber)
+    );
+}
+
+#[test]
+fn error_messages_read_well() {
+    let e = p(&["--rounds", "0"]).unwrap_err();
+    assert_eq!(e.to_string(), "--rounds 0: out of range (1..=4096)");
+    let e = p(&["--bogus"]).unwrap_err();
+    assert_eq!(e.to_string(), "--bogus: unknown option (see --help)");
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    let junk: [&[u8]; 8] = [
+        b"",
+        b"=",
+        b"--=",
+        b"-",
+        b"--",
+        b"\xff\xfe",
+        b"--cpu=\xff",
+        b"run",
+    ];
+    for a in junk {
+        for b in junk {
+            let _ = parse([a, b]);
+        }
+    }
+}
+
+#[test]
+fn pollwake_options() {
+    let (id, c) = run(&[
+        "--profile",
+        "pollwake",
+        "--burst",
+        "5",
+        "--waiter-cpu=1",
+        "--ring-flags",
+        "defer-taskrun",
+        "--smoke",
+    ]);
+    assert_eq!(id, ProfileId::Pollwake);
+    assert_eq!((c.burst, c.waiter_cpu), (5, Some(1)));
+    assert_eq!(c.ring_flags, RingFlags::DeferTaskrun);
+    assert_eq!((c.rounds, c.cycles, c.warmups), (1, 2, 0));
+    let d = cfg(&["--profile=poll-wake"]);
+    assert_eq!(
+        (d.burst, d.waiter_cpu, d.ring_flags),
+        (32, None, RingFlags::None)
+    );
+    for (args, arg) in [
+        (&["--profile", "pollwake", "--slots", "3"][..], "--slots"),
+        (&["--profile", "pollwake", "--shared"][..], "--shared"),
+        (&["--profile", "pollwake", "--trace"][..], "--trace"),
+        (&["--tsv", "x", "--profile", "pollwake"][..], "--tsv"),
+        (&["--ring-flags=none"][..], "--ring-flags=none"),
+        (&["--profile", "s0", "--burst", "4"][..], "--burst"),
+    ] {
+        let e = p(args).unwrap_err();
+        assert_eq!(String::from_utf8_lossy(e.arg), arg, "{args:?}");
+        assert!(matches!(e.why, Why::NotForProfile(_)), "{args:?}");
+    }
+    assert_eq!(
+        why(&["--profile", "pollwake", "--ring-flags", "x"]),
+        ("--ring-flags x".into(), Why::UnknownRingFlags)
+    );
+    let e = p(&["describe", "--profile", "pollwake"]).unwrap_err();
+    assert!(matches!(e.why, Why::NotForCommand("describe")));
+}
+
+fn compare(v: &[&'static str]) -> Result<compare::Args<'static>, (String, String)> {
+    let mut args = vec!["compare"];
+    args.extend_from_slice(v);
+    match p(&args) {
+        Ok(Command::Compare(a)) => Ok(a),
+        Ok(other) => panic!("{other:?}"),
+        Err(e) => Err((String::from_utf8_lossy(e.arg).into_owned(), e.to_string())),
+    }
+}
+
+fn labels(a: &compare::Args) -> Vec<String> {
+    (0..a.n)
+        .map(|i| String::from_utf8_lossy(a.label(i)).into_owned())
+        .collect()
+}
+
+#[test]
+fn plain_files_get_sandwich_labels() {
+    let a = compare(&["a", "b", "c"]).unwrap();
+    assert_eq!(labels(&a), ["A", "B", "A"]);
+    assert_eq!((a.gate, a.tsv, a.drop_first), (5.0, false, false));
+    assert_eq!(labels(&compare(&["a", "b"]).unwrap()), ["A", "B"]);
+    assert_eq!(labels(&compare(&["a"]).unwrap()), ["A"]);
+    let a = compare(&["--tsv", "--gate=2.5", "x", "--drop-first", "y"]).unwrap();
+    assert_eq!((a.gate, a.tsv, a.drop_first, a.n), (2.5, true, true, 2));
+    let a = compare(&["--gate", "10", "--", "--odd-name", "./k=v", "-"]).unwrap();
+    assert_eq!(a.gate, 10.0);
+    assert_eq!(
+        (a.file(0), a.file(1), a.file(2)),
+        (&b"--odd-name"[..], &b"./k=v"[..], &b"-"[..])
+    );
+    let a = compare(&["--mode", "none_aa", "x"]).unwrap();
+    assert_eq!(a.mode, Some("pollwake_none_aa"));
+    let a = compare(&["base=a", "patch1=b", "full=c", "patch1=d", "base=e"]).unwrap();
+    assert_eq!(labels(&a), ["base", "patch1", "full", "patch1", "base"]);
+    assert_eq!(a.file(4), b"e");
+}
+
+#[test]
+fn every_compare_error_names_its_argument() {
+    let e = |v: &[&'static str]| compare(v).unwrap_err().1;
+    let none = "compare: needs at least one result file (see --help)";
+    assert_eq!(e(&[]), none);
+    assert_eq!(e(&["--tsv"]), none);
+    assert_eq!(
+        e(&["--bogus", "a"]),
+        "compare: --bogus: unknown option (see --help)"
+    );
+    assert_eq!(
+        e(&["--tsv", "--tsv", "a"]),
+        "compare: --tsv: given more than once"
+    );
+    assert_eq!(e(&["--tsv=1", "a"]), "compare: --tsv=1: takes no value");
+    let pct = "needs a percentage in (0, 100]";
+    assert_eq!(
+        e(&["--gate", "0", "a"]),
+        format!("compare: --gate 0: {pct}")
+    );
+    assert_eq!(
+        e(&["--gate=101", "a"]),
+        format!("compare: --gate=101: {pct}")
+    );
+    assert_eq!(
+        e(&["--gate", "x", "a"]),
+        format!("compare: --gate x: {pct}")
+    );
+    assert_eq!(e(&["--gate="]), format!("compare: --gate=: {pct}"));
+    assert_eq!(e(&["--gate"]), "compare: --gate: needs a value");
+    assert_eq!(
+        e(&["--gate=1", "--gate=2", "a"]),
+        "compare: --gate=2: given more than once"
+    );
+    assert_eq!(
+        e(&["--mode", "x", "a"]),
+        "compare: --mode x: needs a pollwake mode: none, idle, waiter or none_aa"
+    );
+    assert_eq!(
+        e(&["a", "b", "c", "d"]),
+        "compare: d: 4 or more plain files: label them (LABEL=FILE)"
+    );
+    assert_eq!(e(&["x=a", "b"]), "compare: b: label every file or none");
+    assert_eq!(e(&["a", "x=b"]), "compare: x=b: label every file or none");
+    assert_eq!(e(&["x="]), "compare: x=: no file name");
+    let bad_label = "a label is 1-12 of A-Z a-z 0-9 _ . + - (write ./FILE for a path)";
+    for l in ["=a", "thirteen_char=a", "a b=c"] {
+        assert_eq!(e(&[l]), format!("compare: {l}: {bad_label}"));
+    }
+    let many: Vec<String> = (0..17).map(|i| format!("l{i}=f")).collect();
+    let many: Vec<&'static str> = many.into_iter().map(|s| &*s.leak()).collect();
+    assert_eq!(e(&many), "compare: l16=f: more than 16 files");
+    assert!(compare(&many[..16]).is_ok());
+}

@@ -1,0 +1,190 @@
+//! The run contract: what a run does when no option says otherwise (the
+//! regression report's workload), the limits every option is checked
+//! against, and the ring every workload uses. The command line fills a
+//! `RunConfig`; which workload runs is chosen beside it (`profile::ProfileId`).
+
+use crate::sys::uapi::{IORING_SETUP_DEFER_TASKRUN, IORING_SETUP_SINGLE_ISSUER};
+
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The report's ring: io_uring_setup(64) with 128 CQ entries (CQSIZE).
+pub const RING_ENTRIES: u32 = 64;
+pub const CQ_ENTRIES: u32 = 128;
+
+/// The report's shape: 3 untimed warm-up rounds, then 15 measured rounds
+/// of 512 cycles of 32 requests; every wait bounded by 2 s.
+pub const DEFAULT_ROUNDS: u32 = 15;
+pub const DEFAULT_CYCLES: u32 = 512;
+pub const DEFAULT_WARMUPS: u32 = 3;
+pub const DEFAULT_SLOTS: u32 = 32;
+pub const DEFAULT_TIMEOUT_S: u32 = 2;
+/// The report pinned to CPU 2 (a P-core of an i7-12700KF).
+pub const DEFAULT_CPU: u32 = 2;
+/// pollwake: MSG_RING messages per burst (the report's 32 slots).
+pub const DEFAULT_BURST: u32 = 32;
+
+/// `--smoke`: 2 cycles, 1 round, no warm-up.
+pub const SMOKE_CYCLES: u32 = 2;
+pub const SMOKE_ROUNDS: u32 = 1;
+/// `--trace`: 16 cycles in one round, no warm-up: a window for ftrace.
+pub const TRACE_CYCLES: u32 = 16;
+
+/// Limits; the fixed arrays of a run (rows, CQE bitmaps) are sized by them.
+pub const MAX_ROUNDS: u32 = 4096;
+pub const MAX_CYCLES: u32 = 10_000_000;
+pub const MAX_WARMUPS: u32 = 1000;
+/// One bit per request of a kind in a u64 (check.rs).
+pub const MAX_SLOTS: u32 = 64;
+pub const MAX_TIMEOUT_S: u32 = 3600;
+pub const MAX_BURST: u32 = 64;
+/// Highest CPU number a CPU mask of the run can hold (1024 CPUs, as glibc).
+pub const MAX_CPU: u32 = 1023;
+/// v0's shape: up to 8 FUTEX_WAITV groups of 8 words (64 cells); `--slots`
+/// counts groups there.
+pub const WAITV_GROUPS: u32 = 8;
+
+/// What kind of run: the published point, a quick smoke, or a trace window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Point,
+    Smoke,
+    Trace,
+}
+
+impl Mode {
+    /// The banner's and the TSV's `mode`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Point => "point",
+            Mode::Smoke => "smoke",
+            Mode::Trace => "trace",
+        }
+    }
+}
+
+/// `--ring-flags` (pollwake): the setup flags of every ring of the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RingFlags {
+    None,
+    SingleIssuer,
+    /// DEFER_TASKRUN (the kernel requires SINGLE_ISSUER with it).
+    DeferTaskrun,
+}
+
+impl RingFlags {
+    pub const ALL: [RingFlags; 3] = [
+        RingFlags::None,
+        RingFlags::SingleIssuer,
+        RingFlags::DeferTaskrun,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RingFlags::None => "none",
+            RingFlags::SingleIssuer => "single-issuer",
+            RingFlags::DeferTaskrun => "defer-taskrun",
+        }
+    }
+
+    pub fn parse(s: &[u8]) -> Option<RingFlags> {
+        Self::ALL.into_iter().find(|f| f.name().as_bytes() == s)
+    }
+
+    /// The io_uring_setup flags.
+    pub fn setup(self) -> u32 {
+        match self {
+            RingFlags::None => 0,
+            RingFlags::SingleIssuer => IORING_SETUP_SINGLE_ISSUER,
+            RingFlags::DeferTaskrun => IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+        }
+    }
+
+    /// Completions are posted only by the owner's io_uring_enter.
+    pub fn deferred(self) -> bool {
+        self == RingFlags::DeferTaskrun
+    }
+}
+
+/// How a run runs (the workload is chosen beside it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunConfig<'a> {
+    pub mode: Mode,
+    /// `--cpu N`; None: DEFAULT_CPU when allowed, else the highest allowed.
+    pub cpu: Option<u32>,
+    pub rounds: u32,
+    pub cycles: u32,
+    pub warmups: u32,
+    /// Requests per cycle (v0: WAITV groups).
+    pub slots: u32,
+    /// Futex words without FUTEX2_PRIVATE (`--shared`).
+    pub shared: bool,
+    pub timeout_s: u32,
+    /// `--tsv FILE`, as typed (no NUL).
+    pub tsv: Option<&'a [u8]>,
+    /// pollwake: messages per burst, the waiter's CPU, every ring's flags.
+    pub burst: u32,
+    pub waiter_cpu: Option<u32>,
+    pub ring_flags: RingFlags,
+}
+
+impl Default for RunConfig<'_> {
+    fn default() -> Self {
+        RunConfig {
+            mode: Mode::Point,
+            cpu: None,
+            rounds: DEFAULT_ROUNDS,
+            cycles: DEFAULT_CYCLES,
+            warmups: DEFAULT_WARMUPS,
+            slots: DEFAULT_SLOTS,
+            shared: false,
+            timeout_s: DEFAULT_TIMEOUT_S,
+            tsv: None,
+            burst: DEFAULT_BURST,
+            waiter_cpu: None,
+            ring_flags: RingFlags::None,
+        }
+    }
+}
+
+impl RunConfig<'_> {
+    /// `private` or `shared` (banner, TSV, describe).
+    pub fn futex_scope(&self) -> &'static str {
+        if self.shared {
+            "shared"
+        } else {
+            "private"
+        }
+    }
+
+    /// The bound on every wait, in nanoseconds.
+    pub fn timeout_ns(&self) -> u64 {
+        self.timeout_s as u64 * 1_000_000_000
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_report_contract() {
+        let c = RunConfig::default();
+        assert_eq!(
+            (c.rounds, c.cycles, c.warmups, c.slots, c.timeout_s, c.cpu),
+            (15, 512, 3, 32, 2, None)
+        );
+        assert_eq!((c.mode, c.futex_scope()), (Mode::Point, "private"));
+        assert_eq!((RING_ENTRIES, CQ_ENTRIES), (64, 128));
+    }
+
+    #[test]
+    fn ring_flags_names_round_trip() {
+        for f in RingFlags::ALL {
+            assert_eq!(RingFlags::parse(f.name().as_bytes()), Some(f));
+        }
+        assert_eq!(RingFlags::parse(b"defer"), None);
+        assert_eq!(RingFlags::DeferTaskrun.setup(), 0x3000);
+        assert_eq!(RingFlags::SingleIssuer.setup(), 0x1000);
+        assert!(RingFlags::DeferTaskrun.deferred() && !RingFlags::SingleIssuer.deferred());
+    }
+}

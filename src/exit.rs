@@ -1,0 +1,80 @@
+//! Exit codes (kselftest's, plus the shell's for signals) and the one
+//! stderr line every non-zero exit prints to name its cause.
+
+use core::fmt::{self, Write};
+
+use crate::report::Line;
+use crate::sys::out::Out;
+
+pub const PASS: i32 = 0;
+/// A check failed, or the kernel broke the run (an expired bounded wait
+/// counts here: timeouts are a check).
+pub const FAIL: i32 = 1;
+/// A usage error or unusable input.
+pub const USAGE: i32 = 2;
+/// This kernel or box cannot run it (kselftest's KSFT_SKIP).
+pub const SKIP: i32 = 4;
+/// A panic: a bug (Rust's convention).
+pub const PANIC: i32 = 101;
+/// SIGINT or SIGTERM ended the run (as the shell reports 128 + SIGINT).
+pub const INTERRUPTED: i32 = 130;
+/// stdout was closed under us (as a process killed by SIGPIPE reports).
+pub const STDOUT_CLOSED: i32 = 141;
+
+/// Every code and what it means (`--help` lists them).
+pub const MEANINGS: [(i32, &str); 7] = [
+    (PASS, "pass"),
+    (FAIL, "a check failed (an expired bounded wait counts here)"),
+    (
+        USAGE,
+        "usage error or unusable input; CPU absent or not allowed",
+    ),
+    (SKIP, "this kernel or box cannot run it (skip)"),
+    (PANIC, "a panic (a bug): the message is on stderr"),
+    (INTERRUPTED, "interrupted by SIGINT or SIGTERM"),
+    (
+        STDOUT_CLOSED,
+        "stdout was closed under it (as SIGPIPE would)",
+    ),
+];
+
+/// How a run ended: its exit code and, unless it passed, the cause.
+pub struct Exit {
+    pub code: i32,
+    pub cause: Line,
+}
+
+impl Exit {
+    pub fn pass() -> Exit {
+        Exit {
+            code: PASS,
+            cause: Line::new(),
+        }
+    }
+
+    /// `code` with `cause` as its stderr line.
+    pub fn new(code: i32, cause: fmt::Arguments<'_>) -> Exit {
+        let mut e = Exit {
+            code,
+            cause: Line::new(),
+        };
+        let _ = e.cause.write_fmt(cause);
+        e
+    }
+
+    /// Writes the cause to stderr unless the run passed; returns the code.
+    pub fn report(&self) -> i32 {
+        if self.code != PASS && !self.cause.as_bytes().is_empty() {
+            fail(self.code, format_args!("{}", self.cause));
+        }
+        self.code
+    }
+}
+
+/// Writes `uring-repro: MSG` to stderr and returns `code`.
+pub fn fail(code: i32, msg: fmt::Arguments<'_>) -> i32 {
+    let mut err = Out::new(2);
+    let _ = writeln!(err, "uring-repro: {msg}");
+    err.flush();
+    code
+}

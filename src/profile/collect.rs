@@ -1,0 +1,111 @@
+//! What every workload does around its SQEs and CQEs: count a submission
+//! that failed or came up short, take a batch of CQEs into the cycle's
+//! check (waiting again, bounded, for late ones), and add what the kernel
+//! reports of a ring, or of the CPU, to the ledger.
+
+use crate::check::{CycleCheck, Fail, Kind, Ledger};
+use crate::ring::Ring;
+use crate::sys::{self, signal, Errno};
+
+/// Most waits for a batch's missing CQEs (each bounded by the ring's wait
+/// timeout), so a broken kernel ends the run instead of hanging it.
+const MAX_EXTRA_WAITS: u32 = 4;
+
+/// Counts a failed or short submission: `ret` must be `want`. What the
+/// kernel did take counts as submitted requests of `kind`.
+#[inline(always)]
+pub fn submitted(
+    ret: Result<usize, Errno>,
+    want: u32,
+    kind: Kind,
+    ledger: &mut Ledger,
+    seq: u32,
+) -> bool {
+    if let Ok(n) = ret {
+        ledger.submitted[kind as usize] += n as u64;
+    }
+    if ret == Ok(want as usize) {
+        return true;
+    }
+    ledger.fail(Fail::SubmitError, "submit_error", seq, None);
+    false
+}
+
+/// Counts a batch that did not fit in the SQ (a bug or a shrunken ring).
+#[inline(always)]
+pub fn pushed(pushed: bool, ledger: &mut Ledger, seq: u32) -> bool {
+    if !pushed {
+        ledger.fail(Fail::SubmitError, "sq_full", seq, None);
+    }
+    pushed
+}
+
+/// Takes the `want` CQEs the last enter waited for into `check`, waiting
+/// again (bounded) for any that are late.
+pub fn collect(
+    ring: &mut Ring,
+    check: &mut CycleCheck<'_>,
+    ledger: &mut Ledger,
+    want: u32,
+    seq: u32,
+) {
+    let got = ring.drain(want, |c| check.observe(c, ledger));
+    check.add_received(got);
+    if got < want {
+        wait_rest(ring, check, ledger, got, want, seq);
+    }
+}
+
+/// Collects the rest of a batch of `want` CQEs when the first wait returned
+/// short: waits again (bounded), counting a timeout if the kernel never
+/// delivers. `got` is how many of them were consumed so far. Whatever did
+/// arrive is always taken (`CycleCheck::finish` counts the rest missing).
+/// Once SIGINT or SIGTERM is caught it stops waiting (the round driver
+/// then ends the run as interrupted, not failed).
+pub fn wait_rest(
+    ring: &mut Ring,
+    check: &mut CycleCheck<'_>,
+    ledger: &mut Ledger,
+    mut got: u32,
+    want: u32,
+    seq: u32,
+) {
+    for _ in 0..MAX_EXTRA_WAITS {
+        if got == want || signal::caught() != 0 {
+            return;
+        }
+        let waited = ring.submit_and_wait(0, want - got);
+        let n = ring.drain(want - got, |c| check.observe(c, ledger));
+        check.add_received(n);
+        got += n;
+        match waited {
+            Ok(_) | Err(Errno::EINTR) => {}
+            Err(Errno::ETIME) => return ledger.fail(Fail::Timeout, "timeout", seq, None),
+            Err(_) => return ledger.fail(Fail::SubmitError, "enter_error", seq, None),
+        }
+    }
+    if got < want && signal::caught() == 0 {
+        ledger.fail(Fail::Timeout, "timeout", seq, None);
+    }
+}
+
+/// Adds what the kernel reports of `ring` to the ledger: SQEs it dropped
+/// and CQEs lost to overflow since the last look, and anything still in
+/// flight. Call it when nothing should be in flight: after a round, or
+/// before closing a ring. Any count fails the run.
+pub fn account(ring: &mut Ring, ledger: &mut Ledger, seq: u32) {
+    let s = ring.state();
+    ledger.add(Fail::SqDropped, s.sq_dropped as u64);
+    ledger.add(Fail::CqOverflow, s.cq_overflow as u64);
+    ledger.add(Fail::Outstanding, s.outstanding as u64);
+    if s.sq_dropped + s.cq_overflow + s.outstanding != 0 {
+        ledger.note("ring_state", seq, None);
+    }
+}
+
+/// Counts a migration when getcpu does not report the pinned CPU.
+pub fn check_cpu(cpu: u32, ledger: &mut Ledger) {
+    if sys::getcpu() != Ok(cpu) {
+        ledger.fail(Fail::Migration, "migration", 0, None);
+    }
+}

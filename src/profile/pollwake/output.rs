@@ -1,0 +1,188 @@
+//! What pollwake prints besides the rows every workload prints: its banner
+//! (the burst, the modes, the eventfd pass), per mode the mean row with its
+//! difference from `none`, the idle and waiter facts, its checks line and
+//! its failure line. See docs/pollwake.md.
+
+use core::fmt::{self, Write};
+
+use super::{commit_shape, Mode, Parts, HIST};
+use crate::check::{Counter, Fail, Failure, Kind};
+use crate::profile::run::banner_head;
+use crate::profile::{Outcome, RunInfo};
+use crate::report::{self, Dec, Ratio6};
+use crate::stats;
+
+/// The banner: the first line (no mode: pollwake has one shape), the run's
+/// shape and the modes, the facts, the eventfd pass.
+pub fn banner(w: &mut dyn Write, run: &RunInfo, p: &Parts) {
+    banner_head(w, run, None);
+    let (o, c) = (&p.o, run.cfg);
+    let _ = writeln!(
+        w,
+        "# burst={} cycles={} warmups={} rounds={} ring_flags={} waiter_cpu={} watchdog_ms={} \
+         ring_entries={} cq_entries={} timeout_s={} features={:#x}\n\
+         # modes in this order each round, each on its own target ring: none idle waiter \
+         none_aa; a pair is one MSG_RING message and its target CQE",
+        o.burst,
+        c.cycles,
+        c.warmups,
+        c.rounds,
+        o.flags.name(),
+        o.waiter_cpu,
+        o.dog.timeout_ms,
+        run.ring_entries,
+        run.cq_entries,
+        c.timeout_s,
+        run.features,
+    );
+    run.facts.print(w);
+    let ev = &p.eventfd;
+    let _ = writeln!(
+        w,
+        "# eventfd pass (untimed, own ring): {} MSG_RING -> +{} on send, +{} on flush: {}; \
+         {} NOP in one enter -> +{}",
+        o.burst,
+        ev[0],
+        ev[1],
+        commit_shape(ev, o.burst, o.flags.deferred()).unwrap_or("UNEXPECTED"),
+        o.burst,
+        ev[2],
+    );
+}
+
+/// `+1.234` / `-1.234`: deltas always carry their sign.
+struct Signed(f64);
+
+impl fmt::Display for Signed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 >= 0.0 {
+            f.write_str("+")?;
+        }
+        write!(f, "{}", Dec(self.0, 3))
+    }
+}
+
+/// Per mode the mean row and spread; for all but `none` its difference
+/// from `none`: means, percent, and the sd of the per-round differences
+/// (the modes share every round, so round-to-round drift cancels). Then
+/// what idle's untimed poll cost and how the waiter was woken.
+pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
+    let (l, base) = (&o.ledger, &o.rows[Mode::None as usize]);
+    for m in Mode::ALL {
+        let r = &o.rows[m as usize];
+        let tag = Mode::SERIES[m as usize];
+        report::mean_and_spread(w, tag, r.total_ns, r.total_pairs, l.passed(), r.per_round());
+        if m == Mode::None {
+            continue;
+        }
+        let (now, then) = (r.per_round(), base.per_round());
+        let mut d = [0f64; crate::config::MAX_ROUNDS as usize];
+        let n = now.len().min(then.len());
+        for (k, v) in d[..n].iter_mut().enumerate() {
+            *v = now[k] - then[k];
+        }
+        let _ = write!(
+            w,
+            "# {}-none: {} ns per completion ({}%), per-round sd {}",
+            m.name(),
+            Signed(r.mean() - base.mean()),
+            Signed(stats::pct_change(r.mean(), base.mean())),
+            Dec(stats::summarize(&d[..n]).stddev, 3),
+        );
+        let aa = if m == Mode::NoneAa {
+            " (A/A control: the noise floor)"
+        } else {
+            ""
+        };
+        let _ = writeln!(w, "{aa}");
+    }
+    let gap = |m: Mode| Ratio6 {
+        num: p.gap_ns[m as usize],
+        den: p.gap_bursts[m as usize],
+    };
+    let bursts: u64 = p.wake_hist.iter().sum();
+    let wakes: u64 = p
+        .wake_hist
+        .iter()
+        .enumerate()
+        .map(|(k, v)| k as u64 * v)
+        .sum();
+    let handover = if p.o.waiter_cpu == p.o.cpu {
+        "futex"
+    } else {
+        "spin_then_futex"
+    };
+    let _ = write!(
+        w,
+        "# idle: epoll_pwait(0) after each burst, outside the timed span: {} ns per burst \
+         (an empty gap in none: {} ns); epoll_bad={}\n\
+         # waiter: cpu={} handover={handover} bursts={bursts} wakes={wakes} wakes_per_burst",
+        gap(Mode::Idle),
+        gap(Mode::None),
+        l.count(Fail::EpollBad),
+        p.o.waiter_cpu,
+    );
+    for (k, v) in p.wake_hist.iter().enumerate().filter(|(_, v)| **v != 0) {
+        let more = if k == HIST - 1 { "+" } else { "" };
+        let _ = write!(w, " {k}{more}:{v}");
+    }
+    let _ = writeln!(
+        w,
+        " lost_wakeups={} late_wakeups={} empty_wakes={} asleep_check={} not_asleep={} \
+         asleep_retries={}",
+        l.count(Fail::LostWakeup),
+        p.late,
+        p.empty_wakes,
+        if p.stat.is_some() {
+            "proc"
+        } else {
+            "unavailable"
+        },
+        l.count(Fail::NotAsleep),
+        p.park_retries,
+    );
+}
+
+/// The checks line: the totals (the bursts' source and target CQEs), then
+/// every failure class, pollwake's own last.
+pub const CHECKS: [Counter; 20] = [
+    ("cqes", |l| l.cqes),
+    ("source_cqes", |l| l.kind(Kind::Source)),
+    ("target_cqes", |l| l.kind(Kind::Target)),
+    ("bad_results", |l| l.count(Fail::BadResult)),
+    ("bad_flags", |l| l.count(Fail::BadFlags)),
+    ("unknown_tags", |l| l.count(Fail::UnknownTag)),
+    ("duplicates", |l| l.count(Fail::Duplicate)),
+    ("missing", |l| l.count(Fail::Missing)),
+    ("timeouts", |l| l.count(Fail::Timeout)),
+    ("submit_errors", |l| l.count(Fail::SubmitError)),
+    ("sq_dropped", |l| l.count(Fail::SqDropped)),
+    ("cq_overflow", |l| l.count(Fail::CqOverflow)),
+    ("outstanding", |l| l.count(Fail::Outstanding)),
+    ("migrations", |l| l.count(Fail::Migration)),
+    ("epoll_bad", |l| l.count(Fail::EpollBad)),
+    ("lost_wakeups", |l| l.count(Fail::LostWakeup)),
+    ("bad_events", |l| l.count(Fail::BadEvent)),
+    ("waiter_errors", |l| l.count(Fail::WaiterError)),
+    ("not_asleep", |l| l.count(Fail::NotAsleep)),
+    ("eventfd_bad", |l| l.count(Fail::EventfdBad)),
+];
+
+/// The stderr line of a failed run: the first failure, the mode it was
+/// found in, and the waiter's errno if it failed.
+pub fn cause(w: &mut dyn Write, o: &Outcome, waiter_error: Option<u32>) {
+    let mode = o.failed_series.map_or("-", |k| Mode::ALL[k].name());
+    let f = o.ledger.first.unwrap_or(Failure {
+        what: "see the checks line",
+        seq: 0,
+        cqe: None,
+    });
+    let c = f.cqe.unwrap_or_default();
+    let waiter = waiter_error.map_or(0, |e| e as i32);
+    let _ = write!(
+        w,
+        "FAIL: {} in mode {mode} (burst seq {}, user_data={:#x}, res={}, flags={:#x}; \
+         waiter errno {waiter}); counters on stdout",
+        f.what, f.seq, c.user_data, c.res, c.flags
+    );
+}

@@ -1,0 +1,334 @@
+//! A run from start to verdict: choose and pin the CPU, set up the ring and
+//! the workload (every reason not to start is an exit code and one line),
+//! print the banner and the facts, drive the rounds (driver.rs), print the
+//! summary and the checks line, and judge.
+
+use core::fmt::Write;
+
+use super::driver::{self, Outcome, Sinks};
+use super::words::Words;
+use super::{batch, contract, lifecycle, pollwake, wait_cancel, wait_wake, waitv_wake};
+use super::{ProfileId, RunInfo, Work};
+use crate::check::{Failure, Ledger};
+use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION};
+use crate::cpu::{self, Choice};
+use crate::exit::{self, Exit};
+use crate::facts::Facts;
+use crate::ops;
+use crate::report::{self, Bytes};
+use crate::ring::{Ring, SetupError};
+use crate::sha256::Hex;
+use crate::sys::clock::Clock;
+use crate::sys::out::Out;
+use crate::sys::signal;
+use crate::sys::uapi::O_WRONLY;
+use crate::sys::{self, CpuSet, Errno, Fd, CPU_SET_BYTES};
+use crate::tsv::{self, TsvFile};
+
+/// Runs workload `id` with `cfg` and reports it on `out` (and `--tsv`).
+pub fn run(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Exit {
+    match attempt(id, cfg, clock, out) {
+        Ok(e) | Err(e) => e,
+    }
+}
+
+/// `run`, with every reason not to start as an `Err`.
+fn attempt(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Result<Exit, Exit> {
+    // CPU first: a bad --cpu is a usage error, whatever the kernel can do.
+    let mut allowed = [0u8; CPU_SET_BYTES];
+    let choice = choose_cpu(cfg.cpu, &mut allowed)?;
+    let pinned = choice.cpu();
+    cpu::pin(pinned)
+        .map_err(|e| Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")))?;
+    let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, cfg.ring_flags.setup()).map_err(|e| {
+        let skip = |m| Exit::new(exit::SKIP, m);
+        match e {
+            SetupError::Setup(e) if e == Errno::EPERM || e == Errno::ENOSYS => {
+                skip(format_args!("io_uring unavailable: io_uring_setup: {e}"))
+            }
+            SetupError::Setup(e) => skip(format_args!("io_uring_setup failed: {e}")),
+            SetupError::Mmap(e) => skip(format_args!("mapping the rings failed: {e}")),
+            SetupError::Feature(f) => {
+                skip(format_args!("kernel lacks {f} (needed to bound waits)"))
+            }
+        }
+    })?;
+    ring.set_wait_timeout_ns(cfg.timeout_ns());
+    probe(&ring, id.opcodes())?;
+    let mut ledger = Ledger::default();
+    let mut work = set_up(id, cfg, choice, &allowed, &mut ring, &mut ledger)?;
+    let shape = id.shape(cfg);
+    let input_sha256 = contract::Contract {
+        id,
+        cfg,
+        cpu: pinned,
+    }
+    .sha256();
+    let mut tsv = match cfg.tsv {
+        None => None,
+        Some(path) => Some(TsvFile::create(path).map_err(|e| {
+            let why = match e {
+                Errno::EEXIST => "exists (never overwritten)",
+                _ => "cannot be created",
+            };
+            let path = Bytes(path);
+            Exit::new(exit::USAGE, format_args!("--tsv {path}: {why}: {e}"))
+        })?),
+    };
+
+    let facts = Facts::read(pinned);
+    let info = RunInfo {
+        id,
+        cfg,
+        shape,
+        cpu: choice,
+        clock: clock.source(),
+        facts: &facts,
+        ring_entries: ring.sq_entries(),
+        cq_entries: ring.cq_entries(),
+        features: ring.features(),
+        input_sha256,
+    };
+    let w = work.get();
+    w.banner(out, &info);
+    if !w.series()[0].is_empty() {
+        out.bytes(b"profile\t");
+    }
+    let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");
+    out.flush();
+
+    let ctx = tsv::Context {
+        kernel_release: facts.release(),
+        boot_id: facts.boot_id.get(),
+        mode: cfg.mode.name(),
+        profile: id.formal_name(),
+        ring_entries: info.ring_entries,
+        slots: shape.slots,
+        vector_width: shape.vector_width,
+        cpu: pinned,
+        input_sha256,
+        trace_enabled: cfg.mode == Mode::Trace,
+        futex_scope: cfg.futex_scope(),
+        clock_source: clock.source().name(),
+        ring_features: info.features,
+        facts: &facts,
+    };
+    let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "begin", id, out));
+    let sinks = Sinks {
+        out,
+        tsv: tsv.as_mut().map(|f| (f, &ctx)),
+    };
+    let mut o = driver::rounds(cfg, w, &mut ring, clock, pinned, ledger, sinks);
+    w.finish(&mut ring, &mut o.ledger);
+    if let Some(marker) = trace {
+        trace_mark(marker, "end", id, out);
+    }
+    w.summary(out, &o);
+    let verdict = report::verdict(o.ledger.passed(), o.interrupted != 0);
+    report::checks(out, w.checks(), &o.ledger, verdict);
+    out.flush();
+    let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
+    Ok(judge(w, &o, out.broken(), tsv_broken))
+}
+
+/// The exit code of a run that started, and its cause.
+fn judge(w: &dyn super::Workload, o: &Outcome, out_broken: bool, tsv_broken: bool) -> Exit {
+    let passed = o.ledger.passed();
+    if o.interrupted != 0 {
+        let sig = signal::name(o.interrupted);
+        return Exit::new(exit::INTERRUPTED, format_args!("interrupted by {sig}"));
+    }
+    if passed && out_broken {
+        return Exit {
+            code: exit::STDOUT_CLOSED,
+            cause: Default::default(),
+        };
+    }
+    if passed && tsv_broken {
+        return Exit::new(exit::FAIL, format_args!("writing the --tsv file failed"));
+    }
+    if passed {
+        return Exit::pass();
+    }
+    let mut e = Exit::new(exit::FAIL, format_args!(""));
+    w.cause(&mut e.cause, o);
+    e
+}
+
+/// The CPU a run with `--cpu requested` pins to (a bad --cpu is a usage
+/// error); fills `allowed` with the CPUs this process may use.
+pub fn choose_cpu(requested: Option<u32>, allowed: &mut CpuSet) -> Result<Choice, Exit> {
+    if let Err(e) = sys::sched_getaffinity(allowed) {
+        let why = format_args!("sched_getaffinity failed: {e}");
+        return Err(Exit::new(exit::SKIP, why));
+    }
+    cpu::choose(requested, allowed).map_err(|c| {
+        let set = cpu::Ranges(allowed);
+        Exit::new(
+            exit::USAGE,
+            format_args!(
+                "--cpu {c}: CPU {c} is not online or not allowed for this process (allowed: {set})"
+            ),
+        )
+    })
+}
+
+/// Probes the ring for `needed` opcodes; a missing one is a skip naming it.
+fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Exit> {
+    let p = ring.probe().map_err(|e| {
+        Exit::new(
+            exit::SKIP,
+            format_args!("IORING_REGISTER_PROBE failed: {e}"),
+        )
+    })?;
+    if needed.iter().all(|&(op, _)| p.supports(op)) {
+        return Ok(());
+    }
+    let mut e = Exit::new(exit::SKIP, format_args!("kernel lacks"));
+    for &(op, name) in needed.iter().filter(|&&(op, _)| !p.supports(op)) {
+        let _ = write!(e.cause, " {name} ({op})");
+    }
+    let _ = write!(e.cause, " (probe last_op={})", p.last_op());
+    Err(e)
+}
+
+/// The workload `id` with `cfg`, on the run's ring, set up and ready for
+/// its first cycle; what the set-up checks goes into `ledger`.
+fn set_up(
+    id: ProfileId,
+    cfg: &RunConfig,
+    choice: Choice,
+    allowed: &CpuSet,
+    ring: &mut Ring,
+    ledger: &mut Ledger,
+) -> Result<Work, Exit> {
+    if id == ProfileId::Pollwake {
+        let p = pollwake::Pollwake::new(cfg, choice.cpu(), allowed, ring, ledger)?;
+        return Ok(Work::Pollwake(p));
+    }
+    let mapping_failed = |e| {
+        let why = format_args!("mapping the futex words failed: {e}");
+        Exit::new(exit::SKIP, why)
+    };
+    let words = Words::new().map_err(mapping_failed)?;
+    let shape = id.shape(cfg);
+    let flags = ops::futex_flags(!cfg.shared);
+    Ok(match id {
+        ProfileId::WaitWake => Work::WaitWake(wait_wake::WaitWake::new(words, &shape, flags)),
+        ProfileId::WaitCancel => {
+            Work::WaitCancel(wait_cancel::WaitCancel::new(words, &shape, flags))
+        }
+        ProfileId::WaitvWake => Work::WaitvWake(
+            waitv_wake::WaitvWake::new(words, &shape, flags).map_err(mapping_failed)?,
+        ),
+        ProfileId::Lifecycle => Work::Lifecycle(lifecycle::Lifecycle::new(
+            wait_wake::WaitWake::new(words, &shape, flags),
+            cfg.timeout_ns(),
+        )),
+        _ => Work::Batch(batch::Batch::new(id, words, &shape, flags)),
+    })
+}
+
+/// The first banner line: tool, workload, kernel, boot, CPU and clock
+/// (`mode` is left out where None).
+pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
+    let _ = write!(
+        w,
+        "# uring-repro {VERSION} profile={}",
+        run.id.formal_name()
+    );
+    if let Some(m) = mode {
+        let _ = write!(w, " mode={}", m.name());
+    }
+    let f = run.facts;
+    let _ = writeln!(
+        w,
+        " kernel={} boot_id={} cpu={} cpu_choice={} clock={}",
+        Bytes(f.release()),
+        Bytes(f.boot_id.get()),
+        run.cpu.cpu(),
+        run.cpu.how(),
+        run.clock.name(),
+    );
+}
+
+/// The futex workloads' banner: the first line, the contract, the facts.
+pub fn contract_banner(w: &mut dyn Write, run: &RunInfo) {
+    banner_head(w, run, Some(run.cfg.mode));
+    let (c, s) = (run.cfg, &run.shape);
+    let _ = writeln!(
+        w,
+        "# ring_entries={} cq_entries={} slots={} vector_width={} cycles={} warmups={} rounds={} \
+         futex={} timeout_s={} features={:#x} input_sha256={}",
+        run.ring_entries,
+        run.cq_entries,
+        s.slots,
+        s.vector_width,
+        c.cycles,
+        c.warmups,
+        c.rounds,
+        c.futex_scope(),
+        c.timeout_s,
+        run.features,
+        Hex(&run.input_sha256),
+    );
+    run.facts.print(w);
+}
+
+/// The futex workloads' summary: the mean row, the spread of the rounds,
+/// the per-cycle tail.
+pub fn table_summary(w: &mut dyn Write, o: &Outcome, pairs_per_cycle: u64) {
+    let rows = &o.rows[0];
+    let passed = o.ledger.passed();
+    let (ns, pairs) = (rows.total_ns, rows.total_pairs);
+    report::mean_and_spread(w, "", ns, pairs, passed, rows.per_round());
+    report::per_cycle(w, &o.hist, pairs_per_cycle);
+}
+
+/// The futex workloads' stderr line: the first failure and its cycle.
+pub fn failed_cycle(w: &mut dyn Write, o: &Outcome) {
+    let _ = match o.ledger.first {
+        Some(Failure {
+            what,
+            seq,
+            cqe: Some(c),
+        }) => write!(
+            w,
+            "FAIL: {what} in cycle {seq}: user_data={:#x} res={} flags={:#x}; counters on stdout",
+            c.user_data, c.res, c.flags
+        ),
+        Some(Failure {
+            what,
+            seq,
+            cqe: None,
+        }) => {
+            write!(w, "FAIL: {what} in cycle {seq}; counters on stdout")
+        }
+        None => write!(w, "FAIL: see the checks line on stdout"),
+    };
+}
+
+/// ftrace's marker file: what is written there lands in the trace, with
+/// the writer's PID.
+const TRACE_MARKER: &[u8] = b"/sys/kernel/tracing/trace_marker\0";
+
+/// `--trace`: marks the start or end of the traced cycles on stdout (with
+/// the PID, flushed) and, where this process may write it, in ftrace's
+/// buffer. Returns the marker file opened at "begin" for "end".
+fn trace_mark(marker: Option<Fd>, what: &str, id: ProfileId, out: &mut Out) -> Option<Fd> {
+    let marker = marker.or_else(|| sys::open(TRACE_MARKER, O_WRONLY, 0).ok());
+    if let Some(m) = &marker {
+        let mut line = report::Line::new();
+        let _ = write!(line, "uring-repro trace {what}");
+        let _ = sys::write(m.raw(), line.as_bytes());
+    }
+    let _ = writeln!(
+        out,
+        "# uring-repro trace {what} pid={} profile={} ftrace_marker={}",
+        sys::getpid(),
+        id.formal_name(),
+        marker.is_some() as u8
+    );
+    out.flush();
+    marker
+}

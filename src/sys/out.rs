@@ -1,0 +1,91 @@
+//! A buffered writer on a file descriptor: the run's stdout, stderr, the
+//! `--tsv` file. A failed write (a closed pipe, a full disk) marks the
+//! writer broken and later writes are dropped, so the caller can end
+//! quietly with the right exit code instead of dying of SIGPIPE.
+
+use core::fmt;
+
+use super::{write, Errno};
+
+pub struct Out {
+    fd: i32,
+    buf: [u8; 4096],
+    len: usize,
+    broken: bool,
+}
+
+impl Out {
+    pub const fn new(fd: i32) -> Out {
+        Out {
+            fd,
+            buf: [0; 4096],
+            len: 0,
+            broken: false,
+        }
+    }
+
+    /// A writer that discards everything without a system call (selftest
+    /// runs each workload with its table going nowhere).
+    pub const fn null() -> Out {
+        Out::new(-1)
+    }
+
+    /// True once a write failed.
+    pub fn broken(&self) -> bool {
+        self.broken
+    }
+
+    /// Writes out what is buffered (a row is flushed as its round ends).
+    pub fn flush(&mut self) {
+        if self.fd < 0 {
+            self.len = 0;
+            return;
+        }
+        let mut off = 0;
+        while off < self.len && !self.broken {
+            match write(self.fd, &self.buf[off..self.len]) {
+                Ok(n) => off += n,
+                Err(Errno::EINTR) => {}
+                Err(_) => self.broken = true,
+            }
+        }
+        self.len = 0;
+    }
+
+    pub fn bytes(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            if self.len == self.buf.len() {
+                self.flush();
+            }
+            let n = b.len().min(self.buf.len() - self.len);
+            self.buf[self.len..self.len + n].copy_from_slice(&b[..n]);
+            self.len += n;
+            b = &b[n..];
+        }
+    }
+}
+
+impl fmt::Write for Out {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.bytes(s.as_bytes());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn null_discards_and_a_closed_fd_breaks() {
+        let mut o = Out::null();
+        o.bytes(&[b'z'; 10_000]);
+        o.flush();
+        assert!(!o.broken());
+        // fd 1023 is not open in the test process: the write fails (EBADF).
+        let mut o = Out::new(1023);
+        o.bytes(b"x");
+        o.flush();
+        assert!(o.broken());
+    }
+}
