@@ -1,59 +1,22 @@
 //! The built binary against this machine's kernel: real runs, real exit
 //! codes, real output. When io_uring cannot run here the tests say SKIP
-//! (loudly, on stderr) instead of passing silently.
+//! (loudly, on stderr) instead of passing silently, and fail in CI.
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Output, Stdio};
+mod utils;
 
-const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
+use std::io::{BufRead, BufReader};
+use std::process::Command;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("spawn uring-repro")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// None (with a SKIP line) when this box cannot run io_uring futex ops.
-fn io_uring_works() -> Option<()> {
-    let out = run(&["--smoke"]);
-    if out.status.code() == Some(4) {
-        eprintln!(
-            "SKIP: io_uring cannot run here: {}",
-            text(&out.stderr).trim()
-        );
-        return None;
-    }
-    Some(())
-}
-
-/// The table rows (round lines and the mean line) of a run's stdout.
-fn rows(stdout: &str) -> Vec<Vec<String>> {
-    stdout
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.starts_with("round\t"))
-        .map(|l| l.split('\t').map(str::to_owned).collect())
-        .collect()
-}
+use utils::{assert_usage_error, line, ran, rows, run, skip, Run, BIN};
 
 #[test]
 fn smoke_passes_with_every_check() {
-    if io_uring_works().is_none() {
+    let Some(out) = ran(&["--smoke"]) else {
         return;
-    }
-    let out = run(&["--smoke"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout:\n{stdout}\nstderr:\n{}",
-        text(&out.stderr)
-    );
-    assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
+    };
+    let stdout = &out.out;
+    assert_eq!(out.code, 0, "stdout:\n{stdout}\nstderr:\n{}", out.err);
+    assert!(out.err.is_empty(), "stderr: {}", out.err);
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(
         lines[0].starts_with("# uring-repro 0.1.0 profile=s0_wait_wake mode=smoke kernel="),
@@ -92,16 +55,10 @@ fn smoke_passes_with_every_check() {
         );
     }
     assert_eq!(lines[header], "round\tpairs\tns_per_pair\tsemantic_pass");
-    let r = rows(&stdout);
+    let r = rows(stdout);
     assert_eq!(r.len(), 2);
-    assert_eq!(
-        (r[0][0].as_str(), r[0][1].as_str(), r[0][3].as_str()),
-        ("0", "64", "1")
-    );
-    assert_eq!(
-        (r[1][0].as_str(), r[1][1].as_str(), r[1][3].as_str()),
-        ("mean", "64", "1")
-    );
+    assert_eq!((r[0][0], r[0][1], r[0][3]), ("0", "64", "1"));
+    assert_eq!((r[1][0], r[1][1], r[1][3]), ("mean", "64", "1"));
     let checks = lines.last().unwrap();
     assert!(
         checks.starts_with("# checks: cqes=128 wait_cqes=64 waitv_cqes=0 wake_cqes=64 "),
@@ -129,21 +86,15 @@ fn smoke_passes_with_every_check() {
 
 #[test]
 fn default_run_is_the_published_contract() {
-    if io_uring_works().is_none() {
+    let Some(out) = ran(&[]) else {
         return;
-    }
-    let out = run(&[]);
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        text(&out.stderr)
-    );
+    };
+    let stdout = &out.out;
+    assert_eq!(out.code, 0, "{stdout}\n{}", out.err);
     assert!(
         stdout.contains(" slots=32 vector_width=1 cycles=512 warmups=3 rounds=15 futex=private")
     );
-    let r = rows(&stdout);
+    let r = rows(stdout);
     assert_eq!(r.len(), 16, "15 rounds and a mean row");
     let mut sum = 0f64;
     for (i, row) in r[..15].iter().enumerate() {
@@ -160,10 +111,7 @@ fn default_run_is_the_published_contract() {
         sum += v;
     }
     let mean = &r[15];
-    assert_eq!(
-        (mean[0].as_str(), mean[1].as_str(), mean[3].as_str()),
-        ("mean", "245760", "1")
-    );
+    assert_eq!((mean[0], mean[1], mean[3]), ("mean", "245760", "1"));
     // Equal pairs per round: the weighted mean equals the mean of the rows
     // (up to the rows' rounding to six decimals).
     let m: f64 = mean[2].parse().unwrap();
@@ -177,7 +125,7 @@ fn default_run_is_the_published_contract() {
         stdout.contains("# checks: cqes=589824 wait_cqes=294912 waitv_cqes=0 wake_cqes=294912 ")
     );
     assert!(stdout.trim_end().ends_with("-> PASS"));
-    let summary = stdout.lines().find(|l| l.starts_with("# median=")).unwrap();
+    let summary = line(stdout, "# median=");
     assert!(summary.contains(" min=") && summary.contains(" max=") && summary.ends_with('%'));
 }
 
@@ -227,37 +175,24 @@ fn usage_errors_exit_2_with_one_stderr_line() {
         ),
     ];
     for (args, want) in cases {
-        let out = run(args);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(
-            err.starts_with("uring-repro: ") && err.contains(want),
-            "{args:?}: {err}"
-        );
-        assert!(
-            out.stdout.is_empty(),
-            "{args:?}: stdout {}",
-            text(&out.stdout)
-        );
+        assert_usage_error(&run(args), want);
     }
-    let bad_utf8 = Command::new(BIN)
-        .arg("--cpu")
-        .arg(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"\xff"))
-        .output()
-        .unwrap();
-    assert_eq!(bad_utf8.status.code(), Some(2));
-    assert_eq!(
-        text(&bad_utf8.stderr),
-        "uring-repro: --cpu ?: not a decimal number\n"
+    let bad_utf8 = Run::from(
+        Command::new(BIN)
+            .arg("--cpu")
+            .arg(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"\xff"))
+            .output()
+            .unwrap(),
     );
+    assert_eq!(bad_utf8.code, 2);
+    assert_eq!(bad_utf8.err, "uring-repro: --cpu ?: not a decimal number\n");
 }
 
 #[test]
 fn help_lists_every_option_with_its_default_and_version_prints() {
     let out = run(&["--help"]);
-    assert_eq!(out.status.code(), Some(0));
-    let help = text(&out.stdout);
+    assert_eq!(out.code, 0);
+    let help = out.out;
     for (opt, default) in [
         ("--profile", "default s0"),
         ("--cpu", "default 2"),
@@ -274,21 +209,15 @@ fn help_lists_every_option_with_its_default_and_version_prints() {
             .unwrap_or_else(|| panic!("{opt}"));
         assert!(line.contains(default), "{line}");
     }
-    let out = run(&["--version"]);
-    assert_eq!(text(&out.stdout), "uring-repro 0.1.0\n");
+    assert_eq!(run(&["--version"]).out, "uring-repro 0.1.0\n");
 }
 
 #[test]
 fn closed_stdout_ends_quietly() {
-    if io_uring_works().is_none() {
+    if ran(&["--smoke"]).is_none() {
         return;
     }
-    let mut child = Command::new(BIN)
-        .args(["--rounds", "50", "--cycles", "64"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = utils::spawn(&["--rounds", "50", "--cycles", "64"]);
     let mut first = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
@@ -296,13 +225,7 @@ fn closed_stdout_ends_quietly() {
     assert!(first.starts_with("# uring-repro"));
     // The reader is gone now: the next row hits a closed pipe.
     let status = child.wait().unwrap();
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let err = utils::drain(child.stderr.take());
     use std::os::unix::process::ExitStatusExt;
     // Killed by SIGPIPE (13) when it is not ignored, or exit 141 on EPIPE:
     // either way quiet, and never a crash signal or a panic.
@@ -314,9 +237,9 @@ fn closed_stdout_ends_quietly() {
 }
 
 /// Runs the binary under strace with a fault injected; None (SKIP) without strace.
-fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Output> {
+fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
     if Command::new("strace").arg("-V").output().is_err() {
-        eprintln!("SKIP: strace not installed; cannot inject {inject}");
+        skip(format!("strace not installed; cannot inject {inject}"));
         return None;
     }
     let out = Command::new("strace")
@@ -332,7 +255,7 @@ fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Output> {
         .args(args)
         .output()
         .unwrap();
-    Some(out)
+    Some(out.into())
 }
 
 #[test]
@@ -342,19 +265,19 @@ fn io_uring_setup_eperm_and_enosys_are_skips_naming_the_errno() {
         else {
             return;
         };
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(4), "{err}");
+        let err = &out.err;
+        assert_eq!(out.code, 4, "{err}");
         assert_eq!(
-            err,
+            *err,
             format!("uring-repro: io_uring unavailable: io_uring_setup: {errno} ({num})\n")
         );
-        assert!(out.stdout.is_empty());
+        assert!(out.out.is_empty());
     }
 }
 
 #[test]
 fn a_wait_that_never_completes_fails_within_the_timeout() {
-    if io_uring_works().is_none() {
+    if ran(&["--smoke"]).is_none() {
         return;
     }
     // The second io_uring_enter (submit the WAKEs and wait) is faked to return
@@ -367,9 +290,8 @@ fn a_wait_that_never_completes_fails_within_the_timeout() {
     ) else {
         return;
     };
-    let stdout = text(&out.stdout);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{err}");
+    let (stdout, err) = (&out.out, &out.err);
+    assert_eq!(out.code, 1, "{stdout}\n{err}");
     assert!(
         started.elapsed().as_secs() < 30,
         "bounded wait took {:?}",
@@ -377,7 +299,7 @@ fn a_wait_that_never_completes_fails_within_the_timeout() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("uring-repro: FAIL: timeout"), "{err}");
-    let r = rows(&stdout);
+    let r = rows(stdout);
     assert_eq!(r[0][3], "0", "the failing round is marked: {stdout}");
     let checks = stdout.lines().last().unwrap();
     assert!(
