@@ -2,9 +2,10 @@
 //! counts, for every --ring-flags setting, burst sizes at both limits, the
 //! waiter on another CPU, and the usage errors.
 
-use std::process::{Command, Output};
+mod utils;
 
-const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
+use utils::{assert_usage_error, line, num, ran, rows, run, skip};
+
 const MODES: [&str; 4] = [
     "pollwake_none",
     "pollwake_idle",
@@ -12,27 +13,9 @@ const MODES: [&str; 4] = [
     "pollwake_none_aa",
 ];
 
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run uring-repro")
-}
-
-/// The value of `key=` on the line starting with `prefix`.
+/// The number `key=` holds on the line of `out` that starts with `prefix`.
 fn field(out: &str, prefix: &str, key: &str) -> u64 {
-    let line = out
-        .lines()
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no line {prefix:?} in\n{out}"));
-    let at = line
-        .find(&format!(" {key}="))
-        .unwrap_or_else(|| panic!("no {key}= in {line}"));
-    let v = &line[at + key.len() + 2..];
-    let end = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    v[..end]
-        .parse()
-        .unwrap_or_else(|_| panic!("{key} in {line}"))
+    num(line(out, prefix), key)
 }
 
 /// Runs a smoke with `extra` options; None (after a loud SKIP) when the
@@ -40,26 +23,16 @@ fn field(out: &str, prefix: &str, key: &str) -> u64 {
 fn smoke(extra: &[&str]) -> Option<String> {
     let mut args = vec!["--profile", "pollwake", "--smoke"];
     args.extend_from_slice(extra);
-    let o = run(&args);
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    if o.status.code() == Some(4) {
-        eprintln!("SKIP: {args:?}: {stderr}");
-        return None;
-    }
-    assert_eq!(o.status.code(), Some(0), "{args:?}\n{stdout}\n{stderr}");
-    assert!(stderr.is_empty(), "{stderr}");
-    Some(stdout)
+    let o = ran(&args)?;
+    assert_eq!(o.code, 0, "{args:?}\n{}\n{}", o.out, o.err);
+    assert!(o.err.is_empty(), "{}", o.err);
+    Some(o.out)
 }
 
 /// Every count of a passing smoke of `burst` messages per burst.
 fn assert_exact(out: &str, burst: u64) {
     let pairs = 2 * burst; // --smoke: 2 bursts per mode, 1 round
-    let rows: Vec<Vec<&str>> = out
-        .lines()
-        .filter(|l| l.starts_with("pollwake_"))
-        .map(|l| l.split('\t').collect())
-        .collect();
+    let rows = rows(out);
     assert_eq!(rows.len(), 8, "4 round rows and 4 mean rows:\n{out}");
     for (k, mode) in MODES.iter().enumerate() {
         for (row, round) in [(&rows[k], "0"), (&rows[4 + k], "mean")] {
@@ -115,11 +88,7 @@ fn assert_exact(out: &str, burst: u64) {
 
 /// The eventfd pass: (after send, after flush, NOPs).
 fn eventfd_counts(out: &str) -> (u64, u64, u64) {
-    let line = out
-        .lines()
-        .find(|l| l.starts_with("# eventfd pass"))
-        .expect("eventfd line");
-    let nums: Vec<u64> = line
+    let nums: Vec<u64> = line(out, "# eventfd pass")
         .split('+')
         .skip(1)
         .map(|s| {
@@ -179,7 +148,7 @@ fn two_cpus() -> Option<(u32, u32)> {
 #[test]
 fn waiter_on_another_cpu() {
     let Some((a, b)) = two_cpus() else {
-        eprintln!("SKIP: fewer than two CPUs allowed");
+        skip("fewer than two CPUs allowed");
         return;
     };
     let (a, b) = (a.to_string(), b.to_string());
@@ -223,22 +192,13 @@ fn usage_errors_name_the_argument() {
             "--waiter-cpu 1023: CPU 1023 is not online or not allowed",
         ),
     ] {
-        let o = run(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(
-            err.starts_with(&format!("uring-repro: {msg}")),
-            "{args:?}: {err}"
-        );
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(o.stdout.is_empty());
+        assert_usage_error(&run(&args), msg);
     }
 }
 
 #[test]
 fn help_lists_the_pollwake_options() {
-    let o = run(&["--help"]);
-    let help = String::from_utf8_lossy(&o.stdout);
+    let help = run(&["--help"]).out;
     for opt in [
         "pollwake",
         "--burst N",
