@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::Command;
 
-use utils::{line, num, rows, skip, tsv_rows, Scratch};
+use utils::{assert_zero, line, num, rows, skip, tsv_rows, Scratch, FAILURES};
 
 /// What an interrupted run left behind.
 struct Ended {
@@ -78,20 +78,7 @@ fn assert_interrupted<'a>(e: &'a Ended, sig: &str) -> &'a str {
     assert_eq!(e.stderr, format!("uring-repro: interrupted by {sig}\n"));
     let checks = line(&e.stdout, "# checks:");
     assert!(checks.ends_with(" -> INTERRUPTED"), "{checks}");
-    for key in [
-        "bad_results",
-        "bad_flags",
-        "unknown_tags",
-        "duplicates",
-        "missing",
-        "timeouts",
-        "submit_errors",
-        "sq_dropped",
-        "cq_overflow",
-        "outstanding",
-    ] {
-        assert_eq!(num(checks, key), 0, "{key} in {checks}");
-    }
+    assert_zero(checks, &FAILURES);
     assert_eq!(e.stdout.matches("# checks:").count(), 1);
     checks
 }
@@ -179,9 +166,10 @@ fn pollwake_stops_at_a_burst_and_joins_its_waiter() {
     };
     let checks = assert_interrupted(&e, "SIGINT");
     // The waiter was joined (not leaked) and left nothing behind.
-    for key in ["waiter_errors", "lost_wakeups", "epoll_bad", "bad_events"] {
-        assert_eq!(num(checks, key), 0, "{key} in {checks}");
-    }
+    assert_zero(
+        checks,
+        &["waiter_errors", "lost_wakeups", "epoll_bad", "bad_events"],
+    );
     // Each mode's rows: whole shares (64 bursts of 32), numbered from 0,
     // passed; its mean row sums them. A round may end after any mode.
     let modes = [

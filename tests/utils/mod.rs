@@ -146,6 +146,28 @@ pub fn num(line: &str, key: &str) -> u64 {
         .unwrap_or_else(|_| panic!("{key}={v} is not a count in {line}"))
 }
 
+/// The failure counters on every workload's `# checks:` line.
+pub const FAILURES: [&str; 11] = [
+    "bad_results",
+    "bad_flags",
+    "unknown_tags",
+    "duplicates",
+    "missing",
+    "timeouts",
+    "submit_errors",
+    "sq_dropped",
+    "cq_overflow",
+    "outstanding",
+    "migrations",
+];
+
+/// Each counter in `keys` is 0 on the `checks` line.
+pub fn assert_zero(checks: &str, keys: &[&str]) {
+    for k in keys {
+        assert_eq!(num(checks, k), 0, "{k} in {checks}");
+    }
+}
+
 /// The rows of a run's table, split at tabs: the lines after the header
 /// (the first line that is not a `#` comment) that are not comments.
 pub fn rows(stdout: &str) -> Vec<Vec<&str>> {
