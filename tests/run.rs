@@ -5,9 +5,13 @@
 mod utils;
 
 use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_usage_error, assert_zero, line, ran, rows, run, skip, Run, BIN, FAILURES};
+use utils::{
+    assert_usage_error, assert_zero, line, ran, rows, run, skip, tsv_rows, Run, Scratch, BIN,
+    FAILURES,
+};
 
 #[test]
 fn smoke_passes_with_every_check() {
@@ -111,6 +115,52 @@ fn default_run_is_the_published_contract() {
     assert!(stdout.trim_end().ends_with("-> PASS"));
     let summary = line(stdout, "# median=");
     assert!(summary.contains(" min=") && summary.contains(" max=") && summary.ends_with('%'));
+}
+
+/// The table is byte for byte what the C standalone prints: each round row
+/// is `printf("%u\t%u\t%.6f\t1\n", round, pairs, (double)timed_ns / pairs)`
+/// of that round's timed_ns (from --tsv), the mean row the same of the
+/// totals, and only comment lines stand around the table. Rust's `{:.6}`
+/// rounds the exact binary value half to even, as glibc does.
+#[test]
+fn the_table_is_the_c_standalones_printf() {
+    let dir = Scratch::new("golden");
+    let tsv = dir.file("s0.tsv");
+    let args = ["--cycles", "64", "--rounds", "5", "--warmups", "1"];
+    let Some(out) = ran(&[&args[..], &["--tsv", &tsv]].concat()) else {
+        return;
+    };
+    assert_eq!(out.code, 0, "{}\n{}", out.out, out.err);
+    let measured: Vec<_> = tsv_rows(Path::new(&tsv))
+        .into_iter()
+        .filter(|m| m["phase"] == "measured")
+        .collect();
+    assert_eq!(measured.len(), 5);
+    let (mut want, mut ns, mut pairs) = (Vec::new(), 0u64, 0u64);
+    for (i, m) in measured.iter().enumerate() {
+        assert_eq!(
+            (
+                m["round"].as_str(),
+                m["mode"].as_str(),
+                m["semantic_pass"].as_str()
+            ),
+            (i.to_string().as_str(), "point", "1")
+        );
+        let (t, p): (u64, u64) = (m["timed_ns"].parse().unwrap(), m["pairs"].parse().unwrap());
+        assert_eq!(p, 64 * 32);
+        want.push(format!("{i}\t{p}\t{:.6}\t1", t as f64 / p as f64));
+        (ns, pairs) = (ns + t, pairs + p);
+    }
+    want.push(format!("mean\t{pairs}\t{:.6}\t1", ns as f64 / pairs as f64));
+    let lines: Vec<&str> = out.out.lines().collect();
+    let header = lines.iter().position(|l| !l.starts_with('#')).unwrap();
+    assert_eq!(lines[header], "round\tpairs\tns_per_pair\tsemantic_pass");
+    let end = header + 1 + want.len();
+    assert!(lines.len() >= end, "{}", out.out);
+    assert_eq!(lines[header + 1..end], want, "{}", out.out);
+    for l in &lines[end..] {
+        assert!(l.starts_with('#'), "{l:?} after the mean row");
+    }
 }
 
 #[test]
