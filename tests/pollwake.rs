@@ -4,14 +4,9 @@
 
 mod utils;
 
-use utils::{assert_usage_error, assert_zero, line, num, ran, rows, run, skip, FAILURES};
-
-const MODES: [&str; 4] = [
-    "pollwake_none",
-    "pollwake_idle",
-    "pollwake_waiter",
-    "pollwake_none_aa",
-];
+use utils::{
+    assert_usage_error, assert_zero, line, num, ran, rows, run, skip, FAILURES, POLLWAKE_MODES,
+};
 
 /// The number `key=` holds on the line of `out` that starts with `prefix`.
 fn field(out: &str, prefix: &str, key: &str) -> u64 {
@@ -34,7 +29,7 @@ fn assert_exact(out: &str, burst: u64) {
     let pairs = 2 * burst; // --smoke: 2 bursts per mode, 1 round
     let rows = rows(out);
     assert_eq!(rows.len(), 8, "4 round rows and 4 mean rows:\n{out}");
-    for (k, mode) in MODES.iter().enumerate() {
+    for (k, mode) in POLLWAKE_MODES.iter().enumerate() {
         for (row, round) in [(&rows[k], "0"), (&rows[4 + k], "mean")] {
             assert_eq!(row[0], *mode);
             assert_eq!(row[1], round);

@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_zero, line, num, rows, skip, tsv_rows, Scratch, FAILURES};
+use utils::{assert_zero, line, num, rows, skip, tsv_rows, Scratch, FAILURES, POLLWAKE_MODES};
 
 /// What an interrupted run left behind.
 struct Ended {
@@ -172,15 +172,9 @@ fn pollwake_stops_at_a_burst_and_joins_its_waiter() {
     );
     // Each mode's rows: whole shares (64 bursts of 32), numbered from 0,
     // passed; its mean row sums them. A round may end after any mode.
-    let modes = [
-        "pollwake_none",
-        "pollwake_idle",
-        "pollwake_waiter",
-        "pollwake_none_aa",
-    ];
     let mut counts = Vec::new();
     let all = rows(&e.stdout);
-    for m in modes {
+    for m in POLLWAKE_MODES {
         let (mean, table): (Vec<_>, Vec<_>) = all
             .iter()
             .filter(|r| r[0] == m)

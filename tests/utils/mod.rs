@@ -146,6 +146,14 @@ pub fn num(line: &str, key: &str) -> u64 {
         .unwrap_or_else(|_| panic!("{key}={v} is not a count in {line}"))
 }
 
+/// pollwake's modes in the order each round runs them.
+pub const POLLWAKE_MODES: [&str; 4] = [
+    "pollwake_none",
+    "pollwake_idle",
+    "pollwake_waiter",
+    "pollwake_none_aa",
+];
+
 /// The failure counters on every workload's `# checks:` line.
 pub const FAILURES: [&str; 11] = [
     "bad_results",
