@@ -60,8 +60,8 @@ pub fn drain(pipe: Option<impl Read>) -> String {
     s
 }
 
-/// Says why a test cannot test here, as `SKIP: why` on stderr. With `CI`
-/// set it fails the test instead, so CI never passes with nothing tested.
+/// Says why a test cannot test here, as `SKIP: why` on stderr; with `CI`
+/// set it then fails the test, so CI never passes with nothing tested.
 pub fn skip(why: impl std::fmt::Display) {
     eprintln!("SKIP: {why}");
     if std::env::var_os("CI").is_some() {
