@@ -2,36 +2,17 @@
 //! synthetic fixtures in every input format, the error paths with their exit
 //! codes, and three real `--smoke` runs compared end to end.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod utils;
 
-const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
+use std::path::Path;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run uring-repro");
-    (
-        out.status.code().expect("exit code"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use utils::{line, ran, run, Run, Scratch};
 
 fn fixture(name: &str) -> String {
     format!(
         "{}/tests/fixtures/published/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
-}
-
-/// A fresh scratch directory for this test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("uring-repro-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -54,11 +35,11 @@ fn assert_narrow(text: &str) {
 
 /// The value after `label` on its line of the text report.
 fn field<'a>(text: &'a str, label: &str) -> &'a str {
-    let line = text
+    let l = text
         .lines()
         .find(|l| l.trim_start().starts_with(label))
         .unwrap_or_else(|| panic!("no {label:?} line in\n{text}"));
-    line.trim_start()[label.len()..]
+    l.trim_start()[label.len()..]
         .split_whitespace()
         .next()
         .unwrap()
@@ -71,7 +52,7 @@ fn published_sandwich_from_our_stdout() {
         fixture("child.txt"),
         fixture("parent_b.txt"),
     );
-    let (code, out, err) = run(&["compare", &a, &b, &c]);
+    let Run { code, out, err } = run(&["compare", &a, &b, &c]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
     // The report's figures: A 180.079, child 196.647, B 179.856 ns/pair.
@@ -125,7 +106,7 @@ fn every_input_format_gives_the_same_numbers() {
     ];
     let mut rows = Vec::new();
     for files in [&stdout, &formal, &mixed] {
-        let (code, out, err) = run(&["compare", "--tsv", &files[0], &files[1], &files[2]]);
+        let Run { code, out, err } = run(&["compare", "--tsv", &files[0], &files[1], &files[2]]);
         assert_eq!((code, err.as_str()), (0, ""), "{out}");
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 2, "{out}");
@@ -177,7 +158,7 @@ fn labelled_series_and_a_plain_ratio() {
         fixture("child.tsv"),
         fixture("parent_b.txt"),
     );
-    let (code, out, _) = run(&[
+    let Run { code, out, .. } = run(&[
         "compare",
         &format!("base={a}"),
         &format!("patch={b}"),
@@ -191,7 +172,7 @@ fn labelled_series_and_a_plain_ratio() {
         "{out}"
     );
     // Two plain files: a ratio, stated as having no drift.
-    let (code, out, _) = run(&["compare", &a, &b]);
+    let Run { code, out, .. } = run(&["compare", &a, &b]);
     assert_eq!(code, 0);
     assert_eq!(field(&out, "change"), "+9.200%"); // 196.647 / 180.079
     assert_eq!(field(&out, "control drift"), "n/a");
@@ -200,14 +181,14 @@ fn labelled_series_and_a_plain_ratio() {
         "{out}"
     );
     // One file: just its statistics.
-    let (code, out, _) = run(&["compare", &a]);
+    let Run { code, out, .. } = run(&["compare", &a]);
     assert_eq!(code, 0);
     assert!(out.contains("180.079") && !out.contains(" vs "), "{out}");
 }
 
 #[test]
 fn failed_checks_exit_1_and_say_so() {
-    let dir = scratch("failed");
+    let dir = Scratch::new("failed");
     let bad = write(
         &dir,
         "bad.txt",
@@ -215,7 +196,7 @@ fn failed_checks_exit_1_and_say_so() {
          mean\t32768\t200.5\t0\n",
     );
     let a = fixture("parent_a.txt");
-    let (code, out, err) = run(&["compare", &a, &bad, &a]);
+    let Run { code, out, err } = run(&["compare", &a, &bad, &a]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("FAIL    "), "{out}");
     assert!(
@@ -231,7 +212,7 @@ fn failed_checks_exit_1_and_say_so() {
 
 #[test]
 fn unusable_input_exits_2_naming_file_and_line() {
-    let dir = scratch("bad-input");
+    let dir = Scratch::new("bad-input");
     let a = fixture("parent_a.txt");
     let cases = [
         ("empty.txt", "", ": empty file"),
@@ -241,18 +222,18 @@ fn unusable_input_exits_2_naming_file_and_line() {
     ];
     for (name, text, why) in cases {
         let f = write(&dir, name, text);
-        let (code, out, err) = run(&["compare", &a, &f, &a]);
+        let Run { code, out, err } = run(&["compare", &a, &f, &a]);
         assert_eq!((code, out.as_str()), (2, ""), "{name}");
         assert_eq!(err, format!("uring-repro: {f}{why}\n"), "{name}");
     }
     let missing = dir.join("missing.txt").to_string_lossy().into_owned();
-    let (code, _, err) = run(&["compare", &missing]);
+    let Run { code, err, .. } = run(&["compare", &missing]);
     assert_eq!(code, 2);
     assert_eq!(
         err,
         format!("uring-repro: {missing}: cannot read: ENOENT (2)\n")
     );
-    let (code, _, err) = run(&["compare", dir.to_str().unwrap()]);
+    let Run { code, err, .. } = run(&["compare", dir.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.ends_with(": cannot read: EISDIR (21)\n"), "{err}");
     // Another workload in one of the files.
@@ -263,7 +244,7 @@ fn unusable_input_exits_2_naming_file_and_line() {
             .unwrap()
             .replace("profile=s0_wait_wake", "profile=v0_waitv"),
     );
-    let (code, _, err) = run(&["compare", &a, &v0, &a]);
+    let Run { code, err, .. } = run(&["compare", &a, &v0, &a]);
     assert_eq!(code, 2);
     assert_eq!(
         err,
@@ -273,56 +254,50 @@ fn unusable_input_exits_2_naming_file_and_line() {
     );
     // Exactly 4 MiB is read; one byte more is too much.
     let full = write(&dir, "full.txt", &"#\n".repeat(2 << 20));
-    let (code, _, err) = run(&["compare", &full]);
+    let Run { code, err, .. } = run(&["compare", &full]);
     assert_eq!(code, 2);
     assert_eq!(
         err,
         format!("uring-repro: {full}: no result header (only comments)\n")
     );
     let big = write(&dir, "big.txt", &"#\n".repeat((2 << 20) + 1));
-    let (code, _, err) = run(&["compare", &big]);
+    let Run { code, err, .. } = run(&["compare", &big]);
     assert_eq!(code, 2);
     assert_eq!(
         err,
         format!("uring-repro: {big}: the files exceed 4 MiB together (compare's limit)\n")
     );
-    let (code, _, err) = run(&["compare"]);
+    let Run { code, err, .. } = run(&["compare"]);
     assert_eq!(code, 2);
     assert_eq!(
         err,
         "uring-repro: compare: needs at least one result file (see --help)\n"
     );
-    let (code, out, _) = run(&["compare", "--help"]);
+    let Run { code, out, .. } = run(&["compare", "--help"]);
     assert_eq!(code, 0);
     assert!(out.contains("compare [--gate PCT] [--tsv] [--drop-first] [--mode M]"));
-    let (code, _, err) = run(&["compare", "--gate", "0", &a]);
+    let Run { code, err, .. } = run(&["compare", "--gate", "0", &a]);
     assert_eq!(code, 2);
     assert_eq!(
         err,
         "uring-repro: compare: --gate 0: needs a percentage in (0, 100]\n"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The end-to-end path: three real runs on this kernel, saved as a user
 /// would (`uring-repro --smoke > a.txt`), then compared.
 #[test]
 fn three_real_smoke_runs_compare_end_to_end() {
-    let dir = scratch("e2e");
+    let dir = Scratch::new("e2e");
     let mut files = Vec::new();
     let mut means = Vec::new();
     for name in ["a.txt", "b.txt", "c.txt"] {
-        let (code, out, err) = run(&["--smoke", "--rounds", "3"]);
-        if code == 4 {
-            eprintln!("SKIP: this kernel cannot run the workload: {err}");
+        let Some(Run { code, out, err }) = ran(&["--smoke", "--rounds", "3"]) else {
             return;
-        }
+        };
         assert_eq!(code, 0, "{err}");
         // The per-cycle distribution is in the summary, ordered.
-        let dist = out
-            .lines()
-            .find(|l| l.starts_with("# per_cycle_ns_per_pair: "))
-            .unwrap_or_else(|| panic!("no distribution line in\n{out}"));
+        let dist = line(&out, "# per_cycle_ns_per_pair: ");
         let q: Vec<f64> = dist
             .split_whitespace()
             .filter_map(|w| w.split_once('='))
@@ -332,12 +307,12 @@ fn three_real_smoke_runs_compare_end_to_end() {
         assert_eq!(q.len(), 5, "{dist}");
         assert!(q.windows(2).all(|w| w[0] <= w[1]) && q[0] > 0.0, "{dist}");
         assert!(dist.ends_with(" cycles=6"), "{dist}");
-        let mean_row = out.lines().find(|l| l.starts_with("mean\t")).unwrap();
+        let mean_row = line(&out, "mean\t");
         let mean: f64 = mean_row.split('\t').nth(2).unwrap().parse().unwrap();
         means.push(mean);
         files.push(write(&dir, name, &out));
     }
-    let (code, out, err) = run(&["compare", &files[0], &files[1], &files[2]]);
+    let Run { code, out, err } = run(&["compare", &files[0], &files[1], &files[2]]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
     let shown: Vec<f64> = out
@@ -355,7 +330,7 @@ fn three_real_smoke_runs_compare_end_to_end() {
     }
     // All three come from this boot: no claim of separate boots.
     assert!(!out.contains("its own boot"), "{out}");
-    let (code, tsv, _) = run(&["compare", "--tsv", &files[0], &files[1], &files[2]]);
+    let Run { code, out: tsv, .. } = run(&["compare", "--tsv", &files[0], &files[1], &files[2]]);
     assert_eq!(code, 0);
     assert_eq!(tsv.lines().count(), 2, "{tsv}");
     assert!(tsv
@@ -369,7 +344,7 @@ fn three_real_smoke_runs_compare_end_to_end() {
 /// file names. Every line still fits, and the paragraph is whole.
 #[test]
 fn sixteen_points_stay_within_72_columns() {
-    let dir = scratch("wide");
+    let dir = Scratch::new("wide");
     let base = std::fs::read_to_string(fixture("parent_a.txt")).unwrap();
     let mut args = vec!["compare".to_string()];
     for i in 0..16 {
@@ -383,7 +358,7 @@ fn sixteen_points_stay_within_72_columns() {
         args.push(format!("label_{:06}={}", i % 5, write(&dir, &name, &text)));
     }
     let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
-    let (code, out, err) = run(&args);
+    let Run { code, out, err } = run(&args);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
     let headings = out
@@ -393,32 +368,31 @@ fn sixteen_points_stay_within_72_columns() {
     let para = out.split("To paste:").nth(1).unwrap();
     assert!(para.contains("Point 16 (label_000000)"), "{para}");
     assert!(para.trim_end().ends_with("gate."), "{para}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn pollwake_runs_compare_one_mode_at_a_time() {
-    let dir = scratch("pollwake");
+    let dir = Scratch::new("pollwake");
     let mut files = Vec::new();
     for name in ["a.txt", "b.txt", "c.txt"] {
-        let (code, out, err) = run(&["--profile", "pollwake", "--smoke", "--rounds", "2"]);
-        if code == 4 {
-            eprintln!("SKIP: this kernel cannot run pollwake: {err}");
+        let Some(Run { code, out, err }) =
+            ran(&["--profile", "pollwake", "--smoke", "--rounds", "2"])
+        else {
             return;
-        }
+        };
         assert_eq!(code, 0, "{err}");
         files.push(write(&dir, name, &out));
     }
     let (a, b, c) = (&files[0][..], &files[1][..], &files[2][..]);
     // Several modes in one table: compare must be told which.
-    let (code, _, err) = run(&["compare", a, b, c]);
+    let Run { code, err, .. } = run(&["compare", a, b, c]);
     assert_eq!(code, 2);
     assert!(
         err.contains("pick one with --mode none|idle|waiter|none_aa"),
         "{err}"
     );
     for (mode, profile) in [("none", "pollwake_none"), ("waiter", "pollwake_waiter")] {
-        let (code, out, err) = run(&["compare", "--mode", mode, a, b, c]);
+        let Run { code, out, err } = run(&["compare", "--mode", mode, a, b, c]);
         assert_eq!((code, err.as_str()), (0, ""), "{out}");
         assert!(out.contains(&format!("profile {profile},")), "{out}");
         // Three points of two rounds each (the rounds column of the table).
@@ -429,18 +403,19 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
             .collect();
         assert_eq!(rounds, ["2", "2", "2"], "{out}");
     }
-    let (code, _, err) = run(&["compare", "--mode", "bogus", a, b, c]);
+    let Run { code, err, .. } = run(&["compare", "--mode", "bogus", a, b, c]);
     assert_eq!(code, 2);
     assert!(err.contains("none, idle, waiter or none_aa"), "{err}");
     // --mode on a futex workload's result is a usage error too.
-    let (code, s0, _) = run(&["--smoke"]);
-    if code == 0 {
-        let f = write(&dir, "s0.txt", &s0);
-        let (code, _, err) = run(&["compare", "--mode", "idle", &f, &f]);
-        assert_eq!(code, 2);
-        assert!(
-            err.contains("--mode applies to pollwake results only"),
-            "{err}"
-        );
-    }
+    let Some(s0) = ran(&["--smoke"]) else {
+        return;
+    };
+    assert_eq!(s0.code, 0, "{}", s0.err);
+    let f = write(&dir, "s0.txt", &s0.out);
+    let Run { code, err, .. } = run(&["compare", "--mode", "idle", &f, &f]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--mode applies to pollwake results only"),
+        "{err}"
+    );
 }

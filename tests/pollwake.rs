@@ -2,37 +2,15 @@
 //! counts, for every --ring-flags setting, burst sizes at both limits, the
 //! waiter on another CPU, and the usage errors.
 
-use std::process::{Command, Output};
+mod utils;
 
-const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
-const MODES: [&str; 4] = [
-    "pollwake_none",
-    "pollwake_idle",
-    "pollwake_waiter",
-    "pollwake_none_aa",
-];
+use utils::{
+    assert_usage_error, assert_zero, line, num, ran, rows, run, skip, FAILURES, POLLWAKE_MODES,
+};
 
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run uring-repro")
-}
-
-/// The value of `key=` on the line starting with `prefix`.
+/// The number `key=` holds on the line of `out` that starts with `prefix`.
 fn field(out: &str, prefix: &str, key: &str) -> u64 {
-    let line = out
-        .lines()
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no line {prefix:?} in\n{out}"));
-    let at = line
-        .find(&format!(" {key}="))
-        .unwrap_or_else(|| panic!("no {key}= in {line}"));
-    let v = &line[at + key.len() + 2..];
-    let end = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    v[..end]
-        .parse()
-        .unwrap_or_else(|_| panic!("{key} in {line}"))
+    num(line(out, prefix), key)
 }
 
 /// Runs a smoke with `extra` options; None (after a loud SKIP) when the
@@ -40,28 +18,18 @@ fn field(out: &str, prefix: &str, key: &str) -> u64 {
 fn smoke(extra: &[&str]) -> Option<String> {
     let mut args = vec!["--profile", "pollwake", "--smoke"];
     args.extend_from_slice(extra);
-    let o = run(&args);
-    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    if o.status.code() == Some(4) {
-        eprintln!("SKIP: {args:?}: {stderr}");
-        return None;
-    }
-    assert_eq!(o.status.code(), Some(0), "{args:?}\n{stdout}\n{stderr}");
-    assert!(stderr.is_empty(), "{stderr}");
-    Some(stdout)
+    let o = ran(&args)?;
+    assert_eq!(o.code, 0, "{args:?}\n{}\n{}", o.out, o.err);
+    assert!(o.err.is_empty(), "{}", o.err);
+    Some(o.out)
 }
 
 /// Every count of a passing smoke of `burst` messages per burst.
 fn assert_exact(out: &str, burst: u64) {
     let pairs = 2 * burst; // --smoke: 2 bursts per mode, 1 round
-    let rows: Vec<Vec<&str>> = out
-        .lines()
-        .filter(|l| l.starts_with("pollwake_"))
-        .map(|l| l.split('\t').collect())
-        .collect();
+    let rows = rows(out);
     assert_eq!(rows.len(), 8, "4 round rows and 4 mean rows:\n{out}");
-    for (k, mode) in MODES.iter().enumerate() {
+    for (k, mode) in POLLWAKE_MODES.iter().enumerate() {
         for (row, round) in [(&rows[k], "0"), (&rows[4 + k], "mean")] {
             assert_eq!(row[0], *mode);
             assert_eq!(row[1], round);
@@ -70,37 +38,26 @@ fn assert_exact(out: &str, burst: u64) {
             assert_eq!(row[4], "1");
         }
     }
-    let checks = "# checks:";
+    let checks = line(out, "# checks:");
     // Bursts: 4 modes x 2 bursts x burst messages, a source and a target
     // CQE each. All CQEs: those, the eventfd pass (burst messages, burst
     // target CQEs, burst NOPs) and the stop message (source + target).
-    assert_eq!(field(out, checks, "source_cqes"), 8 * burst);
-    assert_eq!(field(out, checks, "target_cqes"), 8 * burst);
-    assert_eq!(field(out, checks, "cqes"), 2 * 8 * burst + 3 * burst + 2);
-    for zero in [
-        "bad_results",
-        "bad_flags",
-        "unknown_tags",
-        "duplicates",
-        "missing",
-        "timeouts",
-        "submit_errors",
-        "sq_dropped",
-        "cq_overflow",
-        "outstanding",
-        "migrations",
-        "epoll_bad",
-        "lost_wakeups",
-        "bad_events",
-        "waiter_errors",
-        "not_asleep",
-        "eventfd_bad",
-    ] {
-        assert_eq!(field(out, checks, zero), 0, "{zero}");
-    }
-    assert!(out
-        .lines()
-        .any(|l| l.starts_with(checks) && l.ends_with("-> PASS")));
+    assert_eq!(num(checks, "source_cqes"), 8 * burst);
+    assert_eq!(num(checks, "target_cqes"), 8 * burst);
+    assert_eq!(num(checks, "cqes"), 2 * 8 * burst + 3 * burst + 2);
+    assert_zero(checks, &FAILURES);
+    assert_zero(
+        checks,
+        &[
+            "epoll_bad",
+            "lost_wakeups",
+            "bad_events",
+            "waiter_errors",
+            "not_asleep",
+            "eventfd_bad",
+        ],
+    );
+    assert!(checks.ends_with("-> PASS"), "{checks}");
     let waiter = "# waiter:";
     assert_eq!(field(out, waiter, "bursts"), 2);
     assert_eq!(field(out, waiter, "lost_wakeups"), 0);
@@ -115,11 +72,7 @@ fn assert_exact(out: &str, burst: u64) {
 
 /// The eventfd pass: (after send, after flush, NOPs).
 fn eventfd_counts(out: &str) -> (u64, u64, u64) {
-    let line = out
-        .lines()
-        .find(|l| l.starts_with("# eventfd pass"))
-        .expect("eventfd line");
-    let nums: Vec<u64> = line
+    let nums: Vec<u64> = line(out, "# eventfd pass")
         .split('+')
         .skip(1)
         .map(|s| {
@@ -179,7 +132,7 @@ fn two_cpus() -> Option<(u32, u32)> {
 #[test]
 fn waiter_on_another_cpu() {
     let Some((a, b)) = two_cpus() else {
-        eprintln!("SKIP: fewer than two CPUs allowed");
+        skip("fewer than two CPUs allowed");
         return;
     };
     let (a, b) = (a.to_string(), b.to_string());
@@ -223,22 +176,13 @@ fn usage_errors_name_the_argument() {
             "--waiter-cpu 1023: CPU 1023 is not online or not allowed",
         ),
     ] {
-        let o = run(&args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(
-            err.starts_with(&format!("uring-repro: {msg}")),
-            "{args:?}: {err}"
-        );
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(o.stdout.is_empty());
+        assert_usage_error(&run(&args), msg);
     }
 }
 
 #[test]
 fn help_lists_the_pollwake_options() {
-    let o = run(&["--help"]);
-    let help = String::from_utf8_lossy(&o.stdout);
+    let help = run(&["--help"]).out;
     for opt in [
         "pollwake",
         "--burst N",

@@ -1,59 +1,26 @@
 //! The built binary against this machine's kernel: real runs, real exit
 //! codes, real output. When io_uring cannot run here the tests say SKIP
-//! (loudly, on stderr) instead of passing silently.
+//! (loudly, on stderr) instead of passing silently, and fail in CI.
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Output, Stdio};
+mod utils;
 
-const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Command;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("spawn uring-repro")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// None (with a SKIP line) when this box cannot run io_uring futex ops.
-fn io_uring_works() -> Option<()> {
-    let out = run(&["--smoke"]);
-    if out.status.code() == Some(4) {
-        eprintln!(
-            "SKIP: io_uring cannot run here: {}",
-            text(&out.stderr).trim()
-        );
-        return None;
-    }
-    Some(())
-}
-
-/// The table rows (round lines and the mean line) of a run's stdout.
-fn rows(stdout: &str) -> Vec<Vec<String>> {
-    stdout
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.starts_with("round\t"))
-        .map(|l| l.split('\t').map(str::to_owned).collect())
-        .collect()
-}
+use utils::{
+    assert_usage_error, assert_zero, line, ran, rows, run, skip, tsv_rows, Run, Scratch, BIN,
+    FAILURES,
+};
 
 #[test]
 fn smoke_passes_with_every_check() {
-    if io_uring_works().is_none() {
+    let Some(out) = ran(&["--smoke"]) else {
         return;
-    }
-    let out = run(&["--smoke"]);
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stdout:\n{stdout}\nstderr:\n{}",
-        text(&out.stderr)
-    );
-    assert!(out.stderr.is_empty(), "stderr: {}", text(&out.stderr));
+    };
+    let stdout = &out.out;
+    assert_eq!(out.code, 0, "stdout:\n{stdout}\nstderr:\n{}", out.err);
+    assert!(out.err.is_empty(), "stderr: {}", out.err);
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(
         lines[0].starts_with("# uring-repro 0.1.0 profile=s0_wait_wake mode=smoke kernel="),
@@ -92,58 +59,30 @@ fn smoke_passes_with_every_check() {
         );
     }
     assert_eq!(lines[header], "round\tpairs\tns_per_pair\tsemantic_pass");
-    let r = rows(&stdout);
+    let r = rows(stdout);
     assert_eq!(r.len(), 2);
-    assert_eq!(
-        (r[0][0].as_str(), r[0][1].as_str(), r[0][3].as_str()),
-        ("0", "64", "1")
-    );
-    assert_eq!(
-        (r[1][0].as_str(), r[1][1].as_str(), r[1][3].as_str()),
-        ("mean", "64", "1")
-    );
+    assert_eq!((r[0][0], r[0][1], r[0][3]), ("0", "64", "1"));
+    assert_eq!((r[1][0], r[1][1], r[1][3]), ("mean", "64", "1"));
     let checks = lines.last().unwrap();
     assert!(
         checks.starts_with("# checks: cqes=128 wait_cqes=64 waitv_cqes=0 wake_cqes=64 "),
         "{checks}"
     );
     assert!(checks.ends_with(" -> PASS"), "{checks}");
-    for zero in [
-        "bad_results",
-        "bad_flags",
-        "unknown_tags",
-        "duplicates",
-        "missing",
-        "timeouts",
-        "sq_dropped",
-        "cq_overflow",
-        "outstanding",
-        "migrations",
-    ] {
-        assert!(
-            checks.contains(&format!(" {zero}=0 ")),
-            "{zero} in {checks}"
-        );
-    }
+    assert_zero(checks, &FAILURES);
 }
 
 #[test]
 fn default_run_is_the_published_contract() {
-    if io_uring_works().is_none() {
+    let Some(out) = ran(&[]) else {
         return;
-    }
-    let out = run(&[]);
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        text(&out.stderr)
-    );
+    };
+    let stdout = &out.out;
+    assert_eq!(out.code, 0, "{stdout}\n{}", out.err);
     assert!(
         stdout.contains(" slots=32 vector_width=1 cycles=512 warmups=3 rounds=15 futex=private")
     );
-    let r = rows(&stdout);
+    let r = rows(stdout);
     assert_eq!(r.len(), 16, "15 rounds and a mean row");
     let mut sum = 0f64;
     for (i, row) in r[..15].iter().enumerate() {
@@ -160,10 +99,7 @@ fn default_run_is_the_published_contract() {
         sum += v;
     }
     let mean = &r[15];
-    assert_eq!(
-        (mean[0].as_str(), mean[1].as_str(), mean[3].as_str()),
-        ("mean", "245760", "1")
-    );
+    assert_eq!((mean[0], mean[1], mean[3]), ("mean", "245760", "1"));
     // Equal pairs per round: the weighted mean equals the mean of the rows
     // (up to the rows' rounding to six decimals).
     let m: f64 = mean[2].parse().unwrap();
@@ -177,8 +113,54 @@ fn default_run_is_the_published_contract() {
         stdout.contains("# checks: cqes=589824 wait_cqes=294912 waitv_cqes=0 wake_cqes=294912 ")
     );
     assert!(stdout.trim_end().ends_with("-> PASS"));
-    let summary = stdout.lines().find(|l| l.starts_with("# median=")).unwrap();
+    let summary = line(stdout, "# median=");
     assert!(summary.contains(" min=") && summary.contains(" max=") && summary.ends_with('%'));
+}
+
+/// The table is byte for byte what the C standalone prints: each round row
+/// is `printf("%u\t%u\t%.6f\t1\n", round, pairs, (double)timed_ns / pairs)`
+/// of that round's timed_ns (from --tsv), the mean row the same of the
+/// totals, and only comment lines stand around the table. Rust's `{:.6}`
+/// rounds the exact binary value half to even, as glibc does.
+#[test]
+fn the_table_is_the_c_standalones_printf() {
+    let dir = Scratch::new("golden");
+    let tsv = dir.file("s0.tsv");
+    let args = ["--cycles", "64", "--rounds", "5", "--warmups", "1"];
+    let Some(out) = ran(&[&args[..], &["--tsv", &tsv]].concat()) else {
+        return;
+    };
+    assert_eq!(out.code, 0, "{}\n{}", out.out, out.err);
+    let measured: Vec<_> = tsv_rows(Path::new(&tsv))
+        .into_iter()
+        .filter(|m| m["phase"] == "measured")
+        .collect();
+    assert_eq!(measured.len(), 5);
+    let (mut want, mut ns, mut pairs) = (Vec::new(), 0u64, 0u64);
+    for (i, m) in measured.iter().enumerate() {
+        assert_eq!(
+            (
+                m["round"].as_str(),
+                m["mode"].as_str(),
+                m["semantic_pass"].as_str()
+            ),
+            (i.to_string().as_str(), "point", "1")
+        );
+        let (t, p): (u64, u64) = (m["timed_ns"].parse().unwrap(), m["pairs"].parse().unwrap());
+        assert_eq!(p, 64 * 32);
+        want.push(format!("{i}\t{p}\t{:.6}\t1", t as f64 / p as f64));
+        (ns, pairs) = (ns + t, pairs + p);
+    }
+    want.push(format!("mean\t{pairs}\t{:.6}\t1", ns as f64 / pairs as f64));
+    let lines: Vec<&str> = out.out.lines().collect();
+    let header = lines.iter().position(|l| !l.starts_with('#')).unwrap();
+    assert_eq!(lines[header], "round\tpairs\tns_per_pair\tsemantic_pass");
+    let end = header + 1 + want.len();
+    assert!(lines.len() >= end, "{}", out.out);
+    assert_eq!(lines[header + 1..end], want, "{}", out.out);
+    for l in &lines[end..] {
+        assert!(l.starts_with('#'), "{l:?} after the mean row");
+    }
 }
 
 #[test]
@@ -227,37 +209,24 @@ fn usage_errors_exit_2_with_one_stderr_line() {
         ),
     ];
     for (args, want) in cases {
-        let out = run(args);
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(
-            err.starts_with("uring-repro: ") && err.contains(want),
-            "{args:?}: {err}"
-        );
-        assert!(
-            out.stdout.is_empty(),
-            "{args:?}: stdout {}",
-            text(&out.stdout)
-        );
+        assert_usage_error(&run(args), want);
     }
-    let bad_utf8 = Command::new(BIN)
-        .arg("--cpu")
-        .arg(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"\xff"))
-        .output()
-        .unwrap();
-    assert_eq!(bad_utf8.status.code(), Some(2));
-    assert_eq!(
-        text(&bad_utf8.stderr),
-        "uring-repro: --cpu ?: not a decimal number\n"
+    let bad_utf8 = Run::from(
+        Command::new(BIN)
+            .arg("--cpu")
+            .arg(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"\xff"))
+            .output()
+            .unwrap(),
     );
+    assert_eq!(bad_utf8.code, 2);
+    assert_eq!(bad_utf8.err, "uring-repro: --cpu ?: not a decimal number\n");
 }
 
 #[test]
 fn help_lists_every_option_with_its_default_and_version_prints() {
     let out = run(&["--help"]);
-    assert_eq!(out.status.code(), Some(0));
-    let help = text(&out.stdout);
+    assert_eq!(out.code, 0);
+    let help = out.out;
     for (opt, default) in [
         ("--profile", "default s0"),
         ("--cpu", "default 2"),
@@ -274,21 +243,15 @@ fn help_lists_every_option_with_its_default_and_version_prints() {
             .unwrap_or_else(|| panic!("{opt}"));
         assert!(line.contains(default), "{line}");
     }
-    let out = run(&["--version"]);
-    assert_eq!(text(&out.stdout), "uring-repro 0.1.0\n");
+    assert_eq!(run(&["--version"]).out, "uring-repro 0.1.0\n");
 }
 
 #[test]
 fn closed_stdout_ends_quietly() {
-    if io_uring_works().is_none() {
+    if ran(&["--smoke"]).is_none() {
         return;
     }
-    let mut child = Command::new(BIN)
-        .args(["--rounds", "50", "--cycles", "64"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = utils::spawn(&["--rounds", "50", "--cycles", "64"]);
     let mut first = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
@@ -296,13 +259,7 @@ fn closed_stdout_ends_quietly() {
     assert!(first.starts_with("# uring-repro"));
     // The reader is gone now: the next row hits a closed pipe.
     let status = child.wait().unwrap();
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let err = utils::drain(child.stderr.take());
     use std::os::unix::process::ExitStatusExt;
     // Killed by SIGPIPE (13) when it is not ignored, or exit 141 on EPIPE:
     // either way quiet, and never a crash signal or a panic.
@@ -314,9 +271,9 @@ fn closed_stdout_ends_quietly() {
 }
 
 /// Runs the binary under strace with a fault injected; None (SKIP) without strace.
-fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Output> {
+fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
     if Command::new("strace").arg("-V").output().is_err() {
-        eprintln!("SKIP: strace not installed; cannot inject {inject}");
+        skip(format!("strace not installed; cannot inject {inject}"));
         return None;
     }
     let out = Command::new("strace")
@@ -332,7 +289,7 @@ fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Output> {
         .args(args)
         .output()
         .unwrap();
-    Some(out)
+    Some(out.into())
 }
 
 #[test]
@@ -342,19 +299,19 @@ fn io_uring_setup_eperm_and_enosys_are_skips_naming_the_errno() {
         else {
             return;
         };
-        let err = text(&out.stderr);
-        assert_eq!(out.status.code(), Some(4), "{err}");
+        let err = &out.err;
+        assert_eq!(out.code, 4, "{err}");
         assert_eq!(
-            err,
+            *err,
             format!("uring-repro: io_uring unavailable: io_uring_setup: {errno} ({num})\n")
         );
-        assert!(out.stdout.is_empty());
+        assert!(out.out.is_empty());
     }
 }
 
 #[test]
 fn a_wait_that_never_completes_fails_within_the_timeout() {
-    if io_uring_works().is_none() {
+    if ran(&["--smoke"]).is_none() {
         return;
     }
     // The second io_uring_enter (submit the WAKEs and wait) is faked to return
@@ -367,9 +324,8 @@ fn a_wait_that_never_completes_fails_within_the_timeout() {
     ) else {
         return;
     };
-    let stdout = text(&out.stdout);
-    let err = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{err}");
+    let (stdout, err) = (&out.out, &out.err);
+    assert_eq!(out.code, 1, "{stdout}\n{err}");
     assert!(
         started.elapsed().as_secs() < 30,
         "bounded wait took {:?}",
@@ -377,7 +333,7 @@ fn a_wait_that_never_completes_fails_within_the_timeout() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("uring-repro: FAIL: timeout"), "{err}");
-    let r = rows(&stdout);
+    let r = rows(stdout);
     assert_eq!(r[0][3], "0", "the failing round is marked: {stdout}");
     let checks = stdout.lines().last().unwrap();
     assert!(

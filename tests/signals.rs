@@ -1,15 +1,17 @@
-//! SIGINT and SIGTERM in the middle of a run (DESIGN.md §5): exit 130, one
+//! SIGINT and SIGTERM in the middle of a run: exit 130, one
 //! stderr line naming the signal, the finished rounds reported as usual
 //! (rows, mean, spread, checks line ending `-> INTERRUPTED`) and on disk
 //! (`--tsv`); selftest stops its TAP stream with `Bail out!`.
 //!
 //! Signals go through kill(1): no libc here either.
 
-use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+mod utils;
 
-const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::Command;
+
+use utils::{assert_zero, line, num, rows, skip, tsv_rows, Scratch, FAILURES, POLLWAKE_MODES};
 
 /// What an interrupted run left behind.
 struct Ended {
@@ -23,12 +25,7 @@ struct Ended {
 /// Runs BIN with `args`; once a stdout line satisfies `ready`, sends
 /// `kill -SIG` (`sig` = "INT", "TERM"), then reads everything and waits.
 fn interrupt(args: &[&str], sig: &str, ready: impl Fn(&str) -> bool) -> Ended {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn uring-repro");
+    let mut child = utils::spawn(args);
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let (mut stdout, mut signalled) = (String::new(), false);
     loop {
@@ -49,13 +46,7 @@ fn interrupt(args: &[&str], sig: &str, ready: impl Fn(&str) -> bool) -> Ended {
     }
     // Keep reading: a full pipe would block the report.
     out.read_to_string(&mut stdout).unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    let stderr = utils::drain(child.stderr.take());
     let code = child.wait().unwrap().code();
     Ended {
         code,
@@ -68,7 +59,7 @@ fn interrupt(args: &[&str], sig: &str, ready: impl Fn(&str) -> bool) -> Ended {
 /// None (after a loud SKIP) when the run could not start here.
 fn started(e: Ended, what: &str) -> Option<Ended> {
     if !e.signalled && e.code == Some(4) {
-        eprintln!("SKIP: {what} cannot run here: {}", e.stderr.trim());
+        skip(format!("{what} cannot run here: {}", e.stderr.trim()));
         return None;
     }
     assert!(
@@ -79,42 +70,15 @@ fn started(e: Ended, what: &str) -> Option<Ended> {
     Some(e)
 }
 
-/// The value of ` key=` in `line`.
-fn field(line: &str, key: &str) -> u64 {
-    let at = line
-        .find(&format!(" {key}="))
-        .unwrap_or_else(|| panic!("no {key}= in {line}"));
-    let v = &line[at + key.len() + 2..];
-    let end = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    v[..end].parse().unwrap()
-}
-
 /// Exit 130, exactly one stderr line naming `sig`, and a checks line that
 /// ends `-> INTERRUPTED` with every failure counter at 0; returns it.
 fn assert_interrupted<'a>(e: &'a Ended, sig: &str) -> &'a str {
     let ctx = format!("stdout:\n{}\nstderr:\n{}", e.stdout, e.stderr);
     assert_eq!(e.code, Some(130), "{ctx}");
     assert_eq!(e.stderr, format!("uring-repro: interrupted by {sig}\n"));
-    let checks = e
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("# checks:"))
-        .unwrap_or_else(|| panic!("no checks line\n{ctx}"));
+    let checks = line(&e.stdout, "# checks:");
     assert!(checks.ends_with(" -> INTERRUPTED"), "{checks}");
-    for key in [
-        "bad_results",
-        "bad_flags",
-        "unknown_tags",
-        "duplicates",
-        "missing",
-        "timeouts",
-        "submit_errors",
-        "sq_dropped",
-        "cq_overflow",
-        "outstanding",
-    ] {
-        assert_eq!(field(checks, key), 0, "{key} in {checks}");
-    }
+    assert_zero(checks, &FAILURES);
     assert_eq!(e.stdout.matches("# checks:").count(), 1);
     checks
 }
@@ -123,11 +87,7 @@ fn assert_interrupted<'a>(e: &'a Ended, sig: &str) -> &'a str {
 /// passed; the mean row sums them; the per-cycle line counts their cycles.
 /// Returns n.
 fn assert_finished_rows(stdout: &str, cycles: u64) -> u64 {
-    let rows: Vec<Vec<&str>> = stdout
-        .lines()
-        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
-        .map(|l| l.split('\t').collect())
-        .collect();
+    let (mean, rows): (Vec<_>, Vec<_>) = rows(stdout).into_iter().partition(|r| r[0] == "mean");
     let n = rows.len() as u64;
     assert!((1..4096).contains(&n), "{n} rows");
     let mut pairs = 0;
@@ -138,61 +98,41 @@ fn assert_finished_rows(stdout: &str, cycles: u64) -> u64 {
         assert_eq!(r[3], "1");
         pairs += cycles * 32;
     }
-    let mean: Vec<&str> = stdout
-        .lines()
-        .find(|l| l.starts_with("mean\t"))
-        .expect("a mean row")
-        .split('\t')
-        .collect();
-    assert_eq!((mean[1], mean[3]), (pairs.to_string().as_str(), "1"));
+    assert_eq!(mean.len(), 1, "one mean row:\n{stdout}");
+    assert_eq!((mean[0][1], mean[0][3]), (pairs.to_string().as_str(), "1"));
     assert!(stdout.lines().any(|l| l.starts_with("# median=")));
-    let tail = stdout
-        .lines()
-        .find(|l| l.starts_with("# per_cycle_ns_per_pair:"))
-        .expect("the per-cycle line");
-    assert_eq!(field(tail, "cycles"), n * cycles, "{tail}");
+    let tail = line(stdout, "# per_cycle_ns_per_pair:");
+    assert_eq!(num(tail, "cycles"), n * cycles, "{tail}");
     n
 }
 
 #[test]
 fn sigint_reports_the_finished_rounds_and_their_tsv_rows() {
-    let dir = std::env::temp_dir().join(format!("uring-repro-sig-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let tsv: PathBuf = dir.join("rows.tsv");
-    let args = [
-        "--rounds",
-        "4096",
-        "--cycles",
-        "64",
-        "--tsv",
-        tsv.to_str().unwrap(),
-    ];
+    let dir = Scratch::new("sigint");
+    let tsv = dir.file("rows.tsv");
+    let args = ["--rounds", "4096", "--cycles", "64", "--tsv", &tsv];
     let Some(e) = started(interrupt(&args, "INT", |l| l.starts_with("0\t")), "s0") else {
-        let _ = std::fs::remove_dir_all(&dir);
         return;
     };
     let checks = assert_interrupted(&e, "SIGINT");
     let n = assert_finished_rows(&e.stdout, 64);
     // The ledger holds the finished rounds, warm-ups included: 2 CQEs per pair.
-    assert_eq!(field(checks, "cqes"), (3 + n) * 64 * 32 * 2, "{checks}");
+    assert_eq!(num(checks, "cqes"), (3 + n) * 64 * 32 * 2, "{checks}");
     // On disk: the header, 3 warm-ups, then exactly the finished rounds.
-    let text = std::fs::read_to_string(&tsv).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(text.ends_with('\n'));
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len() as u64, 1 + 3 + n, "{text}");
-    let col = |name: &str| lines[0].split('\t').position(|c| c == name).unwrap();
-    let (phase, round, pass) = (col("phase"), col("round"), col("semantic_pass"));
-    for (i, l) in lines[1..].iter().enumerate() {
-        let v: Vec<&str> = l.split('\t').collect();
+    let on_disk = tsv_rows(Path::new(&tsv));
+    assert_eq!(on_disk.len() as u64, 3 + n);
+    for (i, m) in on_disk.iter().enumerate() {
         let (want_phase, want_round) = if i < 3 {
             ("warmup", i)
         } else {
             ("measured", i - 3)
         };
         assert_eq!(
-            (v[phase], v[round], v[pass]),
+            (
+                m["phase"].as_str(),
+                m["round"].as_str(),
+                m["semantic_pass"].as_str()
+            ),
             (want_phase, want_round.to_string().as_str(), "1")
         );
     }
@@ -226,26 +166,19 @@ fn pollwake_stops_at_a_burst_and_joins_its_waiter() {
     };
     let checks = assert_interrupted(&e, "SIGINT");
     // The waiter was joined (not leaked) and left nothing behind.
-    for key in ["waiter_errors", "lost_wakeups", "epoll_bad", "bad_events"] {
-        assert_eq!(field(checks, key), 0, "{key} in {checks}");
-    }
+    assert_zero(
+        checks,
+        &["waiter_errors", "lost_wakeups", "epoll_bad", "bad_events"],
+    );
     // Each mode's rows: whole shares (64 bursts of 32), numbered from 0,
     // passed; its mean row sums them. A round may end after any mode.
-    let modes = [
-        "pollwake_none",
-        "pollwake_idle",
-        "pollwake_waiter",
-        "pollwake_none_aa",
-    ];
     let mut counts = Vec::new();
-    for m in modes {
-        let rows: Vec<Vec<&str>> = e
-            .stdout
-            .lines()
-            .filter(|l| l.starts_with(&format!("{m}\t")))
-            .map(|l| l.split('\t').collect())
-            .collect();
-        let (mean, table): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| r[1] == "mean");
+    let all = rows(&e.stdout);
+    for m in POLLWAKE_MODES {
+        let (mean, table): (Vec<_>, Vec<_>) = all
+            .iter()
+            .filter(|r| r[0] == m)
+            .partition(|r| r[1] == "mean");
         for (i, r) in table.iter().enumerate() {
             assert_eq!((r[1], r[2], r[4]), (i.to_string().as_str(), "2048", "1"));
         }
@@ -272,7 +205,7 @@ fn selftest_bails_out() {
             continue;
         }
         if e.code == Some(4) && !e.stdout.contains("Bail out!") {
-            eprintln!("SKIP: selftest cannot run here: {}", e.stderr.trim());
+            skip(format!("selftest cannot run here: {}", e.stderr.trim()));
             return;
         }
         assert_eq!(e.code, Some(130), "{}\n{}", e.stdout, e.stderr);

@@ -1,15 +1,17 @@
 //! `--tsv FILE` from the outside: the header, one row per round, O_EXCL, and
 //! rows on disk while the run is still going.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod utils;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use uring_repro::sha256::{Hex, Sha256};
+use utils::{assert_usage_error, ran, run, skip, tsv_rows, Scratch, BIN};
 
-const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
-
-/// The header exactly as the issue lists the formal columns, then ours.
+/// The header: the formal reproducer's columns in their order, then ours.
 const HEADER: &str = "schema_version\tkernel_release\tboot_id\tmode\tprofile\tphase\tround\t\
 ring_entries\tslots\tvector_width\tcycles\tpairs\twait_submitted\twake_submitted\t\
 cancel_submitted\tnop_submitted\twait_cqes\twake_cqes\tcancel_cqes\tcheck_cqes\tnop_cqes\t\
@@ -19,47 +21,17 @@ futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations
 ring_features\tkernel_version\tmachine\tcmdline\tpreempt\tpreempt_source\tcpu_model\tgovernor\t\
 energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled";
 
-/// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("uring-repro-tsv-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// Rows of a TSV file as name -> value maps (header checked).
-fn rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+/// Rows of a TSV file as name -> value maps, the header checked.
+fn rows(path: &Path) -> Vec<HashMap<String, String>> {
     let t = std::fs::read_to_string(path).unwrap();
-    assert!(t.ends_with('\n'));
-    let mut lines = t.lines();
-    assert_eq!(lines.next(), Some(HEADER));
-    let names: Vec<&str> = HEADER.split('\t').collect();
-    lines
-        .map(|l| {
-            let v: Vec<&str> = l.split('\t').collect();
-            assert_eq!(v.len(), names.len(), "{l}");
-            names
-                .iter()
-                .map(|n| n.to_string())
-                .zip(v.iter().map(|s| s.to_string()))
-                .collect()
-        })
-        .collect()
+    assert_eq!(t.lines().next(), Some(HEADER));
+    tsv_rows(path)
 }
 
 #[test]
 fn one_row_per_round_warmups_included() {
-    let d = scratch("rows");
-    let f = d.join("c0.tsv");
-    let fs = f.to_str().unwrap();
+    let d = Scratch::new("rows");
+    let fs = d.file("c0.tsv");
     let args = [
         "--profile",
         "c0",
@@ -71,14 +43,12 @@ fn one_row_per_round_warmups_included() {
         "--rounds",
         "3",
     ];
-    let o = run(&[&args[..], &["--tsv", fs]].concat());
-    if o.status.code() == Some(4) {
-        eprintln!("SKIP: {}", text(&o.stderr).trim());
+    let Some(o) = ran(&[&args[..], &["--tsv", &fs]].concat()) else {
         return;
-    }
-    let out = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
-    let r = rows(&f);
+    };
+    let out = &o.out;
+    assert_eq!(o.code, 0, "{out}{}", o.err);
+    let r = rows(Path::new(&fs));
     let phases: Vec<(&str, &str)> = r
         .iter()
         .map(|m| (m["phase"].as_str(), m["round"].as_str()))
@@ -96,7 +66,7 @@ fn one_row_per_round_warmups_included() {
     // The same contract hash as describe, the banner and every row.
     let desc = run(&[&["describe"][..], &args[..]].concat());
     let mut h = Sha256::default();
-    h.update(&desc.stdout);
+    h.update(desc.out.as_bytes());
     let sha = Hex(&h.digest()).to_string();
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
@@ -141,20 +111,17 @@ fn one_row_per_round_warmups_included() {
         let row = format!("{}\t96\t{}\t1", m["round"], m["ns_per_pair"]);
         assert!(out.lines().any(|l| l == row), "{row} in\n{out}");
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn trace_rows_say_so() {
-    let d = scratch("trace");
-    let f = d.join("v0.tsv");
-    let o = run(&["--trace", "--profile", "v0", "--tsv", f.to_str().unwrap()]);
-    if o.status.code() == Some(4) {
-        eprintln!("SKIP: {}", text(&o.stderr).trim());
+    let d = Scratch::new("trace");
+    let f = d.file("v0.tsv");
+    let Some(o) = ran(&["--trace", "--profile", "v0", "--tsv", &f]) else {
         return;
-    }
-    assert_eq!(o.status.code(), Some(0));
-    let r = rows(&f);
+    };
+    assert_eq!(o.code, 0);
+    let r = rows(Path::new(&f));
     assert_eq!(r.len(), 1);
     let m = &r[0];
     for (k, v) in [
@@ -172,42 +139,37 @@ fn trace_rows_say_so() {
     ] {
         assert_eq!(m[k], v, "{k}");
     }
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
 fn an_existing_file_is_never_touched() {
-    let d = scratch("excl");
-    let f = d.join("keep.tsv");
+    let d = Scratch::new("excl");
+    let f = d.file("keep.tsv");
     std::fs::write(&f, "precious\n").unwrap();
-    let o = run(&["--smoke", "--tsv", f.to_str().unwrap()]);
-    if o.status.code() == Some(4) {
-        eprintln!("SKIP: {}", text(&o.stderr).trim());
+    // io_uring is set up first: a box without it cannot get this far.
+    let Some(o) = ran(&["--smoke", "--tsv", &f]) else {
         return;
-    }
-    assert_eq!(o.status.code(), Some(2));
-    let err = text(&o.stderr);
-    assert!(
-        err.contains("exists (never overwritten)") && err.contains("EEXIST"),
-        "{err}"
+    };
+    // Nothing ran: stdout stays empty.
+    assert_usage_error(
+        &o,
+        &format!("--tsv {f}: exists (never overwritten): EEXIST"),
     );
-    assert_eq!(err.lines().count(), 1);
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "precious\n");
-    assert!(o.stdout.is_empty(), "nothing ran");
     // A directory that does not exist: also a usage error naming the file.
-    let missing = d.join("no/such/dir.tsv");
-    let o = run(&["--smoke", "--tsv", missing.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("ENOENT"));
-    let _ = std::fs::remove_dir_all(&d);
+    let missing = d.file("no/such/dir.tsv");
+    assert_usage_error(
+        &run(&["--smoke", "--tsv", &missing]),
+        &format!("--tsv {missing}: cannot be created: ENOENT"),
+    );
 }
 
 /// Rows are on disk as soon as their round ends: kill a long run once two
 /// rows are there and every line in the file is still a whole row.
 #[test]
 fn rows_survive_a_killed_run() {
-    let d = scratch("kill");
-    let f = d.join("long.tsv");
+    let d = Scratch::new("kill");
+    let f = d.file("long.tsv");
     let mut child = Command::new(BIN)
         .args([
             "--profile",
@@ -219,7 +181,7 @@ fn rows_survive_a_killed_run() {
             "--warmups",
             "0",
         ])
-        .args(["--tsv", f.to_str().unwrap()])
+        .args(["--tsv", &f])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -229,16 +191,9 @@ fn rows_survive_a_killed_run() {
     let mut seen = 0;
     while Instant::now() < deadline {
         if let Ok(Some(status)) = child.try_wait() {
-            let mut err = String::new();
-            use std::io::Read;
-            child
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
+            let err = utils::drain(child.stderr.take());
             if status.code() == Some(4) {
-                eprintln!("SKIP: {}", err.trim());
+                skip(err.trim());
                 return;
             }
             panic!("run ended early: {status:?} {err}");
@@ -254,7 +209,7 @@ fn rows_survive_a_killed_run() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(seen >= 3, "no rows within the bound");
-    let r = rows(&f);
+    let r = rows(Path::new(&f));
     assert!(r.len() >= 2);
     for (i, m) in r.iter().enumerate() {
         assert_eq!(
@@ -262,5 +217,4 @@ fn rows_survive_a_killed_run() {
             (i.to_string(), "1")
         );
     }
-    let _ = std::fs::remove_dir_all(&d);
 }

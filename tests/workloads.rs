@@ -1,50 +1,11 @@
 //! The binary against the live kernel: every workload's smoke in both futex
 //! scopes, describe, trace, selftest's TAP. A kernel or box that cannot run
-//! io_uring makes a test print `SKIP: ...` and return.
+//! io_uring makes a test print `SKIP: ...` and return (and fail in CI).
 
-use std::collections::HashMap;
-use std::process::{Command, Output};
+mod utils;
 
 use uring_repro::sha256::{Hex, Sha256};
-
-const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run uring-repro")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// The run's output, or None (after a loud SKIP) when it exited 4.
-fn ran(args: &[&str]) -> Option<Output> {
-    let o = run(args);
-    if o.status.code() == Some(4) {
-        eprintln!("SKIP: {args:?}: {}", text(&o.stderr).trim());
-        return None;
-    }
-    Some(o)
-}
-
-/// `name=value` pairs of a `# ...` line that starts with `prefix`.
-fn pairs(stdout: &str, prefix: &str) -> HashMap<String, String> {
-    let line = stdout
-        .lines()
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{stdout}"));
-    line.split_whitespace()
-        .filter_map(|w| w.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-fn num(m: &HashMap<String, String>, k: &str) -> u64 {
-    m[k].parse().unwrap_or_else(|_| panic!("{k}={}", m[k]))
-}
+use utils::{assert_usage_error, assert_zero, fields, line, num, ran, run, skip, FAILURES};
 
 /// CQEs of one cycle, by counter name.
 type PerCycle = &'static [(&'static str, u64)];
@@ -84,43 +45,31 @@ fn every_workload_smoke_passes_in_both_scopes() {
             if shared {
                 args.push("--shared");
             }
-            let o = run(&args);
-            let (out, err) = (text(&o.stdout), text(&o.stderr));
-            if !shared || !matches!(short, "n0" | "l0") {
-                if o.status.code() == Some(4) {
-                    eprintln!("SKIP: {args:?}: {}", err.trim());
-                    continue;
-                }
-                assert_eq!(o.status.code(), Some(0), "{args:?}\n{out}{err}");
-                let banner = pairs(&out, "# uring-repro");
-                assert_eq!(banner["profile"], formal);
-                assert_eq!(banner["mode"], "smoke");
-                let scope = pairs(&out, "# ring_entries");
-                assert_eq!(scope["futex"], if shared { "shared" } else { "private" });
-                let checks = pairs(&out, "# checks:");
-                assert!(out.trim_end().ends_with("-> PASS"), "{out}");
-                let mut total = 0;
-                for (counter, n) in per_cycle {
-                    // --smoke is 2 cycles.
-                    assert_eq!(num(&checks, counter), 2 * n, "{args:?} {counter}");
-                    total += 2 * n;
-                }
-                assert_eq!(num(&checks, "cqes"), total, "{args:?}");
-                for c in [
-                    "bad_results",
-                    "unknown_tags",
-                    "duplicates",
-                    "missing",
-                    "timeouts",
-                ] {
-                    assert_eq!(num(&checks, c), 0, "{args:?} {c}");
-                }
-            } else {
+            if shared && matches!(short, "n0" | "l0") {
                 // n0 has no futex words, l0 is private by contract.
-                assert_eq!(o.status.code(), Some(2), "{args:?}");
-                assert!(err.contains("--shared: does not apply to profile"), "{err}");
-                assert!(out.is_empty());
+                assert_usage_error(&run(&args), "--shared: does not apply to profile");
+                continue;
             }
+            let Some(o) = ran(&args) else {
+                continue;
+            };
+            let out = &o.out;
+            assert_eq!(o.code, 0, "{args:?}\n{out}{}", o.err);
+            let banner = fields(line(out, "# uring-repro"));
+            assert_eq!(banner["profile"], formal);
+            assert_eq!(banner["mode"], "smoke");
+            let scope = fields(line(out, "# ring_entries"));
+            assert_eq!(scope["futex"], if shared { "shared" } else { "private" });
+            let checks = line(out, "# checks:");
+            assert!(out.trim_end().ends_with("-> PASS"), "{out}");
+            let mut total = 0;
+            for (counter, n) in per_cycle {
+                // --smoke is 2 cycles.
+                assert_eq!(num(checks, counter), 2 * n, "{args:?} {counter}");
+                total += 2 * n;
+            }
+            assert_eq!(num(checks, "cqes"), total, "{args:?}");
+            assert_zero(checks, &FAILURES);
         }
     }
 }
@@ -130,20 +79,18 @@ fn v0_slots_are_waitv_groups() {
     let Some(o) = ran(&["--profile", "waitv-wake", "--smoke", "--slots", "3"]) else {
         return;
     };
-    let out = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{out}");
-    let c = pairs(&out, "# checks:");
-    assert_eq!((num(&c, "waitv_cqes"), num(&c, "check_cqes")), (6, 6));
-    let shape = pairs(&out, "# ring_entries");
-    assert_eq!(
-        (shape["slots"].as_str(), shape["vector_width"].as_str()),
-        ("3", "8")
-    );
+    let out = &o.out;
+    assert_eq!(o.code, 0, "{out}");
+    let c = line(out, "# checks:");
+    assert_eq!((num(c, "waitv_cqes"), num(c, "check_cqes")), (6, 6));
+    let shape = fields(line(out, "# ring_entries"));
+    assert_eq!((shape["slots"], shape["vector_width"]), ("3", "8"));
     // Each table row: 3 vector pairs a cycle, 2 cycles.
     assert!(out.lines().any(|l| l.starts_with("0\t6\t")), "{out}");
-    let o = run(&["--profile", "v0", "--slots", "9"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("--slots 9: out of range (1..=8)"));
+    assert_usage_error(
+        &run(&["--profile", "v0", "--slots", "9"]),
+        "--slots 9: out of range (1..=8)",
+    );
 }
 
 #[test]
@@ -153,23 +100,23 @@ fn describe_is_the_contract_the_run_hashes() {
         &["--profile", "c0", "--smoke", "--shared"][..],
     ] {
         let d = run(&[&["describe"][..], args].concat());
-        assert_eq!(d.status.code(), Some(0));
-        let json = text(&d.stdout);
+        assert_eq!(d.code, 0);
+        let json = &d.out;
         assert!(
             json.starts_with("{\"tool\":\"uring-repro\"") && json.ends_with("}}\n"),
             "{json}"
         );
         assert_eq!(json.lines().count(), 1);
         let mut h = Sha256::default();
-        h.update(&d.stdout);
+        h.update(d.out.as_bytes());
         let want = Hex(&h.digest()).to_string();
         let Some(r) = ran(args) else {
             return;
         };
-        let banner = pairs(&text(&r.stdout), "# ring_entries");
+        let banner = fields(line(&r.out, "# ring_entries"));
         assert_eq!(banner["input_sha256"], want, "{args:?}");
     }
-    let d = text(&run(&["describe", "--profile", "v0", "--trace", "--cpu", "0"]).stdout);
+    let d = run(&["describe", "--profile", "v0", "--trace", "--cpu", "0"]).out;
     for member in [
         "\"profile\":\"v0_waitv_wake\"",
         "\"mode\":\"trace\"",
@@ -181,26 +128,23 @@ fn describe_is_the_contract_the_run_hashes() {
     ] {
         assert!(d.contains(member), "{member} in {d}");
     }
-    let o = run(&["describe", "--tsv", "x"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_usage_error(
+        &run(&["describe", "--tsv", "x"]),
+        "--tsv: does not apply to describe",
+    );
 }
 
 #[test]
 fn trace_marks_a_window_of_16_cycles() {
-    let child = Command::new(BIN)
-        .args(["--trace", "--profile", "l0"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = utils::spawn(&["--trace", "--profile", "l0"]);
     let pid = child.id().to_string();
-    let o = child.wait_with_output().unwrap();
-    if o.status.code() == Some(4) {
-        eprintln!("SKIP: --trace: {}", text(&o.stderr).trim());
+    let o = utils::Run::from(child.wait_with_output().unwrap());
+    if o.code == 4 {
+        skip(format!("--trace: {}", o.err.trim()));
         return;
     }
-    let out = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{out}");
+    let out = &o.out;
+    assert_eq!(o.code, 0, "{out}");
     let lines: Vec<&str> = out.lines().collect();
     let begin = lines
         .iter()
@@ -211,12 +155,9 @@ fn trace_marks_a_window_of_16_cycles() {
         .position(|l| l.starts_with("# uring-repro trace end"))
         .unwrap();
     for i in [begin, end] {
-        let m = pairs(lines[i], "#");
-        assert_eq!(
-            (m["pid"].as_str(), m["profile"].as_str()),
-            (pid.as_str(), "l0_lifecycle")
-        );
-        assert!(matches!(m["ftrace_marker"].as_str(), "0" | "1"));
+        let m = fields(lines[i]);
+        assert_eq!((m["pid"], m["profile"]), (pid.as_str(), "l0_lifecycle"));
+        assert!(matches!(m["ftrace_marker"], "0" | "1"));
     }
     // Between them exactly the one result row: 16 cycles of 32 pairs.
     let rows: Vec<&&str> = lines[begin..end]
@@ -229,15 +170,16 @@ fn trace_marks_a_window_of_16_cycles() {
         "{out}"
     );
     assert!(lines[end + 1].starts_with("mean\t512\t"), "{out}");
-    let o = run(&["--trace", "--smoke"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("--smoke and --trace exclude each other"));
+    assert_usage_error(
+        &run(&["--trace", "--smoke"]),
+        "--smoke: --smoke and --trace exclude each other",
+    );
 }
 
 #[test]
 fn selftest_speaks_tap_13() {
     let o = run(&["selftest"]);
-    let out = text(&o.stdout);
+    let out = &o.out;
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(&lines[..2], ["TAP version 13", "1..13"], "{out}");
     let mut expected = Vec::new();
@@ -259,7 +201,7 @@ fn selftest_speaks_tap_13() {
         let head = format!("ok {} - {name}", i + 1);
         if let Some(rest) = line.strip_prefix(head.as_str()) {
             if let Some(why) = rest.strip_prefix(" # SKIP ") {
-                eprintln!("SKIP: selftest {name}: {why}");
+                skip(format!("selftest {name}: {why}"));
                 skips += 1;
             } else {
                 assert_eq!(rest, "", "{line}");
@@ -268,10 +210,11 @@ fn selftest_speaks_tap_13() {
             panic!("expected {head:?}, got {line:?}\n{out}");
         }
     }
-    let want = if skips == 12 { 4 } else { 0 };
-    assert_eq!(o.status.code(), Some(want), "{out}{}", text(&o.stderr));
-    let o = run(&["selftest", "--rounds", "3"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("--rounds: does not apply to selftest"));
-    assert!(o.stdout.is_empty());
+    // Exit 4 only when every one of the 13 was skipped.
+    let want = if skips == results.len() { 4 } else { 0 };
+    assert_eq!(o.code, want, "{out}{}", o.err);
+    assert_usage_error(
+        &run(&["selftest", "--rounds", "3"]),
+        "--rounds: does not apply to selftest",
+    );
 }

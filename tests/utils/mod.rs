@@ -1,0 +1,208 @@
+//! What the integration tests share: the built binary run to its end, a
+//! loud skip that CI turns into a failure, a scratch directory, and readers
+//! for the binary's output (`key=value` lines, the table, the `--tsv` file).
+
+// Each test file is its own crate and uses only some of these.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_uring-repro");
+
+/// A finished run: its exit code, stdout and stderr (as text).
+pub struct Run {
+    pub code: i32,
+    pub out: String,
+    pub err: String,
+}
+
+impl From<Output> for Run {
+    /// Every test expects an exit: a run ended by a signal fails here.
+    fn from(o: Output) -> Run {
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        let Some(code) = o.status.code() else {
+            panic!("ended by {}\nstdout:\n{out}\nstderr:\n{err}", o.status);
+        };
+        Run { code, out, err }
+    }
+}
+
+/// Runs the binary with `args` to its end.
+pub fn run(args: &[&str]) -> Run {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("spawn uring-repro")
+        .into()
+}
+
+/// Starts the binary with `args`, stdout and stderr piped.
+pub fn spawn(args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn uring-repro")
+}
+
+/// What is left in a child's pipe, as text.
+pub fn drain(pipe: Option<impl Read>) -> String {
+    let mut s = String::new();
+    pipe.expect("a piped stream")
+        .read_to_string(&mut s)
+        .expect("read the pipe");
+    s
+}
+
+/// Says why a test cannot test here, as `SKIP: why` on stderr; with `CI`
+/// set it then fails the test, so CI never passes with nothing tested.
+pub fn skip(why: impl std::fmt::Display) {
+    eprintln!("SKIP: {why}");
+    if std::env::var_os("CI").is_some() {
+        panic!("SKIP in CI: {why}");
+    }
+}
+
+/// The run, or None after a skip when it exited 4 (io_uring cannot run
+/// here: the binary's own stderr line says why).
+pub fn ran(args: &[&str]) -> Option<Run> {
+    let r = run(args);
+    if r.code == 4 {
+        skip(format!("{args:?} cannot run here: {}", r.err.trim()));
+        return None;
+    }
+    Some(r)
+}
+
+/// `r` is a usage error: exit 2, nothing on stdout and one stderr line
+/// that starts `uring-repro: {msg}`.
+pub fn assert_usage_error(r: &Run, msg: &str) {
+    let err = &r.err;
+    assert_eq!(r.code, 2, "{msg}: {err}");
+    assert_eq!(err.lines().count(), 1, "{msg}: {err}");
+    assert!(
+        err.starts_with(&format!("uring-repro: {msg}")),
+        "{msg}: {err}"
+    );
+    assert!(r.out.is_empty(), "{msg}: stdout {}", r.out);
+}
+
+/// A fresh directory for one test, removed when the test ends.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("uring-repro-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+
+    /// The path of `name` in it, as an argument.
+    pub fn file(&self, name: &str) -> String {
+        self.0.join(name).to_str().unwrap().to_owned()
+    }
+}
+
+impl Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The first line of `out` that starts with `prefix`.
+pub fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} line in:\n{out}"))
+}
+
+/// The `key=value` words of `line`, by key.
+pub fn fields(line: &str) -> HashMap<&str, &str> {
+    line.split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .collect()
+}
+
+/// The number in the word `key=N` of `line`.
+pub fn num(line: &str, key: &str) -> u64 {
+    let v = *fields(line)
+        .get(key)
+        .unwrap_or_else(|| panic!("no {key}= in {line}"));
+    v.parse()
+        .unwrap_or_else(|_| panic!("{key}={v} is not a count in {line}"))
+}
+
+/// pollwake's modes in the order each round runs them.
+pub const POLLWAKE_MODES: [&str; 4] = [
+    "pollwake_none",
+    "pollwake_idle",
+    "pollwake_waiter",
+    "pollwake_none_aa",
+];
+
+/// The failure counters on every workload's `# checks:` line.
+pub const FAILURES: [&str; 11] = [
+    "bad_results",
+    "bad_flags",
+    "unknown_tags",
+    "duplicates",
+    "missing",
+    "timeouts",
+    "submit_errors",
+    "sq_dropped",
+    "cq_overflow",
+    "outstanding",
+    "migrations",
+];
+
+/// Each counter in `keys` is 0 on the `checks` line.
+pub fn assert_zero(checks: &str, keys: &[&str]) {
+    for k in keys {
+        assert_eq!(num(checks, k), 0, "{k} in {checks}");
+    }
+}
+
+/// The rows of a run's table, split at tabs: the lines after the header
+/// (the first line that is not a `#` comment) that are not comments.
+pub fn rows(stdout: &str) -> Vec<Vec<&str>> {
+    stdout
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect()
+}
+
+/// The rows of a `--tsv` file by column name. The file ends in a newline
+/// and every row is as wide as the header.
+pub fn tsv_rows(path: &Path) -> Vec<HashMap<String, String>> {
+    let t = std::fs::read_to_string(path).unwrap();
+    assert!(t.ends_with('\n'), "{t}");
+    let mut lines = t.lines();
+    let names: Vec<&str> = lines.next().expect("a header").split('\t').collect();
+    lines
+        .map(|l| {
+            let v: Vec<&str> = l.split('\t').collect();
+            assert_eq!(v.len(), names.len(), "{l}");
+            names
+                .iter()
+                .zip(v)
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
