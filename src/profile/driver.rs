@@ -128,6 +128,19 @@ pub struct Outcome {
     pub failed_series: Option<usize>,
 }
 
+impl Outcome {
+    /// Nothing run yet; `ledger` holds what the set-up checked already.
+    pub fn new(ledger: Ledger) -> Outcome {
+        Outcome {
+            ledger,
+            rows: [const { Rows::new() }; MAX_SERIES],
+            hist: Histogram::default(),
+            interrupted: 0,
+            failed_series: None,
+        }
+    }
+}
+
 /// Where a run's rows go: stdout, and the `--tsv` file with what every row
 /// of it repeats.
 pub struct Sinks<'s, 'c> {
@@ -135,25 +148,17 @@ pub struct Sinks<'s, 'c> {
     pub tsv: Option<(&'s mut TsvFile, &'s tsv::Context<'c>)>,
 }
 
-/// Warm-ups, then measured rounds (see the module docs). `ledger` holds
-/// what the set-up checked already.
+/// Warm-ups, then measured rounds (see the module docs), into `o`.
 pub fn rounds(
     cfg: &RunConfig,
     work: &mut dyn Workload,
     ring: &mut Ring,
     clock: &Clock,
     cpu: u32,
-    ledger: Ledger,
+    o: &mut Outcome,
     sinks: Sinks,
-) -> Outcome {
+) {
     let Sinks { out, mut tsv } = sinks;
-    let mut o = Outcome {
-        ledger,
-        rows: [const { Rows::new() }; MAX_SERIES],
-        hist: Histogram::default(),
-        interrupted: 0,
-        failed_series: None,
-    };
     // A share's cycles join `o.hist` once the share has finished.
     let mut share_hist = Histogram::default();
     let mut seq = 0u32;
@@ -207,7 +212,6 @@ pub fn rounds(
             }
         }
     }
-    o
 }
 
 #[cfg(test)]

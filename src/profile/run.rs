@@ -118,7 +118,8 @@ fn attempt(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Resu
         out,
         tsv: tsv.as_mut().map(|f| (f, &ctx)),
     };
-    let mut o = driver::rounds(cfg, w, &mut ring, clock, pinned, ledger, sinks);
+    let mut o = Outcome::new(ledger);
+    driver::rounds(cfg, w, &mut ring, clock, pinned, &mut o, sinks);
     w.finish(&mut ring, &mut o.ledger);
     if let Some(marker) = trace {
         trace_mark(marker, "end", id, out);
