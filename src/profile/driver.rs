@@ -307,15 +307,8 @@ mod tests {
             tsv: Some((&mut file, &ctx)),
         };
         let clock = Clock::syscall();
-        let o = rounds(
-            &cfg,
-            &mut fake,
-            &mut ring,
-            &clock,
-            cpu,
-            Ledger::default(),
-            sinks,
-        );
+        let mut o = Outcome::new(Ledger::default());
+        rounds(&cfg, &mut fake, &mut ring, &clock, cpu, &mut o, sinks);
         out.flush();
         // The rows are on disk before the verdict, and before the close.
         let text = std::fs::read_to_string(&path).unwrap();
