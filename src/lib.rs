@@ -27,7 +27,7 @@ mod report;
 mod ring;
 pub mod rt;
 mod selftest;
-pub mod sha256;
+mod sha256;
 mod stats;
 pub mod sys;
 #[cfg(test)]

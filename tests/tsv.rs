@@ -8,7 +8,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use uring_repro::sha256::{Hex, Sha256};
 use utils::{assert_usage_error, ran, run, skip, tsv_rows, Scratch, BIN};
 
 /// The header: the formal reproducer's columns in their order, then ours.
@@ -65,9 +64,7 @@ fn one_row_per_round_warmups_included() {
     );
     // The same contract hash as describe, the banner and every row.
     let desc = run(&[&["describe"][..], &args[..]].concat());
-    let mut h = Sha256::default();
-    h.update(desc.out.as_bytes());
-    let sha = Hex(&h.digest()).to_string();
+    let sha = utils::sha256sum(desc.out.as_bytes());
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
     for m in &r {

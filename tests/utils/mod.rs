@@ -206,3 +206,19 @@ pub fn tsv_rows(path: &Path) -> Vec<HashMap<String, String>> {
         })
         .collect()
 }
+
+/// The SHA-256 of `bytes` in hex, by coreutils' sha256sum: a check of the
+/// tool's own hashing that shares no code with it.
+pub fn sha256sum(bytes: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run sha256sum");
+    child.stdin.take().unwrap().write_all(bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "sha256sum failed");
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.split_whitespace().next().unwrap().to_owned()
+}
