@@ -1,7 +1,7 @@
 //! SIGINT and SIGTERM, caught so an interrupted run still reports the rounds
-//! it finished and closes its rings itself (exit 130, DESIGN.md §5). The
-//! handler only stores the signal number; the round drivers read it between
-//! cycles, outside every timed span, and stop.
+//! it finished and closes its rings itself (exit 130). The handler only
+//! stores the signal number; the round driver reads it between cycles,
+//! outside every timed span, and stops.
 //!
 //! No SA_RESTART: a bounded wait the signal lands in returns EINTR, so the
 //! run stops promptly. Every wait already handles EINTR.
@@ -31,7 +31,7 @@ pub fn catch_interrupts() -> SysResult<()> {
 }
 
 /// The signal caught so far (SIGINT or SIGTERM), 0 when none: one relaxed
-/// load, for the round drivers.
+/// load, for the round driver.
 #[inline(always)]
 pub fn caught() -> u32 {
     CAUGHT.load(Ordering::Relaxed)

@@ -5,7 +5,7 @@
 # Why: uring-repro's job is to run as PID 1 on bare boxes. Only a real boot proves the PID-1
 # duties (argv from the kernel command line, console fds, power-off instead of exit) and the
 # kernel-dependent verdicts (6.12 has the io_uring futex opcodes, 6.1 does not; io_uring can
-# be disabled by sysctl). Facts behind every choice here: shared/INITRAMFS.md.
+# be disabled by sysctl).
 #
 # usage: tests/boot/run.sh --bin-x86_64 PATH [--bin-aarch64 PATH] [--only NAME]...
 #                          [--keep DIR] [--cache DIR] [--timeout SECS] [--refresh] [--list]
