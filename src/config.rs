@@ -22,6 +22,8 @@ pub const DEFAULT_TIMEOUT_S: u32 = 2;
 pub const DEFAULT_CPU: u32 = 2;
 /// pollwake: MSG_RING messages per burst (the report's 32 slots).
 pub const DEFAULT_BURST: u32 = 32;
+/// compare: the report's preregistered gate, in %.
+pub const DEFAULT_GATE_PCT: u32 = 5;
 
 /// `--smoke`: 2 cycles, 1 round, no warm-up.
 pub const SMOKE_CYCLES: u32 = 2;

@@ -5,7 +5,7 @@
 
 use core::fmt::{self, Write};
 
-use crate::check::{Counter, Ledger};
+use crate::check::{Counter, Ledger, FAILURES};
 use crate::hist::Histogram;
 use crate::stats;
 
@@ -259,10 +259,11 @@ pub fn per_cycle(w: &mut dyn Write, h: &Histogram, pairs_per_cycle: u64) {
     let _ = writeln!(w, " max={max} cycles={}", h.count());
 }
 
-/// `# checks: NAME=VALUE ... -> VERDICT`.
-pub fn checks(w: &mut dyn Write, counters: &[Counter], l: &Ledger, verdict: &str) {
+/// `# checks: NAME=VALUE ... -> VERDICT`: a workload's `totals`, every
+/// failure class all workloads share, the workload's `own` failures.
+pub fn checks(w: &mut dyn Write, [totals, own]: [&[Counter]; 2], l: &Ledger, verdict: &str) {
     let _ = write!(w, "# checks:");
-    for (name, value) in counters {
+    for (name, value) in totals.iter().chain(&FAILURES).chain(own) {
         let _ = write!(w, " {name}={}", value(l));
     }
     let _ = writeln!(w, " -> {verdict}");

@@ -196,17 +196,23 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         if typed[idx].is_some() {
             return Err(err(Why::Duplicate));
         }
-        let value = match (OPTIONS[idx].value, inline) {
-            (Value::Flag(_), Some(_)) => return Err(err(Why::UnexpectedValue)),
-            (Value::Flag(_), None) => None,
-            (_, Some(v)) => Some(v),
-            (_, None) => Some(args.next().ok_or(err(Why::MissingValue))?),
+        let takes_value = matches!(
+            OPTIONS[idx].value,
+            Value::Number { .. } | Value::Text { .. }
+        );
+        let value = match (takes_value, inline) {
+            (false, Some(_)) => return Err(err(Why::UnexpectedValue)),
+            (false, None) => None,
+            (true, Some(v)) => Some(v),
+            (true, None) => Some(args.next().ok_or(err(Why::MissingValue))?),
         };
         let separate = if inline.is_none() { value } else { None };
         typed[idx] = Some((arg, separate));
         let verr = |why| error(command, arg, separate, why);
         match OPTIONS[idx].value {
-            Value::Flag(set) => set(&mut p).map_err(err)?,
+            Value::Flag(set) => set(&mut p),
+            Value::Shape(_) if p.shape.is_some() => return Err(err(Why::Conflict)),
+            Value::Shape(mode) => p.shape = Some(mode),
             Value::Number { lo, hi, set, .. } => {
                 set(&mut p, number(value.unwrap_or(b""), lo, hi).map_err(verr)?)
             }

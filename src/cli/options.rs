@@ -28,7 +28,9 @@ pub enum For {
 /// What follows an option, and what it sets.
 #[derive(Clone, Copy)]
 pub enum Value {
-    Flag(fn(&mut Parsed) -> Result<(), Why>),
+    Flag(fn(&mut Parsed)),
+    /// `--smoke` or `--trace`: the run's shape (one of them at most).
+    Shape(Mode),
     /// A decimal number in `lo..=hi`, named `meta` in the help.
     Number {
         meta: &'static str,
@@ -43,9 +45,9 @@ pub enum Value {
     },
 }
 
-/// The default `--help` shows.
+/// The default `--help` shows for an option.
 #[derive(Clone, Copy)]
-pub enum Default {
+pub enum Shown {
     None,
     /// A number, and what follows it.
     Num(u32, &'static str),
@@ -59,7 +61,7 @@ pub struct Opt {
     pub profiles: For,
     /// One line; `{}` stands for the range of a number.
     pub help: &'static str,
-    pub default: Default,
+    pub default: Shown,
 }
 
 const fn opt(
@@ -68,7 +70,7 @@ const fn opt(
     commands: u8,
     profiles: For,
     help: &'static str,
-    default: Default,
+    default: Shown,
 ) -> Opt {
     Opt {
         name,
@@ -80,261 +82,91 @@ const fn opt(
     }
 }
 
-/// `--smoke` or `--trace`: one of them at most.
-fn shape(p: &mut Parsed, mode: Mode) -> Result<(), Why> {
-    if p.shape.is_some() {
-        return Err(Why::Conflict);
-    }
-    p.shape = Some(mode);
+const fn num(meta: &'static str, lo: u32, hi: u32, set: fn(&mut Parsed, u32)) -> Value {
+    Value::Number { meta, lo, hi, set }
+}
+
+const fn text(
+    meta: &'static str,
+    set: for<'a> fn(&mut Parsed<'a>, &'a [u8]) -> Result<(), Why>,
+) -> Value {
+    Value::Text { meta, set }
+}
+
+fn profile(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+    p.profile = ProfileId::parse(v).ok_or(Why::UnknownProfile)?;
+    Ok(())
+}
+
+fn tsv<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    p.cfg.tsv = Some(v).filter(|v| !v.is_empty());
+    p.cfg.tsv.map(|_| ()).ok_or(Why::MissingValue)
+}
+
+fn ring_flags(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+    p.cfg.ring_flags = RingFlags::parse(v).ok_or(Why::UnknownRingFlags)?;
+    Ok(())
+}
+
+fn gate(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+    let pct = compare::decimal(v).filter(|&g| g > 0.0 && g <= 100.0);
+    p.compare.gate = pct.ok_or(Why::Gate)?;
+    Ok(())
+}
+
+fn mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+    let m = compare::MODES.iter().find(|m| m.0.as_bytes() == v);
+    p.compare.mode = Some(m.ok_or(Why::PollwakeMode)?.1);
     Ok(())
 }
 
 const RUNS: u8 = RUN | DESCRIBE;
 const ALL: u8 = RUN | DESCRIBE | SELFTEST;
+use For::{Any, Futex, Pollwake};
+use Shown::{Num, Word};
 
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
+#[rustfmt::skip]
 pub const OPTIONS: [Opt; 19] = [
-    opt(
-        "--profile",
-        Value::Text {
-            meta: "P",
-            set: |p, v| {
-                p.profile = ProfileId::parse(v).ok_or(Why::UnknownProfile)?;
-                Ok(())
-            },
-        },
-        RUNS,
-        For::Any,
-        "workload, see above",
-        Default::Word("s0"),
-    ),
-    opt(
-        "--smoke",
-        Value::Flag(|p| shape(p, Mode::Smoke)),
-        RUNS,
-        For::Any,
-        "2 cycles, 1 round, no warm-up (explicit options still win)",
-        Default::None,
-    ),
-    opt(
-        "--trace",
-        Value::Flag(|p| shape(p, Mode::Trace)),
-        RUNS,
-        For::Futex,
-        "16 cycles, 1 round, no warm-up: a window with ftrace markers",
-        Default::None,
-    ),
-    opt(
-        "--cpu",
-        Value::Number {
-            meta: "N",
-            lo: 0,
-            hi: MAX_CPU,
-            set: |p, v| p.cfg.cpu = Some(v),
-        },
-        ALL,
-        For::Any,
-        "CPU to pin to",
-        Default::Num(DEFAULT_CPU, ", else the highest allowed"),
-    ),
-    opt(
-        "--rounds",
-        Value::Number {
-            meta: "N",
-            lo: 1,
-            hi: MAX_ROUNDS,
-            set: |p, v| p.cfg.rounds = v,
-        },
-        RUNS,
-        For::Any,
-        "measured rounds, {}",
-        Default::Num(DEFAULT_ROUNDS, ""),
-    ),
-    opt(
-        "--cycles",
-        Value::Number {
-            meta: "N",
-            lo: 1,
-            hi: MAX_CYCLES,
-            set: |p, v| p.cfg.cycles = v,
-        },
-        RUNS,
-        For::Any,
-        "cycles per round, {}",
-        Default::Num(DEFAULT_CYCLES, ""),
-    ),
-    opt(
-        "--warmups",
-        Value::Number {
-            meta: "N",
-            lo: 0,
-            hi: MAX_WARMUPS,
-            set: |p, v| p.cfg.warmups = v,
-        },
-        RUNS,
-        For::Any,
-        "untimed warm-up rounds, {}",
-        Default::Num(DEFAULT_WARMUPS, ""),
-    ),
-    opt(
-        "--slots",
-        Value::Number {
-            meta: "N",
-            lo: 1,
-            hi: MAX_SLOTS,
-            set: |p, v| p.cfg.slots = v,
-        },
-        RUNS,
-        For::Futex,
-        "requests a cycle, {}; v0: groups, 1..=8",
-        Default::Num(DEFAULT_SLOTS, "; v0 8"),
-    ),
-    opt(
-        "--shared",
-        Value::Flag(|p| {
-            p.cfg.shared = true;
-            Ok(())
-        }),
-        RUNS,
-        For::Futex,
-        "futex words without FUTEX2_PRIVATE (s0 c0 v0 z0 e0)",
-        Default::None,
-    ),
-    opt(
-        "--timeout",
-        Value::Number {
-            meta: "SECS",
-            lo: 1,
-            hi: MAX_TIMEOUT_S,
-            set: |p, v| p.cfg.timeout_s = v,
-        },
-        ALL,
-        For::Any,
-        "bound on every io_uring wait in seconds, {}",
-        Default::Num(DEFAULT_TIMEOUT_S, ""),
-    ),
-    opt(
-        "--tsv",
-        Value::Text {
-            meta: "FILE",
-            set: |p, v| {
-                p.cfg.tsv = Some(v).filter(|v| !v.is_empty());
-                p.cfg.tsv.map(|_| ()).ok_or(Why::MissingValue)
-            },
-        },
-        RUN,
-        For::Futex,
-        "also the formal TSV rows, to FILE (never overwritten)",
-        Default::None,
-    ),
-    opt(
-        "--burst",
-        Value::Number {
-            meta: "N",
-            lo: 1,
-            hi: MAX_BURST,
-            set: |p, v| p.cfg.burst = v,
-        },
-        RUNS,
-        For::Pollwake,
-        "MSG_RING messages per burst, {}",
-        Default::Num(DEFAULT_BURST, ""),
-    ),
-    opt(
-        "--waiter-cpu",
-        Value::Number {
-            meta: "N",
-            lo: 0,
-            hi: MAX_CPU,
-            set: |p, v| p.cfg.waiter_cpu = Some(v),
-        },
-        RUNS,
-        For::Pollwake,
-        "CPU of the waiter thread",
-        Default::Word("--cpu's"),
-    ),
-    opt(
-        "--ring-flags",
-        Value::Text {
-            meta: "F",
-            set: |p, v| {
-                p.cfg.ring_flags = RingFlags::parse(v).ok_or(Why::UnknownRingFlags)?;
-                Ok(())
-            },
-        },
-        RUNS,
-        For::Pollwake,
-        "none | single-issuer | defer-taskrun",
-        Default::Word("none"),
-    ),
-    opt(
-        "--gate",
-        Value::Text {
-            meta: "PCT",
-            set: |p, v| {
-                p.compare.gate = compare::decimal(v)
-                    .filter(|&g| g > 0.0 && g <= 100.0)
-                    .ok_or(Why::Gate)?;
-                Ok(())
-            },
-        },
-        COMPARE,
-        For::Any,
-        "the preregistered gate, 0 < PCT <= 100",
-        Default::Num(5, ""),
-    ),
-    opt(
-        "--drop-first",
-        Value::Flag(|p| {
-            p.compare.drop_first = true;
-            Ok(())
-        }),
-        COMPARE,
-        For::Any,
-        "figures without each point's first round",
-        Default::Word("all rounds"),
-    ),
-    opt(
-        "--tsv",
-        Value::Flag(|p| {
-            p.compare.tsv = true;
-            Ok(())
-        }),
-        COMPARE,
-        For::Any,
-        "the result summary as TSV instead of text",
-        Default::None,
-    ),
-    opt(
-        "--mode",
-        Value::Text {
-            meta: "M",
-            set: |p, v| {
-                let m = compare::MODES
-                    .iter()
-                    .find(|m| m.0.as_bytes() == v)
-                    .ok_or(Why::PollwakeMode)?;
-                p.compare.mode = Some(m.1);
-                Ok(())
-            },
-        },
-        COMPARE,
-        For::Any,
-        "pollwake results: the mode compared, none|idle|waiter|none_aa",
-        Default::None,
-    ),
-    opt(
-        "--",
-        Value::Flag(|p| {
-            p.files_only = true;
-            Ok(())
-        }),
-        COMPARE,
-        For::Any,
-        "every argument after it is a FILE",
-        Default::None,
-    ),
+    opt("--profile", text("P", profile), RUNS, Any,
+        "workload, see above", Word("s0")),
+    opt("--smoke", Value::Shape(Mode::Smoke), RUNS, Any,
+        "2 cycles, 1 round, no warm-up (explicit options still win)", Shown::None),
+    opt("--trace", Value::Shape(Mode::Trace), RUNS, Futex,
+        "16 cycles, 1 round, no warm-up: a window with ftrace markers", Shown::None),
+    opt("--cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.cpu = Some(v)), ALL, Any,
+        "CPU to pin to", Num(DEFAULT_CPU, ", else the highest allowed")),
+    opt("--rounds", num("N", 1, MAX_ROUNDS, |p, v| p.cfg.rounds = v), RUNS, Any,
+        "measured rounds, {}", Num(DEFAULT_ROUNDS, "")),
+    opt("--cycles", num("N", 1, MAX_CYCLES, |p, v| p.cfg.cycles = v), RUNS, Any,
+        "cycles per round, {}", Num(DEFAULT_CYCLES, "")),
+    opt("--warmups", num("N", 0, MAX_WARMUPS, |p, v| p.cfg.warmups = v), RUNS, Any,
+        "untimed warm-up rounds, {}", Num(DEFAULT_WARMUPS, "")),
+    opt("--slots", num("N", 1, MAX_SLOTS, |p, v| p.cfg.slots = v), RUNS, Futex,
+        "requests a cycle, {}; v0: groups, 1..=8", Num(DEFAULT_SLOTS, "; v0 8")),
+    opt("--shared", Value::Flag(|p| p.cfg.shared = true), RUNS, Futex,
+        "futex words without FUTEX2_PRIVATE (s0 c0 v0 z0 e0)", Shown::None),
+    opt("--timeout", num("SECS", 1, MAX_TIMEOUT_S, |p, v| p.cfg.timeout_s = v), ALL, Any,
+        "bound on every io_uring wait in seconds, {}", Num(DEFAULT_TIMEOUT_S, "")),
+    opt("--tsv", text("FILE", tsv), RUN, Futex,
+        "also the formal TSV rows, to FILE (never overwritten)", Shown::None),
+    opt("--burst", num("N", 1, MAX_BURST, |p, v| p.cfg.burst = v), RUNS, Pollwake,
+        "MSG_RING messages per burst, {}", Num(DEFAULT_BURST, "")),
+    opt("--waiter-cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.waiter_cpu = Some(v)), RUNS, Pollwake,
+        "CPU of the waiter thread", Word("--cpu's")),
+    opt("--ring-flags", text("F", ring_flags), RUNS, Pollwake,
+        "none | single-issuer | defer-taskrun", Word("none")),
+    opt("--gate", text("PCT", gate), COMPARE, Any,
+        "the preregistered gate, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, "")),
+    opt("--drop-first", Value::Flag(|p| p.compare.drop_first = true), COMPARE, Any,
+        "figures without each point's first round", Word("all rounds")),
+    opt("--tsv", Value::Flag(|p| p.compare.tsv = true), COMPARE, Any,
+        "the result summary as TSV instead of text", Shown::None),
+    opt("--mode", text("M", mode), COMPARE, Any,
+        "pollwake results: the mode compared, none|idle|waiter|none_aa", Shown::None),
+    opt("--", Value::Flag(|p| p.files_only = true), COMPARE, Any,
+        "every argument after it is a FILE", Shown::None),
 ];
 
 /// What `--help` says above and between the option lists.
@@ -399,7 +231,7 @@ fn option(w: &mut dyn Write, o: &Opt) {
     let mut left = crate::report::Text::<32>::new();
     let mut text = crate::report::Text::<160>::new();
     let _ = match o.value {
-        Value::Flag(_) => write!(left, "{}", o.name),
+        Value::Flag(_) | Value::Shape(_) => write!(left, "{}", o.name),
         Value::Number { meta, .. } | Value::Text { meta, .. } => write!(left, "{} {meta}", o.name),
     };
     let (before, after) = o.help.split_once("{}").unwrap_or((o.help, ""));
@@ -410,9 +242,9 @@ fn option(w: &mut dyn Write, o: &Opt) {
     let _ = text.write_str(after);
     let mut default = crate::report::Text::<48>::new();
     let _ = match o.default {
-        Default::None => Ok(()),
-        Default::Num(n, more) => write!(default, "(default {n}{more})"),
-        Default::Word(s) => write!(default, "(default {s})"),
+        Shown::None => Ok(()),
+        Shown::Num(n, more) => write!(default, "(default {n}{more})"),
+        Shown::Word(s) => write!(default, "(default {s})"),
     };
     // The default in its column where it fits, else after the help, else
     // on a line of its own.

@@ -46,8 +46,6 @@ use input::{Bad, Point, MAX_INPUT_BYTES, MAX_ROUNDS};
 pub const MAX_POINTS: usize = 16;
 /// Longest label.
 pub const MAX_LABEL: usize = 12;
-/// The report's preregistered gate, in %.
-pub const DEFAULT_GATE_PCT: f64 = 5.0;
 
 /// The command line of `compare` (the options table in cli/ fills it).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,7 +65,7 @@ pub struct Args<'a> {
 impl Default for Args<'_> {
     fn default() -> Self {
         Args {
-            gate: DEFAULT_GATE_PCT,
+            gate: crate::config::DEFAULT_GATE_PCT as f64,
             tsv: false,
             drop_first: false,
             mode: None,
@@ -129,16 +127,24 @@ pub fn groups<'a>(a: &Args<'a>, out: &mut [Group<'a>; MAX_POINTS]) -> usize {
     n
 }
 
-/// Why a comparison is NOT CONFIRMED (bits of `Comparison::reasons`; bit
-/// i is named by `output::REASONS[_][i]` and `REASON_CODES[i]`).
-pub mod why {
-    pub const UNDER_GATE: u8 = 1;
-    pub const SECOND_SIGN: u8 = 2;
-    pub const SECOND_UNDER_GATE: u8 = 4;
-    pub const FAILED_CHECKS: u8 = 8;
-    pub const DRIFT: u8 = 16;
-    pub const NO_DRIFT: u8 = 32;
-    pub const FEW_ROUNDS: u8 = 64;
+/// Why a comparison is NOT CONFIRMED: bit `1 << reason` of
+/// `Comparison::reasons`, named by `output::REASONS[_][reason]` and
+/// `output::REASON_CODES[reason]`.
+#[derive(Clone, Copy)]
+pub enum Reason {
+    UnderGate,
+    SecondSign,
+    SecondUnderGate,
+    FailedChecks,
+    Drift,
+    NoDrift,
+    FewRounds,
+}
+
+impl Reason {
+    pub const fn bit(self) -> u8 {
+        1 << self as u8
+    }
 }
 
 /// One test group against the control group.
@@ -161,7 +167,7 @@ pub struct Comparison {
     pub drift: f64,
     pub test_drift: f64,
     pub max_cv: f64,
-    /// `why::*` bits; 0 = CONFIRMED.
+    /// `Reason` bits; 0 = CONFIRMED.
     pub reasons: u8,
 }
 
@@ -212,24 +218,24 @@ pub fn compare(
             rounds[side] += s.n;
             max_cv = max_cv.max(s.cv_pct);
             if !p.valid() {
-                reasons |= why::FAILED_CHECKS;
+                reasons |= Reason::FailedChecks.bit();
             }
             if p.s[input::ALL].s.n < 2 {
-                reasons |= why::FEW_ROUNDS;
+                reasons |= Reason::FewRounds.bit();
             }
         }
     }
     let hw = w.half_width95() / control * 100.0;
     let drift_c = drift(points, c, b1);
     // Each test fails on NaN (no drop-first with one round, ...).
-    let few = reasons & why::FEW_ROUNDS != 0;
+    let few = reasons & Reason::FewRounds.bit() != 0;
     let over = |v: f64| v.abs() >= gate;
     for (ok, bit) in [
-        (over(change), why::UNDER_GATE),
-        (few || second * change > 0.0, why::SECOND_SIGN),
-        (few || over(second), why::SECOND_UNDER_GATE),
-        (c.k < 2 || drift_c.abs() < gate, why::DRIFT),
-        (c.k >= 2, why::NO_DRIFT),
+        (over(change), Reason::UnderGate.bit()),
+        (few || second * change > 0.0, Reason::SecondSign.bit()),
+        (few || over(second), Reason::SecondUnderGate.bit()),
+        (c.k < 2 || drift_c.abs() < gate, Reason::Drift.bit()),
+        (c.k >= 2, Reason::NoDrift.bit()),
     ] {
         if !ok {
             reasons |= bit;
@@ -557,34 +563,37 @@ mod tests {
         // +3%: under a 5% gate, and so is drop-first.
         assert_eq!(
             sandwich(&flat, &[103.0; 3], &flat, 5.0),
-            why::UNDER_GATE | why::SECOND_UNDER_GATE
+            Reason::UnderGate.bit() | Reason::SecondUnderGate.bit()
         );
         // +10% overall, but the first round carries it all: drop-first 0.
         assert_eq!(
             sandwich(&flat, &[130.0, 100.0, 100.0], &flat, 5.0),
-            why::SECOND_SIGN | why::SECOND_UNDER_GATE
+            Reason::SecondSign.bit() | Reason::SecondUnderGate.bit()
         );
         // Drop-first of the other sign (-10%, over the gate in size).
         assert_eq!(
             sandwich(&flat, &[160.0, 90.0, 90.0], &flat, 5.0),
-            why::SECOND_SIGN
+            Reason::SecondSign.bit()
         );
         // Parents 6% apart: drift not under the gate.
-        assert_eq!(sandwich(&flat, &[120.0; 3], &[106.0; 3], 5.0), why::DRIFT);
+        assert_eq!(
+            sandwich(&flat, &[120.0; 3], &[106.0; 3], 5.0),
+            Reason::Drift.bit()
+        );
         // A failed point.
         let mut bad = point(&[120.0; 3]);
         bad.failed_rounds = 1;
         let pts = [point(&flat), bad, point(&flat)];
         assert_eq!(
             compare(&pts, &gs, 1, false, 5.0).reasons,
-            why::FAILED_CHECKS
+            Reason::FailedChecks.bit()
         );
         bad.failed_rounds = 0;
         bad.run_passed = false;
         let pts = [point(&flat), bad, point(&flat)];
         assert_eq!(
             compare(&pts, &gs, 1, false, 5.0).reasons,
-            why::FAILED_CHECKS
+            Reason::FailedChecks.bit()
         );
         // Two plain files: no drift to check, never CONFIRMED.
         let a2 = args(&["A", "B"]);
@@ -595,13 +604,13 @@ mod tests {
             false,
             5.0,
         );
-        assert_eq!(c.reasons, why::NO_DRIFT);
+        assert_eq!(c.reasons, Reason::NoDrift.bit());
         assert!(c.drift.is_nan());
         // One round a point: no drop-first, no interval.
         let one = |v| point(&[v]);
         let pts = [one(100.0), one(120.0), one(100.0)];
         let c = compare(&pts, &gs, 1, false, 5.0);
-        assert_eq!(c.reasons, why::FEW_ROUNDS);
+        assert_eq!(c.reasons, Reason::FewRounds.bit());
         assert!(c.second.is_nan() && c.ci.0.is_nan());
         // Exactly at the gate counts (|change| >= gate); a negative change
         // is as much a change as a positive one.

@@ -10,9 +10,9 @@
 //! is checked.
 
 use super::collect::{collect, submitted};
-use super::words::Words;
-use super::{ProfileId, Shape, Workload};
-use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
+use super::futex::Futex;
+use super::{ProfileId, Timed, Workload};
+use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -22,54 +22,39 @@ const MISMATCH_VALUE: u32 = 1;
 
 pub struct Batch {
     kind: Kind,
-    words: Words,
-    slots: u32,
-    flags: u32,
-    plan: Plan,
+    f: Futex,
 }
 
 impl Batch {
     /// `id` is ZeroWake, Mismatch or Nop.
-    pub fn new(id: ProfileId, words: Words, shape: &Shape, flags: u32) -> Batch {
+    pub fn new(id: ProfileId, f: Futex) -> Batch {
         let kind = match id {
             ProfileId::ZeroWake => Kind::Wake,
             ProfileId::Mismatch => Kind::Wait,
             _ => Kind::Nop,
         };
-        Batch {
-            kind,
-            words,
-            slots: shape.slots,
-            flags,
-            plan: Plan::new(&shape.expect),
-        }
+        Batch { kind, f }
     }
 }
 
 impl Workload for Batch {
     fn pairs_per_cycle(&self) -> u64 {
-        self.slots as u64
+        self.f.slots as u64
     }
 
     #[inline(never)]
-    fn cycle(
-        &mut self,
-        _series: usize,
-        ring: &mut Ring,
-        clock: &Clock,
-        ledger: &mut Ledger,
-        seq: u32,
-    ) -> (u64, bool) {
-        let (n, k, f) = (self.slots, self.kind, self.flags);
-        self.words.set(n, 0);
+    fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
+        let (f, k) = (&self.f, self.kind);
+        let n = f.slots;
+        f.reset(n);
         let before = ledger.failures();
-        let mut check = CycleCheck::new(seq, &self.plan);
+        let mut check = CycleCheck::new(seq, &f.plan);
         let t0 = clock.now_ns();
         for i in 0..n {
-            let (w, t) = (self.words.word(i), tag(seq, k, i));
+            let (w, t) = (f.word(i), tag(seq, k, i));
             ring.push(&match k {
-                Kind::Wake => ops::futex_wake(w, 1, f, t),
-                Kind::Wait => ops::futex_wait(w, MISMATCH_VALUE, f, t),
+                Kind::Wake => ops::futex_wake(w, 1, f.flags, t),
+                Kind::Wait => ops::futex_wait(w, MISMATCH_VALUE, f.flags, t),
                 _ => ops::nop(t),
             });
         }

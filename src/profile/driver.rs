@@ -56,8 +56,9 @@ pub fn run_share(
         passed: true,
         ..Tally::default()
     };
+    work.select(series);
     for _ in 0..cycles {
-        let (ns, ok) = work.cycle(series, ring, clock, ledger, *seq);
+        let (ns, ok) = work.cycle(ring, clock, ledger, *seq);
         *seq = seq.wrapping_add(1);
         if let Some(h) = hist.as_deref_mut() {
             h.record(ns);
@@ -221,6 +222,7 @@ mod tests {
     use crate::config::{CQ_ENTRIES, RING_ENTRIES};
     use crate::cpu;
     use crate::facts::Facts;
+    use crate::profile::Timed;
     use crate::sys;
 
     /// A workload that fails at its `fail_at`-th cycle (1-based), with
@@ -235,14 +237,7 @@ mod tests {
         fn pairs_per_cycle(&self) -> u64 {
             4
         }
-        fn cycle(
-            &mut self,
-            _: usize,
-            _: &mut Ring,
-            _: &Clock,
-            l: &mut Ledger,
-            seq: u32,
-        ) -> (u64, bool) {
+        fn cycle(&mut self, _: &mut Ring, _: &Clock, l: &mut Ledger, seq: u32) -> Timed {
             self.done += 1;
             l.submitted[Kind::Nop as usize] += 4;
             l.kind_cqes[Kind::Nop as usize] += 4;

@@ -12,7 +12,7 @@
 
 use super::collect::account;
 use super::wait_wake::WaitWake;
-use super::Workload;
+use super::{Timed, Workload};
 use crate::check::{Fail, Ledger};
 use crate::config::{CQ_ENTRIES, RING_ENTRIES};
 use crate::ring::Ring;
@@ -41,14 +41,7 @@ impl Workload for Lifecycle {
 
     /// The run's ring (probed before the first cycle) is not used.
     #[inline(never)]
-    fn cycle(
-        &mut self,
-        series: usize,
-        _ring: &mut Ring,
-        clock: &Clock,
-        ledger: &mut Ledger,
-        seq: u32,
-    ) -> (u64, bool) {
+    fn cycle(&mut self, _ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let before = ledger.failures();
         let t0 = clock.now_ns();
         let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
@@ -59,7 +52,7 @@ impl Workload for Lifecycle {
             }
         };
         ring.set_wait_timeout_ns(self.timeout_ns);
-        self.s0.cycle(series, &mut ring, clock, ledger, seq);
+        self.s0.cycle(&mut ring, clock, ledger, seq);
         // Nothing may be dropped, lost or left in flight when it closes.
         account(&mut ring, ledger, seq);
         drop(ring);

@@ -11,6 +11,7 @@ mod batch;
 mod collect;
 pub mod contract;
 mod driver;
+mod futex;
 mod lifecycle;
 mod pollwake;
 mod run;
@@ -18,7 +19,6 @@ mod shape;
 mod wait_cancel;
 mod wait_wake;
 mod waitv_wake;
-mod words;
 
 use core::fmt::Write;
 
@@ -26,7 +26,7 @@ pub use driver::Outcome;
 pub use run::{choose_cpu, run};
 pub use shape::{shape, Shape};
 
-use crate::check::{Counter, Ledger, CHECKS};
+use crate::check::{Counter, Ledger, TOTALS};
 use crate::config::{RunConfig, DEFAULT_SLOTS, WAITV_GROUPS};
 use crate::cpu::Choice;
 use crate::facts::Facts;
@@ -192,6 +192,10 @@ impl ProfileId {
     }
 }
 
+/// What a cycle returns: the nanoseconds of its timed span, and whether it
+/// was clean.
+pub type Timed = (u64, bool);
+
 /// What the banner, the summary and the verdict know of a run besides the
 /// workload itself.
 pub struct RunInfo<'r> {
@@ -219,20 +223,15 @@ pub trait Workload {
         &[""]
     }
 
+    /// The series the next cycles run (`series()` index), before each share.
+    fn select(&mut self, _series: usize) {}
+
     /// Pairs (the unit of ns/pair) one cycle performs.
     fn pairs_per_cycle(&self) -> u64;
 
-    /// Runs cycle `seq` of `series` on the run's ring: returns the
-    /// nanoseconds of its timed span and whether it was clean (every
-    /// failure is counted in `ledger`).
-    fn cycle(
-        &mut self,
-        series: usize,
-        ring: &mut Ring,
-        clock: &Clock,
-        ledger: &mut Ledger,
-        seq: u32,
-    ) -> (u64, bool);
+    /// Runs cycle `seq` on the run's ring (every failure is counted in
+    /// `ledger`).
+    fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed;
 
     /// At the end of every round's share: what the kernel reports of the
     /// rings the workload keeps beside the run's ring.
@@ -251,9 +250,10 @@ pub trait Workload {
         run::table_summary(w, o, self.pairs_per_cycle());
     }
 
-    /// The counters of the checks line.
-    fn checks(&self) -> &'static [Counter] {
-        &CHECKS
+    /// The checks line's totals, and the failure classes of the
+    /// workload's own (`report::checks` puts the shared ones between).
+    fn checks(&self) -> [&'static [Counter]; 2] {
+        [&TOTALS, &[]]
     }
 
     /// The stderr line of a failed run.

@@ -5,9 +5,14 @@
 
 use core::fmt::Write;
 
+use super::batch::Batch;
 use super::driver::{self, Outcome, Sinks};
-use super::words::Words;
-use super::{batch, contract, lifecycle, pollwake, wait_cancel, wait_wake, waitv_wake};
+use super::futex::Futex;
+use super::lifecycle::Lifecycle;
+use super::wait_cancel::WaitCancel;
+use super::wait_wake::WaitWake;
+use super::waitv_wake::WaitvWake;
+use super::{contract, pollwake};
 use super::{ProfileId, RunInfo, Work};
 use crate::check::{Failure, Ledger};
 use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION};
@@ -211,22 +216,13 @@ fn set_up(
         let why = format_args!("mapping the futex words failed: {e}");
         Exit::new(exit::SKIP, why)
     };
-    let words = Words::new().map_err(mapping_failed)?;
-    let shape = id.shape(cfg);
-    let flags = ops::futex_flags(!cfg.shared);
+    let f = Futex::new(&id.shape(cfg), ops::futex_flags(!cfg.shared)).map_err(mapping_failed)?;
     Ok(match id {
-        ProfileId::WaitWake => Work::WaitWake(wait_wake::WaitWake::new(words, &shape, flags)),
-        ProfileId::WaitCancel => {
-            Work::WaitCancel(wait_cancel::WaitCancel::new(words, &shape, flags))
-        }
-        ProfileId::WaitvWake => Work::WaitvWake(
-            waitv_wake::WaitvWake::new(words, &shape, flags).map_err(mapping_failed)?,
-        ),
-        ProfileId::Lifecycle => Work::Lifecycle(lifecycle::Lifecycle::new(
-            wait_wake::WaitWake::new(words, &shape, flags),
-            cfg.timeout_ns(),
-        )),
-        _ => Work::Batch(batch::Batch::new(id, words, &shape, flags)),
+        ProfileId::WaitWake => Work::WaitWake(WaitWake(f)),
+        ProfileId::WaitCancel => Work::WaitCancel(WaitCancel(f)),
+        ProfileId::WaitvWake => Work::WaitvWake(WaitvWake::new(f).map_err(mapping_failed)?),
+        ProfileId::Lifecycle => Work::Lifecycle(Lifecycle::new(WaitWake(f), cfg.timeout_ns())),
+        _ => Work::Batch(Batch::new(id, f)),
     })
 }
 

@@ -10,53 +10,35 @@
 //! is checked, as in s0.
 
 use super::collect::{collect, submitted};
-use super::words::Words;
-use super::{Shape, Workload};
-use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
+use super::futex::Futex;
+use super::{Timed, Workload};
+use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 
-pub struct WaitCancel {
-    words: Words,
-    slots: u32,
-    flags: u32,
-    plan: Plan,
-}
-
-impl WaitCancel {
-    pub fn new(words: Words, shape: &Shape, flags: u32) -> WaitCancel {
-        WaitCancel {
-            words,
-            slots: shape.slots,
-            flags,
-            plan: Plan::new(&shape.expect),
-        }
-    }
-}
+pub struct WaitCancel(pub Futex);
 
 impl Workload for WaitCancel {
     fn pairs_per_cycle(&self) -> u64 {
-        self.slots as u64
+        self.0.slots as u64
     }
 
     #[inline(never)]
-    fn cycle(
-        &mut self,
-        _series: usize,
-        ring: &mut Ring,
-        clock: &Clock,
-        ledger: &mut Ledger,
-        seq: u32,
-    ) -> (u64, bool) {
-        let n = self.slots;
-        self.words.set(n, 0);
+    fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
+        let f = &self.0;
+        let n = f.slots;
+        f.reset(n);
         let before = ledger.failures();
-        let mut check = CycleCheck::new(seq, &self.plan);
+        let mut check = CycleCheck::new(seq, &f.plan);
         let t0 = clock.now_ns();
         for i in 0..n {
-            let w = self.words.word(i);
-            ring.push(&ops::futex_wait(w, 0, self.flags, tag(seq, Kind::Wait, i)));
+            ring.push(&ops::futex_wait(
+                f.word(i),
+                0,
+                f.flags,
+                tag(seq, Kind::Wait, i),
+            ));
         }
         let mut ok = submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
         for i in 0..n {

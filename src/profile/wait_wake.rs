@@ -15,55 +15,31 @@
 //! Two syscalls per cycle, both io_uring_enter: the clock is the vDSO's.
 
 use super::collect::{collect, pushed, submitted};
-use super::words::{Words, CELL_BYTES};
-use super::{Shape, Workload};
-use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
+use super::futex::{Futex, CELL_BYTES};
+use super::{Timed, Workload};
+use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 
-pub struct WaitWake {
-    words: Words,
-    slots: u32,
-    /// futex2 flags: FUTEX2_SIZE_U32, plus FUTEX2_PRIVATE unless --shared.
-    flags: u32,
-    plan: Plan,
-}
-
-impl WaitWake {
-    /// `shape.slots` pairs per cycle on `words`, with futex2 `flags`.
-    pub fn new(words: Words, shape: &Shape, flags: u32) -> WaitWake {
-        WaitWake {
-            words,
-            slots: shape.slots,
-            flags,
-            plan: Plan::new(&shape.expect),
-        }
-    }
-}
+pub struct WaitWake(pub Futex);
 
 impl Workload for WaitWake {
     fn pairs_per_cycle(&self) -> u64 {
-        self.slots as u64
+        self.0.slots as u64
     }
 
     // Not inlined into the driver: a symbol of its own, so perf annotate
     // and callgrind show the timed cycle alone.
     #[inline(never)]
-    fn cycle(
-        &mut self,
-        _series: usize,
-        ring: &mut Ring,
-        clock: &Clock,
-        ledger: &mut Ledger,
-        seq: u32,
-    ) -> (u64, bool) {
-        let n = self.slots;
-        self.words.set(n, 0);
+    fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
+        let f = &self.0;
+        let n = f.slots;
+        f.reset(n);
         // Locals, so stores into the SQ ring do not force reloads of self.
-        let (words, flags) = (self.words.word(0) as usize, self.flags);
+        let (words, flags) = (f.word(0) as usize, f.flags);
         let word = |i: u32| (words + i as usize * CELL_BYTES) as *const u32;
-        let mut check = CycleCheck::new(seq, &self.plan);
+        let mut check = CycleCheck::new(seq, &f.plan);
         let t0 = clock.now_ns();
         let waits = ring.push_batch(n, |i| {
             ops::futex_wait(word(i), 0, flags, tag(seq, Kind::Wait, i))

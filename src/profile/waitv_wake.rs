@@ -12,10 +12,10 @@
 //! correctness and are not part of the WAITV->WAKE path being measured.
 
 use super::collect::{collect, submitted};
+use super::futex::{Futex, MAX_CELLS};
 use super::shape::{WAITV_CHECK_INDEX, WAITV_WAKE_INDEX, WAITV_WIDTH};
-use super::words::{Words, MAX_CELLS};
-use super::{Shape, Workload};
-use crate::check::{tag, CycleCheck, Kind, Ledger, Plan};
+use super::{Timed, Workload};
+use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -27,39 +27,32 @@ use crate::sys::SysResult;
 const MAX_GROUPS: usize = MAX_CELLS / WAITV_WIDTH as usize;
 
 pub struct WaitvWake {
-    words: Words,
+    /// `slots` counts WAITV groups here.
+    f: Futex,
     groups: u32,
-    flags: u32,
     /// The struct futex_waitv arrays, WAITV_WIDTH entries per group, one
     /// per word (the kernel copies them when it prepares the request).
     vecs: Mapping,
-    plan: Plan,
 }
 
 impl WaitvWake {
-    /// `shape.slots` groups (1..=8) on `words`, with futex2 `flags`.
-    pub fn new(words: Words, shape: &Shape, flags: u32) -> SysResult<WaitvWake> {
-        let groups = shape.slots.min(MAX_GROUPS as u32);
+    /// `f.slots` groups (1..=8) of WAITV_WIDTH of `f`'s words.
+    pub fn new(f: Futex) -> SysResult<WaitvWake> {
+        let groups = f.slots.min(MAX_GROUPS as u32);
         let vecs = Mapping::anonymous(MAX_CELLS * core::mem::size_of::<FutexWaitv>())?;
         let v = vecs.ptr() as *mut FutexWaitv;
         for i in 0..groups * WAITV_WIDTH {
             let entry = FutexWaitv {
                 val: 0,
-                uaddr: words.word(i) as u64,
-                flags,
+                uaddr: f.word(i) as u64,
+                flags: f.flags,
                 reserved: 0,
             };
             // SAFETY: i < MAX_CELLS entries fit the mapping, which is
             // page-aligned and so aligned for FutexWaitv.
             unsafe { v.add(i as usize).write(entry) };
         }
-        Ok(WaitvWake {
-            words,
-            groups,
-            flags,
-            vecs,
-            plan: Plan::new(&shape.expect),
-        })
+        Ok(WaitvWake { f, groups, vecs })
     }
 
     /// Group `g`'s WAITV_WIDTH entries.
@@ -71,7 +64,7 @@ impl WaitvWake {
 
     #[inline(always)]
     fn word(&self, group: u32, index: u32) -> *mut u32 {
-        self.words.word(group * WAITV_WIDTH + index)
+        self.f.word(group * WAITV_WIDTH + index)
     }
 }
 
@@ -81,18 +74,11 @@ impl Workload for WaitvWake {
     }
 
     #[inline(never)]
-    fn cycle(
-        &mut self,
-        _series: usize,
-        ring: &mut Ring,
-        clock: &Clock,
-        ledger: &mut Ledger,
-        seq: u32,
-    ) -> (u64, bool) {
+    fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let g = self.groups;
-        self.words.set(g * WAITV_WIDTH, 0);
+        self.f.reset(g * WAITV_WIDTH);
         let before = ledger.failures();
-        let mut check = CycleCheck::new(seq, &self.plan);
+        let mut check = CycleCheck::new(seq, &self.f.plan);
         let t0 = clock.now_ns();
         for i in 0..g {
             ring.push(&ops::futex_waitv(
@@ -104,7 +90,12 @@ impl Workload for WaitvWake {
         let mut ok = submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
         for i in 0..g {
             let w = self.word(i, WAITV_WAKE_INDEX);
-            ring.push(&ops::futex_wake(w, 1, self.flags, tag(seq, Kind::Wake, i)));
+            ring.push(&ops::futex_wake(
+                w,
+                1,
+                self.f.flags,
+                tag(seq, Kind::Wake, i),
+            ));
         }
         ok = ok && submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
         if ok {
@@ -115,7 +106,12 @@ impl Workload for WaitvWake {
             // Nobody may be left waiting on any word of a completed WAITV.
             for i in 0..g {
                 let w = self.word(i, WAITV_CHECK_INDEX);
-                ring.push(&ops::futex_wake(w, 1, self.flags, tag(seq, Kind::Check, i)));
+                ring.push(&ops::futex_wake(
+                    w,
+                    1,
+                    self.f.flags,
+                    tag(seq, Kind::Check, i),
+                ));
             }
             if submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq) {
                 collect(ring, &mut check, ledger, g, seq);

@@ -41,7 +41,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, submitted};
-use super::{shape, ProfileId, Workload};
+use super::{shape, ProfileId, Timed, Workload};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, KINDS};
 use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, RING_ENTRIES};
 use crate::cpu;
@@ -209,6 +209,8 @@ fn set_values(plan: &mut Plan, seq: u32, n: u32) {
 /// borrow it while the burst works on the rings.
 pub struct Pollwake {
     plan: Plan,
+    /// The mode the next bursts run in.
+    mode: Mode,
     p: Parts,
 }
 
@@ -288,6 +290,7 @@ impl Pollwake {
         let handoff = Handoff::new(waiter_ring, brief).map_err(epoll("mmap"))?;
         let mut pw = Pollwake {
             plan: plan(0, o.burst, 0),
+            mode: Mode::None,
             p: Parts {
                 o,
                 targets,
@@ -591,15 +594,12 @@ impl Workload for Pollwake {
         self.p.o.burst as u64
     }
 
-    fn cycle(
-        &mut self,
-        series: usize,
-        ring: &mut Ring,
-        clock: &Clock,
-        ledger: &mut Ledger,
-        seq: u32,
-    ) -> (u64, bool) {
-        self.burst(Mode::ALL[series], ring, seq, clock, ledger)
+    fn select(&mut self, series: usize) {
+        self.mode = Mode::ALL[series];
+    }
+
+    fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
+        self.burst(self.mode, ring, seq, clock, ledger)
     }
 
     fn account(&mut self, ledger: &mut Ledger, seq: u32) {
@@ -623,8 +623,8 @@ impl Workload for Pollwake {
         output::summary(w, o, &self.p);
     }
 
-    fn checks(&self) -> &'static [crate::check::Counter] {
-        &output::CHECKS
+    fn checks(&self) -> [&'static [crate::check::Counter]; 2] {
+        [&output::TOTALS, &output::FAILURES]
     }
 
     fn cause(&self, w: &mut dyn core::fmt::Write, o: &super::Outcome) {

@@ -1,0 +1,52 @@
+//! What the futex workloads share: their words, each alone in a 64-byte
+//! cell (no false sharing) of one anonymous mapping populated before the
+//! first cycle; the requests a cycle makes; the futex2 flags; and the plan
+//! a cycle's CQEs are checked against.
+
+use super::Shape;
+use crate::check::Plan;
+use crate::sys::memory::Mapping;
+use crate::sys::SysResult;
+
+/// Bytes per word cell: a cache line.
+pub const CELL_BYTES: usize = 64;
+/// Word cells a workload maps: 64 slots, or v0's 8 groups x 8 words.
+pub const MAX_CELLS: usize = 64;
+
+pub struct Futex {
+    cells: Mapping,
+    /// Requests of the main kind per cycle (v0: WAITV groups).
+    pub slots: u32,
+    /// FUTEX2_SIZE_U32, plus FUTEX2_PRIVATE unless --shared.
+    pub flags: u32,
+    pub plan: Plan,
+}
+
+impl Futex {
+    pub fn new(shape: &Shape, flags: u32) -> SysResult<Futex> {
+        Ok(Futex {
+            cells: Mapping::anonymous(MAX_CELLS * CELL_BYTES)?,
+            slots: shape.slots,
+            flags,
+            plan: Plan::new(&shape.expect),
+        })
+    }
+
+    /// The word of cell `i` (i < MAX_CELLS).
+    #[inline(always)]
+    pub fn word(&self, i: u32) -> *mut u32 {
+        debug_assert!((i as usize) < MAX_CELLS);
+        // SAFETY: i < MAX_CELLS, so the cell lies inside the mapping.
+        unsafe { self.cells.ptr().add(i as usize * CELL_BYTES) as *mut u32 }
+    }
+
+    /// Sets the first `n` words to 0 (outside any timed span).
+    #[inline(always)]
+    pub fn reset(&self, n: u32) {
+        for i in 0..n {
+            // SAFETY: the word is inside our mapping; volatile because the
+            // kernel reads it behind the compiler's back.
+            unsafe { self.word(i).write_volatile(0) };
+        }
+    }
+}
