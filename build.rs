@@ -20,13 +20,14 @@ fn main() {
     if env == "gnu" {
         // A static-PIE would need its own relocations applied at start-up,
         // which nothing does here: link at a fixed address (ET_EXEC). The
-        // musl targets get relocation-model=static from .cargo/config.toml
-        // and link with rust-lld directly, without crt objects.
+        // code is compiled for it (relocation-model=static, in
+        // .cargo/config.toml); the musl targets link with rust-lld
+        // directly, without crt objects.
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
     // panic = "abort": nothing ever unwinds, so the unwind tables (.eh_frame,
     // ~9 KiB, mostly from the precompiled core) are dead weight in a binary
-    // with a 64 KiB budget. A linker script fragment discards them, and
+    // with a 128 KiB budget. A linker script fragment discards them, and
     // .comment (compiler and linker version strings, which `strip` keeps);
     // INSERT keeps the linker's default script for everything else.
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");

@@ -3,9 +3,9 @@
 //! online CPUs, io_uring policy. Printed as `# key=value` lines; a fact that
 //! cannot be read is `unknown`, never an error.
 
-use core::fmt::{self, Write};
+use core::fmt::Write;
 
-use crate::report::Bytes;
+use crate::report::{Bytes, Line};
 use crate::sys::{self, uapi::Utsname};
 
 /// A fact read from a file: up to N bytes, trimmed of trailing whitespace.
@@ -79,35 +79,11 @@ fn trim(mut s: &[u8]) -> &[u8] {
     s
 }
 
-/// A NUL-terminated path built with `format_args!`.
-struct PathBuf {
-    buf: [u8; 128],
-    len: usize,
-}
-
-impl Write for PathBuf {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let b = s.as_bytes();
-        if self.len + b.len() >= self.buf.len() {
-            return Err(fmt::Error);
-        }
-        self.buf[self.len..self.len + b.len()].copy_from_slice(b);
-        self.len += b.len();
-        Ok(())
-    }
-}
-
 /// `leaf` of `cpu`'s cpufreq directory into `buf`, trimmed; its length.
 fn read_cpu_path(cpu: u32, leaf: &str, buf: &mut [u8]) -> usize {
-    let mut p = PathBuf {
-        buf: [0; 128],
-        len: 0,
-    };
-    if write!(p, "/sys/devices/system/cpu/cpu{cpu}/cpufreq/{leaf}").is_err() {
-        return 0;
-    }
-    p.buf[p.len] = 0;
-    read_trimmed(&p.buf[..=p.len], buf)
+    let mut p = Line::new();
+    let _ = write!(p, "/sys/devices/system/cpu/cpu{cpu}/cpufreq/{leaf}\0");
+    read_trimmed(p.as_bytes(), buf)
 }
 
 /// Where the preemption mode came from.
@@ -181,12 +157,9 @@ fn cpu_model(cpuinfo: &[u8]) -> Text<128> {
     }
     match (field(b"CPU implementer"), field(b"CPU part")) {
         (Some(i), Some(p)) => {
-            let mut t = PathBuf {
-                buf: [0; 128],
-                len: 0,
-            };
+            let mut t = Line::new();
             let _ = write!(t, "implementer={} part={}", Bytes(i), Bytes(p));
-            Text::from(&t.buf[..t.len])
+            Text::from(t.as_bytes())
         }
         _ => Text::empty(),
     }

@@ -187,6 +187,26 @@ impl fmt::Display for Bytes<'_> {
     }
 }
 
+/// `text`'s words from column `col` on, wrapped before `width`, each new
+/// line indented to `indent`, then a newline. A word longer than a line
+/// stands alone on one.
+pub fn wrap(w: &mut dyn Write, text: &str, mut col: usize, indent: usize, width: usize) {
+    let mut first = true;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !first && col + 1 + word.len() > width {
+            let _ = write!(w, "\n{:indent$}", "");
+            col = indent;
+        } else if !first {
+            let _ = w.write_str(" ");
+            col += 1;
+        }
+        let _ = w.write_str(word);
+        col += word.len();
+        first = false;
+    }
+    let _ = w.write_str("\n");
+}
+
 /// The last word of the checks line.
 pub fn verdict(passed: bool, interrupted: bool) -> &'static str {
     match (interrupted, passed) {

@@ -9,6 +9,7 @@ use crate::compare;
 use crate::config::*;
 use crate::exit;
 use crate::profile::ProfileId;
+use crate::report::{self, Line};
 
 /// The commands, as bits of `Opt::commands`.
 pub const RUN: u8 = 1;
@@ -195,24 +196,6 @@ const WIDTH: usize = 80;
 const INDENT: usize = 18;
 const DEFAULT_AT: usize = 42;
 
-/// `text` from column `col` on, wrapped at WIDTH, continued at `indent`.
-fn wrap(w: &mut dyn Write, text: &str, mut col: usize, indent: usize) {
-    let mut first = true;
-    for word in text.split(' ') {
-        if !first && col + 1 + word.len() > WIDTH {
-            let _ = write!(w, "\n{:indent$}", "");
-            col = indent;
-        } else if !first {
-            let _ = w.write_str(" ");
-            col += 1;
-        }
-        let _ = w.write_str(word);
-        col += word.len();
-        first = false;
-    }
-    let _ = w.write_str("\n");
-}
-
 /// `  LEFT  text`, the text starting at `indent` (on the next line when
 /// LEFT is wider) and wrapped at WIDTH.
 fn item(w: &mut dyn Write, left: &str, text: &str, indent: usize) {
@@ -222,14 +205,14 @@ fn item(w: &mut dyn Write, left: &str, text: &str, indent: usize) {
     } else {
         let _ = write!(w, "{:1$}", "", indent - 2 - left.len());
     }
-    wrap(w, text, indent, indent);
+    report::wrap(w, text, indent, indent, WIDTH);
 }
 
 /// An option's line: its name and value, its help (the range filled in),
 /// and its default in a column of its own.
 fn option(w: &mut dyn Write, o: &Opt) {
-    let mut left = crate::report::Text::<32>::new();
-    let mut text = crate::report::Text::<160>::new();
+    let mut left = Line::new();
+    let mut text = Line::new();
     let _ = match o.value {
         Value::Flag(_) | Value::Shape(_) => write!(left, "{}", o.name),
         Value::Number { meta, .. } | Value::Text { meta, .. } => write!(left, "{} {meta}", o.name),
@@ -240,32 +223,30 @@ fn option(w: &mut dyn Write, o: &Opt) {
         let _ = write!(text, "{lo}..={hi}");
     }
     let _ = text.write_str(after);
-    let mut default = crate::report::Text::<48>::new();
+    let mut default = Line::new();
     let _ = match o.default {
         Shown::None => Ok(()),
         Shown::Num(n, more) => write!(default, "(default {n}{more})"),
         Shown::Word(s) => write!(default, "(default {s})"),
     };
     // The default in its column where it fits, else after the help, else
-    // on a line of its own.
+    // on a line of its own. (Every option's help fits one line.)
     let (len, dlen) = (text.as_bytes().len(), default.as_bytes().len());
-    if dlen == 0 {
-        item(w, left.as_str(), text.as_str(), INDENT);
+    let _ = write!(w, "  {:<1$}{text}", left.as_str(), INDENT - 2);
+    let _ = if dlen == 0 {
+        writeln!(w)
     } else if INDENT + len.max(DEFAULT_AT) + dlen <= WIDTH {
-        let _ = write!(
-            text,
+        writeln!(
+            w,
             "{:1$}{default}",
             "",
             DEFAULT_AT.saturating_sub(len).max(1)
-        );
-        item(w, left.as_str(), text.as_str(), INDENT);
+        )
     } else if INDENT + len + 1 + dlen <= WIDTH {
-        let _ = write!(text, " {default}");
-        item(w, left.as_str(), text.as_str(), INDENT);
+        writeln!(w, " {default}")
     } else {
-        item(w, left.as_str(), text.as_str(), INDENT);
-        let _ = writeln!(w, "{:1$}{default}", "", WIDTH - dlen);
-    }
+        writeln!(w, "\n{:1$}{default}", "", WIDTH - dlen)
+    };
 }
 
 /// The options of `commands` for `profiles`, in table order.
@@ -283,7 +264,7 @@ pub fn help(w: &mut dyn Write) {
     let _ = writeln!(w, "{USAGE}\nprofiles (--profile, short or long name):");
     for id in ProfileId::ALL {
         let n = id.names();
-        let mut left = crate::report::Text::<32>::new();
+        let mut left = Line::new();
         let _ = write!(left, "{} {}", n.short, n.long);
         item(w, left.as_str(), n.help, INDENT);
     }
@@ -294,14 +275,14 @@ pub fn help(w: &mut dyn Write) {
     let _ = writeln!(w, "\npollwake only:");
     options(w, RUN, &[For::Pollwake]);
     let _ = w.write_str("\ncompare: ");
-    wrap(w, COMPARE_TEXT, 9, 0);
+    report::wrap(w, COMPARE_TEXT, 9, 0, WIDTH);
     options(w, COMPARE, &[For::Any]);
     let _ = writeln!(
         w,
         "\nOptions take their value as `--opt N` or `--opt=N`.\n\nexit codes:"
     );
     for (code, meaning) in exit::MEANINGS {
-        let mut left = crate::report::Text::<8>::new();
+        let mut left = Line::new();
         let _ = write!(left, "{code}");
         item(w, left.as_str(), meaning, 8);
     }

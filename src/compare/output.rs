@@ -6,7 +6,7 @@ use core::fmt::{self, Write};
 
 use super::input::{Point, BOOT_ID, KERNEL, PROFILE};
 use super::{basis, Args, Comparison, Group};
-use crate::report::{Bytes, Dec};
+use crate::report::{self, Bytes, Dec, Line, Text};
 use crate::sys::out::Out;
 
 /// Width of every text line.
@@ -17,21 +17,6 @@ pub struct Report<'r, 'a> {
     pub points: &'r [Point<'r>],
     pub groups: &'r [Group<'a>],
     pub cmps: &'r [Comparison],
-}
-
-/// fmt::Write into a byte slice; what does not fit is dropped.
-pub struct Buf<'b> {
-    pub buf: &'b mut [u8],
-    pub len: usize,
-}
-
-impl Write for Buf<'_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let n = s.len().min(self.buf.len() - self.len);
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
-        Ok(())
-    }
 }
 
 /// A percentage with its sign and three decimals (`+9.268%`), `n/a` for NaN.
@@ -82,13 +67,9 @@ const LAST: u8 = 2;
 /// `args` in a column of `width`, cut to fit from the left behind `...`
 /// (the end of a path or a kernel release tells most).
 fn cell(out: &mut Out, width: usize, align: u8, args: fmt::Arguments<'_>) {
-    let mut raw = [0u8; 128];
-    let mut b = Buf {
-        buf: &mut raw,
-        len: 0,
-    };
+    let mut b = Line::new();
     let _ = b.write_fmt(args);
-    let mut s = &b.buf[..b.len];
+    let mut s = b.as_bytes();
     if s.len() > width {
         out.bytes(b"...");
         s = &s[s.len() + 3 - width..];
@@ -213,28 +194,10 @@ pub fn text(r: &Report, out: &mut Out) {
     }
     // The paragraph: composed whole, then wrapped.
     // 16 points and 15 comparisons take under 10 KiB (tags are cut to 64).
-    let mut raw = [0u8; 16384];
-    let mut para = Buf {
-        buf: &mut raw,
-        len: 0,
-    };
+    let mut para = Text::<16384>::new();
     paragraph(r, &mut para);
     out.bytes(b"\nTo paste:\n\n");
-    let (text, mut col) = (&para.buf[..para.len], 0);
-    for word in text.split(|&b| b == b' ').filter(|w| !w.is_empty()) {
-        // A word longer than the line stands alone on it.
-        if col > 0 && col + 1 + word.len() > WIDTH {
-            out.bytes(b"\n");
-            col = 0;
-        }
-        if col > 0 {
-            out.bytes(b" ");
-            col += 1;
-        }
-        out.bytes(word);
-        col += word.len();
-    }
-    out.bytes(b"\n");
+    report::wrap(out, para.as_str(), 0, 0, WIDTH);
 }
 
 fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
@@ -339,7 +302,7 @@ fn verdict(r: &Report, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str
 }
 
 /// The paragraph to paste (unwrapped).
-fn paragraph(r: &Report, w: &mut Buf) {
+fn paragraph(r: &Report, w: &mut Text<16384>) {
     let _ = write!(w, "Measured with {}", r.tool());
     if !r.profile().is_empty() {
         let p = r.profile();
