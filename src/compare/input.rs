@@ -1,19 +1,21 @@
-//! Result files -> one `Point` each. Four formats, told apart by their
-//! header (never guessed); `#` lines are comments everywhere, blank lines
-//! and a trailing `\r` are ignored:
+//! Result files -> one `Point` each. Five formats, told apart by their
+//! header (never guessed):
 //!
 //! - uring-repro's stdout: a `# uring-repro ` banner (profile=, kernel=,
-//!   boot_id=), then the C standalone's table `round pairs ns_per_pair
-//!   semantic_pass` (tab-separated), the `mean` row, `#` summary lines
-//!   (DESIGN.md §4);
-//! - the published C standalone's stdout: the same table, no banner;
+//!   boot_id=) and other `#` lines, the table `round pairs ns_per_pair
+//!   semantic_pass`, its `mean` row, `#` summary lines;
+//! - the C standalone's stdout: the same table, no banner;
+//! - pollwake's stdout: the same table after a `profile` column, one set
+//!   of rows and mean row per mode; `--mode` picks the mode read;
 //! - uring-repro's `--tsv` file and the formal C reproducer's TSV: a header
 //!   starting `schema_version`, columns found by name; ours has a
 //!   `tool_version` column, the formal one does not. Only rows whose phase
 //!   is `measured` count, and ns_per_pair must agree with timed_ns / pairs.
 //!
-//! Both kinds are one tab-separated table with a header, so one loop reads
-//! them; numbers are plain decimals (`180.078890`), parsed as bytes.
+//! All are one tab-separated table with a header, so one reader reads them
+//! (`#` lines are comments, blank lines and a trailing `\r` are ignored);
+//! then every row passes the checks in turn, and the first that fails is
+//! the file's error. Numbers are plain decimals (`180.078890`).
 
 use crate::stats::{summarize, Summary};
 
@@ -27,8 +29,7 @@ pub const MAX_COLS: usize = 64;
 
 /// The stdout table's header (ours and the C standalone's).
 pub const TABLE_HEADER: &[u8] = b"round\tpairs\tns_per_pair\tsemantic_pass";
-/// pollwake's table: the same columns after the row's profile (one row set
-/// per mode, `pollwake_none` ...), read one mode at a time (`--mode`).
+/// pollwake's table: the same columns after the row's profile.
 pub const MODE_TABLE_HEADER: &[u8] = b"profile\tround\tpairs\tns_per_pair\tsemantic_pass";
 /// The `--mode` names and the profile each selects in a pollwake table.
 pub const MODES: [(&str, &str); 4] = [
@@ -56,6 +57,11 @@ impl Format {
             Format::Formal => "the formal C reproducer",
         }
     }
+
+    /// A TSV (else a stdout table, which ends with its mean row).
+    fn tsv(self) -> bool {
+        matches!(self, Format::Tsv | Format::Formal)
+    }
 }
 
 /// Indices into `Point::tags`.
@@ -75,13 +81,16 @@ pub struct Sample {
 pub const ALL: usize = 0;
 pub const REST: usize = 1;
 
+/// Profile, kernel release, boot id (indexed by PROFILE, KERNEL, BOOT_ID).
+type Tags<'t> = [Option<&'t [u8]>; 3];
+
 /// One result file: one boot, one run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Point<'t> {
     pub format: Format,
     /// Profile, kernel release, boot id: slices of the input, None when it
     /// does not carry them (read them through `tag`).
-    pub tags: [Option<&'t [u8]>; 3],
+    pub tags: Tags<'t>,
     /// Pairs per round (of the rounds that passed; 0 when none did).
     pub pairs: u64,
     /// Rounds with semantic_pass 0.
@@ -113,12 +122,381 @@ pub struct Bad<'t> {
     pub text: &'t [u8],
 }
 
+/// A value read from the file, or why the file cannot be used.
+type Parsed<'t, T> = Result<T, Bad<'t>>;
+
 fn bad<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Bad<'t> {
     Bad { line, why, text }
 }
 
+/// Parses one result file into `p`. `values` is scratch space for the
+/// rounds. `select` is the profile whose rows a pollwake table contributes
+/// (from `--mode`; None otherwise).
+pub fn parse<'t>(
+    text: &'t [u8],
+    values: &mut [f64; MAX_ROUNDS],
+    p: &mut Point<'t>,
+    select: Option<&[u8]>,
+) -> Result<(), Bad<'t>> {
+    *p = Point::default();
+    let (mut table, mut banner) = (None, false);
+    let mut rounds = Rounds {
+        values,
+        ..Rounds::default()
+    };
+    // The run's own verdict, once its mean row is read.
+    let mut verdict = None;
+    for (no, line) in lines(text) {
+        if line[0] == b'#' {
+            banner |= run_banner(no, line, banner || table.is_some(), &mut p.tags)?;
+            continue;
+        }
+        let Some(t) = &mut table else {
+            table = Some(Table::new(no, line, banner, select)?);
+            continue;
+        };
+        let Some(row) = t.row(no, line)? else {
+            continue;
+        };
+        let v = numbers(&row)?;
+        if row.mean {
+            verdict = Some(mean_row(&rounds, &row, &v)?);
+            continue;
+        }
+        round_row(&row, &v)?;
+        same_tags(&row, rounds.n == 0, &mut p.tags)?;
+        if rounds.n == MAX_ROUNDS {
+            return Err(row.bad("more than 4096 rounds in one point", b""));
+        }
+        same_pairs(p, &row, &v)?;
+        rounds.add(&row, &v)?;
+    }
+    let Some(table) = table else {
+        let why = match lines(text).next() {
+            Some(_) => "no result header (only comments)",
+            None => "empty file",
+        };
+        return Err(bad(0, why, b""));
+    };
+    if rounds.n == 0 {
+        return Err(bad(0, "no measured rounds", b""));
+    }
+    if verdict.is_none() && !table.format.tsv() {
+        return Err(bad(0, "no mean row (was the run cut short?)", b""));
+    }
+    (p.format, p.run_passed) = (table.format, verdict.unwrap_or(true));
+    p.s = rounds.samples();
+    Ok(())
+}
+
+/// The lines that are not blank, numbered from 1, without a trailing `\r`.
+fn lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    text.split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l)))
+        .filter(|(_, l)| !l.is_empty())
+}
+
+/// Whether a `#` line is the run banner, whose `profile=`, `kernel=` and
+/// `boot_id=` go to `tags`. `late`: a banner or the header came before.
+fn run_banner<'t>(no: usize, line: &'t [u8], late: bool, tags: &mut Tags<'t>) -> Parsed<'t, bool> {
+    let banner = b"# uring-repro ";
+    if line.len() <= banner.len() || !line.starts_with(banner) {
+        return Ok(false);
+    }
+    if late {
+        return Err(bad(no, "a second run banner (one run per file)", b""));
+    }
+    for word in line.split(|&b| b == b' ') {
+        for (tag, key) in tags.iter_mut().zip(["profile=", "kernel=", "boot_id="]) {
+            if let Some(value) = word.strip_prefix(key.as_bytes()) {
+                *tag = Some(value);
+            }
+        }
+    }
+    Ok(true)
+}
+
+// Step 1: the format, from the header.
+
+/// Where the columns compare reads are. The stdout tables have the first
+/// four; a TSV must have phase and timed_ns too; the tags are optional.
+#[derive(Clone, Copy)]
+struct Columns {
+    round: usize,
+    pairs: usize,
+    ns_per_pair: usize,
+    pass: usize,
+    phase: Option<usize>,
+    timed_ns: Option<usize>,
+    tags: [Option<usize>; 3],
+}
+
+/// The table, as its header describes it, and how far it is read.
+struct Table<'t, 's> {
+    header: &'t [u8],
+    col: Columns,
+    format: Format,
+    /// In a pollwake table, the profile whose rows count.
+    only: Option<&'s [u8]>,
+    /// The mean row was read: the table is over.
+    ended: bool,
+}
+
+impl<'t, 's> Table<'t, 's> {
+    /// What the header says the file is (`banner`: after a run banner;
+    /// `only`: the `--mode` profile).
+    fn new(no: usize, header: &'t [u8], banner: bool, only: Option<&'s [u8]>) -> Parsed<'t, Self> {
+        let tsv = header.len() > 15 && header.starts_with(b"schema_version\t");
+        let modes = header == MODE_TABLE_HEADER;
+        if modes != only.is_some() {
+            let why = if modes {
+                "a pollwake table holds several modes: pick one with --mode none|idle|waiter|none_aa"
+            } else {
+                "--mode applies to pollwake results only"
+            };
+            return Err(bad(no, why, b""));
+        }
+        if !tsv && !modes && header != TABLE_HEADER {
+            return Err(bad(
+                no,
+                "not a result of uring-repro, the C standalone or the formal C reproducer",
+                excerpt(header),
+            ));
+        }
+        if cells(header) > MAX_COLS {
+            return Err(bad(no, "more than 64 columns", b""));
+        }
+        let find = |name: &[u8]| header.split(|&b| b == b'\t').position(|c| c == name);
+        let need =
+            |name: &'static [u8]| find(name).ok_or(bad(no, "the TSV header lacks a column", name));
+        let col = Columns {
+            round: need(b"round")?,
+            pairs: need(b"pairs")?,
+            ns_per_pair: need(b"ns_per_pair")?,
+            pass: need(b"semantic_pass")?,
+            phase: if tsv { Some(need(b"phase")?) } else { None },
+            timed_ns: if tsv { Some(need(b"timed_ns")?) } else { None },
+            tags: [find(b"profile"), find(b"kernel_release"), find(b"boot_id")],
+        };
+        let format = match (tsv, find(b"tool_version").is_some(), banner) {
+            (true, true, _) => Format::Tsv,
+            (true, false, _) => Format::Formal,
+            (false, _, true) => Format::Stdout,
+            (false, _, false) => Format::Standalone,
+        };
+        Ok(Table {
+            header,
+            col,
+            format,
+            only,
+            ended: false,
+        })
+    }
+
+    // Step 2: the one reader of the table's rows.
+
+    /// Line `no` as a row, if it counts (pollwake: of the mode read; TSV:
+    /// of the measured phase). After the mean row, a row is an error.
+    fn row(&mut self, no: usize, line: &'t [u8]) -> Parsed<'t, Option<Row<'t>>> {
+        let (same_width, c) = (cells(line) == cells(self.header), self.col);
+        let at = |i: usize| cell(line, i);
+        if self.only.is_some() && same_width && c.tags[PROFILE].map(at) != self.only {
+            return Ok(None);
+        }
+        if self.ended {
+            return Err(bad(no, "data after the mean row", excerpt(line)));
+        }
+        if line == self.header {
+            return Err(bad(no, "a second table header (one run per file)", b""));
+        }
+        if !same_width {
+            return Err(bad(no, "not as many cells as the header has", b""));
+        }
+        if c.phase.is_some_and(|i| at(i) != b"measured") {
+            return Ok(None);
+        }
+        self.ended = !self.format.tsv() && at(c.round) == b"mean";
+        Ok(Some(Row {
+            no,
+            round: at(c.round),
+            pairs: at(c.pairs),
+            ns_per_pair: at(c.ns_per_pair),
+            pass: at(c.pass),
+            timed_ns: c.timed_ns.map(at),
+            tags: c.tags.map(|t| t.map(at)),
+            mean: self.ended,
+        }))
+    }
+}
+
+/// A row's cells (their count checked, not yet their values).
+struct Row<'t> {
+    no: usize,
+    round: &'t [u8],
+    pairs: &'t [u8],
+    ns_per_pair: &'t [u8],
+    pass: &'t [u8],
+    timed_ns: Option<&'t [u8]>,
+    tags: [Option<&'t [u8]>; 3],
+    /// The mean row, which ends a stdout table.
+    mean: bool,
+}
+
+impl<'t> Row<'t> {
+    fn bad(&self, why: &'static str, text: &'t [u8]) -> Bad<'t> {
+        bad(self.no, why, text)
+    }
+}
+
+/// How many tab-separated cells a line has.
+fn cells(line: &[u8]) -> usize {
+    line.split(|&b| b == b'\t').count()
+}
+
+/// Cell `i` of a tab-separated row.
+fn cell(line: &[u8], i: usize) -> &[u8] {
+    line.split(|&b| b == b'\t').nth(i).unwrap_or(b"")
+}
+
+/// The start of a line, to quote.
+fn excerpt(line: &[u8]) -> &[u8] {
+    &line[..line.len().min(40)]
+}
+
+// Step 3: the checks, in the order a row meets them.
+
+/// A row's values, each of the right form.
+struct Numbers {
+    pairs: u64,
+    ns_per_pair: f64,
+    pass: bool,
+}
+
+fn numbers<'t>(row: &Row<'t>) -> Parsed<'t, Numbers> {
+    let not_positive = "ns_per_pair is not a positive decimal number";
+    Ok(Numbers {
+        pairs: uint(row.pairs).ok_or(row.bad("pairs is not a whole number", row.pairs))?,
+        ns_per_pair: decimal(row.ns_per_pair)
+            .filter(|&v| v > 0.0)
+            .ok_or(row.bad(not_positive, row.ns_per_pair))?,
+        pass: match row.pass {
+            b"1" => true,
+            b"0" => false,
+            s => return Err(row.bad("semantic_pass is not 0 or 1", s)),
+        },
+    })
+}
+
+/// The mean row sums up the rounds above it; returns its verdict.
+fn mean_row<'t>(rounds: &Rounds, row: &Row<'t>, v: &Numbers) -> Parsed<'t, bool> {
+    if rounds.n == 0 {
+        return Err(row.bad("a mean row without rounds", b""));
+    }
+    if v.pairs != rounds.pairs {
+        return Err(row.bad("mean row pairs are not the rounds' sum", row.pairs));
+    }
+    // Six printed decimals on each side: 1e-5 is far above rounding.
+    if (v.ns_per_pair - rounds.mean()).abs() > 1e-5 + 1e-9 * v.ns_per_pair {
+        return Err(row.bad("mean row disagrees with the rounds", row.ns_per_pair));
+    }
+    Ok(v.pass)
+}
+
+/// A round is numbered, and a TSV's ns_per_pair is its timed_ns / pairs.
+fn round_row<'t>(row: &Row<'t>, v: &Numbers) -> Parsed<'t, ()> {
+    uint(row.round).ok_or(row.bad("round is not a whole number", row.round))?;
+    let Some(timed_ns) = row.timed_ns else {
+        return Ok(());
+    };
+    let ns = uint(timed_ns).ok_or(row.bad("timed_ns is not a whole number", timed_ns))?;
+    // To the printed precision of ns_per_pair.
+    if (v.ns_per_pair - ns as f64 / v.pairs as f64).abs() > 1e-4 * v.ns_per_pair + 1e-6 {
+        return Err(row.bad("ns_per_pair is not timed_ns / pairs", row.ns_per_pair));
+    }
+    Ok(())
+}
+
+/// A point is one run: the tags of its first round hold for every round.
+fn same_tags<'t>(row: &Row<'t>, first: bool, tags: &mut Tags<'t>) -> Parsed<'t, ()> {
+    const WHY: [&str; 3] = [
+        "mixed profiles in one point",
+        "mixed kernel releases in one point",
+        "mixed boot ids in one point (one boot per file)",
+    ];
+    for (t, (tag, got)) in tags.iter_mut().zip(row.tags).enumerate() {
+        match got {
+            Some(v) if first => *tag = Some(v),
+            Some(v) if tag.unwrap_or(b"") != v => return Err(row.bad(WHY[t], v)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Every passing round runs the same pairs; a failed round may be cut
+/// short, so its pairs say nothing (it is counted instead).
+fn same_pairs<'t>(p: &mut Point, row: &Row<'t>, v: &Numbers) -> Parsed<'t, ()> {
+    if v.pairs == 0 {
+        return Err(row.bad("a round of 0 pairs", row.pairs));
+    }
+    if !v.pass {
+        p.failed_rounds += 1;
+    } else if p.pairs == 0 {
+        p.pairs = v.pairs;
+    } else if v.pairs != p.pairs {
+        return Err(row.bad("pairs per round differ within one point", row.pairs));
+    }
+    Ok(())
+}
+
+/// The rounds read: their ns/pair for the summary, sums for the mean
+/// (ns = ns/pair * pairs), the first round's share for drop-first.
+#[derive(Default)]
+struct Rounds<'v> {
+    values: &'v mut [f64],
+    n: usize,
+    ns: f64,
+    pairs: u64,
+    first_ns: f64,
+    first_pairs: u64,
+}
+
+impl Rounds<'_> {
+    fn mean(&self) -> f64 {
+        self.ns / self.pairs as f64
+    }
+
+    fn add<'t>(&mut self, row: &Row<'t>, v: &Numbers) -> Parsed<'t, ()> {
+        // Checked: a wrapped sum would pass the mean row's check and skew
+        // the mean (no real run comes near: 4096 x 6.4e8 pairs).
+        let Some(total) = self.pairs.checked_add(v.pairs) else {
+            return Err(row.bad("the rounds' pairs overflow a 64-bit count", row.pairs));
+        };
+        let ns = v.ns_per_pair * v.pairs as f64;
+        if self.n == 0 {
+            (self.first_ns, self.first_pairs) = (ns, v.pairs);
+        }
+        self.values[self.n] = v.ns_per_pair; // parse saw to the room
+        (self.n, self.ns, self.pairs) = (self.n + 1, self.ns + ns, total);
+        Ok(())
+    }
+
+    /// All rounds, and all but the first (of at least one).
+    fn samples(&self) -> [Sample; 2] {
+        let rest = (self.ns - self.first_ns) / (self.pairs - self.first_pairs) as f64;
+        let (all, but_first) = (&self.values[..self.n], &self.values[1..self.n]);
+        let sample = |mean, v| Sample {
+            mean,
+            s: summarize(v),
+        };
+        [sample(self.mean(), all), sample(rest, but_first)]
+    }
+}
+
+// Numbers, parsed as bytes.
+
 /// A decimal integer (at most 19 digits).
-#[inline(never)]
 fn uint(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 19 || !s.iter().all(u8::is_ascii_digit) {
         return None;
@@ -128,7 +506,6 @@ fn uint(s: &[u8]) -> Option<u64> {
 
 /// A non-negative plain decimal, `123` or `123.456`; digits past the 18th
 /// significant one are ignored (far below any printed precision).
-#[inline(never)]
 pub fn decimal(s: &[u8]) -> Option<f64> {
     let dot = s.iter().position(|&b| b == b'.').unwrap_or(s.len());
     let (mut m, mut scale, mut sig) = (0u64, 1f64, 0);
@@ -158,312 +535,13 @@ pub fn decimal(s: &[u8]) -> Option<f64> {
     Some(m as f64 / scale)
 }
 
-/// Lines with their 1-based numbers, `\r\n` tolerated.
-fn lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
-    let text = text.strip_suffix(b"\n").unwrap_or(text);
-    text.split(|&b| b == b'\n')
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l)))
-}
-
-/// Byte-string equality, kept out of line: inlined, every comparison with
-/// a constant unrolls into a byte-by-byte chain (size matters here).
-#[inline(never)]
-fn is(a: &[u8], b: &[u8]) -> bool {
-    a == b
-}
-
-/// Cell `i` of a tab-separated row (empty past the end).
-#[inline(never)]
-fn cell(line: &[u8], i: usize) -> &[u8] {
-    line.split(|&b| b == b'\t').nth(i).unwrap_or(b"")
-}
-
-/// Where `name` is among a header's cells (ABSENT when it is not).
-#[inline(never)]
-fn column(header: &[u8], name: &[u8]) -> usize {
-    header
-        .split(|&b| b == b'\t')
-        .position(|c| is(c, name))
-        .unwrap_or(ABSENT)
-}
-
-/// Columns found by name. The first four make the stdout table; a TSV must
-/// also have phase and timed_ns; the rest are optional.
-const COLUMNS: [&[u8]; 10] = [
-    b"round",
-    b"pairs",
-    b"ns_per_pair",
-    b"semantic_pass",
-    b"phase",
-    b"timed_ns",
-    b"profile",
-    b"kernel_release",
-    b"boot_id",
-    b"tool_version",
-];
-const ROUND: usize = 0;
-const PAIRS: usize = 1;
-const NS_PER_PAIR: usize = 2;
-const PASS: usize = 3;
-const PHASE: usize = 4;
-const TIMED_NS: usize = 5;
-/// COLUMNS[TAGS + i] fills Point::tags[i].
-const TAGS: usize = 6;
-const TOOL_VERSION: usize = 9;
-const ABSENT: usize = usize::MAX;
-
-/// Rounds as they are read: values for the summary, weighted sums for the
-/// mean (ns = ns/pair * pairs), the first round's share for drop-first.
-struct Rounds<'v> {
-    values: &'v mut [f64; MAX_ROUNDS],
-    n: usize,
-    ns: f64,
-    pairs: u64,
-    first_ns: f64,
-    first_pairs: u64,
-}
-
-impl Rounds<'_> {
-    fn mean(&self) -> f64 {
-        self.ns / self.pairs as f64
-    }
-}
-
-/// Parses one result file into `p`. `values` is scratch space for the
-/// rounds. `select` is the profile whose rows a pollwake table contributes
-/// (from `--mode`; None otherwise).
-#[inline(never)]
-pub fn parse<'t>(
-    text: &'t [u8],
-    values: &mut [f64; MAX_ROUNDS],
-    p: &mut Point<'t>,
-    select: Option<&[u8]>,
-) -> Result<(), Bad<'t>> {
-    *p = Point {
-        run_passed: true,
-        ..Point::default()
-    };
-    let mut r = Rounds {
-        values,
-        n: 0,
-        ns: 0.0,
-        pairs: 0,
-        first_ns: 0.0,
-        first_pairs: 0,
-    };
-    let mut col = [ABSENT; COLUMNS.len()];
-    let (mut header, mut ncols, mut banner, mut any) = (&b""[..], 0, false, false);
-    // A pollwake table: rows of several profiles, `select` picks one.
-    let mut modes = false;
-    // Stdout tables end with a mean row: Some(its semantic_pass) once seen.
-    let mut mean: Option<bool> = None;
-    for (no, line) in lines(text) {
-        if line.is_empty() {
-            continue;
-        }
-        any = true;
-        if line[0] == b'#' {
-            let banner_prefix = b"# uring-repro ";
-            if line.len() > banner_prefix.len() && is(&line[..banner_prefix.len()], banner_prefix) {
-                if banner || ncols > 0 {
-                    return Err(bad(no, "a second run banner (one run per file)", b""));
-                }
-                banner = true;
-                for word in line.split(|&b| b == b' ') {
-                    for (i, key) in [&b"profile="[..], b"kernel=", b"boot_id="]
-                        .iter()
-                        .enumerate()
-                    {
-                        if word.len() >= key.len() && is(&word[..key.len()], key) {
-                            p.tags[i] = Some(&word[key.len()..]);
-                        }
-                    }
-                }
-            }
-            continue;
-        }
-        let n = line.split(|&b| b == b'\t').count();
-        if ncols == 0 {
-            let tsv = line.len() > 15 && is(&line[..15], b"schema_version\t");
-            modes = is(line, MODE_TABLE_HEADER);
-            if modes && select.is_none() {
-                return Err(bad(
-                    no,
-                    "a pollwake table holds several modes: pick one with --mode none|idle|waiter|none_aa",
-                    b"",
-                ));
-            }
-            if !modes && select.is_some() {
-                return Err(bad(no, "--mode applies to pollwake results only", b""));
-            }
-            if !tsv && !modes && !is(line, TABLE_HEADER) {
-                return Err(bad(
-                    no,
-                    "not a result of uring-repro, the C standalone or the formal C reproducer",
-                    &line[..line.len().min(40)],
-                ));
-            }
-            if n > MAX_COLS {
-                return Err(bad(no, "more than 64 columns", b""));
-            }
-            for (i, name) in COLUMNS.iter().enumerate() {
-                col[i] = column(line, name);
-                if i <= TIMED_NS && col[i] == ABSENT && tsv {
-                    return Err(bad(no, "the TSV header lacks a column", name));
-                }
-            }
-            p.format = match (tsv, col[TOOL_VERSION] != ABSENT, banner) {
-                (true, true, _) => Format::Tsv,
-                (true, false, _) => Format::Formal,
-                (false, _, true) => Format::Stdout,
-                (false, _, false) => Format::Standalone,
-            };
-            (header, ncols) = (line, n);
-            continue;
-        }
-        if modes && n == ncols && !is(cell(line, col[TAGS]), select.unwrap_or(b"")) {
-            continue; // another mode's row
-        }
-        if mean.is_some() {
-            return Err(bad(
-                no,
-                "data after the mean row",
-                &line[..line.len().min(40)],
-            ));
-        }
-        if is(line, header) {
-            return Err(bad(no, "a second table header (one run per file)", b""));
-        }
-        if n != ncols {
-            return Err(bad(no, "not as many cells as the header has", b""));
-        }
-        let c = |i: usize| cell(line, col[i]);
-        if col[PHASE] != ABSENT && !is(c(PHASE), b"measured") {
-            continue;
-        }
-        let pairs = uint(c(PAIRS)).ok_or(bad(no, "pairs is not a whole number", c(PAIRS)))?;
-        let v = decimal(c(NS_PER_PAIR)).filter(|&v| v > 0.0).ok_or(bad(
-            no,
-            "ns_per_pair is not a positive decimal number",
-            c(NS_PER_PAIR),
-        ))?;
-        let pass = match c(PASS) {
-            b"1" => true,
-            b"0" => false,
-            s => return Err(bad(no, "semantic_pass is not 0 or 1", s)),
-        };
-        if col[PHASE] == ABSENT && is(c(ROUND), b"mean") {
-            if r.n == 0 {
-                return Err(bad(no, "a mean row without rounds", b""));
-            }
-            if pairs != r.pairs {
-                return Err(bad(no, "mean row pairs are not the rounds' sum", c(PAIRS)));
-            }
-            // Six printed decimals on each side: 1e-5 is far above rounding.
-            if (v - r.mean()).abs() > 1e-5 + 1e-9 * v {
-                return Err(bad(
-                    no,
-                    "mean row disagrees with the rounds",
-                    c(NS_PER_PAIR),
-                ));
-            }
-            mean = Some(pass);
-            continue;
-        }
-        uint(c(ROUND)).ok_or(bad(no, "round is not a whole number", c(ROUND)))?;
-        if col[TIMED_NS] != ABSENT {
-            let ns =
-                uint(c(TIMED_NS)).ok_or(bad(no, "timed_ns is not a whole number", c(TIMED_NS)))?;
-            // The printed ns/pair must be timed_ns / pairs (to its precision).
-            if (v - ns as f64 / pairs as f64).abs() > 1e-4 * v + 1e-6 {
-                return Err(bad(
-                    no,
-                    "ns_per_pair is not timed_ns / pairs",
-                    c(NS_PER_PAIR),
-                ));
-            }
-        }
-        for (t, why) in [
-            "mixed profiles in one point",
-            "mixed kernel releases in one point",
-            "mixed boot ids in one point (one boot per file)",
-        ]
-        .iter()
-        .enumerate()
-        {
-            if col[TAGS + t] == ABSENT {
-                continue;
-            }
-            let v = c(TAGS + t);
-            if r.n == 0 {
-                p.tags[t] = Some(v);
-            } else if !is(p.tag(t), v) {
-                return Err(bad(no, why, v));
-            }
-        }
-        if r.n == MAX_ROUNDS {
-            return Err(bad(no, "more than 4096 rounds in one point", b""));
-        }
-        if pairs == 0 {
-            return Err(bad(no, "a round of 0 pairs", c(PAIRS)));
-        }
-        if !pass {
-            // A failed round may be cut short: its pairs say nothing.
-            p.failed_rounds += 1;
-        } else if p.pairs == 0 {
-            p.pairs = pairs;
-        } else if pairs != p.pairs {
-            return Err(bad(no, "pairs per round differ within one point", c(PAIRS)));
-        }
-        // Checked: a wrapped sum would pass the mean row's check and skew
-        // the mean (no real run comes near: 4096 x 6.4e8 pairs).
-        let total = r.pairs.checked_add(pairs).ok_or(bad(
-            no,
-            "the rounds' pairs overflow a 64-bit count",
-            c(PAIRS),
-        ))?;
-        let ns = v * pairs as f64;
-        if r.n == 0 {
-            (r.first_ns, r.first_pairs) = (ns, pairs);
-        }
-        r.values[r.n] = v;
-        r.n += 1;
-        r.ns += ns;
-        r.pairs = total;
-    }
-    let why = match (ncols, r.n, mean) {
-        (0, _, _) if any => "no result header (only comments)",
-        (0, _, _) => "empty file",
-        (_, 0, _) => "no measured rounds",
-        (_, _, None) if col[PHASE] == ABSENT => "no mean row (was the run cut short?)",
-        _ => "",
-    };
-    if !why.is_empty() {
-        return Err(bad(0, why, b""));
-    }
-    p.run_passed = mean.unwrap_or(true);
-    p.s[ALL] = Sample {
-        mean: r.mean(),
-        s: summarize(&r.values[..r.n]),
-    };
-    p.s[REST] = Sample {
-        mean: (r.ns - r.first_ns) / (r.pairs - r.first_pairs) as f64,
-        s: summarize(&r.values[1..r.n]),
-    };
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse_str(s: &str) -> Result<Point<'_>, (usize, &'static str, String)> {
-        let mut v = [0.0; MAX_ROUNDS];
+    fn parse_str<'t>(s: &'t str, select: Option<&[u8]>) -> Result<Point<'t>, Bad<'t>> {
         let mut p = Point::default();
-        parse(s.as_bytes(), &mut v, &mut p, None)
-            .map_err(|b| (b.line, b.why, String::from_utf8_lossy(b.text).into_owned()))?;
-        Ok(p)
+        parse(s.as_bytes(), &mut [0.0; MAX_ROUNDS], &mut p, select).map(|()| p)
     }
 
     const OURS: &str = "\
@@ -487,32 +565,20 @@ mean\t49152\t180.166667\t1
         assert_eq!(decimal(b"007.25"), Some(7.25));
         assert_eq!(decimal(b"1.0000000000000000000001"), Some(1.0));
         for junk in [
-            &b""[..],
-            b".5",
-            b"5.",
-            b"-1",
-            b"+1",
-            b"1e3",
-            b"nan",
-            b"1.2.3",
-            b" 1",
-            b"1,5",
-            b"1234567890123456789012",
+            "", ".5", "5.", "-1", "+1", "1e3", "nan", "1.2.3", " 1", "1,5",
         ] {
-            assert_eq!(decimal(junk), None, "{}", String::from_utf8_lossy(junk));
+            assert_eq!(decimal(junk.as_bytes()), None, "{junk}");
         }
+        assert_eq!(decimal(b"1234567890123456789012"), None);
         assert_eq!(uint(b"16384"), Some(16384));
-        assert_eq!(
-            uint(b"9999999999999999999"),
-            Some(9_999_999_999_999_999_999)
-        );
+        assert_eq!(uint(b"9999999999999999999"), Some(10u64.pow(19) - 1));
         assert_eq!(uint(b"18446744073709551616"), None);
         assert_eq!(uint(b"1.0"), None);
     }
 
     #[test]
     fn our_stdout_hand_computed() {
-        let p = parse_str(OURS).unwrap();
+        let p = parse_str(OURS, None).unwrap();
         assert_eq!(p.format, Format::Stdout);
         assert_eq!(p.tag(PROFILE), b"s0_wait_wake");
         assert_eq!(p.tag(KERNEL), b"6.18.0-test");
@@ -521,19 +587,15 @@ mean\t49152\t180.166667\t1
         // 181, 179, 180.5: mean 540.5/3, sd sqrt(((5/6)^2+(7/6)^2... by hand:
         // deviations +5/6, -7/6, +1/3; squares 25/36 + 49/36 + 4/36 = 78/36;
         // sample variance 39/36; drop-first 179, 180.5: mean 179.75, sd 1.5/sqrt2.
-        assert!((p.s[ALL].mean - 540.5 / 3.0).abs() < 1e-12);
-        assert_eq!(p.s[ALL].s.n, 3);
-        assert_eq!(
-            (p.s[ALL].s.median, p.s[ALL].s.min, p.s[ALL].s.max),
-            (180.5, 179.0, 181.0)
-        );
-        assert!((p.s[ALL].s.stddev - (39.0f64 / 36.0).sqrt()).abs() < 1e-12);
-        assert!(
-            (p.s[ALL].s.cv_pct - (39.0f64 / 36.0).sqrt() / (540.5 / 3.0) * 100.0).abs() < 1e-12
-        );
-        assert_eq!(p.s[REST].s.n, 2);
-        assert!((p.s[REST].mean - 179.75).abs() < 1e-12);
-        assert!((p.s[REST].s.stddev - 1.5 / 2f64.sqrt()).abs() < 1e-12);
+        let (all, rest) = (&p.s[ALL], &p.s[REST]);
+        assert!((all.mean - 540.5 / 3.0).abs() < 1e-12);
+        assert_eq!(all.s.n, 3);
+        assert_eq!((all.s.median, all.s.min, all.s.max), (180.5, 179.0, 181.0));
+        assert!((all.s.stddev - (39.0f64 / 36.0).sqrt()).abs() < 1e-12);
+        assert!((all.s.cv_pct - (39.0f64 / 36.0).sqrt() / (540.5 / 3.0) * 100.0).abs() < 1e-12);
+        assert_eq!(rest.s.n, 2);
+        assert!((rest.mean - 179.75).abs() < 1e-12);
+        assert!((rest.s.stddev - 1.5 / 2f64.sqrt()).abs() < 1e-12);
         assert!(p.valid());
     }
 
@@ -541,13 +603,9 @@ mean\t49152\t180.166667\t1
     fn standalone_stdout_and_weighted_mean() {
         // No banner: the C standalone. A failed round of fewer pairs: the
         // mean weighs by pairs, the pairs check skips it, the point is invalid.
-        let s = "round\tpairs\tns_per_pair\tsemantic_pass\r\n\
-                 0\t100\t10.000000\t1\r\n\
-                 1\t300\t20.000000\t0\r\n\
-                 2\t100\t30.000000\t1\r\n\
-                 \r\n\
-                 mean\t500\t20.000000\t1\r\n";
-        let p = parse_str(s).unwrap();
+        let s = "round\tpairs\tns_per_pair\tsemantic_pass\r\n0\t100\t10.000000\t1\r\n\
+                 1\t300\t20.000000\t0\r\n2\t100\t30.000000\t1\r\n\r\nmean\t500\t20.000000\t1\r\n";
+        let p = parse_str(s, None).unwrap();
         assert_eq!(p.format, Format::Standalone);
         assert_eq!(p.tag(PROFILE), b"");
         // (10*100 + 20*300 + 30*100) / 500 = 20; drop-first 9000/400 = 22.5.
@@ -558,367 +616,54 @@ mean\t49152\t180.166667\t1
         assert!(!p.valid());
         // The run's own verdict (mean row) counts too.
         let s = "round\tpairs\tns_per_pair\tsemantic_pass\n0\t64\t1.5\t1\nmean\t64\t1.5\t0\n";
-        let p = parse_str(s).unwrap();
+        let p = parse_str(s, None).unwrap();
         assert!(!p.run_passed && !p.valid());
         // One round: no drop-first.
         assert!(p.s[REST].mean.is_nan() && p.s[REST].s.n == 0);
     }
 
-    fn tsv_header(extra: &str) -> String {
-        let mut h = String::from(
-            "schema_version\tkernel_release\tboot_id\tmode\tprofile\tphase\tround\tring_entries\t\
-             slots\tvector_width\tcycles\tpairs\twait_submitted\twake_submitted\tcancel_submitted\t\
-             nop_submitted\twait_cqes\twake_cqes\tcancel_cqes\tcheck_cqes\tnop_cqes\tbad_results\t\
-             bad_flags\tduplicate_cqes\tunexpected_cqes\ttimeouts\tsq_dropped\tcq_overflow\t\
-             outstanding\ttimed_ns\tns_per_pair\tcpu\tsemantic_pass\tinput_sha256\ttrace_enabled",
-        );
-        h.push_str(extra);
-        h
-    }
-
-    /// A TSV row: phase, round, boot id, timed_ns, ns_per_pair, pass.
-    fn tsv_row(
-        phase: &str,
-        round: u32,
-        boot: &str,
-        ns: u64,
-        npp: &str,
-        pass: u8,
-        extra: &str,
-    ) -> String {
-        format!(
-            "1\t6.1.0\t{boot}\tpoint\ts0_wait_wake\t{phase}\t{round}\t64\t32\t0\t512\t16384\t\
-             16384\t16384\t0\t0\t16384\t16384\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t{ns}\t{npp}\t2\t\
-             {pass}\tabc\t0{extra}"
-        )
-    }
-
     #[test]
-    fn formal_tsv_measured_rows_only() {
-        let mut s = tsv_header("");
-        s.push('\n');
-        // A warm-up row with nonsense in a column we read is skipped whole.
-        s.push_str(&tsv_row("warmup", 0, "b1", 99, "x", 1, ""));
-        s.push('\n');
-        // 2950365000 / 16384 = 180075.988770...; 2949000000/16384 = 179992.675781
-        s.push_str(&tsv_row(
-            "measured",
-            0,
-            "b1",
-            2_950_365_000,
-            "180075.988770",
-            1,
-            "",
-        ));
-        s.push('\n');
-        s.push_str(&tsv_row(
-            "measured",
-            1,
-            "b1",
-            2_949_000_000,
-            "179992.675781",
-            1,
-            "",
-        ));
-        s.push('\n');
-        let p = parse_str(&s).unwrap();
-        assert_eq!(p.format, Format::Formal);
-        assert_eq!(p.s[ALL].s.n, 2);
-        assert_eq!(p.tag(KERNEL), b"6.1.0");
+    fn pollwake_table_one_mode_at_a_time() {
+        let s = "# uring-repro 0.1.0 profile=pollwake kernel=6.1.0 boot_id=b1\n\
+                 profile\tround\tpairs\tns_per_pair\tsemantic_pass\n\
+                 pollwake_none\t0\t64\t1.000000\t1\npollwake_idle\t0\t64\t3.000000\t1\n\
+                 pollwake_none\t1\t64\t2.000000\t1\npollwake_idle\t1\t64\t5.000000\t0\n\
+                 pollwake_none\tmean\t128\t1.500000\t1\npollwake_idle\tmean\t128\t4.000000\t0\n";
+        // The rows' profile wins over the banner's; the failed round counts.
+        let p = parse_str(s, Some(b"pollwake_idle")).unwrap();
+        assert_eq!(p.tag(PROFILE), b"pollwake_idle");
+        assert_eq!((p.s[ALL].mean, p.s[REST].mean, p.pairs), (4.0, 5.0, 64));
+        assert_eq!((p.failed_rounds, p.run_passed), (1, false));
         assert_eq!(p.tag(BOOT_ID), b"b1");
+    }
+
+    /// The published child point as the formal C reproducer's TSV: three
+    /// warm-up rows, 15 measured ones.
+    const FORMAL: &str = include_str!("../../tests/fixtures/published/child.tsv");
+
+    #[test]
+    fn formal_tsv_measured_rows_only_and_ours() {
+        // A warm-up row with nonsense in a column we read is skipped whole.
+        let s = FORMAL.replacen("\twarmup\t", "\twarmup\tx", 1);
+        let p = parse_str(&s, None).unwrap();
+        assert_eq!(p.format, Format::Formal);
+        assert_eq!((p.s[ALL].s.n, p.pairs), (15, 16384));
+        assert_eq!(p.tag(KERNEL), b"6.15.0-synthetic-child");
+        assert_eq!(p.tag(BOOT_ID), b"0c0c0c0c-0000-4000-8000-000000000002");
         assert_eq!(p.tag(PROFILE), b"s0_wait_wake");
-        let want = (180_075.988_770 + 179_992.675_781) / 2.0;
-        assert!((p.s[ALL].mean - want).abs() < 1e-6);
+        assert!((p.s[ALL].mean - 196.647).abs() < 1e-6, "{}", p.s[ALL].mean);
         assert!(p.valid());
-    }
-
-    #[test]
-    fn our_tsv_has_extra_columns() {
-        let mut s = String::from("# a comment\n");
-        s.push_str(&tsv_header("\tfutex_scope\tclock_source\ttool_version"));
-        s.push('\n');
-        for r in 0..3 {
-            s.push_str(&tsv_row(
-                "measured",
-                r,
-                "b2",
-                16384 * 200,
-                "200.000000",
-                1,
-                "\tprivate\tvdso\t0.1.0",
-            ));
-            s.push('\n');
-        }
-        let p = parse_str(&s).unwrap();
-        assert_eq!(p.format, Format::Tsv);
-        assert_eq!(
-            (p.s[ALL].s.n, p.s[ALL].mean, p.s[ALL].s.cv_pct),
-            (3, 200.0, 0.0)
-        );
-    }
-
-    #[test]
-    fn every_malformed_input_names_line_and_reason() {
-        let h = "round\tpairs\tns_per_pair\tsemantic_pass\n";
-        let cases: Vec<(String, usize, &str, &str)> = vec![
-            (String::new(), 0, "empty file", ""),
-            ("\n\n".into(), 0, "empty file", ""),
-            (
-                "# only\n# comments\n".into(),
-                0,
-                "no result header (only comments)",
-                "",
-            ),
-            (
-                "{\"profile\": \"s0\"}\n".into(),
-                1,
-                "not a result of uring-repro, the C standalone or the formal C reproducer",
-                "{\"profile\": \"s0\"}",
-            ),
-            (
-                "round pairs ns_per_pair semantic_pass\n".into(),
-                1,
-                "not a result of uring-repro, the C standalone or the formal C reproducer",
-                "round pairs ns_per_pair semantic_pass",
-            ),
-            (h.into(), 0, "no measured rounds", ""),
-            (
-                format!("{h}0\t64\t1.0\t1\n"),
-                0,
-                "no mean row (was the run cut short?)",
-                "",
-            ),
-            (
-                format!("{h}0\t64\t1.0\n"),
-                2,
-                "not as many cells as the header has",
-                "",
-            ),
-            (
-                format!("{h}0\t64\t1.0\t1\t5\n"),
-                2,
-                "not as many cells as the header has",
-                "",
-            ),
-            (
-                format!("{h}0\tsixty\t1.0\t1\n"),
-                2,
-                "pairs is not a whole number",
-                "sixty",
-            ),
-            (
-                format!("{h}0\t64\tnan\t1\n"),
-                2,
-                "ns_per_pair is not a positive decimal number",
-                "nan",
-            ),
-            (
-                format!("{h}0\t64\t0.000000\t1\n"),
-                2,
-                "ns_per_pair is not a positive decimal number",
-                "0.000000",
-            ),
-            (
-                format!("{h}0\t64\t-1.0\t1\n"),
-                2,
-                "ns_per_pair is not a positive decimal number",
-                "-1.0",
-            ),
-            (
-                format!("{h}0\t64\t1.0\tyes\n"),
-                2,
-                "semantic_pass is not 0 or 1",
-                "yes",
-            ),
-            (
-                format!("{h}x\t64\t1.0\t1\n"),
-                2,
-                "round is not a whole number",
-                "x",
-            ),
-            (format!("{h}0\t0\t1.0\t1\n"), 2, "a round of 0 pairs", "0"),
-            (
-                format!("{h}0\t64\t1.0\t1\n1\t32\t1.0\t1\n"),
-                3,
-                "pairs per round differ within one point",
-                "32",
-            ),
-            (
-                format!("{h}mean\t0\t1.0\t1\n"),
-                2,
-                "a mean row without rounds",
-                "",
-            ),
-            (
-                format!("{h}0\t64\t1.0\t1\nmean\t65\t1.0\t1\n"),
-                3,
-                "mean row pairs are not the rounds' sum",
-                "65",
-            ),
-            (
-                format!("{h}0\t64\t1.0\t1\nmean\t64\t1.1\t1\n"),
-                3,
-                "mean row disagrees with the rounds",
-                "1.1",
-            ),
-            (
-                format!("{h}0\t64\t1.0\t1\nmean\t64\t1.0\t1\n1\t64\t1.0\t1\n"),
-                4,
-                "data after the mean row",
-                "1\t64\t1.0\t1",
-            ),
-            (
-                format!("{h}0\t64\t1.0\t1\n{h}"),
-                3,
-                "a second table header (one run per file)",
-                "",
-            ),
-            (
-                format!("# uring-repro a\n{h}0\t64\t1.0\t1\n# uring-repro b\n"),
-                4,
-                "a second run banner (one run per file)",
-                "",
-            ),
-            (
-                format!("# uring-repro a\n# uring-repro b\n{h}"),
-                2,
-                "a second run banner (one run per file)",
-                "",
-            ),
-        ];
-        for (text, line, why, what) in cases {
-            assert_eq!(
-                parse_str(&text).unwrap_err(),
-                (line, why, what.to_string()),
-                "{text:?}"
-            );
-        }
-        // TSV paths.
-        let hdr = tsv_header("");
-        let short = hdr.replace("\ttimed_ns", "");
-        assert_eq!(
-            parse_str(&short).unwrap_err(),
-            (1, "the TSV header lacks a column", "timed_ns".into())
-        );
-        let wide = format!("{hdr}{}", "\tx".repeat(30));
-        assert_eq!(
-            parse_str(&wide).unwrap_err(),
-            (1, "more than 64 columns", "".into())
-        );
-        assert_eq!(
-            parse_str(&hdr).unwrap_err(),
-            (0, "no measured rounds", "".into())
-        );
-        let row = |phase, boot, ns, npp: &str, pass| tsv_row(phase, 0, boot, ns, npp, pass, "");
-        let t = |rows: &[String]| format!("{hdr}\n{}\n", rows.join("\n"));
-        let ok = row("measured", "b1", 16384, "1.000000", 1);
-        let cases: Vec<(String, usize, &str, &str)> = vec![
-            (
-                t(&[format!("{ok}\textra")]),
-                2,
-                "not as many cells as the header has",
-                "",
-            ),
-            (
-                t(&[row("measured", "b1", 16384, "1,0", 1)]),
-                2,
-                "ns_per_pair is not a positive decimal number",
-                "1,0",
-            ),
-            (
-                t(&[row("measured", "b1", 16384, "1.0", 2)]),
-                2,
-                "semantic_pass is not 0 or 1",
-                "2",
-            ),
-            (
-                t(&[ok.replace("\t16384\t1.0", "\t-5\t1.0")]),
-                2,
-                "timed_ns is not a whole number",
-                "-5",
-            ),
-            (
-                t(&[row("measured", "b1", 16384, "1.5", 1)]),
-                2,
-                "ns_per_pair is not timed_ns / pairs",
-                "1.5",
-            ),
-            (
-                t(&[ok.clone(), row("measured", "b2", 16384, "1.0", 1)]),
-                3,
-                "mixed boot ids in one point (one boot per file)",
-                "b2",
-            ),
-            (
-                t(&[ok.clone(), ok.replace("s0_wait_wake", "v0_waitv")]),
-                3,
-                "mixed profiles in one point",
-                "v0_waitv",
-            ),
-            (
-                t(&[ok.clone(), ok.replace("6.1.0", "6.2.0")]),
-                3,
-                "mixed kernel releases in one point",
-                "6.2.0",
-            ),
-            (
-                t(&[
-                    ok.clone(),
-                    ok.replace("\t16384\t16384\t16384\t", "\t8192\t16384\t16384\t")
-                        .replace("\t16384\t1.0", "\t8192\t1.0"),
-                ]),
-                3,
-                "pairs per round differ within one point",
-                "8192",
-            ),
-        ];
-        for (text, line, why, what) in cases {
-            assert_eq!(
-                parse_str(&text).unwrap_err(),
-                (line, why, what.to_string()),
-                "{text:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn too_many_rounds() {
-        let mut s = String::from("round\tpairs\tns_per_pair\tsemantic_pass\n");
-        for r in 0..=MAX_ROUNDS {
-            s.push_str(&format!("{r}\t1\t1.0\t1\n"));
-        }
-        assert_eq!(
-            parse_str(&s).unwrap_err(),
-            (
-                MAX_ROUNDS + 2,
-                "more than 4096 rounds in one point",
-                "".into()
-            )
-        );
-    }
-
-    #[test]
-    fn pairs_that_overflow_a_u64_are_refused() {
-        // Two rounds of 9999999999999999999 pairs: their sum wraps a u64
-        // (to 1553255926290448382). Unchecked, a debug build panicked and a
-        // release build accepted this mean row and reported a mean of
-        // 12.876 ns/pair for rounds of 1.000 each.
-        let big = "9999999999999999999";
-        let text = format!(
-            "round\tpairs\tns_per_pair\tsemantic_pass\n\
-             0\t{big}\t1.000000\t1\n1\t{big}\t1.000000\t1\n\
-             mean\t1553255926290448382\t12.876178\t1\n"
-        );
-        assert_eq!(
-            parse_str(&text).unwrap_err(),
-            (3, "the rounds' pairs overflow a 64-bit count", big.into())
-        );
+        // Ours: the same with a tool_version column.
+        let version = |(i, l)| format!("{l}\t{}\n", ["tool_version", "0.1.0"][(i > 0) as usize]);
+        let s: String = FORMAL.lines().enumerate().map(version).collect();
+        let q = parse_str(&s, None).unwrap();
+        assert_eq!((q.format, q.s), (Format::Tsv, p.s));
     }
 
     #[test]
     fn arbitrary_bytes_never_panic() {
         let mut v = [0.0; MAX_ROUNDS];
-        let pieces: [&[u8]; 9] = [
+        let pieces: [&[u8]; 11] = [
             b"round\tpairs\tns_per_pair\tsemantic_pass\n",
             b"0\t64\t1.0\t1\n",
             b"mean\t64\t1.0\t1\n",
@@ -926,6 +671,8 @@ mean\t49152\t180.166667\t1
             b"# uring-repro x\n",
             b"schema_version\tphase\tpairs\tns_per_pair\tsemantic_pass\ttimed_ns\tround\n",
             b"1\tmeasured\t64\t1.0\t1\t64\t0\n",
+            b"profile\tround\tpairs\tns_per_pair\tsemantic_pass\n",
+            b"pollwake_none\tmean\t64\t1.0\t1\n",
             b"\r\n",
             b"\t",
         ];
@@ -933,7 +680,9 @@ mean\t49152\t180.166667\t1
             for b in pieces {
                 for c in pieces {
                     let text = [a, b, c].concat();
-                    let _ = parse(&text, &mut v, &mut Point::default(), None);
+                    for select in [None, Some(&b"pollwake_none"[..])] {
+                        let _ = parse(&text, &mut v, &mut Point::default(), select);
+                    }
                 }
             }
         }
