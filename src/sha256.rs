@@ -42,8 +42,6 @@ impl Default for Sha256 {
 }
 
 impl Sha256 {
-    /// Out of line (binary size).
-    #[inline(never)]
     pub fn update(&mut self, mut data: &[u8]) {
         self.len = self.len.wrapping_add(data.len() as u64);
         while !data.is_empty() {

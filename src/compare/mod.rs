@@ -174,7 +174,11 @@ pub struct Comparison {
 /// Which of a point's samples a figure uses: the primary basis (`second`
 /// false: all rounds, or drop-first with --drop-first) or the other one.
 pub fn basis(drop_first: bool, second: bool) -> usize {
-    (drop_first != second) as usize
+    if drop_first != second {
+        input::REST
+    } else {
+        input::ALL
+    }
 }
 
 /// Mean of the group's point means.

@@ -42,6 +42,7 @@ impl Workload for Batch {
         self.f.slots as u64
     }
 
+    // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let (f, k) = (&self.f, self.kind);

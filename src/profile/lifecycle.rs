@@ -39,7 +39,8 @@ impl Workload for Lifecycle {
         self.s0.pairs_per_cycle()
     }
 
-    /// The run's ring (probed before the first cycle) is not used.
+    /// The run's ring (probed before the first cycle) is not used. A
+    /// symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, _ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let before = ledger.failures();

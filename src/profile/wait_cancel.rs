@@ -24,6 +24,7 @@ impl Workload for WaitCancel {
         self.0.slots as u64
     }
 
+    // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let f = &self.0;

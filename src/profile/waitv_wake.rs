@@ -73,6 +73,7 @@ impl Workload for WaitvWake {
         self.groups as u64
     }
 
+    // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let g = self.groups;
