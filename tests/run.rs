@@ -246,6 +246,17 @@ fn help_lists_every_option_with_its_default_and_version_prints() {
     assert_eq!(run(&["--version"]).out, "uring-repro 0.1.0\n");
 }
 
+/// `--help` is the one source for options and exit codes: the README
+/// shows it verbatim, between its `<!-- help -->` markers.
+#[test]
+fn the_readme_shows_the_help_verbatim() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("read README.md");
+    let start = readme.find("<!-- help -->\n```\n").expect("the help block") + 18;
+    let len = readme[start..].find("```\n<!-- /help -->").expect("its end");
+    assert_eq!(&readme[start..start + len], run(&["--help"]).out);
+}
+
 #[test]
 fn closed_stdout_ends_quietly() {
     if ran(&["--smoke"]).is_none() {
