@@ -253,7 +253,9 @@ fn the_readme_shows_the_help_verbatim() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
         .expect("read README.md");
     let start = readme.find("<!-- help -->\n```\n").expect("the help block") + 18;
-    let len = readme[start..].find("```\n<!-- /help -->").expect("its end");
+    let len = readme[start..]
+        .find("```\n<!-- /help -->")
+        .expect("its end");
     assert_eq!(&readme[start..start + len], run(&["--help"]).out);
 }
 

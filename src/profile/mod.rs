@@ -286,3 +286,6 @@ impl Work {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,280 @@
+//! Every workload's checks against synthetic CQEs for each failure class,
+//! and the kernel values they rely on, checked on this kernel.
+
+use super::futex::Futex;
+use super::shape::{RES_CANCEL_FOUND, WAITV_WAKE_INDEX};
+use super::*;
+use crate::check::{tag, CycleCheck, Fail, Kind, Ledger, Plan};
+use crate::config::{CQ_ENTRIES, RING_ENTRIES};
+use crate::ops;
+use crate::sys::uapi::IoUringCqe;
+use crate::testing::skip;
+
+/// Every workload but pollwake (its bursts are tested in pollwake/tests.rs).
+fn futex_workloads() -> impl Iterator<Item = ProfileId> {
+    ProfileId::ALL
+        .into_iter()
+        .filter(|&p| p != ProfileId::Pollwake)
+}
+
+fn cqe(user_data: u64, res: i32) -> IoUringCqe {
+    IoUringCqe {
+        user_data,
+        res,
+        flags: 0,
+    }
+}
+
+/// The CQEs of a clean cycle `seq` of `s`, kind by kind.
+fn clean(seq: u32, s: &Shape) -> Vec<IoUringCqe> {
+    let mut v = Vec::new();
+    for k in Kind::ALL {
+        let e = s.expect[k as usize];
+        for i in 0..e.count {
+            v.push(cqe(tag(seq, k, i), e.res));
+        }
+    }
+    v
+}
+
+fn verdict(seq: u32, s: &Shape, cqes: &[IoUringCqe]) -> (Ledger, bool) {
+    let mut l = Ledger::default();
+    let plan = Plan::new(&s.expect);
+    let mut c = CycleCheck::new(seq, &plan);
+    for q in cqes {
+        c.observe(q, &mut l);
+    }
+    c.add_received(cqes.len() as u32);
+    let ok = c.finish(&mut l, 0);
+    (l, ok)
+}
+
+fn default_shape(id: ProfileId) -> Shape {
+    shape(id, id.default_slots())
+}
+
+#[test]
+fn every_profile_accepts_its_clean_cycle() {
+    for id in futex_workloads() {
+        let s = default_shape(id);
+        let (l, ok) = verdict(9, &s, &clean(9, &s));
+        assert!(ok && l.passed(), "{id:?}: {l:?}");
+        let total: u32 = s.expect.iter().map(|e| e.count).sum();
+        assert_eq!(l.cqes, total as u64, "{id:?}");
+    }
+}
+
+#[test]
+fn a_wrong_result_for_the_workload_is_a_bad_result() {
+    // (profile, kind, a result the kernel could give, what it would mean)
+    let cases = [
+        (
+            ProfileId::WaitWake,
+            Kind::Wait,
+            -11,
+            "word changed before queueing",
+        ),
+        (ProfileId::WaitWake, Kind::Wake, 0, "the wake found nobody"),
+        (ProfileId::WaitCancel, Kind::Wait, 0, "woken, not cancelled"),
+        (
+            ProfileId::WaitCancel,
+            Kind::Cancel,
+            -2,
+            "-ENOENT: nothing to cancel",
+        ),
+        (
+            ProfileId::WaitCancel,
+            Kind::Cancel,
+            -114,
+            "-EALREADY: already running",
+        ),
+        (
+            ProfileId::WaitCancel,
+            Kind::Cancel,
+            0,
+            "0, as other opcodes report",
+        ),
+        (
+            ProfileId::WaitvWake,
+            Kind::Waitv,
+            0,
+            "woken at another index",
+        ),
+        (ProfileId::WaitvWake, Kind::Wake, 0, "the wake found nobody"),
+        (
+            ProfileId::WaitvWake,
+            Kind::Check,
+            1,
+            "a residual waiter stayed queued",
+        ),
+        (ProfileId::ZeroWake, Kind::Wake, 1, "somebody was waiting"),
+        (
+            ProfileId::Mismatch,
+            Kind::Wait,
+            0,
+            "the wait queued and was woken",
+        ),
+        (ProfileId::Mismatch, Kind::Wait, -125, "cancelled instead"),
+        (ProfileId::Nop, Kind::Nop, -22, "-EINVAL"),
+        (
+            ProfileId::Lifecycle,
+            Kind::Wait,
+            -125,
+            "cancelled by the close",
+        ),
+    ];
+    for (id, kind, res, why) in cases {
+        let s = default_shape(id);
+        let mut v = clean(3, &s);
+        let i = v
+            .iter()
+            .position(|c| c.user_data == tag(3, kind, 1))
+            .unwrap();
+        v[i].res = res;
+        let (l, ok) = verdict(3, &s, &v);
+        assert!(!ok, "{id:?} {why}");
+        assert_eq!(
+            (
+                l.count(Fail::BadResult),
+                l.count(Fail::Missing),
+                l.count(Fail::Duplicate)
+            ),
+            (1, 0, 0),
+            "{id:?} {why}"
+        );
+        let f = l.first.unwrap();
+        let c = f.cqe.unwrap();
+        assert_eq!(
+            (f.what, c.user_data, c.res),
+            ("bad_result", tag(3, kind, 1), res)
+        );
+    }
+}
+
+#[test]
+fn v0_without_its_check_cqes_is_missing_them() {
+    let s = default_shape(ProfileId::WaitvWake);
+    let v: Vec<_> = clean(4, &s)
+        .into_iter()
+        .filter(|c| (c.user_data >> 8) & 0xff != Kind::Check as u64 || c.user_data & 0xff < 5)
+        .collect();
+    let (l, ok) = verdict(4, &s, &v);
+    assert!(!ok);
+    assert_eq!((l.count(Fail::Missing), l.count(Fail::BadResult)), (3, 0));
+    assert_eq!(l.first.unwrap().what, "missing");
+    assert_eq!(l.kind(Kind::Check), 5);
+}
+
+#[test]
+fn extra_and_foreign_cqes_per_profile() {
+    for id in futex_workloads() {
+        let s = default_shape(id);
+        // One CQE twice: a duplicate.
+        let mut v = clean(5, &s);
+        v.push(v[0]);
+        let (l, ok) = verdict(5, &s, &v);
+        assert!(
+            !ok && l.count(Fail::Duplicate) == 1 && l.count(Fail::UnknownTag) == 0,
+            "{id:?}"
+        );
+        // A kind the workload never submits, an index past its count, a
+        // CQE of the previous cycle: all unknown tags.
+        let foreign = Kind::ALL
+            .into_iter()
+            .find(|k| s.expect[*k as usize].count == 0);
+        let mut v = clean(5, &s);
+        v.push(cqe(tag(5, foreign.unwrap(), 0), 0));
+        v.push(cqe(tag(5, Kind::ALL[0], 40), 0));
+        v.push(cqe(tag(4, Kind::ALL[0], 0), 0));
+        let (l, ok) = verdict(5, &s, &v);
+        assert!(!ok, "{id:?}");
+        assert_eq!(
+            (
+                l.count(Fail::UnknownTag),
+                l.count(Fail::Missing),
+                l.count(Fail::BadResult)
+            ),
+            (3, 0, 0),
+            "{id:?}"
+        );
+        // A CQE with flags set.
+        let mut v = clean(5, &s);
+        v[1].flags = 4;
+        assert_eq!(verdict(5, &s, &v).0.count(Fail::BadFlags), 1, "{id:?}");
+    }
+}
+
+/// A ring with the opcodes `id` needs, or None after a loud SKIP.
+fn live_ring(id: ProfileId) -> Option<Ring> {
+    let mut r = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
+        Ok(r) => r,
+        Err(e) => {
+            skip(&format!("io_uring unavailable here: {e:?}"));
+            return None;
+        }
+    };
+    r.set_wait_timeout_ns(2_000_000_000);
+    let p = r.probe().unwrap();
+    for &(op, name) in id.opcodes() {
+        if !p.supports(op) {
+            skip(&format!("kernel lacks {name}"));
+            return None;
+        }
+    }
+    Some(r)
+}
+
+/// The checks compare with what the kernel really returns: a workload
+/// told to expect what most opcodes give (0) fails on this kernel for
+/// every request, and the first failure shows the real value.
+#[test]
+fn the_kernel_values_are_checked_not_assumed() {
+    let Some(mut ring) = live_ring(ProfileId::WaitCancel) else {
+        return;
+    };
+    let mut s = shape(ProfileId::WaitCancel, 32);
+    s.expect[Kind::Cancel as usize].res = 0;
+    let mut c0 = wait_cancel::WaitCancel(Futex::new(&s, ops::futex_flags(true)).unwrap());
+    let mut l = Ledger::default();
+    let (_, ok) = c0.cycle(&mut ring, &Clock::syscall(), &mut l, 1);
+    assert!(!ok);
+    assert_eq!((l.count(Fail::BadResult), l.count(Fail::Missing)), (32, 0));
+    let f = l.first.unwrap().cqe.unwrap();
+    assert_eq!(
+        (f.res, (f.user_data >> 8) & 0xff),
+        (RES_CANCEL_FOUND, Kind::Cancel as u64)
+    );
+
+    let Some(mut ring) = live_ring(ProfileId::WaitvWake) else {
+        return;
+    };
+    let mut s = shape(ProfileId::WaitvWake, 8);
+    s.expect[Kind::Waitv as usize].res = 0;
+    let f = Futex::new(&s, ops::futex_flags(false)).unwrap();
+    let mut v0 = waitv_wake::WaitvWake::new(f).unwrap();
+    let mut l = Ledger::default();
+    let (_, ok) = v0.cycle(&mut ring, &Clock::syscall(), &mut l, 1);
+    assert!(!ok);
+    assert_eq!((l.count(Fail::BadResult), l.count(Fail::Missing)), (8, 0));
+    assert_eq!(l.first.unwrap().cqe.unwrap().res, WAITV_WAKE_INDEX as i32);
+    // The check wakes still ran and found nobody: the WAITVs were done.
+    assert_eq!(l.kind(Kind::Check), 8);
+}
+
+#[test]
+fn lifecycle_cycles_run_clean_in_their_own_rings() {
+    let Some(mut main) = live_ring(ProfileId::Lifecycle) else {
+        return;
+    };
+    let s = shape(ProfileId::Lifecycle, 4);
+    let s0 = wait_wake::WaitWake(Futex::new(&s, ops::futex_flags(true)).unwrap());
+    let mut l0 = lifecycle::Lifecycle::new(s0, 1_000_000_000);
+    let mut l = Ledger::default();
+    let clock = Clock::syscall();
+    for seq in 0..3 {
+        let (ns, ok) = l0.cycle(&mut main, &clock, &mut l, seq);
+        assert!(ok && ns > 0, "{l:?}");
+    }
+    assert_eq!((l.kind(Kind::Wait), l.kind(Kind::Wake)), (12, 12));
+    assert_eq!(l.submitted[Kind::Wait as usize], 12);
+}
