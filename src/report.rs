@@ -485,6 +485,35 @@ mod tests {
     }
 
     #[test]
+    fn rows_spread_and_the_checks_line() {
+        use crate::check::{Fail, TOTALS};
+        let mut w = String::new();
+        row(&mut w, "", 3, 16384, 2_950_366, true);
+        row(&mut w, "pollwake_idle", 0, 64, 128, false);
+        mean_and_spread(&mut w, "", 4, 2, true, &[1.0, 3.0]);
+        mean_and_spread(&mut w, "x", 4, 2, false, &[2.0]);
+        assert_eq!(
+            w,
+            "3\t16384\t180.076050\t1\npollwake_idle\t0\t64\t2.000000\t0\n\
+             mean\t2\t2.000000\t1\n# median=2.000000 min=1.000000 max=3.000000 cv=70.711%\n\
+             x\tmean\t2\t2.000000\t0\n# profile=x median=2.000000 min=2.000000 max=2.000000 cv=0.000%\n"
+        );
+        let mut l = Ledger::default();
+        l.cqes = 7;
+        l.add(Fail::Missing, 2);
+        let own: [Counter; 1] = [("lost_wakeups", |l| l.count(Fail::LostWakeup))];
+        let mut w = String::new();
+        checks(&mut w, [&TOTALS[..1], &own], &l, verdict(l.passed(), false));
+        assert_eq!(
+            w,
+            "# checks: cqes=7 bad_results=0 bad_flags=0 unknown_tags=0 duplicates=0 missing=2 \
+             timeouts=0 submit_errors=0 sq_dropped=0 cq_overflow=0 outstanding=0 migrations=0 \
+             lost_wakeups=0 -> FAIL\n"
+        );
+        assert_eq!(verdict(true, true), "INTERRUPTED");
+    }
+
+    #[test]
     fn bytes_replaces_invalid_utf8() {
         assert_eq!(Bytes(b"ab\xffc").to_string(), "ab?c");
     }
