@@ -36,14 +36,6 @@ impl<const N: usize> Text<N> {
     pub fn as_str(&self) -> &str {
         core::str::from_utf8(self.as_bytes()).unwrap_or("?")
     }
-    /// Empties it (the bytes past `len` are never read).
-    pub fn clear(&mut self) {
-        self.len = 0;
-    }
-    /// True when something did not fit.
-    pub fn full(&self) -> bool {
-        self.len == N
-    }
 }
 
 impl<const N: usize> Default for Text<N> {
@@ -478,7 +470,6 @@ mod tests {
         let mut l = Line::new();
         write!(l, "{}", "x".repeat(600)).unwrap();
         assert_eq!(l.as_bytes().len(), TEXT_MAX);
-        assert!(l.full());
         let mut l = Line::new();
         write!(l, "a{}[{:>4}|{:é<3}]", 1, "ab", 2).unwrap();
         assert_eq!(l.to_string(), "a1[  ab|2éé]");

@@ -55,6 +55,7 @@ impl Clock {
     }
 
     /// The syscall-only clock.
+    #[cfg(test)]
     pub fn syscall() -> Clock {
         Clock { vdso: None }
     }

@@ -26,12 +26,6 @@ const fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
 
 /// Ask for `cq_entries` completion slots instead of twice sq_entries.
 pub const IORING_SETUP_CQSIZE: u32 = 1 << 3;
-/// Clamp entries to the maximum instead of failing.
-pub const IORING_SETUP_CLAMP: u32 = 1 << 4;
-/// Keep submitting after an SQE fails.
-pub const IORING_SETUP_SUBMIT_ALL: u32 = 1 << 7;
-/// No IPI to interrupt the task for completions.
-pub const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
 /// Only one task submits.
 pub const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
 /// Defer task work to io_uring_enter(GETEVENTS).
@@ -39,8 +33,6 @@ pub const IORING_SETUP_DEFER_TASKRUN: u32 = 1 << 13;
 
 /// SQ and CQ rings share one mapping.
 pub const IORING_FEAT_SINGLE_MMAP: u32 = 1 << 0;
-/// CQEs are never dropped (overflow is buffered).
-pub const IORING_FEAT_NODROP: u32 = 1 << 1;
 /// io_uring_enter takes struct io_uring_getevents_arg.
 pub const IORING_FEAT_EXT_ARG: u32 = 1 << 8;
 
@@ -165,10 +157,8 @@ pub const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
 /// The last two arguments are an io_uring_getevents_arg and its size.
 pub const IORING_ENTER_EXT_ARG: u32 = 1 << 3;
 
-/// SQ ring flags word.
-pub const IORING_SQ_NEED_WAKEUP: u32 = 1 << 0;
+/// SQ ring flags: CQEs overflowed the CQ and wait in the kernel.
 pub const IORING_SQ_CQ_OVERFLOW: u32 = 1 << 1;
-pub const IORING_SQ_TASKRUN: u32 = 1 << 2;
 
 /// struct __kernel_timespec.
 #[repr(C)]
@@ -244,8 +234,6 @@ pub const FUTEX2_SIZE_U32: u32 = 0x02;
 pub const FUTEX2_PRIVATE: u32 = 0x80;
 /// Match any waiter bitset.
 pub const FUTEX_BITSET_MATCH_ANY: u64 = 0xffff_ffff;
-/// Most entries one FUTEX_WAITV accepts.
-pub const FUTEX_WAITV_MAX: usize = 128;
 
 /// struct futex_waitv.
 #[repr(C)]
