@@ -13,7 +13,7 @@ use super::wait_cancel::WaitCancel;
 use super::wait_wake::WaitWake;
 use super::waitv_wake::WaitvWake;
 use super::{contract, pollwake};
-use super::{ProfileId, RunInfo, Work};
+use super::{ProfileId, RunInfo, Work, Workload};
 use crate::check::{Failure, Ledger};
 use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION};
 use crate::cpu::{self, Choice};
@@ -45,6 +45,38 @@ fn attempt(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Resu
     let pinned = choice.cpu();
     cpu::pin(pinned)
         .map_err(|e| Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")))?;
+    let mut ring = the_ring(cfg)?;
+    probe(&ring, id.opcodes())?;
+    let mut ledger = Ledger::default();
+    let mut work = set_up(id, cfg, choice, &allowed, &mut ring, &mut ledger)?;
+    let mut tsv = tsv_file(cfg)?;
+    let facts = Facts::read(pinned);
+    let info = RunInfo {
+        id,
+        cfg,
+        shape: id.shape(cfg),
+        cpu: choice,
+        clock: clock.source(),
+        facts: &facts,
+        ring_entries: ring.sq_entries(),
+        cq_entries: ring.cq_entries(),
+        features: ring.features(),
+        input_sha256: contract::Contract {
+            id,
+            cfg,
+            cpu: pinned,
+        }
+        .sha256(),
+    };
+    let w = work.get();
+    let o = measure(w, &mut ring, &info, clock, ledger, out, tsv.as_mut());
+    let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
+    Ok(judge(w, &o, out.broken(), tsv_broken))
+}
+
+/// The run's ring: the report's 64 SQ and 128 CQ entries, its waits bounded
+/// by `--timeout`. A kernel that cannot set one up is a skip.
+fn the_ring(cfg: &RunConfig) -> Result<Ring, Exit> {
     let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, cfg.ring_flags.setup()).map_err(|e| {
         let skip = |m| Exit::new(exit::SKIP, m);
         match e {
@@ -59,86 +91,78 @@ fn attempt(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Resu
         }
     })?;
     ring.set_wait_timeout_ns(cfg.timeout_ns());
-    probe(&ring, id.opcodes())?;
-    let mut ledger = Ledger::default();
-    let mut work = set_up(id, cfg, choice, &allowed, &mut ring, &mut ledger)?;
-    let shape = id.shape(cfg);
-    let input_sha256 = contract::Contract {
-        id,
-        cfg,
-        cpu: pinned,
-    }
-    .sha256();
-    let mut tsv = match cfg.tsv {
-        None => None,
-        Some(path) => Some(TsvFile::create(path).map_err(|e| {
-            let why = match e {
-                Errno::EEXIST => "exists (never overwritten)",
-                _ => "cannot be created",
-            };
-            let path = Bytes(path);
-            Exit::new(exit::USAGE, format_args!("--tsv {path}: {why}: {e}"))
-        })?),
-    };
+    Ok(ring)
+}
 
-    let facts = Facts::read(pinned);
-    let info = RunInfo {
-        id,
-        cfg,
-        shape,
-        cpu: choice,
-        clock: clock.source(),
-        facts: &facts,
-        ring_entries: ring.sq_entries(),
-        cq_entries: ring.cq_entries(),
-        features: ring.features(),
-        input_sha256,
+/// `--tsv FILE`, created (never overwritten) before anything runs.
+fn tsv_file(cfg: &RunConfig) -> Result<Option<TsvFile>, Exit> {
+    let Some(path) = cfg.tsv else {
+        return Ok(None);
     };
-    let w = work.get();
-    w.banner(out, &info);
+    TsvFile::create(path).map(Some).map_err(|e| {
+        let why = match e {
+            Errno::EEXIST => "exists (never overwritten)",
+            _ => "cannot be created",
+        };
+        let path = Bytes(path);
+        Exit::new(exit::USAGE, format_args!("--tsv {path}: {why}: {e}"))
+    })
+}
+
+/// The banner, the rounds (between `--trace`'s markers), the workload's
+/// end, the summary and the checks line.
+fn measure(
+    w: &mut dyn Workload,
+    ring: &mut Ring,
+    info: &RunInfo,
+    clock: &Clock,
+    ledger: Ledger,
+    out: &mut Out,
+    tsv: Option<&mut TsvFile>,
+) -> Outcome {
+    let (cfg, facts) = (info.cfg, info.facts);
+    w.banner(out, info);
     if !w.series()[0].is_empty() {
         out.bytes(b"profile\t");
     }
     let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");
     out.flush();
-
     let ctx = tsv::Context {
         kernel_release: facts.release(),
         boot_id: facts.boot_id.get(),
         mode: cfg.mode.name(),
-        profile: id.formal_name(),
+        profile: info.id.formal_name(),
         ring_entries: info.ring_entries,
-        slots: shape.slots,
-        vector_width: shape.vector_width,
-        cpu: pinned,
-        input_sha256,
+        slots: info.shape.slots,
+        vector_width: info.shape.vector_width,
+        cpu: info.cpu.cpu(),
+        input_sha256: info.input_sha256,
         trace_enabled: cfg.mode == Mode::Trace,
         futex_scope: cfg.futex_scope(),
-        clock_source: clock.source().name(),
+        clock_source: info.clock.name(),
         ring_features: info.features,
-        facts: &facts,
+        facts,
     };
-    let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "begin", id, out));
+    let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "begin", info.id, out));
     let sinks = Sinks {
         out,
-        tsv: tsv.as_mut().map(|f| (f, &ctx)),
+        tsv: tsv.map(|f| (f, &ctx)),
     };
     let mut o = Outcome::new(ledger);
-    driver::rounds(cfg, w, &mut ring, clock, pinned, &mut o, sinks);
-    w.finish(&mut ring, &mut o.ledger);
+    driver::rounds(cfg, w, ring, clock, info.cpu.cpu(), &mut o, sinks);
+    w.finish(ring, &mut o.ledger);
     if let Some(marker) = trace {
-        trace_mark(marker, "end", id, out);
+        trace_mark(marker, "end", info.id, out);
     }
     w.summary(out, &o);
     let verdict = report::verdict(o.ledger.passed(), o.interrupted != 0);
     report::checks(out, w.checks(), &o.ledger, verdict);
     out.flush();
-    let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
-    Ok(judge(w, &o, out.broken(), tsv_broken))
+    o
 }
 
 /// The exit code of a run that started, and its cause.
-fn judge(w: &dyn super::Workload, o: &Outcome, out_broken: bool, tsv_broken: bool) -> Exit {
+fn judge(w: &dyn Workload, o: &Outcome, out_broken: bool, tsv_broken: bool) -> Exit {
     let passed = o.ledger.passed();
     if o.interrupted != 0 {
         let sig = signal::name(o.interrupted);

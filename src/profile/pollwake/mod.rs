@@ -268,9 +268,9 @@ impl Pollwake {
 
     /// `new` with the options given.
     fn with(o: Options, src: &mut Ring, ledger: &mut Ledger) -> Result<Pollwake, Exit> {
-        let epoll = |what| move |e| set_up_failed(what, e);
-        let ep_idle = epoll::epoll_create1().map_err(epoll("epoll_create1"))?;
-        let ep_waiter = epoll::epoll_create1().map_err(epoll("epoll_create1"))?;
+        let failed = |what| move |e| set_up_failed(what, e);
+        let ep_idle = epoll::epoll_create1().map_err(failed("epoll_create1"))?;
+        let ep_waiter = epoll::epoll_create1().map_err(failed("epoll_create1"))?;
         let targets = new_rings::<3>(&o)?;
         let [waiter_ring] = new_rings::<1>(&o)?;
         for (ep, fd) in [
@@ -278,7 +278,7 @@ impl Pollwake {
             (&ep_waiter, waiter_ring.fd()),
         ] {
             epoll::epoll_ctl(ep.raw(), EPOLL_CTL_ADD, fd, EPOLLIN, TOKEN)
-                .map_err(epoll("epoll_ctl"))?;
+                .map_err(failed("epoll_ctl"))?;
         }
         let brief = Brief {
             epfd: ep_waiter.raw(),
@@ -287,7 +287,7 @@ impl Pollwake {
             cpu: o.waiter_cpu,
             dog: o.dog,
         };
-        let handoff = Handoff::new(waiter_ring, brief).map_err(epoll("mmap"))?;
+        let handoff = Handoff::new(waiter_ring, brief).map_err(failed("mmap"))?;
         let mut pw = Pollwake {
             plan: plan(0, o.burst, 0),
             mode: Mode::None,
@@ -316,15 +316,8 @@ impl Pollwake {
         Ok(pw)
     }
 
-    /// Runs burst `seq` in mode `m`: (timed ns, clean).
-    fn burst(
-        &mut self,
-        m: Mode,
-        src: &mut Ring,
-        seq: u32,
-        clock: &Clock,
-        l: &mut Ledger,
-    ) -> (u64, bool) {
+    /// Runs burst `seq` in mode `m`.
+    fn burst(&mut self, m: Mode, src: &mut Ring, seq: u32, clock: &Clock, l: &mut Ledger) -> Timed {
         let p = &mut self.p;
         let n = p.o.burst;
         let before = l.failures();
