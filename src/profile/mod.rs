@@ -13,6 +13,7 @@ pub mod contract;
 mod driver;
 mod futex;
 mod lifecycle;
+mod output;
 mod pollwake;
 mod run;
 mod shape;
@@ -242,12 +243,12 @@ pub trait Workload {
 
     /// Every banner line but the first, the facts included.
     fn banner(&self, w: &mut dyn Write, run: &RunInfo) {
-        run::contract_banner(w, run);
+        output::contract_banner(w, run);
     }
 
     /// The lines between the last row and the checks line.
     fn summary(&self, w: &mut dyn Write, o: &Outcome) {
-        run::table_summary(w, o, self.pairs_per_cycle());
+        output::table_summary(w, o, self.pairs_per_cycle());
     }
 
     /// The checks line's totals, and the failure classes of the
@@ -258,7 +259,7 @@ pub trait Workload {
 
     /// The stderr line of a failed run.
     fn cause(&self, w: &mut dyn Write, o: &Outcome) {
-        run::failed_cycle(w, o);
+        output::failed_cycle(w, o);
     }
 }
 

@@ -14,15 +14,14 @@ use super::wait_wake::WaitWake;
 use super::waitv_wake::WaitvWake;
 use super::{contract, pollwake};
 use super::{ProfileId, RunInfo, Work, Workload};
-use crate::check::{Failure, Ledger};
-use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION};
+use crate::check::Ledger;
+use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
 use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::ops;
 use crate::report::{self, Bytes};
 use crate::ring::{Ring, SetupError};
-use crate::sha256::Hex;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
@@ -248,85 +247,6 @@ fn set_up(
         ProfileId::Lifecycle => Work::Lifecycle(Lifecycle::new(WaitWake(f), cfg.timeout_ns())),
         _ => Work::Batch(Batch::new(id, f)),
     })
-}
-
-/// The first banner line: tool, workload, kernel, boot, CPU and clock
-/// (`mode` is left out where None).
-pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
-    let _ = write!(
-        w,
-        "# uring-repro {VERSION} profile={}",
-        run.id.formal_name()
-    );
-    if let Some(m) = mode {
-        let _ = write!(w, " mode={}", m.name());
-    }
-    let f = run.facts;
-    let _ = writeln!(
-        w,
-        " kernel={} boot_id={} cpu={} cpu_choice={} clock={}",
-        Bytes(f.release()),
-        Bytes(f.boot_id.get()),
-        run.cpu.cpu(),
-        run.cpu.how(),
-        run.clock.name(),
-    );
-}
-
-/// The futex workloads' banner: the first line, the contract, the facts.
-pub fn contract_banner(w: &mut dyn Write, run: &RunInfo) {
-    banner_head(w, run, Some(run.cfg.mode));
-    let (c, s) = (run.cfg, &run.shape);
-    let _ = writeln!(
-        w,
-        "# ring_entries={} cq_entries={} slots={} vector_width={} cycles={} warmups={} rounds={} \
-         futex={} timeout_s={} features={:#x} input_sha256={}",
-        run.ring_entries,
-        run.cq_entries,
-        s.slots,
-        s.vector_width,
-        c.cycles,
-        c.warmups,
-        c.rounds,
-        c.futex_scope(),
-        c.timeout_s,
-        run.features,
-        Hex(&run.input_sha256),
-    );
-    run.facts.print(w);
-}
-
-/// The futex workloads' summary: the mean row, the spread of the rounds,
-/// the per-cycle tail.
-pub fn table_summary(w: &mut dyn Write, o: &Outcome, pairs_per_cycle: u64) {
-    let rows = &o.rows[0];
-    let passed = o.ledger.passed();
-    let (ns, pairs) = (rows.total_ns, rows.total_pairs);
-    report::mean_and_spread(w, "", ns, pairs, passed, rows.per_round());
-    report::per_cycle(w, &o.hist, pairs_per_cycle);
-}
-
-/// The futex workloads' stderr line: the first failure and its cycle.
-pub fn failed_cycle(w: &mut dyn Write, o: &Outcome) {
-    let _ = match o.ledger.first {
-        Some(Failure {
-            what,
-            seq,
-            cqe: Some(c),
-        }) => write!(
-            w,
-            "FAIL: {what} in cycle {seq}: user_data={:#x} res={} flags={:#x}; counters on stdout",
-            c.user_data, c.res, c.flags
-        ),
-        Some(Failure {
-            what,
-            seq,
-            cqe: None,
-        }) => {
-            write!(w, "FAIL: {what} in cycle {seq}; counters on stdout")
-        }
-        None => write!(w, "FAIL: see the checks line on stdout"),
-    };
 }
 
 /// ftrace's marker file: what is written there lands in the trace, with

@@ -7,7 +7,7 @@ use core::fmt::{self, Write};
 
 use super::{commit_shape, Mode, Parts, HIST};
 use crate::check::{Counter, Fail, Failure, Kind};
-use crate::profile::run::banner_head;
+use crate::profile::output::banner_head;
 use crate::profile::{Outcome, RunInfo};
 use crate::report::{self, Dec, Ratio6};
 use crate::stats;
