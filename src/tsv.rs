@@ -270,8 +270,7 @@ mod tests {
     fn rows_on_a_ram_filesystem_are_echoed_as_comment_lines() {
         let shm = std::path::Path::new("/dev/shm");
         if std::fs::metadata(shm).is_err() {
-            eprintln!("SKIP: no /dev/shm (tmpfs) to put a file on");
-            return;
+            return crate::testing::skip("no /dev/shm (tmpfs) to put a file on");
         }
         let id = std::process::id();
         let src = shm.join(format!("uring-repro-echo-{id}.tsv"));
@@ -280,8 +279,10 @@ mod tests {
         let f = std::fs::File::create(&sink).unwrap();
         let mut out = Out::new(std::os::fd::AsRawFd::as_raw_fd(&f));
         echo_if_volatile(src.to_str().unwrap().as_bytes(), &mut out);
-        // /tmp is not a RAM filesystem here: nothing is echoed for it.
-        let disk = std::env::temp_dir().join(format!("uring-repro-echo-{id}.disk"));
+        // The build tree is on a disk: nothing is echoed for a file there.
+        let disk = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target")
+            .join(format!("uring-repro-echo-{id}.disk"));
         std::fs::write(&disk, "x\n").unwrap();
         let on_disk = sys::fs_type(format!("{}\0", disk.display()).as_bytes()).unwrap();
         echo_if_volatile(disk.to_str().unwrap().as_bytes(), &mut out);
@@ -295,7 +296,7 @@ mod tests {
             src.display()
         );
         if on_disk == TMPFS_MAGIC || on_disk == RAMFS_MAGIC {
-            eprintln!("SKIP (part): the temp dir is itself on a RAM filesystem");
+            crate::testing::skip("(part) the build tree is itself on a RAM filesystem");
             assert!(got.starts_with(&want), "{got}");
         } else {
             assert_eq!(got, want);
