@@ -68,7 +68,8 @@ fn attempt(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Resu
         .sha256(),
     };
     let w = work.get();
-    let o = measure(w, &mut ring, &info, clock, ledger, out, tsv.as_mut());
+    let mut o = Outcome::new(ledger);
+    measure(w, &mut ring, &info, clock, &mut o, out, tsv.as_mut());
     let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
     Ok(judge(w, &o, out.broken(), tsv_broken))
 }
@@ -108,17 +109,17 @@ fn tsv_file(cfg: &RunConfig) -> Result<Option<TsvFile>, Exit> {
     })
 }
 
-/// The banner, the rounds (between `--trace`'s markers), the workload's
-/// end, the summary and the checks line.
+/// The banner, the rounds (between `--trace`'s markers) into `o`, the
+/// workload's end, the summary and the checks line.
 fn measure(
     w: &mut dyn Workload,
     ring: &mut Ring,
     info: &RunInfo,
     clock: &Clock,
-    ledger: Ledger,
+    o: &mut Outcome,
     out: &mut Out,
     tsv: Option<&mut TsvFile>,
-) -> Outcome {
+) {
     let (cfg, facts) = (info.cfg, info.facts);
     w.banner(out, info);
     if !w.series()[0].is_empty() {
@@ -147,17 +148,15 @@ fn measure(
         out,
         tsv: tsv.map(|f| (f, &ctx)),
     };
-    let mut o = Outcome::new(ledger);
-    driver::rounds(cfg, w, ring, clock, info.cpu.cpu(), &mut o, sinks);
+    driver::rounds(cfg, w, ring, clock, info.cpu.cpu(), o, sinks);
     w.finish(ring, &mut o.ledger);
     if let Some(marker) = trace {
         trace_mark(marker, "end", info.id, out);
     }
-    w.summary(out, &o);
+    w.summary(out, o);
     let verdict = report::verdict(o.ledger.passed(), o.interrupted != 0);
     report::checks(out, w.checks(), &o.ledger, verdict);
     out.flush();
-    o
 }
 
 /// The exit code of a run that started, and its cause.
