@@ -109,7 +109,6 @@ impl Histogram {
 
     /// The `num/den` quantile (nearest rank) as the midpoint of its bucket,
     /// clamped to [min, max]; 0 when empty.
-    #[inline(never)]
     pub fn quantile(&self, num: u64, den: u64) -> f64 {
         if self.n == 0 {
             return 0.0;
