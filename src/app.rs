@@ -32,7 +32,7 @@ pub fn main(start: &StartInfo) -> i32 {
         Ok(Command::Run(id, cfg)) => {
             catch_interrupts();
             let e = profile::run(id, &cfg, &clock(start), &mut out);
-            if let (Some(path), true) = (cfg.tsv, pid1::is_pid1()) {
+            if let (Some(path), true) = (cfg.tsv, pid1::is_init()) {
                 tsv::echo_if_volatile(path, &mut out);
             }
             e.report()

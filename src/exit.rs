@@ -7,12 +7,13 @@ use crate::report::Line;
 use crate::sys::out::Out;
 
 pub const PASS: i32 = 0;
-/// A check failed, or the kernel broke the run (an expired bounded wait
-/// counts here: timeouts are a check).
+/// A check failed, or the kernel broke the run or its set-up (an expired
+/// bounded wait counts here: timeouts are a check).
 pub const FAIL: i32 = 1;
 /// A usage error or unusable input.
 pub const USAGE: i32 = 2;
-/// This kernel or box cannot run it (kselftest's KSFT_SKIP).
+/// This kernel or box cannot run it: io_uring disabled or absent, or an
+/// opcode missing (kselftest's KSFT_SKIP).
 pub const SKIP: i32 = 4;
 /// A panic: a bug (Rust's convention).
 pub const PANIC: i32 = 101;

@@ -37,7 +37,7 @@ unsafe extern "C" fn _start() -> ! {
 unsafe extern "C" fn entry(sp: *const usize) -> ! {
     // SAFETY: sp is the kernel's initial stack pointer, untouched by _start.
     let start = unsafe { StartInfo::from_stack(sp) };
-    if pid1::is_pid1() {
+    if pid1::detect() {
         pid1::mount_pseudo_filesystems();
         pid1::power_off(app::main(&start))
     }
@@ -53,7 +53,7 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     }
     let _ = writeln!(err);
     err.flush();
-    if pid1::is_pid1() {
+    if pid1::is_init() {
         // Returning would panic the kernel: report and power off instead.
         pid1::power_off(exit::PANIC)
     }

@@ -306,8 +306,8 @@ fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
 }
 
 #[test]
-fn io_uring_setup_eperm_and_enosys_are_skips_naming_the_errno() {
-    for (errno, num) in [("EPERM", 1), ("ENOSYS", 38)] {
+fn io_uring_setup_eperm_eacces_and_enosys_are_skips_naming_the_errno() {
+    for (errno, num) in [("EPERM", 1), ("EACCES", 13), ("ENOSYS", 38)] {
         let Some(out) = with_injected_fault(&format!("io_uring_setup:error={errno}"), &["--smoke"])
         else {
             return;
@@ -319,6 +319,27 @@ fn io_uring_setup_eperm_and_enosys_are_skips_naming_the_errno() {
             format!("uring-repro: io_uring unavailable: io_uring_setup: {errno} ({num})\n")
         );
         assert!(out.out.is_empty());
+    }
+}
+
+/// A kernel that breaks ring set-up is a failure, not a skip: a bisect must
+/// not skip past it.
+#[test]
+fn other_set_up_failures_fail_naming_the_step_and_errno() {
+    let cases = [
+        ("io_uring_setup:error=EINVAL", "s0", "io_uring_setup failed: EINVAL (22)"),
+        ("io_uring_setup:error=EFAULT", "pollwake", "io_uring_setup failed: EFAULT (14)"),
+        // The first mmap after io_uring_setup is the SQ ring's.
+        ("mmap:error=ENOMEM:when=1+", "s0", "mapping the rings failed: ENOMEM (12)"),
+        ("io_uring_register:error=EINVAL", "s0", "IORING_REGISTER_PROBE failed: EINVAL (22)"),
+    ];
+    for (inject, profile, why) in cases {
+        let Some(out) = with_injected_fault(inject, &["--smoke", "--profile", profile]) else {
+            return;
+        };
+        let err = &out.err;
+        assert_eq!(out.code, 1, "{inject}: {err}");
+        assert_eq!(*err, format!("uring-repro: set-up: {why}\n"), "{inject}");
     }
 }
 
@@ -354,4 +375,31 @@ fn a_wait_that_never_completes_fails_within_the_timeout() {
         "{checks}"
     );
     assert!(checks.ends_with("-> FAIL"), "{checks}");
+}
+
+/// The first process of a PID namespace is PID 1 but not the init of a
+/// boot: it must run as an ordinary process (no mounts over the namespace's
+/// /proc, no power-off) and end with its own exit code.
+#[test]
+fn pid_1_of_a_pid_namespace_is_an_ordinary_process() {
+    if ran(&["--smoke"]).is_none() {
+        return;
+    }
+    let probe = Command::new("unshare").args(["-p", "-f", "-m", "--mount-proc", "true"]).output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        skip("unshare -p -f -m --mount-proc does not work here (needs root and util-linux)");
+        return;
+    }
+    for proc in [&["--mount-proc"][..], &[]] {
+        let out = Command::new("unshare")
+            .args(["-p", "-f", "-m"])
+            .args(proc)
+            .args([BIN, "--smoke"])
+            .output()
+            .unwrap();
+        let out: Run = out.into();
+        assert_eq!(out.code, 0, "{proc:?}\n{}\n{}", out.out, out.err);
+        assert!(!out.out.contains("uring-repro: exit"), "{}", out.out);
+        assert!(out.err.is_empty(), "{}", out.err);
+    }
 }

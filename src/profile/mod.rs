@@ -16,6 +16,7 @@ mod lifecycle;
 mod output;
 mod pollwake;
 mod run;
+mod setup;
 mod shape;
 mod wait_cancel;
 mod wait_wake;

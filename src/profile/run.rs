@@ -12,7 +12,7 @@ use super::lifecycle::Lifecycle;
 use super::wait_cancel::WaitCancel;
 use super::wait_wake::WaitWake;
 use super::waitv_wake::WaitvWake;
-use super::{contract, pollwake};
+use super::{contract, pollwake, setup};
 use super::{ProfileId, RunInfo, Work, Workload};
 use crate::check::Ledger;
 use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
@@ -21,7 +21,7 @@ use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::ops;
 use crate::report::{self, Bytes};
-use crate::ring::{Ring, SetupError};
+use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
@@ -75,21 +75,10 @@ fn attempt(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Resu
 }
 
 /// The run's ring: the report's 64 SQ and 128 CQ entries, its waits bounded
-/// by `--timeout`. A kernel that cannot set one up is a skip.
+/// by `--timeout`. See `setup` for what a failure to set one up means.
 fn the_ring(cfg: &RunConfig) -> Result<Ring, Exit> {
-    let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, cfg.ring_flags.setup()).map_err(|e| {
-        let skip = |m| Exit::new(exit::SKIP, m);
-        match e {
-            SetupError::Setup(e) if e == Errno::EPERM || e == Errno::ENOSYS => {
-                skip(format_args!("io_uring unavailable: io_uring_setup: {e}"))
-            }
-            SetupError::Setup(e) => skip(format_args!("io_uring_setup failed: {e}")),
-            SetupError::Mmap(e) => skip(format_args!("mapping the rings failed: {e}")),
-            SetupError::Feature(f) => {
-                skip(format_args!("kernel lacks {f} (needed to bound waits)"))
-            }
-        }
-    })?;
+    let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, cfg.ring_flags.setup())
+        .map_err(|e| setup::ring_failed("", e))?;
     ring.set_wait_timeout_ns(cfg.timeout_ns());
     Ok(ring)
 }
@@ -187,8 +176,7 @@ fn judge(w: &dyn Workload, o: &Outcome, out_broken: bool, tsv_broken: bool) -> E
 /// error); fills `allowed` with the CPUs this process may use.
 pub fn choose_cpu(requested: Option<u32>, allowed: &mut CpuSet) -> Result<Choice, Exit> {
     if let Err(e) = sys::sched_getaffinity(allowed) {
-        let why = format_args!("sched_getaffinity failed: {e}");
-        return Err(Exit::new(exit::SKIP, why));
+        return Err(setup::step_failed("", "sched_getaffinity", e));
     }
     cpu::choose(requested, allowed).map_err(|c| {
         let set = cpu::Ranges(allowed);
@@ -203,12 +191,9 @@ pub fn choose_cpu(requested: Option<u32>, allowed: &mut CpuSet) -> Result<Choice
 
 /// Probes the ring for `needed` opcodes; a missing one is a skip naming it.
 fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Exit> {
-    let p = ring.probe().map_err(|e| {
-        Exit::new(
-            exit::SKIP,
-            format_args!("IORING_REGISTER_PROBE failed: {e}"),
-        )
-    })?;
+    let p = ring
+        .probe()
+        .map_err(|e| setup::step_failed("", "IORING_REGISTER_PROBE", e))?;
     if needed.iter().all(|&(op, _)| p.supports(op)) {
         return Ok(());
     }
@@ -234,10 +219,7 @@ fn set_up(
         let p = pollwake::Pollwake::new(cfg, choice.cpu(), allowed, ring, ledger)?;
         return Ok(Work::Pollwake(p));
     }
-    let mapping_failed = |e| {
-        let why = format_args!("mapping the futex words failed: {e}");
-        Exit::new(exit::SKIP, why)
-    };
+    let mapping_failed = |e| setup::step_failed("", "mapping the futex words", e);
     let f = Futex::new(&id.shape(cfg), ops::futex_flags(!cfg.shared)).map_err(mapping_failed)?;
     Ok(match id {
         ProfileId::WaitWake => Work::WaitWake(WaitWake(f)),

@@ -1,15 +1,34 @@
 //! Duties of a process started as `/init` (PID 1) of an initramfs: nothing
 //! is mounted, and if PID 1 exits the kernel panics ("Attempted to kill
 //! init!"). So mount what the facts need, and end by powering off.
+//!
+//! PID 1 alone is no proof of that: the first process of a PID namespace
+//! (`unshare -p -f`, a container's entrypoint) is PID 1 too, and mounting
+//! over its /proc or powering off would break the namespace it shares. So
+//! init duties need positive evidence of an initramfs boot as well: /proc
+//! not mounted yet.
 
 use core::fmt::Write;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use crate::sys;
 use crate::sys::out::Out;
+use crate::sys::uapi::O_RDONLY;
 
-/// True when this process is the first one the kernel started.
-pub fn is_pid1() -> bool {
-    sys::getpid() == 1
+static INIT: AtomicBool = AtomicBool::new(false);
+
+/// Decides, once at start, whether this process is the init of a fresh
+/// boot: PID 1 with no procfs mounted (nothing before us mounted one).
+/// Elsewhere, PID 1 included, it runs as an ordinary process.
+pub fn detect() -> bool {
+    let init = sys::getpid() == 1 && sys::open(b"/proc/self/stat\0", O_RDONLY, 0).is_err();
+    INIT.store(init, Ordering::Relaxed);
+    init
+}
+
+/// What `detect` found: true when this process has init's duties.
+pub fn is_init() -> bool {
+    INIT.load(Ordering::Relaxed)
 }
 
 /// Mounts proc, sysfs and debugfs (for the preemption mode) where the

@@ -35,6 +35,7 @@ impl Errno {
     pub const EPERM: Errno = Errno(1);
     pub const EINTR: Errno = Errno(4);
     pub const EAGAIN: Errno = Errno(11);
+    pub const EACCES: Errno = Errno(13);
     pub const EEXIST: Errno = Errno(17);
     pub const EINVAL: Errno = Errno(22);
     pub const ENAMETOOLONG: Errno = Errno(36);

@@ -41,13 +41,13 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, submitted};
-use super::{shape, ProfileId, Timed, Workload};
+use super::{setup, shape, ProfileId, Timed, Workload};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, KINDS};
 use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, RING_ENTRIES};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
-use crate::ring::{Ring, SetupError};
+use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::epoll::{self, EpollEvent, EPOLLIN, EPOLL_CTL_ADD};
 use crate::sys::futex::{self, ETIMEDOUT};
@@ -130,10 +130,9 @@ pub fn waiter_cpu(cfg: &RunConfig, cpu: u32, allowed: &CpuSet) -> Result<u32, Ex
     ))
 }
 
-/// Why the workload could not be set up: always a skip, naming the step.
+/// A pollwake set-up step that failed (see `setup`: a failure, naming it).
 fn set_up_failed(what: &str, e: Errno) -> Exit {
-    let why = format_args!("pollwake set-up: {what} failed: {e}");
-    Exit::new(exit::SKIP, why)
+    setup::step_failed("pollwake ", what, e)
 }
 
 /// `N` rings with the run's flags and wait bound: all of them or none.
@@ -141,11 +140,8 @@ fn new_rings<const N: usize>(o: &Options) -> Result<[Ring; N], Exit> {
     let mut v = [const { None }; N];
     for r in v.iter_mut() {
         let mut ring =
-            Ring::new(RING_ENTRIES, CQ_ENTRIES, o.flags.setup()).map_err(|e| match e {
-                SetupError::Setup(e) => set_up_failed("io_uring_setup", e),
-                SetupError::Mmap(e) => set_up_failed("mapping a ring", e),
-                SetupError::Feature(f) => set_up_failed(f, Errno::EOPNOTSUPP),
-            })?;
+            Ring::new(RING_ENTRIES, CQ_ENTRIES, o.flags.setup())
+                .map_err(|e| setup::ring_failed("pollwake ", e))?;
         ring.set_wait_timeout_ns(o.timeout_ns);
         *r = Some(ring);
     }
@@ -376,7 +372,7 @@ impl Parts {
         if let Err(code) = self.handoff.start(self.o.timeout_ns) {
             let (exit, e) = match code {
                 FAIL_PIN => (exit::USAGE, Errno::EINVAL),
-                e => (exit::SKIP, Errno(e as i32)),
+                e => (exit::FAIL, Errno(e as i32)),
             };
             let cpu = self.o.waiter_cpu;
             let why = format_args!("the waiter thread cannot start on CPU {cpu}: {e}");

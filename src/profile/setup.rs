@@ -1,0 +1,37 @@
+//! What a failed set-up means for the exit code. A skip (4) says "this
+//! kernel cannot run the workload": io_uring disabled or absent (EPERM,
+//! EACCES, ENOSYS), or a missing opcode or feature. Anything else that
+//! breaks the set-up (io_uring_setup EINVAL or EFAULT, a ring that cannot
+//! be mapped, a failed probe) is a failure (1), naming the step and the
+//! errno: a bisect must not skip a kernel that breaks ring set-up.
+
+use crate::exit::{self, Exit};
+use crate::ring::SetupError;
+use crate::sys::Errno;
+
+/// io_uring is disabled (sysctl, seccomp, LSM) or not built in.
+fn unavailable(e: Errno) -> bool {
+    e == Errno::EPERM || e == Errno::EACCES || e == Errno::ENOSYS
+}
+
+/// A ring that could not be set up: `what` names the ring in the message
+/// ("" for the run's own ring).
+pub fn ring_failed(what: &str, e: SetupError) -> Exit {
+    match e {
+        SetupError::Setup(e) if unavailable(e) => Exit::new(
+            exit::SKIP,
+            format_args!("io_uring unavailable: {what}io_uring_setup: {e}"),
+        ),
+        SetupError::Feature(f) => Exit::new(
+            exit::SKIP,
+            format_args!("kernel lacks {f} (needed to bound waits)"),
+        ),
+        SetupError::Setup(e) => step_failed(what, "io_uring_setup", e),
+        SetupError::Mmap(e) => step_failed(what, "mapping the rings", e),
+    }
+}
+
+/// Any other set-up step that failed: a failure naming it and its errno.
+pub fn step_failed(what: &str, step: &str, e: Errno) -> Exit {
+    Exit::new(exit::FAIL, format_args!("set-up: {what}{step} failed: {e}"))
+}
