@@ -211,12 +211,14 @@ impl Ring {
     /// store through the SQE pointer.
     #[inline(always)]
     pub fn push_batch(&mut self, n: u32, mut make: impl FnMut(u32) -> IoUringSqe) -> bool {
-        if self.sqe_tail.wrapping_sub(self.sqe_head) > self.sq_entries - n.min(self.sq_entries) {
+        // First: a batch larger than the SQ would wrap onto its own slots.
+        if n > self.sq_entries {
+            return false;
+        }
+        if self.sqe_tail.wrapping_sub(self.sqe_head) > self.sq_entries - n {
             // SAFETY: sq_head points into the SQ mapping.
             self.sqe_head = unsafe { (*self.sq_head).load(Ordering::Acquire) };
-            if n > self.sq_entries
-                || self.sqe_tail.wrapping_sub(self.sqe_head) > self.sq_entries - n
-            {
+            if self.sqe_tail.wrapping_sub(self.sqe_head) > self.sq_entries - n {
                 return false;
             }
         }
@@ -382,5 +384,60 @@ impl Probe {
     /// The highest opcode this kernel knows.
     pub fn last_op(&self) -> u8 {
         self.0.last_op
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{CQ_ENTRIES, RING_ENTRIES};
+    use crate::ops;
+    use crate::testing::skip;
+
+    fn ring() -> Option<Ring> {
+        match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                skip(&format!("io_uring unavailable here: {e:?}"));
+                None
+            }
+        }
+    }
+
+    /// What is queued but not yet submitted, by user_data, in SQ order.
+    fn queued(r: &Ring) -> Vec<u64> {
+        (r.sqe_head..r.sqe_tail)
+            // SAFETY: every index is masked into the SQE array.
+            .map(|i| unsafe { (*r.sqes.add((i & r.sq_mask) as usize)).user_data })
+            .collect()
+    }
+
+    #[test]
+    fn a_batch_larger_than_the_sq_is_refused_and_writes_nothing() {
+        let Some(mut r) = ring() else { return };
+        assert!(r.push(&ops::nop(7)));
+        let n = r.sq_entries + 1;
+        let mut made = 0;
+        assert!(!r.push_batch(n, |i| {
+            made += 1;
+            ops::nop(100 + i as u64)
+        }));
+        assert_eq!(made, 0);
+        assert_eq!(queued(&r), [7]);
+        // Even on an empty ring (the fast path once skipped the check).
+        let Some(mut r) = ring() else { return };
+        assert!(!r.push_batch(n, |i| ops::nop(i as u64)));
+        assert!(queued(&r).is_empty());
+    }
+
+    #[test]
+    fn a_full_sq_refuses_until_the_kernel_consumes() {
+        let Some(mut r) = ring() else { return };
+        let n = r.sq_entries;
+        assert!(r.push_batch(n, |i| ops::nop(i as u64)));
+        assert!(!r.push(&ops::nop(99)), "the SQ is full");
+        assert_eq!(r.submit(n), Ok(n as usize));
+        assert!(r.push(&ops::nop(99)), "the kernel consumed the SQ");
+        assert_eq!(queued(&r).last(), Some(&99));
     }
 }
