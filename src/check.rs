@@ -375,6 +375,11 @@ impl<'p> CycleCheck<'p> {
         }
     }
 
+    /// Marks the cycle unclean for a cause found outside `observe`.
+    pub fn spoil(&mut self) {
+        self.dirty = true;
+    }
+
     /// Credits `n` CQEs that a drain handed to `observe`.
     #[inline(always)]
     pub fn add_received(&mut self, n: u32) {

@@ -58,6 +58,8 @@ pub struct Ring {
     wait_ts: KernelTimespec,
     /// sq_dropped and cq_overflow as `state` last read them.
     seen: [u32; 2],
+    /// IORING_SQ_CQ_OVERFLOW was set at the last look (counted once).
+    overflow_flag_seen: bool,
 }
 
 /// What the kernel reports of a ring (`Ring::state`): every count but
@@ -66,7 +68,8 @@ pub struct Ring {
 pub struct RingState {
     /// SQEs the kernel dropped as invalid.
     pub sq_dropped: u32,
-    /// CQEs lost to a full CQ, plus one while the CQ_OVERFLOW flag is set.
+    /// CQEs lost to a full CQ, plus one each time the CQ_OVERFLOW flag
+    /// (CQEs parked on the kernel's overflow list) is newly seen set.
     pub cq_overflow: u32,
     /// SQEs pushed and not consumed, and CQEs posted and not reaped.
     pub outstanding: u32,
@@ -121,6 +124,7 @@ impl Ring {
                 sqe_head: 0,
                 wait_ts: KernelTimespec::default(),
                 seen: [0; 2],
+                overflow_flag_seen: false,
                 params: p,
                 _sq_map: sq_map,
                 _cq_map: cq_map,
@@ -350,22 +354,41 @@ impl Ring {
     /// nothing should be in flight (a round boundary, before closing).
     pub fn state(&mut self) -> RingState {
         // SAFETY: the counters and the SQ head point into the mappings.
-        let (dropped, overflow, flags, sq_head) = unsafe {
+        let (dropped, sq_head) = unsafe {
             (
                 (*self.sq_dropped).load(Ordering::Acquire),
-                (*self.cq_overflow).load(Ordering::Acquire),
-                (*self.sq_flags).load(Ordering::Acquire),
                 (*self.sq_head).load(Ordering::Acquire),
             )
         };
         let state = RingState {
             sq_dropped: dropped.wrapping_sub(self.seen[0]),
-            cq_overflow: overflow.wrapping_sub(self.seen[1])
-                + (flags & IORING_SQ_CQ_OVERFLOW != 0) as u32,
+            cq_overflow: self.overflow(),
             outstanding: self.sqe_tail.wrapping_sub(sq_head) + self.cq_ready(),
         };
-        self.seen = [dropped, overflow];
+        self.seen[0] = dropped;
         state
+    }
+
+    /// True while the kernel holds CQEs on its overflow list (the CQ was
+    /// full). One load, so a cycle can look after every drain: the kernel
+    /// flushes that list at the next enter, and by the end of the round
+    /// the flag would be clear again.
+    #[inline(always)]
+    pub fn overflow_pending(&self) -> bool {
+        // SAFETY: sq_flags points into the SQ mapping.
+        unsafe { (*self.sq_flags).load(Ordering::Acquire) & IORING_SQ_CQ_OVERFLOW != 0 }
+    }
+
+    /// CQ overflows since the last look: CQEs the kernel dropped, plus one
+    /// when the overflow flag is newly set.
+    pub fn overflow(&mut self) -> u32 {
+        // SAFETY: cq_overflow points into the CQ mapping.
+        let dropped = unsafe { (*self.cq_overflow).load(Ordering::Acquire) };
+        let flag = self.overflow_pending();
+        let n = dropped.wrapping_sub(self.seen[1]) + (flag && !self.overflow_flag_seen) as u32;
+        self.seen[1] = dropped;
+        self.overflow_flag_seen = flag;
+        n
     }
 }
 

@@ -41,7 +41,8 @@ pub fn pushed(pushed: bool, ledger: &mut Ledger, seq: u32) -> bool {
 }
 
 /// Takes the `want` CQEs the last enter waited for into `check`, waiting
-/// again (bounded) for any that are late. Inlined: in a cycle the drain
+/// again (bounded) for any that are late, then looks at the CQ overflow
+/// flag (one load). Inlined: in a cycle the drain
 /// and the checks are one loop in the timed span.
 #[inline(always)]
 pub fn collect(
@@ -56,6 +57,20 @@ pub fn collect(
     if got < want {
         wait_rest(ring, check, ledger, got, want, seq);
     }
+    if ring.overflow_pending() {
+        overflowed(ring, check, ledger, seq);
+    }
+}
+
+/// The CQ overflowed during this batch: counted now, since the kernel's
+/// next enter flushes its overflow list and the round's end would find
+/// nothing. The cycle is unclean (its CQEs are out of order).
+#[cold]
+#[inline(never)]
+pub fn overflowed(ring: &mut Ring, check: &mut CycleCheck<'_>, ledger: &mut Ledger, seq: u32) {
+    ledger.add(Fail::CqOverflow, ring.overflow() as u64);
+    ledger.note("cq_overflow", seq, None);
+    check.spoil();
 }
 
 /// Collects the rest of a batch of `want` CQEs when the first wait returned

@@ -278,3 +278,35 @@ fn lifecycle_cycles_run_clean_in_their_own_rings() {
     assert_eq!((l.kind(Kind::Wait), l.kind(Kind::Wake)), (12, 12));
     assert_eq!(l.submitted[Kind::Wait as usize], 12);
 }
+
+/// An overflow the kernel flushes before the round ends is still counted:
+/// the cycle that saw it looks at the flag after its drain.
+#[test]
+fn a_cq_overflow_flushed_mid_round_is_counted_once() {
+    let Some(mut ring) = live_ring(ProfileId::Nop) else {
+        return;
+    };
+    let s = shape(ProfileId::Nop, 32);
+    let plan = Plan::new(&s.expect);
+    let seq = 3;
+    // 3 x 64 NOPs into a 128-entry CQ: 64 CQEs go to the overflow list.
+    for round in 0..3 {
+        assert!(ring.push_batch(64, |i| ops::nop(tag(seq, Kind::Nop, i + 64 * round))));
+        assert_eq!(ring.submit(64), Ok(64));
+    }
+    assert!(ring.overflow_pending(), "this kernel did not overflow the CQ");
+    let mut l = Ledger::default();
+    let mut check = CycleCheck::new(seq, &plan);
+    collect::collect(&mut ring, &mut check, &mut l, 32, seq);
+    assert_eq!(l.count(Fail::CqOverflow), 1);
+    assert!(!check.finish_own(&mut l), "the cycle is unclean");
+    // Reap everything: the kernel flushes its overflow list into the CQ.
+    let mut left = 192 - 32;
+    while left > 0 {
+        ring.submit_and_wait(0, 1).unwrap();
+        left -= ring.drain(left, |_| {});
+    }
+    assert!(!ring.overflow_pending(), "flushed");
+    // The round's end finds nothing new: counted once, not lost, not twice.
+    assert_eq!(ring.state().cq_overflow, 0);
+}
