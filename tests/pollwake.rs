@@ -5,7 +5,8 @@
 mod utils;
 
 use utils::{
-    assert_usage_error, assert_zero, line, num, ran, rows, run, skip, FAILURES, POLLWAKE_MODES,
+    assert_usage_error, assert_zero, line, num, ran, rows, run, skip, with_injected_fault,
+    FAILURES, POLLWAKE_MODES,
 };
 
 /// The number `key=` holds on the line of `out` that starts with `prefix`.
@@ -192,4 +193,27 @@ fn help_lists_the_pollwake_options() {
     ] {
         assert!(help.contains(opt), "{opt}");
     }
+}
+
+/// With DEFER_TASKRUN each burst's flush is an enter of its own; one that a
+/// signal interrupts (EINTR, here injected into the first timed flush, the
+/// fifth enter) is no failure: the bounded wait that follows runs the task
+/// work and collects the burst.
+#[test]
+fn a_flush_interrupted_by_a_signal_is_no_failure() {
+    if smoke(&[]).is_none() {
+        return;
+    }
+    let args = [
+        "--profile",
+        "pollwake",
+        "--smoke",
+        "--ring-flags",
+        "defer-taskrun",
+    ];
+    let Some(o) = with_injected_fault("io_uring_enter:error=EINTR:when=5", &args) else {
+        return;
+    };
+    assert_eq!(o.code, 0, "{}\n{}", o.out, o.err);
+    assert_exact(&o.out, 32);
 }

@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::Command;
 
 use utils::{
-    assert_usage_error, assert_zero, line, ran, rows, run, skip, tsv_rows, Run, Scratch, BIN,
-    FAILURES,
+    assert_usage_error, assert_zero, line, ran, rows, run, skip, tsv_rows, with_injected_fault,
+    Run, Scratch, BIN, FAILURES,
 };
 
 #[test]
@@ -283,28 +283,6 @@ fn closed_stdout_ends_quietly() {
     assert!(err.is_empty(), "stderr: {err}");
 }
 
-/// Runs the binary under strace with a fault injected; None (SKIP) without strace.
-fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
-    if Command::new("strace").arg("-V").output().is_err() {
-        skip(format!("strace not installed; cannot inject {inject}"));
-        return None;
-    }
-    let out = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            &format!("inject={inject}"),
-            BIN,
-        ])
-        .args(args)
-        .output()
-        .unwrap();
-    Some(out.into())
-}
-
 #[test]
 fn io_uring_setup_eperm_eacces_and_enosys_are_skips_naming_the_errno() {
     for (errno, num) in [("EPERM", 1), ("EACCES", 13), ("ENOSYS", 38)] {
@@ -327,11 +305,27 @@ fn io_uring_setup_eperm_eacces_and_enosys_are_skips_naming_the_errno() {
 #[test]
 fn other_set_up_failures_fail_naming_the_step_and_errno() {
     let cases = [
-        ("io_uring_setup:error=EINVAL", "s0", "io_uring_setup failed: EINVAL (22)"),
-        ("io_uring_setup:error=EFAULT", "pollwake", "io_uring_setup failed: EFAULT (14)"),
+        (
+            "io_uring_setup:error=EINVAL",
+            "s0",
+            "io_uring_setup failed: EINVAL (22)",
+        ),
+        (
+            "io_uring_setup:error=EFAULT",
+            "pollwake",
+            "io_uring_setup failed: EFAULT (14)",
+        ),
         // The first mmap after io_uring_setup is the SQ ring's.
-        ("mmap:error=ENOMEM:when=1+", "s0", "mapping the rings failed: ENOMEM (12)"),
-        ("io_uring_register:error=EINVAL", "s0", "IORING_REGISTER_PROBE failed: EINVAL (22)"),
+        (
+            "mmap:error=ENOMEM:when=1+",
+            "s0",
+            "mapping the rings failed: ENOMEM (12)",
+        ),
+        (
+            "io_uring_register:error=EINVAL",
+            "s0",
+            "IORING_REGISTER_PROBE failed: EINVAL (22)",
+        ),
     ];
     for (inject, profile, why) in cases {
         let Some(out) = with_injected_fault(inject, &["--smoke", "--profile", profile]) else {
@@ -385,7 +379,9 @@ fn pid_1_of_a_pid_namespace_is_an_ordinary_process() {
     if ran(&["--smoke"]).is_none() {
         return;
     }
-    let probe = Command::new("unshare").args(["-p", "-f", "-m", "--mount-proc", "true"]).output();
+    let probe = Command::new("unshare")
+        .args(["-p", "-f", "-m", "--mount-proc", "true"])
+        .output();
     if !probe.is_ok_and(|o| o.status.success()) {
         skip("unshare -p -f -m --mount-proc does not work here (needs root and util-linux)");
         return;

@@ -294,7 +294,10 @@ fn a_cq_overflow_flushed_mid_round_is_counted_once() {
         assert!(ring.push_batch(64, |i| ops::nop(tag(seq, Kind::Nop, i + 64 * round))));
         assert_eq!(ring.submit(64), Ok(64));
     }
-    assert!(ring.overflow_pending(), "this kernel did not overflow the CQ");
+    assert!(
+        ring.overflow_pending(),
+        "this kernel did not overflow the CQ"
+    );
     let mut l = Ledger::default();
     let mut check = CycleCheck::new(seq, &plan);
     collect::collect(&mut ring, &mut check, &mut l, 32, seq);

@@ -222,3 +222,25 @@ pub fn sha256sum(bytes: &[u8]) -> String {
     let text = String::from_utf8(out.stdout).unwrap();
     text.split_whitespace().next().unwrap().to_owned()
 }
+
+/// Runs the binary under strace with a fault injected; None (SKIP) without strace.
+pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
+    if Command::new("strace").arg("-V").output().is_err() {
+        skip(format!("strace not installed; cannot inject {inject}"));
+        return None;
+    }
+    let out = Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            &format!("inject={inject}"),
+            BIN,
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    Some(out.into())
+}

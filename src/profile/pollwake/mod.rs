@@ -139,9 +139,8 @@ fn set_up_failed(what: &str, e: Errno) -> Exit {
 fn new_rings<const N: usize>(o: &Options) -> Result<[Ring; N], Exit> {
     let mut v = [const { None }; N];
     for r in v.iter_mut() {
-        let mut ring =
-            Ring::new(RING_ENTRIES, CQ_ENTRIES, o.flags.setup())
-                .map_err(|e| setup::ring_failed("pollwake ", e))?;
+        let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, o.flags.setup())
+            .map_err(|e| setup::ring_failed("pollwake ", e))?;
         ring.set_wait_timeout_ns(o.timeout_ns);
         *r = Some(ring);
     }
