@@ -38,8 +38,13 @@ pub trait Watched {
     fn wait(&mut self, timeout_ms: i32) -> SysResult<Option<(u32, u64)>>;
     /// CQEs posted in the target CQ and not yet taken.
     fn ready(&self) -> u32;
-    /// Takes up to `out.len()` CQEs, in CQ order; returns how many.
-    fn take(&mut self, out: &mut [IoUringCqe]) -> u32;
+    /// Takes up to `max` CQEs, in CQ order, writing them from `out` on;
+    /// returns how many.
+    ///
+    /// # Safety
+    /// `out` is valid for `max` writes, and nobody else reads or writes
+    /// there until this returns.
+    unsafe fn take(&mut self, out: *mut IoUringCqe, max: u32) -> u32;
     /// The producer asked the waiter to end.
     fn stopping(&self) -> bool;
 }
@@ -89,17 +94,26 @@ fn grace_wait<W: Watched>(w: &mut W, grace_ms: i32) -> SysResult<Option<(u32, u6
     Ok(None)
 }
 
-/// Watches for one burst of `n` CQEs (n <= out.len()), copying them to
+/// Watches for one burst of `n` CQEs (at most MAX_BURST), copying them to
 /// `out` in the order taken. Only an epoll_pwait error ends it early.
-pub fn watch_burst<W: Watched>(
+///
+/// `out` is the copy handed to the producer, who may still be reading the
+/// previous burst there while this waits; so it stays a raw pointer, and
+/// is written only by `take`, once CQEs of this burst are ready (the
+/// producer sends a burst only after reading the last one).
+///
+/// # Safety
+/// `out` is valid for MAX_BURST writes; once a CQE of this burst is ready,
+/// nobody else reads or writes there until this returns.
+pub unsafe fn watch_burst<W: Watched>(
     w: &mut W,
     n: u32,
     dog: Watchdog,
     token: u64,
-    out: &mut [IoUringCqe],
+    out: *mut IoUringCqe,
     st: &mut WatchStats,
 ) -> SysResult<Watch> {
-    let n = n.min(out.len() as u32);
+    let n = n.min(MAX_BURST as u32);
     let (mut got, mut wakes) = (0u32, 0u32);
     while got < n {
         let ev = match w.wait(dog.timeout_ms) {
@@ -138,7 +152,11 @@ pub fn watch_burst<W: Watched>(
         if w.stopping() {
             return Ok(Watch::Stopped);
         }
-        got += w.take(&mut out[got as usize..n as usize]);
+        if w.ready() != 0 {
+            // SAFETY: got < n <= MAX_BURST; a CQE of this burst is ready, so
+            // the producer is done reading the copy (the caller's contract).
+            got += unsafe { w.take(out.add(got as usize), n - got) };
+        }
     }
     st.wakes += wakes;
     Ok(Watch::Burst { wakes })
@@ -224,12 +242,14 @@ impl Watched for EpollRing<'_> {
         // runs it alone reaps this CQ.
         unsafe { (*self.sh.ring).cq_ready() }
     }
-    fn take(&mut self, out: &mut [IoUringCqe]) -> u32 {
+    unsafe fn take(&mut self, out: *mut IoUringCqe, max: u32) -> u32 {
         let mut k = 0;
-        // SAFETY: as in ready(); drain hands over at most out.len() CQEs.
+        // SAFETY: as in ready().
         let ring = unsafe { &*self.sh.ring };
-        ring.drain(out.len() as u32, |c| {
-            out[k] = *c;
+        ring.drain(max, |c| {
+            // SAFETY: drain hands over at most max CQEs; out is ours for
+            // max writes (the caller's contract).
+            unsafe { out.add(k).write(*c) };
             k += 1;
         })
     }
@@ -255,10 +275,11 @@ extern "C" fn waiter_main(arg: usize) -> ! {
     let mut w = EpollRing { sh };
     let mut st = WatchStats::default();
     loop {
-        // SAFETY: the producer reads this copy only between our release of
-        // `seen` and its next burst, so nobody else touches it now.
-        let out = unsafe { &mut *sh.cqes.get() };
-        match watch_burst(&mut w, sh.burst, sh.dog, sh.token, out, &mut st) {
+        let out = sh.cqes.get() as *mut IoUringCqe;
+        // SAFETY: the copy holds MAX_BURST CQEs; the producer reads it only
+        // between our release of `seen` and its next burst, whose CQEs
+        // `take` waits for before it writes.
+        match unsafe { watch_burst(&mut w, sh.burst, sh.dog, sh.token, out, &mut st) } {
             Ok(Watch::Burst { wakes }) => {
                 sh.publish(&st);
                 sh.burst_wakes.store(wakes, Ordering::Relaxed);
@@ -353,10 +374,12 @@ mod tests {
         fn ready(&self) -> u32 {
             self.cq
         }
-        fn take(&mut self, out: &mut [IoUringCqe]) -> u32 {
-            let n = self.cq.min(out.len() as u32);
-            for c in &mut out[..n as usize] {
-                c.user_data = self.next;
+        unsafe fn take(&mut self, out: *mut IoUringCqe, max: u32) -> u32 {
+            let n = self.cq.min(max);
+            for i in 0..n as usize {
+                let c = cqe(self.next);
+                // SAFETY: i < max (the caller's contract).
+                unsafe { out.add(i).write(c) };
                 self.next += 1;
             }
             self.cq -= n;
@@ -364,6 +387,13 @@ mod tests {
         }
         fn stopping(&self) -> bool {
             self.waits > self.stop_after
+        }
+    }
+
+    fn cqe(user_data: u64) -> IoUringCqe {
+        IoUringCqe {
+            user_data,
+            ..Default::default()
         }
     }
 
@@ -377,7 +407,8 @@ mod tests {
     fn run(f: &mut Fake, n: u32) -> (SysResult<Watch>, WatchStats, [IoUringCqe; MAX_BURST]) {
         let mut out = [IoUringCqe::default(); MAX_BURST];
         let mut st = WatchStats::default();
-        let r = watch_burst(f, n, DOG, TOKEN, &mut out, &mut st);
+        // SAFETY: out holds MAX_BURST CQEs and is this thread's.
+        let r = unsafe { watch_burst(f, n, DOG, TOKEN, out.as_mut_ptr(), &mut st) };
         (r, st, out)
     }
 
@@ -468,5 +499,91 @@ mod tests {
         assert_eq!(r, Ok(Watch::Stopped));
         assert_eq!(f.cq, 1);
         assert_eq!(st.wakes, 0);
+    }
+
+    /// A model of the two loops of the hand-over, on real threads, with the
+    /// real `watch_burst` and the real copy type: the producer posts a
+    /// burst, waits for `seen`, reads the copy through `&`; the waiter,
+    /// meanwhile, is already watching for the next burst. Under Miri
+    /// (`cargo +nightly miri test --lib waiter::`), which .ci/run runs, a
+    /// `&mut` to the copy held across the wait is undefined behaviour
+    /// (Stacked and Tree Borrows both refuse it).
+    #[test]
+    fn the_copy_is_never_aliased_across_the_wait() {
+        use std::sync::atomic::AtomicU32;
+        use std::sync::Arc;
+
+        const N: u32 = 4;
+        const BURSTS: u32 = 6;
+        struct Copy(UnsafeCell<[IoUringCqe; MAX_BURST]>);
+        // SAFETY: the hand-over protocol under test orders every access.
+        unsafe impl Sync for Copy {}
+        #[derive(Default)]
+        struct Line {
+            posted: AtomicU32,
+            seen: AtomicU32,
+            stop: AtomicU32,
+        }
+        /// The CQ: `posted` CQEs so far, `taken` of them by the waiter.
+        struct Model {
+            line: Arc<Line>,
+            taken: u32,
+        }
+        impl Watched for Model {
+            fn wait(&mut self, _timeout_ms: i32) -> SysResult<Option<(u32, u64)>> {
+                while self.ready() == 0 && !self.stopping() {
+                    std::thread::yield_now();
+                }
+                Ok(EV)
+            }
+            fn ready(&self) -> u32 {
+                self.line.posted.load(Ordering::Acquire) - self.taken
+            }
+            unsafe fn take(&mut self, out: *mut IoUringCqe, max: u32) -> u32 {
+                let n = self.ready().min(max);
+                for i in 0..n {
+                    // SAFETY: i < max (the caller's contract).
+                    unsafe { out.add(i as usize).write(cqe((self.taken + i) as u64)) };
+                }
+                self.taken += n;
+                n
+            }
+            fn stopping(&self) -> bool {
+                self.line.stop.load(Ordering::Acquire) != 0
+            }
+        }
+        let copy = Arc::new(Copy(UnsafeCell::new([IoUringCqe::default(); MAX_BURST])));
+        let line = Arc::new(Line::default());
+        let waiter = {
+            let (copy, line) = (copy.clone(), line.clone());
+            std::thread::spawn(move || {
+                let mut m = Model { line, taken: 0 };
+                let mut st = WatchStats::default();
+                loop {
+                    let out = copy.0.get() as *mut IoUringCqe;
+                    // SAFETY: as in waiter_main.
+                    match unsafe { watch_burst(&mut m, N, DOG, TOKEN, out, &mut st) } {
+                        Ok(Watch::Burst { .. }) => {
+                            let seen = m.line.seen.load(Ordering::Relaxed);
+                            m.line.seen.store(seen + 1, Ordering::Release);
+                        }
+                        _ => return,
+                    }
+                }
+            })
+        };
+        for b in 0..BURSTS {
+            line.posted.fetch_add(N, Ordering::Release);
+            while line.seen.load(Ordering::Acquire) == b {
+                std::thread::yield_now();
+            }
+            // SAFETY: `seen` was released after the burst was written.
+            let got = unsafe { &*copy.0.get() };
+            for i in 0..N {
+                assert_eq!(got[i as usize].user_data, (b * N + i) as u64);
+            }
+        }
+        line.stop.store(1, Ordering::Release);
+        waiter.join().unwrap();
     }
 }
