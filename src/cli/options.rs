@@ -147,7 +147,7 @@ pub const OPTIONS: [Opt; 19] = [
     opt("--slots", num("N", 1, MAX_SLOTS, |p, v| p.cfg.slots = v), RUNS, Futex,
         "requests a cycle, {}; v0: groups, 1..=8", Num(DEFAULT_SLOTS, "; v0 8")),
     opt("--shared", Value::Flag(|p| p.cfg.shared = true), RUNS, Futex,
-        "futex words without FUTEX2_PRIVATE (s0 c0 v0 z0 e0)", Shown::None),
+        "no FUTEX2_PRIVATE, memory still private (s0 c0 v0 z0 e0)", Shown::None),
     opt("--timeout", num("SECS", 1, MAX_TIMEOUT_S, |p, v| p.cfg.timeout_s = v), ALL, Any,
         "bound on every io_uring wait in seconds, {}", Num(DEFAULT_TIMEOUT_S, "")),
     opt("--tsv", text("FILE", tsv), RUN, Futex,
