@@ -1,6 +1,6 @@
-//! Dispatch: argv -> command -> run, describe, selftest or compare -> exit
-//! code. Every non-zero exit writes one stderr line naming its cause (a
-//! closed stdout aside: nobody is listening).
+//! Dispatch: argv -> command -> run, describe, selftest, compare or
+//! calibrate -> exit code. Every non-zero exit writes one stderr line
+//! naming its cause (a closed stdout aside: nobody is listening).
 
 use core::fmt::Write;
 
@@ -14,7 +14,7 @@ use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::uapi::AT_SYSINFO_EHDR;
 use crate::sys::{signal, CPU_SET_BYTES};
-use crate::{compare, selftest, tsv};
+use crate::{calibrate, compare, selftest, tsv};
 
 /// The process's entry point after `_start`; returns the exit code.
 pub fn main(start: &StartInfo) -> i32 {
@@ -38,6 +38,10 @@ pub fn main(start: &StartInfo) -> i32 {
             e.report()
         }
         Ok(Command::Describe(id, cfg)) => describe(id, &cfg, &mut out).report(),
+        Ok(Command::Calibrate(id, cfg, pct)) => {
+            catch_interrupts();
+            calibrate::run(id, &cfg, pct, &clock(start), &mut out).report()
+        }
         Ok(Command::Selftest(cfg)) => {
             catch_interrupts();
             selftest::run(&cfg, &clock(start), &mut out)

@@ -41,6 +41,8 @@ pub const MAX_TIMEOUT_S: u32 = 3600;
 pub const MAX_BURST: u32 = 64;
 /// Highest CPU number a CPU mask of the run can hold (1024 CPUs, as glibc).
 pub const MAX_CPU: u32 = 1023;
+/// `--inject-ns`: at most 100 us per pair (far beyond any regression).
+pub const MAX_INJECT_NS: u32 = 100_000;
 /// v0's shape: up to 8 FUTEX_WAITV groups of 8 words (64 cells); `--slots`
 /// counts groups there.
 pub const WAITV_GROUPS: u32 = 8;
@@ -58,6 +60,17 @@ impl Mode {
     pub fn name(self) -> &'static str {
         match self {
             Mode::Point => "point",
+            Mode::Smoke => "smoke",
+            Mode::Trace => "trace",
+        }
+    }
+
+    /// The `phase` of a timed row in `--tsv`: `measured` only in a point,
+    /// as the formal reproducer writes it (a script keeping `measured`
+    /// rows never counts a smoke or a trace as a point).
+    pub fn phase(self) -> &'static str {
+        match self {
+            Mode::Point => "measured",
             Mode::Smoke => "smoke",
             Mode::Trace => "trace",
         }
@@ -127,6 +140,8 @@ pub struct RunConfig<'a> {
     pub burst: u32,
     pub waiter_cpu: Option<u32>,
     pub ring_flags: RingFlags,
+    /// `--inject-ns N`: a positive control, N ns added to every pair.
+    pub inject_ns: u32,
 }
 
 impl Default for RunConfig<'_> {
@@ -144,6 +159,7 @@ impl Default for RunConfig<'_> {
             burst: DEFAULT_BURST,
             waiter_cpu: None,
             ring_flags: RingFlags::None,
+            inject_ns: 0,
         }
     }
 }

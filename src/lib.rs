@@ -13,6 +13,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod app;
+mod calibrate;
 mod check;
 mod cli;
 mod compare;

@@ -135,6 +135,18 @@ fn fixed(d: f64, scale: u64) -> Option<(u64, u64)> {
     })
 }
 
+/// `Dec` with its sign always shown (`+0.500`, `-1.250`).
+pub struct Signed(pub f64, pub u32);
+
+impl fmt::Display for Signed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 >= 0.0 {
+            f.write_str("+")?;
+        }
+        write!(f, "{}", Dec(self.0, self.1))
+    }
+}
+
 /// An f64 with a fixed number of decimals (at most 9), rounded as printf's
 /// `%.Nf` rounds it (its exact value, ties to even: the same digits as the
 /// rows' Ratio6 for the same value); `nan`/`inf` spelled out.
@@ -222,11 +234,13 @@ pub fn row(w: &mut dyn Write, tag: &str, round: u32, pairs: u64, timed_ns: u64, 
 }
 
 /// The mean row (total ns over total pairs of the measured rounds) and the
-/// spread of the rounds' ns/pair: `[TAG\t]mean\tPAIRS\tNS\tPASS` and
-/// `# [profile=TAG ]median=... min=... max=... cv=...%`.
+/// spread of the rounds' ns/pair: `[TAG\t]LABEL\tPAIRS\tNS\tPASS` and
+/// `# [profile=TAG ]median=... min=... max=... cv=...%`; LABEL is `mean`,
+/// or `partial` for an interrupted run.
 pub fn mean_and_spread(
     w: &mut dyn Write,
     tag: &str,
+    label: &str,
     ns: u64,
     pairs: u64,
     passed: bool,
@@ -239,7 +253,7 @@ pub fn mean_and_spread(
     if !tag.is_empty() {
         let _ = write!(w, "{tag}\t");
     }
-    let _ = write!(w, "mean\t{pairs}\t{mean}\t{}\n# ", passed as u8);
+    let _ = write!(w, "{label}\t{pairs}\t{mean}\t{}\n# ", passed as u8);
     if !tag.is_empty() {
         let _ = write!(w, "profile={tag} ");
     }
@@ -481,13 +495,13 @@ mod tests {
         let mut w = String::new();
         row(&mut w, "", 3, 16384, 2_950_366, true);
         row(&mut w, "pollwake_idle", 0, 64, 128, false);
-        mean_and_spread(&mut w, "", 4, 2, true, &[1.0, 3.0]);
-        mean_and_spread(&mut w, "x", 4, 2, false, &[2.0]);
+        mean_and_spread(&mut w, "", "mean", 4, 2, true, &[1.0, 3.0]);
+        mean_and_spread(&mut w, "x", "partial", 4, 2, false, &[2.0]);
         assert_eq!(
             w,
             "3\t16384\t180.076050\t1\npollwake_idle\t0\t64\t2.000000\t0\n\
              mean\t2\t2.000000\t1\n# median=2.000000 min=1.000000 max=3.000000 cv=70.711%\n\
-             x\tmean\t2\t2.000000\t0\n# profile=x median=2.000000 min=2.000000 max=2.000000 cv=0.000%\n"
+             x\tpartial\t2\t2.000000\t0\n# profile=x median=2.000000 min=2.000000 max=2.000000 cv=0.000%\n"
         );
         let mut l = Ledger::default();
         l.cqes = 7;

@@ -13,6 +13,13 @@
 //! - `input_sha256` is the SHA-256 of the run's contract (src/contract.rs).
 //! - `trace_enabled` is 1 in `--trace` mode.
 //! - `vector_width` is futex words per wait request (8 for v0, else 1).
+//! - `phase` is `warmup`, or for a timed row `measured` in a point and
+//!   `smoke` or `trace` in those modes (as the formal tool writes them).
+//! - `rounds_planned` is `--rounds`. A run that SIGINT or SIGTERM ends
+//!   writes one last row with phase `interrupted`, `round` = the measured
+//!   rounds it finished, and zero pairs: an incomplete point never passes
+//!   for a complete one (`compare` refuses it).
+//! - `inject_ns` is `--inject-ns` (0 unless the run is a positive control).
 //!
 //! The file is created with O_EXCL (an existing file is never touched) and
 //! each row is written with one write(2) as its round ends, so a crash
@@ -40,7 +47,7 @@ bad_results\tbad_flags\tduplicate_cqes\tunexpected_cqes\ttimeouts\tsq_dropped\tc
 outstanding\ttimed_ns\tns_per_pair\tcpu\tsemantic_pass\tinput_sha256\ttrace_enabled\t\
 futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations\t\
 ring_features\tkernel_version\tmachine\tcmdline\tpreempt\tpreempt_source\tcpu_model\tgovernor\t\
-energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled\n";
+energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled\trounds_planned\tinject_ns\n";
 
 /// What every row of a run repeats.
 pub struct Context<'a> {
@@ -58,8 +65,13 @@ pub struct Context<'a> {
     pub clock_source: &'static str,
     /// io_uring_params.features of the run's ring.
     pub ring_features: u32,
-    /// The box facts, in `Facts::each` order (the last columns).
+    /// The box facts, in `Facts::each` order (after the formal columns).
     pub facts: &'a Facts,
+    /// `--rounds`: with the `measured` rows, tells a complete point from
+    /// one a signal or a kill cut short.
+    pub rounds_planned: u32,
+    /// `--inject-ns`: the ns per pair added to every timed cycle.
+    pub inject_ns: u32,
 }
 
 /// One round.
@@ -150,7 +162,7 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         }
     });
     result?;
-    w.write_str("\n")
+    writeln!(w, "\t{}\t{}", c.rounds_planned, c.inject_ns)
 }
 
 /// Longest `--tsv` path we accept (PATH_MAX, NUL included).
@@ -263,6 +275,8 @@ mod tests {
             clock_source: "vdso",
             ring_features: 0x3ffff,
             facts: Box::leak(Box::new(Facts::read(0))),
+            rounds_planned: 15,
+            inject_ns: 0,
         }
     }
 
@@ -338,13 +352,17 @@ mod tests {
                 "turbo",
                 "smt",
                 "online_cpus",
-                "io_uring_disabled"
+                "io_uring_disabled",
+                "rounds_planned",
+                "inject_ns"
             ]
         );
-        // The fact columns are exactly the facts, in their order.
+        // The fact columns are exactly the facts, in their order, and
+        // then ours.
         let mut keys = Vec::new();
         Facts::read(0).each(&mut |k, _| keys.push(k));
-        assert_eq!(&cols[cols.len() - keys.len()..], &keys[..]);
+        let end = cols.len() - 2;
+        assert_eq!(&cols[end - keys.len()..end], &keys[..]);
         assert!(HEADER.ends_with('\n') && !HEADER.contains(' '));
     }
 

@@ -7,10 +7,12 @@ mod options;
 use core::fmt;
 
 pub use options::help;
-use options::{For, Value, COMPARE, DESCRIBE, OPTIONS, RUN, SELFTEST};
+use options::{For, Value, CALIBRATE, COMPARE, DESCRIBE, OPTIONS, RUN, SELFTEST};
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
-use crate::config::{Mode, RunConfig, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES, WAITV_GROUPS};
+use crate::config::{
+    Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES, WAITV_GROUPS,
+};
 use crate::profile::ProfileId;
 use crate::report::Bytes;
 
@@ -24,6 +26,8 @@ pub enum Command<'a> {
     /// `selftest`: every profile's smoke; only --cpu and --timeout apply.
     Selftest(RunConfig<'a>),
     Compare(compare::Args<'a>),
+    /// `calibrate`: the points' options, and B's injected change in %.
+    Calibrate(ProfileId, RunConfig<'a>, f64),
     Help,
     Version,
 }
@@ -31,7 +35,7 @@ pub enum Command<'a> {
 /// A usage error: the argument as typed and what is wrong with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UsageError<'a> {
-    /// `compare` for compare's errors (they say so first).
+    /// `compare` or `calibrate` for their errors (they say so first).
     pub command: Option<&'static str>,
     /// The argument as typed (`--rounds=0`, or `--rounds` when the value
     /// came as the next argument); empty for the command line as a whole.
@@ -108,6 +112,8 @@ pub struct Parsed<'a> {
     compare: compare::Args<'a>,
     /// After compare's `--`: every argument is a FILE.
     files_only: bool,
+    /// calibrate's `--inject-pct`.
+    inject_pct: f64,
 }
 
 /// How an option of the table was typed: the argument, and its separate
@@ -115,11 +121,12 @@ pub struct Parsed<'a> {
 type Typed<'a> = Option<(&'a [u8], Option<&'a [u8]>)>;
 
 /// The command words and their bits.
-const COMMANDS: [(&str, u8); 4] = [
+const COMMANDS: [(&str, u8); 5] = [
     ("run", RUN),
     ("describe", DESCRIBE),
     ("selftest", SELFTEST),
     ("compare", COMPARE),
+    ("calibrate", CALIBRATE),
 ];
 
 fn command_name(bit: u8) -> &'static str {
@@ -157,6 +164,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         shape: None,
         compare: compare::Args::default(),
         files_only: false,
+        inject_pct: DEFAULT_GATE_PCT as f64,
     };
     let mut typed: [Typed; OPTIONS.len()] = [None; OPTIONS.len()];
     while let Some(arg) = args.next() {
@@ -227,7 +235,11 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
 
 fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> UsageError<'a> {
     UsageError {
-        command: (command == COMPARE).then_some("compare"),
+        command: match command {
+            COMPARE => Some("compare"),
+            CALIBRATE => Some("calibrate"),
+            _ => None,
+        },
         arg,
         value,
         why,
@@ -296,6 +308,7 @@ fn run_config<'a>(
     Ok(match command {
         DESCRIBE => Command::Describe(id, p.cfg),
         SELFTEST => Command::Selftest(p.cfg),
+        CALIBRATE => Command::Calibrate(id, p.cfg, p.inject_pct),
         _ => Command::Run(id, p.cfg),
     })
 }

@@ -16,6 +16,7 @@ pub const RUN: u8 = 1;
 pub const DESCRIBE: u8 = 2;
 pub const SELFTEST: u8 = 4;
 pub const COMPARE: u8 = 8;
+pub const CALIBRATE: u8 = 16;
 
 /// The profiles an option applies to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -109,6 +110,12 @@ fn ring_flags(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     Ok(())
 }
 
+fn inject_pct(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+    let pct = compare::decimal(v).filter(|&g| g > 0.0 && g <= 100.0);
+    p.inject_pct = pct.ok_or(Why::Gate)?;
+    Ok(())
+}
+
 fn gate(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     let pct = compare::decimal(v).filter(|&g| g > 0.0 && g <= 100.0);
     p.compare.gate = pct.ok_or(Why::Gate)?;
@@ -122,42 +129,48 @@ fn mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
 }
 
 const RUNS: u8 = RUN | DESCRIBE;
-const ALL: u8 = RUN | DESCRIBE | SELFTEST;
+/// What shapes a point: `run`, `describe` and the points of `calibrate`.
+const POINTS: u8 = RUN | DESCRIBE | CALIBRATE;
+const ALL: u8 = RUN | DESCRIBE | SELFTEST | CALIBRATE;
 use For::{Any, Futex, Pollwake};
 use Shown::{Num, Word};
 
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 19] = [
-    opt("--profile", text("P", profile), RUNS, Any,
+pub const OPTIONS: [Opt; 21] = [
+    opt("--profile", text("P", profile), POINTS, Any,
         "workload, see above", Word("s0")),
-    opt("--smoke", Value::Shape(Mode::Smoke), RUNS, Any,
+    opt("--smoke", Value::Shape(Mode::Smoke), POINTS, Any,
         "2 cycles, 1 round, no warm-up (explicit options still win)", Shown::None),
     opt("--trace", Value::Shape(Mode::Trace), RUNS, Futex,
         "16 cycles, 1 round, no warm-up: a window with ftrace markers", Shown::None),
     opt("--cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.cpu = Some(v)), ALL, Any,
         "CPU to pin to", Num(DEFAULT_CPU, ", else the highest allowed")),
-    opt("--rounds", num("N", 1, MAX_ROUNDS, |p, v| p.cfg.rounds = v), RUNS, Any,
+    opt("--rounds", num("N", 1, MAX_ROUNDS, |p, v| p.cfg.rounds = v), POINTS, Any,
         "measured rounds, {}", Num(DEFAULT_ROUNDS, "")),
-    opt("--cycles", num("N", 1, MAX_CYCLES, |p, v| p.cfg.cycles = v), RUNS, Any,
+    opt("--cycles", num("N", 1, MAX_CYCLES, |p, v| p.cfg.cycles = v), POINTS, Any,
         "cycles per round, {}", Num(DEFAULT_CYCLES, "")),
-    opt("--warmups", num("N", 0, MAX_WARMUPS, |p, v| p.cfg.warmups = v), RUNS, Any,
+    opt("--warmups", num("N", 0, MAX_WARMUPS, |p, v| p.cfg.warmups = v), POINTS, Any,
         "untimed warm-up rounds, {}", Num(DEFAULT_WARMUPS, "")),
-    opt("--slots", num("N", 1, MAX_SLOTS, |p, v| p.cfg.slots = v), RUNS, Futex,
+    opt("--slots", num("N", 1, MAX_SLOTS, |p, v| p.cfg.slots = v), POINTS, Futex,
         "requests a cycle, {}; v0: groups, 1..=8", Num(DEFAULT_SLOTS, "; v0 8")),
-    opt("--shared", Value::Flag(|p| p.cfg.shared = true), RUNS, Futex,
+    opt("--shared", Value::Flag(|p| p.cfg.shared = true), POINTS, Futex,
         "no FUTEX2_PRIVATE, memory still private (s0 c0 v0 z0 e0)", Shown::None),
     opt("--timeout", num("SECS", 1, MAX_TIMEOUT_S, |p, v| p.cfg.timeout_s = v), ALL, Any,
         "bound on every io_uring wait in seconds, {}", Num(DEFAULT_TIMEOUT_S, "")),
     opt("--tsv", text("FILE", tsv), RUN, Futex,
         "also the formal TSV rows, to FILE (never overwritten)", Shown::None),
-    opt("--burst", num("N", 1, MAX_BURST, |p, v| p.cfg.burst = v), RUNS, Pollwake,
+    opt("--inject-ns", num("N", 0, MAX_INJECT_NS, |p, v| p.cfg.inject_ns = v), RUNS, Any,
+        "positive control: N ns more per pair, {}", Num(0, "")),
+    opt("--burst", num("N", 1, MAX_BURST, |p, v| p.cfg.burst = v), POINTS, Pollwake,
         "MSG_RING messages per burst, {}", Num(DEFAULT_BURST, "")),
-    opt("--waiter-cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.waiter_cpu = Some(v)), RUNS, Pollwake,
+    opt("--waiter-cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.waiter_cpu = Some(v)), POINTS, Pollwake,
         "CPU of the waiter thread", Word("--cpu's")),
-    opt("--ring-flags", text("F", ring_flags), RUNS, Pollwake,
+    opt("--ring-flags", text("F", ring_flags), POINTS, Pollwake,
         "none | single-issuer | defer-taskrun", Word("none")),
+    opt("--inject-pct", text("PCT", inject_pct), CALIBRATE, Any,
+        "B's injected change, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, ", the gate")),
     opt("--gate", text("PCT", gate), COMPARE, Any,
         "the preregistered gate, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, "")),
     opt("--drop-first", Value::Flag(|p| p.compare.drop_first = true), COMPARE, Any,
@@ -179,6 +192,8 @@ usage: uring-repro [run] [options]       measure (the default command)
        uring-repro compare [--gate PCT] [--tsv] [--drop-first] [--mode M]
                            [LABEL=]FILE...
                                        saved runs: the A B A sandwich, series
+       uring-repro calibrate [options] [--inject-pct PCT]
+                                       positive control: can this box see it?
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
@@ -189,6 +204,11 @@ const COMPARE_TEXT: &str = "FILEs are saved runs, one per boot (stdout or --tsv 
     of uring-repro, the C standalone's stdout, the formal C reproducer's TSV, at most 16). \
     Three plain FILEs are the A B A sandwich; LABEL=FILE points with one label form a \
     group, each label compared with the first one (docs/compare.md):";
+
+const CALIBRATE_TEXT: &str = "six points A B A B A B in one process, with the run \
+    options (not --trace, --tsv, --inject-ns); B spins PCT% of A's mean more per pair. \
+    Prints the A/A noise floor, B vs A with its 95% CI, and one `# calibrate:` line; \
+    exit 0 when the CI holds the injected change and excludes 0 (docs/calibrate.md):";
 
 /// Where help text wraps.
 const WIDTH: usize = 80;
@@ -277,6 +297,9 @@ pub fn help(w: &mut dyn Write) {
     let _ = w.write_str("\ncompare: ");
     report::wrap(w, COMPARE_TEXT, 9, 0, WIDTH);
     options(w, COMPARE, &[For::Any]);
+    let _ = w.write_str("\ncalibrate: ");
+    report::wrap(w, CALIBRATE_TEXT, 11, 0, WIDTH);
+    options(w, CALIBRATE, &[For::Any]);
     let _ = writeln!(
         w,
         "\nOptions take their value as `--opt N` or `--opt=N`.\n\nexit codes:"

@@ -2,12 +2,13 @@
 //! waited for by a single io_uring_enter, each request a pair's worth of
 //! ns/pair:
 //! - z0: IORING_OP_FUTEX_WAKE (nr 1) on words nobody waits on: res 0;
-//! - e0: IORING_OP_FUTEX_WAIT expecting 1 on words holding 0: -EAGAIN,
+//! - e0: IORING_OP_FUTEX_WAIT expecting 0 on words holding 1: -EAGAIN,
 //!   the path that never queues a waiter;
 //! - n0: IORING_OP_NOP: res 0, the ring's own floor.
 //!
-//! Timed span: from before the first SQE is written to after the last CQE
-//! is checked.
+//! Timed span: from before z0 and e0 set their words (inside the span, as
+//! the formal program does: z0 stores 0, e0 stores 1) and the first SQE is
+//! written, to after the last CQE is checked.
 
 use super::collect::{collect, submitted};
 use super::futex::Futex;
@@ -17,8 +18,10 @@ use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 
-/// e0's expected value: the words hold 0, so every WAIT sees a mismatch.
-const MISMATCH_VALUE: u32 = 1;
+/// e0's words hold 1 and every WAIT expects 0: each one sees a mismatch
+/// (the formal program's values).
+const MISMATCH_WORD: u32 = 1;
+const MISMATCH_EXPECTED: u32 = 0;
 
 pub struct Batch {
     kind: Kind,
@@ -47,22 +50,26 @@ impl Workload for Batch {
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let (f, k) = (&self.f, self.kind);
         let n = f.slots;
-        f.reset(n);
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &f.plan);
         let t0 = clock.now_ns();
+        match k {
+            Kind::Wake => f.set_words(n, 0),
+            Kind::Wait => f.set_words(n, MISMATCH_WORD),
+            _ => {}
+        }
         for i in 0..n {
             let (w, t) = (f.word(i), tag(seq, k, i));
             ring.push(&match k {
                 Kind::Wake => ops::futex_wake(w, 1, f.flags, t),
-                Kind::Wait => ops::futex_wait(w, MISMATCH_VALUE, f.flags, t),
+                Kind::Wait => ops::futex_wait(w, MISMATCH_EXPECTED, f.flags, t),
                 _ => ops::nop(t),
             });
         }
         if submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
             collect(ring, &mut check, ledger, n, seq);
         }
-        let t1 = clock.now_ns();
+        let t1 = f.stop(clock);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

@@ -4,7 +4,9 @@
 //! input file, so we hash the contract instead), so
 //! `uring-repro describe <the run's options> | sha256sum` reproduces the
 //! column. Nothing about the box (kernel, boot) is in it: that is what
-//! changes between the points of a comparison.
+//! changes between the points of a comparison. `inject_ns` appears only in
+//! a positive control's contract, so a plain run's hash is what it always
+//! was.
 
 use core::fmt::{self, Write};
 
@@ -31,8 +33,7 @@ impl Contract<'_, '_> {
             "{{\"tool\":\"uring-repro\",\"tool_version\":\"{VERSION}\",\"profile\":\"{}\",\
              \"mode\":\"{}\",\"ring_entries\":{RING_ENTRIES},\"cq_entries\":{CQ_ENTRIES},\
              \"slots\":{},\"vector_width\":{},\"pairs_per_cycle\":{},\"cycles\":{},\
-             \"warmups\":{},\"rounds\":{},\"cpu\":{},\"futex_scope\":\"{}\",\"timeout_s\":{},\
-             \"expect\":{{",
+             \"warmups\":{},\"rounds\":{},\"cpu\":{},\"futex_scope\":\"{}\",\"timeout_s\":{},",
             self.id.formal_name(),
             c.mode.name(),
             s.slots,
@@ -45,6 +46,10 @@ impl Contract<'_, '_> {
             c.futex_scope(),
             c.timeout_s,
         )?;
+        if c.inject_ns != 0 {
+            write!(w, "\"inject_ns\":{},", c.inject_ns)?;
+        }
+        w.write_str("\"expect\":{")?;
         // The CQEs a cycle must produce, per kind that it submits.
         let mut sep = "";
         for k in Kind::ALL {

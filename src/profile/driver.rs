@@ -110,6 +110,11 @@ impl Rows {
         &self.ns_per_pair[..self.rounds]
     }
 
+    /// Measured rounds with a row.
+    pub fn rounds(&self) -> u32 {
+        self.rounds as u32
+    }
+
     /// The mean row's value: total ns over total pairs.
     pub fn mean(&self) -> f64 {
         self.total_ns as f64 / self.total_pairs.max(1) as f64
@@ -130,6 +135,22 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Measured rounds every one of the first `series` series finished.
+    pub fn complete_rounds(&self, series: usize) -> u32 {
+        let rows = self.rows.iter().take(series.clamp(1, MAX_SERIES));
+        rows.map(Rows::rounds).min().unwrap_or(0)
+    }
+
+    /// `mean`, or `partial` when a signal ended the run before its rounds
+    /// were done (the row's label on stdout, so it cannot pass for a point).
+    pub fn mean_label(&self) -> &'static str {
+        if self.interrupted != 0 {
+            "partial"
+        } else {
+            "mean"
+        }
+    }
+
     /// Nothing run yet; `ledger` holds what the set-up checked already.
     pub fn new(ledger: Ledger) -> Outcome {
         Outcome {
@@ -185,7 +206,7 @@ pub fn rounds(
             let passed = t.passed && o.ledger.failures() == before.failures();
             if let Some((file, ctx)) = tsv.as_mut() {
                 let row = tsv::Row {
-                    phase: if warmup { "warmup" } else { "measured" },
+                    phase: if warmup { "warmup" } else { cfg.mode.phase() },
                     round: r,
                     cycles: t.cycles,
                     pairs: t.pairs,
@@ -211,6 +232,21 @@ pub fn rounds(
             if !passed || out.broken() {
                 break 'rounds;
             }
+        }
+    }
+    if o.interrupted != 0 {
+        if let Some((file, ctx)) = tsv.as_mut() {
+            // The point is incomplete: one last row says so, and how far it got.
+            let row = tsv::Row {
+                phase: "interrupted",
+                round: o.complete_rounds(series.len()),
+                cycles: 0,
+                pairs: 0,
+                timed_ns: 0,
+                pass: false,
+                counts: &Ledger::default(),
+            };
+            file.row(ctx, &row);
         }
     }
 }
@@ -292,6 +328,8 @@ mod tests {
             clock_source: "syscall",
             ring_features: 0,
             facts: &facts,
+            rounds_planned: rounds_,
+            inject_ns: 0,
         };
         let stdout = dir.join("stdout");
         let f = std::fs::File::create(&stdout).unwrap();
@@ -352,7 +390,8 @@ mod tests {
             ]
         );
         for r in &rows {
-            assert_eq!(r.len(), col("io_uring_disabled") + 1);
+            assert_eq!(r.len(), col("inject_ns") + 1);
+            assert_eq!(r[col("rounds_planned")], "4");
             assert_eq!(
                 r[col("nop_submitted")],
                 (4 * r[col("cycles")].parse::<u64>().unwrap()).to_string()

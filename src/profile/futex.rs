@@ -5,6 +5,7 @@
 
 use super::Shape;
 use crate::check::Plan;
+use crate::sys::clock::Clock;
 use crate::sys::memory::Mapping;
 use crate::sys::SysResult;
 
@@ -20,6 +21,8 @@ pub struct Futex {
     /// FUTEX2_SIZE_U32, plus FUTEX2_PRIVATE unless --shared.
     pub flags: u32,
     pub plan: Plan,
+    /// `--inject-ns` times the cycle's pairs: ns each timed cycle spins.
+    pub inject_ns: u64,
 }
 
 impl Futex {
@@ -29,7 +32,20 @@ impl Futex {
             slots: shape.slots,
             flags,
             plan: Plan::new(&shape.expect),
+            inject_ns: 0,
         })
+    }
+
+    /// Ends a timed span, after its last CQE was checked: the clock's
+    /// reading, once it has spun `inject_ns` more on the same clock when
+    /// the run is a positive control (no syscall is added).
+    #[inline(always)]
+    pub fn stop(&self, clock: &Clock) -> u64 {
+        let t = clock.now_ns();
+        if self.inject_ns == 0 {
+            return t;
+        }
+        clock.spin(t, self.inject_ns)
     }
 
     /// The word of cell `i` (i < MAX_CELLS).
@@ -40,13 +56,13 @@ impl Futex {
         unsafe { self.cells.ptr().add(i as usize * CELL_BYTES) as *mut u32 }
     }
 
-    /// Sets the first `n` words to 0 (outside any timed span).
+    /// Sets the first `n` words to `value`.
     #[inline(always)]
-    pub fn reset(&self, n: u32) {
+    pub fn set_words(&self, n: u32, value: u32) {
         for i in 0..n {
             // SAFETY: the word is inside our mapping; volatile because the
             // kernel reads it behind the compiler's back.
-            unsafe { self.word(i).write_volatile(0) };
+            unsafe { self.word(i).write_volatile(value) };
         }
     }
 }

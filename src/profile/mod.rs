@@ -25,7 +25,7 @@ mod waitv_wake;
 use core::fmt::Write;
 
 pub use driver::Outcome;
-pub use run::{choose_cpu, run};
+pub use run::{choose_cpu, run, run_point};
 pub use shape::{shape, Shape};
 
 use crate::check::{Counter, Ledger, TOTALS};

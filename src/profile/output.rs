@@ -11,7 +11,8 @@ use crate::report::{self, Bytes};
 use crate::sha256::Hex;
 
 /// The first banner line: tool, workload, kernel, boot, CPU and clock
-/// (`mode` is left out where None).
+/// (`mode` is left out where None), and `inject_ns=N` when the run is a
+/// positive control.
 pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
     let _ = write!(
         w,
@@ -22,7 +23,7 @@ pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
         let _ = write!(w, " mode={}", m.name());
     }
     let f = run.facts;
-    let _ = writeln!(
+    let _ = write!(
         w,
         " kernel={} boot_id={} cpu={} cpu_choice={} clock={}",
         Bytes(f.release()),
@@ -31,6 +32,10 @@ pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
         run.cpu.how(),
         run.clock.name(),
     );
+    if run.cfg.inject_ns != 0 {
+        let _ = write!(w, " inject_ns={}", run.cfg.inject_ns);
+    }
+    let _ = writeln!(w);
 }
 
 /// The futex workloads' banner: the first line, the contract, the facts.
@@ -62,7 +67,8 @@ pub fn table_summary(w: &mut dyn Write, o: &Outcome, pairs_per_cycle: u64) {
     let rows = &o.rows[0];
     let passed = o.ledger.passed();
     let (ns, pairs) = (rows.total_ns, rows.total_pairs);
-    report::mean_and_spread(w, "", ns, pairs, passed, rows.per_round());
+    let label = o.mean_label();
+    report::mean_and_spread(w, "", label, ns, pairs, passed, rows.per_round());
     report::per_cycle(w, &o.hist, pairs_per_cycle);
 }
 

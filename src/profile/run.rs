@@ -31,13 +31,31 @@ use crate::tsv::{self, TsvFile};
 
 /// Runs workload `id` with `cfg` and reports it on `out` (and `--tsv`).
 pub fn run(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Exit {
-    match attempt(id, cfg, clock, out) {
+    run_point(id, cfg, clock, out, &mut |_| {})
+}
+
+/// `run`, handing what the rounds produced to `keep` once they are
+/// reported (calibrate reads its points' rounds there).
+pub fn run_point(
+    id: ProfileId,
+    cfg: &RunConfig,
+    clock: &Clock,
+    out: &mut Out,
+    keep: &mut dyn FnMut(&Outcome),
+) -> Exit {
+    match attempt(id, cfg, clock, out, keep) {
         Ok(e) | Err(e) => e,
     }
 }
 
-/// `run`, with every reason not to start as an `Err`.
-fn attempt(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Result<Exit, Exit> {
+/// `run_point`, with every reason not to start as an `Err`.
+fn attempt(
+    id: ProfileId,
+    cfg: &RunConfig,
+    clock: &Clock,
+    out: &mut Out,
+    keep: &mut dyn FnMut(&Outcome),
+) -> Result<Exit, Exit> {
     // CPU first: a bad --cpu is a usage error, whatever the kernel can do.
     let mut allowed = [0u8; CPU_SET_BYTES];
     let choice = choose_cpu(cfg.cpu, &mut allowed)?;
@@ -70,6 +88,7 @@ fn attempt(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Resu
     let w = work.get();
     let mut o = Outcome::new(ledger);
     measure(w, &mut ring, &info, clock, &mut o, out, tsv.as_mut());
+    keep(&o);
     let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
     Ok(judge(w, &o, out.broken(), tsv_broken))
 }
@@ -131,6 +150,8 @@ fn measure(
         clock_source: info.clock.name(),
         ring_features: info.features,
         facts,
+        rounds_planned: cfg.rounds,
+        inject_ns: cfg.inject_ns,
     };
     let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "begin", info.id, out));
     let sinks = Sinks {
@@ -143,6 +164,10 @@ fn measure(
         trace_mark(marker, "end", info.id, out);
     }
     w.summary(out, o);
+    if o.interrupted != 0 {
+        let done = o.complete_rounds(w.series().len());
+        let _ = writeln!(out, "# interrupted: {done} of {} rounds", cfg.rounds);
+    }
     let verdict = report::verdict(o.ledger.passed(), o.interrupted != 0);
     report::checks(out, w.checks(), &o.ledger, verdict);
     out.flush();
@@ -220,7 +245,9 @@ fn set_up(
         return Ok(Work::Pollwake(p));
     }
     let mapping_failed = |e| setup::step_failed("", "mapping the futex words", e);
-    let f = Futex::new(&id.shape(cfg), ops::futex_flags(!cfg.shared)).map_err(mapping_failed)?;
+    let mut f =
+        Futex::new(&id.shape(cfg), ops::futex_flags(!cfg.shared)).map_err(mapping_failed)?;
+    f.inject_ns = cfg.inject_ns as u64 * f.slots as u64;
     Ok(match id {
         ProfileId::WaitWake => Work::WaitWake(WaitWake(f)),
         ProfileId::WaitCancel => Work::WaitCancel(WaitCancel(f)),

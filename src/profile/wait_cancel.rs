@@ -29,7 +29,7 @@ impl Workload for WaitCancel {
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let f = &self.0;
         let n = f.slots;
-        f.reset(n);
+        f.set_words(n, 0);
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &f.plan);
         let t0 = clock.now_ns();
@@ -50,7 +50,7 @@ impl Workload for WaitCancel {
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }
-        let t1 = clock.now_ns();
+        let t1 = f.stop(clock);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

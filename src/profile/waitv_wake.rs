@@ -77,7 +77,7 @@ impl Workload for WaitvWake {
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let g = self.groups;
-        self.f.reset(g * WAITV_WIDTH);
+        self.f.set_words(g * WAITV_WIDTH, 0);
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &self.f.plan);
         let t0 = clock.now_ns();
@@ -102,7 +102,7 @@ impl Workload for WaitvWake {
         if ok {
             collect(ring, &mut check, ledger, 2 * g, seq);
         }
-        let t1 = clock.now_ns();
+        let t1 = self.f.stop(clock);
         if ok {
             // Nobody may be left waiting on any word of a completed WAITV.
             for i in 0..g {

@@ -86,11 +86,35 @@ impl Clock {
             .wrapping_mul(1_000_000_000)
             .wrapping_add(ts.tv_nsec as u64)
     }
+
+    /// Busy-waits on this clock until `ns` have passed since `from` (one
+    /// of its readings); returns the last reading. With the vDSO clock no
+    /// syscall is made. Cold: only a positive control (`--inject-ns`)
+    /// spins.
+    #[cold]
+    #[inline(never)]
+    pub fn spin(&self, from: u64, ns: u64) -> u64 {
+        loop {
+            let t = self.now_ns();
+            if t.wrapping_sub(from) >= ns {
+                return t;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spin_waits_at_least_its_ns() {
+        let c = Clock::syscall();
+        let a = c.now_ns();
+        let b = c.spin(a, 200_000);
+        assert!(b - a >= 200_000, "{}", b - a);
+        assert!(c.now_ns() >= b);
+    }
 
     #[test]
     fn syscall_clock_advances() {

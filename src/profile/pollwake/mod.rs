@@ -114,6 +114,8 @@ pub struct Options {
     pub dog: Watchdog,
     /// Bound on io_uring and handshake waits.
     pub timeout_ns: u64,
+    /// `--inject-ns` times the burst: ns each timed burst spins at its end.
+    pub inject_ns: u64,
 }
 
 /// `--waiter-cpu` (default: the producer's) must be allowed: a usage error
@@ -257,6 +259,7 @@ impl Pollwake {
                 grace_ms: GRACE_MS,
             },
             timeout_ns: cfg.timeout_ns(),
+            inject_ns: cfg.inject_ns as u64 * cfg.burst as u64,
         };
         Self::with(o, src, ledger)
     }
@@ -339,7 +342,11 @@ impl Pollwake {
                 _ => collect(&mut p.targets[slot(m)], &mut check, l, n, seq),
             }
         }
-        let t3 = clock.now_ns();
+        let mut t3 = clock.now_ns();
+        if p.o.inject_ns != 0 {
+            // A positive control: the span grows after its last check.
+            t3 = clock.spin(t3, p.o.inject_ns);
+        }
         p.gap_ns[m as usize] += t2.wrapping_sub(t1);
         p.gap_bursts[m as usize] += 1;
         let clean = check.finish(l, before) && ok;

@@ -3,13 +3,13 @@
 //! difference from `none`, the idle and waiter facts, its checks line and
 //! its failure line. See docs/pollwake.md.
 
-use core::fmt::{self, Write};
+use core::fmt::Write;
 
 use super::{commit_shape, Mode, Parts, HIST};
 use crate::check::{Counter, Fail, Failure, Kind};
 use crate::profile::output::banner_head;
 use crate::profile::{Outcome, RunInfo};
-use crate::report::{self, Dec, Ratio6};
+use crate::report::{self, Dec, Ratio6, Signed};
 use crate::stats;
 
 /// The banner: the first line (no mode: pollwake has one shape), the run's
@@ -50,18 +50,6 @@ pub fn banner(w: &mut dyn Write, run: &RunInfo, p: &Parts) {
     );
 }
 
-/// `+1.234` / `-1.234`: deltas always carry their sign.
-struct Signed(f64);
-
-impl fmt::Display for Signed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 >= 0.0 {
-            f.write_str("+")?;
-        }
-        write!(f, "{}", Dec(self.0, 3))
-    }
-}
-
 /// Per mode the mean row and spread; for all but `none` its difference
 /// from `none`: means, percent, and the sd of the per-round differences
 /// (the modes share every round, so round-to-round drift cancels). Then
@@ -71,7 +59,8 @@ pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
     for m in Mode::ALL {
         let r = &o.rows[m as usize];
         let tag = Mode::SERIES[m as usize];
-        report::mean_and_spread(w, tag, r.total_ns, r.total_pairs, l.passed(), r.per_round());
+        let (ns, pairs, label) = (r.total_ns, r.total_pairs, o.mean_label());
+        report::mean_and_spread(w, tag, label, ns, pairs, l.passed(), r.per_round());
         if m == Mode::None {
             continue;
         }
@@ -85,8 +74,8 @@ pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
             w,
             "# {}-none: {} ns per completion ({}%), per-round sd {}",
             m.name(),
-            Signed(r.mean() - base.mean()),
-            Signed(stats::pct_change(r.mean(), base.mean())),
+            Signed(r.mean() - base.mean(), 3),
+            Signed(stats::pct_change(r.mean(), base.mean()), 3),
             Dec(stats::summarize(&d[..n]).stddev, 3),
         );
         let aa = if m == Mode::NoneAa {

@@ -82,6 +82,7 @@ fn options(dog_ms: i32) -> Options {
             grace_ms: 20,
         },
         timeout_ns: 1_000_000_000,
+        inject_ns: 0,
     }
 }
 

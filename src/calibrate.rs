@@ -1,0 +1,341 @@
+//! `calibrate`: the positive control. Can this box, with these settings,
+//! see a change of the size being hunted?
+//!
+//! In one process it runs six full points, interleaved A B A B A B: A as
+//! the options say, B with `--inject-ns` set to PCT% of the first A's mean
+//! ns/pair (a spin on the run's own clock at the end of every timed cycle,
+//! after its last CQE is checked: no syscall is added). Each point's whole
+//! report is printed, then the analysis compare would make of them:
+//!
+//! - the A/A noise floor: the spread of the A points' means (sample sd over
+//!   their mean), the between-point spread a sandwich of separate points
+//!   meets;
+//! - B vs A, the change of the mean of B's point means against A's, with two
+//!   95% intervals: within-point (Welch over every round of every point, as
+//!   if rounds were independent samples of the box) and between-point
+//!   (Welch over the point means). The wider one is the one used;
+//! - the smallest change this box resolves at these round counts: the
+//!   half-width of the 95% interval of an nA-against-nB comparison with
+//!   A's between-point spread (never less than the within-point one).
+//!
+//! The last line is for scripts:
+//! `# calibrate: injected=+5.000% measured=+4.87% ci=[+4.21%, +5.53%]
+//! noise_floor=0.41% smallest_resolvable=1.30%`. Exit 0 when the injected
+//! change lies inside its interval and the interval excludes zero, 1 when
+//! not (one stderr line says why), a point's own code when a point could
+//! not run or failed.
+
+use core::fmt::Write;
+
+use crate::config::{RunConfig, MAX_INJECT_NS, MAX_ROUNDS};
+use crate::exit::{self, Exit};
+use crate::profile::{self, Outcome, ProfileId};
+use crate::report::{Dec, Signed};
+use crate::stats::{self, Contrast};
+use crate::sys::clock::Clock;
+use crate::sys::out::Out;
+
+/// Points of each kind, interleaved A B A B A B.
+pub const POINTS_EACH: usize = 3;
+
+/// One point's measured rounds (series 0: pollwake's `none` mode).
+struct Point {
+    per_round: [f64; MAX_ROUNDS as usize],
+    rounds: usize,
+    /// The mean row: total ns over total pairs.
+    mean: f64,
+}
+
+impl Point {
+    const fn new() -> Point {
+        Point {
+            per_round: [0.0; MAX_ROUNDS as usize],
+            rounds: 0,
+            mean: 0.0,
+        }
+    }
+
+    fn keep(&mut self, o: &Outcome) {
+        let rows = &o.rows[0];
+        let r = rows.per_round();
+        self.per_round[..r.len()].copy_from_slice(r);
+        self.rounds = r.len();
+        self.mean = rows.mean();
+    }
+
+    fn rounds(&self) -> &[f64] {
+        &self.per_round[..self.rounds]
+    }
+}
+
+/// A 95% interval of a change, in % of A's mean.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Interval {
+    fn around(centre: f64, half: f64) -> Interval {
+        Interval {
+            lo: centre - half,
+            hi: centre + half,
+        }
+    }
+
+    fn width(&self) -> f64 {
+        self.hi - self.lo
+    }
+
+    fn holds(&self, v: f64) -> bool {
+        self.lo <= v && v <= self.hi
+    }
+}
+
+/// What the six points say (every figure in % of A's mean but the means).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Analysis {
+    /// The mean of the A point means, and of the B point means (ns/pair).
+    pub a: f64,
+    pub b: f64,
+    pub injected: f64,
+    pub measured: f64,
+    pub within: Interval,
+    pub between: Interval,
+    /// The wider of the two: the one any statement uses.
+    pub ci: Interval,
+    pub noise_floor: f64,
+    pub smallest_resolvable: f64,
+}
+
+impl Analysis {
+    /// The box resolves the injected change: its interval holds it and
+    /// excludes zero.
+    pub fn resolved(&self) -> bool {
+        self.ci.holds(self.injected) && !self.ci.holds(0.0)
+    }
+}
+
+/// The analysis of A's and B's points (each point's rounds, and its mean
+/// row) when B had `inject_ns` more per pair. Needs two or more points of
+/// each kind with two or more rounds each for both intervals (NaN
+/// otherwise).
+pub fn analyse(a: &[(&[f64], f64)], b: &[(&[f64], f64)], inject_ns: u32) -> Analysis {
+    let means = |p: &[(&[f64], f64)]| {
+        let mut m = [0f64; POINTS_EACH];
+        let n = p.len().min(POINTS_EACH);
+        for (d, s) in m.iter_mut().zip(p) {
+            *d = s.1;
+        }
+        stats::summarize(&m[..n])
+    };
+    let (sa, sb) = (means(a), means(b));
+    let pct = |ns: f64| ns / sa.mean * 100.0;
+    // Within-point: every round a sample, each point weighted equally.
+    let mut within = Contrast::new();
+    for (points, sign) in [(b, 1.0), (a, -1.0)] {
+        for p in points {
+            within.add(sign / points.len() as f64, &stats::summarize(p.0));
+        }
+    }
+    // Between-point: the point means are the samples.
+    let mut between = Contrast::new();
+    between.add(1.0, &sb);
+    between.add(-1.0, &sa);
+    let measured = pct(sb.mean - sa.mean);
+    let within = Interval::around(measured, pct(within.half_width95()));
+    let between = Interval::around(measured, pct(between.half_width95()));
+    let ci = if between.width() > within.width() || within.width().is_nan() {
+        between
+    } else {
+        within
+    };
+    // What an nA-against-nB comparison with A's between-point spread resolves.
+    let (na, nb) = (sa.n as f64, sb.n as f64);
+    let aa = stats::t975(na + nb - 2.0) * sa.stddev * stats::sqrt(1.0 / na + 1.0 / nb);
+    Analysis {
+        a: sa.mean,
+        b: sb.mean,
+        injected: pct(inject_ns as f64),
+        measured,
+        within,
+        between,
+        ci,
+        noise_floor: sa.cv_pct,
+        smallest_resolvable: pct(aa).max((within.hi - within.lo) / 2.0),
+    }
+}
+
+/// B's injection: `pct`% of A's first mean, in whole ns per pair (at least 1).
+pub fn inject_for(a_mean: f64, pct: f64) -> u32 {
+    let ns = a_mean * pct / 100.0 + 0.5;
+    (ns as u32).clamp(1, MAX_INJECT_NS)
+}
+
+/// `uring-repro calibrate`: see the module docs.
+pub fn run(id: ProfileId, cfg: &RunConfig, pct: f64, clock: &Clock, out: &mut Out) -> Exit {
+    let mut points = [const { Point::new() }; 2 * POINTS_EACH];
+    let mut inject_ns = 0;
+    for (i, point) in points.iter_mut().enumerate() {
+        let is_b = i % 2 == 1;
+        let mut c = *cfg;
+        c.inject_ns = if is_b { inject_ns } else { 0 };
+        let label = if is_b { "B" } else { "A" };
+        let _ = writeln!(
+            out,
+            "# calibrate: point {} of {}: {label} inject_ns={}",
+            i + 1,
+            2 * POINTS_EACH,
+            c.inject_ns
+        );
+        out.flush();
+        let e = profile::run_point(id, &c, clock, out, &mut |o| point.keep(o));
+        if e.code != exit::PASS {
+            return e;
+        }
+        if i == 0 {
+            inject_ns = inject_for(point.mean, pct);
+        }
+    }
+    let pick = |b: usize| {
+        let mut v: [(&[f64], f64); POINTS_EACH] = [(&[], 0.0); POINTS_EACH];
+        for (k, p) in points.iter().skip(b).step_by(2).enumerate() {
+            v[k] = (p.rounds(), p.mean);
+        }
+        v
+    };
+    let (a, b) = (pick(0), pick(1));
+    let r = analyse(&a, &b, inject_ns);
+    print(out, &r, &a, &b, inject_ns, pct);
+    if r.resolved() {
+        return Exit::pass();
+    }
+    let why = if r.ci.holds(0.0) {
+        "its 95% interval includes 0"
+    } else {
+        "its 95% interval misses the injected change"
+    };
+    Exit::new(
+        exit::FAIL,
+        format_args!(
+            "calibrate: this box cannot resolve {}%: {why} (smallest resolvable here: {}%)",
+            Signed(r.injected, 3),
+            Dec(r.smallest_resolvable, 2)
+        ),
+    )
+}
+
+fn print(out: &mut Out, r: &Analysis, a: &[(&[f64], f64)], b: &[(&[f64], f64)], ns: u32, pct: f64) {
+    let _ = write!(out, "# calibrate: point means (ns/pair): A");
+    for p in a {
+        let _ = write!(out, " {}", Dec(p.1, 3));
+    }
+    let _ = write!(out, " B");
+    for p in b {
+        let _ = write!(out, " {}", Dec(p.1, 3));
+    }
+    let rounds = |p: &[(&[f64], f64)]| p.iter().map(|p| p.0.len()).sum::<usize>();
+    let iv = |i: &Interval| (Signed(i.lo, 2), Signed(i.hi, 2));
+    let ((wl, wh), (bl, bh), (cl, ch)) = (iv(&r.within), iv(&r.between), iv(&r.ci));
+    let _ = writeln!(
+        out,
+        "\n# calibrate: B inject_ns={ns} ({}% of the first A's mean) = {}% of A's {}\n\
+         # calibrate: A/A noise floor {}% (sd of the A point means over their mean)\n\
+         # calibrate: B vs A {}%: within-point 95% CI [{wl}%, {wh}%] (Welch over {}+{} rounds), \
+         between-point 95% CI [{bl}%, {bh}%] (Welch over {}+{} point means); the wider is used\n\
+         # calibrate: injected={}% measured={}% ci=[{cl}%, {ch}%] noise_floor={}% \
+         smallest_resolvable={}%",
+        Dec(pct, 3),
+        Signed(r.injected, 3),
+        Dec(r.a, 3),
+        Dec(r.noise_floor, 2),
+        Signed(r.measured, 2),
+        rounds(b),
+        rounds(a),
+        b.len(),
+        a.len(),
+        Signed(r.injected, 3),
+        Signed(r.measured, 2),
+        Dec(r.noise_floor, 2),
+        Dec(r.smallest_resolvable, 2),
+    );
+    out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9 * b.abs().max(1.0)
+    }
+
+    const A1: [f64; 3] = [99.0, 100.0, 101.0];
+    const A2: [f64; 3] = [100.0, 101.0, 102.0];
+    const A3: [f64; 3] = [101.0, 102.0, 103.0];
+    const B1: [f64; 3] = [104.0, 105.0, 106.0];
+    const B2: [f64; 3] = [105.0, 106.0, 107.0];
+    const B3: [f64; 3] = [106.0, 107.0, 108.0];
+
+    fn points<'a>(p: [&'a [f64]; 3]) -> [(&'a [f64], f64); 3] {
+        p.map(|r| (r, r.iter().sum::<f64>() / r.len() as f64))
+    }
+
+    #[test]
+    fn both_intervals_by_hand() {
+        let (a, b) = (points([&A1, &A2, &A3]), points([&B1, &B2, &B3]));
+        let r = analyse(&a, &b, 5);
+        // A means 100 101 102, B means 105 106 107: +5 ns = +4.950%.
+        assert!(close(r.a, 101.0) && close(r.b, 106.0));
+        assert!(close(r.measured, 500.0 / 101.0));
+        assert!(close(r.injected, 500.0 / 101.0));
+        // Between: sd 1 each, se sqrt(2/3), df 4, t 2.776445.
+        let half = 2.776445 * stats::sqrt(2.0 / 3.0) / 101.0 * 100.0;
+        assert!(close(r.between.hi - r.measured, half), "{r:?}");
+        // Within: every point sd 1 over 3 rounds, weights 1/3: var = 6 *
+        // (1/9) * (1/3) = 2/9, df = (2/9)^2 / (6 * (1/27)^2 / 2) = 12.
+        let wdf = stats::t975(12.0);
+        let whalf = wdf * stats::sqrt(2.0 / 9.0) / 101.0 * 100.0;
+        assert!(close(r.within.hi - r.measured, whalf), "{r:?}");
+        // The between-point interval is the wider: it is the one used.
+        assert_eq!(r.ci, r.between);
+        assert!(close(r.noise_floor, 100.0 / 101.0));
+        let aa = 2.776445 * stats::sqrt(2.0 / 3.0) / 101.0 * 100.0;
+        assert!(close(r.smallest_resolvable, aa));
+        assert!(r.resolved());
+    }
+
+    #[test]
+    fn a_change_inside_the_noise_is_not_resolved() {
+        // B is A again: nothing measured, 5 ns injected in name only.
+        let (a, b) = (points([&A1, &A3, &A2]), points([&A2, &A1, &A3]));
+        let r = analyse(&a, &b, 5);
+        assert!(close(r.measured, 0.0));
+        assert!(r.ci.holds(0.0) && !r.resolved());
+    }
+
+    #[test]
+    fn a_measured_change_far_from_the_injected_one_is_not_resolved() {
+        let (a, b) = (points([&A1, &A2, &A3]), points([&B1, &B2, &B3]));
+        // 5 ns measured, 20 ns claimed injected.
+        let r = analyse(&a, &b, 20);
+        assert!(!r.ci.holds(0.0) && !r.ci.holds(r.injected) && !r.resolved());
+    }
+
+    #[test]
+    fn one_round_points_have_no_within_interval() {
+        let one: [&[f64]; 3] = [&[100.0], &[101.0], &[102.0]];
+        let two: [&[f64]; 3] = [&[105.0], &[106.0], &[107.0]];
+        let r = analyse(&points(one), &points(two), 5);
+        assert!(r.within.lo.is_nan());
+        assert_eq!(r.ci, r.between);
+        assert!(r.resolved());
+    }
+
+    #[test]
+    fn injection_is_pct_of_the_mean_in_whole_ns() {
+        assert_eq!(inject_for(503.2, 5.0), 25);
+        assert_eq!(inject_for(10.0, 1.0), 1);
+        assert_eq!(inject_for(1e9, 100.0), MAX_INJECT_NS);
+    }
+}
