@@ -8,8 +8,20 @@ fn main() {
         return;
     }
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    if env == "gnu" {
-        // Linked through the C compiler driver (cc).
+    // The gnu targets link through the C compiler driver (cc) unless
+    // .cargo/config.toml names rust-lld as their linker (riscv64, which has
+    // no cross cc here); the musl targets link with rust-lld directly.
+    // Cargo tells a build script the linker it resolved in RUSTC_LINKER.
+    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
+    let linker = std::env::var("RUSTC_LINKER").unwrap_or_default();
+    let lld = matches!(
+        std::path::Path::new(&linker)
+            .file_stem()
+            .and_then(|s| s.to_str()),
+        Some("rust-lld" | "ld.lld")
+    );
+    let via_cc = env == "gnu" && !lld;
+    if via_cc {
         // We provide our own _start (src/main.rs): no crt1.o/crti.o.
         println!("cargo:rustc-link-arg-bins=-nostartfiles");
     }
@@ -17,12 +29,12 @@ fn main() {
     println!("cargo:rustc-link-arg-bins=-nostdlib");
     // One self-contained file to copy to a test box: no dynamic loader.
     println!("cargo:rustc-link-arg-bins=-static");
-    if env == "gnu" {
+    if via_cc {
         // A static-PIE would need its own relocations applied at start-up,
         // which nothing does here: link at a fixed address (ET_EXEC). The
         // code is compiled for it (relocation-model=static, in
-        // .cargo/config.toml); the musl targets link with rust-lld
-        // directly, without crt objects.
+        // .cargo/config.toml); rust-lld is given no crt objects and
+        // links a fixed-address executable for relocation-model=static.
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
     // panic = "abort": nothing ever unwinds, so the unwind tables (.eh_frame,
@@ -38,7 +50,7 @@ fn main() {
     )
     .expect("write the linker script");
     let script = script.display();
-    if env == "gnu" {
+    if via_cc {
         println!("cargo:rustc-link-arg-bins=-Wl,--no-eh-frame-hdr");
         println!("cargo:rustc-link-arg-bins=-Wl,-T,{script}");
     } else {

@@ -34,6 +34,21 @@ unsafe extern "C" fn _start() -> ! {
         entry = sym entry)
 }
 
+// gp is left as the kernel set it (0), on purpose: nothing here addresses
+// data through it. gp-relative accesses appear only when the linker relaxes
+// absolute or PC-relative ones against __global_pointer$, and that cannot
+// happen: the target's code generation has no `relax` feature (no
+// R_RISCV_RELAX relocations are emitted), rust-lld relaxes to gp only with
+// --relax-gp, which is not passed, and there is no small-data section. A
+// disassembly of the release binary shows no instruction naming gp.
+#[cfg(target_arch = "riscv64")]
+#[unsafe(naked)]
+#[no_mangle]
+unsafe extern "C" fn _start() -> ! {
+    core::arch::naked_asm!("li s0, 0", "li ra, 0", "mv a0, sp", "andi sp, sp, -16", "call {entry}",
+        "unimp", entry = sym entry)
+}
+
 unsafe extern "C" fn entry(sp: *const usize) -> ! {
     // SAFETY: sp is the kernel's initial stack pointer, untouched by _start.
     let start = unsafe { StartInfo::from_stack(sp) };

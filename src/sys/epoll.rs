@@ -30,8 +30,8 @@ const _: () = {
     assert!(core::mem::offset_of!(EpollEvent, events) == 0);
     assert!(core::mem::offset_of!(EpollEvent, data) == 4);
 };
-// aarch64: natural alignment, 16 bytes, data at 8.
-#[cfg(target_arch = "aarch64")]
+// aarch64 and riscv64: natural alignment, 16 bytes, data at 8.
+#[cfg(any(target_arch = "aarch64", target_arch = "riscv64"))]
 const _: () = {
     assert!(core::mem::size_of::<EpollEvent>() == 16);
     assert!(core::mem::align_of::<EpollEvent>() == 8);

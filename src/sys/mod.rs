@@ -2,13 +2,16 @@
 //! clock, and the small safe wrappers the rest of the crate calls.
 //!
 //! # Safety
-//! Architecture-specific instructions live in `x86_64.rs` / `aarch64.rs` and
-//! nowhere else. The wrappers here are safe where every pointer they pass is
-//! derived from a Rust reference or slice of the right size; the ones that
-//! take raw addresses (mmap/munmap) stay `unsafe`.
+//! Architecture-specific instructions live in `x86_64.rs` / `aarch64.rs` /
+//! `riscv64.rs` and nowhere else. The wrappers here are safe where every
+//! pointer they pass is derived from a Rust reference or slice of the right
+//! size; the ones that take raw addresses (mmap/munmap) stay `unsafe`.
 
 #[cfg(target_arch = "aarch64")]
 #[path = "aarch64.rs"]
+pub mod arch;
+#[cfg(target_arch = "riscv64")]
+#[path = "riscv64.rs"]
 pub mod arch;
 #[cfg(target_arch = "x86_64")]
 #[path = "x86_64.rs"]
@@ -403,12 +406,13 @@ pub fn power_off() -> Errno {
 }
 
 /// statfs(path): the filesystem's magic number (struct statfs's first
-/// field, f_type, a long on both arches). `path` must end with a NUL byte.
+/// field, f_type, a long on every arch built here). `path` must end with a
+/// NUL byte.
 pub fn fs_type(path: &[u8]) -> SysResult<u64> {
     if path.last() != Some(&0) {
         return Err(Errno::EINVAL);
     }
-    // struct statfs is 120 bytes on x86_64 and aarch64; room to spare.
+    // struct statfs is 120 bytes on x86_64, aarch64 and riscv64; room to spare.
     let mut buf = [0u64; 32];
     // SAFETY: path is NUL-terminated; buf is writable and larger than statfs.
     let raw = unsafe {

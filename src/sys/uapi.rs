@@ -290,22 +290,31 @@ check_struct!(Utsname, size 390, align 1,
 // ---- rt_sigaction(2) ----
 
 /// sa_flags: `restorer` is where handlers return (x86_64 requires it).
+/// riscv64 has no such flag and no such field (see `KernelSigaction`).
+#[cfg(not(target_arch = "riscv64"))]
 pub const SA_RESTORER: u64 = 0x0400_0000;
 /// rt_sigaction's sigsetsize: the kernel's sigset_t, 64 signals.
 pub const SIGSET_BYTES: usize = 8;
 
-/// struct sigaction as the kernel takes it (not libc's): x86_64 and arm64
-/// both have sa_restorer (`__ARCH_HAS_SA_RESTORER`), so the layout is one.
+/// struct sigaction as the kernel takes it (not libc's). x86_64 and arm64
+/// both have sa_restorer (`__ARCH_HAS_SA_RESTORER`); riscv64 has not (the
+/// asm-generic layout without it: the kernel returns every handler through
+/// the vDSO's `__vdso_rt_sigreturn`), so there the mask follows the flags.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KernelSigaction {
     pub handler: usize,
     pub flags: u64,
+    #[cfg(not(target_arch = "riscv64"))]
     pub restorer: usize,
     pub mask: u64,
 }
+#[cfg(not(target_arch = "riscv64"))]
 check_struct!(KernelSigaction, size 32, align 8,
     handler @ 0, flags @ 8, restorer @ 16, mask @ 24);
+#[cfg(target_arch = "riscv64")]
+check_struct!(KernelSigaction, size 24, align 8,
+    handler @ 0, flags @ 8, mask @ 16);
 
 #[cfg(test)]
 mod tests {

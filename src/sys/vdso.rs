@@ -4,9 +4,11 @@
 //! The walk follows the kernel's tools/testing/selftests/vDSO/parse_vdso.c: the first
 //! PT_LOAD gives the load bias, PT_DYNAMIC the tables (DT_STRTAB, DT_SYMTAB, DT_HASH,
 //! DT_VERSYM, DT_VERDEF). A name is looked up through the SysV DT_HASH table, which the
-//! kernel links into the vDSO of both architectures built here (x86_64 links
-//! `--hash-style=both`, arm64 `--hash-style=sysv`); the symbol must be a defined global
-//! or weak function whose version matches.
+//! kernel links into the vDSO of every architecture built here (x86_64 links
+//! `--hash-style=both`, arm64 `--hash-style=sysv`; riscv64's has both DT_HASH and
+//! DT_GNU_HASH, as read from Debian's 6.12 riscv64 kernel image); the symbol must be a
+//! defined global or weak function whose version matches. A vDSO without DT_HASH gives
+//! `None`, and the clock then falls back to the syscall (`clock=syscall`).
 //!
 //! # Safety
 //! [`lookup`] trusts the caller for one thing only: that `base` is a mapped ELF image,
