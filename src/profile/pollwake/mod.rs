@@ -327,9 +327,17 @@ impl Pollwake {
         let fd = p.target(m).fd();
         let t0 = clock.now_ns();
         let mut ok = send(src, fd, seq, n, &mut check, l);
-        if ok && p.o.flags.deferred() && p.target(m).run_task_work(n).is_err() {
-            l.fail(Fail::SubmitError, "flush_error", seq, None);
-            ok = false;
+        if ok && p.o.flags.deferred() {
+            // EINTR is no failure: a caught signal ends the run after this
+            // burst, and a flush cut short leaves the CQEs to the bounded
+            // wait of `collect`, whose enter runs the task work too.
+            match p.target(m).run_task_work(n) {
+                Ok(()) | Err(Errno::EINTR) => {}
+                Err(_) => {
+                    l.fail(Fail::SubmitError, "flush_error", seq, None);
+                    ok = false;
+                }
+            }
         }
         let t1 = clock.now_ns();
         if ok && m == Mode::Idle {
