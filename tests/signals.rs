@@ -84,10 +84,12 @@ fn assert_interrupted<'a>(e: &'a Ended, sig: &str) -> &'a str {
 }
 
 /// The s0 table after an interruption: rounds 0..n-1, each finished and
-/// passed; the mean row sums them; the per-cycle line counts their cycles.
-/// Returns n.
+/// passed; the `partial` row (never `mean`: the point is incomplete) sums
+/// them; `# interrupted: n of 4096 rounds`; the per-cycle line counts their
+/// cycles. Returns n.
 fn assert_finished_rows(stdout: &str, cycles: u64) -> u64 {
-    let (mean, rows): (Vec<_>, Vec<_>) = rows(stdout).into_iter().partition(|r| r[0] == "mean");
+    assert!(!stdout.lines().any(|l| l.starts_with("mean\t")), "{stdout}");
+    let (mean, rows): (Vec<_>, Vec<_>) = rows(stdout).into_iter().partition(|r| r[0] == "partial");
     let n = rows.len() as u64;
     assert!((1..4096).contains(&n), "{n} rows");
     let mut pairs = 0;
@@ -98,8 +100,10 @@ fn assert_finished_rows(stdout: &str, cycles: u64) -> u64 {
         assert_eq!(r[3], "1");
         pairs += cycles * 32;
     }
-    assert_eq!(mean.len(), 1, "one mean row:\n{stdout}");
+    assert_eq!(mean.len(), 1, "one partial row:\n{stdout}");
     assert_eq!((mean[0][1], mean[0][3]), (pairs.to_string().as_str(), "1"));
+    let said = format!("# interrupted: {n} of 4096 rounds");
+    assert_eq!(line(stdout, "# interrupted:"), said);
     assert!(stdout.lines().any(|l| l.starts_with("# median=")));
     let tail = line(stdout, "# per_cycle_ns_per_pair:");
     assert_eq!(num(tail, "cycles"), n * cycles, "{tail}");
@@ -118,10 +122,15 @@ fn sigint_reports_the_finished_rounds_and_their_tsv_rows() {
     let n = assert_finished_rows(&e.stdout, 64);
     // The ledger holds the finished rounds, warm-ups included: 2 CQEs per pair.
     assert_eq!(num(checks, "cqes"), (3 + n) * 64 * 32 * 2, "{checks}");
-    // On disk: the header, 3 warm-ups, then exactly the finished rounds.
-    let on_disk = tsv_rows(Path::new(&tsv));
-    assert_eq!(on_disk.len() as u64, 3 + n);
+    // On disk: the header, 3 warm-ups, exactly the finished rounds, and
+    // the row that says the point is incomplete.
+    let mut on_disk = tsv_rows(Path::new(&tsv));
+    assert_eq!(on_disk.len() as u64, 3 + n + 1);
+    let last = on_disk.pop().unwrap();
+    let got = ["phase", "round", "pairs", "semantic_pass", "rounds_planned"].map(|c| &last[c]);
+    assert_eq!(got, ["interrupted", &n.to_string(), "0", "0", "4096"]);
     for (i, m) in on_disk.iter().enumerate() {
+        assert_eq!(m["rounds_planned"], "4096");
         let (want_phase, want_round) = if i < 3 {
             ("warmup", i)
         } else {
@@ -178,11 +187,11 @@ fn pollwake_stops_at_a_burst_and_joins_its_waiter() {
         let (mean, table): (Vec<_>, Vec<_>) = all
             .iter()
             .filter(|r| r[0] == m)
-            .partition(|r| r[1] == "mean");
+            .partition(|r| r[1] == "partial");
         for (i, r) in table.iter().enumerate() {
             assert_eq!((r[1], r[2], r[4]), (i.to_string().as_str(), "2048", "1"));
         }
-        assert_eq!(mean.len(), 1, "{m}: one mean row");
+        assert_eq!(mean.len(), 1, "{m}: one partial row");
         assert_eq!(mean[0][2], (2048 * table.len()).to_string(), "{m}");
         counts.push(table.len());
     }
@@ -192,6 +201,9 @@ fn pollwake_stops_at_a_burst_and_joins_its_waiter() {
         counts.windows(2).all(|w| w[1] == w[0] || w[1] + 1 == w[0]),
         "{counts:?}"
     );
+    // Complete rounds: those the last mode finished too.
+    let said = format!("# interrupted: {} of 4096 rounds", counts[3]);
+    assert_eq!(line(&e.stdout, "# interrupted:"), said);
 }
 
 #[test]

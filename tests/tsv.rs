@@ -19,7 +19,7 @@ const COLUMNS: &str = "
     semantic_pass input_sha256 trace_enabled
     futex_scope clock_source tool_version missing_cqes submit_errors migrations ring_features
     kernel_version machine cmdline preempt preempt_source cpu_model governor
-    energy_perf_preference turbo smt online_cpus io_uring_disabled";
+    energy_perf_preference turbo smt online_cpus io_uring_disabled rounds_planned inject_ns";
 
 /// Rows of a TSV file as name -> value maps, the header checked.
 fn rows(path: &Path) -> Vec<HashMap<String, String>> {
@@ -97,6 +97,8 @@ fn one_row_per_round_warmups_included() {
             ("futex_scope", "shared"),
             ("tool_version", env!("CARGO_PKG_VERSION")),
             ("missing_cqes", "0"),
+            ("rounds_planned", "3"),
+            ("inject_ns", "0"),
         ];
         for (k, v) in want {
             assert_eq!(m[k], v, "{k}");
@@ -125,7 +127,7 @@ fn trace_rows_say_so() {
     let m = &r[0];
     for (k, v) in [
         ("mode", "trace"),
-        ("phase", "measured"),
+        ("phase", "trace"),
         ("trace_enabled", "1"),
         ("cycles", "16"),
         ("pairs", "128"),
@@ -216,4 +218,23 @@ fn rows_survive_a_killed_run() {
             (i.to_string(), "1")
         );
     }
+}
+
+/// A smoke's rows say `smoke`, as the formal tool's do: a script keeping
+/// `phase == measured` never counts one as a point.
+#[test]
+fn smoke_rows_are_not_measured() {
+    let d = Scratch::new("smoke");
+    let f = d.file("s0.tsv");
+    let Some(o) = ran(&["--smoke", "--tsv", &f]) else {
+        return;
+    };
+    assert_eq!(o.code, 0, "{}", o.err);
+    let r = rows(Path::new(&f));
+    let got: Vec<_> = r
+        .iter()
+        .map(|m| (m["mode"].as_str(), m["phase"].as_str()))
+        .collect();
+    assert_eq!(got, [("smoke", "smoke")]);
+    assert_eq!(r[0]["rounds_planned"], "1");
 }
