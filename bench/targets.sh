@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the tool's targets on this machine, in one run:
 #   1. syscalls: exactly two io_uring_enter per timed cycle and no clock
-#      syscall (strace -f -c over a default run);
+#      syscall (strace -f -c over a default run, and one with --inject-ns);
 #   2. user-space instructions per wait/wake pair over a whole default run,
 #      at most 100 (valgrind --tool=callgrind; warm-ups and set-up included;
 #      valgrind hides the vDSO, so the clock falls back to the syscall there);
@@ -33,6 +33,11 @@ want=$(( 2 * (warmups + rounds) * cycles ))
 echo "io_uring_enter calls: $enters (want 2 x ($warmups + $rounds) x $cycles = $want)"
 echo "clock_gettime syscalls: ${clock_calls:-0} (want 0: vDSO)"
 grep -o 'clock=[a-z]*' "$tmp/run.out" | head -1
+# The positive control spins on the same clock: still no syscall added.
+strace -f -c -o "$tmp/strace-inject" "$bin" --inject-ns 200 "$@" > /dev/null
+inj_enters=$(awk '$NF == "io_uring_enter" { print $(NF-1) ~ /^[0-9]+$/ ? $(NF-1) : $(NF-2) }' "$tmp/strace-inject")
+inj_clock=$(awk '$NF == "clock_gettime" { print $4 }' "$tmp/strace-inject")
+echo "with --inject-ns 200: io_uring_enter calls: $inj_enters (want $want), clock_gettime syscalls: ${inj_clock:-0}"
 
 echo "== instructions (valgrind --tool=callgrind, default run)"
 (cd "$tmp" && valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$OLDPWD/$bin" "$@" \
@@ -79,6 +84,8 @@ done
 fail=0
 [ "$enters" = "$want" ] || { echo "FAIL: io_uring_enter count"; fail=1; }
 [ "${clock_calls:-0}" = 0 ] || { echo "FAIL: clock syscalls in a vDSO run"; fail=1; }
+[ "$inj_enters" = "$want" ] || { echo "FAIL: io_uring_enter count with --inject-ns"; fail=1; }
+[ "${inj_clock:-0}" = 0 ] || { echo "FAIL: clock syscalls with --inject-ns"; fail=1; }
 awk -v t="$total" -v p="$pairs" 'BEGIN { exit !(t / p <= 100) }' || { echo "FAIL: instructions"; fail=1; }
 [ "$size" -le "$budget" ] || { echo "FAIL: size over the budget"; fail=1; }
 if [ -n "$rv_size" ]; then
