@@ -249,6 +249,14 @@ impl<'t, 's> Table<'t, 's> {
     fn new(no: usize, header: &'t [u8], banner: bool, only: Option<&'s [u8]>) -> Parsed<'t, Self> {
         let tsv = header.len() > 15 && header.starts_with(b"schema_version\t");
         let modes = header == MODE_TABLE_HEADER;
+        // What the file is comes first: `--mode` on junk is junk.
+        if !tsv && !modes && header != TABLE_HEADER {
+            return Err(bad(
+                no,
+                "not a result of uring-repro, the C standalone or the formal C reproducer",
+                excerpt(header),
+            ));
+        }
         if modes != only.is_some() {
             let why = if modes {
                 "a pollwake table holds several modes: pick one with --mode none|idle|waiter|none_aa"
@@ -256,13 +264,6 @@ impl<'t, 's> Table<'t, 's> {
                 "--mode applies to pollwake results only"
             };
             return Err(bad(no, why, b""));
-        }
-        if !tsv && !modes && header != TABLE_HEADER {
-            return Err(bad(
-                no,
-                "not a result of uring-repro, the C standalone or the formal C reproducer",
-                excerpt(header),
-            ));
         }
         if cells(header) > MAX_COLS {
             return Err(bad(no, "more than 64 columns", b""));
@@ -297,8 +298,13 @@ impl<'t, 's> Table<'t, 's> {
     // Step 2: the one reader of the table's rows.
 
     /// Line `no` as a row, if it counts (pollwake: of the mode read; TSV:
-    /// of the measured phase). After the mean row, a row is an error.
+    /// of the measured phase). A second header is an error anywhere (in a
+    /// pollwake table too, where it is no row of another mode); after the
+    /// mean row, so is any row.
     fn row(&mut self, no: usize, line: &'t [u8]) -> Parsed<'t, Option<Row<'t>>> {
+        if line == self.header {
+            return Err(bad(no, "a second table header (one run per file)", b""));
+        }
         let (same_width, c) = (cells(line) == cells(self.header), self.col);
         let at = |i: usize| cell(line, i);
         if self.only.is_some() && same_width && c.tags[PROFILE].map(at) != self.only {
@@ -306,9 +312,6 @@ impl<'t, 's> Table<'t, 's> {
         }
         if self.ended {
             return Err(bad(no, "data after the mean row", excerpt(line)));
-        }
-        if line == self.header {
-            return Err(bad(no, "a second table header (one run per file)", b""));
         }
         if !same_width {
             return Err(bad(no, "not as many cells as the header has", b""));
