@@ -235,6 +235,8 @@ struct Columns {
 /// The table, as its header describes it, and how far it is read.
 struct Table<'t, 's> {
     header: &'t [u8],
+    /// Its cells: every row has as many.
+    width: usize,
     col: Columns,
     format: Format,
     /// In a pollwake table, the profile whose rows count.
@@ -265,10 +267,11 @@ impl<'t, 's> Table<'t, 's> {
             };
             return Err(bad(no, why, b""));
         }
-        if cells(header) > MAX_COLS {
+        let h = Cells::of(header);
+        if h.n > MAX_COLS {
             return Err(bad(no, "more than 64 columns", b""));
         }
-        let find = |name: &[u8]| header.split(|&b| b == b'\t').position(|c| c == name);
+        let find = |name: &[u8]| h.at[..h.n].iter().position(|&c| c == name);
         let need =
             |name: &'static [u8]| find(name).ok_or(bad(no, "the TSV header lacks a column", name));
         let col = Columns {
@@ -288,6 +291,7 @@ impl<'t, 's> Table<'t, 's> {
         };
         Ok(Table {
             header,
+            width: h.n,
             col,
             format,
             only,
@@ -305,8 +309,10 @@ impl<'t, 's> Table<'t, 's> {
         if line == self.header {
             return Err(bad(no, "a second table header (one run per file)", b""));
         }
-        let (same_width, c) = (cells(line) == cells(self.header), self.col);
-        let at = |i: usize| cell(line, i);
+        let (cs, c) = (Cells::of(line), self.col);
+        let same_width = cs.n == self.width;
+        // Every index was found in the header, which has at most MAX_COLS.
+        let at = |i: usize| cs.at[i];
         if self.only.is_some() && same_width && c.tags[PROFILE].map(at) != self.only {
             return Ok(None);
         }
@@ -352,14 +358,26 @@ impl<'t> Row<'t> {
     }
 }
 
-/// How many tab-separated cells a line has.
-fn cells(line: &[u8]) -> usize {
-    line.split(|&b| b == b'\t').count()
+/// A line's tab-separated cells (the first MAX_COLS) and how many it has.
+struct Cells<'t> {
+    at: [&'t [u8]; MAX_COLS],
+    n: usize,
 }
 
-/// Cell `i` of a tab-separated row.
-fn cell(line: &[u8], i: usize) -> &[u8] {
-    line.split(|&b| b == b'\t').nth(i).unwrap_or(b"")
+impl<'t> Cells<'t> {
+    fn of(line: &'t [u8]) -> Self {
+        let mut c = Cells {
+            at: [b""; MAX_COLS],
+            n: 0,
+        };
+        for cell in line.split(|&b| b == b'\t') {
+            if c.n < MAX_COLS {
+                c.at[c.n] = cell;
+            }
+            c.n += 1;
+        }
+        c
+    }
 }
 
 /// The start of a line, to quote.
