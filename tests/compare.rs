@@ -419,3 +419,66 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
         "{err}"
     );
 }
+
+/// Our TSV of the published child with the `rounds_planned` column (15),
+/// its first `keep` measured rows, the last of them failed when `fail`.
+fn child_tsv(keep: usize, fail: bool) -> String {
+    let formal = std::fs::read_to_string(fixture("child.tsv")).unwrap();
+    let mut out = String::new();
+    let mut measured = 0;
+    for (i, l) in formal.lines().enumerate() {
+        if i == 0 {
+            out += &format!("{l}\ttool_version\trounds_planned\n");
+            continue;
+        }
+        if l.contains("\tmeasured\t") {
+            measured += 1;
+            if measured > keep {
+                break;
+            }
+        }
+        let l = match fail && measured == keep {
+            // semantic_pass is the third cell from the end.
+            true => l.replace("\t2\t1\t0000", "\t2\t0\t0000"),
+            false => l.to_string(),
+        };
+        out += &format!("{l}\t0.1.0\t15\n");
+    }
+    out
+}
+
+#[test]
+fn a_whole_run_is_a_point_a_cut_one_is_refused_a_failed_one_is_invalid() {
+    let dir = Scratch::new("cut");
+    let (a, c) = (fixture("parent_a.txt"), fixture("parent_b.txt"));
+    // All 15 rounds of the 15 planned: the published numbers.
+    let whole = write(&dir, "whole.tsv", &child_tsv(15, false));
+    let Run { code, out, err } = run(&["compare", &a, &whole, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_eq!(field(&out, "change"), "+9.268%");
+    // Killed after 14: every row passed, no trailer.
+    let killed = write(&dir, "killed.tsv", &child_tsv(14, false));
+    let Run { code, out, err } = run(&["compare", &a, &killed, &c]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!("uring-repro: {killed}: interrupted run: 14 of 15 rounds\n")
+    );
+    // Failed in round 6 (the run stops there): a point, an invalid one.
+    let failed = write(&dir, "failed.tsv", &child_tsv(7, true));
+    let Run { code, out, err } = run(&["compare", &a, &failed, &c]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("point 2 FAILED: 1 round(s) with semantic_pass 0"),
+        "{out}"
+    );
+    // An older TSV (no rounds_planned) of 14 rounds is read as before.
+    let old: String = child_tsv(14, false)
+        .lines()
+        .map(|l| format!("{}\n", l.rsplit_once('\t').unwrap().0))
+        .collect();
+    let old = write(&dir, "old.tsv", &old);
+    let Run { code, out, err } = run(&["compare", &a, &old, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert!(out.contains("  2  B                14  "), "{out}");
+}

@@ -294,6 +294,18 @@ impl fmt::Display for LineNo {
     }
 }
 
+/// `: N of M rounds` of an interrupted run.
+struct Of<'t>(Option<(usize, &'t [u8])>);
+
+impl fmt::Display for Of<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some((n, m)) => write!(f, ": {n} of {} rounds", Bytes(m)),
+            None => Ok(()),
+        }
+    }
+}
+
 /// `: `text`` when there is offending text to show.
 struct Quoted<'t>(&'t [u8]);
 
@@ -332,25 +344,11 @@ fn across<'t>(pts: &[Point<'t>]) -> Option<(usize, Bad<'t>)> {
     for (i, p) in pts.iter().enumerate() {
         if !profile(p).is_empty() && profile(p) != first {
             let why = "another profile than the first file's (one workload at a time)";
-            return Some((
-                i,
-                Bad {
-                    line: 0,
-                    why,
-                    text: profile(p),
-                },
-            ));
+            return Some((i, input::bad(0, why, profile(p))));
         }
         if p.pairs != 0 && p.pairs != pairs {
             let why = "other pairs per round than the first file (another contract)";
-            return Some((
-                i,
-                Bad {
-                    line: 0,
-                    why,
-                    text: b"",
-                },
-            ));
+            return Some((i, input::bad(0, why, b"")));
         }
     }
     None
@@ -405,7 +403,13 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
         if let Err(b) = input::parse(text, &mut values, p, a.mode.map(str::as_bytes)) {
             return fail(
                 exit::USAGE,
-                format_args!("{file}{}: {}{}", LineNo(b.line), b.why, Quoted(b.text)),
+                format_args!(
+                    "{file}{}: {}{}{}",
+                    LineNo(b.line),
+                    b.why,
+                    Quoted(b.text),
+                    Of(b.rounds)
+                ),
             );
         }
     }
