@@ -128,14 +128,14 @@ impl<'t> Point<'t> {
 
 /// Why a file cannot be used: line (1-based; 0 = the whole file), the
 /// reason, and the offending text (possibly empty); for an interrupted run,
-/// the rounds it completed and the rounds it planned (as written, `?` when
-/// it does not say).
+/// `done` is the rounds it completed and `text` the rounds it planned (as
+/// written, `?` when it does not say).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bad<'t> {
     pub line: usize,
     pub why: &'static str,
     pub text: &'t [u8],
-    pub rounds: Option<(usize, &'t [u8])>,
+    pub done: Option<u32>,
 }
 
 /// A value read from the file, or why the file cannot be used.
@@ -146,7 +146,7 @@ pub fn bad<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Bad<'t> {
         line,
         why,
         text,
-        rounds: None,
+        done: None,
     }
 }
 
@@ -224,8 +224,8 @@ pub fn parse<'t>(
         && planned.is_some_and(|m| (rounds.n as u64) < m);
     if cut || short {
         return Err(Bad {
-            rounds: Some((rounds.n, p.tags[PLANNED].unwrap_or(b"?"))),
-            ..bad(0, "interrupted run", b"")
+            done: Some(rounds.n as u32), // at most MAX_ROUNDS
+            ..bad(0, "interrupted run", p.tags[PLANNED].unwrap_or(b"?"))
         });
     }
     if rounds.n == 0 {

@@ -409,23 +409,15 @@ impl fmt::Display for LineNo {
     }
 }
 
-/// `: N of M rounds` of an interrupted run.
-struct Of<'t>(Option<(usize, &'t [u8])>);
-
-impl fmt::Display for Of<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some((n, m)) => write!(f, ": {n} of {} rounds", Bytes(m)),
-            None => Ok(()),
-        }
-    }
-}
-
-/// `: `text`` when there is offending text to show.
-struct Quoted<'t>(&'t [u8]);
+/// What follows the reason: `: `text`` when there is offending text to
+/// show; for an interrupted run, `: N of M rounds` (M the text).
+struct Quoted<'t>(&'t [u8], Option<u32>);
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(n) = self.1 {
+            return write!(f, ": {n} of {} rounds", Bytes(self.0));
+        }
         if self.0.is_empty() {
             return Ok(());
         }
@@ -519,11 +511,10 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
             return fail(
                 exit::USAGE,
                 format_args!(
-                    "{file}{}: {}{}{}",
+                    "{file}{}: {}{}",
                     LineNo(b.line),
                     b.why,
-                    Quoted(b.text),
-                    Of(b.rounds)
+                    Quoted(b.text, b.done)
                 ),
             );
         }
@@ -532,7 +523,7 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
     if let Some((i, b)) = across(pts) {
         return fail(
             exit::USAGE,
-            format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text)),
+            format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text, None)),
         );
     }
     let ng = groups(a, &mut w.gs);
