@@ -66,9 +66,21 @@ fn published_sandwich_from_our_stdout() {
     assert_eq!(field(&out, "drop-first"), "+9.269%");
     assert_eq!(field(&out, "control drift"), "-0.124%");
     assert_eq!(field(&out, "max CV"), "0.169%");
-    // Welch interval, cross-checked with mpmath: df 19.488, t 2.089481.
-    assert!(out.contains("95% CI          +9.159% .. +9.377%"), "{out}");
+    // Within points (Welch over rounds), cross-checked with mpmath: df
+    // 19.488, t 2.089481.
+    assert!(
+        out.contains("within-point    +9.159% .. +9.377%  95% CI\n"),
+        "{out}"
+    );
     assert!(out.contains("Welch, df 19.5, 15 vs 30 rounds"), "{out}");
+    // Between points: the parents' means 180.079 and 179.856 (s^2
+    // 0.0248645) stand for the child's one point too: var s^2 (1/2 + 1)
+    // on 1 df, t 12.706205: +-2.4539 ns, +-1.3635% of 179.9675.
+    assert!(
+        out.contains("between-point   +7.905% .. +10.632%  95% CI\n"),
+        "{out}"
+    );
+    assert!(out.contains("Welch, df 1.0, 1 vs 2 points"), "{out}");
     assert!(
         out.contains("verdict         CONFIRMED at the 5.000% gate"),
         "{out}"
@@ -81,6 +93,8 @@ fn published_sandwich_from_our_stdout() {
         "each on its own boot",
         "16384 pairs per round",
         "+9.268%",
+        "95% CI within points +9.159% to +9.377%, Welch, 15 vs 30 rounds;",
+        "between points +7.905% to +10.632%, 1 vs 2 points);",
         "Verdict: CONFIRMED at the 5.000% gate.",
     ] {
         assert!(para.replace('\n', " ").contains(s), "{s:?} in {para}");
@@ -119,6 +133,11 @@ fn every_input_format_gives_the_same_numbers() {
                 "control_means",
                 "test_means",
                 "change_pct",
+                "within_ci95_low_pct",
+                "within_ci95_high_pct",
+                "between_ci95_low_pct",
+                "between_ci95_high_pct",
+                "between_df",
                 "drop_first_pct",
                 "control_drift_pct",
                 "max_cv_pct",
@@ -139,6 +158,11 @@ fn every_input_format_gives_the_same_numbers() {
         "180.079000,179.856000",
         "196.647000",
         "9.268062",
+        "9.159408",
+        "9.376716",
+        "7.904556",
+        "10.631569",
+        "1.000000",
         "9.268896",
         "-0.123835",
         "0.168885",
@@ -179,6 +203,20 @@ fn labelled_series_and_a_plain_ratio() {
     assert!(
         out.contains("no drift: one control point (run A B A)"),
         "{out}"
+    );
+    // One point a label: no between-point interval, and the text says what
+    // the claim rests on.
+    assert!(
+        out.contains(
+            "  between-point   n/a (one point per label): the claim rests\n                  \
+             on the within-point interval only\n"
+        ),
+        "{out}"
+    );
+    let para = out.split("To paste:").nth(1).unwrap().replace('\n', " ");
+    assert!(
+        para.contains("between points n/a, one point per label: the claim rests on the within-point interval only"),
+        "{para}"
     );
     // One file: just its statistics.
     let Run { code, out, .. } = run(&["compare", &a]);
@@ -367,7 +405,9 @@ fn sixteen_points_stay_within_72_columns() {
     assert_eq!(headings.count(), 4, "{out}");
     let para = out.split("To paste:").nth(1).unwrap();
     assert!(para.contains("Point 16 (label_000000)"), "{para}");
-    assert!(para.trim_end().ends_with("gate."), "{para}");
+    // Whole: every comparison's verdict, to its last reason.
+    assert_eq!(para.matches("Verdict: ").count(), 4, "{para}");
+    assert!(para.trim_end().ends_with("includes 0."), "{para}");
 }
 
 #[test]
@@ -418,4 +458,67 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
         err.contains("--mode applies to pollwake results only"),
         "{err}"
     );
+}
+
+/// Our TSV of the published child with the `rounds_planned` column (15),
+/// its first `keep` measured rows, the last of them failed when `fail`.
+fn child_tsv(keep: usize, fail: bool) -> String {
+    let formal = std::fs::read_to_string(fixture("child.tsv")).unwrap();
+    let mut out = String::new();
+    let mut measured = 0;
+    for (i, l) in formal.lines().enumerate() {
+        if i == 0 {
+            out += &format!("{l}\ttool_version\trounds_planned\n");
+            continue;
+        }
+        if l.contains("\tmeasured\t") {
+            measured += 1;
+            if measured > keep {
+                break;
+            }
+        }
+        let l = match fail && measured == keep {
+            // semantic_pass is the third cell from the end.
+            true => l.replace("\t2\t1\t0000", "\t2\t0\t0000"),
+            false => l.to_string(),
+        };
+        out += &format!("{l}\t0.1.0\t15\n");
+    }
+    out
+}
+
+#[test]
+fn a_whole_run_is_a_point_a_cut_one_is_refused_a_failed_one_is_invalid() {
+    let dir = Scratch::new("cut");
+    let (a, c) = (fixture("parent_a.txt"), fixture("parent_b.txt"));
+    // All 15 rounds of the 15 planned: the published numbers.
+    let whole = write(&dir, "whole.tsv", &child_tsv(15, false));
+    let Run { code, out, err } = run(&["compare", &a, &whole, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_eq!(field(&out, "change"), "+9.268%");
+    // Killed after 14: every row passed, no trailer.
+    let killed = write(&dir, "killed.tsv", &child_tsv(14, false));
+    let Run { code, out, err } = run(&["compare", &a, &killed, &c]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!("uring-repro: {killed}: interrupted run: 14 of 15 rounds\n")
+    );
+    // Failed in round 6 (the run stops there): a point, an invalid one.
+    let failed = write(&dir, "failed.tsv", &child_tsv(7, true));
+    let Run { code, out, err } = run(&["compare", &a, &failed, &c]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("point 2 FAILED: 1 round(s) with semantic_pass 0"),
+        "{out}"
+    );
+    // An older TSV (no rounds_planned) of 14 rounds is read as before.
+    let old: String = child_tsv(14, false)
+        .lines()
+        .map(|l| format!("{}\n", l.rsplit_once('\t').unwrap().0))
+        .collect();
+    let old = write(&dir, "old.tsv", &old);
+    let Run { code, out, err } = run(&["compare", &a, &old, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert!(out.contains("  2  B                14  "), "{out}");
 }

@@ -19,12 +19,22 @@ fn every_bad_input_exits_2_with_its_message() {
         .lines()
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
     {
-        // The message starts with the file name, which holds no ':'.
+        // `--mode M ` may come first (a pollwake fixture); then the
+        // message, which starts with the file name (no ':' in it).
+        let (mode, want) = match want.strip_prefix("--mode ") {
+            Some(rest) => rest.split_once(' ').expect("--mode M FILE: ..."),
+            None => ("", want),
+        };
         let file = want.split(':').next().unwrap_or_default();
         assert!(listed.insert(file), "{file} listed twice");
+        let mut args = vec!["compare"];
+        if !mode.is_empty() {
+            args.extend(["--mode", mode]);
+        }
+        args.push(file);
         // From the fixture directory, so the message names the bare file.
         let out = Command::new(env!("CARGO_BIN_EXE_uring-repro"))
-            .args(["compare", file])
+            .args(&args)
             .current_dir(&dir)
             .output()
             .expect("run uring-repro");

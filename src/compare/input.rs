@@ -12,6 +12,15 @@
 //!   `tool_version` column, the formal one does not. Only rows whose phase
 //!   is `measured` count, and ns_per_pair must agree with timed_ns / pairs.
 //!
+//! Only a whole run is a point. An interrupted one is refused, whatever it
+//! measured: on stdout, a `partial` row instead of the mean row, a
+//! `# interrupted: N of M rounds` line or a checks line ending
+//! `-> INTERRUPTED`; in our TSV, a row of phase `interrupted`, or, with no
+//! such row (the run was killed), rounds that all passed but fall short of
+//! the `rounds_planned` column. So is our stdout without its `# checks:`
+//! line, and a TSV of a smoke or trace run. A run that failed stops early
+//! as well, but it is a point, an invalid one.
+//!
 //! All are one tab-separated table with a header, so one reader reads them
 //! (`#` lines are comments, blank lines and a trailing `\r` are ignored);
 //! then every row passes the checks in turn, and the first that fails is
@@ -68,6 +77,9 @@ impl Format {
 pub const PROFILE: usize = 0;
 pub const KERNEL: usize = 1;
 pub const BOOT_ID: usize = 2;
+/// The rounds the run planned: the banner's `rounds=` (stdout) or the
+/// `rounds_planned` column (our TSV), as written.
+pub const PLANNED: usize = 3;
 
 /// A point's rounds summarized: `mean` is weighted by pairs (total ns over
 /// total pairs); the rest (median, spread, CV) treats rounds alike.
@@ -81,15 +93,16 @@ pub struct Sample {
 pub const ALL: usize = 0;
 pub const REST: usize = 1;
 
-/// Profile, kernel release, boot id (indexed by PROFILE, KERNEL, BOOT_ID).
-type Tags<'t> = [Option<&'t [u8]>; 3];
+/// Profile, kernel release, boot id, rounds planned (indexed by PROFILE,
+/// KERNEL, BOOT_ID, PLANNED).
+type Tags<'t> = [Option<&'t [u8]>; 4];
 
 /// One result file: one boot, one run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Point<'t> {
     pub format: Format,
-    /// Profile, kernel release, boot id: slices of the input, None when it
-    /// does not carry them (read them through `tag`).
+    /// Profile, kernel release, boot id, rounds planned: slices of the
+    /// input, None when it does not carry them (read them through `tag`).
     pub tags: Tags<'t>,
     /// Pairs per round (of the rounds that passed; 0 when none did).
     pub pairs: u64,
@@ -102,7 +115,7 @@ pub struct Point<'t> {
 }
 
 impl<'t> Point<'t> {
-    /// Tag `i` (PROFILE, KERNEL, BOOT_ID), empty when unknown.
+    /// Tag `i` (PROFILE, KERNEL, BOOT_ID, PLANNED), empty when unknown.
     pub fn tag(&self, i: usize) -> &'t [u8] {
         self.tags[i].unwrap_or(b"")
     }
@@ -114,19 +127,27 @@ impl<'t> Point<'t> {
 }
 
 /// Why a file cannot be used: line (1-based; 0 = the whole file), the
-/// reason, and the offending text (possibly empty).
+/// reason, and the offending text (possibly empty); for an interrupted run,
+/// `done` is the rounds it completed and `text` the rounds it planned (as
+/// written, `?` when it does not say).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bad<'t> {
     pub line: usize,
     pub why: &'static str,
     pub text: &'t [u8],
+    pub done: Option<u32>,
 }
 
 /// A value read from the file, or why the file cannot be used.
 type Parsed<'t, T> = Result<T, Bad<'t>>;
 
-fn bad<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Bad<'t> {
-    Bad { line, why, text }
+pub fn bad<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Bad<'t> {
+    Bad {
+        line,
+        why,
+        text,
+        done: None,
+    }
 }
 
 /// Parses one result file into `p`. `values` is scratch space for the
@@ -139,18 +160,24 @@ pub fn parse<'t>(
     select: Option<&[u8]>,
 ) -> Result<(), Bad<'t>> {
     *p = Point::default();
-    let (mut table, mut banner) = (None, false);
+    let (mut table, mut banner, mut after_banner) = (None, false, false);
     let mut rounds = Rounds {
         values,
         ..Rounds::default()
     };
-    // The run's own verdict, once its mean row is read.
-    let mut verdict = None;
+    // The run's own verdict, once its mean row is read; whether it says it
+    // was interrupted; whether its checks line was read.
+    let (mut verdict, mut cut, mut checks) = (None, false, false);
     for (no, line) in lines(text) {
         if line[0] == b'#' {
-            banner |= run_banner(no, line, banner || table.is_some(), &mut p.tags)?;
+            let late = banner || table.is_some();
+            after_banner = run_banner(no, line, late, after_banner, &mut p.tags)?;
+            banner |= after_banner;
+            checks |= line.starts_with(b"# checks: ");
+            cut |= line.starts_with(b"# interrupted: ") || line.ends_with(b"-> INTERRUPTED");
             continue;
         }
+        after_banner = false;
         let Some(t) = &mut table else {
             table = Some(Table::new(no, line, banner, select)?);
             continue;
@@ -158,6 +185,12 @@ pub fn parse<'t>(
         let Some(row) = t.row(no, line)? else {
             continue;
         };
+        if row.cut {
+            // The TSV trailer carries the plan too.
+            same_tags(&row, rounds.n == 0, &mut p.tags)?;
+            cut = true;
+            continue;
+        }
         let v = numbers(&row)?;
         if row.mean {
             verdict = Some(mean_row(&rounds, &row, &v)?);
@@ -178,11 +211,31 @@ pub fn parse<'t>(
         };
         return Err(bad(0, why, b""));
     };
+    if let Some(phase) = table.unmeasured {
+        return Err(bad(0, "not a measured point (a smoke or trace run)", phase));
+    }
+    let planned = match p.tags[PLANNED] {
+        Some(m) => Some(uint(m).ok_or(bad(0, "the planned rounds are not a whole number", m))?),
+        None => None,
+    };
+    // A killed run leaves no trailer: passing rounds short of the plan.
+    let short = table.format.tsv()
+        && p.failed_rounds == 0
+        && planned.is_some_and(|m| (rounds.n as u64) < m);
+    if cut || short {
+        return Err(Bad {
+            done: Some(rounds.n as u32), // at most MAX_ROUNDS
+            ..bad(0, "interrupted run", p.tags[PLANNED].unwrap_or(b"?"))
+        });
+    }
     if rounds.n == 0 {
         return Err(bad(0, "no measured rounds", b""));
     }
     if verdict.is_none() && !table.format.tsv() {
         return Err(bad(0, "no mean row (was the run cut short?)", b""));
+    }
+    if table.format == Format::Stdout && !checks {
+        return Err(bad(0, "incomplete run: no checks line", b""));
     }
     (p.format, p.run_passed) = (table.format, verdict.unwrap_or(true));
     p.s = rounds.samples();
@@ -198,23 +251,33 @@ fn lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
 }
 
 /// Whether a `#` line is the run banner, whose `profile=`, `kernel=` and
-/// `boot_id=` go to `tags`. `late`: a banner or the header came before.
-fn run_banner<'t>(no: usize, line: &'t [u8], late: bool, tags: &mut Tags<'t>) -> Parsed<'t, bool> {
+/// `boot_id=` go to `tags`, as does the next line's `rounds=` (`second`:
+/// this line follows the banner). `late`: a banner or the header came
+/// before.
+fn run_banner<'t>(
+    no: usize,
+    line: &'t [u8],
+    late: bool,
+    second: bool,
+    tags: &mut Tags<'t>,
+) -> Parsed<'t, bool> {
     let banner = b"# uring-repro ";
-    if line.len() <= banner.len() || !line.starts_with(banner) {
+    let is = line.len() > banner.len() && line.starts_with(banner);
+    if !is && !second {
         return Ok(false);
     }
-    if late {
+    if is && late {
         return Err(bad(no, "a second run banner (one run per file)", b""));
     }
     for word in line.split(|&b| b == b' ') {
-        for (tag, key) in tags.iter_mut().zip(["profile=", "kernel=", "boot_id="]) {
+        let keys = ["profile=", "kernel=", "boot_id=", "rounds="];
+        for (tag, key) in tags.iter_mut().zip(keys) {
             if let Some(value) = word.strip_prefix(key.as_bytes()) {
                 *tag = Some(value);
             }
         }
     }
-    Ok(true)
+    Ok(is)
 }
 
 // Step 1: the format, from the header.
@@ -229,18 +292,22 @@ struct Columns {
     pass: usize,
     phase: Option<usize>,
     timed_ns: Option<usize>,
-    tags: [Option<usize>; 3],
+    tags: [Option<usize>; 4],
 }
 
 /// The table, as its header describes it, and how far it is read.
 struct Table<'t, 's> {
     header: &'t [u8],
+    /// Its cells: every row has as many.
+    width: usize,
     col: Columns,
     format: Format,
     /// In a pollwake table, the profile whose rows count.
     only: Option<&'s [u8]>,
     /// The mean row was read: the table is over.
     ended: bool,
+    /// The phase of a `smoke` or `trace` row, once one is read.
+    unmeasured: Option<&'t [u8]>,
 }
 
 impl<'t, 's> Table<'t, 's> {
@@ -265,10 +332,11 @@ impl<'t, 's> Table<'t, 's> {
             };
             return Err(bad(no, why, b""));
         }
-        if cells(header) > MAX_COLS {
+        let h = Cells::of(header);
+        if h.n > MAX_COLS {
             return Err(bad(no, "more than 64 columns", b""));
         }
-        let find = |name: &[u8]| header.split(|&b| b == b'\t').position(|c| c == name);
+        let find = |name: &[u8]| h.at[..h.n].iter().position(|&c| c == name);
         let need =
             |name: &'static [u8]| find(name).ok_or(bad(no, "the TSV header lacks a column", name));
         let col = Columns {
@@ -278,7 +346,12 @@ impl<'t, 's> Table<'t, 's> {
             pass: need(b"semantic_pass")?,
             phase: if tsv { Some(need(b"phase")?) } else { None },
             timed_ns: if tsv { Some(need(b"timed_ns")?) } else { None },
-            tags: [find(b"profile"), find(b"kernel_release"), find(b"boot_id")],
+            tags: [
+                find(b"profile"),
+                find(b"kernel_release"),
+                find(b"boot_id"),
+                find(b"rounds_planned"),
+            ],
         };
         let format = match (tsv, find(b"tool_version").is_some(), banner) {
             (true, true, _) => Format::Tsv,
@@ -288,10 +361,12 @@ impl<'t, 's> Table<'t, 's> {
         };
         Ok(Table {
             header,
+            width: h.n,
             col,
             format,
             only,
             ended: false,
+            unmeasured: None,
         })
     }
 
@@ -305,8 +380,10 @@ impl<'t, 's> Table<'t, 's> {
         if line == self.header {
             return Err(bad(no, "a second table header (one run per file)", b""));
         }
-        let (same_width, c) = (cells(line) == cells(self.header), self.col);
-        let at = |i: usize| cell(line, i);
+        let (cs, c) = (Cells::of(line), self.col);
+        let same_width = cs.n == self.width;
+        // Every index was found in the header, which has at most MAX_COLS.
+        let at = |i: usize| cs.at[i];
         if self.only.is_some() && same_width && c.tags[PROFILE].map(at) != self.only {
             return Ok(None);
         }
@@ -316,19 +393,31 @@ impl<'t, 's> Table<'t, 's> {
         if !same_width {
             return Err(bad(no, "not as many cells as the header has", b""));
         }
-        if c.phase.is_some_and(|i| at(i) != b"measured") {
-            return Ok(None);
-        }
-        self.ended = !self.format.tsv() && at(c.round) == b"mean";
+        let round = at(c.round);
+        let cut = match c.phase.map(at) {
+            None => round == b"partial",
+            Some(b"measured") => false,
+            Some(b"interrupted") => true,
+            Some(phase) => {
+                // Rows of a smoke or trace run say so: no point at all.
+                if phase == b"smoke" || phase == b"trace" {
+                    self.unmeasured = Some(phase);
+                }
+                return Ok(None);
+            }
+        };
+        // A stdout table ends with its mean row, or `partial` in its place.
+        self.ended = c.phase.is_none() && (cut || round == b"mean");
         Ok(Some(Row {
             no,
-            round: at(c.round),
+            round,
             pairs: at(c.pairs),
             ns_per_pair: at(c.ns_per_pair),
             pass: at(c.pass),
             timed_ns: c.timed_ns.map(at),
             tags: c.tags.map(|t| t.map(at)),
-            mean: self.ended,
+            mean: self.ended && !cut,
+            cut,
         }))
     }
 }
@@ -341,9 +430,12 @@ struct Row<'t> {
     ns_per_pair: &'t [u8],
     pass: &'t [u8],
     timed_ns: Option<&'t [u8]>,
-    tags: [Option<&'t [u8]>; 3],
+    tags: [Option<&'t [u8]>; 4],
     /// The mean row, which ends a stdout table.
     mean: bool,
+    /// The run was interrupted: a stdout `partial` row (in place of the
+    /// mean row) or our TSV's `interrupted` trailer.
+    cut: bool,
 }
 
 impl<'t> Row<'t> {
@@ -352,14 +444,26 @@ impl<'t> Row<'t> {
     }
 }
 
-/// How many tab-separated cells a line has.
-fn cells(line: &[u8]) -> usize {
-    line.split(|&b| b == b'\t').count()
+/// A line's tab-separated cells (the first MAX_COLS) and how many it has.
+struct Cells<'t> {
+    at: [&'t [u8]; MAX_COLS],
+    n: usize,
 }
 
-/// Cell `i` of a tab-separated row.
-fn cell(line: &[u8], i: usize) -> &[u8] {
-    line.split(|&b| b == b'\t').nth(i).unwrap_or(b"")
+impl<'t> Cells<'t> {
+    fn of(line: &'t [u8]) -> Self {
+        let mut c = Cells {
+            at: [b""; MAX_COLS],
+            n: 0,
+        };
+        for cell in line.split(|&b| b == b'\t') {
+            if c.n < MAX_COLS {
+                c.at[c.n] = cell;
+            }
+            c.n += 1;
+        }
+        c
+    }
 }
 
 /// The start of a line, to quote.
@@ -422,10 +526,11 @@ fn round_row<'t>(row: &Row<'t>, v: &Numbers) -> Parsed<'t, ()> {
 
 /// A point is one run: the tags of its first round hold for every round.
 fn same_tags<'t>(row: &Row<'t>, first: bool, tags: &mut Tags<'t>) -> Parsed<'t, ()> {
-    const WHY: [&str; 3] = [
+    const WHY: [&str; 4] = [
         "mixed profiles in one point",
         "mixed kernel releases in one point",
         "mixed boot ids in one point (one boot per file)",
+        "mixed rounds_planned in one point",
     ];
     for (t, (tag, got)) in tags.iter_mut().zip(row.tags).enumerate() {
         match got {
@@ -631,7 +736,8 @@ mean\t49152\t180.166667\t1
                  profile\tround\tpairs\tns_per_pair\tsemantic_pass\n\
                  pollwake_none\t0\t64\t1.000000\t1\npollwake_idle\t0\t64\t3.000000\t1\n\
                  pollwake_none\t1\t64\t2.000000\t1\npollwake_idle\t1\t64\t5.000000\t0\n\
-                 pollwake_none\tmean\t128\t1.500000\t1\npollwake_idle\tmean\t128\t4.000000\t0\n";
+                 pollwake_none\tmean\t128\t1.500000\t1\npollwake_idle\tmean\t128\t4.000000\t0\n\
+                 # checks: cqes=512 -> FAIL\n";
         // The rows' profile wins over the banner's; the failed round counts.
         let p = parse_str(s, Some(b"pollwake_idle")).unwrap();
         assert_eq!(p.tag(PROFILE), b"pollwake_idle");

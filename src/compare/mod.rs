@@ -12,16 +12,12 @@
 //! Per comparison: change = test value vs control value in %; the same
 //! without each point's first round (drop-first); the control's drift (its
 //! last point vs its first, in %; none with one control point); the largest
-//! CV of the points involved; a 95% Welch interval of the change and the
-//! rounds behind it. CONFIRMED needs |change| >= gate, a drop-first change
-//! of the same sign with |drop-first| >= gate, every row of the points
-//! involved passing its checks, and a control drift with |drift| < gate.
-//! `--drop-first` makes the drop-first figures the primary ones (the table,
-//! the interval) and the all-rounds change the cross-check.
-//!
-//! The Welch interval treats each point's rounds as one sample: it shows
-//! round-to-round noise within boots; boot-to-boot noise is what the drift
-//! shows. It is computed on ns/pair and expressed in % of the control value.
+//! CV of the points involved; two 95% intervals of the change (`intervals`).
+//! CONFIRMED needs |change| >= gate, a drop-first change of the same sign
+//! with |drop-first| >= gate, every row of the points involved passing its
+//! checks, a control drift with |drift| < gate, and the wider interval
+//! clear of 0. `--drop-first` makes the drop-first figures the primary ones
+//! (the table, the intervals) and the all-rounds change the cross-check.
 //!
 //! Limits (no heap): 16 points, labels of 12 bytes, 4 MiB of input in all,
 //! 4096 rounds a point. Exit: 0 analysed (whatever the verdict), 1 a point failed
@@ -36,7 +32,7 @@ pub use input::{decimal, MODES};
 
 use crate::exit::{self, fail};
 use crate::report::Bytes;
-use crate::stats::{pct_change, Contrast};
+use crate::stats::{pct_change, sqrt, summarize, Contrast};
 use crate::sys::memory::Mapping;
 use crate::sys::out::Out;
 use crate::sys::{self, uapi, Errno};
@@ -139,6 +135,7 @@ pub enum Reason {
     Drift,
     NoDrift,
     FewRounds,
+    SpansZero,
 }
 
 impl Reason {
@@ -159,9 +156,9 @@ pub struct Comparison {
     /// rounds with --drop-first).
     pub change: f64,
     pub second: f64,
-    /// 95% Welch interval of the change in %, its df and the rounds behind it.
-    pub ci: (f64, f64),
-    pub df: f64,
+    /// The change's two 95% intervals (primary basis).
+    pub iv: Intervals,
+    /// Rounds behind the within-point interval: control, test.
     pub rounds: (usize, usize),
     /// Last vs first point in %, NaN with one point: control, test.
     pub drift: f64,
@@ -169,6 +166,126 @@ pub struct Comparison {
     pub max_cv: f64,
     /// `Reason` bits; 0 = CONFIRMED.
     pub reasons: u8,
+}
+
+/// A 95% interval of a change in %: its ends and its degrees of freedom,
+/// all NaN when it is not available.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Interval {
+    pub low: f64,
+    pub high: f64,
+    pub df: f64,
+}
+
+/// The change of one label against the control, in %, with its two 95%
+/// intervals.
+///
+/// - `within`: Welch over rounds. Each point's rounds are one sample of
+///   that point's mean; the change is the linear combination of the point
+///   means (1/k for each of the k test points, -1/k for the control's), its
+///   variance sum(c_i^2 s_i^2 / n_i), its df Welch-Satterthwaite's. It
+///   assumes the rounds of a point are independent draws around the
+///   point's mean and that the points' means are what is compared: noise
+///   between boots is not in it.
+/// - `between`: Welch over point means. Each label's point means are one
+///   sample (its size the label's points), so boot-to-boot noise is in it;
+///   it assumes the points of a label are independent draws around the
+///   label's value. A label of one point has no spread of its own: it is
+///   taken to be the other label's (boot noise is the box's, not the
+///   kernel's), so with k points on the other side the variance is
+///   s^2 (1/k + 1) on k - 1 df. NaN when both labels have one point.
+///
+/// Both are in % of the control's value, around `change`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Intervals {
+    pub change: f64,
+    pub within: Interval,
+    pub between: Interval,
+}
+
+impl Intervals {
+    /// The wider interval, the one a claim of significance rests on (the
+    /// within-point one when there is no between-point one).
+    pub fn wider(&self) -> &Interval {
+        let width = |i: &Interval| i.high - i.low;
+        let (b, w) = (width(&self.between), width(&self.within));
+        if b.is_nan() || b <= w {
+            &self.within
+        } else {
+            &self.between
+        }
+    }
+}
+
+/// The change of `other` vs `control` in % with its within-point and
+/// between-point 95% intervals (see `Intervals`), from raw rounds: each
+/// inner slice is one point's per-round ns/pair. A point's mean is the mean
+/// of its rounds (what `compare` computes when every round has the same
+/// pairs); a label's value is the mean of its points' means. At most
+/// MAX_POINTS points a side and `stats::MAX_VALUES` rounds a point are
+/// used; a side without points gives NaN throughout. (`compare` itself
+/// goes through `intervals_of`: its point means weigh rounds by pairs.)
+#[allow(dead_code)] // for callers that hold rounds, not files: calibrate
+pub fn intervals(control: &[&[f64]], other: &[&[f64]]) -> Intervals {
+    if control.is_empty() || other.is_empty() {
+        let nan = Interval {
+            low: f64::NAN,
+            high: f64::NAN,
+            df: f64::NAN,
+        };
+        return Intervals {
+            change: f64::NAN,
+            within: nan,
+            between: nan,
+        };
+    }
+    let mut within = Contrast::new();
+    let mut means = [[0f64; MAX_POINTS]; 2];
+    let mut k = [0; 2];
+    for (i, pts) in [control, other].iter().enumerate() {
+        let coef = [-1.0, 1.0][i] / pts.len().min(MAX_POINTS) as f64;
+        for (m, rounds) in means[i].iter_mut().zip(pts.iter()) {
+            let s = summarize(rounds);
+            within.add(coef, &s);
+            (*m, k[i]) = (s.mean, k[i] + 1);
+        }
+    }
+    intervals_of([&means[0][..k[0]], &means[1][..k[1]]], within)
+}
+
+/// `Intervals` of a test label against the control, from each side's
+/// point means ([control's, test's], at least one each) and the
+/// within-point contrast of their rounds.
+fn intervals_of(means: [&[f64]; 2], within: Contrast) -> Intervals {
+    // Each label's point means as one sample: its mean is the label's value.
+    let [c, t] = means.map(summarize);
+    let change = pct_change(t.mean, c.mean);
+    let mut between = Contrast::new();
+    for (s, other) in [(&c, &t), (&t, &c)] {
+        // A label of one point takes the other's spread: with n points
+        // there, the weight 1 + n gives s^2/n + s^2 on n - 1 df.
+        if s.n > 1 {
+            let k = if other.n > 1 { 1.0 } else { 1.0 + s.n as f64 };
+            between.add(sqrt(k), s);
+        }
+    }
+    // Both one point: no spread at all to go by.
+    between.ok &= c.n > 1 || t.n > 1;
+    let mut iv = [Interval::default(); 2];
+    for (i, w) in iv.iter_mut().zip([within, between]) {
+        let hw = w.half_width95() / c.mean * 100.0;
+        let df = if hw.is_nan() { f64::NAN } else { w.df() };
+        *i = Interval {
+            low: change - hw,
+            high: change + hw,
+            df,
+        };
+    }
+    Intervals {
+        change,
+        within: iv[0],
+        between: iv[1],
+    }
 }
 
 /// Which of a point's samples a figure uses: the primary basis (`second`
@@ -206,20 +323,17 @@ pub fn compare(
 ) -> Comparison {
     let (c, t) = (&groups[0], &groups[test]);
     let (b1, b2) = (basis(drop_first, false), basis(drop_first, true));
-    let control = value(points, c, b1);
-    let val = value(points, t, b1);
-    let change = pct_change(val, control);
     let second = pct_change(value(points, t, b2), value(points, c, b2));
     // test mean - control mean: coefficients 1/k_t and -1/k_c.
-    let mut w = Contrast::new();
+    let (mut within, mut means) = (Contrast::new(), [[0f64; MAX_POINTS]; 2]);
     let (mut max_cv, mut reasons, mut rounds) = (0f64, 0, [0; 2]);
     for (side, g) in [c, t].iter().enumerate() {
         let coef = if side == 0 { -1.0 } else { 1.0 } / g.k as f64;
-        for &i in g.points() {
+        for (m, &i) in means[side].iter_mut().zip(g.points()) {
             let p = &points[i];
             let s = &p.s[b1].s;
-            w.add(coef, s);
-            rounds[side] += s.n;
+            (*m, rounds[side]) = (p.s[b1].mean, rounds[side] + s.n);
+            within.add(coef, s);
             max_cv = max_cv.max(s.cv_pct);
             if !p.valid() {
                 reasons |= Reason::FailedChecks.bit();
@@ -229,7 +343,8 @@ pub fn compare(
             }
         }
     }
-    let hw = w.half_width95() / control * 100.0;
+    let iv = intervals_of([&means[0][..c.k], &means[1][..t.k]], within);
+    let (change, w) = (iv.change, iv.wider());
     let drift_c = drift(points, c, b1);
     // Each test fails on NaN (no drop-first with one round, ...).
     let few = reasons & Reason::FewRounds.bit() != 0;
@@ -240,6 +355,7 @@ pub fn compare(
         (few || over(second), Reason::SecondUnderGate.bit()),
         (c.k < 2 || drift_c.abs() < gate, Reason::Drift.bit()),
         (c.k >= 2, Reason::NoDrift.bit()),
+        (w.low > 0.0 || w.high < 0.0, Reason::SpansZero.bit()),
     ] {
         if !ok {
             reasons |= bit;
@@ -247,12 +363,11 @@ pub fn compare(
     }
     Comparison {
         test,
-        control,
-        value: val,
+        control: value(points, c, b1),
+        value: value(points, t, b1),
         change,
         second,
-        ci: (change - hw, change + hw),
-        df: w.df(),
+        iv,
         rounds: (rounds[0], rounds[1]),
         drift: drift_c,
         test_drift: drift(points, t, b1),
@@ -294,11 +409,15 @@ impl fmt::Display for LineNo {
     }
 }
 
-/// `: `text`` when there is offending text to show.
-struct Quoted<'t>(&'t [u8]);
+/// What follows the reason: `: `text`` when there is offending text to
+/// show; for an interrupted run, `: N of M rounds` (M the text).
+struct Quoted<'t>(&'t [u8], Option<u32>);
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(n) = self.1 {
+            return write!(f, ": {n} of {} rounds", Bytes(self.0));
+        }
         if self.0.is_empty() {
             return Ok(());
         }
@@ -332,25 +451,11 @@ fn across<'t>(pts: &[Point<'t>]) -> Option<(usize, Bad<'t>)> {
     for (i, p) in pts.iter().enumerate() {
         if !profile(p).is_empty() && profile(p) != first {
             let why = "another profile than the first file's (one workload at a time)";
-            return Some((
-                i,
-                Bad {
-                    line: 0,
-                    why,
-                    text: profile(p),
-                },
-            ));
+            return Some((i, input::bad(0, why, profile(p))));
         }
         if p.pairs != 0 && p.pairs != pairs {
             let why = "other pairs per round than the first file (another contract)";
-            return Some((
-                i,
-                Bad {
-                    line: 0,
-                    why,
-                    text: b"",
-                },
-            ));
+            return Some((i, input::bad(0, why, b"")));
         }
     }
     None
@@ -405,7 +510,12 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
         if let Err(b) = input::parse(text, &mut values, p, a.mode.map(str::as_bytes)) {
             return fail(
                 exit::USAGE,
-                format_args!("{file}{}: {}{}", LineNo(b.line), b.why, Quoted(b.text)),
+                format_args!(
+                    "{file}{}: {}{}",
+                    LineNo(b.line),
+                    b.why,
+                    Quoted(b.text, b.done)
+                ),
             );
         }
     }
@@ -413,7 +523,7 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
     if let Some((i, b)) = across(pts) {
         return fail(
             exit::USAGE,
-            format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text)),
+            format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text, None)),
         );
     }
     let ng = groups(a, &mut w.gs);
@@ -544,11 +654,22 @@ mod tests {
         // Satterthwaite denominator (1/3)^2/2 + 2 (1/12)^2/2 = 1/16; df 4;
         // t(0.975, 4) = 2.776445; half-width in % of 100.5.
         let hw = 2.776_445 * 0.5f64.sqrt() / 100.5 * 100.0;
-        assert!((c.df - 4.0).abs() < 1e-9, "{}", c.df);
-        assert!((c.ci.0 - (c.change - hw)).abs() < 1e-5, "{:?}", c.ci);
-        assert!((c.ci.1 - (c.change + hw)).abs() < 1e-5, "{:?}", c.ci);
+        let w = &c.iv.within;
+        assert!((w.df - 4.0).abs() < 1e-9, "{}", w.df);
+        assert!((w.low - (c.change - hw)).abs() < 1e-5, "{w:?}");
+        assert!((w.high - (c.change + hw)).abs() < 1e-5, "{w:?}");
         assert_eq!(c.rounds, (6, 3));
-        assert_eq!(c.reasons, 0);
+        // Between points: the parents' means 100 and 101 (s^2 1/2) stand
+        // for the child's one point too: var 1/2 (1/2 + 1) = 3/4 on 1 df,
+        // t(0.975, 1) = 12.706205: the interval spans 0, so the 1% parent
+        // drift is too much for a 10% change to be claimed from 3 boots.
+        let hb = 12.706_205 * 0.75f64.sqrt() / 100.5 * 100.0;
+        let b = &c.iv.between;
+        assert_eq!(b.df, 1.0);
+        assert!((b.low - (c.change - hb)).abs() < 1e-9, "{b:?}");
+        assert!((b.high - (c.change + hb)).abs() < 1e-9, "{b:?}");
+        assert!(b.low < 0.0 && core::ptr::eq(c.iv.wider(), b));
+        assert_eq!(c.reasons, Reason::SpansZero.bit());
         // --drop-first swaps the bases; the drift uses drop-first means.
         let d = compare(&pts, &gs, 1, true, 5.0);
         assert!(close(d.change, c.second) && close(d.second, c.change));
@@ -569,20 +690,22 @@ mod tests {
             sandwich(&flat, &[103.0; 3], &flat, 5.0),
             Reason::UnderGate.bit() | Reason::SecondUnderGate.bit()
         );
-        // +10% overall, but the first round carries it all: drop-first 0.
+        // +10% overall, but the first round carries it all: drop-first 0;
+        // and the rounds' spread (sd 17 ns) puts 0 in the interval.
         assert_eq!(
             sandwich(&flat, &[130.0, 100.0, 100.0], &flat, 5.0),
-            Reason::SecondSign.bit() | Reason::SecondUnderGate.bit()
+            Reason::SecondSign.bit() | Reason::SecondUnderGate.bit() | Reason::SpansZero.bit()
         );
         // Drop-first of the other sign (-10%, over the gate in size).
         assert_eq!(
             sandwich(&flat, &[160.0, 90.0, 90.0], &flat, 5.0),
-            Reason::SecondSign.bit()
+            Reason::SecondSign.bit() | Reason::SpansZero.bit()
         );
-        // Parents 6% apart: drift not under the gate.
+        // Parents 6% apart: drift not under the gate, and between points
+        // (s^2 18 on 1 df) the interval is +16.5% +- 64%.
         assert_eq!(
             sandwich(&flat, &[120.0; 3], &[106.0; 3], 5.0),
-            Reason::Drift.bit()
+            Reason::Drift.bit() | Reason::SpansZero.bit()
         );
         // A failed point.
         let mut bad = point(&[120.0; 3]);
@@ -615,7 +738,7 @@ mod tests {
         let pts = [one(100.0), one(120.0), one(100.0)];
         let c = compare(&pts, &gs, 1, false, 5.0);
         assert_eq!(c.reasons, Reason::FewRounds.bit());
-        assert!(c.second.is_nan() && c.ci.0.is_nan());
+        assert!(c.second.is_nan() && c.iv.within.low.is_nan());
         // Exactly at the gate counts (|change| >= gate); a negative change
         // is as much a change as a positive one.
         assert_eq!(sandwich(&flat, &[105.0; 3], &flat, 5.0), 0);
@@ -639,8 +762,50 @@ mod tests {
         assert!(close(patch.change, 10.0 / 101.0 * 100.0));
         assert!(close(patch.drift, 2.0));
         assert!(close(patch.test_drift, 2.0 / 110.0 * 100.0));
+        // Between points, both labels of two: var 2/2 + 2/2 on df 2.
+        let hb = 4.302_653 * 2f64.sqrt() / 101.0 * 100.0;
+        let b = &patch.iv.between;
+        assert!((b.df - 2.0).abs() < 1e-12, "{b:?}");
+        assert!((b.high - b.low - 2.0 * hb).abs() < 1e-9, "{b:?}");
+        assert_eq!(patch.reasons, 0);
+        // full's one point takes base's spread: var 2 (1/2 + 1) on 1 df,
+        // +-21.8% around -5.9%.
         let full = compare(&pts, &gs, 2, false, 5.0);
         assert!(close(full.change, -6.0 / 101.0 * 100.0));
-        assert_eq!(full.reasons, 0);
+        assert_eq!(full.iv.between.df, 1.0);
+        assert_eq!(full.reasons, Reason::SpansZero.bit());
+    }
+
+    #[test]
+    fn intervals_from_raw_rounds() {
+        // The hand-computed sandwich: the same intervals as compare's.
+        let (a, b, c) = (
+            [99.0, 101.0, 100.0],
+            [110.0, 111.0, 112.0],
+            [100.0, 102.0, 101.0],
+        );
+        let iv = intervals(&[&a, &c], &[&b]);
+        let pts = [point(&a), point(&b), point(&c)];
+        let gs = groups_of(&args(&["A", "B", "A"]));
+        assert_eq!(iv, compare(&pts, &gs, 1, false, 5.0).iv);
+        assert!(close(iv.change, 10.5 / 100.5 * 100.0));
+        // Flat rounds: no spread within points (a zero-width interval, df
+        // infinite); between points, both sides of two: s^2 2 each, var 2
+        // on df 2.
+        let (p, q, r, s) = ([100.0; 2], [102.0; 2], [110.0; 2], [112.0; 2]);
+        let iv = intervals(&[&p, &q], &[&r, &s]);
+        assert_eq!((iv.within.low, iv.within.high), (iv.change, iv.change));
+        assert_eq!(iv.within.df, f64::INFINITY);
+        let hb = 4.302_653 * 2f64.sqrt() / 101.0 * 100.0;
+        assert!((iv.between.high - (iv.change + hb)).abs() < 1e-5);
+        assert!((iv.between.df - 2.0).abs() < 1e-12);
+        assert!(core::ptr::eq(iv.wider(), &iv.between));
+        // One point a side: no between-point interval, the within one rules.
+        let iv = intervals(&[&a], &[&b]);
+        assert!(iv.between.low.is_nan() && iv.between.df.is_nan());
+        assert!(core::ptr::eq(iv.wider(), &iv.within));
+        // No points on a side: nothing.
+        let iv = intervals(&[], &[&b]);
+        assert!(iv.change.is_nan() && iv.within.low.is_nan());
     }
 }

@@ -193,7 +193,7 @@ pub fn text(r: &Report, out: &mut Out) {
         comparison(r, c, out);
     }
     // The paragraph: composed whole, then wrapped.
-    // 16 points and 15 comparisons take under 10 KiB (tags are cut to 64).
+    // 16 points and 15 comparisons take under 14 KiB (tags are cut to 64).
     let mut para = Text::<16384>::new();
     paragraph(r, &mut para);
     out.bytes(b"\nTo paste:\n\n");
@@ -209,21 +209,40 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
         nums(out, 12, &[v], 3);
         let _ = writeln!(out, " ns/pair  {role}, {}", Points(g.k));
     }
-    let _ = writeln!(
+    // Both intervals; the verdict uses the wider (see `Intervals`).
+    let (w, b) = (&c.iv.within, &c.iv.between);
+    let _ = write!(
         out,
         "  change          {}\n  \
-         95% CI          {} .. {}\n                  \
+         within-point    {} .. {}  95% CI\n                  \
          Welch, df {}, {} vs {} rounds\n  \
-         {:<16}{}\n  \
+         between-point   ",
+        Pct(c.change),
+        Pct(w.low),
+        Pct(w.high),
+        Dec(w.df, 1),
+        c.rounds.1,
+        c.rounds.0,
+    );
+    if b.low.is_nan() {
+        out.bytes(NO_BETWEEN);
+    } else {
+        let _ = writeln!(
+            out,
+            "{} .. {}  95% CI\n                  Welch, df {}, {} vs {} points",
+            Pct(b.low),
+            Pct(b.high),
+            Dec(b.df, 1),
+            test.k,
+            ctl.k
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  {:<16}{}\n  \
          control drift   {}  (last point vs first)\n  \
          test drift      {}\n  \
          max CV          {}%",
-        Pct(c.change),
-        Pct(c.ci.0),
-        Pct(c.ci.1),
-        Dec(c.df, 1),
-        c.rounds.1,
-        c.rounds.0,
         r.second_name(),
         Pct(c.second),
         Pct(c.drift),
@@ -236,10 +255,14 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
     out.bytes(b"\n");
 }
 
+/// The between-point interval's line when there is none.
+const NO_BETWEEN: &[u8] = b"n/a (one point per label): the claim rests\n                  \
+on the within-point interval only\n";
+
 /// Why a comparison is NOT CONFIRMED, one text per `why` bit, as the text
 /// says it: with the drop-first change as the cross-check, or (with
 /// --drop-first) the all-rounds change.
-const REASONS: [[&str; 7]; 2] = [
+const REASONS: [[&str; 8]; 2] = [
     [
         "|change| is under the gate",
         "the drop-first change has the other sign",
@@ -248,6 +271,7 @@ const REASONS: [[&str; 7]; 2] = [
         "|control drift| is not under the gate",
         "no drift: one control point (run A B A)",
         "a point has 1 round: no drop-first",
+        "the wider 95% CI includes 0",
     ],
     [
         "|change| is under the gate",
@@ -257,11 +281,12 @@ const REASONS: [[&str; 7]; 2] = [
         "|control drift| is not under the gate",
         "no drift: one control point (run A B A)",
         "a point has 1 round: no drop-first",
+        "the wider 95% CI includes 0",
     ],
 ];
 
 /// The same reasons as TSV codes.
-const REASON_CODES: [&str; 7] = [
+const REASON_CODES: [&str; 8] = [
     "under_gate",
     "second_sign",
     "second_under_gate",
@@ -269,11 +294,12 @@ const REASON_CODES: [&str; 7] = [
     "drift",
     "no_drift",
     "few_rounds",
+    "ci_includes_zero",
 ];
 
 /// The names of the bits set in `bits`: `first` before the first one,
 /// `sep` before the others.
-fn list(w: &mut dyn Write, bits: u8, names: &[&str; 7], first: &str, sep: &str) {
+fn list(w: &mut dyn Write, bits: u8, names: &[&str; 8], first: &str, sep: &str) {
     let mut before = first;
     for (i, name) in names.iter().enumerate() {
         if bits & (1 << i) != 0 {
@@ -354,15 +380,29 @@ fn paragraph(r: &Report, w: &mut Text<16384>) {
             Dec(c.control, 3),
             Pct(c.change)
         );
-        if !c.ci.0.is_nan() {
+        let (wi, b) = (&c.iv.within, &c.iv.between);
+        if !wi.low.is_nan() {
             let _ = write!(
                 w,
-                " (95% CI {} to {}, Welch, {} vs {} rounds)",
-                Pct(c.ci.0),
-                Pct(c.ci.1),
+                " (95% CI within points {} to {}, Welch, {} vs {} rounds; between points ",
+                Pct(wi.low),
+                Pct(wi.high),
                 c.rounds.1,
                 c.rounds.0
             );
+            let _ = match b.low.is_nan() {
+                true => w.write_str(
+                    "n/a, one point per label: the claim rests on the within-point interval only)",
+                ),
+                false => write!(
+                    w,
+                    "{} to {}, {} vs {} points)",
+                    Pct(b.low),
+                    Pct(b.high),
+                    test.k,
+                    ctl.k
+                ),
+            };
         }
         let _ = write!(
             w,
@@ -380,7 +420,8 @@ fn paragraph(r: &Report, w: &mut Text<16384>) {
 /// TSV columns of `--tsv`, one row per comparison.
 pub const TSV_HEADER: &str = "implementation\tprofile\tcontrol\ttest\tcontrol_points\t\
 test_points\tcontrol_means\ttest_means\tcontrol_value\ttest_value\tchange_pct\t\
-ci95_low_pct\tci95_high_pct\twelch_df\tcontrol_rounds\ttest_rounds\tall_rounds_pct\t\
+within_ci95_low_pct\twithin_ci95_high_pct\twithin_df\tcontrol_rounds\ttest_rounds\t\
+between_ci95_low_pct\tbetween_ci95_high_pct\tbetween_df\tall_rounds_pct\t\
 drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct\tbasis\t\
 confirmed\treasons";
 
@@ -411,15 +452,19 @@ pub fn tsv(r: &Report, out: &mut Out) {
             false => (c.change, c.second),
             true => (c.second, c.change),
         };
+        let (wi, b) = (&c.iv.within, &c.iv.between);
         tsv_nums(
             out,
-            &[c.control, c.value, c.change, c.ci.0, c.ci.1, c.df],
+            &[c.control, c.value, c.change, wi.low, wi.high, wi.df],
             6,
         );
         tsv_nums(out, &[c.rounds.0 as f64, c.rounds.1 as f64], 0);
         tsv_nums(
             out,
             &[
+                b.low,
+                b.high,
+                b.df,
                 all,
                 drop_first,
                 c.drift,
