@@ -27,11 +27,12 @@
 
 use core::fmt::Write;
 
+use crate::compare::{self, Interval, Intervals};
 use crate::config::{RunConfig, MAX_INJECT_NS, MAX_ROUNDS};
 use crate::exit::{self, Exit};
 use crate::profile::{self, Outcome, ProfileId};
 use crate::report::{Dec, Signed};
-use crate::stats::{self, Contrast};
+use crate::stats;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 
@@ -68,30 +69,6 @@ impl Point {
     }
 }
 
-/// A 95% interval of a change, in % of A's mean.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Interval {
-    pub lo: f64,
-    pub hi: f64,
-}
-
-impl Interval {
-    fn around(centre: f64, half: f64) -> Interval {
-        Interval {
-            lo: centre - half,
-            hi: centre + half,
-        }
-    }
-
-    fn width(&self) -> f64 {
-        self.hi - self.lo
-    }
-
-    fn holds(&self, v: f64) -> bool {
-        self.lo <= v && v <= self.hi
-    }
-}
-
 /// What the six points say (every figure in % of A's mean but the means).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Analysis {
@@ -99,10 +76,10 @@ pub struct Analysis {
     pub a: f64,
     pub b: f64,
     pub injected: f64,
-    pub measured: f64,
-    pub within: Interval,
-    pub between: Interval,
-    /// The wider of the two: the one any statement uses.
+    /// B vs A with its within-point and between-point intervals, exactly
+    /// as `compare` computes them.
+    pub change: Intervals,
+    /// The wider of the two intervals: the one any statement uses.
     pub ci: Interval,
     pub noise_floor: f64,
     pub smallest_resolvable: f64,
@@ -112,57 +89,38 @@ impl Analysis {
     /// The box resolves the injected change: its interval holds it and
     /// excludes zero.
     pub fn resolved(&self) -> bool {
-        self.ci.holds(self.injected) && !self.ci.holds(0.0)
+        let holds = |v: f64| self.ci.low <= v && v <= self.ci.high;
+        holds(self.injected) && !holds(0.0)
     }
 }
 
-/// The analysis of A's and B's points (each point's rounds, and its mean
-/// row) when B had `inject_ns` more per pair. Needs two or more points of
-/// each kind with two or more rounds each for both intervals (NaN
-/// otherwise).
-pub fn analyse(a: &[(&[f64], f64)], b: &[(&[f64], f64)], inject_ns: u32) -> Analysis {
-    let means = |p: &[(&[f64], f64)]| {
+/// The analysis of A's and B's points (each point's rounds) when B had
+/// `inject_ns` more per pair. A point's value is the mean of its rounds.
+pub fn analyse(a: &[&[f64]], b: &[&[f64]], inject_ns: u32) -> Analysis {
+    let change = compare::intervals(a, b);
+    let point_means = |p: &[&[f64]]| {
         let mut m = [0f64; POINTS_EACH];
         let n = p.len().min(POINTS_EACH);
-        for (d, s) in m.iter_mut().zip(p) {
-            *d = s.1;
+        for (d, rounds) in m.iter_mut().zip(p) {
+            *d = stats::summarize(rounds).mean;
         }
         stats::summarize(&m[..n])
     };
-    let (sa, sb) = (means(a), means(b));
+    let (sa, sb) = (point_means(a), point_means(b));
     let pct = |ns: f64| ns / sa.mean * 100.0;
-    // Within-point: every round a sample, each point weighted equally.
-    let mut within = Contrast::new();
-    for (points, sign) in [(b, 1.0), (a, -1.0)] {
-        for p in points {
-            within.add(sign / points.len() as f64, &stats::summarize(p.0));
-        }
-    }
-    // Between-point: the point means are the samples.
-    let mut between = Contrast::new();
-    between.add(1.0, &sb);
-    between.add(-1.0, &sa);
-    let measured = pct(sb.mean - sa.mean);
-    let within = Interval::around(measured, pct(within.half_width95()));
-    let between = Interval::around(measured, pct(between.half_width95()));
-    let ci = if between.width() > within.width() || within.width().is_nan() {
-        between
-    } else {
-        within
-    };
-    // What an nA-against-nB comparison with A's between-point spread resolves.
+    // What an nA-against-nB comparison with A's between-point spread
+    // resolves, never less than the within-point interval's half-width.
     let (na, nb) = (sa.n as f64, sb.n as f64);
     let aa = stats::t975(na + nb - 2.0) * sa.stddev * stats::sqrt(1.0 / na + 1.0 / nb);
+    let within_half = (change.within.high - change.within.low) / 2.0;
     Analysis {
         a: sa.mean,
         b: sb.mean,
         injected: pct(inject_ns as f64),
-        measured,
-        within,
-        between,
-        ci,
+        change,
+        ci: *change.wider(),
         noise_floor: sa.cv_pct,
-        smallest_resolvable: pct(aa).max((within.hi - within.lo) / 2.0),
+        smallest_resolvable: pct(aa).max(within_half),
     }
 }
 
@@ -198,9 +156,9 @@ pub fn run(id: ProfileId, cfg: &RunConfig, pct: f64, clock: &Clock, out: &mut Ou
         }
     }
     let pick = |b: usize| {
-        let mut v: [(&[f64], f64); POINTS_EACH] = [(&[], 0.0); POINTS_EACH];
+        let mut v: [&[f64]; POINTS_EACH] = [&[]; POINTS_EACH];
         for (k, p) in points.iter().skip(b).step_by(2).enumerate() {
-            v[k] = (p.rounds(), p.mean);
+            v[k] = p.rounds();
         }
         v
     };
@@ -210,7 +168,7 @@ pub fn run(id: ProfileId, cfg: &RunConfig, pct: f64, clock: &Clock, out: &mut Ou
     if r.resolved() {
         return Exit::pass();
     }
-    let why = if r.ci.holds(0.0) {
+    let why = if r.ci.low <= 0.0 && 0.0 <= r.ci.high {
         "its 95% interval includes 0"
     } else {
         "its 95% interval misses the injected change"
@@ -225,37 +183,40 @@ pub fn run(id: ProfileId, cfg: &RunConfig, pct: f64, clock: &Clock, out: &mut Ou
     )
 }
 
-fn print(out: &mut Out, r: &Analysis, a: &[(&[f64], f64)], b: &[(&[f64], f64)], ns: u32, pct: f64) {
+fn print(out: &mut Out, r: &Analysis, a: &[&[f64]], b: &[&[f64]], ns: u32, pct: f64) {
     let _ = write!(out, "# calibrate: point means (ns/pair): A");
     for p in a {
-        let _ = write!(out, " {}", Dec(p.1, 3));
+        let _ = write!(out, " {}", Dec(stats::summarize(p).mean, 3));
     }
     let _ = write!(out, " B");
     for p in b {
-        let _ = write!(out, " {}", Dec(p.1, 3));
+        let _ = write!(out, " {}", Dec(stats::summarize(p).mean, 3));
     }
-    let rounds = |p: &[(&[f64], f64)]| p.iter().map(|p| p.0.len()).sum::<usize>();
-    let iv = |i: &Interval| (Signed(i.lo, 2), Signed(i.hi, 2));
-    let ((wl, wh), (bl, bh), (cl, ch)) = (iv(&r.within), iv(&r.between), iv(&r.ci));
+    let rounds = |p: &[&[f64]]| p.iter().map(|p| p.len()).sum::<usize>();
+    let iv = |i: &Interval| (Signed(i.low, 2), Signed(i.high, 2));
+    let (c, ci) = (&r.change, iv(&r.ci));
+    let ((wl, wh), (bl, bh)) = (iv(&c.within), iv(&c.between));
     let _ = writeln!(
         out,
         "\n# calibrate: B inject_ns={ns} ({}% of the first A's mean) = {}% of A's {}\n\
          # calibrate: A/A noise floor {}% (sd of the A point means over their mean)\n\
          # calibrate: B vs A {}%: within-point 95% CI [{wl}%, {wh}%] (Welch over {}+{} rounds), \
          between-point 95% CI [{bl}%, {bh}%] (Welch over {}+{} point means); the wider is used\n\
-         # calibrate: injected={}% measured={}% ci=[{cl}%, {ch}%] noise_floor={}% \
+         # calibrate: injected={}% measured={}% ci=[{}%, {}%] noise_floor={}% \
          smallest_resolvable={}%",
         Dec(pct, 3),
         Signed(r.injected, 3),
         Dec(r.a, 3),
         Dec(r.noise_floor, 2),
-        Signed(r.measured, 2),
+        Signed(c.change, 2),
         rounds(b),
         rounds(a),
         b.len(),
         a.len(),
         Signed(r.injected, 3),
-        Signed(r.measured, 2),
+        Signed(c.change, 2),
+        ci.0,
+        ci.1,
         Dec(r.noise_floor, 2),
         Dec(r.smallest_resolvable, 2),
     );
@@ -277,58 +238,58 @@ mod tests {
     const B2: [f64; 3] = [105.0, 106.0, 107.0];
     const B3: [f64; 3] = [106.0, 107.0, 108.0];
 
-    fn points(p: [&[f64]; 3]) -> [(&[f64], f64); 3] {
-        p.map(|r| (r, r.iter().sum::<f64>() / r.len() as f64))
-    }
-
     #[test]
     fn both_intervals_by_hand() {
-        let (a, b) = (points([&A1, &A2, &A3]), points([&B1, &B2, &B3]));
-        let r = analyse(&a, &b, 5);
+        let r = analyse(&[&A1, &A2, &A3], &[&B1, &B2, &B3], 5);
         // A means 100 101 102, B means 105 106 107: +5 ns = +4.950%.
         assert!(close(r.a, 101.0) && close(r.b, 106.0));
-        assert!(close(r.measured, 500.0 / 101.0));
+        assert!(close(r.change.change, 500.0 / 101.0));
         assert!(close(r.injected, 500.0 / 101.0));
         // Between: sd 1 each, se sqrt(2/3), df 4, t 2.776445.
         let half = 2.776445 * stats::sqrt(2.0 / 3.0) / 101.0 * 100.0;
-        assert!(close(r.between.hi - r.measured, half), "{r:?}");
+        assert!(
+            close(r.change.between.high - r.change.change, half),
+            "{r:?}"
+        );
         // Within: every point sd 1 over 3 rounds, weights 1/3: var = 6 *
         // (1/9) * (1/3) = 2/9, df = (2/9)^2 / (6 * (1/27)^2 / 2) = 12.
-        let wdf = stats::t975(12.0);
-        let whalf = wdf * stats::sqrt(2.0 / 9.0) / 101.0 * 100.0;
-        assert!(close(r.within.hi - r.measured, whalf), "{r:?}");
+        let whalf = stats::t975(12.0) * stats::sqrt(2.0 / 9.0) / 101.0 * 100.0;
+        assert!(
+            close(r.change.within.high - r.change.change, whalf),
+            "{r:?}"
+        );
         // The between-point interval is the wider: it is the one used.
-        assert_eq!(r.ci, r.between);
+        assert_eq!(r.ci, r.change.between);
         assert!(close(r.noise_floor, 100.0 / 101.0));
-        let aa = 2.776445 * stats::sqrt(2.0 / 3.0) / 101.0 * 100.0;
-        assert!(close(r.smallest_resolvable, aa));
+        // A/A: t(4) * sd 1 * sqrt(1/3 + 1/3), as the between one here.
+        assert!(close(r.smallest_resolvable, half));
         assert!(r.resolved());
     }
 
     #[test]
     fn a_change_inside_the_noise_is_not_resolved() {
         // B is A again: nothing measured, 5 ns injected in name only.
-        let (a, b) = (points([&A1, &A3, &A2]), points([&A2, &A1, &A3]));
-        let r = analyse(&a, &b, 5);
-        assert!(close(r.measured, 0.0));
-        assert!(r.ci.holds(0.0) && !r.resolved());
+        let r = analyse(&[&A1, &A3, &A2], &[&A2, &A1, &A3], 5);
+        assert!(close(r.change.change, 0.0));
+        assert!(r.ci.low < 0.0 && r.ci.high > 0.0 && !r.resolved());
     }
 
     #[test]
     fn a_measured_change_far_from_the_injected_one_is_not_resolved() {
-        let (a, b) = (points([&A1, &A2, &A3]), points([&B1, &B2, &B3]));
         // 5 ns measured, 20 ns claimed injected.
-        let r = analyse(&a, &b, 20);
-        assert!(!r.ci.holds(0.0) && !r.ci.holds(r.injected) && !r.resolved());
+        let r = analyse(&[&A1, &A2, &A3], &[&B1, &B2, &B3], 20);
+        assert!(r.ci.low > 0.0 && r.ci.high < r.injected && !r.resolved());
     }
 
     #[test]
     fn one_round_points_have_no_within_interval() {
-        let one: [&[f64]; 3] = [&[100.0], &[101.0], &[102.0]];
-        let two: [&[f64]; 3] = [&[105.0], &[106.0], &[107.0]];
-        let r = analyse(&points(one), &points(two), 5);
-        assert!(r.within.lo.is_nan());
-        assert_eq!(r.ci, r.between);
+        let r = analyse(
+            &[&[100.0], &[101.0], &[102.0]],
+            &[&[105.0], &[106.0], &[107.0]],
+            5,
+        );
+        assert!(r.change.within.low.is_nan());
+        assert_eq!(r.ci, r.change.between);
         assert!(r.resolved());
     }
 

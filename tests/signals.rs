@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_zero, line, num, rows, skip, tsv_rows, Scratch, FAILURES, POLLWAKE_MODES};
+use utils::{assert_zero, line, num, rows, run, skip, tsv_rows, Scratch, FAILURES, POLLWAKE_MODES};
 
 /// What an interrupted run left behind.
 struct Ended {
@@ -144,6 +144,16 @@ fn sigint_reports_the_finished_rounds_and_their_tsv_rows() {
             ),
             (want_phase, want_round.to_string().as_str(), "1")
         );
+    }
+    // Neither file passes for a point: compare refuses both, naming how far
+    // the run got.
+    let out = dir.file("stdout.txt");
+    std::fs::write(&out, &e.stdout).unwrap();
+    for f in [&out, &tsv] {
+        let r = run(&["compare", f]);
+        assert_eq!(r.code, 2, "{}", r.err);
+        let want = format!("uring-repro: {f}: interrupted run: {n} of 4096 rounds\n");
+        assert_eq!(r.err, want);
     }
 }
 

@@ -225,7 +225,6 @@ impl Intervals {
 /// MAX_POINTS points a side and `stats::MAX_VALUES` rounds a point are
 /// used; a side without points gives NaN throughout. (`compare` itself
 /// goes through `intervals_of`: its point means weigh rounds by pairs.)
-#[allow(dead_code)] // for callers that hold rounds, not files: calibrate
 pub fn intervals(control: &[&[f64]], other: &[&[f64]]) -> Intervals {
     if control.is_empty() || other.is_empty() {
         let nan = Interval {
