@@ -199,7 +199,8 @@ fn print(out: &mut Out, r: &Analysis, a: &[&[f64]], b: &[&[f64]], ns: u32, pct: 
     let _ = writeln!(
         out,
         "\n# calibrate: B inject_ns={ns} ({}% of the first A's mean) = {}% of A's {}\n\
-         # calibrate: A/A noise floor {}% (sd of the A point means over their mean)\n\
+         # calibrate: A/A noise floor {}% (sd of the A point means over their mean; all six \
+         points share one process and one boot: separate boots spread more)\n\
          # calibrate: B vs A {}%: within-point 95% CI [{wl}%, {wh}%] (Welch over {}+{} rounds), \
          between-point 95% CI [{bl}%, {bh}%] (Welch over {}+{} point means); the wider is used\n\
          # calibrate: injected={}% measured={}% ci=[{}%, {}%] noise_floor={}% \
