@@ -39,7 +39,7 @@ fn main() {
     }
     // panic = "abort": nothing ever unwinds, so the unwind tables (.eh_frame,
     // ~9 KiB, mostly from the precompiled core) are dead weight in a binary
-    // with a 128 KiB budget. A linker script fragment discards them, and
+    // with a size budget. A linker script fragment discards them, and
     // .comment (compiler and linker version strings, which `strip` keeps);
     // INSERT keeps the linker's default script for everything else.
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
