@@ -46,7 +46,17 @@ pub fn main(start: &StartInfo) -> i32 {
             catch_interrupts();
             selftest::run(&cfg, &clock(start), &mut out)
         }
-        Err(e) => fail(exit::USAGE, format_args!("{e}")),
+        Err(e) => {
+            // Under `git bisect run` a usage error must stop the bisect,
+            // not mark the commit bad.
+            let bisect = e.command == Some("compare") && start.args().any(|a| a == b"--bisect");
+            let code = if bisect {
+                exit::BISECT_STOP
+            } else {
+                exit::USAGE
+            };
+            fail(code, format_args!("{e}"))
+        }
     };
     out.flush();
     if out.broken() && code == exit::PASS {

@@ -17,13 +17,17 @@ pub const USAGE: i32 = 2;
 pub const SKIP: i32 = 4;
 /// A panic: a bug (Rust's convention).
 pub const PANIC: i32 = 101;
+/// `compare --bisect`, for `git bisect run`: this commit cannot be judged
+/// (skip it), and the references are unusable (stop the bisect).
+pub const BISECT_SKIP: i32 = 125;
+pub const BISECT_STOP: i32 = 128;
 /// SIGINT or SIGTERM ended the run (as the shell reports 128 + SIGINT).
 pub const INTERRUPTED: i32 = 130;
 /// stdout was closed under us (as a process killed by SIGPIPE reports).
 pub const STDOUT_CLOSED: i32 = 141;
 
 /// Every code and what it means (`--help` lists them).
-pub const MEANINGS: [(i32, &str); 7] = [
+pub const MEANINGS: [(i32, &str); 9] = [
     (PASS, "pass"),
     (FAIL, "a check failed (an expired bounded wait counts here)"),
     (
@@ -32,6 +36,14 @@ pub const MEANINGS: [(i32, &str); 7] = [
     ),
     (SKIP, "this kernel or box cannot run it (skip)"),
     (PANIC, "a panic (a bug): the message is on stderr"),
+    (
+        BISECT_SKIP,
+        "compare --bisect: the new point cannot be judged (git bisect: skip)",
+    ),
+    (
+        BISECT_STOP,
+        "compare --bisect: the references or the command line are unusable (stop)",
+    ),
     (INTERRUPTED, "interrupted by SIGINT or SIGTERM"),
     (
         STDOUT_CLOSED,

@@ -348,11 +348,24 @@ fn file<'a>(a: &mut compare::Args<'a>, arg: &'a [u8]) -> Result<(), Why> {
 }
 
 /// compare's arguments, checked whole: at least one file; plain files are
-/// the sandwich's `A B A` (or `A B`, `A`).
+/// the sandwich's `A B A` (or `A B`, `A`); `--bisect` takes `good=` and
+/// `bad=` points and one `new=`.
 fn compare_args(mut a: compare::Args<'_>) -> Result<compare::Args<'_>, UsageError<'_>> {
     let whole = |why| error(COMPARE, b"", None, Why::Files(why));
     if a.n == 0 {
         return Err(whole("needs at least one result file (see --help)"));
+    }
+    if a.bisect {
+        if a.tsv || a.drop_first {
+            return Err(whole("--bisect takes neither --tsv nor --drop-first"));
+        }
+        let count = |l: &[u8]| (0..a.n).filter(|&i| a.labels[i] == Some(l)).count();
+        let (good, bad, new) = (count(b"good"), count(b"bad"), count(b"new"));
+        if good + bad + new != a.n || good == 0 || bad == 0 || new != 1 {
+            return Err(whole(
+                "--bisect needs good=FILE... bad=FILE... and one new=FILE",
+            ));
+        }
     }
     if a.labels[0].is_none() {
         if a.n > 3 {

@@ -138,7 +138,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 21] = [
+pub const OPTIONS: [Opt; 22] = [
     opt("--profile", text("P", profile), POINTS, Any,
         "workload, see above", Word("s0")),
     opt("--smoke", Value::Shape(Mode::Smoke), POINTS, Any,
@@ -179,6 +179,8 @@ pub const OPTIONS: [Opt; 21] = [
         "the result summary as TSV instead of text", Shown::None),
     opt("--mode", text("M", mode), COMPARE, Any,
         "pollwake results: the mode compared, none|idle|waiter|none_aa", Shown::None),
+    opt("--bisect", Value::Flag(|p| p.compare.bisect = true), COMPARE, Any,
+        "git bisect run: judge new= against good= and bad=", Shown::None),
     opt("--", Value::Flag(|p| p.files_only = true), COMPARE, Any,
         "every argument after it is a FILE", Shown::None),
 ];
@@ -192,6 +194,9 @@ usage: uring-repro [run] [options]       measure (the default command)
        uring-repro compare [--gate PCT] [--tsv] [--drop-first] [--mode M]
                            [LABEL=]FILE...
                                        saved runs: the A B A sandwich, series
+       uring-repro compare --bisect [--gate PCT] [--mode M]
+                           good=FILE... bad=FILE... new=FILE
+                                       one git bisect run step: 0 1 125 128
        uring-repro calibrate [options] [--inject-pct PCT]
                                        positive control: can this box see it?
        uring-repro --help | --version

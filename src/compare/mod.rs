@@ -23,6 +23,7 @@
 //! 4096 rounds a point. Exit: 0 analysed (whatever the verdict), 1 a point failed
 //! its checks, 2 usage or unusable input (`FILE:LINE: reason`).
 
+mod bisect;
 mod input;
 mod output;
 
@@ -51,6 +52,8 @@ pub struct Args<'a> {
     pub drop_first: bool,
     /// `--mode M`: the pollwake profile (`pollwake_M`) every point is read for.
     pub mode: Option<&'static str>,
+    /// `--bisect`: classify the `new=` point against `good=` and `bad=`.
+    pub bisect: bool,
     /// Labels (set for every point after parsing) and file names; read
     /// them through `label(i)` and `file(i)`.
     pub labels: [Option<&'a [u8]>; MAX_POINTS],
@@ -65,6 +68,7 @@ impl Default for Args<'_> {
             tsv: false,
             drop_first: false,
             mode: None,
+            bisect: false,
             labels: [None; MAX_POINTS],
             files: [None; MAX_POINTS],
             n: 0,
@@ -467,15 +471,24 @@ struct Work<'t, 'a> {
     cmps: [Comparison; MAX_POINTS],
 }
 
+/// The exit code when file `i` cannot be used: a usage error, or under
+/// `--bisect` 125 for the new point (this commit cannot be judged) and 128
+/// for a reference (stop the bisect).
+fn unusable(a: &Args, i: usize) -> i32 {
+    match (a.bisect, a.label(i)) {
+        (false, _) => exit::USAGE,
+        (true, b"new") => bisect::SKIP,
+        (true, _) => bisect::ABORT,
+    }
+}
+
 /// Runs `compare` with its parsed arguments; returns the exit code.
 pub fn main(a: &Args, out: &mut Out) -> i32 {
     let mem = match Mapping::anonymous(MAX_INPUT_BYTES + 1) {
         Ok(m) => m,
         Err(e) => {
-            return fail(
-                exit::USAGE,
-                format_args!("compare: no memory for input: {e}"),
-            )
+            let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
+            return fail(code, format_args!("compare: no memory for input: {e}"));
         }
     };
     // SAFETY: a fresh private mapping of mem.len() zeroed bytes, ours alone
@@ -496,10 +509,10 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
         // Every file stays in the buffer: points keep slices of their text.
         let len = match read(a.file(i), buf) {
             Ok(n) => n,
-            Err(Some(e)) => return fail(exit::USAGE, format_args!("{file}: cannot read: {e}")),
+            Err(Some(e)) => return fail(unusable(a, i), format_args!("{file}: cannot read: {e}")),
             Err(None) => {
                 return fail(
-                    exit::USAGE,
+                    unusable(a, i),
                     format_args!("{file}: the files exceed 4 MiB together (compare's limit)"),
                 )
             }
@@ -508,7 +521,7 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
         buf = rest;
         if let Err(b) = input::parse(text, &mut values, p, a.mode.map(str::as_bytes)) {
             return fail(
-                exit::USAGE,
+                unusable(a, i),
                 format_args!(
                     "{file}{}: {}{}",
                     LineNo(b.line),
@@ -521,9 +534,12 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
     let pts = &w.pts[..a.n];
     if let Some((i, b)) = across(pts) {
         return fail(
-            exit::USAGE,
+            unusable(a, i),
             format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text, None)),
         );
+    }
+    if a.bisect {
+        return bisect_step(a, pts, out);
     }
     let ng = groups(a, &mut w.gs);
     for t in 1..ng {
@@ -551,6 +567,46 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
         );
     }
     exit::PASS
+}
+
+/// `--bisect`: every point read; the verdict line, and its exit code.
+fn bisect_step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
+    for (i, p) in pts.iter().enumerate() {
+        if !p.valid() {
+            let file = Bytes(a.file(i));
+            return fail(unusable(a, i), format_args!("{file}: failed its checks"));
+        }
+    }
+    let mut sides: [[&Point; MAX_POINTS]; 3] = [[&pts[0]; MAX_POINTS]; 3];
+    let mut k = [0; 3];
+    for (i, p) in pts.iter().enumerate() {
+        let side = match a.label(i) {
+            b"good" => 0,
+            b"bad" => 1,
+            _ => 2,
+        };
+        sides[side][k[side]] = p;
+        k[side] += 1;
+    }
+    let (good, bad, new) = (&sides[0][..k[0]], &sides[1][..k[1]], sides[2][0]);
+    match bisect::judge(good, bad, new, a.gate) {
+        Err(bisect::Abort::CloserThanGate(c)) => fail(
+            bisect::ABORT,
+            format_args!(
+                "compare --bisect: the references are closer than the gate: bad vs good {}%, gate {}%",
+                crate::report::Signed(c, 3),
+                crate::report::Dec(a.gate, 3)
+            ),
+        ),
+        Ok(v) => {
+            let _ = fmt::Write::write_fmt(out, format_args!("{v}\n"));
+            out.flush();
+            match v.code {
+                0 => exit::PASS,
+                code => fail(code, format_args!("compare --bisect: {}", v.why())),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
