@@ -16,6 +16,8 @@ pub mod arch;
 #[cfg(target_arch = "x86_64")]
 #[path = "x86_64.rs"]
 pub mod arch;
+#[cfg(any(target_arch = "aarch64", target_arch = "riscv64"))]
+mod generic;
 
 pub mod clock;
 pub mod epoll;

@@ -1,4 +1,5 @@
-//! riscv64 syscall instructions and numbers: nothing else lives here.
+//! riscv64 syscall instructions (the numbers are asm-generic's, generic.rs):
+//! nothing else lives here.
 //!
 //! # Safety
 //! Every function here is a raw system call. The caller guarantees that each
@@ -7,7 +8,7 @@
 //! kernel preserves every other register. None of these is `nomem` or
 //! `readonly`: io_uring_enter reads and writes user memory.
 //!
-//! The numbers are the asm-generic table's, the same as aarch64's.
+//! The numbers are the asm-generic table's, shared with aarch64.
 //!
 //! No signal restorer lives here: riscv64 has no `sa_restorer` (the kernel
 //! defines neither SA_RESTORER nor `__ARCH_HAS_SA_RESTORER` for it), and
@@ -17,41 +18,7 @@
 
 use core::arch::asm;
 
-pub mod nr {
-    pub const EVENTFD2: usize = 19;
-    pub const EPOLL_CREATE1: usize = 20;
-    pub const EPOLL_CTL: usize = 21;
-    pub const EPOLL_PWAIT: usize = 22;
-    pub const IOCTL: usize = 29;
-    pub const MKDIRAT: usize = 34;
-    pub const MOUNT: usize = 40;
-    pub const STATFS: usize = 43;
-    pub const OPENAT: usize = 56;
-    pub const CLOSE: usize = 57;
-    pub const READ: usize = 63;
-    pub const WRITE: usize = 64;
-    pub const PREAD64: usize = 67;
-    pub const SYNC: usize = 81;
-    pub const EXIT: usize = 93;
-    pub const EXIT_GROUP: usize = 94;
-    pub const FUTEX: usize = 98;
-    pub const NANOSLEEP: usize = 101;
-    pub const CLOCK_GETTIME: usize = 113;
-    pub const SCHED_SETAFFINITY: usize = 122;
-    pub const SCHED_GETAFFINITY: usize = 123;
-    pub const RT_SIGACTION: usize = 134;
-    pub const REBOOT: usize = 142;
-    pub const UNAME: usize = 160;
-    pub const GETCPU: usize = 168;
-    pub const GETPID: usize = 172;
-    pub const MUNMAP: usize = 215;
-    pub const CLONE: usize = 220;
-    pub const MMAP: usize = 222;
-    pub const MPROTECT: usize = 226;
-    pub const IO_URING_SETUP: usize = 425;
-    pub const IO_URING_ENTER: usize = 426;
-    pub const IO_URING_REGISTER: usize = 427;
-}
+pub use super::generic::nr;
 
 /// The vDSO's clock_gettime and the version that defines it
 /// (arch/riscv/kernel/vdso/vdso.lds.S: `LINUX_4.15`).
