@@ -7,6 +7,7 @@ use core::fmt::Write;
 use crate::cli::{self, Command};
 use crate::config::{RunConfig, VERSION};
 use crate::exit::{self, fail, Exit};
+use crate::initramfs::{self, args};
 use crate::profile::contract::Contract;
 use crate::profile::{self, ProfileId};
 use crate::rt::{pid1, StartInfo};
@@ -19,7 +20,12 @@ use crate::{calibrate, compare, selftest, tsv};
 /// The process's entry point after `_start`; returns the exit code.
 pub fn main(start: &StartInfo) -> i32 {
     let mut out = Out::new(1);
-    let code = match cli::parse(start.args()) {
+    let mut baked = [0u8; args::FILE_MAX + 1];
+    let argv = match args::argv(start.args(), pid1::is_init(), &mut baked) {
+        Ok(argv) => argv,
+        Err(e) => return e.report(),
+    };
+    let code = match cli::parse(argv) {
         Ok(Command::Help) => {
             cli::help(&mut out);
             exit::PASS
@@ -37,6 +43,7 @@ pub fn main(start: &StartInfo) -> i32 {
             }
             e.report()
         }
+        Ok(Command::Initramfs(spec)) => initramfs::write(&spec).report(),
         Ok(Command::Describe(id, cfg)) => describe(id, &cfg, &mut out).report(),
         Ok(Command::Calibrate(id, cfg, pct)) => {
             catch_interrupts();

@@ -22,6 +22,7 @@ mod cpu;
 pub mod exit;
 mod facts;
 mod hist;
+mod initramfs;
 mod ops;
 mod profile;
 mod report;

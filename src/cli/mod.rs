@@ -7,12 +7,13 @@ mod options;
 use core::fmt;
 
 pub use options::help;
-use options::{For, Value, CALIBRATE, COMPARE, DESCRIBE, OPTIONS, RUN, SELFTEST};
+use options::{For, Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, RUN, SELFTEST};
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
 use crate::config::{
     Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES, WAITV_GROUPS,
 };
+use crate::initramfs::{self, args::ARGS_MAX};
 use crate::profile::ProfileId;
 use crate::report::Bytes;
 
@@ -28,6 +29,8 @@ pub enum Command<'a> {
     Compare(compare::Args<'a>),
     /// `calibrate`: the points' options, and B's injected change in %.
     Calibrate(ProfileId, RunConfig<'a>, f64),
+    /// `initramfs`: the archive to write, the run options checked.
+    Initramfs(initramfs::Spec<'a>),
     Help,
     Version,
 }
@@ -68,6 +71,8 @@ pub enum Why {
     PollwakeMode,
     /// compare's FILE arguments.
     Files(&'static str),
+    /// initramfs: the run options cannot be baked, or -o is missing.
+    Initramfs(&'static str),
 }
 
 impl fmt::Display for UsageError<'_> {
@@ -97,7 +102,7 @@ impl fmt::Display for UsageError<'_> {
             Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
             Why::Gate => "needs a percentage in (0, 100]",
             Why::PollwakeMode => "needs a pollwake mode: none, idle, waiter or none_aa",
-            Why::Files(why) => why,
+            Why::Files(why) | Why::Initramfs(why) => why,
         };
         f.write_str(text)
     }
@@ -114,6 +119,33 @@ pub struct Parsed<'a> {
     files_only: bool,
     /// calibrate's `--inject-pct`.
     inject_pct: f64,
+    /// initramfs's `-o` and `--init`, and the run options to bake.
+    initramfs: Bake<'a>,
+}
+
+/// What `initramfs` collects while the arguments are read.
+#[derive(Clone, Copy)]
+struct Bake<'a> {
+    out: Option<&'a [u8]>,
+    init: Option<&'a [u8]>,
+    args: [&'a [u8]; ARGS_MAX],
+    n: usize,
+}
+
+impl<'a> Bake<'a> {
+    /// Keeps `arg` for the archive's arguments file.
+    fn push(&mut self, arg: &'a [u8]) -> Result<(), Why> {
+        if arg.contains(&b'\n') {
+            return Err(Why::Initramfs(initramfs::args::Bad::Newline.text()));
+        }
+        let slot = self
+            .args
+            .get_mut(self.n)
+            .ok_or(Why::Initramfs(initramfs::args::Bad::TooMany.text()))?;
+        *slot = arg;
+        self.n += 1;
+        Ok(())
+    }
 }
 
 /// How an option of the table was typed: the argument, and its separate
@@ -121,12 +153,13 @@ pub struct Parsed<'a> {
 type Typed<'a> = Option<(&'a [u8], Option<&'a [u8]>)>;
 
 /// The command words and their bits.
-const COMMANDS: [(&str, u8); 5] = [
+const COMMANDS: [(&str, u8); 6] = [
     ("run", RUN),
     ("describe", DESCRIBE),
     ("selftest", SELFTEST),
     ("compare", COMPARE),
     ("calibrate", CALIBRATE),
+    ("initramfs", INITRAMFS),
 ];
 
 fn command_name(bit: u8) -> &'static str {
@@ -165,6 +198,18 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         compare: compare::Args::default(),
         files_only: false,
         inject_pct: DEFAULT_GATE_PCT as f64,
+        initramfs: Bake {
+            out: None,
+            init: None,
+            args: [b""; ARGS_MAX],
+            n: 0,
+        },
+    };
+    // initramfs takes run's options as well as its own.
+    let takes = if command == INITRAMFS {
+        RUN | INITRAMFS
+    } else {
+        command
     };
     let mut typed: [Typed; OPTIONS.len()] = [None; OPTIONS.len()];
     while let Some(arg) = args.next() {
@@ -191,7 +236,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         let named = |o: &&options::Opt| o.name.as_bytes() == name;
         let Some(idx) = OPTIONS
             .iter()
-            .position(|o| named(&o) && o.commands & command != 0)
+            .position(|o| named(&o) && o.commands & takes != 0)
         else {
             return Err(err(if OPTIONS.iter().any(|o| named(&o)) {
                 Why::NotForCommand(command_name(command))
@@ -216,6 +261,12 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         };
         let separate = if inline.is_none() { value } else { None };
         typed[idx] = Some((arg, separate));
+        if command == INITRAMFS && OPTIONS[idx].commands & INITRAMFS == 0 {
+            // A run option: baked as typed, its separate value a line of its own.
+            for a in [Some(arg), separate].into_iter().flatten() {
+                p.initramfs.push(a).map_err(err)?;
+            }
+        }
         let verr = |why| error(command, arg, separate, why);
         match OPTIONS[idx].value {
             Value::Flag(set) => set(&mut p),
@@ -238,6 +289,7 @@ fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> U
         command: match command {
             COMPARE => Some("compare"),
             CALIBRATE => Some("calibrate"),
+            INITRAMFS => Some("initramfs"),
             _ => None,
         },
         arg,
@@ -305,12 +357,32 @@ fn run_config<'a>(
     if cfg.shared && !id.has_futex_scope() {
         return Err(error(command, b"--shared", None, not_for_profile));
     }
+    if command == INITRAMFS {
+        return initramfs_spec(p.initramfs);
+    }
     Ok(match command {
         DESCRIBE => Command::Describe(id, p.cfg),
         SELFTEST => Command::Selftest(p.cfg),
         CALIBRATE => Command::Calibrate(id, p.cfg, p.inject_pct),
         _ => Command::Run(id, p.cfg),
     })
+}
+
+/// initramfs's archive: -o given, the run options fit the arguments file.
+fn initramfs_spec(b: Bake<'_>) -> Result<Command<'_>, UsageError<'_>> {
+    let whole = |why| error(INITRAMFS, b"", None, Why::Initramfs(why));
+    let out = b.out.ok_or(whole("-o FILE is required (see --help)"))?;
+    let args = &b.args[..b.n.min(ARGS_MAX)];
+    if let Err(bad) = initramfs::args::check(args) {
+        // Each argument was checked as it came: what is left is their sum.
+        return Err(whole(bad.text()));
+    }
+    Ok(Command::Initramfs(initramfs::Spec {
+        out,
+        init: b.init.unwrap_or(initramfs::DEFAULT_INIT),
+        args: b.args,
+        n: b.n,
+    }))
 }
 
 fn label_ok(l: &[u8]) -> bool {

@@ -17,6 +17,8 @@ pub const DESCRIBE: u8 = 2;
 pub const SELFTEST: u8 = 4;
 pub const COMPARE: u8 = 8;
 pub const CALIBRATE: u8 = 16;
+/// `initramfs`: its own options and every option of `run` (parsed as `run`).
+pub const INITRAMFS: u8 = 32;
 
 /// The profiles an option applies to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -105,6 +107,16 @@ fn tsv<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     p.cfg.tsv.map(|_| ()).ok_or(Why::MissingValue)
 }
 
+fn output<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    p.initramfs.out = Some(Some(v).filter(|v| !v.is_empty()).ok_or(Why::MissingValue)?);
+    Ok(())
+}
+
+fn init<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    p.initramfs.init = Some(Some(v).filter(|v| !v.is_empty()).ok_or(Why::MissingValue)?);
+    Ok(())
+}
+
 fn ring_flags(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     p.cfg.ring_flags = RingFlags::parse(v).ok_or(Why::UnknownRingFlags)?;
     Ok(())
@@ -138,7 +150,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 22] = [
+pub const OPTIONS: [Opt; 24] = [
     opt("--profile", text("P", profile), POINTS, Any,
         "workload, see above", Word("s0")),
     opt("--smoke", Value::Shape(Mode::Smoke), POINTS, Any,
@@ -183,6 +195,10 @@ pub const OPTIONS: [Opt; 22] = [
         "git bisect run: judge new= against good= and bad=", Shown::None),
     opt("--", Value::Flag(|p| p.files_only = true), COMPARE, Any,
         "every argument after it is a FILE", Shown::None),
+    opt("-o", text("FILE", output), INITRAMFS, Any,
+        "the cpio to write, required (never overwritten)", Shown::None),
+    opt("--init", text("PATH", init), INITRAMFS, Any,
+        "the /init to embed", Word("/proc/self/exe")),
 ];
 
 /// What `--help` says above and between the option lists.
@@ -199,6 +215,8 @@ usage: uring-repro [run] [options]       measure (the default command)
                                        one git bisect run step: 0 1 125 128
        uring-repro calibrate [options] [--inject-pct PCT]
                                        positive control: can this box see it?
+       uring-repro initramfs -o FILE [--init PATH] [options]
+                                       a bootable cpio: /init runs the options
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
@@ -214,6 +232,12 @@ const CALIBRATE_TEXT: &str = "six points A B A B A B in one process, with the ru
     options (not --trace, --tsv, --inject-ns); B spins PCT% of A's mean more per pair. \
     Prints the A/A noise floor, B vs A with its 95% CI, and one `# calibrate:` line; \
     exit 0 when the CI holds the injected change and excludes 0 (docs/calibrate.md):";
+
+const INITRAMFS_TEXT: &str = "writes FILE, an uncompressed newc cpio: /init (this \
+    binary, or --init's, such as another architecture's build), /dev/console, /proc, /sys \
+    and /uring-repro.args, the options (checked as run checks them) one a line. Booted \
+    with nothing after `--` on the kernel command line, /init runs those; arguments after \
+    `--` win (README: Boot a kernel into a point):";
 
 /// Where help text wraps.
 const WIDTH: usize = 80;
@@ -305,6 +329,9 @@ pub fn help(w: &mut dyn Write) {
     let _ = w.write_str("\ncalibrate: ");
     report::wrap(w, CALIBRATE_TEXT, 11, 0, WIDTH);
     options(w, CALIBRATE, &[For::Any]);
+    let _ = w.write_str("\ninitramfs: ");
+    report::wrap(w, INITRAMFS_TEXT, 11, 0, WIDTH);
+    options(w, INITRAMFS, &[For::Any]);
     let _ = writeln!(
         w,
         "\nOptions take their value as `--opt N` or `--opt=N`.\n\nexit codes:"

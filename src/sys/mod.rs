@@ -39,8 +39,10 @@ pub struct Errno(pub i32);
 impl Errno {
     pub const EPERM: Errno = Errno(1);
     pub const EINTR: Errno = Errno(4);
+    pub const EIO: Errno = Errno(5);
     pub const EAGAIN: Errno = Errno(11);
     pub const EACCES: Errno = Errno(13);
+    pub const ENOENT: Errno = Errno(2);
     pub const EEXIST: Errno = Errno(17);
     pub const EINVAL: Errno = Errno(22);
     pub const ENAMETOOLONG: Errno = Errno(36);
@@ -354,6 +356,23 @@ pub fn mkdir(path: &[u8], mode: u32) -> SysResult<()> {
             uapi::AT_FDCWD as usize,
             path.as_ptr() as usize,
             mode as usize,
+        )
+    };
+    Errno::result(raw).map(|_| ())
+}
+
+/// unlinkat(AT_FDCWD, path, 0): removes a file; `path` must end with a NUL byte.
+pub fn unlink(path: &[u8]) -> SysResult<()> {
+    if path.last() != Some(&0) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: path is NUL-terminated (checked above).
+    let raw = unsafe {
+        syscall3(
+            nr::UNLINKAT,
+            uapi::AT_FDCWD as usize,
+            path.as_ptr() as usize,
+            0,
         )
     };
     Errno::result(raw).map(|_| ())

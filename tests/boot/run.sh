@@ -7,6 +7,11 @@
 # kernel-dependent verdicts (6.12 has the io_uring futex opcodes, 6.1 does not; io_uring can
 # be disabled by sysctl).
 #
+# Each initramfs is written by the binary's own `initramfs` command, run by the binary of this
+# machine's arch (--bin-x86_64 here) with `--init` naming the guest's binary, so one host
+# build writes the archives of all three architectures. scripts/boot-point.sh is tested here
+# too: a boot into a point file that `uring-repro compare` must read.
+#
 # usage: tests/boot/run.sh --bin-x86_64 PATH [--bin-aarch64 PATH] [--bin-riscv64 PATH] [--only NAME]...
 #                          [--keep DIR] [--cache DIR] [--timeout SECS] [--refresh] [--list]
 # Output: one TAP-like line per case, then "N passed, N failed, N skipped".
@@ -18,8 +23,8 @@ trap 'printf "run.sh: internal error: status %s at line %s\n" "$?" "$LINENO" >&2
 
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 readonly HERE
-# shellcheck source-path=SCRIPTDIR source=mkinitramfs.sh
-. "$HERE/mkinitramfs.sh"
+REPO=$(cd -- "$HERE/../.." && pwd)
+readonly REPO
 
 # Defaults, named so --help and the code agree.
 readonly DEFAULT_CACHE=${URING_REPRO_BOOT_CACHE:-/var/tmp/uring-repro-boot}
@@ -57,12 +62,20 @@ usage_error() { printf 'run.sh: %s (try --help)\n' "$*" >&2; exit 2; }
 
 # ---------------------------------------------------------------------------------------
 # Cases. One row each: name, guest arch, kernel slot, cmdline words before "--", argv words
-# after "--", expected exit code, EREs one per line, each of which some console line must
-# match ("" = none).
+# after "--" ("" = no "--" at all), expected exit code, EREs one per line, each of which some
+# console line must match ("" = none), and the run options baked into the initramfs
+# (optional; "" = none). Rows added with add_point_case run scripts/boot-point.sh instead:
+# the argv words are its RUN-OPTIONS, the exit code is its own, and the EREs must match
+# lines of the point it wrote.
 CASE_NAMES=() CASE_ARCH=() CASE_KERNEL=() CASE_PRE=() CASE_ARGS=() CASE_EXIT=() CASE_LINE=()
+CASE_BAKED=() CASE_KIND=()
 add_case() {
 	CASE_NAMES+=("$1") CASE_ARCH+=("$2") CASE_KERNEL+=("$3") CASE_PRE+=("$4")
-	CASE_ARGS+=("$5") CASE_EXIT+=("$6") CASE_LINE+=("$7")
+	CASE_ARGS+=("$5") CASE_EXIT+=("$6") CASE_LINE+=("$7") CASE_BAKED+=("${8:-}") CASE_KIND+=(boot)
+}
+add_point_case() {
+	add_case "$@"
+	CASE_KIND[${#CASE_KIND[@]} - 1]=point
 }
 add_case x86_64-6.12-smoke x86_64 x86_64-6.12 "" "--smoke" 0 '-> PASS$'
 add_case x86_64-6.12-short-run x86_64 x86_64-6.12 "" "--cycles 64 --rounds 3 --warmups 1" 0 '-> PASS$'
@@ -84,6 +97,21 @@ add_case riscv64-6.12-smoke riscv64 riscv64-6.12 "" "--smoke" 0 $'-> PASS$\n clo
 add_case riscv64-6.12-short-run riscv64 riscv64-6.12 "" "--cycles 64 --rounds 3 --warmups 1" 0 '-> PASS$'
 add_case riscv64-6.12-pollwake riscv64 riscv64-6.12 "" "--profile pollwake --smoke" 0 '-> PASS$'
 add_case riscv64-6.12-bogus-arg riscv64 riscv64-6.12 "" "--bogus-arg" 2 ''
+# Options baked into the initramfs (`initramfs -o FILE OPTIONS`), nothing after "--": /init
+# runs the baked ones (the banner shows their shape). With words after "--" those win.
+readonly SHORT_RUN="--cycles 64 --rounds 3 --warmups 1"
+add_case x86_64-6.12-baked x86_64 x86_64-6.12 "" "" 0 \
+	$'-> PASS$\n mode=point \n cycles=64 warmups=1 rounds=3 ' "$SHORT_RUN"
+add_case x86_64-6.12-cmdline-wins x86_64 x86_64-6.12 "" "--smoke" 0 \
+	$'-> PASS$\n mode=smoke \n cycles=2 warmups=0 rounds=1 ' "$SHORT_RUN"
+add_case riscv64-6.12-baked riscv64 riscv64-6.12 "" "" 0 \
+	$'-> PASS$\n cycles=64 warmups=1 rounds=3 ' "$SHORT_RUN"
+# scripts/boot-point.sh: a point compare reads (and the run's own exit code without one).
+add_point_case x86_64-6.12-boot-point x86_64 x86_64-6.12 "" "$SHORT_RUN" 0 \
+	$'^# uring-repro .* mode=point \n^mean\t6144\t\n-> PASS$'
+add_point_case x86_64-6.1-boot-point-skip x86_64 x86_64-6.1 "" "--smoke" 4 ''
+add_point_case riscv64-6.12-boot-point riscv64 riscv64-6.12 "" "$SHORT_RUN" 0 \
+	$'^# uring-repro .* kernel=6\.12\.[^ ]*riscv64 \n-> PASS$'
 
 # Kernel slots: Debian meta package (resolved at run time to the image package it pins),
 # Debian architecture, and the prefix the image package must have (so a meta package that
@@ -345,6 +373,13 @@ fetch_kernel() {
 # Binaries. Check the ELF machine so a wrong --bin-* fails with a clear reason instead of a
 # kernel panic ("No working init found").
 declare -A BIN=() BIN_PROBLEM=() INITRD=()
+# The binary that runs here and writes every initramfs: the one of this machine's arch.
+HOST_ARCH=$(uname -m)
+case $HOST_ARCH in
+amd64) HOST_ARCH=x86_64 ;;
+arm64) HOST_ARCH=aarch64 ;;
+esac
+readonly HOST_ARCH
 readonly -A ELF_MACHINE=([x86_64]=003e [aarch64]=00b7 [riscv64]=00f3)
 check_binary() {
 	local arch=$1 path=$2 magic machine
@@ -384,7 +419,7 @@ boot() {
 	esac
 	# panic=-1 + -no-reboot: a panicking guest ends QEMU at once instead of hanging to the
 	# timeout; the log still shows the panic.
-	append+=" panic=-1 loglevel=4${pre:+ $pre} -- $args"
+	append+=" panic=-1 loglevel=4${pre:+ $pre}${args:+ -- $args}"
 	qemu+=(-m "$GUEST_MEM" -nodefaults -nographic -serial stdio -no-reboot
 		-kernel "$kernel" -initrd "$initrd" -append "$append")
 	printf '%q ' timeout -k 10 "$TIMEOUT" "${qemu[@]}" >"$WORK/$name.cmd"
@@ -434,6 +469,57 @@ result_fail() {
 	fi
 }
 
+# run_point_case I: scripts/boot-point.sh for case I: its exit code, and the point it wrote
+# (the report and nothing else, which `uring-repro compare` reads) when the run passed.
+run_point_case() {
+	local i=$1 name=${CASE_NAMES[$1]} arch=${CASE_ARCH[$1]} slot=${CASE_KERNEL[$1]}
+	local want=${CASE_EXIT[$1]} point=$WORK/${CASE_NAMES[$1]}.point log=$WORK/${CASE_NAMES[$1]}.log
+	local rc=0 t0 reasons=() pat
+	local -a cmd
+	# shellcheck disable=SC2206 # the run options are words
+	cmd=(sh "$REPO/scripts/boot-point.sh" --kernel "${SLOT_VMLINUZ[$slot]}" -o "$point"
+		--arch "$arch" --accel tcg --timeout "$TIMEOUT" --bin "${BIN[$arch]}"
+		--host-bin "${BIN[$HOST_ARCH]}" -- ${CASE_ARGS[$i]})
+	printf '%q ' "${cmd[@]}" >"$WORK/$name.cmd"
+	echo >>"$WORK/$name.cmd"
+	note "boot-point $name: -- ${CASE_ARGS[$i]}"
+	rm -f "$point"
+	t0=$EPOCHREALTIME
+	"${cmd[@]}" >"$log" 2>&1 </dev/null || rc=$?
+	BOOT_SECS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	((rc == want)) || reasons+=("boot-point.sh exited $rc, expected $want")
+	if ((want == 0)); then
+		if [[ ! -s $point ]]; then
+			reasons+=("no point written")
+		else
+			[[ $(head -n1 "$point") == '# uring-repro '* ]] || reasons+=("the point does not start with the run banner")
+			grep -q $'\r' "$point" && reasons+=("the point has CRs")
+			grep -qE '^uring-repro: |^\[ *[0-9]+\.[0-9]+\]' "$point" &&
+				reasons+=("the point has a verdict or kernel log line")
+			while IFS= read -r pat; do
+				if [[ -n $pat ]] && ! grep -qE -- "$pat" "$point"; then
+					reasons+=("no point line matches /$pat/")
+				fi
+			done <<<"${CASE_LINE[$i]}"
+			if ! "${BIN[$HOST_ARCH]}" compare "$point" >"$WORK/$name.compare" 2>&1; then
+				reasons+=("compare does not read the point: $(tail -n1 "$WORK/$name.compare")")
+			fi
+		fi
+	fi
+	# A second run must not overwrite the point (exit 2 before anything boots).
+	if [[ -e $point ]]; then
+		local again=0
+		"${cmd[@]}" >/dev/null 2>&1 </dev/null || again=$?
+		((again == 2)) || reasons+=("a second run over the existing point exited $again, not 2")
+	fi
+	note "$name: ${BOOT_SECS}s, boot-point.sh status $rc"
+	if ((${#reasons[@]} == 0)); then
+		result_ok "$name"
+	else
+		result_fail "$name" "$(printf '%s; ' "${reasons[@]}" | sed 's/; $//')" "$log"
+	fi
+}
+
 # run_case I: boot case I and judge its console.
 run_case() {
 	local i=$1 name=${CASE_NAMES[$1]} arch=${CASE_ARCH[$1]} slot=${CASE_KERNEL[$1]}
@@ -451,12 +537,28 @@ run_case() {
 		result_skip "$name" "kernel $slot unavailable: ${SLOT_SKIP[$slot]:-not fetched}"
 		return 0
 	fi
-	if [[ -z ${INITRD[$arch]:-} ]]; then
-		INITRD[$arch]=$WORK/initramfs-$arch.cpio
-		mkinitramfs "${BIN[$arch]}" "${INITRD[$arch]}"
+	if [[ -z ${BIN[$HOST_ARCH]:-} || -n ${BIN_PROBLEM[$HOST_ARCH]:-} ]]; then
+		result_fail "$name" "no usable --bin-$HOST_ARCH: it writes the initramfs on this $HOST_ARCH machine"
+		return 0
 	fi
-	note "booting $name: ${CASE_PRE[$i]:+${CASE_PRE[$i]} }-- ${CASE_ARGS[$i]}"
-	boot "$name" "$arch" "${SLOT_VMLINUZ[$slot]}" "${INITRD[$arch]}" "${CASE_PRE[$i]}" "${CASE_ARGS[$i]}"
+	if [[ ${CASE_KIND[$i]} == point ]]; then
+		run_point_case "$i"
+		return 0
+	fi
+	# One archive per arch and baked options (the cases without any share theirs).
+	local baked=${CASE_BAKED[$i]} key initrd
+	key=$arch${baked:+-$name}
+	if [[ -z ${INITRD[$key]:-} ]]; then
+		initrd=$WORK/initramfs-$key.cpio
+		# shellcheck disable=SC2086 # the baked options are words
+		if ! "${BIN[$HOST_ARCH]}" initramfs -o "$initrd" --init "${BIN[$arch]}" $baked 2>"$WORK/$name.mk"; then
+			result_fail "$name" "initramfs failed: $(head -c 300 "$WORK/$name.mk")"
+			return 0
+		fi
+		INITRD[$key]=$initrd
+	fi
+	note "booting $name: ${CASE_PRE[$i]:+${CASE_PRE[$i]} }${CASE_ARGS[$i]:+-- ${CASE_ARGS[$i]}}${baked:+ (baked: $baked)}"
+	boot "$name" "$arch" "${SLOT_VMLINUZ[$slot]}" "${INITRD[$key]}" "${CASE_PRE[$i]}" "${CASE_ARGS[$i]}"
 
 	# The binary prints this line as PID 1 right before powering off; the last one counts.
 	verdict=$(sed -nE 's/^uring-repro: exit ([0-9]+)$/\1/p' "$log" | tail -n1)
@@ -534,11 +636,15 @@ main() {
 			sel+=("$i")
 		fi
 	done
-	# x86_64 is the primary target: running its cases without a binary is a usage error.
+	# x86_64 is the primary target and this machine's binary writes every initramfs:
+	# running cases without it is a usage error.
 	for i in "${sel[@]}"; do
 		[[ ${CASE_ARCH[i]} == x86_64 && -z ${BIN[x86_64]:-} ]] &&
 			usage_error "--bin-x86_64 is required for case ${CASE_NAMES[i]}"
 	done
+	if ((${#sel[@]} > 0)) && [[ -z ${BIN[$HOST_ARCH]:-} ]]; then
+		usage_error "--bin-$HOST_ARCH is required: it writes the initramfs of every case"
+	fi
 	for n in "${!BIN[@]}"; do check_binary "$n" "${BIN[$n]}"; done
 
 	if [[ -n $keep ]]; then

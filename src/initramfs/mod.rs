@@ -1,0 +1,351 @@
+//! `initramfs -o FILE [--init PATH] [run options]`: a bootable initramfs,
+//! an uncompressed newc cpio holding
+//!
+//! | name | what |
+//! | --- | --- |
+//! | `dev` | directory 0755 |
+//! | `dev/console` | character node 5:1, 0600: the kernel opens it as fds 0, 1, 2 of init |
+//! | `proc`, `sys` | directories 0555: PID 1 mounts proc and sysfs there (sysfs brings its own `kernel/debug` and `kernel/tracing`) |
+//! | `init` | 0755: this binary (`/proc/self/exe`), or `--init PATH`, e.g. another architecture's build |
+//! | `uring-repro.args` | 0644: the run options, one a line (args.rs) |
+//!
+//! Owners, times and inode numbers are fixed, so the same `/init` and
+//! options always give the same bytes. The command line parser has checked
+//! the run options as `run` checks them before anything here runs. FILE is
+//! created with O_EXCL (never overwritten); the `/init` is read and checked
+//! (an ELF file) before FILE is created, and a FILE that could not be
+//! written whole is removed. Every failure is exit 2 with its cause.
+
+pub mod args;
+mod newc;
+
+use core::fmt;
+
+use crate::exit::{self, Exit};
+use crate::report::Bytes;
+use crate::sys::{self, uapi, Errno, Fd, SysResult};
+
+use newc::{Head, S_IFCHR, S_IFDIR, S_IFREG};
+
+/// The `/init` embedded when `--init` is not given: this very binary.
+pub const DEFAULT_INIT: &[u8] = b"/proc/self/exe";
+
+/// What the command line asks for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spec<'a> {
+    /// `-o FILE`.
+    pub out: &'a [u8],
+    /// `--init PATH`, else DEFAULT_INIT.
+    pub init: &'a [u8],
+    /// The run options as typed (each value its own argument when it was).
+    pub args: [&'a [u8]; args::ARGS_MAX],
+    pub n: usize,
+}
+
+impl Spec<'_> {
+    pub fn args(&self) -> &[&[u8]] {
+        &self.args[..self.n.min(args::ARGS_MAX)]
+    }
+}
+
+/// What an entry holds.
+#[derive(Clone, Copy, PartialEq)]
+enum Data {
+    Nothing,
+    Init,
+    Args,
+}
+
+/// One entry of the archive.
+struct Entry {
+    name: &'static [u8],
+    mode: u32,
+    rdev: (u32, u32),
+    data: Data,
+}
+
+const fn entry(name: &'static [u8], mode: u32, rdev: (u32, u32), data: Data) -> Entry {
+    Entry {
+        name,
+        mode,
+        rdev,
+        data,
+    }
+}
+
+/// The archive, in order; the trailer ends it.
+const ENTRIES: [Entry; 7] = [
+    entry(b"dev", S_IFDIR | 0o755, (0, 0), Data::Nothing),
+    entry(b"dev/console", S_IFCHR | 0o600, (5, 1), Data::Nothing),
+    entry(b"proc", S_IFDIR | 0o555, (0, 0), Data::Nothing),
+    entry(b"sys", S_IFDIR | 0o555, (0, 0), Data::Nothing),
+    entry(b"init", S_IFREG | 0o755, (0, 0), Data::Init),
+    entry(args::NAME, S_IFREG | 0o644, (0, 0), Data::Args),
+    entry(newc::TRAILER, 0, (0, 0), Data::Nothing),
+];
+
+/// Longest path accepted (PATH_MAX, NUL included).
+const PATH_MAX: usize = 4096;
+/// The copy's chunk.
+const CHUNK: usize = 16 * 1024;
+
+/// `path` with a NUL, in `buf`; None for one too long or holding a NUL.
+fn with_nul<'b>(path: &[u8], buf: &'b mut [u8; PATH_MAX]) -> Option<&'b [u8]> {
+    if path.len() >= PATH_MAX || path.contains(&0) {
+        return None;
+    }
+    buf[..path.len()].copy_from_slice(path);
+    buf[path.len()] = 0;
+    Some(&buf[..=path.len()])
+}
+
+const BAD_PATH: &str = "a path too long or holding a NUL";
+
+/// `initramfs: WHAT: WHY`, exit 2.
+fn refuse(what: &[u8], why: fmt::Arguments<'_>) -> Exit {
+    Exit::new(
+        exit::USAGE,
+        format_args!("initramfs: {}: {why}", Bytes(what)),
+    )
+}
+
+/// Writes the archive `spec` describes.
+pub fn write(spec: &Spec<'_>) -> Exit {
+    let args_len = match args::check(spec.args()) {
+        Ok(n) => n,
+        Err(b) => return refuse(b"run options", format_args!("{}", b.text())),
+    };
+    let (mut zi, mut zo) = ([0u8; PATH_MAX], [0u8; PATH_MAX]);
+    let Some(init_z) = with_nul(spec.init, &mut zi) else {
+        return refuse(spec.init, format_args!("{BAD_PATH}"));
+    };
+    let Some(out_z) = with_nul(spec.out, &mut zo) else {
+        return refuse(spec.out, format_args!("{BAD_PATH}"));
+    };
+    let init = match open_init(init_z) {
+        Ok(v) => v,
+        Err(Fault::Sys(e)) => return refuse(spec.init, format_args!("cannot be read: {e}")),
+        Err(Fault::Shape) => {
+            return refuse(spec.init, format_args!("not an ELF file, or over 4 GiB"))
+        }
+    };
+    let flags = uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL;
+    let fd = match sys::open(out_z, flags, 0o644) {
+        Ok(fd) => fd,
+        Err(Errno::EEXIST) => return refuse(spec.out, format_args!("exists (never overwritten)")),
+        Err(e) => return refuse(spec.out, format_args!("cannot be created: {e}")),
+    };
+    let result = archive(fd.raw(), &init, spec.args(), args_len);
+    drop(fd);
+    match result {
+        Ok(()) => Exit::pass(),
+        Err(f) => {
+            // Half an archive must not pass for one.
+            let _ = sys::unlink(out_z);
+            match f {
+                Fault::Sys(e) => refuse(spec.out, format_args!("write failed: {e}; removed")),
+                Fault::Shape => refuse(
+                    spec.out,
+                    format_args!("{} changed while copied; removed", Bytes(spec.init)),
+                ),
+            }
+        }
+    }
+}
+
+/// Why an archive could not be made.
+enum Fault {
+    Sys(Errno),
+    /// Not an ELF file, too large, or its size changed under us.
+    Shape,
+}
+
+impl From<Errno> for Fault {
+    fn from(e: Errno) -> Fault {
+        Fault::Sys(e)
+    }
+}
+
+/// The `/init` to embed: open, an ELF file, its size.
+struct Init {
+    fd: Fd,
+    size: u32,
+}
+
+fn open_init(path: &[u8]) -> Result<Init, Fault> {
+    let fd = sys::open(path, uapi::O_RDONLY, 0)?;
+    let mut buf = [0u8; CHUNK];
+    let mut size = 0u64;
+    loop {
+        match sys::pread(fd.raw(), &mut buf, size) {
+            Ok(0) => break,
+            Ok(n) => {
+                if size == 0 && !buf[..n].starts_with(b"\x7fELF") {
+                    return Err(Fault::Shape);
+                }
+                size += n as u64;
+            }
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if size == 0 || size > u32::MAX as u64 {
+        return Err(Fault::Shape);
+    }
+    Ok(Init {
+        fd,
+        size: size as u32,
+    })
+}
+
+/// Every entry and the trailer, to `fd`.
+fn archive(fd: i32, init: &Init, args: &[&[u8]], args_len: usize) -> Result<(), Fault> {
+    let mut head = [0u8; newc::HEAD_MAX];
+    for (i, e) in ENTRIES.iter().enumerate() {
+        let size = match e.data {
+            Data::Nothing => 0,
+            Data::Init => init.size,
+            Data::Args => args_len as u32,
+        };
+        let h = Head {
+            // The trailer's inode is 0, as cpio writes it.
+            ino: if e.name == newc::TRAILER {
+                0
+            } else {
+                i as u32 + 1
+            },
+            mode: e.mode,
+            rdev: e.rdev,
+            size,
+            name: e.name,
+        };
+        let n = newc::head(&h, &mut head).ok_or(Fault::Shape)?;
+        write_all(fd, &head[..n])?;
+        match e.data {
+            Data::Nothing => {}
+            Data::Init => copy(init, fd)?,
+            Data::Args => {
+                for a in args {
+                    write_all(fd, a)?;
+                    write_all(fd, b"\n")?;
+                }
+            }
+        }
+        write_all(fd, &[0; 3][..newc::pad4(size as usize)])?;
+    }
+    Ok(())
+}
+
+/// The `/init`'s bytes, exactly as many as it had when sized.
+fn copy(init: &Init, fd: i32) -> Result<(), Fault> {
+    let mut buf = [0u8; CHUNK];
+    let mut at = 0u64;
+    loop {
+        match sys::pread(init.fd.raw(), &mut buf, at) {
+            Ok(0) => break,
+            Ok(n) if at + n as u64 > init.size as u64 => return Err(Fault::Shape),
+            Ok(n) => {
+                write_all(fd, &buf[..n])?;
+                at += n as u64;
+            }
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if at != init.size as u64 {
+        return Err(Fault::Shape);
+    }
+    Ok(())
+}
+
+fn write_all(fd: i32, mut b: &[u8]) -> SysResult<()> {
+    while !b.is_empty() {
+        match sys::write(fd, b) {
+            // A write that makes no progress would loop for ever.
+            Ok(0) => return Err(Errno::EIO),
+            Ok(n) => b = b.get(n..).unwrap_or_default(),
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{self, Command};
+
+    fn spec(args: &[&'static str]) -> Result<Spec<'static>, String> {
+        match cli::parse(args.iter().map(|s| s.as_bytes())) {
+            Ok(Command::Initramfs(s)) => Ok(s),
+            Ok(other) => panic!("{args:?}: {other:?}"),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    #[test]
+    fn run_options_are_kept_as_typed_and_checked_as_run_checks_them() {
+        let s = spec(&[
+            "initramfs",
+            "--smoke",
+            "-o",
+            "x.cpio",
+            "--rounds",
+            "2",
+            "--cpu=0",
+        ]);
+        let s = s.unwrap();
+        assert_eq!((s.out, s.init), (&b"x.cpio"[..], DEFAULT_INIT));
+        let want: [&[u8]; 5] = [b"--smoke", b"--rounds", b"2", b"--cpu=0", b""];
+        assert_eq!(s.args(), &want[..4]);
+        let s = spec(&["initramfs", "--init", "/b", "-o", "y"]).unwrap();
+        assert_eq!((s.out, s.init, s.n), (&b"y"[..], &b"/b"[..], 0));
+        for (args, msg) in [
+            (
+                &["initramfs", "--smoke"][..],
+                "initramfs: -o FILE is required (see --help)",
+            ),
+            (&["initramfs", "-o"], "initramfs: -o: needs a value"),
+            (&["initramfs", "-o", ""], "initramfs: -o : needs a value"),
+            (
+                &["initramfs", "-o", "a", "-o", "b"],
+                "initramfs: -o: given more than once",
+            ),
+            (
+                &["initramfs", "-o", "a", "--rounds", "0"],
+                "initramfs: --rounds 0: out of range (1..=4096)",
+            ),
+            (
+                &["initramfs", "-o", "a", "--smoke", "--trace"],
+                "initramfs: --trace: --smoke and --trace exclude each other",
+            ),
+            (
+                &["initramfs", "-o", "a", "--burst", "2"],
+                "initramfs: --burst: does not apply to profile s0_wait_wake",
+            ),
+            (
+                &["initramfs", "-o", "a", "--gate", "2"],
+                "initramfs: --gate: does not apply to initramfs",
+            ),
+            (
+                &["initramfs", "-o", "a", "--tsv", "a\nb"],
+                "initramfs: --tsv: an argument with a newline cannot be baked",
+            ),
+            (&["run", "-o", "a"], "-o: does not apply to run"),
+            (&["run", "--init", "a"], "--init: does not apply to run"),
+        ] {
+            assert_eq!(spec(args).unwrap_err(), msg, "{args:?}");
+        }
+        // Every option at most once: too many arguments cannot happen,
+        // too many bytes can.
+        let long: &'static str = "x".repeat(args::FILE_MAX - 10).leak();
+        let argv = ["initramfs", "-o", "a", "--smoke", "--tsv", long];
+        let why = "initramfs: the arguments exceed 4096 bytes, one a line";
+        assert_eq!(spec(&argv).unwrap_err(), why);
+        assert_eq!(
+            spec(&argv[..5]).unwrap_err(),
+            "initramfs: --tsv: needs a value"
+        );
+    }
+}
