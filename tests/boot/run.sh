@@ -112,6 +112,13 @@ add_point_case x86_64-6.12-boot-point x86_64 x86_64-6.12 "" "$SHORT_RUN" 0 \
 add_point_case x86_64-6.1-boot-point-skip x86_64 x86_64-6.1 "" "--smoke" 4 ''
 add_point_case riscv64-6.12-boot-point riscv64 riscv64-6.12 "" "$SHORT_RUN" 0 \
 	$'^# uring-repro .* kernel=6\.12\.[^ ]*riscv64 \n-> PASS$'
+# scripts/bisect-step.sh under a real `git bisect run`: a made-up tree of seven commits, each
+# "building" the 6.12 kernel; from the fifth on, the tree's run options add --inject-ns 20000
+# (a slowdown far beyond TCG's noise). References: two boots of each. The bisect must name
+# the fifth commit, through real boots. (TCG timings are not evidence of a kernel's speed:
+# this proves the loop, build -> boot -> point -> verdict -> git bisect, not a measurement.)
+add_case x86_64-6.12-git-bisect-run x86_64 x86_64-6.12 "" "$SHORT_RUN" 0 ''
+CASE_KIND[${#CASE_KIND[@]} - 1]=bisect
 
 # Kernel slots: Debian meta package (resolved at run time to the image package it pins),
 # Debian architecture, and the prefix the image package must have (so a meta package that
@@ -520,6 +527,56 @@ run_point_case() {
 	fi
 }
 
+# run_bisect_case I: a real `git bisect run` of scripts/bisect-step.sh (see the case row).
+run_bisect_case() {
+	local i=$1 name=${CASE_NAMES[$1]} arch=${CASE_ARCH[$1]} slot=${CASE_KERNEL[$1]}
+	local dir=$WORK/$name tree log=$WORK/${CASE_NAMES[$1]}.log rc=0 t0 k first reasons=()
+	local -a boot refs=()
+	tree=$dir/tree
+	rm -rf "$dir" && mkdir -p "$tree" "$dir/points"
+	# shellcheck disable=SC2206 # the run options are words
+	boot=(sh "$REPO/scripts/boot-point.sh" --kernel "${SLOT_VMLINUZ[$slot]}" --arch "$arch"
+		--accel tcg --timeout "$TIMEOUT" --bin "${BIN[$arch]}" --host-bin "${BIN[$HOST_ARCH]}")
+	printf 'see %s (the references, the tree, then git bisect run)\n' "$log" >"$WORK/$name.cmd"
+	t0=$EPOCHREALTIME
+	{
+		# shellcheck disable=SC2086
+		for k in 1 2; do
+			"${boot[@]}" -o "$dir/good$k.txt" -- ${CASE_ARGS[$i]} && refs+=(--good "$dir/good$k.txt")
+			"${boot[@]}" -o "$dir/bad$k.txt" -- ${CASE_ARGS[$i]} --inject-ns 20000 &&
+				refs+=(--bad "$dir/bad$k.txt")
+		done
+		git -C "$tree" init -q
+		git -C "$tree" config user.email bisect@example.invalid
+		git -C "$tree" config user.name bisect
+		echo vmlinuz >"$tree/.gitignore"
+		for k in 0 1 2 3 4 5 6; do
+			if ((k < 4)); then : >"$tree/options"; else printf '%s\n' --inject-ns 20000 >"$tree/options"; fi
+			echo "$k" >"$tree/commit"
+			git -C "$tree" add -A && git -C "$tree" commit -qm "commit $k"
+		done
+		first=$(git -C "$tree" rev-parse HEAD~2)
+		git -C "$tree" bisect start HEAD HEAD~6
+		# shellcheck disable=SC2086,SC2016 # run options are words; the build runs in sh
+		(cd "$tree" && BISECT_KERNEL=${SLOT_VMLINUZ[$slot]} git bisect run \
+			sh "$REPO/scripts/bisect-step.sh" "${refs[@]}" --build 'cp "$BISECT_KERNEL" vmlinuz' \
+			--image vmlinuz --arch "$arch" --points "$dir/points" --bin "$(realpath "${BIN[$arch]}")" \
+			--timeout "$TIMEOUT" --options-from options -- ${CASE_ARGS[$i]}) || rc=$?
+	} >"$log" 2>&1 </dev/null
+	BOOT_SECS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	((${#refs[@]} == 8)) || reasons+=("only ${#refs[@]} of 8 reference arguments: a reference boot failed")
+	((rc == 0)) || reasons+=("git bisect run exited $rc")
+	grep -q "^$first is the first bad commit" "$log" || reasons+=("the bisect did not name commit 4 ($first)")
+	n=$(find "$dir/points" -name '*.txt' | wc -l)
+	((n >= 2)) || reasons+=("only $n point(s) kept in --points")
+	note "$name: ${BOOT_SECS}s for 4 reference boots and $n bisect steps"
+	if ((${#reasons[@]} == 0)); then
+		result_ok "$name"
+	else
+		result_fail "$name" "$(printf '%s; ' "${reasons[@]}" | sed 's/; $//')" "$log"
+	fi
+}
+
 # run_case I: boot case I and judge its console.
 run_case() {
 	local i=$1 name=${CASE_NAMES[$1]} arch=${CASE_ARCH[$1]} slot=${CASE_KERNEL[$1]}
@@ -543,6 +600,10 @@ run_case() {
 	fi
 	if [[ ${CASE_KIND[$i]} == point ]]; then
 		run_point_case "$i"
+		return 0
+	fi
+	if [[ ${CASE_KIND[$i]} == bisect ]]; then
+		run_bisect_case "$i"
 		return 0
 	fi
 	# One archive per arch and baked options (the cases without any share theirs).
