@@ -11,6 +11,7 @@ use core::arch::asm;
 pub mod nr {
     pub const IOCTL: usize = 29;
     pub const MKDIRAT: usize = 34;
+    pub const UNLINKAT: usize = 35;
     pub const MOUNT: usize = 40;
     pub const OPENAT: usize = 56;
     pub const CLOSE: usize = 57;

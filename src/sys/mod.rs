@@ -36,7 +36,9 @@ pub struct Errno(pub i32);
 
 impl Errno {
     pub const EPERM: Errno = Errno(1);
+    pub const ENOENT: Errno = Errno(2);
     pub const EINTR: Errno = Errno(4);
+    pub const EIO: Errno = Errno(5);
     pub const EAGAIN: Errno = Errno(11);
     pub const EACCES: Errno = Errno(13);
     pub const EEXIST: Errno = Errno(17);
@@ -352,6 +354,24 @@ pub fn mkdir(path: &[u8], mode: u32) -> SysResult<()> {
             uapi::AT_FDCWD as usize,
             path.as_ptr() as usize,
             mode as usize,
+        )
+    };
+    Errno::result(raw).map(|_| ())
+}
+
+/// unlinkat(AT_FDCWD, path, AT_REMOVEDIR): rmdir; `path` must end with a
+/// NUL byte.
+pub fn rmdir(path: &[u8]) -> SysResult<()> {
+    if path.last() != Some(&0) {
+        return Err(Errno::EINVAL);
+    }
+    // SAFETY: path is NUL-terminated (checked above).
+    let raw = unsafe {
+        syscall3(
+            nr::UNLINKAT,
+            uapi::AT_FDCWD as usize,
+            path.as_ptr() as usize,
+            uapi::AT_REMOVEDIR as usize,
         )
     };
     Errno::result(raw).map(|_| ())

@@ -24,6 +24,7 @@ pub mod nr {
     pub const EPOLL_PWAIT: usize = 22;
     pub const IOCTL: usize = 29;
     pub const MKDIRAT: usize = 34;
+    pub const UNLINKAT: usize = 35;
     pub const MOUNT: usize = 40;
     pub const STATFS: usize = 43;
     pub const OPENAT: usize = 56;

@@ -33,6 +33,7 @@ pub mod nr {
     pub const EPOLL_CTL: usize = 233;
     pub const OPENAT: usize = 257;
     pub const MKDIRAT: usize = 258;
+    pub const UNLINKAT: usize = 263;
     pub const EPOLL_PWAIT: usize = 281;
     pub const EPOLL_CREATE1: usize = 291;
     pub const GETCPU: usize = 309;
