@@ -21,7 +21,8 @@
 //! - `io_req_track_inflight`: 079afb081c42 calls it from `io_futex_prep`
 //!   and `io_futexv_prep`, once per futex SQE. It is declared `inline` in
 //!   io_uring.c, and the kernel's `inline` implies `notrace`: listed, it is
-//!   reported as not traceable unless a kernel can trace it.
+//!   reported as not traceable (`notrace` when kallsyms has it, `inlined`
+//!   when it has no symbol: Debian's 6.12.117) unless a kernel can trace it.
 
 use super::shape::RES_AGAIN;
 use super::{pollwake, ProfileId, Shape};

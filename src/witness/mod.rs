@@ -116,14 +116,22 @@ fn path(args: fmt::Arguments<'_>) -> Path {
     p
 }
 
-/// Writes `text` to the tracefs file `p` (O_TRUNC too when `trunc`).
+/// Writes `text` to the tracefs file `p` (O_TRUNC too when `trunc`). A
+/// filter file takes one word per write(2) and says so with a short
+/// count: the rest is written again until all of it is taken.
 fn put(p: &Path, text: &[u8], trunc: bool) -> Result<(), Errno> {
     let flags = O_WRONLY | if trunc { O_TRUNC } else { 0 };
     let fd = sys::open(p.as_bytes(), flags, 0)?;
-    match sys::write(fd.raw(), text)? {
-        n if n == text.len() => Ok(()),
-        _ => Err(Errno::EIO),
+    let mut rest = text;
+    while !rest.is_empty() {
+        match sys::write(fd.raw(), rest) {
+            Ok(0) => return Err(Errno::EIO),
+            Ok(n) => rest = &rest[n.min(rest.len())..],
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(e),
+        }
     }
+    Ok(())
 }
 
 /// Reads the file `p` line by line (a line too long for the scanner is
