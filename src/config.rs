@@ -120,6 +120,16 @@ impl RingFlags {
     }
 }
 
+/// `--witness[=optional]`: the kernel's own account of the run (witness/).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Witness {
+    Off,
+    /// `--witness`: a run that cannot be witnessed is a skip (exit 4).
+    Required,
+    /// `--witness=optional`: such a run runs, `witness=unavailable`.
+    Optional,
+}
+
 /// How a run runs (the workload is chosen beside it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunConfig<'a> {
@@ -142,6 +152,7 @@ pub struct RunConfig<'a> {
     pub ring_flags: RingFlags,
     /// `--inject-ns N`: a positive control, N ns added to every pair.
     pub inject_ns: u32,
+    pub witness: Witness,
 }
 
 impl Default for RunConfig<'_> {
@@ -160,6 +171,7 @@ impl Default for RunConfig<'_> {
             waiter_cpu: None,
             ring_flags: RingFlags::None,
             inject_ns: 0,
+            witness: Witness::Off,
         }
     }
 }

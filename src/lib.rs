@@ -35,3 +35,4 @@ pub mod sys;
 #[cfg(test)]
 mod testing;
 mod tsv;
+pub mod witness;

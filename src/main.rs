@@ -68,6 +68,8 @@ fn panic(info: &core::panic::PanicInfo<'_>) -> ! {
     }
     let _ = writeln!(err);
     err.flush();
+    // No Drop runs after a panic: the witness's trace instance goes here.
+    uring_repro::witness::remove_after_panic();
     if pid1::is_init() {
         // Returning would panic the kernel: report and power off instead.
         pid1::power_off(exit::PANIC)

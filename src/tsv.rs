@@ -47,7 +47,8 @@ bad_results\tbad_flags\tduplicate_cqes\tunexpected_cqes\ttimeouts\tsq_dropped\tc
 outstanding\ttimed_ns\tns_per_pair\tcpu\tsemantic_pass\tinput_sha256\ttrace_enabled\t\
 futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations\t\
 ring_features\tkernel_version\tmachine\tcmdline\tpreempt\tpreempt_source\tcpu_model\tgovernor\t\
-energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled\trounds_planned\tinject_ns\n";
+energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled\trounds_planned\tinject_ns\twitness\twitness_sources\twitness_events\t\
+witness_functions\n";
 
 /// What every row of a run repeats.
 pub struct Context<'a> {
@@ -72,6 +73,8 @@ pub struct Context<'a> {
     pub rounds_planned: u32,
     /// `--inject-ns`: the ns per pair added to every timed cycle.
     pub inject_ns: u32,
+    /// `--witness`: `off`, `on` or `unavailable`, and what recorded.
+    pub witness: (&'static str, &'static str),
 }
 
 /// One round.
@@ -85,7 +88,13 @@ pub struct Row<'l> {
     pub pass: bool,
     /// The ledger counts of this round alone (`Ledger::since`).
     pub counts: &'l Ledger,
+    /// The witness's events and functions lines (phase `witness`), else
+    /// NO_WITNESS.
+    pub witness: [&'l [u8]; 2],
 }
+
+/// The witness columns of a round's row: known only after the last round.
+pub const NO_WITNESS: [&[u8]; 2] = [b"-", b"-"];
 
 /// Writes one row, newline included.
 pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result {
@@ -162,7 +171,20 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         }
     });
     result?;
-    writeln!(w, "\t{}\t{}", c.rounds_planned, c.inject_ns)
+    let (state, sources) = c.witness;
+    write!(
+        w,
+        "\t{}\t{}\t{state}\t{sources}",
+        c.rounds_planned, c.inject_ns
+    )?;
+    for text in r.witness {
+        let n = text.len().min(cells.len());
+        for (d, &b) in cells.iter_mut().zip(&text[..n]) {
+            *d = if b == b'\t' || b == b'\n' { b' ' } else { b };
+        }
+        write!(w, "\t{}", Bytes(&cells[..n]))?;
+    }
+    writeln!(w)
 }
 
 /// Longest `--tsv` path we accept (PATH_MAX, NUL included).
@@ -277,6 +299,7 @@ mod tests {
             facts: Box::leak(Box::new(Facts::read(0))),
             rounds_planned: 15,
             inject_ns: 0,
+            witness: ("off", "none"),
         }
     }
 
@@ -354,14 +377,18 @@ mod tests {
                 "online_cpus",
                 "io_uring_disabled",
                 "rounds_planned",
-                "inject_ns"
+                "inject_ns",
+                "witness",
+                "witness_sources",
+                "witness_events",
+                "witness_functions"
             ]
         );
         // The fact columns are exactly the facts, in their order, and
         // then ours.
         let mut keys = Vec::new();
         Facts::read(0).each(&mut |k, _| keys.push(k));
-        let end = cols.len() - 2;
+        let end = cols.len() - 6;
         assert_eq!(&cols[end - keys.len()..end], &keys[..]);
         assert!(HEADER.ends_with('\n') && !HEADER.contains(' '));
     }
@@ -386,6 +413,7 @@ mod tests {
             timed_ns: 2_950_366,
             pass: false,
             counts: &l,
+            witness: NO_WITNESS,
         };
         let mut s = String::new();
         write_row(&mut s, &ctx(), &r).unwrap();
@@ -448,6 +476,7 @@ mod tests {
             timed_ns: 64,
             pass: true,
             counts: &l,
+            witness: NO_WITNESS,
         };
         f.row(&ctx(), &r);
         // On disk before the file is closed.

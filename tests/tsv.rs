@@ -19,7 +19,8 @@ const COLUMNS: &str = "
     semantic_pass input_sha256 trace_enabled
     futex_scope clock_source tool_version missing_cqes submit_errors migrations ring_features
     kernel_version machine cmdline preempt preempt_source cpu_model governor
-    energy_perf_preference turbo smt online_cpus io_uring_disabled rounds_planned inject_ns";
+    energy_perf_preference turbo smt online_cpus io_uring_disabled rounds_planned inject_ns
+    witness witness_sources witness_events witness_functions";
 
 /// Rows of a TSV file as name -> value maps, the header checked.
 fn rows(path: &Path) -> Vec<HashMap<String, String>> {

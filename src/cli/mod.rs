@@ -69,6 +69,8 @@ pub enum Why {
     Gate,
     /// compare's --mode.
     PollwakeMode,
+    /// --witness=WORD other than optional.
+    UnknownWitness,
     /// compare's FILE arguments.
     Files(&'static str),
     /// initramfs: the run options cannot be baked, or -o is missing.
@@ -102,6 +104,7 @@ impl fmt::Display for UsageError<'_> {
             Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
             Why::Gate => "needs a percentage in (0, 100]",
             Why::PollwakeMode => "needs a pollwake mode: none, idle, waiter or none_aa",
+            Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
             Why::Files(why) | Why::Initramfs(why) => why,
         };
         f.write_str(text)
@@ -253,7 +256,9 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             OPTIONS[idx].value,
             Value::Number { .. } | Value::Text { .. }
         );
+        let choice = matches!(OPTIONS[idx].value, Value::Choice { .. });
         let value = match (takes_value, inline) {
+            (false, Some(v)) if choice => Some(v),
             (false, Some(_)) => return Err(err(Why::UnexpectedValue)),
             (false, None) => None,
             (true, Some(v)) => Some(v),
@@ -276,6 +281,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
                 set(&mut p, number(value.unwrap_or(b""), lo, hi).map_err(verr)?)
             }
             Value::Text { set, .. } => set(&mut p, value.unwrap_or(b"")).map_err(verr)?,
+            Value::Choice { set, .. } => set(&mut p, value).map_err(verr)?,
         }
     }
     if command == COMPARE {

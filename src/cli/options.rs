@@ -42,6 +42,12 @@ pub enum Value {
         hi: u32,
         set: fn(&mut Parsed, u32),
     },
+    /// A flag that may carry a word inline only (`--opt` or `--opt=WORD`),
+    /// shown as `--opt[=meta]`.
+    Choice {
+        meta: &'static str,
+        set: fn(&mut Parsed, Option<&[u8]>) -> Result<(), Why>,
+    },
     /// A word, named `meta` in the help.
     Text {
         meta: &'static str,
@@ -117,6 +123,15 @@ fn init<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     Ok(())
 }
 
+fn witness(p: &mut Parsed, v: Option<&[u8]>) -> Result<(), Why> {
+    p.cfg.witness = match v {
+        None => Witness::Required,
+        Some(b"optional") => Witness::Optional,
+        Some(_) => return Err(Why::UnknownWitness),
+    };
+    Ok(())
+}
+
 fn ring_flags(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     p.cfg.ring_flags = RingFlags::parse(v).ok_or(Why::UnknownRingFlags)?;
     Ok(())
@@ -150,12 +165,12 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 24] = [
+pub const OPTIONS: [Opt; 25] = [
     opt("--profile", text("P", profile), POINTS, Any,
         "workload, see above", Word("s0")),
     opt("--smoke", Value::Shape(Mode::Smoke), POINTS, Any,
         "2 cycles, 1 round, no warm-up (explicit options still win)", Shown::None),
-    opt("--trace", Value::Shape(Mode::Trace), RUNS, Futex,
+    opt("--trace", Value::Shape(Mode::Trace), RUNS, Any,
         "16 cycles, 1 round, no warm-up: a window with ftrace markers", Shown::None),
     opt("--cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.cpu = Some(v)), ALL, Any,
         "CPU to pin to", Num(DEFAULT_CPU, ", else the highest allowed")),
@@ -175,6 +190,8 @@ pub const OPTIONS: [Opt; 24] = [
         "also the formal TSV rows, to FILE (never overwritten)", Shown::None),
     opt("--inject-ns", num("N", 0, MAX_INJECT_NS, |p, v| p.cfg.inject_ns = v), RUNS, Any,
         "positive control: N ns more per pair, {}", Num(0, "")),
+    opt("--witness", Value::Choice { meta: "optional", set: witness }, RUN, Any,
+        "the kernel's own counts: ftrace events, functions", Shown::None),
     opt("--burst", num("N", 1, MAX_BURST, |p, v| p.cfg.burst = v), POINTS, Pollwake,
         "MSG_RING messages per burst, {}", Num(DEFAULT_BURST, "")),
     opt("--waiter-cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.waiter_cpu = Some(v)), POINTS, Pollwake,
@@ -265,6 +282,7 @@ fn option(w: &mut dyn Write, o: &Opt) {
     let _ = match o.value {
         Value::Flag(_) | Value::Shape(_) => write!(left, "{}", o.name),
         Value::Number { meta, .. } | Value::Text { meta, .. } => write!(left, "{} {meta}", o.name),
+        Value::Choice { meta, .. } => write!(left, "{}[={meta}]", o.name),
     };
     let (before, after) = o.help.split_once("{}").unwrap_or((o.help, ""));
     let _ = text.write_str(before);
@@ -281,7 +299,12 @@ fn option(w: &mut dyn Write, o: &Opt) {
     // The default in its column where it fits, else after the help, else
     // on a line of its own. (Every option's help fits one line.)
     let (len, dlen) = (text.as_bytes().len(), default.as_bytes().len());
-    let _ = write!(w, "  {:<1$}{text}", left.as_str(), INDENT - 2);
+    let _ = write!(w, "  {:<1$}", left.as_str(), INDENT - 2);
+    // A name as wide as the column gets the text on a line of its own.
+    if 2 + left.as_bytes().len() >= INDENT {
+        let _ = write!(w, "\n{:INDENT$}", "");
+    }
+    let _ = write!(w, "{text}");
     let _ = if dlen == 0 {
         writeln!(w)
     } else if INDENT + len.max(DEFAULT_AT) + dlen <= WIDTH {

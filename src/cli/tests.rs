@@ -1,7 +1,7 @@
 //! Every path of the parser, every error's argument and reason.
 
 use super::*;
-use crate::config::{RingFlags, MAX_CYCLES};
+use crate::config::{RingFlags, Witness, MAX_CYCLES};
 
 fn p(args: &[&'static str]) -> Result<Command<'static>, UsageError<'static>> {
     parse(args.iter().map(|s| s.as_bytes()))
@@ -372,7 +372,6 @@ fn pollwake_options() {
     for (args, arg) in [
         (&["--profile", "pollwake", "--slots", "3"][..], "--slots"),
         (&["--profile", "pollwake", "--shared"][..], "--shared"),
-        (&["--profile", "pollwake", "--trace"][..], "--trace"),
         (&["--tsv", "x", "--profile", "pollwake"][..], "--tsv"),
         (&["--ring-flags=none"][..], "--ring-flags=none"),
         (&["--profile", "s0", "--burst", "4"][..], "--burst"),
@@ -386,6 +385,35 @@ fn pollwake_options() {
         ("--ring-flags x".into(), Why::UnknownRingFlags)
     );
     let e = p(&["describe", "--profile", "pollwake"]).unwrap_err();
+    assert!(matches!(e.why, Why::NotForCommand("describe")));
+    // A trace window applies to pollwake too (16 bursts of each mode).
+    let t = cfg(&["--profile", "pollwake", "--trace"]);
+    assert_eq!(
+        (t.mode, t.rounds, t.cycles, t.warmups),
+        (Mode::Trace, 1, 16, 0)
+    );
+}
+
+#[test]
+fn witness_is_a_flag_with_one_optional_word() {
+    assert_eq!(cfg(&[]).witness, Witness::Off);
+    assert_eq!(cfg(&["--witness", "--trace"]).witness, Witness::Required);
+    assert_eq!(cfg(&["--trace", "--witness"]).mode, Mode::Trace);
+    assert_eq!(cfg(&["--witness=optional"]).witness, Witness::Optional);
+    for profile in ["s0", "c0", "v0", "z0", "e0", "n0", "l0", "pollwake"] {
+        for mode in ["--smoke", "--trace", "--rounds=2"] {
+            let c = cfg(&["--profile", profile, mode, "--witness"]);
+            assert_eq!(c.witness, Witness::Required, "{profile} {mode}");
+        }
+    }
+    // The word is inline only: a following argument is never taken.
+    assert_eq!(
+        why(&["--witness=on"]),
+        ("--witness=on".into(), Why::UnknownWitness)
+    );
+    assert_eq!(why(&["--witness", "optional"]).1, Why::UnknownCommand);
+    assert_eq!(why(&["--witness", "--witness"]).1, Why::Duplicate);
+    let e = p(&["describe", "--witness"]).unwrap_err();
     assert!(matches!(e.why, Why::NotForCommand("describe")));
 }
 

@@ -213,6 +213,7 @@ pub fn rounds(
                     timed_ns: t.timed_ns,
                     pass: passed,
                     counts: &o.ledger.since(&before),
+                    witness: tsv::NO_WITNESS,
                 };
                 file.row(ctx, &row);
             }
@@ -245,6 +246,7 @@ pub fn rounds(
                 timed_ns: 0,
                 pass: false,
                 counts: &Ledger::default(),
+                witness: tsv::NO_WITNESS,
             };
             file.row(ctx, &row);
         }
@@ -330,6 +332,7 @@ mod tests {
             facts: &facts,
             rounds_planned: rounds_,
             inject_ns: 0,
+            witness: ("off", "none"),
         };
         let stdout = dir.join("stdout");
         let f = std::fs::File::create(&stdout).unwrap();
@@ -390,7 +393,7 @@ mod tests {
             ]
         );
         for r in &rows {
-            assert_eq!(r.len(), col("inject_ns") + 1);
+            assert_eq!(r.len(), col("witness_functions") + 1);
             assert_eq!(r[col("rounds_planned")], "4");
             assert_eq!(
                 r[col("nop_submitted")],

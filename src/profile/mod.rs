@@ -21,6 +21,7 @@ mod shape;
 mod wait_cancel;
 mod wait_wake;
 mod waitv_wake;
+mod witnessed;
 
 use core::fmt::Write;
 
@@ -213,6 +214,9 @@ pub struct RunInfo<'r> {
     pub features: u32,
     /// SHA-256 of the run's contract (`describe`): `input_sha256`.
     pub input_sha256: [u8; 32],
+    /// `--witness`: `on` or `unavailable`, and what records (`events`,
+    /// `events+functions`, `none`); None: not asked for.
+    pub witness: Option<(&'static str, &'static str)>,
 }
 
 /// One workload: how a cycle runs and is checked, and what its output

@@ -11,8 +11,9 @@ use crate::report::{self, Bytes};
 use crate::sha256::Hex;
 
 /// The first banner line: tool, workload, kernel, boot, CPU and clock
-/// (`mode` is left out where None), and `inject_ns=N` when the run is a
-/// positive control.
+/// (`mode` is left out where None), `inject_ns=N` when the run is a
+/// positive control, and `witness=on|unavailable witness_sources=...` with
+/// `--witness` (tracepoints cost time: such a point is not a plain one).
 pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
     let _ = write!(
         w,
@@ -34,6 +35,9 @@ pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
     );
     if run.cfg.inject_ns != 0 {
         let _ = write!(w, " inject_ns={}", run.cfg.inject_ns);
+    }
+    if let Some((state, sources)) = run.witness {
+        let _ = write!(w, " witness={state} witness_sources={sources}");
     }
     let _ = writeln!(w);
 }

@@ -32,14 +32,16 @@ pub fn is_init() -> bool {
 }
 
 /// Mounts proc, sysfs and debugfs (for the preemption mode) where the
-/// facts are read from. Failures are fine: a fact that cannot be read is
-/// printed as `unknown`.
+/// facts are read from, and tracefs (for `--trace` and `--witness`).
+/// Failures are fine: a fact that cannot be read is printed as `unknown`,
+/// and a witness without tracefs says so.
 pub fn mount_pseudo_filesystems() {
     let _ = sys::mkdir(b"/proc\0", 0o555);
     let _ = sys::mount(b"proc\0", b"/proc\0", b"proc\0");
     let _ = sys::mkdir(b"/sys\0", 0o555);
     let _ = sys::mount(b"sysfs\0", b"/sys\0", b"sysfs\0");
     let _ = sys::mount(b"debugfs\0", b"/sys/kernel/debug\0", b"debugfs\0");
+    let _ = sys::mount(b"tracefs\0", b"/sys/kernel/tracing\0", b"tracefs\0");
 }
 
 /// Prints `uring-repro: exit N` (the code a shell would have seen), lets the

@@ -38,11 +38,11 @@ pub struct Errno(pub i32);
 
 impl Errno {
     pub const EPERM: Errno = Errno(1);
+    pub const ENOENT: Errno = Errno(2);
     pub const EINTR: Errno = Errno(4);
     pub const EIO: Errno = Errno(5);
     pub const EAGAIN: Errno = Errno(11);
     pub const EACCES: Errno = Errno(13);
-    pub const ENOENT: Errno = Errno(2);
     pub const EEXIST: Errno = Errno(17);
     pub const EINVAL: Errno = Errno(22);
     pub const ENAMETOOLONG: Errno = Errno(36);
@@ -363,6 +363,16 @@ pub fn mkdir(path: &[u8], mode: u32) -> SysResult<()> {
 
 /// unlinkat(AT_FDCWD, path, 0): removes a file; `path` must end with a NUL byte.
 pub fn unlink(path: &[u8]) -> SysResult<()> {
+    unlinkat(path, 0)
+}
+
+/// unlinkat(AT_FDCWD, path, AT_REMOVEDIR): rmdir; `path` must end with a
+/// NUL byte.
+pub fn rmdir(path: &[u8]) -> SysResult<()> {
+    unlinkat(path, uapi::AT_REMOVEDIR)
+}
+
+fn unlinkat(path: &[u8], flags: u32) -> SysResult<()> {
     if path.last() != Some(&0) {
         return Err(Errno::EINVAL);
     }
@@ -372,7 +382,7 @@ pub fn unlink(path: &[u8]) -> SysResult<()> {
             nr::UNLINKAT,
             uapi::AT_FDCWD as usize,
             path.as_ptr() as usize,
-            0,
+            flags as usize,
         )
     };
     Errno::result(raw).map(|_| ())

@@ -265,6 +265,9 @@ pub const O_RDONLY: u32 = 0;
 pub const O_WRONLY: u32 = 1;
 pub const O_CREAT: u32 = 0o100;
 pub const O_EXCL: u32 = 0o200;
+pub const O_TRUNC: u32 = 0o1000;
+/// unlinkat(2): remove a directory, as rmdir(2).
+pub const AT_REMOVEDIR: u32 = 0x200;
 pub const O_CLOEXEC: u32 = 0o2000000;
 
 /// auxv types.

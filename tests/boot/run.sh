@@ -91,6 +91,30 @@ add_case x86_64-6.12-tsv-on-initramfs x86_64 x86_64-6.12 "" "--smoke --tsv /rows
 	'^# tsv: 1	[^	]+	[^	]+	smoke	s0_wait_wake	smoke	0	'
 # The second regression's workload with its waiter thread, under a real kernel as PID 1.
 add_case x86_64-6.12-pollwake x86_64 x86_64-6.12 "" "--profile pollwake --smoke" 0 '-> PASS$'
+# --witness: the kernel's own account (ftrace instance: tracepoints, function tracer) must
+# match the run's counts, from both sources, and the instance must be gone afterwards.
+# io_req_track_inflight (the helper 079afb081c42 calls from io_futex_prep) cannot be
+# counted on 6.12.117: it is not a traceable function there (no symbol: inlined, or the
+# commit is absent; where it is a symbol, the kernel's `inline` makes it notrace).
+WITNESSED=$'-> PASS$\n witness=on witness_sources=events\+functions\n^# witness: events .* -> MATCH$\n^# witness: functions .* -> MATCH$\n^# witness: removed /sys/kernel/tracing/instances/uring-repro-1 tracing=off$'
+add_case x86_64-6.12-witness-s0 x86_64 x86_64-6.12 "" "--trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events FUTEX_WAIT=512 FUTEX_WAKE=512 complete=1024 res0=512 res1=512 async=0 overflow=0 other_cpu=0 -> MATCH$\n^# witness: functions io_futex_prep=1024 io_futex_wait=512 io_futex_wake=512 io_futex_complete=512 io_req_track_inflight=not_traceable\((notrace|inlined)\) -> MATCH$'
+add_case x86_64-6.12-witness-c0 x86_64 x86_64-6.12 "" "--profile c0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events FUTEX_WAIT=512 ASYNC_CANCEL=512 complete=1024 res-125=512 res1=512 '
+add_case x86_64-6.12-witness-v0 x86_64 x86_64-6.12 "" "--profile v0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events FUTEX_WAKE=256 FUTEX_WAITV=128 complete=384 res1=128 res0=128 res3=128 '
+add_case x86_64-6.12-witness-pollwake x86_64 x86_64-6.12 "" "--profile pollwake --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events MSG_RING=2048 complete=4096 res0=2049 res_varied=2047 '
+# Warm-ups and every round count: the expectation comes from the run's own counts.
+add_case x86_64-6.12-witness-rounds x86_64 x86_64-6.12 "" "--cycles 8 --rounds 3 --warmups 2 --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events FUTEX_WAIT=1280 FUTEX_WAKE=1280 complete=2560 '
+# A run too long for the witness's buffer is a skip naming why; =optional runs it anyway.
+add_case x86_64-6.12-witness-too-long x86_64 x86_64-6.12 "" "--witness" 4 \
+	'this run cannot be witnessed: the run would record about'
+add_case x86_64-6.12-witness-optional x86_64 x86_64-6.12 "" "--smoke --cycles 20000 --witness=optional" 0 \
+	$'witness=unavailable witness_sources=none\n^# witness: unavailable: the run would record'
+# 6.1 has no futex opcodes: the probe's skip comes first, as without --witness.
+add_case x86_64-6.1-witness x86_64 x86_64-6.1 "" "--trace --witness" 4 'FUTEX_WAIT'
 # riscv64: the third architecture (Debian's kernel from the suite after bookworm). The smoke
 # also proves the clock came from the vDSO (__vdso_clock_gettime@LINUX_4.15).
 add_case riscv64-6.12-smoke riscv64 riscv64-6.12 "" "--smoke" 0 $'-> PASS$\n clock=vdso$'

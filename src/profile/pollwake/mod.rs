@@ -79,6 +79,13 @@ const fn value(seq: u32, i: u32) -> u32 {
     ((seq & 0x7f_ffff) << 8) | i
 }
 
+/// How many of the first `bursts` bursts' target CQEs carry the value 0
+/// (message 0 of every burst whose `seq` is a multiple of 2^23): the
+/// witness counts those with the source CQEs' res 0.
+pub fn zero_values(bursts: u64) -> u64 {
+    bursts.div_ceil(1 << 23)
+}
+
 /// The modes, in the order each round runs them (the workload's series).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
