@@ -23,12 +23,15 @@
 //! 4096 rounds a point. Exit: 0 analysed (whatever the verdict), 1 a point failed
 //! its checks, 2 usage or unusable input (`FILE:LINE: reason`).
 
+mod banner;
 mod bisect;
+mod draft;
 mod input;
 mod output;
 
 use core::fmt;
 
+pub use draft::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
 pub use input::{decimal, MODES};
 
 use crate::exit::{self, fail};
@@ -540,8 +543,8 @@ fn analyse<'a>(
     cmps: &mut [Comparison; MAX_POINTS],
 ) -> usize {
     let ng = groups(a, gs);
-    for t in 1..ng {
-        cmps[t] = compare(pts, &gs[..ng], t, a.drop_first, a.gate);
+    for (t, c) in cmps.iter_mut().enumerate().take(ng).skip(1) {
+        *c = compare(pts, &gs[..ng], t, a.drop_first, a.gate);
     }
     ng
 }
