@@ -262,7 +262,7 @@ on the within-point interval only\n";
 /// Why a comparison is NOT CONFIRMED, one text per `why` bit, as the text
 /// says it: with the drop-first change as the cross-check, or (with
 /// --drop-first) the all-rounds change.
-const REASONS: [[&str; 8]; 2] = [
+pub(super) const REASONS: [[&str; 8]; 2] = [
     [
         "|change| is under the gate",
         "the drop-first change has the other sign",
