@@ -478,10 +478,13 @@ fn unusable(a: &Args, i: usize) -> i32 {
     }
 }
 
+/// What `with_points` hands the points and their texts to.
+type Then<'c> = dyn FnMut(&[Point], &[&[u8]]) -> i32 + 'c;
+
 /// Reads and checks every point of `a` (one buffer holds every file's
 /// text, which the points keep slices of), then hands the points and their
-/// texts to `then`; its exit code, or the error's after its stderr line.
-fn with_points(a: &Args, then: impl FnOnce(&[Point], &[&[u8]]) -> i32) -> i32 {
+/// texts to `then` (one loader for every command: `dyn`); its exit code, or the error's after its stderr line.
+fn with_points(a: &Args, then: &mut Then) -> i32 {
     let mem = match Mapping::anonymous(MAX_INPUT_BYTES + 1) {
         Ok(m) => m,
         Err(e) => {
@@ -558,7 +561,7 @@ const NO_GROUP: Group<'static> = Group {
 
 /// Runs `compare` with its parsed arguments; returns the exit code.
 pub fn main(a: &Args, out: &mut Out) -> i32 {
-    with_points(a, |pts, _| {
+    with_points(a, &mut |pts, _| {
         if a.bisect {
             return bisect_step(a, pts, out);
         }
