@@ -211,7 +211,7 @@ pub const OPTIONS: [Opt; 26] = [
     opt("--parent", text("SHA", |p, v| { p.draft.parent = commit(v)?; Ok(()) }), REPORT, Any,
         "the control's commit", Shown::None),
     opt("--title", text("TEXT", title), REPORT, Any,
-        "the subject, at most 50 characters", Word("profile, change, SHA")),
+        "the subject, at most 50 characters", Word("derived")),
     opt("--link", text("URL", link), REPORT, Any,
         "a Link: line, at most 66 characters; up to 4", Shown::None),
     opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, Any,
@@ -300,7 +300,11 @@ fn option(w: &mut dyn Write, o: &Opt) {
     // The default in its column where it fits, else after the help, else
     // on a line of its own. (Every option's help fits one line.)
     let (len, dlen) = (text.as_bytes().len(), default.as_bytes().len());
-    let _ = write!(w, "  {:<1$}{text}", left.as_str(), INDENT - 2);
+    // A name and value as wide as the column: the help on the next line.
+    let _ = match left.as_bytes().len() >= INDENT - 2 {
+        true => write!(w, "  {}\n{:INDENT$}{text}", left.as_str(), ""),
+        false => write!(w, "  {:<1$}{text}", left.as_str(), INDENT - 2),
+    };
     let _ = if dlen == 0 {
         writeln!(w)
     } else if INDENT + len.max(DEFAULT_AT) + dlen <= WIDTH {
