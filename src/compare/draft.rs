@@ -15,7 +15,7 @@ use core::fmt::{self, Write};
 
 use super::banner::{self, Facts, F, FACTS};
 use super::input::{Format, Point, ALL, BOOT_ID, KERNEL};
-use super::output::{Pct, REASONS, WIDTH};
+use super::output::{self, cell, nums, Pct, LEFT, RIGHT, WIDTH};
 use super::{analyse, with_points, Args, Comparison, Group, MAX_POINTS, NO_GROUP};
 use crate::exit::{self, fail};
 use crate::report::{self, Bytes, Dec, Text};
@@ -75,12 +75,14 @@ struct Mail<'r, 'a> {
     fs: &'r [Facts<'r>],
     gs: &'r [Group<'a>],
     cmps: &'r [Comparison],
+    /// Every point, as bits.
+    all: u32,
 }
 
 /// Runs `report`; `argv` is the command line after the program name, to
 /// quote in the draft. Returns the exit code.
-pub fn main<'x>(a: &Args, d: &Draft, argv: impl Iterator<Item = &'x [u8]>, out: &mut Out) -> i32 {
-    with_points(a, |pts, texts| {
+pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) -> i32 {
+    with_points(a, &mut |pts, texts| {
         let mut fs = [Facts::default(); MAX_POINTS];
         for (i, (f, t)) in fs.iter_mut().zip(texts).enumerate() {
             *f = banner::read(t, pts[i].format);
@@ -94,8 +96,9 @@ pub fn main<'x>(a: &Args, d: &Draft, argv: impl Iterator<Item = &'x [u8]>, out: 
             fs: &fs[..a.n],
             gs: &gs[..ng],
             cmps: &cmps[1.min(ng)..ng],
+            all: (1u32 << a.n) - 1,
         };
-        m.write(argv, out);
+        m.write(&mut *argv, out);
         out.flush();
         m.missing();
         let bad = pts.iter().filter(|p| !p.valid()).count();
@@ -111,29 +114,21 @@ pub fn main<'x>(a: &Args, d: &Draft, argv: impl Iterator<Item = &'x [u8]>, out: 
     })
 }
 
-/// Wraps a composed paragraph to WIDTH, a blank line after it.
-fn emit(out: &mut Out, p: &Para, indent: usize) {
-    report::wrap(out, p.as_str(), 0, indent, WIDTH);
-    out.bytes(b"\n");
-}
-
 /// `1`, `1 and 3`, `1, 2 and 3`: the points whose bit is set.
 struct Nums(u32);
 
 impl fmt::Display for Nums {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.0.count_ones();
-        let mut k = 0;
-        for i in 0..32 {
-            if self.0 & (1 << i) != 0 {
-                k += 1;
-                let sep = match k {
-                    1 => "",
-                    _ if k == n => " and ",
-                    _ => ", ",
-                };
-                write!(f, "{sep}{}", i + 1)?;
-            }
+        let mut left = self.0;
+        while left != 0 {
+            let i = left.trailing_zeros();
+            left &= left - 1;
+            let sep = match (i == self.0.trailing_zeros(), left == 0) {
+                (true, _) => "",
+                (false, true) => " and ",
+                (false, false) => ", ",
+            };
+            write!(f, "{sep}{}", i + 1)?;
         }
         Ok(())
     }
@@ -161,108 +156,92 @@ impl fmt::Display for Shell<'_> {
             return Bytes(self.0).fmt(f);
         }
         f.write_str("'")?;
-        for part in self.0.split(|&b| b == b'\'').enumerate() {
-            if part.0 > 0 {
+        for (i, part) in self.0.split(|&b| b == b'\'').enumerate() {
+            if i > 0 {
                 f.write_str("'\\''")?;
             }
-            Bytes(part.1).fmt(f)?;
+            Bytes(part).fmt(f)?;
         }
         f.write_str("'")
     }
 }
 
-/// A command line's words, indented 2, continued with ` \` and indent 4
-/// so that every line fits WIDTH.
-fn command(out: &mut Out, words: &str) {
-    let mut col = 0;
-    for word in words.split(' ').filter(|w| !w.is_empty()) {
-        if col == 0 {
-            out.bytes(b"  ");
-            col = 2;
-        } else if col + 1 + word.len() + 2 > WIDTH {
-            out.bytes(b" \\\n    ");
-            col = 4;
-        } else {
-            out.bytes(b" ");
-            col += 1;
-        }
-        out.bytes(word.as_bytes());
-        col += word.len();
+/// Wraps a composed paragraph to WIDTH (continued at `indent`), a blank
+/// line after it unless `alone`.
+fn emit(out: &mut Out, p: &Para, indent: usize, alone: bool) {
+    report::wrap(out, p.as_str(), 0, indent, WIDTH);
+    if !alone {
+        out.bytes(b"\n");
     }
-    out.bytes(b"\n\n");
+}
+
+/// A command line's words (each ended by a NUL, which no argument holds:
+/// a quoted word keeps its blanks), indented 2, continued with ` \` and
+/// indent 4 so that every line fits WIDTH.
+fn command(out: &mut Out, words: &Para) {
+    let mut col = 0;
+    for word in words
+        .as_bytes()
+        .split(|&b| b == 0)
+        .filter(|w| !w.is_empty())
+    {
+        let (sep, at): (&[u8], usize) = match col {
+            0 => (b"  ", 2),
+            _ if col + 1 + word.len() + 2 > WIDTH => (b" \\\n    ", 4),
+            _ => (b" ", col + 1),
+        };
+        out.bytes(sep);
+        out.bytes(word);
+        col = at + word.len();
+    }
+    out.bytes(b"\n");
+}
+
+/// `s` unless there is one.
+fn plural(n: u32) -> &'static str {
+    ["s", ""][(n == 1) as usize]
 }
 
 impl<'r> Mail<'r, '_> {
-    /// The one value every point that states `f` gives (None when none
-    /// does or they differ).
-    fn common(&self, f: F) -> Option<&'r [u8]> {
-        let mut vs = self.fs.iter().filter_map(|x| x.get(f));
-        let v = vs.next()?;
-        vs.all(|w| w == v).then_some(v)
+    /// The points for which `p` holds, as bits.
+    fn mask(&self, p: &dyn Fn(usize) -> bool) -> u32 {
+        (0..self.a.n).fold(0, |m, i| m | (p(i) as u32) << i)
     }
 
-    /// The one value every point states for `f` (None when one does not,
-    /// or they differ): what a claim about all of them may say.
+    /// The value of `f` the points that state it agree on, and which
+    /// points those are; None when no point states it or they differ.
+    fn common(&self, f: F) -> Option<(&'r [u8], u32)> {
+        let v = self.fs.iter().find_map(|x| x.get(f))?;
+        let differs = self.fs.iter().any(|x| x.get(f).is_some_and(|w| w != v));
+        let says = self.mask(&|i| self.fs[i].get(f).is_some());
+        (!differs).then_some((v, says))
+    }
+
+    /// The value every point states for `f` alike: what a claim about all
+    /// of them may say.
     fn every(&self, f: F) -> Option<&'r [u8]> {
-        let v = self.common(f)?;
-        self.fs.iter().all(|x| x.get(f).is_some()).then_some(v)
+        self.common(f).filter(|c| c.1 == self.all).map(|c| c.0)
     }
 
-    /// Every point, as bits.
-    fn all(&self) -> u32 {
-        (1u32 << self.a.n) - 1
-    }
-
-    /// Writes `f` as the points state it: the value when the points that
-    /// state it agree (returns which points they are), else each value with
-    /// its points (`x (point 1); y (points 2 and 3)`, returns every point);
-    /// None when no point states it.
-    fn fact(&self, w: &mut dyn Write, f: F) -> Option<u32> {
-        if let Some(v) = self.common(f) {
-            let _ = write!(w, "{}", Bytes(v));
-            return Some(self.mask(|x| x.get(f).is_some()));
+    /// `before`, `f`'s value, `after`, and the points that state it when
+    /// not all do; nothing when `f` has no common value.
+    fn clause(&self, p: &mut Para, before: &str, f: F, after: &str) {
+        let Some((v, says)) = self.common(f) else {
+            return;
+        };
+        let v = match (f, v) {
+            (F::Clock, b"vdso") => &b"the vDSO"[..],
+            (F::Clock, b"syscall") => b"clock_gettime(2)",
+            _ => v,
+        };
+        let _ = write!(p, "{before}{}{after}", Bytes(v));
+        if says != self.all {
+            let _ = write!(p, " ({})", PointsOf(says, false));
         }
-        let mut first = true;
-        for (i, x) in self.fs.iter().enumerate() {
-            let Some(v) = x.get(f) else { continue };
-            // Each distinct value once, at its first point.
-            if self.fs[..i].iter().any(|y| y.get(f) == Some(v)) {
-                continue;
-            }
-            let mask = self.mask(|y| y.get(f) == Some(v));
-            let sep = ["; ", ""][first as usize];
-            let _ = write!(w, "{sep}{} ({})", Bytes(v), PointsOf(mask, false));
-            first = false;
-        }
-        (!first).then_some(self.all())
     }
 
-    /// The points whose facts satisfy `p`, as bits.
-    fn mask(&self, p: impl Fn(&Facts) -> bool) -> u32 {
-        let mut m = 0;
-        for (i, f) in self.fs.iter().enumerate() {
-            m |= (p(f) as u32) << i;
-        }
-        m
-    }
-
-    fn failed(&self) -> u32 {
-        let mut m = 0;
-        for (i, p) in self.pts.iter().enumerate() {
-            m |= (!p.valid() as u32) << i;
-        }
-        m
-    }
-
-    /// Every point is uring-repro's (its checks are the ones named).
-    fn ours(&self) -> bool {
-        self.pts
-            .iter()
-            .all(|p| matches!(p.format, Format::Stdout | Format::Tsv))
-    }
-
-    fn write<'x>(&self, argv: impl Iterator<Item = &'x [u8]>, out: &mut Out) {
-        let bad = self.failed();
+    fn write(&self, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) {
+        let bad = self.mask(&|i| !self.pts[i].valid());
         if bad != 0 {
             let mut p = Para::new();
             let _ = write!(
@@ -271,24 +250,33 @@ impl<'r> Mail<'r, '_> {
                 PointsOf(bad, false),
                 ["their", "its"][(bad.count_ones() == 1) as usize]
             );
-            emit(out, &p, 0);
+            emit(out, &p, 0, false);
         }
-        self.subject(out);
+        let mut p = Para::new();
+        let _ = p.write_str("Subject: [REGRESSION] ");
+        self.title(&mut p);
+        emit(out, &p, 1, false);
         self.compared(out);
         self.workload(out);
         self.table(out);
-        for c in self.cmps {
-            self.result(c, out);
-        }
-        self.checks(out);
+        self.results(out);
+        self.checks(bad, out);
         self.witness(out);
-        self.regzbot(out);
+        if let Some(sha) = self.d.introduced {
+            let mut p = Para::new();
+            self.title(&mut p);
+            let _ = writeln!(
+                out,
+                "#regzbot introduced: {}\n#regzbot title: {p}\n",
+                Bytes(sha)
+            );
+        }
         self.reproduce(argv, out);
     }
 
     /// The title: --title, else the profile, the first change and the
     /// introducing commit (its first 12 digits).
-    fn title(&self, w: &mut dyn Write) {
+    fn title(&self, w: &mut Para) {
         if let Some(t) = self.d.title {
             let _ = write!(w, "{}", Bytes(t));
             return;
@@ -304,97 +292,92 @@ impl<'r> Mail<'r, '_> {
         }
     }
 
-    fn subject(&self, out: &mut Out) {
-        let mut p = Para::new();
-        let _ = p.write_str("Subject: [REGRESSION] ");
-        self.title(&mut p);
-        emit(out, &p, 1);
-    }
-
     /// What was compared: each point's label, kernel and commit; the
     /// control; boots per label; whether each point was a fresh boot.
     fn compared(&self, out: &mut Out) {
+        let (n, ctl) = (self.a.n, &self.gs[0]);
         let mut p = Para::new();
         let _ = p.write_str("Compared, in the order run:");
-        for i in 0..self.a.n {
+        for i in 0..n {
             let label = self.a.label(i);
             let _ = write!(p, " point {}, {}", i + 1, Bytes(label));
-            if let Some(k) = self.fs[i].get(F::Kernel).or(self.pts[i].tags[KERNEL]) {
-                let _ = write!(p, ", kernel {}", Bytes(k));
+            let kernel = self.pts[i].tag(KERNEL);
+            if !kernel.is_empty() {
+                let _ = write!(p, ", kernel {}", Bytes(kernel));
             }
-            let sha = if label == self.gs[0].label() {
-                self.d.parent
-            } else if self.gs.get(1).is_some_and(|g| g.label() == label) {
-                self.d.introduced
-            } else {
-                None
+            let sha = match self.gs.iter().position(|g| g.label() == label) {
+                Some(0) => self.d.parent,
+                Some(1) => self.d.introduced,
+                _ => None,
             };
             if let Some(s) = sha {
                 let _ = write!(p, ", commit {}", Bytes(s));
             }
-            let _ = p.write_str([";", "."][(i + 1 == self.a.n) as usize]);
+            let _ = p.write_str([";", "."][(i + 1 == n) as usize]);
         }
-        let ctl = &self.gs[0];
         let _ = write!(
             p,
             " The control is {} ({}); every other label is compared with it.",
             Bytes(ctl.label()),
-            match ctl.k {
-                1 => "its one point",
-                2 => "the midpoint of its 2 points",
-                _ => "the mean of its points",
-            }
+            [
+                "the mean of its points",
+                "its one point",
+                "the midpoint of its 2 points"
+            ][ctl.k.min(3) % 3]
         );
-        emit(out, &p, 0);
+        emit(out, &p, 0, false);
+        // Boots: the points sharing point i's boot id, as bits.
+        let id = |i: usize| self.pts[i].tag(BOOT_ID);
+        let same = |i: usize| self.mask(&|j| !id(i).is_empty() && id(j) == id(i));
         let mut p = Para::new();
         let _ = p.write_str("One run per point;");
-        let id = |i: usize| self.pts[i].tag(BOOT_ID);
         for (k, g) in self.gs.iter().enumerate() {
-            let ids = g.points().iter().filter(|&&i| !id(i).is_empty());
-            let boots = ids
-                .clone()
-                .enumerate()
-                .filter(|&(j, &i)| ids.clone().take(j).all(|&h| id(h) != id(i)))
-                .count();
-            let s = |n: usize| ["s", ""][(n == 1) as usize];
-            let (k_, known) = (g.k, ids.count());
-            let _ = write!(p, " {}: {k_} point{}", Bytes(g.label()), s(k_));
-            let _ = match known {
+            let members = self.mask(&|i| g.points().contains(&i));
+            let known = self.mask(&|i| members & 1 << i != 0 && !id(i).is_empty());
+            // A boot is counted at its first point in the group.
+            let boots =
+                self.mask(&|i| known & 1 << i != 0 && same(i) & members & ((1 << i) - 1) == 0);
+            let (kn, b) = (known.count_ones(), boots.count_ones());
+            let _ = write!(
+                p,
+                " {}: {} point{}",
+                Bytes(g.label()),
+                g.k,
+                plural(g.k as u32)
+            );
+            let _ = match kn {
                 0 => p.write_str(", no boot_id"),
-                _ if known < k_ => write!(
-                    p,
-                    " on {boots} boot{} ({} without boot_id)",
-                    s(boots),
-                    k_ - known
-                ),
-                _ => write!(p, " on {boots} boot{}", s(boots)),
+                _ => write!(p, " on {b} boot{}", plural(b)),
             };
+            if kn != 0 && kn < g.k as u32 {
+                let _ = write!(p, " ({} without boot_id)", g.k as u32 - kn);
+            }
             let _ = p.write_str([",", "."][(k + 1 == self.gs.len()) as usize]);
         }
-        let n = self.a.n;
-        let unknown = (0..n).fold(0u32, |m, i| m | ((id(i).is_empty() as u32) << i));
         let mut shared = false;
         for i in 0..n {
-            let same = (0..n).fold(0u32, |m, j| m | ((id(j) == id(i)) as u32) << j);
-            // Each shared id once, at its first point.
-            if !id(i).is_empty() && same.count_ones() > 1 && same.trailing_zeros() as usize == i {
+            let s = same(i);
+            // Each shared boot id once, at its first point.
+            if s.count_ones() > 1 && s.trailing_zeros() as usize == i {
                 shared = true;
                 let _ = write!(
                     p,
                     " WARNING: {} share boot_id {}: they are not a fresh boot each, and the \
                      between-point interval misses the noise between boots.",
-                    PointsOf(same, false),
+                    PointsOf(s, false),
                     Bytes(&id(i)[..id(i).len().min(8)])
                 );
             }
         }
+        let unknown = self.mask(&|i| id(i).is_empty());
         if unknown != 0 {
+            let one = (unknown.count_ones() == 1) as usize;
             let _ = write!(
                 p,
                 " {} state{} no boot_id: whether {} a fresh boot is not known.",
                 PointsOf(unknown, true),
-                ["", "s"][(unknown.count_ones() == 1) as usize],
-                ["they were each", "it was"][(unknown.count_ones() == 1) as usize]
+                ["", "s"][one],
+                ["they were each", "it was"][one]
             );
         } else if !shared {
             let _ = p.write_str(" Each point was a fresh boot (distinct boot_ids");
@@ -403,26 +386,27 @@ impl<'r> Mail<'r, '_> {
             }
             let _ = p.write_str(").");
         }
-        emit(out, &p, 0);
+        emit(out, &p, 0, false);
     }
 
     /// The workload in words, from the banner facts.
     fn workload(&self, out: &mut Out) {
         let mut p = Para::new();
         let _ = p.write_str("Workload, as the points state it:");
-        let tool = |i: usize| self.pts[i].format.tool();
         for i in 0..self.a.n {
-            if (0..i).any(|j| tool(j) == tool(i)) {
+            let tool = self.pts[i].format.tool();
+            let mine = self.mask(&|j| self.pts[j].format.tool() == tool);
+            // Each tool once, at its first point.
+            if mine.trailing_zeros() as usize != i {
                 continue;
             }
-            let _ = write!(p, "{} {}", [",", ""][(i == 0) as usize], tool(i));
-            let mine = (0..self.a.n).fold(0u32, |m, j| m | ((tool(j) == tool(i)) as u32) << j);
-            if mine != self.all() {
+            let _ = write!(p, "{} {tool}", [",", ""][(i == 0) as usize]);
+            if mine != self.all {
                 let _ = write!(p, " ({})", PointsOf(mine, false));
             }
         }
-        // Clauses: (text before, fact, text after); one no point states is
-        // left out whole, one only some points state says which.
+        // (text before, fact, text after): one no point states (or the
+        // points disagree on) is left out whole.
         let clauses: [(&str, F, &str); 23] = [
             (", version ", F::Version, ""),
             (", profile ", F::Profile, ""),
@@ -453,174 +437,122 @@ impl<'r> Mail<'r, '_> {
             ),
         ];
         for (before, f, after) in clauses {
-            let mut v = Para::new();
             let skip = match f {
-                F::Mode => self.common(f) == Some(b"point"),
+                F::Mode => self.common(f).is_some_and(|c| c.0 == b"point"),
                 F::PreemptSource => self.common(F::Preempt).is_none(),
                 _ => false,
             };
-            let Some(m) = self.fact(&mut v, f).filter(|_| !skip) else {
-                continue;
-            };
-            let v = match (f, v.as_bytes()) {
-                (F::Clock, b"vdso") => "the vDSO",
-                (F::Clock, b"syscall") => "clock_gettime(2)",
-                _ => v.as_str(),
-            };
-            let _ = write!(p, "{before}{v}{after}");
-            if m != self.all() {
-                let _ = write!(p, " ({})", PointsOf(m, false));
+            if !skip {
+                self.clause(&mut p, before, f, after);
             }
         }
         if self.every(F::Witness) == Some(b"on") {
             let _ = p.write_str(", the kernel witness on");
         }
         let _ = p.write_str(".");
-        let none = self.mask(|f| f.v.iter().all(Option::is_none));
+        let none = self.mask(&|i| self.fs[i].v.iter().all(Option::is_none));
         if none != 0 {
+            let one = (none.count_ones() == 1) as usize;
             let _ = write!(
                 p,
                 " {} state{} none of this.",
                 PointsOf(none, true),
-                ["", "s"][(none.count_ones() == 1) as usize]
+                ["", "s"][one]
             );
         }
-        emit(out, &p, 0);
+        emit(out, &p, 0, false);
     }
 
     /// Per point: label, rounds, ns/pair, CV, change vs the control.
     fn table(&self, out: &mut Out) {
-        let ctl = &self.gs[0];
-        let mut p = Para::new();
         let control = self.cmps.first().map_or(f64::NAN, |c| c.control);
+        let mut p = Para::new();
         let _ = write!(
             p,
             "Results, ns per WAIT/WAKE pair (each point's mean over its rounds), against \
              the control {} at {} ns/pair:",
-            Bytes(ctl.label()),
+            Bytes(self.gs[0].label()),
             Dec(control, 3)
         );
-        emit(out, &p, 0);
+        emit(out, &p, 0, false);
         out.bytes(b"   #  label         rounds    ns/pair      CV  vs control\n");
         for (i, pt) in self.pts.iter().enumerate() {
             let s = &pt.s[ALL];
-            let mut l = Para::new();
+            nums(out, 4, &[(i + 1) as f64], 0);
+            out.bytes(b"  ");
+            cell(out, 12, LEFT, format_args!("{}", Bytes(self.a.label(i))));
+            nums(out, 8, &[s.s.n as f64], 0);
+            nums(out, 11, &[s.mean], 3);
+            cell(out, 8, RIGHT, format_args!("{}%", Dec(s.s.cv_pct, 3)));
             let pct = crate::stats::pct_change(s.mean, control);
-            cell(&mut l, 4, format_args!("{}", i + 1));
-            l.write_left(12, format_args!("  {}", Bytes(self.a.label(i))));
-            cell(&mut l, 8, format_args!("{}", s.s.n));
-            cell(&mut l, 11, format_args!("{}", Dec(s.mean, 3)));
-            cell(&mut l, 8, format_args!("{}%", Dec(s.s.cv_pct, 3)));
-            cell(&mut l, 12, format_args!("{}", Pct(pct)));
-            let _ = l.write_str(["  FAILED", ""][pt.valid() as usize]);
-            let _ = writeln!(out, "{}", l.as_str().trim_end());
+            cell(out, 12, RIGHT, format_args!("{}", Pct(pct)));
+            out.bytes([&b"  FAILED\n"[..], b"\n"][pt.valid() as usize]);
         }
         out.bytes(b"\n");
     }
 
-    /// One label against the control: change, drop-first, drift, max CV,
-    /// the intervals, and the verdict worded as a claim.
-    fn result(&self, c: &Comparison, out: &mut Out) {
-        let (ctl, test) = (&self.gs[0], &self.gs[c.test]);
-        let mut p = Para::new();
-        let _ = write!(
-            p,
-            "{} vs {}: {} ({} {} ns/pair vs {}); drop-first {}; control drift {} (its last point vs its first); max CV {}%.",
-            Bytes(test.label()),
-            Bytes(ctl.label()),
-            Pct(c.change),
-            Bytes(test.label()),
-            Dec(c.value, 3),
-            Dec(c.control, 3),
-            Pct(c.second),
-            Pct(c.drift),
-            Dec(c.max_cv, 3)
-        );
-        let (wi, b) = (&c.iv.within, &c.iv.between);
-        if !wi.low.is_nan() {
+    /// Per test label compare's sentence (change, intervals, drop-first,
+    /// drift, max CV, verdict), the verdict worded as a claim limited to
+    /// what was measured.
+    fn results(&self, out: &mut Out) {
+        let r = output::Report {
+            args: self.a,
+            points: self.pts,
+            groups: self.gs,
+            cmps: self.cmps,
+        };
+        for c in self.cmps {
+            let mut p = Para::new();
+            output::sentence(&r, c, &mut p);
+            if c.reasons != 0 {
+                let _ = p.write_str(" No regression is claimed from these points.");
+                emit(out, &p, 0, false);
+                continue;
+            }
             let _ = write!(
                 p,
-                " 95% interval of the change: within points {} to {} (Welch over rounds, {} vs {} rounds)",
-                Pct(wi.low),
-                Pct(wi.high),
-                c.rounds.1,
-                c.rounds.0
-            );
-            let _ = match b.low.is_nan() {
-                true => p.write_str("; between points n/a (one point per label)."),
-                false => write!(
-                    p,
-                    "; between points {} to {} (Welch over point means, {} vs {} points).",
-                    Pct(b.low),
-                    Pct(b.high),
-                    test.k,
-                    ctl.k
-                ),
-            };
-        }
-        emit(out, &p, 0);
-        let mut p = Para::new();
-        let gate = Dec(self.a.gate, 3);
-        if c.reasons == 0 {
-            let _ = write!(
-                p,
-                "Verdict at the preregistered {gate}% gate: CONFIRMED. The claim is \
-                 limited to what was measured: {}'s ns/pair is {} against {}'s",
-                Bytes(test.label()),
+                " The claim is limited to what was measured: {}'s ns/pair is {} against {}'s",
+                Bytes(self.gs[c.test].label()),
                 Pct(c.change),
-                Bytes(ctl.label())
+                Bytes(self.gs[0].label())
             );
-            if let Some(v) = self.every(F::Profile) {
-                let _ = write!(p, " in the {} workload", Bytes(v));
-            }
-            if let Some(v) = self.every(F::Futex) {
-                let _ = write!(p, " with {} futexes", Bytes(v));
-            }
-            if let Some(v) = self.every(F::Cpu) {
-                let _ = write!(p, ", on CPU {}", Bytes(v));
-            }
-            if let Some(v) = self.every(F::CpuModel) {
-                let _ = write!(p, " of one {}", Bytes(v));
+            for (f, before, after) in [
+                (F::Profile, " in the ", " workload"),
+                (F::Futex, " with ", " futexes"),
+                (F::Cpu, ", on CPU ", ""),
+                (F::CpuModel, " of one ", ""),
+            ] {
+                if let Some(v) = self.every(f) {
+                    let _ = write!(p, "{before}{}{after}", Bytes(v));
+                }
             }
             let _ = p.write_str(
                 ", with these kernels; other workloads, futex scopes, CPUs and machines \
                  were not measured here.",
             );
-        } else {
-            let _ = write!(
-                p,
-                "Verdict at the preregistered {gate}% gate: NOT CONFIRMED ("
-            );
-            let mut sep = "";
-            for (i, why) in REASONS[0].iter().enumerate() {
-                if c.reasons & (1 << i) != 0 {
-                    let _ = write!(p, "{sep}{why}");
-                    sep = "; ";
-                }
-            }
-            let _ = p.write_str("): no regression is claimed from these points.");
+            emit(out, &p, 0, false);
         }
-        emit(out, &p, 0);
     }
 
     /// Every timing row's verdict, counted from the files.
-    fn checks(&self, out: &mut Out) {
+    fn checks(&self, bad: u32, out: &mut Out) {
         let rows: usize = self.pts.iter().map(|p| p.s[ALL].s.n).sum();
         let mut p = Para::new();
-        let bad = self.failed();
-        let which = if self.ours() {
-            "the CQE, result, timeout, overflow, outstanding-request and CPU checks"
-        } else {
-            "their tool's checks (semantic_pass 1)"
-        };
+        let ours = self
+            .pts
+            .iter()
+            .all(|p| matches!(p.format, Format::Stdout | Format::Tsv));
+        let which = [
+            "their tool's checks (semantic_pass 1)",
+            "the CQE, result, timeout, overflow, outstanding-request and CPU checks",
+        ][ours as usize];
         if bad == 0 {
             let _ = write!(p, "All {rows} timing rows passed {which}.");
-            emit(out, &p, 0);
-            return;
+            return emit(out, &p, 0, false);
         }
         let _ = write!(p, "Not every timing row passed {which}:");
         for (i, pt) in self.pts.iter().enumerate() {
-            if pt.valid() {
+            if bad & 1 << i == 0 {
                 continue;
             }
             let _ = write!(
@@ -635,46 +567,34 @@ impl<'r> Mail<'r, '_> {
                 let _ = p.write_str(", and the run's own end-of-run checks failed");
             }
             // The checks line's counters that are not 0 (CQE totals aside).
-            if let Some(line) = self.fs[i].checks {
-                let mut sep = " (";
-                for word in line.split(|&b| b == b' ') {
-                    let Some(eq) = word.iter().position(|&b| b == b'=') else {
-                        continue;
-                    };
-                    if !word[..eq].ends_with(b"cqes") && &word[eq + 1..] != b"0" {
-                        let _ = write!(p, "{sep}{}", Bytes(word));
-                        sep = " ";
-                    }
-                }
-                if sep == " " {
-                    let _ = p.write_str(")");
+            let mut sep = " (";
+            for word in self.fs[i].checks.unwrap_or(b"").split(|&b| b == b' ') {
+                let Some(eq) = word.iter().position(|&b| b == b'=') else {
+                    continue;
+                };
+                if !word[..eq].ends_with(b"cqes") && &word[eq + 1..] != b"0" {
+                    let _ = write!(p, "{sep}{}", Bytes(word));
+                    sep = " ";
                 }
             }
-            let _ = p.write_str(";");
+            let _ = p.write_str([");", ";"][(sep == " (") as usize]);
         }
         let _ = p.write_str(" these points are not evidence.");
-        emit(out, &p, 0);
+        emit(out, &p, 0, false);
     }
 
     /// The points' `# witness: ` lines: once when every point has the same,
     /// else per point.
     fn witness(&self, out: &mut Out) {
-        let has = self.mask(|f| f.n_witness > 0);
-        if has == 0 {
-            return;
-        }
-        let first = self.fs.iter().find(|f| f.n_witness > 0);
-        let same = self
-            .fs
-            .iter()
-            .all(|f| Some(f.witness()) == first.map(Facts::witness));
+        let has = self.mask(&|i| self.fs[i].n_witness > 0);
+        let same = self.fs.iter().all(|f| f.witness() == self.fs[0].witness());
         for (i, f) in self.fs.iter().enumerate() {
             if f.n_witness == 0 || (same && i > 0) {
                 continue;
             }
             let mut p = Para::new();
             let _ = match same {
-                true => write!(p, "The kernel's own counts (the same on every point):"),
+                true => p.write_str("The kernel's own counts (the same on every point):"),
                 false => write!(
                     p,
                     "The kernel's own counts, point {} ({}):",
@@ -682,7 +602,7 @@ impl<'r> Mail<'r, '_> {
                     Bytes(self.a.label(i))
                 ),
             };
-            emit_line(out, &p);
+            emit(out, &p, 0, true);
             for line in f.witness() {
                 let mut p = Para::new();
                 let _ = write!(p, "{}", Bytes(line));
@@ -691,50 +611,34 @@ impl<'r> Mail<'r, '_> {
             }
             out.bytes(b"\n");
         }
-        let without = !has & self.all();
-        if without != 0 {
+        let without = !has & self.all;
+        if has != 0 && without != 0 {
             let mut p = Para::new();
             let _ = write!(p, "{} carry no witness lines.", PointsOf(without, true));
-            emit(out, &p, 0);
+            emit(out, &p, 0, false);
         }
-    }
-
-    fn regzbot(&self, out: &mut Out) {
-        let Some(sha) = self.d.introduced else {
-            return;
-        };
-        let mut p = Para::new();
-        self.title(&mut p);
-        let _ = writeln!(
-            out,
-            "#regzbot introduced: {}\n#regzbot title: {p}\n",
-            Bytes(sha)
-        );
     }
 
     /// The run's command line from the banner facts, the tool and its
     /// contract, this command line, the links.
-    fn reproduce<'x>(&self, argv: impl Iterator<Item = &'x [u8]>, out: &mut Out) {
+    fn reproduce(&self, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) {
         let mut p = Para::new();
         let _ = p.write_str("To reproduce, boot each kernel and run there");
-        let mut v = Para::new();
-        if self.fact(&mut v, F::Version).is_some() {
-            let _ = write!(p, " (uring-repro {v}");
-            let mut h = Para::new();
-            if self.fact(&mut h, F::Sha).is_some() {
-                let _ = write!(p, ", contract sha256 {h}");
+        if let Some((v, _)) = self.common(F::Version) {
+            let _ = write!(p, " (uring-repro {}", Bytes(v));
+            if let Some((h, _)) = self.common(F::Sha) {
+                let _ = write!(p, ", contract sha256 {}", Bytes(h));
             }
             let _ = p.write_str(")");
         }
         let _ = p.write_str(":");
-        emit_line(out, &p);
-        out.bytes(b"\n");
+        emit(out, &p, 0, false);
         let mut c = Para::new();
-        let _ = c.write_str("uring-repro run");
-        if let Some(v) = self.common(F::Profile) {
+        let _ = c.write_str("uring-repro\0run\0");
+        if let Some((v, _)) = self.common(F::Profile) {
             // A profile's short name is its formal name up to the first `_`.
             let short = v.split(|&b| b == b'_').next().unwrap_or(v);
-            let _ = write!(c, " --profile {}", Shell(short));
+            let _ = write!(c, "--profile\0{}\0", Shell(short));
         }
         for (f, opt) in [
             (F::Cpu, "--cpu"),
@@ -745,49 +649,53 @@ impl<'r> Mail<'r, '_> {
             (F::Timeout, "--timeout"),
             (F::InjectNs, "--inject-ns"),
         ] {
-            if let Some(v) = self.common(f) {
-                let _ = write!(c, " {opt} {}", Shell(v));
+            if let Some((v, _)) = self.common(f) {
+                let _ = write!(c, "{opt}\0{}\0", Shell(v));
             }
         }
-        if self.common(F::Futex) == Some(b"shared") {
-            let _ = c.write_str(" --shared");
+        for (f, on, opt) in [
+            (F::Futex, &b"shared"[..], "--shared\0"),
+            (F::Witness, b"on", "--witness\0"),
+        ] {
+            if self.common(f).is_some_and(|c| c.0 == on) {
+                let _ = c.write_str(opt);
+            }
         }
-        if self.common(F::Witness) == Some(b"on") {
-            let _ = c.write_str(" --witness");
-        }
-        let _ = c.write_str(" > point.txt");
-        command(out, c.as_str());
-        let _ = writeln!(out, "This draft was made with:\n");
+        let _ = c.write_str(">\0point.txt");
+        command(out, &c);
+        out.bytes(b"\nThis draft was made with:\n\n");
         let mut c = Para::new();
-        let _ = c.write_str("uring-repro");
+        let _ = c.write_str("uring-repro\0");
         for arg in argv {
-            let _ = write!(c, " {}", Shell(arg));
+            let _ = write!(c, "{}\0", Shell(arg));
         }
-        command(out, c.as_str());
+        command(out, &c);
+        if self.d.n_links > 0 {
+            out.bytes(b"\n");
+        }
         for l in self.d.links[..self.d.n_links].iter().flatten() {
             let _ = writeln!(out, "Link: {}", Bytes(l));
         }
     }
 
     /// One stderr line naming every fact the draft would state that some
-    /// point does not (nothing when all do).
+    /// point does not, or on which they disagree (nothing when none).
     fn missing(&self) {
         let mut p = Para::new();
-        let all = self.all();
         for f in USED {
-            let lacks = self.mask(|x| x.get(f).is_none());
-            if lacks == 0 {
+            let lacks = self.mask(&|i| self.fs[i].get(f).is_none());
+            // A kernel and a boot are the point's own: they differ.
+            let own = matches!(f, F::Kernel | F::BootId);
+            let differs = !own && lacks != self.all && self.common(f).is_none();
+            if lacks == 0 && !differs {
                 continue;
             }
             let sep = [", ", ""][p.as_bytes().is_empty() as usize];
-            let _ = match lacks == all {
-                true => write!(p, "{sep}{} (no point)", FACTS[f as usize].0),
-                false => write!(
-                    p,
-                    "{sep}{} (not in {})",
-                    FACTS[f as usize].0,
-                    PointsOf(lacks, false)
-                ),
+            let _ = write!(p, "{sep}{} (", FACTS[f as usize].0);
+            let _ = match (differs, lacks == self.all) {
+                (true, _) => p.write_str("the points differ)"),
+                (_, true) => p.write_str("no point)"),
+                _ => write!(p, "not in {})", PointsOf(lacks, false)),
             };
         }
         if !p.as_bytes().is_empty() {
@@ -797,29 +705,4 @@ impl<'r> Mail<'r, '_> {
             );
         }
     }
-}
-
-/// `args` right-aligned in a column of `width` (wider text as is).
-fn cell(l: &mut Para, width: usize, args: fmt::Arguments<'_>) {
-    let mut t = Text::<64>::new();
-    let _ = t.write_fmt(args);
-    let _ = write!(l, "{:>width$}", t.as_str());
-}
-
-trait Left {
-    /// `args` left-aligned, padded to `width` after a 2-column gap.
-    fn write_left(&mut self, width: usize, args: fmt::Arguments<'_>);
-}
-
-impl Left for Para {
-    fn write_left(&mut self, width: usize, args: fmt::Arguments<'_>) {
-        let mut t = Text::<64>::new();
-        let _ = t.write_fmt(args);
-        let _ = write!(self, "{:<w$}", t.as_str(), w = width + 2);
-    }
-}
-
-/// A paragraph that stands alone on its lines (no blank line after it).
-fn emit_line(out: &mut Out, p: &Para) {
-    report::wrap(out, p.as_str(), 0, 0, WIDTH);
 }
