@@ -35,6 +35,9 @@ pub fn main(start: &StartInfo) -> i32 {
             exit::PASS
         }
         Ok(Command::Compare(args)) => compare::main(&args, &mut out),
+        Ok(Command::Report(args, draft)) => {
+            compare::report(&args, &draft, &mut start.args(), &mut out)
+        }
         Ok(Command::Run(id, cfg)) => {
             catch_interrupts();
             let e = profile::run(id, &cfg, &clock(start), &mut out);

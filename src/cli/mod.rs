@@ -7,7 +7,9 @@ mod options;
 use core::fmt;
 
 pub use options::help;
-use options::{For, Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, RUN, SELFTEST};
+use options::{
+    For, Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, REPORT, RUN, SELFTEST,
+};
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
 use crate::config::{
@@ -27,6 +29,8 @@ pub enum Command<'a> {
     /// `selftest`: every profile's smoke; only --cpu and --timeout apply.
     Selftest(RunConfig<'a>),
     Compare(compare::Args<'a>),
+    /// `report`: compare's points and what the mail adds.
+    Report(compare::Args<'a>, compare::Draft<'a>),
     /// `calibrate`: the points' options, and B's injected change in %.
     Calibrate(ProfileId, RunConfig<'a>, f64),
     /// `initramfs`: the archive to write, the run options checked.
@@ -75,6 +79,11 @@ pub enum Why {
     Files(&'static str),
     /// initramfs: the run options cannot be baked, or -o is missing.
     Initramfs(&'static str),
+    /// report's --introduced and --parent.
+    Commit,
+    /// report's --title and --link: what fits the draft's 72 columns.
+    Title,
+    Link,
 }
 
 impl fmt::Display for UsageError<'_> {
@@ -106,6 +115,9 @@ impl fmt::Display for UsageError<'_> {
             Why::PollwakeMode => "needs a pollwake mode: none, idle, waiter or none_aa",
             Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
             Why::Files(why) | Why::Initramfs(why) => why,
+            Why::Commit => "needs a commit id: 7 to 40 hex digits",
+            Why::Title => "needs 1 to 50 printable ASCII characters (the Subject line fits 72)",
+            Why::Link => "needs a URL of 1 to 66 characters, no blanks (a line fits 72)",
         };
         f.write_str(text)
     }
@@ -118,6 +130,7 @@ pub struct Parsed<'a> {
     /// `--smoke` or `--trace`.
     shape: Option<Mode>,
     compare: compare::Args<'a>,
+    draft: compare::Draft<'a>,
     /// After compare's `--`: every argument is a FILE.
     files_only: bool,
     /// calibrate's `--inject-pct`.
@@ -156,13 +169,14 @@ impl<'a> Bake<'a> {
 type Typed<'a> = Option<(&'a [u8], Option<&'a [u8]>)>;
 
 /// The command words and their bits.
-const COMMANDS: [(&str, u8); 6] = [
+const COMMANDS: [(&str, u8); 7] = [
     ("run", RUN),
     ("describe", DESCRIBE),
     ("selftest", SELFTEST),
     ("compare", COMPARE),
     ("calibrate", CALIBRATE),
     ("initramfs", INITRAMFS),
+    ("report", REPORT),
 ];
 
 fn command_name(bit: u8) -> &'static str {
@@ -199,6 +213,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         cfg: RunConfig::default(),
         shape: None,
         compare: compare::Args::default(),
+        draft: compare::Draft::default(),
         files_only: false,
         inject_pct: DEFAULT_GATE_PCT as f64,
         initramfs: Bake {
@@ -217,7 +232,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
     let mut typed: [Typed; OPTIONS.len()] = [None; OPTIONS.len()];
     while let Some(arg) = args.next() {
         let is_option = arg.len() > 1 && arg[0] == b'-';
-        if command == COMPARE && (p.files_only || !is_option) {
+        if command & (COMPARE | REPORT) != 0 && (p.files_only || !is_option) {
             file(&mut p.compare, arg).map_err(|why| error(command, arg, None, why))?;
             continue;
         }
@@ -249,7 +264,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
                 Why::UnknownCommand
             }));
         };
-        if typed[idx].is_some() {
+        if typed[idx].is_some() && OPTIONS[idx].name != "--link" {
             return Err(err(Why::Duplicate));
         }
         let takes_value = matches!(
@@ -285,7 +300,15 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         }
     }
     if command == COMPARE {
-        return compare_args(p.compare).map(Command::Compare);
+        return compare_args(COMPARE, p.compare).map(Command::Compare);
+    }
+    if command == REPORT {
+        let a = compare_args(REPORT, p.compare)?;
+        if (1..a.n).all(|i| a.labels[i] == a.labels[0]) {
+            let why = Why::Files("needs a control and a label to compare with it");
+            return Err(error(REPORT, b"", None, why));
+        }
+        return Ok(Command::Report(a, p.draft));
     }
     run_config(command, p, &typed)
 }
@@ -296,6 +319,7 @@ fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> U
             COMPARE => Some("compare"),
             CALIBRATE => Some("calibrate"),
             INITRAMFS => Some("initramfs"),
+            REPORT => Some("report"),
             _ => None,
         },
         arg,
@@ -428,8 +452,11 @@ fn file<'a>(a: &mut compare::Args<'a>, arg: &'a [u8]) -> Result<(), Why> {
 /// compare's arguments, checked whole: at least one file; plain files are
 /// the sandwich's `A B A` (or `A B`, `A`); `--bisect` takes `good=` and
 /// `bad=` points and one `new=`.
-fn compare_args(mut a: compare::Args<'_>) -> Result<compare::Args<'_>, UsageError<'_>> {
-    let whole = |why| error(COMPARE, b"", None, Why::Files(why));
+fn compare_args(
+    command: u8,
+    mut a: compare::Args<'_>,
+) -> Result<compare::Args<'_>, UsageError<'_>> {
+    let whole = |why| error(command, b"", None, Why::Files(why));
     if a.n == 0 {
         return Err(whole("needs at least one result file (see --help)"));
     }
@@ -448,7 +475,7 @@ fn compare_args(mut a: compare::Args<'_>) -> Result<compare::Args<'_>, UsageErro
     if a.labels[0].is_none() {
         if a.n > 3 {
             let why = Why::Files("4 or more plain files: label them (LABEL=FILE)");
-            return Err(error(COMPARE, a.file(3), None, why));
+            return Err(error(command, a.file(3), None, why));
         }
         let plain: [Option<&[u8]>; 3] = [Some(b"A"), Some(b"B"), Some(b"A")];
         a.labels[..a.n].copy_from_slice(&plain[..a.n]);

@@ -19,6 +19,7 @@ pub const COMPARE: u8 = 8;
 pub const CALIBRATE: u8 = 16;
 /// `initramfs`: its own options and every option of `run` (parsed as `run`).
 pub const INITRAMFS: u8 = 32;
+pub const REPORT: u8 = 64;
 
 /// The profiles an option applies to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -149,6 +150,30 @@ fn gate(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     Ok(())
 }
 
+fn commit(v: &[u8]) -> Result<Option<&[u8]>, Why> {
+    let hex = (7..=40).contains(&v.len()) && v.iter().all(u8::is_ascii_hexdigit);
+    hex.then_some(Some(v)).ok_or(Why::Commit)
+}
+
+fn title<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    let ok =
+        (1..=compare::MAX_TITLE).contains(&v.len()) && v.iter().all(|b| (b' '..=b'~').contains(b));
+    p.draft.title = ok.then_some(v).ok_or(Why::Title)?.into();
+    Ok(())
+}
+
+fn link<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    let ok =
+        (1..=compare::MAX_LINK).contains(&v.len()) && v.iter().all(|b| (b'!'..=b'~').contains(b));
+    let d = &mut p.draft;
+    if d.n_links == compare::MAX_LINKS {
+        return Err(Why::Files("at most 4 links"));
+    }
+    d.links[d.n_links] = Some(ok.then_some(v).ok_or(Why::Link)?);
+    d.n_links += 1;
+    Ok(())
+}
+
 fn mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     let m = compare::MODES.iter().find(|m| m.0.as_bytes() == v);
     p.compare.mode = Some(m.ok_or(Why::PollwakeMode)?.1);
@@ -165,7 +190,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 25] = [
+pub const OPTIONS: [Opt; 29] = [
     opt("--profile", text("P", profile), POINTS, Any,
         "workload, see above", Word("s0")),
     opt("--smoke", Value::Shape(Mode::Smoke), POINTS, Any,
@@ -200,17 +225,25 @@ pub const OPTIONS: [Opt; 25] = [
         "none | single-issuer | defer-taskrun", Word("none")),
     opt("--inject-pct", text("PCT", inject_pct), CALIBRATE, Any,
         "B's injected change, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, ", the gate")),
-    opt("--gate", text("PCT", gate), COMPARE, Any,
+    opt("--gate", text("PCT", gate), COMPARE | REPORT, Any,
         "the preregistered gate, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, "")),
     opt("--drop-first", Value::Flag(|p| p.compare.drop_first = true), COMPARE, Any,
         "figures without each point's first round", Word("all rounds")),
     opt("--tsv", Value::Flag(|p| p.compare.tsv = true), COMPARE, Any,
         "the result summary as TSV instead of text", Shown::None),
-    opt("--mode", text("M", mode), COMPARE, Any,
+    opt("--mode", text("M", mode), COMPARE | REPORT, Any,
         "pollwake results: the mode compared, none|idle|waiter|none_aa", Shown::None),
     opt("--bisect", Value::Flag(|p| p.compare.bisect = true), COMPARE, Any,
         "git bisect run: judge new= against good= and bad=", Shown::None),
-    opt("--", Value::Flag(|p| p.files_only = true), COMPARE, Any,
+    opt("--introduced", text("SHA", |p, v| { p.draft.introduced = commit(v)?; Ok(()) }),
+        REPORT, Any, "the commit the regression is claimed for, the test's", Shown::None),
+    opt("--parent", text("SHA", |p, v| { p.draft.parent = commit(v)?; Ok(()) }), REPORT, Any,
+        "the control's commit", Shown::None),
+    opt("--title", text("TEXT", title), REPORT, Any,
+        "the subject, at most 50 characters", Word("derived")),
+    opt("--link", text("URL", link), REPORT, Any,
+        "a Link: line, at most 66 characters; up to 4", Shown::None),
+    opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, Any,
         "every argument after it is a FILE", Shown::None),
     opt("-o", text("FILE", output), INITRAMFS, Any,
         "the cpio to write, required (never overwritten)", Shown::None),
@@ -234,6 +267,10 @@ usage: uring-repro [run] [options]       measure (the default command)
                                        positive control: can this box see it?
        uring-repro initramfs -o FILE [--init PATH] [options]
                                        a bootable cpio: /init runs the options
+       uring-repro report [--gate PCT] [--mode M] [--introduced SHA]
+                          [--parent SHA] [--title TEXT] [--link URL]...
+                          LABEL=FILE...
+                                       the regression mail, drafted
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
@@ -244,6 +281,12 @@ const COMPARE_TEXT: &str = "FILEs are saved runs, one per boot (stdout or --tsv 
     of uring-repro, the C standalone's stdout, the formal C reproducer's TSV, at most 16). \
     Three plain FILEs are the A B A sandwich; LABEL=FILE points with one label form a \
     group, each label compared with the first one (docs/compare.md):";
+
+const REPORT_TEXT: &str = "compare's FILEs and labels, the first label the control; \
+    prints a plain-text mail draft of at most 72 columns: the points, the workload from \
+    their banners, the table, the verdict as a claim, the checks, witness, `#regzbot` and \
+    how to reproduce. A fact a point does not state is left out and named on stderr; \
+    exit 1 when a point failed its checks (the draft says NOT EVIDENCE; docs/report.md):";
 
 const CALIBRATE_TEXT: &str = "six points A B A B A B in one process, with the run \
     options (not --trace, --tsv, --inject-ns); B spins PCT% of A's mean more per pair. \
@@ -299,12 +342,11 @@ fn option(w: &mut dyn Write, o: &Opt) {
     // The default in its column where it fits, else after the help, else
     // on a line of its own. (Every option's help fits one line.)
     let (len, dlen) = (text.as_bytes().len(), default.as_bytes().len());
-    let _ = write!(w, "  {:<1$}", left.as_str(), INDENT - 2);
-    // A name as wide as the column gets the text on a line of its own.
-    if 2 + left.as_bytes().len() >= INDENT {
-        let _ = write!(w, "\n{:INDENT$}", "");
-    }
-    let _ = write!(w, "{text}");
+    // A name and value as wide as the column: the help on the next line.
+    let _ = match left.as_bytes().len() >= INDENT - 2 {
+        true => write!(w, "  {}\n{:INDENT$}{text}", left.as_str(), ""),
+        false => write!(w, "  {:<1$}{text}", left.as_str(), INDENT - 2),
+    };
     let _ = if dlen == 0 {
         writeln!(w)
     } else if INDENT + len.max(DEFAULT_AT) + dlen <= WIDTH {
@@ -355,6 +397,9 @@ pub fn help(w: &mut dyn Write) {
     let _ = w.write_str("\ninitramfs: ");
     report::wrap(w, INITRAMFS_TEXT, 11, 0, WIDTH);
     options(w, INITRAMFS, &[For::Any]);
+    let _ = w.write_str("\nreport: ");
+    report::wrap(w, REPORT_TEXT, 8, 0, WIDTH);
+    options(w, REPORT, &[For::Any]);
     let _ = writeln!(
         w,
         "\nOptions take their value as `--opt N` or `--opt=N`.\n\nexit codes:"

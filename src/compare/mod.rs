@@ -23,12 +23,15 @@
 //! 4096 rounds a point. Exit: 0 analysed (whatever the verdict), 1 a point failed
 //! its checks, 2 usage or unusable input (`FILE:LINE: reason`).
 
+mod banner;
 mod bisect;
+mod draft;
 mod input;
 mod output;
 
 use core::fmt;
 
+pub use draft::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
 pub use input::{decimal, MODES};
 
 use crate::exit::{self, fail};
@@ -464,13 +467,6 @@ fn across<'t>(pts: &[Point<'t>]) -> Option<(usize, Bad<'t>)> {
     None
 }
 
-/// The points, their groups and the comparisons of one `compare`.
-struct Work<'t, 'a> {
-    pts: [Point<'t>; MAX_POINTS],
-    gs: [Group<'a>; MAX_POINTS],
-    cmps: [Comparison; MAX_POINTS],
-}
-
 /// The exit code when file `i` cannot be used: a usage error, or under
 /// `--bisect` 125 for the new point (this commit cannot be judged) and 128
 /// for a reference (stop the bisect).
@@ -482,8 +478,13 @@ fn unusable(a: &Args, i: usize) -> i32 {
     }
 }
 
-/// Runs `compare` with its parsed arguments; returns the exit code.
-pub fn main(a: &Args, out: &mut Out) -> i32 {
+/// What `with_points` hands the points and their texts to.
+type Then<'c> = dyn FnMut(&[Point], &[&[u8]]) -> i32 + 'c;
+
+/// Reads and checks every point of `a` (one buffer holds every file's
+/// text, which the points keep slices of), then hands the points and their
+/// texts to `then` (one loader for every command: `dyn`); its exit code, or the error's after its stderr line.
+fn with_points(a: &Args, then: &mut Then) -> i32 {
     let mem = match Mapping::anonymous(MAX_INPUT_BYTES + 1) {
         Ok(m) => m,
         Err(e) => {
@@ -495,16 +496,9 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
     // while `mem` lives (until the end of this function).
     let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), mem.len()) };
     let mut values = [0f64; MAX_ROUNDS];
-    let mut w = Work {
-        pts: [Point::default(); MAX_POINTS],
-        gs: [Group {
-            label: None,
-            members: [0; MAX_POINTS],
-            k: 0,
-        }; MAX_POINTS],
-        cmps: [Comparison::default(); MAX_POINTS],
-    };
-    for (i, p) in w.pts.iter_mut().enumerate().take(a.n) {
+    let mut pts = [Point::default(); MAX_POINTS];
+    let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
+    for i in 0..a.n {
         let file = Bytes(a.file(i));
         // Every file stays in the buffer: points keep slices of their text.
         let len = match read(a.file(i), buf) {
@@ -519,7 +513,9 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
         };
         let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
         buf = rest;
-        if let Err(b) = input::parse(text, &mut values, p, a.mode.map(str::as_bytes)) {
+        let text = &*text;
+        texts[i] = text;
+        if let Err(b) = input::parse(text, &mut values, &mut pts[i], a.mode.map(str::as_bytes)) {
             return fail(
                 unusable(a, i),
                 format_args!(
@@ -531,42 +527,69 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
             );
         }
     }
-    let pts = &w.pts[..a.n];
+    let pts = &pts[..a.n];
     if let Some((i, b)) = across(pts) {
         return fail(
             unusable(a, i),
             format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text, None)),
         );
     }
-    if a.bisect {
-        return bisect_step(a, pts, out);
+    then(pts, &texts[..a.n])
+}
+
+/// The groups of `a` and every label's comparison with the control, into
+/// `gs` and `cmps` (`cmps[t]` for group t >= 1); returns how many groups.
+fn analyse<'a>(
+    a: &Args<'a>,
+    pts: &[Point],
+    gs: &mut [Group<'a>; MAX_POINTS],
+    cmps: &mut [Comparison; MAX_POINTS],
+) -> usize {
+    let ng = groups(a, gs);
+    for (t, c) in cmps.iter_mut().enumerate().take(ng).skip(1) {
+        *c = compare(pts, &gs[..ng], t, a.drop_first, a.gate);
     }
-    let ng = groups(a, &mut w.gs);
-    for t in 1..ng {
-        w.cmps[t] = compare(pts, &w.gs[..ng], t, a.drop_first, a.gate);
-    }
-    let r = output::Report {
-        args: a,
-        points: pts,
-        groups: &w.gs[..ng],
-        cmps: &w.cmps[1.min(ng)..ng],
-    };
-    if a.tsv {
-        output::tsv(&r, out);
-    } else {
-        output::text(&r, out);
-    }
-    out.flush();
-    let bad = pts.iter().filter(|p| !p.valid()).count();
-    if bad > 0 {
-        return fail(
-            exit::FAIL,
-            format_args!(
-                "compare: {bad} point(s) failed their checks: not evidence (see the table)"
-            ),
-        );
-    }
-    exit::PASS
+    ng
+}
+
+/// No group yet.
+const NO_GROUP: Group<'static> = Group {
+    label: None,
+    members: [0; MAX_POINTS],
+    k: 0,
+};
+
+/// Runs `compare` with its parsed arguments; returns the exit code.
+pub fn main(a: &Args, out: &mut Out) -> i32 {
+    with_points(a, &mut |pts, _| {
+        if a.bisect {
+            return bisect_step(a, pts, out);
+        }
+        let (mut gs, mut cmps) = ([NO_GROUP; MAX_POINTS], [Comparison::default(); MAX_POINTS]);
+        let ng = analyse(a, pts, &mut gs, &mut cmps);
+        let r = output::Report {
+            args: a,
+            points: pts,
+            groups: &gs[..ng],
+            cmps: &cmps[1.min(ng)..ng],
+        };
+        if a.tsv {
+            output::tsv(&r, out);
+        } else {
+            output::text(&r, out);
+        }
+        out.flush();
+        let bad = pts.iter().filter(|p| !p.valid()).count();
+        if bad > 0 {
+            return fail(
+                exit::FAIL,
+                format_args!(
+                    "compare: {bad} point(s) failed their checks: not evidence (see the table)"
+                ),
+            );
+        }
+        exit::PASS
+    })
 }
 
 /// `--bisect`: every point read; the verdict line, and its exit code.

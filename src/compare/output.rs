@@ -60,13 +60,13 @@ impl fmt::Display for Na {
 
 /// Column alignments: right, left (padded), and the last column (left,
 /// not padded: no trailing blanks).
-const RIGHT: u8 = 0;
-const LEFT: u8 = 1;
+pub(super) const RIGHT: u8 = 0;
+pub(super) const LEFT: u8 = 1;
 const LAST: u8 = 2;
 
 /// `args` in a column of `width`, cut to fit from the left behind `...`
 /// (the end of a path or a kernel release tells most).
-fn cell(out: &mut Out, width: usize, align: u8, args: fmt::Arguments<'_>) {
+pub(super) fn cell(out: &mut Out, width: usize, align: u8, args: fmt::Arguments<'_>) {
     let mut b = Line::new();
     let _ = b.write_fmt(args);
     let mut s = b.as_bytes();
@@ -91,7 +91,7 @@ fn spaces(out: &mut Out, n: usize) {
 }
 
 /// Numbers in right-aligned columns of `width`.
-fn nums(out: &mut Out, width: usize, vs: &[f64], decimals: u32) {
+pub(super) fn nums(out: &mut Out, width: usize, vs: &[f64], decimals: u32) {
     for &v in vs {
         cell(out, width, RIGHT, format_args!("{}", Dec(v, decimals)));
     }
@@ -328,7 +328,7 @@ fn verdict(r: &Report, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str
 }
 
 /// The paragraph to paste (unwrapped).
-fn paragraph(r: &Report, w: &mut Text<16384>) {
+fn paragraph(r: &Report, w: &mut dyn Write) {
     let _ = write!(w, "Measured with {}", r.tool());
     if !r.profile().is_empty() {
         let p = r.profile();
@@ -370,51 +370,58 @@ fn paragraph(r: &Report, w: &mut Text<16384>) {
         let _ = w.write_str([", FAILED its checks.", "."][p.valid() as usize]);
     }
     for c in r.cmps {
-        let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
-        let _ = write!(
-            w,
-            " {} vs {} ({}, {} ns/pair): {}",
-            Bytes(test.label()),
-            Bytes(ctl.label()),
-            Points(ctl.k),
-            Dec(c.control, 3),
-            Pct(c.change)
-        );
-        let (wi, b) = (&c.iv.within, &c.iv.between);
-        if !wi.low.is_nan() {
-            let _ = write!(
-                w,
-                " (95% CI within points {} to {}, Welch, {} vs {} rounds; between points ",
-                Pct(wi.low),
-                Pct(wi.high),
-                c.rounds.1,
-                c.rounds.0
-            );
-            let _ = match b.low.is_nan() {
-                true => w.write_str(
-                    "n/a, one point per label: the claim rests on the within-point interval only)",
-                ),
-                false => write!(
-                    w,
-                    "{} to {}, {} vs {} points)",
-                    Pct(b.low),
-                    Pct(b.high),
-                    test.k,
-                    ctl.k
-                ),
-            };
-        }
-        let _ = write!(
-            w,
-            "; {} {}; control drift {}; max CV {}%. Verdict: ",
-            r.second_name(),
-            Pct(c.second),
-            Pct(c.drift),
-            Dec(c.max_cv, 3)
-        );
-        verdict(r, c, w, " ", "; ");
-        let _ = w.write_str(".");
+        let _ = w.write_str(" ");
+        sentence(r, c, w);
     }
+}
+
+/// One comparison in a sentence: the change against the control's value
+/// with both intervals, drop-first, drift, max CV and the verdict.
+pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
+    let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
+    let _ = write!(
+        w,
+        "{} vs {} ({}, {} ns/pair): {}",
+        Bytes(test.label()),
+        Bytes(ctl.label()),
+        Points(ctl.k),
+        Dec(c.control, 3),
+        Pct(c.change)
+    );
+    let (wi, b) = (&c.iv.within, &c.iv.between);
+    if !wi.low.is_nan() {
+        let _ = write!(
+            w,
+            " (95% CI within points {} to {}, Welch, {} vs {} rounds; between points ",
+            Pct(wi.low),
+            Pct(wi.high),
+            c.rounds.1,
+            c.rounds.0
+        );
+        let _ = match b.low.is_nan() {
+            true => w.write_str(
+                "n/a, one point per label: the claim rests on the within-point interval only)",
+            ),
+            false => write!(
+                w,
+                "{} to {}, {} vs {} points)",
+                Pct(b.low),
+                Pct(b.high),
+                test.k,
+                ctl.k
+            ),
+        };
+    }
+    let _ = write!(
+        w,
+        "; {} {}; control drift {}; max CV {}%. Verdict: ",
+        r.second_name(),
+        Pct(c.second),
+        Pct(c.drift),
+        Dec(c.max_cv, 3)
+    );
+    verdict(r, c, w, " ", "; ");
+    let _ = w.write_str(".");
 }
 
 /// TSV columns of `--tsv`, one row per comparison.

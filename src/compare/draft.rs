@@ -1,0 +1,708 @@
+//! `uring-repro report [--gate PCT] [--mode M] [--introduced SHA]
+//! [--parent SHA] [--title TEXT] [--link URL]... LABEL=FILE...`: the
+//! regression mail, drafted from the points (docs/report.md).
+//!
+//! The inputs, labels and maths are compare's (`with_points`, `analyse`):
+//! the first label is the control, every other label is compared with it.
+//! Every sentence of the draft is made of facts the files state (their
+//! banners, fact lines, rows, witness and checks lines) or the command line
+//! gives; a fact the draft would state but some point does not is left out
+//! (for that point) and named once, on one stderr line. A point that failed
+//! its checks marks the draft NOT EVIDENCE at the top and makes the exit 1.
+//! Plain text, no line over 72 columns.
+
+use core::fmt::{self, Write};
+
+use super::banner::{self, Facts, F, FACTS};
+use super::input::{Format, Point, ALL, BOOT_ID, KERNEL};
+use super::output::{self, cell, nums, Pct, LEFT, RIGHT, WIDTH};
+use super::{analyse, with_points, Args, Comparison, Group, MAX_POINTS, NO_GROUP};
+use crate::exit::{self, fail};
+use crate::report::{self, Bytes, Dec, Text};
+use crate::sys::out::Out;
+
+/// Most `--link`s.
+pub const MAX_LINKS: usize = 4;
+/// Longest `--title`: `Subject: [REGRESSION] ` and it fit 72 columns.
+pub const MAX_TITLE: usize = 50;
+/// Longest `--link` URL: `Link: ` and it fit 72 columns.
+pub const MAX_LINK: usize = 66;
+
+/// What the command line adds to compare's arguments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Draft<'a> {
+    /// The commit the regression is claimed for (the first test label's).
+    pub introduced: Option<&'a [u8]>,
+    /// The control's commit.
+    pub parent: Option<&'a [u8]>,
+    pub title: Option<&'a [u8]>,
+    pub links: [Option<&'a [u8]>; MAX_LINKS],
+    pub n_links: usize,
+}
+
+/// A paragraph, composed whole and then wrapped (16 points' facts fit).
+type Para = Text<8192>;
+
+/// The facts the draft states, named on stderr where a point lacks them.
+const USED: [F; 21] = [
+    F::Version,
+    F::Profile,
+    F::Kernel,
+    F::BootId,
+    F::Cpu,
+    F::Clock,
+    F::RingEntries,
+    F::CqEntries,
+    F::Slots,
+    F::Cycles,
+    F::Warmups,
+    F::Rounds,
+    F::Futex,
+    F::Timeout,
+    F::Sha,
+    F::Machine,
+    F::CpuModel,
+    F::Preempt,
+    F::Turbo,
+    F::Smt,
+    F::Governor,
+];
+
+struct Mail<'r, 'a> {
+    a: &'r Args<'a>,
+    d: &'r Draft<'a>,
+    pts: &'r [Point<'r>],
+    fs: &'r [Facts<'r>],
+    gs: &'r [Group<'a>],
+    cmps: &'r [Comparison],
+    /// Every point, as bits.
+    all: u32,
+}
+
+/// Runs `report`; `argv` is the command line after the program name, to
+/// quote in the draft. Returns the exit code.
+pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) -> i32 {
+    with_points(a, &mut |pts, texts| {
+        let mut fs = [Facts::default(); MAX_POINTS];
+        for (i, (f, t)) in fs.iter_mut().zip(texts).enumerate() {
+            *f = banner::read(t, pts[i].format);
+        }
+        let (mut gs, mut cmps) = ([NO_GROUP; MAX_POINTS], [Comparison::default(); MAX_POINTS]);
+        let ng = analyse(a, pts, &mut gs, &mut cmps);
+        let m = Mail {
+            a,
+            d,
+            pts,
+            fs: &fs[..a.n],
+            gs: &gs[..ng],
+            cmps: &cmps[1.min(ng)..ng],
+            all: (1u32 << a.n) - 1,
+        };
+        m.write(&mut *argv, out);
+        out.flush();
+        m.missing();
+        let bad = pts.iter().filter(|p| !p.valid()).count();
+        if bad > 0 {
+            return fail(
+                exit::FAIL,
+                format_args!(
+                    "report: {bad} point(s) failed their checks: the draft is NOT EVIDENCE"
+                ),
+            );
+        }
+        exit::PASS
+    })
+}
+
+/// `1`, `1 and 3`, `1, 2 and 3`: the points whose bit is set.
+struct Nums(u32);
+
+impl fmt::Display for Nums {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut left = self.0;
+        while left != 0 {
+            let i = left.trailing_zeros();
+            left &= left - 1;
+            let sep = match (i == self.0.trailing_zeros(), left == 0) {
+                (true, _) => "",
+                (false, true) => " and ",
+                (false, false) => ", ",
+            };
+            write!(f, "{sep}{}", i + 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// `point 1` or `points 1 and 3` (`Point`... to start a sentence).
+struct PointsOf(u32, bool);
+
+impl fmt::Display for PointsOf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = ["s", ""][(self.0.count_ones() == 1) as usize];
+        let p = ["p", "P"][self.1 as usize];
+        write!(f, "{p}oint{s} {}", Nums(self.0))
+    }
+}
+
+/// A word as the shell reads it back: as is when plain, else in single
+/// quotes (a quote inside as `'\''`).
+struct Shell<'b>(&'b [u8]);
+
+impl fmt::Display for Shell<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plain = |&b: &u8| b.is_ascii_alphanumeric() || b"_-./=:,+@%^".contains(&b);
+        if !self.0.is_empty() && self.0.iter().all(plain) {
+            return Bytes(self.0).fmt(f);
+        }
+        f.write_str("'")?;
+        for (i, part) in self.0.split(|&b| b == b'\'').enumerate() {
+            if i > 0 {
+                f.write_str("'\\''")?;
+            }
+            Bytes(part).fmt(f)?;
+        }
+        f.write_str("'")
+    }
+}
+
+/// Wraps a composed paragraph to WIDTH (continued at `indent`), a blank
+/// line after it unless `alone`.
+fn emit(out: &mut Out, p: &Para, indent: usize, alone: bool) {
+    report::wrap(out, p.as_str(), 0, indent, WIDTH);
+    if !alone {
+        out.bytes(b"\n");
+    }
+}
+
+/// A command line's words (each ended by a NUL, which no argument holds:
+/// a quoted word keeps its blanks), indented 2, continued with ` \` and
+/// indent 4 so that every line fits WIDTH.
+fn command(out: &mut Out, words: &Para) {
+    let mut col = 0;
+    for word in words
+        .as_bytes()
+        .split(|&b| b == 0)
+        .filter(|w| !w.is_empty())
+    {
+        let (sep, at): (&[u8], usize) = match col {
+            0 => (b"  ", 2),
+            _ if col + 1 + word.len() + 2 > WIDTH => (b" \\\n    ", 4),
+            _ => (b" ", col + 1),
+        };
+        out.bytes(sep);
+        out.bytes(word);
+        col = at + word.len();
+    }
+    out.bytes(b"\n");
+}
+
+/// `s` unless there is one.
+fn plural(n: u32) -> &'static str {
+    ["s", ""][(n == 1) as usize]
+}
+
+impl<'r> Mail<'r, '_> {
+    /// The points for which `p` holds, as bits.
+    fn mask(&self, p: &dyn Fn(usize) -> bool) -> u32 {
+        (0..self.a.n).fold(0, |m, i| m | (p(i) as u32) << i)
+    }
+
+    /// The value of `f` the points that state it agree on, and which
+    /// points those are; None when no point states it or they differ.
+    fn common(&self, f: F) -> Option<(&'r [u8], u32)> {
+        let v = self.fs.iter().find_map(|x| x.get(f))?;
+        let differs = self.fs.iter().any(|x| x.get(f).is_some_and(|w| w != v));
+        let says = self.mask(&|i| self.fs[i].get(f).is_some());
+        (!differs).then_some((v, says))
+    }
+
+    /// The value every point states for `f` alike: what a claim about all
+    /// of them may say.
+    fn every(&self, f: F) -> Option<&'r [u8]> {
+        self.common(f).filter(|c| c.1 == self.all).map(|c| c.0)
+    }
+
+    /// `before`, `f`'s value, `after`, and the points that state it when
+    /// not all do; nothing when `f` has no common value.
+    fn clause(&self, p: &mut Para, before: &str, f: F, after: &str) {
+        let Some((v, says)) = self.common(f) else {
+            return;
+        };
+        let v = match (f, v) {
+            (F::Clock, b"vdso") => &b"the vDSO"[..],
+            (F::Clock, b"syscall") => b"clock_gettime(2)",
+            _ => v,
+        };
+        let _ = write!(p, "{before}{}{after}", Bytes(v));
+        if says != self.all {
+            let _ = write!(p, " ({})", PointsOf(says, false));
+        }
+    }
+
+    fn write(&self, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) {
+        let bad = self.mask(&|i| !self.pts[i].valid());
+        if bad != 0 {
+            let mut p = Para::new();
+            let _ = write!(
+                p,
+                "NOT EVIDENCE: {} failed {} checks (see below); this draft is no regression report.",
+                PointsOf(bad, false),
+                ["their", "its"][(bad.count_ones() == 1) as usize]
+            );
+            emit(out, &p, 0, false);
+        }
+        let mut p = Para::new();
+        let _ = p.write_str("Subject: [REGRESSION] ");
+        self.title(&mut p);
+        emit(out, &p, 1, false);
+        self.compared(out);
+        self.workload(out);
+        self.table(out);
+        self.results(out);
+        self.checks(bad, out);
+        self.witness(out);
+        if let Some(sha) = self.d.introduced {
+            let mut p = Para::new();
+            self.title(&mut p);
+            let _ = writeln!(
+                out,
+                "#regzbot introduced: {}\n#regzbot title: {p}\n",
+                Bytes(sha)
+            );
+        }
+        self.reproduce(argv, out);
+    }
+
+    /// The title: --title, else the profile, the first change and the
+    /// introducing commit (its first 12 digits).
+    fn title(&self, w: &mut Para) {
+        if let Some(t) = self.d.title {
+            let _ = write!(w, "{}", Bytes(t));
+            return;
+        }
+        if let Some(p) = self.every(F::Profile) {
+            let _ = write!(w, "{} ", Bytes(p));
+        }
+        if let Some(c) = self.cmps.first() {
+            let _ = write!(w, "{} ns/pair", Pct(c.change));
+        }
+        if let Some(sha) = self.d.introduced {
+            let _ = write!(w, " at {}", Bytes(&sha[..sha.len().min(12)]));
+        }
+    }
+
+    /// What was compared: each point's label, kernel and commit; the
+    /// control; boots per label; whether each point was a fresh boot.
+    fn compared(&self, out: &mut Out) {
+        let (n, ctl) = (self.a.n, &self.gs[0]);
+        let mut p = Para::new();
+        let _ = p.write_str("Compared, in the order run:");
+        for i in 0..n {
+            let label = self.a.label(i);
+            let _ = write!(p, " point {}, {}", i + 1, Bytes(label));
+            let kernel = self.pts[i].tag(KERNEL);
+            if !kernel.is_empty() {
+                let _ = write!(p, ", kernel {}", Bytes(kernel));
+            }
+            let sha = match self.gs.iter().position(|g| g.label() == label) {
+                Some(0) => self.d.parent,
+                Some(1) => self.d.introduced,
+                _ => None,
+            };
+            if let Some(s) = sha {
+                let _ = write!(p, ", commit {}", Bytes(s));
+            }
+            let _ = p.write_str([";", "."][(i + 1 == n) as usize]);
+        }
+        let _ = write!(
+            p,
+            " The control is {} ({}); every other label is compared with it.",
+            Bytes(ctl.label()),
+            [
+                "the mean of its points",
+                "its one point",
+                "the midpoint of its 2 points"
+            ][ctl.k.min(3) % 3]
+        );
+        emit(out, &p, 0, false);
+        // Boots: the points sharing point i's boot id, as bits.
+        let id = |i: usize| self.pts[i].tag(BOOT_ID);
+        let same = |i: usize| self.mask(&|j| !id(i).is_empty() && id(j) == id(i));
+        let mut p = Para::new();
+        let _ = p.write_str("One run per point;");
+        for (k, g) in self.gs.iter().enumerate() {
+            let members = self.mask(&|i| g.points().contains(&i));
+            let known = self.mask(&|i| members & 1 << i != 0 && !id(i).is_empty());
+            // A boot is counted at its first point in the group.
+            let boots =
+                self.mask(&|i| known & 1 << i != 0 && same(i) & members & ((1 << i) - 1) == 0);
+            let (kn, b) = (known.count_ones(), boots.count_ones());
+            let _ = write!(
+                p,
+                " {}: {} point{}",
+                Bytes(g.label()),
+                g.k,
+                plural(g.k as u32)
+            );
+            let _ = match kn {
+                0 => p.write_str(", no boot_id"),
+                _ => write!(p, " on {b} boot{}", plural(b)),
+            };
+            if kn != 0 && kn < g.k as u32 {
+                let _ = write!(p, " ({} without boot_id)", g.k as u32 - kn);
+            }
+            let _ = p.write_str([",", "."][(k + 1 == self.gs.len()) as usize]);
+        }
+        let mut shared = false;
+        for i in 0..n {
+            let s = same(i);
+            // Each shared boot id once, at its first point.
+            if s.count_ones() > 1 && s.trailing_zeros() as usize == i {
+                shared = true;
+                let _ = write!(
+                    p,
+                    " WARNING: {} share boot_id {}: they are not a fresh boot each, and the \
+                     between-point interval misses the noise between boots.",
+                    PointsOf(s, false),
+                    Bytes(&id(i)[..id(i).len().min(8)])
+                );
+            }
+        }
+        let unknown = self.mask(&|i| id(i).is_empty());
+        if unknown != 0 {
+            let one = (unknown.count_ones() == 1) as usize;
+            let _ = write!(
+                p,
+                " {} state{} no boot_id: whether {} a fresh boot is not known.",
+                PointsOf(unknown, true),
+                ["", "s"][one],
+                ["they were each", "it was"][one]
+            );
+        } else if !shared {
+            let _ = p.write_str(" Each point was a fresh boot (distinct boot_ids");
+            for i in 0..n {
+                let _ = write!(p, " {}", Bytes(&id(i)[..id(i).len().min(8)]));
+            }
+            let _ = p.write_str(").");
+        }
+        emit(out, &p, 0, false);
+    }
+
+    /// The workload in words, from the banner facts.
+    fn workload(&self, out: &mut Out) {
+        let mut p = Para::new();
+        let _ = p.write_str("Workload, as the points state it:");
+        for i in 0..self.a.n {
+            let tool = self.pts[i].format.tool();
+            let mine = self.mask(&|j| self.pts[j].format.tool() == tool);
+            // Each tool once, at its first point.
+            if mine.trailing_zeros() as usize != i {
+                continue;
+            }
+            let _ = write!(p, "{} {tool}", [",", ""][(i == 0) as usize]);
+            if mine != self.all {
+                let _ = write!(p, " ({})", PointsOf(mine, false));
+            }
+        }
+        // (text before, fact, text after): one no point states (or the
+        // points disagree on) is left out whole.
+        let clauses: [(&str, F, &str); 23] = [
+            (", version ", F::Version, ""),
+            (", profile ", F::Profile, ""),
+            (", mode ", F::Mode, ""),
+            (", contract sha256 ", F::Sha, ""),
+            (", one ring of ", F::RingEntries, " SQ entries"),
+            (" and ", F::CqEntries, " CQ entries"),
+            (", ", F::Slots, " requests a cycle"),
+            (", ", F::Cycles, " cycles a round"),
+            (", ", F::Rounds, " measured rounds"),
+            (" after ", F::Warmups, " untimed warm-up rounds"),
+            (", ", F::Futex, " futexes"),
+            (", every io_uring wait bounded at ", F::Timeout, " s"),
+            (", the process pinned to CPU ", F::Cpu, ""),
+            (" (cpu_choice ", F::CpuChoice, ")"),
+            (", a ", F::CpuModel, ""),
+            (" (", F::Machine, ")"),
+            (", turbo ", F::Turbo, ""),
+            (", SMT ", F::Smt, ""),
+            (", governor ", F::Governor, ""),
+            (", preempt ", F::Preempt, ""),
+            (" (from ", F::PreemptSource, ")"),
+            (", CLOCK_MONOTONIC_RAW read through ", F::Clock, ""),
+            (
+                ", a positive control: ",
+                F::InjectNs,
+                " ns injected per pair",
+            ),
+        ];
+        for (before, f, after) in clauses {
+            let skip = match f {
+                F::Mode => self.common(f).is_some_and(|c| c.0 == b"point"),
+                F::PreemptSource => self.common(F::Preempt).is_none(),
+                _ => false,
+            };
+            if !skip {
+                self.clause(&mut p, before, f, after);
+            }
+        }
+        if self.every(F::Witness) == Some(b"on") {
+            let _ = p.write_str(", the kernel witness on");
+        }
+        let _ = p.write_str(".");
+        let none = self.mask(&|i| self.fs[i].v.iter().all(Option::is_none));
+        if none != 0 {
+            let one = (none.count_ones() == 1) as usize;
+            let _ = write!(
+                p,
+                " {} state{} none of this.",
+                PointsOf(none, true),
+                ["", "s"][one]
+            );
+        }
+        emit(out, &p, 0, false);
+    }
+
+    /// Per point: label, rounds, ns/pair, CV, change vs the control.
+    fn table(&self, out: &mut Out) {
+        let control = self.cmps.first().map_or(f64::NAN, |c| c.control);
+        let mut p = Para::new();
+        let _ = write!(
+            p,
+            "Results, ns per WAIT/WAKE pair (each point's mean over its rounds), against \
+             the control {} at {} ns/pair:",
+            Bytes(self.gs[0].label()),
+            Dec(control, 3)
+        );
+        emit(out, &p, 0, false);
+        out.bytes(b"   #  label         rounds    ns/pair      CV  vs control\n");
+        for (i, pt) in self.pts.iter().enumerate() {
+            let s = &pt.s[ALL];
+            nums(out, 4, &[(i + 1) as f64], 0);
+            out.bytes(b"  ");
+            cell(out, 12, LEFT, format_args!("{}", Bytes(self.a.label(i))));
+            nums(out, 8, &[s.s.n as f64], 0);
+            nums(out, 11, &[s.mean], 3);
+            cell(out, 8, RIGHT, format_args!("{}%", Dec(s.s.cv_pct, 3)));
+            let pct = crate::stats::pct_change(s.mean, control);
+            cell(out, 12, RIGHT, format_args!("{}", Pct(pct)));
+            out.bytes([&b"  FAILED\n"[..], b"\n"][pt.valid() as usize]);
+        }
+        out.bytes(b"\n");
+    }
+
+    /// Per test label compare's sentence (change, intervals, drop-first,
+    /// drift, max CV, verdict), the verdict worded as a claim limited to
+    /// what was measured.
+    fn results(&self, out: &mut Out) {
+        let r = output::Report {
+            args: self.a,
+            points: self.pts,
+            groups: self.gs,
+            cmps: self.cmps,
+        };
+        for c in self.cmps {
+            let mut p = Para::new();
+            output::sentence(&r, c, &mut p);
+            if c.reasons != 0 {
+                let _ = p.write_str(" No regression is claimed from these points.");
+                emit(out, &p, 0, false);
+                continue;
+            }
+            let _ = write!(
+                p,
+                " The claim is limited to what was measured: {}'s ns/pair is {} against {}'s",
+                Bytes(self.gs[c.test].label()),
+                Pct(c.change),
+                Bytes(self.gs[0].label())
+            );
+            for (f, before, after) in [
+                (F::Profile, " in the ", " workload"),
+                (F::Futex, " with ", " futexes"),
+                (F::Cpu, ", on CPU ", ""),
+                (F::CpuModel, " of one ", ""),
+            ] {
+                if let Some(v) = self.every(f) {
+                    let _ = write!(p, "{before}{}{after}", Bytes(v));
+                }
+            }
+            let _ = p.write_str(
+                ", with these kernels; other workloads, futex scopes, CPUs and machines \
+                 were not measured here.",
+            );
+            emit(out, &p, 0, false);
+        }
+    }
+
+    /// Every timing row's verdict, counted from the files.
+    fn checks(&self, bad: u32, out: &mut Out) {
+        let rows: usize = self.pts.iter().map(|p| p.s[ALL].s.n).sum();
+        let mut p = Para::new();
+        let ours = self
+            .pts
+            .iter()
+            .all(|p| matches!(p.format, Format::Stdout | Format::Tsv));
+        let which = [
+            "their tool's checks (semantic_pass 1)",
+            "the CQE, result, timeout, overflow, outstanding-request and CPU checks",
+        ][ours as usize];
+        if bad == 0 {
+            let _ = write!(p, "All {rows} timing rows passed {which}.");
+            return emit(out, &p, 0, false);
+        }
+        let _ = write!(p, "Not every timing row passed {which}:");
+        for (i, pt) in self.pts.iter().enumerate() {
+            if bad & 1 << i == 0 {
+                continue;
+            }
+            let _ = write!(
+                p,
+                " point {} ({}): {} of {} rows failed",
+                i + 1,
+                Bytes(self.a.label(i)),
+                pt.failed_rounds,
+                pt.s[ALL].s.n
+            );
+            if !pt.run_passed {
+                let _ = p.write_str(", and the run's own end-of-run checks failed");
+            }
+            // The checks line's counters that are not 0 (CQE totals aside).
+            let mut sep = " (";
+            for word in self.fs[i].checks.unwrap_or(b"").split(|&b| b == b' ') {
+                let Some(eq) = word.iter().position(|&b| b == b'=') else {
+                    continue;
+                };
+                if !word[..eq].ends_with(b"cqes") && &word[eq + 1..] != b"0" {
+                    let _ = write!(p, "{sep}{}", Bytes(word));
+                    sep = " ";
+                }
+            }
+            let _ = p.write_str([");", ";"][(sep == " (") as usize]);
+        }
+        let _ = p.write_str(" these points are not evidence.");
+        emit(out, &p, 0, false);
+    }
+
+    /// The points' `# witness: ` lines: once when every point has the same,
+    /// else per point.
+    fn witness(&self, out: &mut Out) {
+        let has = self.mask(&|i| self.fs[i].n_witness > 0);
+        let same = self.fs.iter().all(|f| f.witness() == self.fs[0].witness());
+        for (i, f) in self.fs.iter().enumerate() {
+            if f.n_witness == 0 || (same && i > 0) {
+                continue;
+            }
+            let mut p = Para::new();
+            let _ = match same {
+                true => p.write_str("The kernel's own counts (the same on every point):"),
+                false => write!(
+                    p,
+                    "The kernel's own counts, point {} ({}):",
+                    i + 1,
+                    Bytes(self.a.label(i))
+                ),
+            };
+            emit(out, &p, 0, true);
+            for line in f.witness() {
+                let mut p = Para::new();
+                let _ = write!(p, "{}", Bytes(line));
+                out.bytes(b"  ");
+                report::wrap(out, p.as_str(), 2, 4, WIDTH);
+            }
+            out.bytes(b"\n");
+        }
+        let without = !has & self.all;
+        if has != 0 && without != 0 {
+            let mut p = Para::new();
+            let _ = write!(p, "{} carry no witness lines.", PointsOf(without, true));
+            emit(out, &p, 0, false);
+        }
+    }
+
+    /// The run's command line from the banner facts, the tool and its
+    /// contract, this command line, the links.
+    fn reproduce(&self, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) {
+        let mut p = Para::new();
+        let _ = p.write_str("To reproduce, boot each kernel and run there");
+        if let Some((v, _)) = self.common(F::Version) {
+            let _ = write!(p, " (uring-repro {}", Bytes(v));
+            if let Some((h, _)) = self.common(F::Sha) {
+                let _ = write!(p, ", contract sha256 {}", Bytes(h));
+            }
+            let _ = p.write_str(")");
+        }
+        let _ = p.write_str(":");
+        emit(out, &p, 0, false);
+        let mut c = Para::new();
+        let _ = c.write_str("uring-repro\0run\0");
+        if let Some((v, _)) = self.common(F::Profile) {
+            // A profile's short name is its formal name up to the first `_`.
+            let short = v.split(|&b| b == b'_').next().unwrap_or(v);
+            let _ = write!(c, "--profile\0{}\0", Shell(short));
+        }
+        for (f, opt) in [
+            (F::Cpu, "--cpu"),
+            (F::Slots, "--slots"),
+            (F::Cycles, "--cycles"),
+            (F::Rounds, "--rounds"),
+            (F::Warmups, "--warmups"),
+            (F::Timeout, "--timeout"),
+            (F::InjectNs, "--inject-ns"),
+        ] {
+            if let Some((v, _)) = self.common(f) {
+                let _ = write!(c, "{opt}\0{}\0", Shell(v));
+            }
+        }
+        for (f, on, opt) in [
+            (F::Futex, &b"shared"[..], "--shared\0"),
+            (F::Witness, b"on", "--witness\0"),
+        ] {
+            if self.common(f).is_some_and(|c| c.0 == on) {
+                let _ = c.write_str(opt);
+            }
+        }
+        let _ = c.write_str(">\0point.txt");
+        command(out, &c);
+        out.bytes(b"\nThis draft was made with:\n\n");
+        let mut c = Para::new();
+        let _ = c.write_str("uring-repro\0");
+        for arg in argv {
+            let _ = write!(c, "{}\0", Shell(arg));
+        }
+        command(out, &c);
+        if self.d.n_links > 0 {
+            out.bytes(b"\n");
+        }
+        for l in self.d.links[..self.d.n_links].iter().flatten() {
+            let _ = writeln!(out, "Link: {}", Bytes(l));
+        }
+    }
+
+    /// One stderr line naming every fact the draft would state that some
+    /// point does not, or on which they disagree (nothing when none).
+    fn missing(&self) {
+        let mut p = Para::new();
+        for f in USED {
+            let lacks = self.mask(&|i| self.fs[i].get(f).is_none());
+            // A kernel and a boot are the point's own: they differ.
+            let own = matches!(f, F::Kernel | F::BootId);
+            let differs = !own && lacks != self.all && self.common(f).is_none();
+            if lacks == 0 && !differs {
+                continue;
+            }
+            let sep = [", ", ""][p.as_bytes().is_empty() as usize];
+            let _ = write!(p, "{sep}{} (", FACTS[f as usize].0);
+            let _ = match (differs, lacks == self.all) {
+                (true, _) => p.write_str("the points differ)"),
+                (_, true) => p.write_str("no point)"),
+                _ => write!(p, "not in {})", PointsOf(lacks, false)),
+            };
+        }
+        if !p.as_bytes().is_empty() {
+            fail(
+                0,
+                format_args!("report: left out of the draft, not stated: {p}"),
+            );
+        }
+    }
+}

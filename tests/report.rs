@@ -1,0 +1,422 @@
+//! `uring-repro report` as a user runs it: the published sandwich drafted
+//! into a mail and checked against a golden file (and against the example
+//! in docs/report.md), then the draft's warnings: a shared boot, a failed
+//! point, a missing fact, witness lines, and the usage errors.
+
+mod utils;
+
+use std::path::Path;
+use std::process::Command;
+
+use utils::{assert_usage_error, Run, Scratch, BIN};
+
+fn published() -> String {
+    format!("{}/tests/fixtures/published", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/{name}", published())).unwrap()
+}
+
+/// `report ARGS` run in `dir` (file names relative to it, as a user types
+/// them, so the draft's own command line is the same on every clone).
+fn report_in(dir: &str, args: &[&str]) -> Run {
+    Command::new(BIN)
+        .arg("report")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("spawn uring-repro")
+        .into()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    std::fs::write(dir.join(name), text).unwrap();
+    name.to_owned()
+}
+
+/// Every line fits 72 columns, none ends in a blank.
+fn assert_narrow(text: &str) {
+    for line in text.lines() {
+        assert!(line.chars().count() <= 72, "{line:?}");
+        assert!(!line.ends_with(' '), "trailing blank: {line:?}");
+    }
+}
+
+/// The draft's text with its line breaks as blanks: a phrase is found
+/// wherever the wrap put it.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+const SANDWICH: [&str; 4] = [
+    "--introduced",
+    "079afb081c42",
+    "parent=parent_a.txt",
+    "child=child.txt",
+];
+
+fn sandwich(extra: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = SANDWICH.iter().map(|s| s.to_string()).collect();
+    v.push("parent=parent_b.txt".into());
+    v.extend(extra.iter().map(|s| s.to_string()));
+    v
+}
+
+#[test]
+fn published_sandwich_drafts_the_golden_mail() {
+    let args = sandwich(&[]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let Run { code, out, err } = report_in(&published(), &args);
+    assert_eq!(code, 0, "{err}");
+    // The facts the fixtures leave `unknown`: named, once, on one line.
+    assert_eq!(
+        err,
+        "uring-repro: report: left out of the draft, not stated: smt (no point), \
+         governor (no point)\n"
+    );
+    assert_narrow(&out);
+    let golden = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/report/published.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert_eq!(out, golden);
+    // The published figures, as they must print.
+    let f = flat(&out);
+    for phrase in [
+        "Subject: [REGRESSION] s0_wait_wake +9.268% ns/pair at 079afb081c42",
+        "child vs parent (midpoint of 2 points, 179.968 ns/pair): +9.268% (95% CI within points +9.159% to +9.377%",
+        "drop-first +9.269%",
+        "control drift -0.124%",
+        "max CV 0.169%",
+        "between points +7.905% to +10.632%",
+        "Verdict: CONFIRMED at the 5.000% gate.",
+        "Each point was a fresh boot (distinct boot_ids 0a0a0a0a 0c0c0c0c 0b0b0b0b)",
+        "All 45 timing rows passed the CQE, result, timeout, overflow, \
+         outstanding-request and CPU checks.",
+        "pinned to CPU 2",
+        "12th Gen Intel(R) Core(TM) i7-12700KF",
+        "preempt full (from debugfs)",
+        "uring-repro run --profile s0 --cpu 2 --slots 32 --cycles 512 \\ \
+         --rounds 15 --warmups 3 --timeout 2 > point.txt",
+    ] {
+        assert!(f.contains(phrase), "{phrase:?} in\n{out}");
+    }
+    assert!(out.contains(
+        "\n#regzbot introduced: 079afb081c42\n\
+         #regzbot title: s0_wait_wake +9.268% ns/pair at 079afb081c42\n"
+    ));
+    assert!(!f.contains("NOT EVIDENCE") && !f.contains("WARNING"));
+    // docs/report.md shows this very draft.
+    let docs =
+        std::fs::read_to_string(format!("{}/docs/report.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    assert!(
+        docs.contains(&format!("```\n{golden}```\n")),
+        "docs/report.md"
+    );
+}
+
+#[test]
+fn title_links_and_the_command_line_as_typed() {
+    let args = sandwich(&[
+        "--title",
+        "io_uring/futex: WAIT->WAKE 9% slower",
+        "--link",
+        "https://example.org/a",
+        "--link=https://example.org/b",
+        "--parent",
+        "0123456789ab",
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let Run { code, out, .. } = report_in(&published(), &args);
+    assert_eq!(code, 0);
+    assert_narrow(&out);
+    assert!(out.starts_with("Subject: [REGRESSION] io_uring/futex: WAIT->WAKE 9% slower\n"));
+    assert!(out.contains("#regzbot title: io_uring/futex: WAIT->WAKE 9% slower\n"));
+    assert!(out.ends_with("\nLink: https://example.org/a\nLink: https://example.org/b\n"));
+    let f = flat(&out);
+    assert!(
+        f.contains("kernel 6.15.0-synthetic-parent, commit 0123456789ab;"),
+        "{out}"
+    );
+    assert!(
+        f.contains("kernel 6.15.0-synthetic-child, commit 079afb081c42;"),
+        "{out}"
+    );
+    // The title is quoted for the shell.
+    assert!(
+        f.contains("--title \\ 'io_uring/futex: WAIT->WAKE 9% slower' --link"),
+        "{out}"
+    );
+    // No --introduced: no regzbot lines, a title without a commit.
+    let r = report_in(
+        &published(),
+        &["A=parent_a.txt", "B=child.txt", "A=parent_b.txt"],
+    );
+    assert_eq!(r.code, 0);
+    assert!(r
+        .out
+        .starts_with("Subject: [REGRESSION] s0_wait_wake +9.268% ns/pair\n"));
+    assert!(!r.out.contains("#regzbot"));
+}
+
+#[test]
+fn points_sharing_a_boot_id_give_the_warning() {
+    let d = Scratch::new("report-boot");
+    let dir = d.to_str().unwrap();
+    let a = write(&d, "a.txt", &fixture("parent_a.txt"));
+    let b = write(&d, "b.txt", &fixture("child.txt"));
+    let same = fixture("parent_b.txt").replace(
+        "0b0b0b0b-0000-4000-8000-000000000003",
+        "0a0a0a0a-0000-4000-8000-000000000001",
+    );
+    let c = write(&d, "c.txt", &same);
+    let r = report_in(
+        dir,
+        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    let f = flat(&r.out);
+    assert!(
+        f.contains("A: 2 points on 1 boot, B: 1 point on 1 boot."),
+        "{}",
+        r.out
+    );
+    assert!(
+        f.contains(
+            "WARNING: points 1 and 3 share boot_id 0a0a0a0a: they are not a fresh boot each"
+        ),
+        "{}",
+        r.out
+    );
+    assert!(!f.contains("Each point was a fresh boot"));
+}
+
+#[test]
+fn a_failing_point_is_not_evidence_and_exits_1() {
+    let d = Scratch::new("report-fail");
+    let dir = d.to_str().unwrap();
+    let a = write(&d, "a.txt", &fixture("parent_a.txt"));
+    // Round 3 of the child failed; its checks line says why.
+    let child = fixture("child.txt")
+        .replace("\n3\t16384\t196.797000\t1\n", "\n3\t16384\t196.797000\t0\n")
+        .replace(
+            "# checks: synthetic -> PASS",
+            "# checks: cqes=98304 bad_results=2 timeouts=0 -> FAIL",
+        );
+    assert!(
+        child.contains("196.797000\t0"),
+        "fixture changed: pick another row"
+    );
+    let b = write(&d, "b.txt", &child);
+    let c = write(&d, "c.txt", &fixture("parent_b.txt"));
+    let r = report_in(
+        dir,
+        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
+    );
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_narrow(&r.out);
+    assert!(
+        r.out.starts_with("NOT EVIDENCE: point 2 failed its checks"),
+        "{}",
+        r.out
+    );
+    let f = flat(&r.out);
+    assert!(
+        f.contains("point 2 (B): 1 of 15 rows failed (bad_results=2)"),
+        "{}",
+        r.out
+    );
+    assert!(
+        f.contains(
+            "NOT CONFIRMED at the 5.000% gate: a point failed its checks. No regression is claimed"
+        ),
+        "{}",
+        r.out
+    );
+    assert!(!f.contains("All 45 timing rows passed"));
+    assert!(r.err.ends_with(
+        "uring-repro: report: 1 point(s) failed their checks: the draft is NOT EVIDENCE\n"
+    ));
+}
+
+#[test]
+fn a_missing_banner_fact_is_named_and_left_out() {
+    let d = Scratch::new("report-missing");
+    let dir = d.to_str().unwrap();
+    let drop_model = |name| {
+        fixture(name)
+            .lines()
+            .filter(|l| !l.starts_with("# cpu_model="))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    };
+    // One point without it: stated for the others, and says for which.
+    let a = write(&d, "a.txt", &fixture("parent_a.txt"));
+    let b = write(&d, "b.txt", &drop_model("child.txt"));
+    let c = write(&d, "c.txt", &fixture("parent_b.txt"));
+    let r = report_in(
+        dir,
+        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(
+        r.err.contains("cpu_model (not in point 2)") && r.err.lines().count() == 1,
+        "{}",
+        r.err
+    );
+    let f = flat(&r.out);
+    assert!(
+        f.contains("a 12th Gen Intel(R) Core(TM) i7-12700KF (points 1 and 3)"),
+        "{}",
+        r.out
+    );
+    // The claim names only what every point states.
+    assert!(f.contains("on CPU 2, with these kernels"), "{}", r.out);
+    // No point with it: not in the draft at all.
+    let a = write(&d, "a.txt", &drop_model("parent_a.txt"));
+    let c = write(&d, "c.txt", &drop_model("parent_b.txt"));
+    let r = report_in(
+        dir,
+        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.err.contains("cpu_model (no point)"), "{}", r.err);
+    assert!(!r.out.contains("i7-12700KF"), "{}", r.out);
+    // The C standalone states no fact at all: each named once.
+    let r = report_in(
+        &published(),
+        &["A=parent_a.txt", "B=child_standalone.txt", "A=parent_b.txt"],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert_eq!(r.err.lines().count(), 1, "{}", r.err);
+    assert_eq!(r.err.matches("cpu_model").count(), 1, "{}", r.err);
+    assert!(r.err.contains("kernel (not in point 2)"), "{}", r.err);
+    let f = flat(&r.out);
+    assert!(f.contains("Point 2 states none of this."), "{}", r.out);
+    assert!(f.contains("Point 2 states no boot_id"), "{}", r.out);
+}
+
+#[test]
+fn witness_lines_are_carried_wrapped() {
+    let d = Scratch::new("report-witness");
+    let dir = d.to_str().unwrap();
+    let events = "# witness: events FUTEX_WAIT=512 FUTEX_WAKE=512 complete=1024 res0=512 \
+                  res1=512 async=0 overflow=0 other_cpu=0 -> MATCH";
+    let functions = "# witness: functions io_futex_prep=1024 io_futexv_prep=0 \
+                     io_futex_wait=512 io_futex_wake=512 io_futex_complete=512 -> MATCH";
+    let witnessed = |name: &str, functions: &str| {
+        fixture(name)
+            .replace(" clock=vdso\n", " clock=vdso witness=on\n")
+            .replace("# checks:", &format!("{events}\n{functions}\n# checks:"))
+    };
+    let a = write(&d, "a.txt", &witnessed("parent_a.txt", functions));
+    let b = write(&d, "b.txt", &witnessed("child.txt", functions));
+    let c = write(&d, "c.txt", &witnessed("parent_b.txt", functions));
+    let r = report_in(
+        dir,
+        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert_eq!(r.out.matches("witness: events").count(), 1, "{}", r.out);
+    assert!(
+        r.out.contains(
+            "The kernel's own counts (the same on every point):\n  \
+             witness: events FUTEX_WAIT=512 FUTEX_WAKE=512 complete=1024 res0=512\n    \
+             res1=512 async=0 overflow=0 other_cpu=0 -> MATCH\n"
+        ),
+        "{}",
+        r.out
+    );
+    let f = flat(&r.out);
+    assert!(f.contains("io_futex_complete=512 -> MATCH"), "{}", r.out);
+    assert!(f.contains("the kernel witness on."), "{}", r.out);
+    assert!(f.contains("--timeout 2 --witness > point.txt"), "{}", r.out);
+    // Different on one point: per point.
+    let other = functions.replace(
+        "io_futex_complete=512 -> MATCH",
+        "io_futex_complete=0 -> MISMATCH",
+    );
+    let b = write(&d, "b.txt", &witnessed("child.txt", &other));
+    let r = report_in(
+        dir,
+        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
+    );
+    assert_narrow(&r.out);
+    assert_eq!(r.out.matches("witness: events").count(), 3, "{}", r.out);
+    assert!(
+        r.out.contains("The kernel's own counts, point 2 (B):\n"),
+        "{}",
+        r.out
+    );
+    assert!(
+        flat(&r.out).contains("io_futex_complete=0 -> MISMATCH"),
+        "{}",
+        r.out
+    );
+}
+
+#[test]
+fn usage_errors_and_unusable_input_exit_2() {
+    let dir = published();
+    let ok = ["A=parent_a.txt", "B=child.txt"];
+    for (args, msg) in [
+        (
+            &["--introduced", "xyz"][..],
+            "report: --introduced xyz: needs a commit id",
+        ),
+        (
+            &["--parent=12345"][..],
+            "report: --parent=12345: needs a commit id",
+        ),
+        (&["--title", &"x".repeat(51)][..], "report: --title"),
+        (&["--link", "a b"][..], "report: --link a b: needs a URL"),
+        (&["--gate", "0"][..], "report: --gate 0: needs a percentage"),
+        (
+            &["--drop-first"][..],
+            "report: --drop-first: does not apply to report",
+        ),
+        (
+            &["--bisect"][..],
+            "report: --bisect: does not apply to report",
+        ),
+    ] {
+        let mut v = args.to_vec();
+        v.extend(ok);
+        assert_usage_error(&report_in(&dir, &v), msg);
+    }
+    assert_usage_error(
+        &report_in(&dir, &[]),
+        "report: needs at least one result file",
+    );
+    assert_usage_error(
+        &report_in(&dir, &["A=parent_a.txt", "A=parent_b.txt"]),
+        "report: needs a control and a label to compare with it",
+    );
+    // Bad input: compare's messages.
+    assert_usage_error(
+        &report_in(&dir, &["A=parent_a.txt", "B=nonexistent.txt"]),
+        "nonexistent.txt: cannot read: ENOENT (2)",
+    );
+    let bad = format!(
+        "{}/tests/fixtures/bad/no-mean-row.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    assert_usage_error(
+        &report_in(&dir, &["A=parent_a.txt", &format!("B={bad}")]),
+        &format!("{bad}: no mean row"),
+    );
+    // Five links are one too many.
+    let mut v = vec!["A=parent_a.txt", "B=child.txt"];
+    for _ in 0..5 {
+        v.extend(["--link", "https://example.org/"]);
+    }
+    assert_usage_error(
+        &report_in(&dir, &v),
+        "report: --link https://example.org/: at most 4 links",
+    );
+}
