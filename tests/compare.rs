@@ -522,3 +522,27 @@ fn a_whole_run_is_a_point_a_cut_one_is_refused_a_failed_one_is_invalid() {
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert!(out.contains("  2  B                14  "), "{out}");
 }
+
+/// A witnessed run (tracepoints on around its rounds) is not comparable
+/// with plain ones: refused, naming the first point that differs.
+#[test]
+fn witnessed_and_plain_points_are_not_mixed() {
+    let dir = Scratch::new("witness-mix");
+    let a = std::fs::read_to_string(fixture("parent_a.txt")).unwrap();
+    let first = a.lines().find(|l| l.starts_with("# uring-repro ")).unwrap();
+    let witnessed = a.replacen(first, &format!("{first} witness=on"), 1);
+    let w = write(&dir, "witnessed.txt", &witnessed);
+    let (b, c) = (fixture("child.txt"), fixture("parent_b.txt"));
+    let Run { code, out, err } = run(&["compare", &b, &w, &c]);
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(
+        err,
+        format!(
+            "uring-repro: {w}: a witnessed run beside plain ones (enabled tracepoints cost \
+             time: compare like with like)\n"
+        )
+    );
+    // All witnessed, or all plain: compared as usual.
+    let w2 = write(&dir, "witnessed2.txt", &witnessed);
+    assert_eq!(run(&["compare", &w, &w2]).code, 0);
+}

@@ -53,7 +53,7 @@ pub const FACTS: [(&str, &str); 26] = [
     ("cpu_choice", ""),
     ("clock", "clock_source"),
     ("inject_ns", "inject_ns"),
-    ("witness", ""),
+    ("witness", "witness"),
     ("ring_entries", "ring_entries"),
     ("cq_entries", ""),
     ("slots", "slots"),

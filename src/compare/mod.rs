@@ -478,6 +478,15 @@ fn unusable(a: &Args, i: usize) -> i32 {
     }
 }
 
+/// The first point whose run was witnessed (`witness=on`: tracepoints
+/// enabled around its rounds) when another was not, or the other way
+/// round; None when they are all alike.
+fn mixed_witness(pts: &[Point], texts: &[&[u8]]) -> Option<usize> {
+    let on =
+        |i: usize| banner::read(texts[i], pts[i].format).get(banner::F::Witness) == Some(b"on");
+    (1..pts.len()).find(|&i| on(i) != on(0))
+}
+
 /// What `with_points` hands the points and their texts to.
 type Then<'c> = dyn FnMut(&[Point], &[&[u8]]) -> i32 + 'c;
 
@@ -533,6 +542,10 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
             unusable(a, i),
             format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text, None)),
         );
+    }
+    if let Some(i) = mixed_witness(pts, &texts[..a.n]) {
+        let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
+        return fail(unusable(a, i), format_args!("{}: {why}", Bytes(a.file(i))));
     }
     then(pts, &texts[..a.n])
 }
