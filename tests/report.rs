@@ -420,3 +420,44 @@ fn usage_errors_and_unusable_input_exit_2() {
         "report: --link https://example.org/: at most 4 links",
     );
 }
+
+/// Real witnessed points (three boots of 6.12 under QEMU, as
+/// boot-point.sh wrote them): the kernel's counts reach the draft, the
+/// clean-up line does not, and the rebuilt command asks for the witness.
+#[test]
+fn real_witnessed_points_from_a_guest() {
+    let d = Scratch::new("report-guest");
+    let f = |n: &str| {
+        format!(
+            "{}/tests/fixtures/witnessed/{n}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    };
+    let r = report_in(
+        d.to_str().unwrap(),
+        &[
+            &format!("A={}", f("a.txt")),
+            &format!("B={}", f("b.txt")),
+            &format!("A={}", f("c.txt")),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    let flat = flat(&r.out);
+    assert!(
+        flat.contains("The kernel's own counts (the same on every point):"),
+        "{}",
+        r.out
+    );
+    assert!(
+        flat.contains(
+            "witness: events FUTEX_WAIT=1536 FUTEX_WAKE=1536 complete=3072 res0=1536 \
+             res1=1536 async=0 overflow=0 other_cpu=0 -> MATCH"
+        ),
+        "{}",
+        r.out
+    );
+    assert!(flat.contains("io_req_track_inflight=not_traceable(inlined) -> MATCH"));
+    assert!(!r.out.contains("removed"), "{}", r.out);
+    assert!(flat.contains("--witness > point.txt"), "{}", r.out);
+}
