@@ -86,6 +86,7 @@ add_case x86_64-6.12-io_uring-disabled x86_64 x86_64-6.12 "sysctl.kernel.io_urin
 # A usage error must still power the box off (QEMU exits by itself, no panic).
 add_case x86_64-6.12-bogus-arg x86_64 x86_64-6.12 "" "--bogus-arg" 2 ''
 add_case aarch64-6.12-smoke aarch64 aarch64-6.12 "" "--smoke" 0 '-> PASS$'
+add_case aarch64-6.1-no-futex-ops aarch64 aarch64-6.1 "" "--smoke" 4 'FUTEX_WAIT'
 # --tsv on the initramfs (ramfs): the rows must reach the console before power-off.
 add_case x86_64-6.12-tsv-on-initramfs x86_64 x86_64-6.12 "" "--smoke --tsv /rows.tsv" 0 \
 	'^# tsv: 1	[^	]+	[^	]+	smoke	s0_wait_wake	smoke	0	'
@@ -151,12 +152,14 @@ declare -A SLOT_META=(
 	[x86_64-6.12]=linux-image-6.12-cloud-amd64
 	[x86_64-6.1]=linux-image-cloud-amd64
 	[aarch64-6.12]=linux-image-6.12-cloud-arm64
+	[aarch64-6.1]=linux-image-cloud-arm64
 	[riscv64-6.12]=linux-image-riscv64
 )
 declare -A SLOT_DEBARCH=([x86_64-6.12]=amd64 [x86_64-6.1]=amd64 [aarch64-6.12]=arm64
-	[riscv64-6.12]=riscv64)
+	[aarch64-6.1]=arm64 [riscv64-6.12]=riscv64)
 declare -A SLOT_SERIES=([x86_64-6.12]=linux-image-6.12. [x86_64-6.1]=linux-image-6.1.
-	[aarch64-6.12]=linux-image-6.12. [riscv64-6.12]=linux-image-6.12.)
+	[aarch64-6.12]=linux-image-6.12. [aarch64-6.1]=linux-image-6.1.
+	[riscv64-6.12]=linux-image-6.12.)
 # The kernel image in the package's /boot: a compressed vmlinuz, except on riscv64, whose
 # package ships the uncompressed Image as vmlinux (QEMU's -kernel boots it as it is).
 declare -A DEBARCH_IMAGE=([amd64]=vmlinuz [arm64]=vmlinuz [riscv64]=vmlinux)
