@@ -138,15 +138,19 @@ fn ring_flags(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     Ok(())
 }
 
-fn inject_pct(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+/// A percentage in (0, 100]: `--gate`, `--inject-pct`.
+fn percent(v: &[u8]) -> Result<f64, Why> {
     let pct = compare::decimal(v).filter(|&g| g > 0.0 && g <= 100.0);
-    p.inject_pct = pct.ok_or(Why::Gate)?;
+    pct.ok_or(Why::Gate)
+}
+
+fn inject_pct(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+    p.inject_pct = percent(v)?;
     Ok(())
 }
 
 fn gate(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
-    let pct = compare::decimal(v).filter(|&g| g > 0.0 && g <= 100.0);
-    p.compare.gate = pct.ok_or(Why::Gate)?;
+    p.compare.gate = percent(v)?;
     Ok(())
 }
 

@@ -69,7 +69,7 @@ impl Workload for Batch {
         if submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
             collect(ring, &mut check, ledger, n, seq);
         }
-        let t1 = f.stop(clock);
+        let t1 = clock.end_ns(f.inject_ns);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

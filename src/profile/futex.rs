@@ -5,7 +5,6 @@
 
 use super::Shape;
 use crate::check::Plan;
-use crate::sys::clock::Clock;
 use crate::sys::memory::Mapping;
 use crate::sys::SysResult;
 
@@ -34,18 +33,6 @@ impl Futex {
             plan: Plan::new(&shape.expect),
             inject_ns: 0,
         })
-    }
-
-    /// Ends a timed span, after its last CQE was checked: the clock's
-    /// reading, once it has spun `inject_ns` more on the same clock when
-    /// the run is a positive control (no syscall is added).
-    #[inline(always)]
-    pub fn stop(&self, clock: &Clock) -> u64 {
-        let t = clock.now_ns();
-        if self.inject_ns == 0 {
-            return t;
-        }
-        clock.spin(t, self.inject_ns)
     }
 
     /// The word of cell `i` (i < MAX_CELLS).

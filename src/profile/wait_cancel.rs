@@ -50,7 +50,7 @@ impl Workload for WaitCancel {
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }
-        let t1 = f.stop(clock);
+        let t1 = clock.end_ns(f.inject_ns);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

@@ -56,7 +56,7 @@ impl Workload for WaitWake {
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }
-        let t1 = f.stop(clock);
+        let t1 = clock.end_ns(f.inject_ns);
         // Every failure outside the check is a failed submission (`ok`).
         let clean = check.finish_own(ledger) && ok;
         (t1.wrapping_sub(t0), clean)

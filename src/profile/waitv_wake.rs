@@ -102,7 +102,7 @@ impl Workload for WaitvWake {
         if ok {
             collect(ring, &mut check, ledger, 2 * g, seq);
         }
-        let t1 = self.f.stop(clock);
+        let t1 = clock.end_ns(self.f.inject_ns);
         if ok {
             // Nobody may be left waiting on any word of a completed WAITV.
             for i in 0..g {

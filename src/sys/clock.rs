@@ -87,6 +87,18 @@ impl Clock {
             .wrapping_add(ts.tv_nsec as u64)
     }
 
+    /// Ends a timed span: a reading of the clock, taken once it has spun
+    /// `extra_ns` more on it when a positive control (`--inject-ns`) asks
+    /// for that; with 0, just `now_ns` (one compare more).
+    #[inline(always)]
+    pub fn end_ns(&self, extra_ns: u64) -> u64 {
+        let t = self.now_ns();
+        if extra_ns == 0 {
+            return t;
+        }
+        self.spin(t, extra_ns)
+    }
+
     /// Busy-waits on this clock until `ns` have passed since `from` (one
     /// of its readings); returns the last reading. With the vDSO clock no
     /// syscall is made. Cold: only a positive control (`--inject-ns`)

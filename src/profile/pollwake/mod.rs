@@ -357,11 +357,7 @@ impl Pollwake {
                 _ => collect(&mut p.targets[slot(m)], &mut check, l, n, seq),
             }
         }
-        let mut t3 = clock.now_ns();
-        if p.o.inject_ns != 0 {
-            // A positive control: the span grows after its last check.
-            t3 = clock.spin(t3, p.o.inject_ns);
-        }
+        let t3 = clock.end_ns(p.o.inject_ns);
         p.gap_ns[m as usize] += t2.wrapping_sub(t1);
         p.gap_bursts[m as usize] += 1;
         let clean = check.finish(l, before) && ok;
