@@ -8,14 +8,7 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{run, Run, Scratch};
-
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/tests/fixtures/published/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+use utils::{published, run, Run, Scratch};
 
 /// A uring-repro stdout point of 15 rounds around `ns`, the last round's
 /// semantic_pass `last_pass`; `rounds` rows of 15 when it was interrupted.
@@ -59,9 +52,9 @@ fn point(dir: &Path, name: &str, ns: f64, last_pass: u8, rounds: usize) -> Strin
 /// `compare --bisect` with the published references and `new`.
 fn step(new: &str) -> Run {
     let (a, b, child) = (
-        fixture("parent_a.txt"),
-        fixture("parent_b.txt"),
-        fixture("child.txt"),
+        published("parent_a.txt"),
+        published("parent_b.txt"),
+        published("child.txt"),
     );
     run(&[
         "compare",
@@ -120,7 +113,7 @@ fn unusable_references_stop_the_bisect() {
     let d = Scratch::new("bisect-stop");
     let new = point(&d, "new.txt", 180.2, 1, 15);
     // The two parents are 0.2% apart: no gate of 5% between them.
-    let (a, b) = (fixture("parent_a.txt"), fixture("parent_b.txt"));
+    let (a, b) = (published("parent_a.txt"), published("parent_b.txt"));
     let r = run(&[
         "compare",
         "--bisect",

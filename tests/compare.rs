@@ -6,31 +6,12 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{line, ran, run, Run, Scratch};
-
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/tests/fixtures/published/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+use utils::{assert_narrow, line, published, ran, run, Run, Scratch};
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p.to_string_lossy().into_owned()
-}
-
-/// Every line fits in 72 columns.
-fn assert_narrow(text: &str) {
-    for line in text.lines() {
-        assert!(
-            line.chars().count() <= 72,
-            "{} columns: {line:?}",
-            line.len()
-        );
-        assert!(!line.ends_with(' '), "trailing blank: {line:?}");
-    }
 }
 
 /// The value after `label` on its line of the text report.
@@ -48,9 +29,9 @@ fn field<'a>(text: &'a str, label: &str) -> &'a str {
 #[test]
 fn published_sandwich_from_our_stdout() {
     let (a, b, c) = (
-        fixture("parent_a.txt"),
-        fixture("child.txt"),
-        fixture("parent_b.txt"),
+        published("parent_a.txt"),
+        published("child.txt"),
+        published("parent_b.txt"),
     );
     let Run { code, out, err } = run(&["compare", &a, &b, &c]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
@@ -104,19 +85,19 @@ fn published_sandwich_from_our_stdout() {
 #[test]
 fn every_input_format_gives_the_same_numbers() {
     let stdout = [
-        fixture("parent_a.txt"),
-        fixture("child.txt"),
-        fixture("parent_b.txt"),
+        published("parent_a.txt"),
+        published("child.txt"),
+        published("parent_b.txt"),
     ];
     let formal = [
-        fixture("parent_a.tsv"),
-        fixture("child.tsv"),
-        fixture("parent_b.tsv"),
+        published("parent_a.tsv"),
+        published("child.tsv"),
+        published("parent_b.tsv"),
     ];
     let mixed = [
-        fixture("parent_a.tsv"),
-        fixture("child_standalone.txt"),
-        fixture("parent_b.txt"),
+        published("parent_a.tsv"),
+        published("child_standalone.txt"),
+        published("parent_b.txt"),
     ];
     let mut rows = Vec::new();
     for files in [&stdout, &formal, &mixed] {
@@ -178,15 +159,15 @@ fn every_input_format_gives_the_same_numbers() {
 #[test]
 fn labelled_series_and_a_plain_ratio() {
     let (a, b, c) = (
-        fixture("parent_a.tsv"),
-        fixture("child.tsv"),
-        fixture("parent_b.txt"),
+        published("parent_a.tsv"),
+        published("child.tsv"),
+        published("parent_b.txt"),
     );
     let Run { code, out, .. } = run(&[
         "compare",
         &format!("base={a}"),
         &format!("patch={b}"),
-        &format!("full={}", fixture("child_standalone.txt")),
+        &format!("full={}", published("child_standalone.txt")),
         &format!("base={c}"),
     ]);
     assert_eq!(code, 0, "{out}");
@@ -233,7 +214,7 @@ fn failed_checks_exit_1_and_say_so() {
         "round\tpairs\tns_per_pair\tsemantic_pass\n0\t16384\t200.0\t1\n1\t16384\t201.0\t0\n\
          mean\t32768\t200.5\t0\n",
     );
-    let a = fixture("parent_a.txt");
+    let a = published("parent_a.txt");
     let Run { code, out, err } = run(&["compare", &a, &bad, &a]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("FAIL    "), "{out}");
@@ -251,7 +232,7 @@ fn failed_checks_exit_1_and_say_so() {
 #[test]
 fn unusable_input_exits_2_naming_file_and_line() {
     let dir = Scratch::new("bad-input");
-    let a = fixture("parent_a.txt");
+    let a = published("parent_a.txt");
     let cases = [
         ("empty.txt", "", ": empty file"),
         ("junk.txt", "# hi\n{\"x\": 1}\n", ":2: not a result of uring-repro, the C standalone or the formal C reproducer: `{\"x\": 1}`"),
@@ -383,7 +364,7 @@ fn three_real_smoke_runs_compare_end_to_end() {
 #[test]
 fn sixteen_points_stay_within_72_columns() {
     let dir = Scratch::new("wide");
-    let base = std::fs::read_to_string(fixture("parent_a.txt")).unwrap();
+    let base = std::fs::read_to_string(published("parent_a.txt")).unwrap();
     let mut args = vec!["compare".to_string()];
     for i in 0..16 {
         let text = base
@@ -463,7 +444,7 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
 /// Our TSV of the published child with the `rounds_planned` column (15),
 /// its first `keep` measured rows, the last of them failed when `fail`.
 fn child_tsv(keep: usize, fail: bool) -> String {
-    let formal = std::fs::read_to_string(fixture("child.tsv")).unwrap();
+    let formal = std::fs::read_to_string(published("child.tsv")).unwrap();
     let mut out = String::new();
     let mut measured = 0;
     for (i, l) in formal.lines().enumerate() {
@@ -490,7 +471,7 @@ fn child_tsv(keep: usize, fail: bool) -> String {
 #[test]
 fn a_whole_run_is_a_point_a_cut_one_is_refused_a_failed_one_is_invalid() {
     let dir = Scratch::new("cut");
-    let (a, c) = (fixture("parent_a.txt"), fixture("parent_b.txt"));
+    let (a, c) = (published("parent_a.txt"), published("parent_b.txt"));
     // All 15 rounds of the 15 planned: the published numbers.
     let whole = write(&dir, "whole.tsv", &child_tsv(15, false));
     let Run { code, out, err } = run(&["compare", &a, &whole, &c]);
@@ -528,11 +509,11 @@ fn a_whole_run_is_a_point_a_cut_one_is_refused_a_failed_one_is_invalid() {
 #[test]
 fn witnessed_and_plain_points_are_not_mixed() {
     let dir = Scratch::new("witness-mix");
-    let a = std::fs::read_to_string(fixture("parent_a.txt")).unwrap();
+    let a = std::fs::read_to_string(published("parent_a.txt")).unwrap();
     let first = a.lines().find(|l| l.starts_with("# uring-repro ")).unwrap();
     let witnessed = a.replacen(first, &format!("{first} witness=on"), 1);
     let w = write(&dir, "witnessed.txt", &witnessed);
-    let (b, c) = (fixture("child.txt"), fixture("parent_b.txt"));
+    let (b, c) = (published("child.txt"), published("parent_b.txt"));
     let Run { code, out, err } = run(&["compare", &b, &w, &c]);
     assert_eq!(code, 2, "{out}");
     assert_eq!(

@@ -8,7 +8,7 @@ mod utils;
 use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_usage_error, Run, Scratch, BIN};
+use utils::{assert_narrow, assert_usage_error, Run, Scratch, BIN};
 
 fn published() -> String {
     format!("{}/tests/fixtures/published", env!("CARGO_MANIFEST_DIR"))
@@ -33,14 +33,6 @@ fn report_in(dir: &str, args: &[&str]) -> Run {
 fn write(dir: &Path, name: &str, text: &str) -> String {
     std::fs::write(dir.join(name), text).unwrap();
     name.to_owned()
-}
-
-/// Every line fits 72 columns, none ends in a blank.
-fn assert_narrow(text: &str) {
-    for line in text.lines() {
-        assert!(line.chars().count() <= 72, "{line:?}");
-        assert!(!line.ends_with(' '), "trailing blank: {line:?}");
-    }
 }
 
 /// The draft's text with its line breaks as blanks: a phrase is found

@@ -244,3 +244,24 @@ pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
         .unwrap();
     Some(out.into())
 }
+
+/// The path of a published-sandwich fixture (tests/fixtures/published).
+pub fn published(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/published/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Every line of a mail-ready text fits 72 columns and none ends in a
+/// blank.
+pub fn assert_narrow(text: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 72,
+            "{} columns: {line:?}",
+            line.chars().count()
+        );
+        assert!(!line.ends_with(' '), "trailing blank: {line:?}");
+    }
+}
