@@ -1,5 +1,5 @@
-//! Dispatch: argv -> command -> run, describe, selftest, compare or
-//! calibrate -> exit code. Every non-zero exit writes one stderr line
+//! Dispatch: argv -> command -> run, describe, selftest, compare, report,
+//! calibrate or initramfs -> exit code. Every non-zero exit writes one stderr line
 //! naming its cause (a closed stdout aside: nobody is listening).
 
 use core::fmt::Write;
