@@ -1,10 +1,11 @@
-//! scripts/boot-point.sh around QEMU, without booting anything: a stand-in
+//! scripts/boot-point.sh and bisect-step.sh around QEMU and the kernel
+//! build, without booting or building anything: a stand-in
 //! `qemu-system-x86_64` (a shell script written here) logs its argv,
 //! answers the accelerator probe and "boots" by printing a console with a
 //! real point from a 6.12 guest (tests/fixtures/witnessed/a.txt). What is
-//! tested is the script's own part: the QEMU command line `--accel icount`
-//! makes, what it refuses before booting, and that nothing half-written or
-//! overwritten is left behind. The scripts run under dash
+//! tested is the scripts' own part: the QEMU command line `--accel icount`
+//! makes, what they refuse before booting or building, and that nothing
+//! half-written or overwritten is left behind. The scripts run under dash
 //! when it is installed (they are POSIX sh). Real boots and builds are
 //! tests/boot/run.sh's and tests/kernel/run.sh's.
 
@@ -366,4 +367,190 @@ fn a_point_that_appears_during_the_boot_is_kept_and_so_is_the_report() {
     assert!(fs::read_to_string(kept)
         .unwrap()
         .starts_with("# uring-repro "));
+}
+
+// bisect-step.sh
+
+/// A git tree of one commit, for bisect-step to build.
+fn git_tree(b: &Box) -> std::path::PathBuf {
+    let tree = b.dir.join("tree");
+    fs::create_dir(&tree).unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "one",
+        ],
+    ] {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(&tree)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    tree
+}
+
+#[test]
+fn a_commit_tested_again_gets_its_own_log_and_point() {
+    let b = Box::new("logs");
+    let tree = git_tree(&b);
+    let points = b.dir.file("points");
+    let step = |build: &str| {
+        let args = [
+            "--functional",
+            "--build",
+            build,
+            "--image",
+            "vmlinuz",
+            "--points",
+            &points,
+            "--bin",
+            BIN,
+        ];
+        b.run_in(&tree, &[], "bisect-step.sh", &args)
+    };
+    // First attempt: the build fails, and leaves only its log.
+    let r = step("echo first attempt; exit 1");
+    assert_eq!(r.code, 125, "{}", r.err);
+    let first = listing(Path::new(&points));
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(first[0].ends_with(".build.log"), "{first:?}");
+    // Second attempt at the same commit: builds, boots, passes.
+    let r = step("echo second attempt; echo k >vmlinuz");
+    assert_eq!(r.code, 0, "{}", r.err);
+    let commit = first[0].trim_end_matches(".build.log");
+    let read = |n: &str| fs::read_to_string(format!("{points}/{n}")).unwrap();
+    assert_eq!(
+        read(&first[0]),
+        "first attempt\n",
+        "the first log was overwritten"
+    );
+    assert_eq!(read(&format!("{commit}.2.build.log")), "second attempt\n");
+    assert!(read(&format!("{commit}.2.txt")).starts_with("# uring-repro "));
+    assert_eq!(listing(Path::new(&points)).len(), 3);
+}
+
+/// bisect-step.sh with `args` in a fresh tree whose build would leave a
+/// mark: it must stop (128) with `why` before building.
+fn stops_before_building(b: &Box, args: &[&str], why: &str) {
+    let tree = git_tree(b);
+    let mut a = vec![
+        "--build",
+        "touch built; echo k >vmlinuz",
+        "--image",
+        "vmlinuz",
+        "--bin",
+        BIN,
+    ];
+    a.extend(args);
+    let r = b.run_in(&tree, &[], "bisect-step.sh", &a);
+    assert_eq!(r.code, 128, "{args:?}: {}", r.err);
+    assert!(r.err.contains(why), "{args:?}: no {why:?} in {}", r.err);
+    assert!(!tree.join("built").exists(), "{args:?}: it built first");
+    assert_eq!(b.boots(), 0);
+}
+
+#[test]
+fn permanent_problems_stop_the_bisect_before_the_build() {
+    let good = format!("{REPO}/tests/fixtures/witnessed/a.txt");
+    let bad = format!("{REPO}/tests/fixtures/witnessed/b.txt");
+    let b = Box::new("stop-refs");
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &[
+            "--good",
+            &good,
+            "--bad",
+            "/nonexistent/bad1.txt",
+            "--points",
+            &points,
+        ],
+        "not a readable file: /nonexistent/bad1.txt",
+    );
+    let b = Box::new("stop-gate");
+    for gate in ["0", "101", "5%", "1.2.3", "x"] {
+        stops_before_building(
+            &b,
+            &[
+                "--good", &good, "--bad", &bad, "--gate", gate, "--points", &points,
+            ],
+            "--gate: a percentage in (0, 100]",
+        );
+        fs::remove_dir_all(b.dir.join("tree")).unwrap();
+    }
+    let mut b = Box::new("stop-qemu");
+    b.without_qemu();
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &["--functional", "--points", &points],
+        "qemu-system-x86_64 not found",
+    );
+    let mut b = Box::new("stop-icount");
+    b.set("FAKE_QEMU_NO_TCG", "1");
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &["--functional", "--accel", "icount", "--points", &points],
+        "cannot run TCG on the instruction clock",
+    );
+    let b = Box::new("stop-options");
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &["--functional", "--points", &points, "--", "--bogus"],
+        "--bogus",
+    );
+    let b = Box::new("stop-points-file");
+    let points = b.dir.file("a-file");
+    fs::write(&points, "").unwrap();
+    stops_before_building(
+        &b,
+        &["--functional", "--points", &points],
+        "--points: cannot create",
+    );
+}
+
+#[test]
+fn a_full_points_directory_stops_the_bisect_before_the_build() {
+    let b = Box::new("stop-full");
+    let tree = git_tree(&b);
+    let points = b.dir.join("points");
+    fs::create_dir(&points).unwrap();
+    let (points_s, seen) = (points.to_str().unwrap(), b.dir.file("seen.txt"));
+    let Some(wrap) = on_full_disk(points_s, &seen) else {
+        return;
+    };
+    let wrap: Vec<&str> = wrap.iter().map(String::as_str).collect();
+    let args = [
+        "--functional",
+        "--build",
+        "touch built; echo k >vmlinuz",
+        "--image",
+        "vmlinuz",
+        "--points",
+        points_s,
+        "--bin",
+        BIN,
+    ];
+    let r = b.run_in(&tree, &wrap, "bisect-step.sh", &args);
+    assert_eq!(r.code, 128, "{}", r.err);
+    assert!(
+        r.err.contains("--points: cannot write 64 KiB in ")
+            && r.err.contains("(No space left on device)"),
+        "{}",
+        r.err
+    );
+    assert!(!tree.join("built").exists(), "it built first");
+    assert_eq!(fs::read_to_string(&seen).unwrap(), "filler\n");
 }
