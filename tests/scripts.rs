@@ -1,5 +1,5 @@
-//! scripts/boot-point.sh and bisect-step.sh around QEMU and the kernel
-//! build, without booting or building anything: a stand-in
+//! scripts/boot-point.sh, bisect-step.sh and build-kernel.sh around QEMU
+//! and the kernel build, without booting or building anything: a stand-in
 //! `qemu-system-x86_64` (a shell script written here) logs its argv,
 //! answers the accelerator probe and "boots" by printing a console with a
 //! real point from a 6.12 guest (tests/fixtures/witnessed/a.txt). What is
@@ -208,7 +208,7 @@ fn icount_boots_tcg_on_the_instruction_clock_with_the_timebase_word_before_dashe
     let boot = log.lines().find(|l| l.starts_with("boot:")).unwrap();
     for words in [
         "[-accel] [tcg,thread=single] [-icount] [shift=0,sleep=off,align=off] [-cpu] [qemu64] [-smp] [1]",
-        "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps URING_REPRO_TIMEBASE=icount -- --smoke]",
+        "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps cryptomgr.notests=1 URING_REPRO_TIMEBASE=icount -- --smoke]",
     ] {
         assert!(boot.contains(words), "no {words} in {boot}");
     }
@@ -553,4 +553,34 @@ fn a_full_points_directory_stops_the_bisect_before_the_build() {
     );
     assert!(!tree.join("built").exists(), "it built first");
     assert_eq!(fs::read_to_string(&seen).unwrap(), "filler\n");
+}
+
+// build-kernel.sh: what it refuses before configuring anything
+
+#[test]
+fn build_kernel_refuses_what_is_not_a_kernel_tree() {
+    let b = Box::new("not-a-tree");
+    let src = b.dir.join("src");
+    fs::create_dir(&src).unwrap();
+    fs::write(src.join("Makefile"), "all:\n\ttrue\n").unwrap();
+    let r = b.run("build-kernel.sh", &["--src", src.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert_eq!(r.err.lines().count(), 1, "{}", r.err);
+    assert!(r.err.contains("is not a kernel tree"), "{}", r.err);
+    assert!(r.out.is_empty());
+    assert_eq!(
+        listing(&src),
+        ["Makefile"],
+        "it wrote into what is not a tree"
+    );
+    let r = b.run(
+        "build-kernel.sh",
+        &["--src", src.to_str().unwrap(), "--arch", "aarch64"],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err.contains("--arch aarch64: not supported yet"),
+        "{}",
+        r.err
+    );
 }
