@@ -31,9 +31,13 @@ ICOUNT_ENV=URING_REPRO_TIMEBASE=icount
 # The x86_64 CPU model, named so a point does not depend on QEMU's default one (the kernel
 # picks its code paths, and so its instruction counts, by the CPU's features).
 ICOUNT_X86_CPU=qemu64
-# User-space addresses fixed (no ASLR): the futex words and rings sit at the same addresses
-# every boot, so no address-dependent path (the futex hash bucket) varies between boots.
-ICOUNT_APPEND=norandmaps
+# Every guest instruction counts, whoever runs it, so nothing else may run during the rounds
+# and nothing may vary between boots. norandmaps: user-space addresses fixed (without it
+# the point means of five boots spread over 2 instructions per pair). cryptomgr.notests=1:
+# a distribution kernel's crypto self-tests (RSA, DH) still run in kthreads for about a
+# second of guest time after /init starts, and take whole ticks from the run (the steps of
+# 4 M instructions, docs/reproduction.md); a kernel without the crypto manager ignores it.
+ICOUNT_APPEND="norandmaps cryptomgr.notests=1"
 
 usage() {
 	cat <<EOF
