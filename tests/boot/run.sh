@@ -139,9 +139,12 @@ add_point_case riscv64-6.12-boot-point riscv64 riscv64-6.12 "" "$SHORT_RUN" 0 \
 	$'^# uring-repro .* kernel=6\.12\.[^ ]*riscv64 \n-> PASS$'
 # scripts/bisect-step.sh under a real `git bisect run`: a made-up tree of seven commits, each
 # "building" the 6.12 kernel; from the fifth on, the tree's run options add --inject-ns 20000
-# (a slowdown far beyond TCG's noise). References: two boots of each. The bisect must name
-# the fifth commit, through real boots. (TCG timings are not evidence of a kernel's speed:
-# this proves the loop, build -> boot -> point -> verdict -> git bisect, not a measurement.)
+# (20,000 instructions more per pair). References: two boots of each. The bisect must name
+# the fifth commit, through real boots. On QEMU's instruction clock (--accel icount) the
+# points are the same from boot to boot whatever the host's load; plain TCG's were not: a
+# loaded host once made one reference 43,498 ns/pair and the other 21,779, and the bisect
+# could judge nothing. (This proves the loop, build -> boot -> point -> verdict -> git
+# bisect, not a kernel's speed.)
 add_case x86_64-6.12-git-bisect-run x86_64 x86_64-6.12 "" "$SHORT_RUN" 0 ''
 CASE_KIND[${#CASE_KIND[@]} - 1]=bisect
 
@@ -561,9 +564,13 @@ run_bisect_case() {
 	local -a boot refs=()
 	tree=$dir/tree
 	rm -rf "$dir" && mkdir -p "$tree" "$dir/points"
+	# Absolute: the bisect runs in the tree (a relative --bin there named nothing, and
+	# bisect-step.sh fell back to this checkout's build).
+	local bin
+	bin=$(realpath -- "${BIN[$arch]}")
 	# shellcheck disable=SC2206 # the run options are words
 	boot=(sh "$REPO/scripts/boot-point.sh" --kernel "${SLOT_VMLINUZ[$slot]}" --arch "$arch"
-		--accel tcg --timeout "$TIMEOUT" --bin "${BIN[$arch]}" --host-bin "${BIN[$HOST_ARCH]}")
+		--accel icount --timeout "$TIMEOUT" --bin "${BIN[$arch]}" --host-bin "${BIN[$HOST_ARCH]}")
 	printf 'see %s (the references, the tree, then git bisect run)\n' "$log" >"$WORK/$name.cmd"
 	t0=$EPOCHREALTIME
 	{
@@ -587,7 +594,7 @@ run_bisect_case() {
 		# shellcheck disable=SC2086,SC2016 # run options are words; the build runs in sh
 		(cd "$tree" && BISECT_KERNEL=${SLOT_VMLINUZ[$slot]} git bisect run \
 			sh "$REPO/scripts/bisect-step.sh" "${refs[@]}" --build 'cp "$BISECT_KERNEL" vmlinuz' \
-			--image vmlinuz --arch "$arch" --points "$dir/points" --bin "$(realpath "${BIN[$arch]}")" \
+			--image vmlinuz --arch "$arch" --accel icount --points "$dir/points" --bin "$bin" \
 			--timeout "$TIMEOUT" --options-from options -- ${CASE_ARGS[$i]}) || rc=$?
 	} >"$log" 2>&1 </dev/null
 	BOOT_SECS=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
