@@ -18,7 +18,7 @@ use super::input::{Format, Point, ALL, BOOT_ID, KERNEL};
 use super::output::{self, cell, nums, Pct, LEFT, RIGHT, WIDTH};
 use super::{analyse, with_points, Args, Comparison, Group, MAX_POINTS, NO_GROUP};
 use crate::exit::{self, fail};
-use crate::report::{self, Bytes, Dec, Text};
+use crate::report::{self, Bytes, Clean, Clip, Dec, Text};
 use crate::sys::out::Out;
 
 /// Most `--link`s.
@@ -145,8 +145,9 @@ impl fmt::Display for PointsOf {
     }
 }
 
-/// A word as the shell reads it back: as is when plain, else in single
-/// quotes (a quote inside as `'\''`).
+/// A word as the shell reads it back: as is when plain; in `$'...'` with
+/// `Clean`'s escapes (bash's) when it holds what `Clean` escapes; else in
+/// single quotes (a quote inside as `'\''`).
 struct Shell<'b>(&'b [u8]);
 
 impl fmt::Display for Shell<'_> {
@@ -154,6 +155,11 @@ impl fmt::Display for Shell<'_> {
         let plain = |&b: &u8| b.is_ascii_alphanumeric() || b"_-./=:,+@%^".contains(&b);
         if !self.0.is_empty() && self.0.iter().all(plain) {
             return Bytes(self.0).fmt(f);
+        }
+        if report::needs_escape(self.0) {
+            f.write_str("$'")?;
+            report::escape(f, self.0, true)?;
+            return f.write_str("'");
         }
         f.write_str("'")?;
         for (i, part) in self.0.split(|&b| b == b'\'').enumerate() {
@@ -234,7 +240,7 @@ impl<'r> Mail<'r, '_> {
             (F::Clock, b"syscall") => b"clock_gettime(2)",
             _ => v,
         };
-        let _ = write!(p, "{before}{}{after}", Bytes(v));
+        let _ = write!(p, "{before}{}{after}", Clean(v));
         if says != self.all {
             let _ = write!(p, " ({})", PointsOf(says, false));
         }
@@ -268,7 +274,7 @@ impl<'r> Mail<'r, '_> {
             let _ = writeln!(
                 out,
                 "#regzbot introduced: {}\n#regzbot title: {p}\n",
-                Bytes(sha)
+                Clean(sha)
             );
         }
         self.reproduce(argv, out);
@@ -278,17 +284,17 @@ impl<'r> Mail<'r, '_> {
     /// introducing commit (its first 12 digits).
     fn title(&self, w: &mut Para) {
         if let Some(t) = self.d.title {
-            let _ = write!(w, "{}", Bytes(t));
+            let _ = write!(w, "{}", Clean(t));
             return;
         }
         if let Some(p) = self.every(F::Profile) {
-            let _ = write!(w, "{} ", Bytes(p));
+            let _ = write!(w, "{} ", Clean(p));
         }
         if let Some(c) = self.cmps.first() {
             let _ = write!(w, "{} ns/pair", Pct(c.change));
         }
         if let Some(sha) = self.d.introduced {
-            let _ = write!(w, " at {}", Bytes(&sha[..sha.len().min(12)]));
+            let _ = write!(w, " at {}", Clip::head(sha, 12));
         }
     }
 
@@ -300,10 +306,10 @@ impl<'r> Mail<'r, '_> {
         let _ = p.write_str("Compared, in the order run:");
         for i in 0..n {
             let label = self.a.label(i);
-            let _ = write!(p, " point {}, {}", i + 1, Bytes(label));
+            let _ = write!(p, " point {}, {}", i + 1, Clean(label));
             let kernel = self.pts[i].tag(KERNEL);
             if !kernel.is_empty() {
-                let _ = write!(p, ", kernel {}", Bytes(kernel));
+                let _ = write!(p, ", kernel {}", Clean(kernel));
             }
             let sha = match self.gs.iter().position(|g| g.label() == label) {
                 Some(0) => self.d.parent,
@@ -311,14 +317,14 @@ impl<'r> Mail<'r, '_> {
                 _ => None,
             };
             if let Some(s) = sha {
-                let _ = write!(p, ", commit {}", Bytes(s));
+                let _ = write!(p, ", commit {}", Clean(s));
             }
             let _ = p.write_str([";", "."][(i + 1 == n) as usize]);
         }
         let _ = write!(
             p,
             " The control is {} ({}); every other label is compared with it.",
-            Bytes(ctl.label()),
+            Clean(ctl.label()),
             [
                 "the mean of its points",
                 "its one point",
@@ -341,7 +347,7 @@ impl<'r> Mail<'r, '_> {
             let _ = write!(
                 p,
                 " {}: {} point{}",
-                Bytes(g.label()),
+                Clean(g.label()),
                 g.k,
                 plural(g.k as u32)
             );
@@ -365,7 +371,7 @@ impl<'r> Mail<'r, '_> {
                     " WARNING: {} share boot_id {}: they are not a fresh boot each, and the \
                      between-point interval misses the noise between boots.",
                     PointsOf(s, false),
-                    Bytes(&id(i)[..id(i).len().min(8)])
+                    Clip::head(id(i), 8)
                 );
             }
         }
@@ -382,7 +388,7 @@ impl<'r> Mail<'r, '_> {
         } else if !shared {
             let _ = p.write_str(" Each point was a fresh boot (distinct boot_ids");
             for i in 0..n {
-                let _ = write!(p, " {}", Bytes(&id(i)[..id(i).len().min(8)]));
+                let _ = write!(p, " {}", Clip::head(id(i), 8));
             }
             let _ = p.write_str(").");
         }
@@ -471,7 +477,7 @@ impl<'r> Mail<'r, '_> {
             p,
             "Results, ns per WAIT/WAKE pair (each point's mean over its rounds), against \
              the control {} at {} ns/pair:",
-            Bytes(self.gs[0].label()),
+            Clean(self.gs[0].label()),
             Dec(control, 3)
         );
         emit(out, &p, 0, false);
@@ -480,7 +486,7 @@ impl<'r> Mail<'r, '_> {
             let s = &pt.s[ALL];
             nums(out, 4, &[(i + 1) as f64], 0);
             out.bytes(b"  ");
-            cell(out, 12, LEFT, format_args!("{}", Bytes(self.a.label(i))));
+            cell(out, 12, LEFT, format_args!("{}", Clean(self.a.label(i))));
             nums(out, 8, &[s.s.n as f64], 0);
             nums(out, 11, &[s.mean], 3);
             cell(out, 8, RIGHT, format_args!("{}%", Dec(s.s.cv_pct, 3)));
@@ -512,9 +518,9 @@ impl<'r> Mail<'r, '_> {
             let _ = write!(
                 p,
                 " The claim is limited to what was measured: {}'s ns/pair is {} against {}'s",
-                Bytes(self.gs[c.test].label()),
+                Clean(self.gs[c.test].label()),
                 Pct(c.change),
-                Bytes(self.gs[0].label())
+                Clean(self.gs[0].label())
             );
             for (f, before, after) in [
                 (F::Profile, " in the ", " workload"),
@@ -523,7 +529,7 @@ impl<'r> Mail<'r, '_> {
                 (F::CpuModel, " of one ", ""),
             ] {
                 if let Some(v) = self.every(f) {
-                    let _ = write!(p, "{before}{}{after}", Bytes(v));
+                    let _ = write!(p, "{before}{}{after}", Clean(v));
                 }
             }
             let _ = p.write_str(
@@ -559,7 +565,7 @@ impl<'r> Mail<'r, '_> {
                 p,
                 " point {} ({}): {} of {} rows failed",
                 i + 1,
-                Bytes(self.a.label(i)),
+                Clean(self.a.label(i)),
                 pt.failed_rounds,
                 pt.s[ALL].s.n
             );
@@ -573,7 +579,7 @@ impl<'r> Mail<'r, '_> {
                     continue;
                 };
                 if !word[..eq].ends_with(b"cqes") && &word[eq + 1..] != b"0" {
-                    let _ = write!(p, "{sep}{}", Bytes(word));
+                    let _ = write!(p, "{sep}{}", Clean(word));
                     sep = " ";
                 }
             }
@@ -599,13 +605,13 @@ impl<'r> Mail<'r, '_> {
                     p,
                     "The kernel's own counts, point {} ({}):",
                     i + 1,
-                    Bytes(self.a.label(i))
+                    Clean(self.a.label(i))
                 ),
             };
             emit(out, &p, 0, true);
             for line in f.witness() {
                 let mut p = Para::new();
-                let _ = write!(p, "{}", Bytes(line));
+                let _ = write!(p, "{}", Clean(line));
                 out.bytes(b"  ");
                 report::wrap(out, p.as_str(), 2, 4, WIDTH);
             }
@@ -625,9 +631,9 @@ impl<'r> Mail<'r, '_> {
         let mut p = Para::new();
         let _ = p.write_str("To reproduce, boot each kernel and run there");
         if let Some((v, _)) = self.common(F::Version) {
-            let _ = write!(p, " (uring-repro {}", Bytes(v));
+            let _ = write!(p, " (uring-repro {}", Clean(v));
             if let Some((h, _)) = self.common(F::Sha) {
-                let _ = write!(p, ", contract sha256 {}", Bytes(h));
+                let _ = write!(p, ", contract sha256 {}", Clean(h));
             }
             let _ = p.write_str(")");
         }
@@ -674,7 +680,7 @@ impl<'r> Mail<'r, '_> {
             out.bytes(b"\n");
         }
         for l in self.d.links[..self.d.n_links].iter().flatten() {
-            let _ = writeln!(out, "Link: {}", Bytes(l));
+            let _ = writeln!(out, "Link: {}", Clean(l));
         }
     }
 

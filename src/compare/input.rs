@@ -466,9 +466,16 @@ impl<'t> Cells<'t> {
     }
 }
 
-/// The start of a line, to quote.
+/// The start of a line, to quote: 40 bytes, less the bytes of a UTF-8
+/// character the cut would split.
 fn excerpt(line: &[u8]) -> &[u8] {
-    &line[..line.len().min(40)]
+    let mut n = line.len().min(40);
+    for _ in 0..3 {
+        if n < line.len() && n > 0 && line[n] & 0xc0 == 0x80 {
+            n -= 1;
+        }
+    }
+    &line[..n]
 }
 
 // Step 3: the checks, in the order a row meets them.

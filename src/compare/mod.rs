@@ -35,7 +35,7 @@ pub use draft::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
 pub use input::{decimal, MODES};
 
 use crate::exit::{self, fail};
-use crate::report::Bytes;
+use crate::report::Clean;
 use crate::stats::{pct_change, sqrt, summarize, Contrast};
 use crate::sys::memory::Mapping;
 use crate::sys::out::Out;
@@ -422,24 +422,13 @@ struct Quoted<'t>(&'t [u8], Option<u32>);
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(n) = self.1 {
-            return write!(f, ": {n} of {} rounds", Bytes(self.0));
+            return write!(f, ": {n} of {} rounds", Clean(self.0));
         }
         if self.0.is_empty() {
             return Ok(());
         }
-        // The excerpt may come from a binary file: no control bytes on the
-        // terminal (tabs stay), invalid UTF-8 as `?`.
-        f.write_str(": `")?;
-        for chunk in self.0.utf8_chunks() {
-            for c in chunk.valid().chars() {
-                let c = if c.is_control() && c != '\t' { '?' } else { c };
-                fmt::Write::write_char(f, c)?;
-            }
-            if !chunk.invalid().is_empty() {
-                f.write_str("?")?;
-            }
-        }
-        f.write_str("`")
+        // The excerpt may come from a binary file: shown as every echo is.
+        write!(f, ": `{}`", Clean(self.0))
     }
 }
 
@@ -508,7 +497,7 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
     let mut pts = [Point::default(); MAX_POINTS];
     let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
     for i in 0..a.n {
-        let file = Bytes(a.file(i));
+        let file = Clean(a.file(i));
         // Every file stays in the buffer: points keep slices of their text.
         let len = match read(a.file(i), buf) {
             Ok(n) => n,
@@ -540,12 +529,12 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
     if let Some((i, b)) = across(pts) {
         return fail(
             unusable(a, i),
-            format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text, None)),
+            format_args!("{}: {}{}", Clean(a.file(i)), b.why, Quoted(b.text, None)),
         );
     }
     if let Some(i) = mixed_witness(pts, &texts[..a.n]) {
         let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
-        return fail(unusable(a, i), format_args!("{}: {why}", Bytes(a.file(i))));
+        return fail(unusable(a, i), format_args!("{}: {why}", Clean(a.file(i))));
     }
     then(pts, &texts[..a.n])
 }
@@ -609,7 +598,7 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
 fn bisect_step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
     for (i, p) in pts.iter().enumerate() {
         if !p.valid() {
-            let file = Bytes(a.file(i));
+            let file = Clean(a.file(i));
             return fail(unusable(a, i), format_args!("{file}: failed its checks"));
         }
     }

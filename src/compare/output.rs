@@ -6,7 +6,7 @@ use core::fmt::{self, Write};
 
 use super::input::{Point, BOOT_ID, KERNEL, PROFILE};
 use super::{basis, Args, Comparison, Group};
-use crate::report::{self, Bytes, Dec, Line, Text};
+use crate::report::{self, Clean, Clip, Dec, Text};
 use crate::sys::out::Out;
 
 /// Width of every text line.
@@ -64,21 +64,26 @@ pub(super) const RIGHT: u8 = 0;
 pub(super) const LEFT: u8 = 1;
 const LAST: u8 = 2;
 
-/// `args` in a column of `width`, cut to fit from the left behind `...`
-/// (the end of a path or a kernel release tells most).
+/// `args` in a column of `width` characters, cut to fit from the left
+/// behind `...` (the end of a path or a kernel release tells most).
 pub(super) fn cell(out: &mut Out, width: usize, align: u8, args: fmt::Arguments<'_>) {
-    let mut b = Line::new();
+    // Room for a whole path, every byte of it escaped.
+    let mut b = Text::<16400>::new();
     let _ = b.write_fmt(args);
-    let mut s = b.as_bytes();
-    if s.len() > width {
+    let mut s = b.as_str();
+    let n = s.chars().count();
+    if n > width {
         out.bytes(b"...");
-        s = &s[s.len() + 3 - width..];
+        s = s
+            .char_indices()
+            .nth(n + 3 - width)
+            .map_or("", |(at, _)| &s[at..]);
     }
-    let pad = width - s.len();
+    let pad = width - s.chars().count();
     if align == RIGHT {
         spaces(out, pad);
     }
-    out.bytes(s);
+    out.bytes(s.as_bytes());
     if align == LEFT {
         spaces(out, pad);
     }
@@ -154,7 +159,7 @@ pub fn text(r: &Report, out: &mut Out) {
         let s = r.sample(i);
         nums(out, 3, &[(i + 1) as f64], 0);
         out.bytes(b"  ");
-        cell(out, 12, LEFT, format_args!("{}", Bytes(a.label(i))));
+        cell(out, 12, LEFT, format_args!("{}", Clean(a.label(i))));
         nums(out, 7, &[s.s.n as f64], 0);
         nums(out, 14, &[s.mean], 3);
         nums(out, 8, &[s.s.cv_pct], 3);
@@ -163,7 +168,7 @@ pub fn text(r: &Report, out: &mut Out) {
         } else {
             b"  FAIL    "
         });
-        cell(out, 16, LAST, format_args!("{}", Bytes(a.file(i))));
+        cell(out, 16, LAST, format_args!("{}", Clean(a.file(i))));
         out.bytes(b"\n");
     }
     out.bytes(b"  #      median         min         max          sd  kernel\n");
@@ -174,7 +179,7 @@ pub fn text(r: &Report, out: &mut Out) {
         let kernel = r.point(i).tag(KERNEL);
         if !kernel.is_empty() {
             out.bytes(b"  ");
-            cell(out, 19, LAST, format_args!("{}", Bytes(kernel)));
+            cell(out, 19, LAST, format_args!("{}", Clean(kernel)));
         }
         out.bytes(b"\n");
     }
@@ -202,10 +207,10 @@ pub fn text(r: &Report, out: &mut Out) {
 
 fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
     let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
-    let _ = writeln!(out, "\n{} vs {}", Bytes(test.label()), Bytes(ctl.label()));
+    let _ = writeln!(out, "\n{} vs {}", Clean(test.label()), Clean(ctl.label()));
     for (g, v, role) in [(ctl, c.control, "control"), (test, c.value, "test")] {
         out.bytes(b"  ");
-        cell(out, 14, LEFT, format_args!("{}", Bytes(g.label())));
+        cell(out, 14, LEFT, format_args!("{}", Clean(g.label())));
         nums(out, 12, &[v], 3);
         let _ = writeln!(out, " ns/pair  {role}, {}", Points(g.k));
     }
@@ -332,7 +337,7 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
     let _ = write!(w, "Measured with {}", r.tool());
     if !r.profile().is_empty() {
         let p = r.profile();
-        let _ = write!(w, ", profile {}", Bytes(&p[..p.len().min(64)]));
+        let _ = write!(w, ", profile {}", Clip::new(p, 64));
     }
     let pairs = r.points.iter().map(|p| p.pairs).max().unwrap_or(0);
     if pairs > 0 {
@@ -354,7 +359,7 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
             w,
             " Point {} ({}): {} ns/pair over {} rounds, CV {}%",
             i + 1,
-            Bytes(r.args.label(i)),
+            Clean(r.args.label(i)),
             Dec(s.mean, 3),
             s.s.n,
             Dec(s.s.cv_pct, 3)
@@ -363,8 +368,11 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
             let v = p.tag(t);
             if !v.is_empty() {
                 // A boot id's first group is enough to tell boots apart.
-                let v = &v[..v.len().min(if t == BOOT_ID { 8 } else { 64 })];
-                let _ = write!(w, ", {name} {}", Bytes(v));
+                let v = match t {
+                    BOOT_ID => Clip::head(v, 8),
+                    _ => Clip::new(v, 64),
+                };
+                let _ = write!(w, ", {name} {v}");
             }
         }
         let _ = w.write_str([", FAILED its checks.", "."][p.valid() as usize]);
@@ -382,8 +390,8 @@ pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
     let _ = write!(
         w,
         "{} vs {} ({}, {} ns/pair): {}",
-        Bytes(test.label()),
-        Bytes(ctl.label()),
+        Clean(test.label()),
+        Clean(ctl.label()),
         Points(ctl.k),
         Dec(c.control, 3),
         Pct(c.change)
@@ -442,9 +450,9 @@ pub fn tsv(r: &Report, out: &mut Out) {
             out,
             "{}\t{}\t{}\t{}\t{}\t{}",
             r.tool(),
-            Bytes(if profile.is_empty() { b"NA" } else { profile }),
-            Bytes(ctl.label()),
-            Bytes(test.label()),
+            Clean(if profile.is_empty() { b"NA" } else { profile }),
+            Clean(ctl.label()),
+            Clean(test.label()),
             ctl.k,
             test.k
         );
