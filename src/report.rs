@@ -310,8 +310,9 @@ pub fn needs_escape(bytes: &[u8]) -> bool {
 }
 
 /// `bytes` as `Clean` shows them; `quoted`: inside the shell's `$'...'`,
-/// where `\` and `'` are escaped too (the escapes above are bash's, so
-/// the shell reads back the very bytes).
+/// where `\` and `'` are escaped too and a character shown as `\uNNNN`
+/// is its UTF-8 bytes as `\xNN` instead (bash reads `\u` only in a UTF-8
+/// locale), so that the shell reads back the very bytes in any locale.
 pub fn escape(w: &mut dyn Write, bytes: &[u8], quoted: bool) -> fmt::Result {
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
@@ -321,6 +322,11 @@ pub fn escape(w: &mut dyn Write, bytes: &[u8], quoted: bool) -> fmt::Result {
                 '\r' => w.write_str("\\r")?,
                 '\\' | '\'' if quoted => write!(w, "\\{c}")?,
                 c if c.is_ascii_control() => write!(w, "\\x{:02x}", c as u32)?,
+                c if (c.is_control() || hidden(c)) && quoted => {
+                    for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                        write!(w, "\\x{b:02x}")?;
+                    }
+                }
                 c if c.is_control() || hidden(c) => write!(w, "\\u{:04x}", c as u32)?,
                 c => w.write_char(c)?,
             }
@@ -682,8 +688,8 @@ mod tests {
         assert!(!needs_escape("café 'x' \\".as_bytes()));
         // Inside $'...': the quote and the backslash are escaped as well.
         let mut s = String::new();
-        escape(&mut s, b"a'b\\c\n", true).unwrap();
-        assert_eq!(s, "a\\'b\\\\c\\n");
+        escape(&mut s, "a'b\\c\n\u{202e}".as_bytes(), true).unwrap();
+        assert_eq!(s, "a\\'b\\\\c\\n\\xe2\\x80\\xae");
     }
 
     #[test]

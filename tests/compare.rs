@@ -391,6 +391,45 @@ fn sixteen_points_stay_within_72_columns() {
     assert!(para.trim_end().ends_with("includes 0."), "{para}");
 }
 
+/// `--drop-first`'s header, a 5000-character kernel release and profile,
+/// a path in a deep directory: every line still fits.
+#[test]
+fn drop_first_and_long_values_stay_within_72_columns() {
+    let (a, b, c) = (
+        published("parent_a.txt"),
+        published("child.txt"),
+        published("parent_b.txt"),
+    );
+    let Run { code, out, err } = run(&["compare", "--drop-first", &a, &b, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    assert!(out.starts_with("uring-repro compare: 3 point(s), gate 5.000%, first round"));
+    let dir = Scratch::new("long-values");
+    let deep = dir.join("a-directory-of-points-with-a-name-long-enough-to-wrap".repeat(3));
+    std::fs::create_dir_all(&deep).unwrap();
+    let long = "y".repeat(5000);
+    let text = std::fs::read_to_string(&b)
+        .unwrap()
+        .replace("kernel=6.15.0-synthetic-child", &format!("kernel={long}"))
+        .replace("profile=s0_wait_wake", &format!("profile=s0_{long}"));
+    let b = write(&deep, "child.txt", &text);
+    let a = write(
+        &deep,
+        "parent_a.txt",
+        &std::fs::read_to_string(&a)
+            .unwrap()
+            .replace("profile=s0_wait_wake", &format!("profile=s0_{long}")),
+    );
+    let Run { code, out, err } = run(&["compare", "--drop-first", &a, &b]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    let para = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        para.contains(&format!("kernel {}...", &long[..61])),
+        "{out}"
+    );
+}
+
 #[test]
 fn pollwake_runs_compare_one_mode_at_a_time() {
     let dir = Scratch::new("pollwake");

@@ -10,7 +10,7 @@ mod utils;
 use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_narrow, published, run, Run, Scratch, BIN};
+use utils::{assert_narrow, made_with, published, run, shell_words, Run, Scratch, BIN};
 
 /// The bytes no echo may carry: control characters other than the line
 /// feeds between lines, and the bidirectional override.
@@ -154,4 +154,28 @@ fn initramfs_names_its_output_on_one_line() {
     assert_eq!(r.err.lines().count(), 1, "{}", r.err);
     assert!(r.err.contains("no-such-dir/fs\\n.cpio"), "{}", r.err);
     assert_inert("initramfs", &r.err);
+}
+
+/// A file name with a quote, a blank, a newline and an ESC: the draft's
+/// command line shows it escaped (`$'...'`), and bash reads the very name
+/// back from it.
+#[test]
+fn report_quotes_a_hostile_file_name_for_the_shell() {
+    let d = Scratch::new("echo-shell");
+    let name = d.file("it's a\n\x1b[31mpoint\u{202e}.txt");
+    std::fs::copy(published("child.txt"), &name).unwrap();
+    let args = [
+        "report".to_string(),
+        format!("parent={}", published("parent_a.txt")),
+        format!("child={name}"),
+    ];
+    let r = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_inert("report", &r.out);
+    assert_narrow(&r.out);
+    let Some(words) = shell_words(made_with(&r.out)) else {
+        return;
+    };
+    let want: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+    assert_eq!(words, want, "{}", made_with(&r.out));
 }

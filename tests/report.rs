@@ -8,7 +8,7 @@ mod utils;
 use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_narrow, assert_usage_error, Run, Scratch, BIN};
+use utils::{assert_narrow, assert_usage_error, made_with, shell_words, Run, Scratch, BIN};
 
 fn published() -> String {
     format!("{}/tests/fixtures/published", env!("CARGO_MANIFEST_DIR"))
@@ -452,4 +452,56 @@ fn real_witnessed_points_from_a_guest() {
     assert!(flat.contains("io_req_track_inflight=not_traceable(inlined) -> MATCH"));
     assert!(!r.out.contains("removed"), "{}", r.out);
     assert!(flat.contains("--witness > point.txt"), "{}", r.out);
+}
+
+/// A bisect's absolute `--points` paths and a banner value of 5000
+/// characters: every line of the draft still fits 72 columns, and the
+/// command line it was made with, pasted into a shell, gives back the very
+/// arguments.
+#[test]
+fn long_paths_and_long_values_stay_within_72_columns() {
+    let d = Scratch::new("report-wide");
+    let deep = d.join("points-of-a-bisect-kept-by-commit-in-a-deep-directory-tree".repeat(2));
+    std::fs::create_dir_all(&deep).unwrap();
+    let copy = |name: &str, text: String| {
+        let p = deep.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    let long = "x".repeat(5000);
+    let a = copy("parent_a.txt", fixture("parent_a.txt"));
+    let b = copy(
+        "child.txt",
+        fixture("child.txt").replace(
+            "kernel=6.15.0-synthetic-child",
+            &format!("kernel=6.15.0-{long}"),
+        ),
+    );
+    let c = copy(
+        "parent_b.txt",
+        fixture("parent_b.txt").replace(
+            "cpu_model=12th Gen Intel(R) Core(TM) i7-12700KF",
+            &format!("cpu_model={long}"),
+        ),
+    );
+    let args = [
+        "report".to_string(),
+        "--introduced".into(),
+        "079afb081c42".into(),
+        format!("parent={a}"),
+        format!("child={b}"),
+        format!("parent={c}"),
+    ];
+    let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    // A kernel release is at most 64 characters (uname's limit): a longer
+    // one is shown cut, and says so.
+    assert!(flat(&r.out).contains("kernel 6.15.0-xxxx"), "{}", r.out);
+    assert!(r.out.contains("x..."), "{}", r.out);
+    let Some(words) = shell_words(made_with(&r.out)) else {
+        return;
+    };
+    let want: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+    assert_eq!(words, want, "{}", made_with(&r.out));
 }

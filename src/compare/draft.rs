@@ -40,6 +40,10 @@ pub struct Draft<'a> {
     pub n_links: usize,
 }
 
+/// Most characters of a fact the draft states (a kernel release's limit,
+/// and the contract hash's length); a longer one is cut and ends `...`.
+const MAX_FACT: usize = 64;
+
 /// A paragraph, composed whole and then wrapped (16 points' facts fit).
 type Para = Text<8192>;
 
@@ -181,26 +185,72 @@ fn emit(out: &mut Out, p: &Para, indent: usize, alone: bool) {
     }
 }
 
-/// A command line's words (each ended by a NUL, which no argument holds:
-/// a quoted word keeps its blanks), indented 2, continued with ` \` and
-/// indent 4 so that every line fits WIDTH.
-fn command(out: &mut Out, words: &Para) {
-    let mut col = 0;
-    for word in words
-        .as_bytes()
-        .split(|&b| b == 0)
-        .filter(|w| !w.is_empty())
-    {
-        let (sep, at): (&[u8], usize) = match col {
-            0 => (b"  ", 2),
-            _ if col + 1 + word.len() + 2 > WIDTH => (b" \\\n    ", 4),
-            _ => (b" ", col + 1),
-        };
-        out.bytes(sep);
-        out.bytes(word);
-        col = at + word.len();
+/// A command line as the draft shows it: words indented 2, continued with
+/// ` \` and indent 4, so that every line fits WIDTH. A word too long for a
+/// line is split with the shell's own line continuation (a backslash at the
+/// end of the line, the word going on at column 0; a quote is closed before
+/// it and opened again after), so the lines pasted into a shell give back
+/// the very words.
+#[derive(Default)]
+struct CommandLine {
+    col: usize,
+}
+
+impl CommandLine {
+    /// Each word of `words`, a NUL after each (no argument holds one: a
+    /// quoted word keeps its blanks).
+    fn words(&mut self, out: &mut Out, words: &Para) {
+        for word in words.as_str().split('\0').filter(|w| !w.is_empty()) {
+            self.word(out, word);
+        }
     }
-    out.bytes(b"\n");
+
+    /// One word, as `Shell` wrote it.
+    fn word(&mut self, out: &mut Out, word: &str) {
+        let (sep, at): (&str, usize) = match self.col {
+            0 => ("  ", 2),
+            c if c + 1 + word.chars().count() + 2 > WIDTH => (" \\\n    ", 4),
+            c => (" ", c + 1),
+        };
+        out.bytes(sep.as_bytes());
+        self.col = at;
+        // Where the word is: outside quotes, in '...' or in $'...'.
+        let (mut quote, mut rest) = ("", word);
+        while let Some(c) = rest.chars().next() {
+            // The unit not to split: an escape is whole, `$'` too.
+            let len = match (quote, c) {
+                ("", '$') if rest.starts_with("$'") => 2,
+                ("", '\\') => 2,
+                ("$'", '\\') => match rest.as_bytes().get(1) {
+                    Some(b'x') => 4,
+                    Some(b'u') => 6,
+                    _ => 2,
+                },
+                _ => c.len_utf8(),
+            };
+            let (unit, after) = rest.split_at(len.min(rest.len()));
+            // Room for the unit and a closing `'\` after it.
+            if self.col + unit.chars().count() + 2 > WIDTH {
+                let close = if quote.is_empty() { "\\\n" } else { "'\\\n" };
+                out.bytes(close.as_bytes());
+                out.bytes(quote.as_bytes());
+                self.col = quote.len();
+            }
+            out.bytes(unit.as_bytes());
+            self.col += unit.chars().count();
+            quote = match (quote, unit) {
+                ("", "'") => "'",
+                ("", "$'") => "$'",
+                (_, "'") => "",
+                (q, _) => q,
+            };
+            rest = after;
+        }
+    }
+
+    fn end(self, out: &mut Out) {
+        out.bytes(b"\n");
+    }
 }
 
 /// `s` unless there is one.
@@ -240,7 +290,7 @@ impl<'r> Mail<'r, '_> {
             (F::Clock, b"syscall") => b"clock_gettime(2)",
             _ => v,
         };
-        let _ = write!(p, "{before}{}{after}", Clean(v));
+        let _ = write!(p, "{before}{}{after}", Clip::new(v, MAX_FACT));
         if says != self.all {
             let _ = write!(p, " ({})", PointsOf(says, false));
         }
@@ -309,7 +359,7 @@ impl<'r> Mail<'r, '_> {
             let _ = write!(p, " point {}, {}", i + 1, Clean(label));
             let kernel = self.pts[i].tag(KERNEL);
             if !kernel.is_empty() {
-                let _ = write!(p, ", kernel {}", Clean(kernel));
+                let _ = write!(p, ", kernel {}", Clip::new(kernel, MAX_FACT));
             }
             let sha = match self.gs.iter().position(|g| g.label() == label) {
                 Some(0) => self.d.parent,
@@ -529,7 +579,7 @@ impl<'r> Mail<'r, '_> {
                 (F::CpuModel, " of one ", ""),
             ] {
                 if let Some(v) = self.every(f) {
-                    let _ = write!(p, "{before}{}{after}", Clean(v));
+                    let _ = write!(p, "{before}{}{after}", Clip::new(v, MAX_FACT));
                 }
             }
             let _ = p.write_str(
@@ -668,14 +718,19 @@ impl<'r> Mail<'r, '_> {
             }
         }
         let _ = c.write_str(">\0point.txt");
-        command(out, &c);
+        let mut line = CommandLine::default();
+        line.words(out, &c);
+        line.end(out);
         out.bytes(b"\nThis draft was made with:\n\n");
-        let mut c = Para::new();
-        let _ = c.write_str("uring-repro\0");
+        let mut line = CommandLine::default();
+        line.word(out, "uring-repro");
         for arg in argv {
-            let _ = write!(c, "{}\0", Shell(arg));
+            // Room for a whole path, every byte of it escaped.
+            let mut w = Text::<16400>::new();
+            let _ = write!(w, "{}", Shell(arg));
+            line.word(out, w.as_str());
         }
-        command(out, &c);
+        line.end(out);
         if self.d.n_links > 0 {
             out.bytes(b"\n");
         }

@@ -147,14 +147,16 @@ impl Report<'_, '_> {
 /// The text report.
 pub fn text(r: &Report, out: &mut Out) {
     let a = r.args;
-    let _ = writeln!(
-        out,
-        "uring-repro compare: {} point(s), gate {}%, {}\n  \
-         #  label         rounds  ns/pair mean     cv%  checks  file",
+    let mut head = Text::<128>::new();
+    let _ = write!(
+        head,
+        "uring-repro compare: {} point(s), gate {}%, {}",
         a.n,
         Dec(a.gate, 3),
         ["every round counted", "first round of each point dropped"][a.drop_first as usize]
     );
+    report::wrap(out, head.as_str(), 0, 2, WIDTH);
+    out.bytes(b"  #  label         rounds  ns/pair mean     cv%  checks  file\n");
     for i in 0..a.n {
         let s = r.sample(i);
         nums(out, 3, &[(i + 1) as f64], 0);
