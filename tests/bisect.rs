@@ -159,3 +159,61 @@ fn unusable_references_stop_the_bisect() {
         assert_eq!(r.err.lines().count(), 1);
     }
 }
+
+/// A reference of another contract than the others stops the bisect
+/// (128); a new point of another contract than the references cannot be
+/// judged (125). Either way the field and both values are named.
+#[test]
+fn points_of_another_contract_are_not_judged() {
+    let d = Scratch::new("bisect-contract");
+    let (a, b, child) = (
+        published("parent_a.txt"),
+        published("parent_b.txt"),
+        published("child.txt"),
+    );
+    let shared = |name: &str, from: &str| {
+        let t = std::fs::read_to_string(from)
+            .unwrap()
+            .replace("futex=private", "futex=shared");
+        let p = d.join(name);
+        std::fs::write(&p, t).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let bad = shared("bad.txt", &child);
+    let new = point(&d, "new.txt", 180.2, 1, 15);
+    let r = run(&[
+        "compare",
+        "--bisect",
+        &format!("good={a}"),
+        &format!("good={b}"),
+        &format!("bad={bad}"),
+        &format!("new={new}"),
+    ]);
+    assert_eq!(r.code, 128, "{}", r.err);
+    assert!(
+        r.err.starts_with(&format!(
+            "uring-repro: {bad}: futex=shared beside futex=private in {a}"
+        )),
+        "{}",
+        r.err
+    );
+    // The new point named first on the command line: still the one judged.
+    let new = shared("new-shared.txt", &a);
+    let r = run(&[
+        "compare",
+        "--bisect",
+        &format!("new={new}"),
+        &format!("good={a}"),
+        &format!("good={b}"),
+        &format!("bad={child}"),
+    ]);
+    assert_eq!(r.code, 125, "{}", r.err);
+    assert!(
+        r.err.starts_with(&format!(
+            "uring-repro: {new}: futex=shared beside futex=private in {a}"
+        )),
+        "{}",
+        r.err
+    );
+    assert!(r.out.is_empty());
+}

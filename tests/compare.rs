@@ -481,9 +481,12 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
 }
 
 /// Our TSV of the published child with the `rounds_planned` column (15),
-/// its first `keep` measured rows, the last of them failed when `fail`.
+/// its first `keep` measured rows, the last of them failed when `fail`
+/// (the contract hash ours writes, where the formal tool's is zeros).
 fn child_tsv(keep: usize, fail: bool) -> String {
-    let formal = std::fs::read_to_string(published("child.tsv")).unwrap();
+    let formal = std::fs::read_to_string(published("child.tsv"))
+        .unwrap()
+        .replace(&"0".repeat(64), CONTRACT);
     let mut out = String::new();
     let mut measured = 0;
     for (i, l) in formal.lines().enumerate() {
@@ -499,7 +502,7 @@ fn child_tsv(keep: usize, fail: bool) -> String {
         }
         let l = match fail && measured == keep {
             // semantic_pass is the third cell from the end.
-            true => l.replace("\t2\t1\t0000", "\t2\t0\t0000"),
+            true => l.replace("\t2\t1\t4038", "\t2\t0\t4038"),
             false => l.to_string(),
         };
         out += &format!("{l}\t0.1.0\t15\n");
@@ -566,3 +569,90 @@ fn witnessed_and_plain_points_are_not_mixed() {
     let w2 = write(&dir, "witnessed2.txt", &witnessed);
     assert_eq!(run(&["compare", &w, &w2]).code, 0);
 }
+
+/// Points of different contracts are never compared: every field the
+/// banners (or TSV columns) state must agree, and the error names the
+/// field, both values and the file it disagrees with. A point that states
+/// less (the formal C reproducer's TSV) is checked on what it states; no
+/// `timebase` word means wall time, no `inject_ns` in our banner none.
+#[test]
+fn points_of_different_contracts_are_refused() {
+    let dir = Scratch::new("contract");
+    let (a, c) = (published("parent_a.txt"), published("parent_b.txt"));
+    let child = std::fs::read_to_string(published("child.txt")).unwrap();
+    let why = "another contract (compare like with like)";
+    for (i, (from, to, said)) in [
+        ("futex=private", "futex=shared", format!("futex=shared beside futex=private in {a}: {why}")),
+        (" clock=vdso\n", " clock=vdso inject_ns=100\n", format!("inject_ns=100 beside inject_ns=0 in {a}: {why}")),
+        ("warmups=3", "warmups=0", format!("warmups=0 beside warmups=3 in {a}: {why}")),
+        (" cpu=2 ", " cpu=3 ", format!("cpu=3 beside cpu=2 in {a}: {why}")),
+        ("slots=32", "slots=16", format!("slots=16 beside slots=32 in {a}: {why}")),
+        ("cycles=512", "cycles=256", format!("cycles=256 beside cycles=512 in {a}: {why}")),
+        ("timeout_s=2", "timeout_s=5", format!("timeout_s=5 beside timeout_s=2 in {a}: {why}")),
+        ("input_sha256=4", "input_sha256=5", format!("input_sha256=5{} beside input_sha256=4{} in {a}: {why}", &CONTRACT[1..], &CONTRACT[1..])),
+        (
+            " clock=vdso\n",
+            " clock=vdso timebase=icount\n",
+            format!("timebase=icount beside timebase=wall in {a}: icount counts guest instructions, not time (compare like with like)"),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert!(child.contains(from), "{from}");
+        let b = write(&dir, &format!("b{i}.txt"), &child.replacen(from, to, 1));
+        let Run { code, out, err } = run(&["compare", &a, &b, &c]);
+        assert_eq!((code, out.as_str()), (2, ""), "{to}");
+        assert_eq!(err, format!("uring-repro: {b}: {said}\n"));
+    }
+    // The formal TSV states cycles (and no futex scope, inject_ns or
+    // warm-ups): checked on that.
+    let formal = std::fs::read_to_string(published("child.tsv")).unwrap();
+    let b = write(
+        &dir,
+        "b.tsv",
+        &formal.replace("\t512\t16384\t", "\t256\t16384\t"),
+    );
+    let Run { code, err, .. } = run(&["compare", &a, &b, &c]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!("uring-repro: {b}: cycles=256 beside cycles=512 in {a}: {why}\n")
+    );
+    // Our TSV's timebase column: icount beside a wall-clock stdout point.
+    let ours: String = formal
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            format!(
+                "{l}\t{}\n",
+                ["tool_version\ttimebase", "0.1.0\ticount"][(i > 0) as usize]
+            )
+        })
+        .collect();
+    let b = write(&dir, "icount.tsv", &ours);
+    let Run { code, err, .. } = run(&["compare", &a, &b, &c]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!(
+            "uring-repro: {b}: timebase=icount beside timebase=wall in {a}: "
+        )),
+        "{err}"
+    );
+    // The same contract stated twice ways: compared.
+    let wall = write(
+        &dir,
+        "wall.txt",
+        &child.replacen(" clock=vdso\n", " clock=vdso timebase=wall\n", 1),
+    );
+    assert_eq!(run(&["compare", &a, &wall, &c]).code, 0);
+    let b = write(
+        &dir,
+        "b.txt",
+        &child.replacen(" clock=vdso\n", " clock=vdso inject_ns=0\n", 1),
+    );
+    assert_eq!(run(&["compare", &a, &b, &c]).code, 0);
+}
+
+/// The published points' contract hash.
+const CONTRACT: &str = "40383f68e91cc249d50cd7cb5170861f61d6f0991bf93c2dbf6edd549520f072";

@@ -13,7 +13,7 @@
 
 use core::fmt::{self, Write};
 
-use super::banner::{self, Facts, F, FACTS};
+use super::banner::{Facts, F, FACTS};
 use super::input::{Format, Point, ALL, BOOT_ID, KERNEL};
 use super::output::{self, cell, nums, Pct, LEFT, RIGHT, WIDTH};
 use super::{analyse, with_points, Args, Comparison, Group, MAX_POINTS, NO_GROUP};
@@ -86,18 +86,14 @@ struct Mail<'r, 'a> {
 /// Runs `report`; `argv` is the command line after the program name, to
 /// quote in the draft. Returns the exit code.
 pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) -> i32 {
-    with_points(a, &mut |pts, texts| {
-        let mut fs = [Facts::default(); MAX_POINTS];
-        for (i, (f, t)) in fs.iter_mut().zip(texts).enumerate() {
-            *f = banner::read(t, pts[i].format);
-        }
+    with_points(a, &mut |pts, fs| {
         let (mut gs, mut cmps) = ([NO_GROUP; MAX_POINTS], [Comparison::default(); MAX_POINTS]);
         let ng = analyse(a, pts, &mut gs, &mut cmps);
         let m = Mail {
             a,
             d,
             pts,
-            fs: &fs[..a.n],
+            fs,
             gs: &gs[..ng],
             cmps: &cmps[1.min(ng)..ng],
             all: (1u32 << a.n) - 1,

@@ -40,7 +40,8 @@ use crate::stats::{pct_change, sqrt, summarize, Contrast};
 use crate::sys::memory::Mapping;
 use crate::sys::out::Out;
 use crate::sys::{self, uapi, Errno};
-use input::{Bad, Point, MAX_INPUT_BYTES, MAX_ROUNDS};
+use banner::{Facts, F, FACTS};
+use input::{Bad, Format, Point, MAX_INPUT_BYTES, MAX_ROUNDS};
 
 /// Most files one compare reads.
 pub const MAX_POINTS: usize = 16;
@@ -433,17 +434,21 @@ impl fmt::Display for Quoted<'_> {
 }
 
 /// One workload and one contract across points, where the inputs say:
-/// the first point that breaks that, and why.
-fn across<'t>(pts: &[Point<'t>]) -> Option<(usize, Bad<'t>)> {
+/// the first point (in `order`) that breaks that, and why.
+fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Bad<'t>)> {
     fn profile<'t>(p: &Point<'t>) -> &'t [u8] {
         p.tag(input::PROFILE)
     }
-    let first = pts
-        .iter()
-        .find(|p| !profile(p).is_empty())
-        .map_or(&b""[..], profile);
-    let pairs = pts.iter().map(|p| p.pairs).find(|&n| n != 0).unwrap_or(0);
-    for (i, p) in pts.iter().enumerate() {
+    let pts_in_order = || order.iter().map(|&i| (i, &pts[i]));
+    let first = pts_in_order()
+        .map(|(_, p)| profile(p))
+        .find(|p| !p.is_empty())
+        .unwrap_or(b"");
+    let pairs = pts_in_order()
+        .map(|(_, p)| p.pairs)
+        .find(|&n| n != 0)
+        .unwrap_or(0);
+    for (i, p) in pts_in_order() {
         if !profile(p).is_empty() && profile(p) != first {
             let why = "another profile than the first file's (one workload at a time)";
             return Some((i, input::bad(0, why, profile(p))));
@@ -467,17 +472,103 @@ fn unusable(a: &Args, i: usize) -> i32 {
     }
 }
 
-/// The first point whose run was witnessed (`witness=on`: tracepoints
-/// enabled around its rounds) when another was not, or the other way
-/// round; None when they are all alike.
-fn mixed_witness(pts: &[Point], texts: &[&[u8]]) -> Option<usize> {
-    let on =
-        |i: usize| banner::read(texts[i], pts[i].format).get(banner::F::Witness) == Some(b"on");
-    (1..pts.len()).find(|&i| on(i) != on(0))
+/// The contract fields points must agree on, beyond the profile and the
+/// pairs per round (`across`): what the contract hash covers, with the
+/// injected ns; the witness is checked on its own (`mixed_witness`). The
+/// timebase comes first: instructions beside time is the mistake to name.
+const CONTRACT: [F; 14] = [
+    F::Timebase,
+    F::Version,
+    F::Mode,
+    F::RingEntries,
+    F::CqEntries,
+    F::Slots,
+    F::Cycles,
+    F::Warmups,
+    F::Rounds,
+    F::Cpu,
+    F::Futex,
+    F::Timeout,
+    F::InjectNs,
+    F::Sha,
+];
+
+/// What point `p` states for contract field `f`, where `facts` do not say
+/// it outright: no `timebase` is wall time (any tool), no `inject_ns` in
+/// our banner or TSV is none injected; otherwise not stated.
+fn stated<'t>(p: &Point, facts: &Facts<'t>, f: F) -> Option<&'t [u8]> {
+    let ours = matches!(p.format, Format::Stdout | Format::Tsv);
+    facts.get(f).or(match f {
+        F::Timebase => Some(b"wall"),
+        F::InjectNs if ours => Some(b"0"),
+        _ => None,
+    })
 }
 
-/// What `with_points` hands the points and their texts to.
-type Then<'c> = dyn FnMut(&[Point], &[&[u8]]) -> i32 + 'c;
+/// The order points are checked against each other in: under `--bisect`
+/// the references first, so that a new point that differs from them is
+/// the one named (it cannot be judged), not a reference.
+fn check_order(a: &Args) -> [usize; MAX_POINTS] {
+    let mut order = [0; MAX_POINTS];
+    let new = |i: usize| a.bisect && a.label(i) == b"new";
+    let mut k = 0;
+    for last in [false, true] {
+        for i in (0..a.n).filter(|&i| new(i) == last) {
+            order[k] = i;
+            k += 1;
+        }
+    }
+    order
+}
+
+/// A contract field two points disagree on: the later point, the field,
+/// its value there, and the earlier point and its value.
+struct Disagree<'t> {
+    at: usize,
+    field: F,
+    value: &'t [u8],
+    first: usize,
+    was: &'t [u8],
+}
+
+/// The first contract field a point states otherwise than an earlier one
+/// (in `order`) that states it; inputs that state less are checked on what
+/// they state.
+fn contract<'t>(pts: &[Point], facts: &[Facts<'t>], order: &[usize]) -> Option<Disagree<'t>> {
+    for f in CONTRACT {
+        let mut first: Option<(usize, &[u8])> = None;
+        for &i in order {
+            let Some(v) = stated(&pts[i], &facts[i], f) else {
+                continue;
+            };
+            match first {
+                None => first = Some((i, v)),
+                Some((j, w)) if w != v => {
+                    return Some(Disagree {
+                        at: i,
+                        field: f,
+                        value: v,
+                        first: j,
+                        was: w,
+                    })
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    None
+}
+
+/// The first point (in `order`) whose run was witnessed (`witness=on`:
+/// tracepoints enabled around its rounds) when the first was not, or the
+/// other way round; None when they are all alike.
+fn mixed_witness(facts: &[Facts], order: &[usize]) -> Option<usize> {
+    let on = |i: usize| facts[i].get(F::Witness) == Some(b"on");
+    order.iter().copied().find(|&i| on(i) != on(order[0]))
+}
+
+/// What `with_points` hands the points and the facts they state to.
+type Then<'c> = dyn FnMut(&[Point], &[Facts]) -> i32 + 'c;
 
 /// Reads and checks every point of `a` (one buffer holds every file's
 /// text, which the points keep slices of), then hands the points and their
@@ -495,7 +586,7 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
     let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), mem.len()) };
     let mut values = [0f64; MAX_ROUNDS];
     let mut pts = [Point::default(); MAX_POINTS];
-    let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
+    let mut facts = [Facts::default(); MAX_POINTS];
     for i in 0..a.n {
         let file = Clean(a.file(i));
         // Every file stays in the buffer: points keep slices of their text.
@@ -512,7 +603,6 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
         let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
         buf = rest;
         let text = &*text;
-        texts[i] = text;
         if let Err(b) = input::parse(text, &mut values, &mut pts[i], a.mode.map(str::as_bytes)) {
             return fail(
                 unusable(a, i),
@@ -524,19 +614,38 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
                 ),
             );
         }
+        facts[i] = banner::read(text, pts[i].format);
     }
-    let pts = &pts[..a.n];
-    if let Some((i, b)) = across(pts) {
+    let (pts, facts, order) = (&pts[..a.n], &facts[..a.n], &check_order(a)[..a.n]);
+    let file = |i: usize| Clean(a.file(i));
+    if let Some((i, b)) = across(pts, order) {
         return fail(
             unusable(a, i),
-            format_args!("{}: {}{}", Clean(a.file(i)), b.why, Quoted(b.text, None)),
+            format_args!("{}: {}{}", file(i), b.why, Quoted(b.text, None)),
         );
     }
-    if let Some(i) = mixed_witness(pts, &texts[..a.n]) {
-        let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
-        return fail(unusable(a, i), format_args!("{}: {why}", Clean(a.file(i))));
+    if let Some(d) = contract(pts, facts, order) {
+        let why = match d.field {
+            F::Timebase => "icount counts guest instructions, not time",
+            _ => "another contract",
+        };
+        let key = FACTS[d.field as usize].0;
+        return fail(
+            unusable(a, d.at),
+            format_args!(
+                "{}: {key}={} beside {key}={} in {}: {why} (compare like with like)",
+                file(d.at),
+                Clean(d.value),
+                Clean(d.was),
+                file(d.first)
+            ),
+        );
     }
-    then(pts, &texts[..a.n])
+    if let Some(i) = mixed_witness(facts, order) {
+        let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
+        return fail(unusable(a, i), format_args!("{}: {why}", file(i)));
+    }
+    then(pts, facts)
 }
 
 /// The groups of `a` and every label's comparison with the control, into
