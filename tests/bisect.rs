@@ -12,13 +12,18 @@ use utils::{published, run, Run, Scratch};
 
 /// A uring-repro stdout point of 15 rounds around `ns`, the last round's
 /// semantic_pass `last_pass`; `rounds` rows of 15 when it was interrupted.
+/// Its boot id is its name's (a boot per file).
 fn point(dir: &Path, name: &str, ns: f64, last_pass: u8, rounds: usize) -> String {
-    let mut t = String::from(
+    let boot = name
+        .bytes()
+        .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(b as u64));
+    let mut t = format!(
         "# uring-repro 0.1.0 profile=s0_wait_wake mode=point kernel=6.15.0-new \
-         boot_id=0a0a0a0a-0000-4000-8000-0000000000ff cpu=2 cpu_choice=default clock=vdso\n\
+         boot_id=0d0d0d0d-0000-4000-8000-{:012x} cpu=2 cpu_choice=default clock=vdso\n\
          # ring_entries=64 cq_entries=128 slots=32 vector_width=1 cycles=512 warmups=3 \
          rounds=15 futex=private timeout_s=2\n\
          round\tpairs\tns_per_pair\tsemantic_pass\n",
+        boot & 0xffff_ffff_ffff
     );
     let mut sum = 0.0;
     for r in 0..rounds {
@@ -216,4 +221,45 @@ fn points_of_another_contract_are_not_judged() {
         r.err
     );
     assert!(r.out.is_empty());
+}
+
+/// Repeated references are no spread: the same file twice, or one boot
+/// under two labels, stops the bisect.
+#[test]
+fn a_reference_counted_twice_stops_the_bisect() {
+    let d = Scratch::new("bisect-twice");
+    let (a, b, child) = (
+        published("parent_a.txt"),
+        published("parent_b.txt"),
+        published("child.txt"),
+    );
+    let new = format!("new={}", point(&d, "new.txt", 196.3, 1, 15));
+    for args in [
+        [
+            format!("good={a}"),
+            format!("good={a}"),
+            format!("bad={child}"),
+            new.clone(),
+        ],
+        [
+            format!("good={a}"),
+            format!("good={b}"),
+            format!("bad={a}"),
+            new.clone(),
+        ],
+        // The new point from the bad reference's boot (its TSV).
+        [
+            format!("good={a}"),
+            format!("bad={child}"),
+            format!("new={}", published("child.tsv")),
+            String::new(),
+        ],
+    ] {
+        let mut argv = vec!["compare", "--bisect"];
+        argv.extend(args.iter().map(String::as_str).filter(|a| !a.is_empty()));
+        let r = run(&argv);
+        assert_eq!(r.code, 128, "{args:?}: {}", r.err);
+        assert_eq!(r.err.lines().count(), 1, "{}", r.err);
+        assert!(r.out.is_empty());
+    }
 }

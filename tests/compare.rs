@@ -6,7 +6,18 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{assert_narrow, line, published, ran, run, Run, Scratch};
+use utils::{assert_narrow, fields, line, published, ran, run, Run, Scratch};
+
+/// A real run's stdout as if from a boot of its own: its boot id replaced
+/// by `n`'s (runs of one test share this machine's boot, and compare
+/// refuses one boot under two labels).
+fn own_boot(out: &str, n: u8) -> String {
+    let id = fields(line(out, "# uring-repro "))["boot_id"].to_owned();
+    out.replace(
+        &id,
+        &format!("{n:02x}{n:02x}{n:02x}{n:02x}-0000-4000-8000-0000000000{n:02x}"),
+    )
+}
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
@@ -182,7 +193,7 @@ fn labelled_series_and_a_plain_ratio() {
     assert_eq!(field(&out, "change"), "+9.200%"); // 196.647 / 180.079
     assert_eq!(field(&out, "control drift"), "n/a");
     assert!(
-        out.contains("no drift: one control point (run A B A)"),
+        out.contains("no drift: one control boot (run A B A)"),
         "{out}"
     );
     // One point a label: no between-point interval, and the text says what
@@ -214,8 +225,8 @@ fn failed_checks_exit_1_and_say_so() {
         "round\tpairs\tns_per_pair\tsemantic_pass\n0\t16384\t200.0\t1\n1\t16384\t201.0\t0\n\
          mean\t32768\t200.5\t0\n",
     );
-    let a = published("parent_a.txt");
-    let Run { code, out, err } = run(&["compare", &a, &bad, &a]);
+    let (a, c) = (published("parent_a.txt"), published("parent_b.txt"));
+    let Run { code, out, err } = run(&["compare", &a, &bad, &c]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("FAIL    "), "{out}");
     assert!(
@@ -331,6 +342,18 @@ fn three_real_smoke_runs_compare_end_to_end() {
         means.push(mean);
         files.push(write(&dir, name, &out));
     }
+    // All three come from this boot: not independent, refused as A B A.
+    let Run { code, err, .. } = run(&["compare", &files[0], &files[1], &files[2]]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(": points of one boot are not independent\n"),
+        "{err}"
+    );
+    // Each made to look like its own boot, the rounds as measured.
+    for (i, f) in files.iter().enumerate() {
+        let text = own_boot(&std::fs::read_to_string(f).unwrap(), i as u8 + 1);
+        std::fs::write(f, text).unwrap();
+    }
     let Run { code, out, err } = run(&["compare", &files[0], &files[1], &files[2]]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
@@ -347,8 +370,8 @@ fn three_real_smoke_runs_compare_end_to_end() {
     for f in ["change", "drop-first", "control drift", "max CV", "verdict"] {
         field(&out, f);
     }
-    // All three come from this boot: no claim of separate boots.
-    assert!(!out.contains("its own boot"), "{out}");
+    // The boot ids differ now: separate boots are claimed.
+    assert!(out.contains("its own boot"), "{out}");
     let Run { code, out: tsv, .. } = run(&["compare", "--tsv", &files[0], &files[1], &files[2]]);
     assert_eq!(code, 0);
     assert_eq!(tsv.lines().count(), 2, "{tsv}");
@@ -441,7 +464,8 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
             return;
         };
         assert_eq!(code, 0, "{err}");
-        files.push(write(&dir, name, &out));
+        let n = files.len() as u8 + 1;
+        files.push(write(&dir, name, &own_boot(&out, n)));
     }
     let (a, b, c) = (&files[0][..], &files[1][..], &files[2][..]);
     // Several modes in one table: compare must be told which.
@@ -566,7 +590,16 @@ fn witnessed_and_plain_points_are_not_mixed() {
         )
     );
     // All witnessed, or all plain: compared as usual.
-    let w2 = write(&dir, "witnessed2.txt", &witnessed);
+    let c_text = std::fs::read_to_string(&c).unwrap();
+    let first_c = c_text
+        .lines()
+        .find(|l| l.starts_with("# uring-repro "))
+        .unwrap();
+    let w2 = write(
+        &dir,
+        "witnessed2.txt",
+        &c_text.replacen(first_c, &format!("{first_c} witness=on"), 1),
+    );
     assert_eq!(run(&["compare", &w, &w2]).code, 0);
 }
 
@@ -656,3 +689,90 @@ fn points_of_different_contracts_are_refused() {
 
 /// The published points' contract hash.
 const CONTRACT: &str = "40383f68e91cc249d50cd7cb5170861f61d6f0991bf93c2dbf6edd549520f072";
+
+/// Points from one boot are not independent. The same file twice is
+/// refused; so is one boot under two labels, or as both parents of a plain
+/// sandwich. One boot twice within a label (a run's stdout beside its own
+/// --tsv) counts once in the between-point spread, and the text says so.
+#[test]
+fn a_boot_counts_once() {
+    let (a, b, c) = (
+        published("parent_a.txt"),
+        published("child.txt"),
+        published("parent_b.txt"),
+    );
+    // The published parent twice: no drift, no spread, CONFIRMED before.
+    let Run { code, out, err } = run(&["compare", &a, &b, &a]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!("uring-repro: {a}: the same file as {a} (a point counts once)\n")
+    );
+    // A run's stdout and its TSV (one boot) as the two parents.
+    let a_tsv = published("parent_a.tsv");
+    let Run { code, err, .. } = run(&["compare", &a, &b, &a_tsv]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "uring-repro: {a_tsv}: boot 0a0a0a0a-0000-4000-8000-000000000001 is also {a}'s: \
+             the parents of a sandwich need a boot each\n"
+        )
+    );
+    // One boot under two labels.
+    let dir = Scratch::new("one-boot");
+    let same_boot = write(
+        &dir,
+        "child-on-a.txt",
+        &std::fs::read_to_string(&b).unwrap().replace(
+            "0c0c0c0c-0000-4000-8000-000000000002",
+            "0a0a0a0a-0000-4000-8000-000000000001",
+        ),
+    );
+    let Run { code, err, .. } = run(&[
+        "compare",
+        &format!("base={a}"),
+        &format!("patch={same_boot}"),
+        &format!("base={c}"),
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "uring-repro: {same_boot}: boot 0a0a0a0a-0000-4000-8000-000000000001 is also {a}'s, \
+             under another label: points of one boot are not independent\n"
+        )
+    );
+    // Within one label: the stdout and the TSV of parent A are one boot,
+    // so the control is the midpoint of two boots, as in the published
+    // sandwich: the same figures, to the last digit.
+    let Run { code, out, err } = run(&[
+        "compare",
+        &format!("base={a}"),
+        &format!("base={a_tsv}"),
+        &format!("patch={b}"),
+        &format!("base={c}"),
+    ]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    assert_eq!(field(&out, "change"), "+9.268%");
+    assert!(out.contains("control, midpoint of 2 boots\n"), "{out}");
+    assert!(
+        out.contains("between-point   +7.905% .. +10.632%  95% CI\n"),
+        "{out}"
+    );
+    assert!(out.contains("Welch, df 1.0, 1 vs 2 boots\n"), "{out}");
+    assert!(
+        out.contains("  one boot        points 1 and 2 (counted once)\n"),
+        "{out}"
+    );
+    let para = out.split("To paste:").nth(1).unwrap().replace('\n', " ");
+    assert!(
+        para.contains("Points 1 and 2 share a boot (0a0a0a0a): counted once between points."),
+        "{para}"
+    );
+    assert!(
+        para.contains("(midpoint of 2 boots, 179.968 ns/pair)"),
+        "{para}"
+    );
+}

@@ -479,6 +479,7 @@ fn compare_args(
         }
         let plain: [Option<&[u8]>; 3] = [Some(b"A"), Some(b"B"), Some(b"A")];
         a.labels[..a.n].copy_from_slice(&plain[..a.n]);
+        a.plain = true;
     }
     Ok(a)
 }

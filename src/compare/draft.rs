@@ -15,7 +15,7 @@ use core::fmt::{self, Write};
 
 use super::banner::{Facts, F, FACTS};
 use super::input::{Format, Point, ALL, BOOT_ID, KERNEL};
-use super::output::{self, cell, nums, Pct, LEFT, RIGHT, WIDTH};
+use super::output::{self, cell, nums, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::{analyse, with_points, Args, Comparison, Group, MAX_POINTS, NO_GROUP};
 use crate::exit::{self, fail};
 use crate::report::{self, Bytes, Clean, Clip, Dec, Text};
@@ -112,37 +112,6 @@ pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mu
         }
         exit::PASS
     })
-}
-
-/// `1`, `1 and 3`, `1, 2 and 3`: the points whose bit is set.
-struct Nums(u32);
-
-impl fmt::Display for Nums {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut left = self.0;
-        while left != 0 {
-            let i = left.trailing_zeros();
-            left &= left - 1;
-            let sep = match (i == self.0.trailing_zeros(), left == 0) {
-                (true, _) => "",
-                (false, true) => " and ",
-                (false, false) => ", ",
-            };
-            write!(f, "{sep}{}", i + 1)?;
-        }
-        Ok(())
-    }
-}
-
-/// `point 1` or `points 1 and 3` (`Point`... to start a sentence).
-struct PointsOf(u32, bool);
-
-impl fmt::Display for PointsOf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = ["s", ""][(self.0.count_ones() == 1) as usize];
-        let p = ["p", "P"][self.1 as usize];
-        write!(f, "{p}oint{s} {}", Nums(self.0))
-    }
 }
 
 /// A word as the shell reads it back: as is when plain; in `$'...'` with
@@ -367,15 +336,15 @@ impl<'r> Mail<'r, '_> {
             }
             let _ = p.write_str([";", "."][(i + 1 == n) as usize]);
         }
+        // Points of one boot count once: the control's value is over boots.
+        let boots = self.cmps.first().map_or(ctl.k, |c| c.boots.0);
+        let what = ["point", "boot"][(boots != ctl.k) as usize];
         let _ = write!(
             p,
-            " The control is {} ({}); every other label is compared with it.",
+            " The control is {} ({}{what}{}); every other label is compared with it.",
             Clean(ctl.label()),
-            [
-                "the mean of its points",
-                "its one point",
-                "the midpoint of its 2 points"
-            ][ctl.k.min(3) % 3]
+            ["the mean of its ", "its one ", "the midpoint of its 2 "][boots.min(3) % 3],
+            ["s", ""][(boots == 1) as usize]
         );
         emit(out, &p, 0, false);
         // Boots: the points sharing point i's boot id, as bits.
@@ -414,8 +383,8 @@ impl<'r> Mail<'r, '_> {
                 shared = true;
                 let _ = write!(
                     p,
-                    " WARNING: {} share boot_id {}: they are not a fresh boot each, and the \
-                     between-point interval misses the noise between boots.",
+                    " WARNING: {} share boot_id {}: they are not a fresh boot each, and \
+                     count once in the between-point interval.",
                     PointsOf(s, false),
                     Clip::head(id(i), 8)
                 );

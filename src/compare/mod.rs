@@ -4,14 +4,16 @@
 //!
 //! Points and groups: every FILE is one point (one run, one boot). Points
 //! with the same label form a group; the group's value is the mean of its
-//! points' means (with two points: their midpoint). The first label is the
+//! boots' values (with two: their midpoint), points of one boot counting
+//! once (`Boots`); one boot under two labels, as both parents of a plain
+//! sandwich, or the same file twice is refused. The first label is the
 //! control; every other label is compared with it, in order of first
 //! appearance. Plain files get labels: one `A`; two `A B` (a plain ratio, no
 //! drift); three `A B A` (the sandwich: the outer two are the control).
 //!
 //! Per comparison: change = test value vs control value in %; the same
 //! without each point's first round (drop-first); the control's drift (its
-//! last point vs its first, in %; none with one control point); the largest
+//! last boot vs its first, in %; none with one control boot); the largest
 //! CV of the points involved; two 95% intervals of the change (`intervals`).
 //! CONFIRMED needs |change| >= gate, a drop-first change of the same sign
 //! with |drop-first| >= gate, every row of the points involved passing its
@@ -63,6 +65,9 @@ pub struct Args<'a> {
     pub labels: [Option<&'a [u8]>; MAX_POINTS],
     pub files: [Option<&'a [u8]>; MAX_POINTS],
     pub n: usize,
+    /// The files came without labels (`A B A`: the outer two are the
+    /// parents of a sandwich, each its own boot).
+    pub plain: bool,
 }
 
 impl Default for Args<'_> {
@@ -76,6 +81,7 @@ impl Default for Args<'_> {
             labels: [None; MAX_POINTS],
             files: [None; MAX_POINTS],
             n: 0,
+            plain: false,
         }
     }
 }
@@ -131,6 +137,68 @@ pub fn groups<'a>(a: &Args<'a>, out: &mut [Group<'a>; MAX_POINTS]) -> usize {
     n
 }
 
+/// A label's points as boots: points that share a boot_id are one boot,
+/// not independent draws, so they count once between points (their boot's
+/// value is the mean of their means). A point without a boot_id is a boot
+/// of its own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Boots {
+    /// Each boot's value, in the order of its first point.
+    means: [f64; MAX_POINTS],
+    /// How many boots.
+    pub k: usize,
+    /// Per point (in the order given): how many points share its boot.
+    share: [usize; MAX_POINTS],
+}
+
+impl Boots {
+    /// The boots of `pts` (at most MAX_POINTS), their values on basis `b`.
+    pub fn of(pts: &[&Point], b: usize) -> Boots {
+        let mut boots = Boots {
+            means: [0.0; MAX_POINTS],
+            k: 0,
+            share: [0; MAX_POINTS],
+        };
+        let pts = &pts[..pts.len().min(MAX_POINTS)];
+        let id = |i: usize| pts[i].tag(input::BOOT_ID);
+        for i in 0..pts.len() {
+            let same = |j: &usize| *j == i || (!id(i).is_empty() && id(*j) == id(i));
+            boots.share[i] = (0..pts.len()).filter(same).count();
+            // A boot is counted at its first point.
+            if (0..i).any(|j| same(&j)) {
+                continue;
+            }
+            let sum: f64 = (0..pts.len()).filter(same).map(|j| pts[j].s[b].mean).sum();
+            boots.means[boots.k] = sum / boots.share[i] as f64;
+            boots.k += 1;
+        }
+        boots
+    }
+
+    /// The boots' values.
+    pub fn means(&self) -> &[f64] {
+        &self.means[..self.k]
+    }
+
+    /// The label's value: the mean of its boots' values.
+    pub fn value(&self) -> f64 {
+        self.means().iter().sum::<f64>() / self.k as f64
+    }
+
+    /// The weight of point `i`'s mean in `value`.
+    pub fn weight(&self, i: usize) -> f64 {
+        1.0 / (self.k * self.share[i]) as f64
+    }
+
+    /// The last boot vs the first in %, NaN with one boot.
+    pub fn drift(&self) -> f64 {
+        match self.k {
+            0 | 1 => f64::NAN,
+            k => pct_change(self.means[k - 1], self.means[0]),
+        }
+    }
+}
+
 /// Why a comparison is NOT CONFIRMED: bit `1 << reason` of
 /// `Comparison::reasons`, named by `output::REASONS[_][reason]` and
 /// `output::REASON_CODES[reason]`.
@@ -168,7 +236,10 @@ pub struct Comparison {
     pub iv: Intervals,
     /// Rounds behind the within-point interval: control, test.
     pub rounds: (usize, usize),
-    /// Last vs first point in %, NaN with one point: control, test.
+    /// Boots behind the between-point interval (points that share a boot
+    /// count once): control, test.
+    pub boots: (usize, usize),
+    /// Last vs first boot in %, NaN with one boot: control, test.
     pub drift: f64,
     pub test_drift: f64,
     pub max_cv: f64,
@@ -305,19 +376,13 @@ pub fn basis(drop_first: bool, second: bool) -> usize {
     }
 }
 
-/// Mean of the group's point means.
-fn value(points: &[Point], g: &Group, b: usize) -> f64 {
-    let sum: f64 = g.points().iter().map(|&i| points[i].s[b].mean).sum();
-    sum / g.k as f64
-}
-
-/// Last point vs first in % (NaN for one point).
-fn drift(points: &[Point], g: &Group, b: usize) -> f64 {
-    let m = |i: usize| points[g.members[i]].s[b].mean;
-    if g.k < 2 {
-        return f64::NAN;
+/// The boots of group `g`'s points, on basis `b`.
+fn boots(points: &[Point], g: &Group, b: usize) -> Boots {
+    let mut refs = [&points[0]; MAX_POINTS];
+    for (r, &i) in refs.iter_mut().zip(g.points()) {
+        *r = &points[i];
     }
-    pct_change(m(g.k - 1), m(0))
+    Boots::of(&refs[..g.k], b)
 }
 
 /// Compares group `test` with group 0.
@@ -330,17 +395,19 @@ pub fn compare(
 ) -> Comparison {
     let (c, t) = (&groups[0], &groups[test]);
     let (b1, b2) = (basis(drop_first, false), basis(drop_first, true));
-    let second = pct_change(value(points, t, b2), value(points, c, b2));
-    // test mean - control mean: coefficients 1/k_t and -1/k_c.
-    let (mut within, mut means) = (Contrast::new(), [[0f64; MAX_POINTS]; 2]);
+    let second = pct_change(boots(points, t, b2).value(), boots(points, c, b2).value());
+    let bs = [boots(points, c, b1), boots(points, t, b1)];
+    // test value - control value: each point weighs as in its label's
+    // value, + for the test's, - for the control's.
+    let mut within = Contrast::new();
     let (mut max_cv, mut reasons, mut rounds) = (0f64, 0, [0; 2]);
     for (side, g) in [c, t].iter().enumerate() {
-        let coef = if side == 0 { -1.0 } else { 1.0 } / g.k as f64;
-        for (m, &i) in means[side].iter_mut().zip(g.points()) {
+        let sign = if side == 0 { -1.0 } else { 1.0 };
+        for (j, &i) in g.points().iter().enumerate() {
             let p = &points[i];
             let s = &p.s[b1].s;
-            (*m, rounds[side]) = (p.s[b1].mean, rounds[side] + s.n);
-            within.add(coef, s);
+            rounds[side] += s.n;
+            within.add(sign * bs[side].weight(j), s);
             max_cv = max_cv.max(s.cv_pct);
             if !p.valid() {
                 reasons |= Reason::FailedChecks.bit();
@@ -350,18 +417,19 @@ pub fn compare(
             }
         }
     }
-    let iv = intervals_of([&means[0][..c.k], &means[1][..t.k]], within);
+    let iv = intervals_of([bs[0].means(), bs[1].means()], within);
     let (change, w) = (iv.change, iv.wider());
-    let drift_c = drift(points, c, b1);
+    let drift_c = bs[0].drift();
     // Each test fails on NaN (no drop-first with one round, ...).
     let few = reasons & Reason::FewRounds.bit() != 0;
     let over = |v: f64| v.abs() >= gate;
+    let one = bs[0].k < 2;
     for (ok, bit) in [
         (over(change), Reason::UnderGate.bit()),
         (few || second * change > 0.0, Reason::SecondSign.bit()),
         (few || over(second), Reason::SecondUnderGate.bit()),
-        (c.k < 2 || drift_c.abs() < gate, Reason::Drift.bit()),
-        (c.k >= 2, Reason::NoDrift.bit()),
+        (one || drift_c.abs() < gate, Reason::Drift.bit()),
+        (!one, Reason::NoDrift.bit()),
         (w.low > 0.0 || w.high < 0.0, Reason::SpansZero.bit()),
     ] {
         if !ok {
@@ -370,14 +438,15 @@ pub fn compare(
     }
     Comparison {
         test,
-        control: value(points, c, b1),
-        value: value(points, t, b1),
+        control: bs[0].value(),
+        value: bs[1].value(),
         change,
         second,
         iv,
         rounds: (rounds[0], rounds[1]),
+        boots: (bs[0].k, bs[1].k),
         drift: drift_c,
-        test_drift: drift(points, t, b1),
+        test_drift: bs[1].drift(),
         max_cv,
         reasons,
     }
@@ -567,6 +636,46 @@ fn mixed_witness(facts: &[Facts], order: &[usize]) -> Option<usize> {
     order.iter().copied().find(|&i| on(i) != on(order[0]))
 }
 
+/// Why two points cannot both be counted.
+#[derive(Clone, Copy)]
+enum Twice {
+    /// The same bytes (the same file, or a copy).
+    SameFile,
+    /// One boot under two labels: not independent draws of two kernels.
+    OtherLabel,
+    /// One boot as both parents of a plain `A B A`.
+    Parents,
+}
+
+/// Two points that must not both count: the later one (in `order`), the
+/// earlier one, and why. Points of one boot within one label are allowed
+/// (they count once: `Boots`), but not as the parents of a plain sandwich.
+fn twice(
+    a: &Args,
+    pts: &[Point],
+    texts: &[&[u8]],
+    order: &[usize],
+) -> Option<(usize, usize, Twice)> {
+    for (x, &i) in order.iter().enumerate() {
+        for &j in &order[..x] {
+            let id = pts[i].tag(input::BOOT_ID);
+            let why = if texts[i] == texts[j] {
+                Twice::SameFile
+            } else if id.is_empty() || id != pts[j].tag(input::BOOT_ID) {
+                continue;
+            } else if a.label(i) != a.label(j) {
+                Twice::OtherLabel
+            } else if a.plain {
+                Twice::Parents
+            } else {
+                continue;
+            };
+            return Some((i, j, why));
+        }
+    }
+    None
+}
+
 /// What `with_points` hands the points and the facts they state to.
 type Then<'c> = dyn FnMut(&[Point], &[Facts]) -> i32 + 'c;
 
@@ -587,6 +696,7 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
     let mut values = [0f64; MAX_ROUNDS];
     let mut pts = [Point::default(); MAX_POINTS];
     let mut facts = [Facts::default(); MAX_POINTS];
+    let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
     for i in 0..a.n {
         let file = Clean(a.file(i));
         // Every file stays in the buffer: points keep slices of their text.
@@ -603,6 +713,7 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
         let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
         buf = rest;
         let text = &*text;
+        texts[i] = text;
         if let Err(b) = input::parse(text, &mut values, &mut pts[i], a.mode.map(str::as_bytes)) {
             return fail(
                 unusable(a, i),
@@ -644,6 +755,31 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
     if let Some(i) = mixed_witness(facts, order) {
         let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
         return fail(unusable(a, i), format_args!("{}: {why}", file(i)));
+    }
+    if let Some((i, j, why)) = twice(a, pts, &texts[..a.n], order) {
+        // Under --bisect the references (or the step) are wrong: stop.
+        let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
+        let (this, that) = (file(i), file(j));
+        let id = Clean(pts[i].tag(input::BOOT_ID));
+        return match why {
+            Twice::SameFile => fail(
+                code,
+                format_args!("{this}: the same file as {that} (a point counts once)"),
+            ),
+            Twice::OtherLabel => fail(
+                code,
+                format_args!(
+                    "{this}: boot {id} is also {that}'s, under another label: points of one \
+                     boot are not independent"
+                ),
+            ),
+            Twice::Parents => fail(
+                code,
+                format_args!(
+                    "{this}: boot {id} is also {that}'s: the parents of a sandwich need a boot each"
+                ),
+            ),
+        };
     }
     then(pts, facts)
 }

@@ -33,17 +33,75 @@ impl fmt::Display for Pct {
 }
 
 /// What a group's value is: `1 point`, `midpoint of 2 points`, `mean of
-/// 3 points`.
-struct Points(usize);
+/// 3 points`; in boots when some of its points share one (`Boots`):
+/// `midpoint of 2 boots`.
+struct Points {
+    points: usize,
+    boots: usize,
+}
 
 impl fmt::Display for Points {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            1 => f.write_str("1 point"),
-            2 => f.write_str("midpoint of 2 points"),
-            n => write!(f, "mean of {n} points"),
+        let what = Units(self.boots, self.boots != self.points);
+        match self.boots {
+            1 => write!(f, "{what}"),
+            2 => write!(f, "midpoint of {what}"),
+            _ => write!(f, "mean of {what}"),
         }
     }
+}
+
+/// `n points`, or `n boots` when (`.1`) some points share a boot.
+struct Units(usize, bool);
+
+impl fmt::Display for Units {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let noun = ["point", "boot"][self.1 as usize];
+        write!(f, "{} {noun}{}", self.0, ["s", ""][(self.0 == 1) as usize])
+    }
+}
+
+/// `1`, `1 and 3`, `1, 2 and 3`: the points whose bit is set.
+pub(super) struct Nums(pub u32);
+
+impl fmt::Display for Nums {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut left = self.0;
+        while left != 0 {
+            let i = left.trailing_zeros();
+            left &= left - 1;
+            let sep = match (i == self.0.trailing_zeros(), left == 0) {
+                (true, _) => "",
+                (false, true) => " and ",
+                (false, false) => ", ",
+            };
+            write!(f, "{sep}{}", i + 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// `point 1` or `points 1 and 3` (`Point`... to start a sentence).
+pub(super) struct PointsOf(pub u32, pub bool);
+
+impl fmt::Display for PointsOf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = ["s", ""][(self.0.count_ones() == 1) as usize];
+        let p = ["p", "P"][self.1 as usize];
+        write!(f, "{p}oint{s} {}", Nums(self.0))
+    }
+}
+
+/// The points of group `g` that share a boot, one mask of point indices
+/// a shared boot, at that boot's first point (None for the others).
+fn shared(r: &Report, g: &Group, i: usize) -> Option<u32> {
+    let id = |j: usize| r.points[j].tag(BOOT_ID);
+    let mask = g
+        .points()
+        .iter()
+        .filter(|&&j| !id(i).is_empty() && id(j) == id(i))
+        .fold(0u32, |m, &j| m | 1 << j);
+    (mask.count_ones() > 1 && mask.trailing_zeros() as usize == i).then_some(mask)
 }
 
 /// `v` with `d` decimals, `NA` for NaN (TSV).
@@ -210,12 +268,18 @@ pub fn text(r: &Report, out: &mut Out) {
 fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
     let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
     let _ = writeln!(out, "\n{} vs {}", Clean(test.label()), Clean(ctl.label()));
-    for (g, v, role) in [(ctl, c.control, "control"), (test, c.value, "test")] {
+    let sides = [
+        (ctl, c.control, "control", c.boots.0),
+        (test, c.value, "test", c.boots.1),
+    ];
+    for (g, v, role, boots) in sides {
         out.bytes(b"  ");
         cell(out, 14, LEFT, format_args!("{}", Clean(g.label())));
         nums(out, 12, &[v], 3);
-        let _ = writeln!(out, " ns/pair  {role}, {}", Points(g.k));
+        let points = Points { points: g.k, boots };
+        let _ = writeln!(out, " ns/pair  {role}, {points}");
     }
+    let some_shared = c.boots != (ctl.k, test.k);
     // Both intervals; the verdict uses the wider (see `Intervals`).
     let (w, b) = (&c.iv.within, &c.iv.between);
     let _ = write!(
@@ -232,27 +296,44 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
         c.rounds.0,
     );
     if b.low.is_nan() {
-        out.bytes(NO_BETWEEN);
+        let _ = writeln!(
+            out,
+            "n/a (one {} per label): the claim rests\n                  \
+             on the within-point interval only",
+            ["point", "boot"][some_shared as usize]
+        );
     } else {
         let _ = writeln!(
             out,
-            "{} .. {}  95% CI\n                  Welch, df {}, {} vs {} points",
+            "{} .. {}  95% CI\n                  Welch, df {}, {} vs {}",
             Pct(b.low),
             Pct(b.high),
             Dec(b.df, 1),
-            test.k,
-            ctl.k
+            c.boots.1,
+            Units(c.boots.0, some_shared)
         );
+    }
+    for g in [ctl, test] {
+        for &i in g.points() {
+            if let Some(m) = shared(r, g, i) {
+                let _ = writeln!(
+                    out,
+                    "  one boot        {} (counted once)",
+                    PointsOf(m, false)
+                );
+            }
+        }
     }
     let _ = writeln!(
         out,
         "  {:<16}{}\n  \
-         control drift   {}  (last point vs first)\n  \
+         control drift   {}  (last {} vs first)\n  \
          test drift      {}\n  \
          max CV          {}%",
         r.second_name(),
         Pct(c.second),
         Pct(c.drift),
+        ["point", "boot"][(c.boots.0 != ctl.k) as usize],
         Pct(c.test_drift),
         Dec(c.max_cv, 3)
     );
@@ -261,10 +342,6 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
     verdict(r, c, out, sep, sep);
     out.bytes(b"\n");
 }
-
-/// The between-point interval's line when there is none.
-const NO_BETWEEN: &[u8] = b"n/a (one point per label): the claim rests\n                  \
-on the within-point interval only\n";
 
 /// Why a comparison is NOT CONFIRMED, one text per `why` bit, as the text
 /// says it: with the drop-first change as the cross-check, or (with
@@ -276,7 +353,7 @@ const REASONS: [[&str; 8]; 2] = [
         "|drop-first change| is under the gate",
         "a point failed its checks",
         "|control drift| is not under the gate",
-        "no drift: one control point (run A B A)",
+        "no drift: one control boot (run A B A)",
         "a point has 1 round: no drop-first",
         "the wider 95% CI includes 0",
     ],
@@ -286,7 +363,7 @@ const REASONS: [[&str; 8]; 2] = [
         "|all-rounds change| is under the gate",
         "a point failed its checks",
         "|control drift| is not under the gate",
-        "no drift: one control point (run A B A)",
+        "no drift: one control boot (run A B A)",
         "a point has 1 round: no drop-first",
         "the wider 95% CI includes 0",
     ],
@@ -355,6 +432,18 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
         ["", ", each on its own boot (distinct boot ids)"][distinct as usize],
         ["", ", first round of each point dropped"][r.args.drop_first as usize]
     );
+    for g in r.groups {
+        for &i in g.points() {
+            if let Some(m) = shared(r, g, i) {
+                let _ = write!(
+                    w,
+                    " {} share a boot ({}): counted once between points.",
+                    PointsOf(m, true),
+                    Clip::head(id(i), 8)
+                );
+            }
+        }
+    }
     for i in 0..n {
         let (p, s) = (r.point(i), r.sample(i));
         let _ = write!(
@@ -389,12 +478,16 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
 /// with both intervals, drop-first, drift, max CV and the verdict.
 pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
     let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
+    let some_shared = c.boots != (ctl.k, test.k);
     let _ = write!(
         w,
         "{} vs {} ({}, {} ns/pair): {}",
         Clean(test.label()),
         Clean(ctl.label()),
-        Points(ctl.k),
+        Points {
+            points: ctl.k,
+            boots: c.boots.0
+        },
         Dec(c.control, 3),
         Pct(c.change)
     );
@@ -409,16 +502,18 @@ pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
             c.rounds.0
         );
         let _ = match b.low.is_nan() {
-            true => w.write_str(
-                "n/a, one point per label: the claim rests on the within-point interval only)",
+            true => write!(
+                w,
+                "n/a, one {} per label: the claim rests on the within-point interval only)",
+                ["point", "boot"][some_shared as usize]
             ),
             false => write!(
                 w,
-                "{} to {}, {} vs {} points)",
+                "{} to {}, {} vs {})",
                 Pct(b.low),
                 Pct(b.high),
-                test.k,
-                ctl.k
+                c.boots.1,
+                Units(c.boots.0, some_shared)
             ),
         };
     }
@@ -440,7 +535,7 @@ test_points\tcontrol_means\ttest_means\tcontrol_value\ttest_value\tchange_pct\t\
 within_ci95_low_pct\twithin_ci95_high_pct\twithin_df\tcontrol_rounds\ttest_rounds\t\
 between_ci95_low_pct\tbetween_ci95_high_pct\tbetween_df\tall_rounds_pct\t\
 drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct\tbasis\t\
-confirmed\treasons";
+confirmed\treasons\tcontrol_boots\ttest_boots";
 
 /// The result summary as TSV.
 pub fn tsv(r: &Report, out: &mut Out) {
@@ -502,6 +597,12 @@ pub fn tsv(r: &Report, out: &mut Out) {
             ["yes", "no"][(c.reasons != 0) as usize]
         );
         list(out, c.reasons, &REASON_CODES, "", ",");
-        let _ = writeln!(out, "{}", ["-", ""][(c.reasons != 0) as usize]);
+        let _ = writeln!(
+            out,
+            "{}\t{}\t{}",
+            ["-", ""][(c.reasons != 0) as usize],
+            c.boots.0,
+            c.boots.1
+        );
     }
 }
