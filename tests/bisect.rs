@@ -263,3 +263,54 @@ fn a_reference_counted_twice_stops_the_bisect() {
         assert!(r.out.is_empty());
     }
 }
+
+/// A point of one round has no spread to place it by: a new one cannot be
+/// judged (125), a reference stops the bisect (128); never `[nan%,nan%]`.
+/// (As the C standalone prints it: no banner, so no planned rounds to
+/// disagree with the references' contract.)
+#[test]
+fn one_round_points_are_not_judged() {
+    let d = Scratch::new("bisect-one-round");
+    let (a, b, child) = (
+        published("parent_a.txt"),
+        published("parent_b.txt"),
+        published("child.txt"),
+    );
+    let one = |name: &str, ns: f64| {
+        let p = d.join(name);
+        let t = format!(
+            "round\tpairs\tns_per_pair\tsemantic_pass\n0\t16384\t{ns:.6}\t1\n\
+             mean\t16384\t{ns:.6}\t1\n"
+        );
+        std::fs::write(&p, t).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let new = one("new.txt", 196.3);
+    let r = run(&[
+        "compare",
+        "--bisect",
+        &format!("good={a}"),
+        &format!("good={b}"),
+        &format!("bad={child}"),
+        &format!("new={new}"),
+    ]);
+    assert_eq!(r.code, 125, "{}{}", r.out, r.err);
+    assert!(r.out.is_empty(), "{}", r.out);
+    assert_eq!(
+        r.err,
+        format!("uring-repro: {new}: 1 round: no spread within the point (it needs 2 or more)\n")
+    );
+    let (g, new) = (one("good.txt", 180.0), point(&d, "n2.txt", 196.3, 1, 15));
+    let r = run(&[
+        "compare",
+        "--bisect",
+        &format!("good={g}"),
+        &format!("bad={child}"),
+        &format!("new={new}"),
+    ]);
+    assert_eq!(r.code, 128, "{}{}", r.out, r.err);
+    assert_eq!(
+        r.err,
+        format!("uring-repro: {g}: 1 round: no spread within the point (it needs 2 or more)\n")
+    );
+}

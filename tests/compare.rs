@@ -776,3 +776,87 @@ fn a_boot_counts_once() {
         "{para}"
     );
 }
+
+/// The published point `name` cut to its first round (the banner says
+/// `rounds=1`), in `dir`.
+fn one_round(dir: &Path, name: &str) -> String {
+    let text = std::fs::read_to_string(published(name)).unwrap();
+    let mut out = String::new();
+    for l in text.lines() {
+        let cells: Vec<&str> = l.split('\t').collect();
+        match cells[0] {
+            "0" => out += &format!("{l}\n"),
+            "mean" => {
+                out += &format!(
+                    "mean\t16384\t{}\t1\n",
+                    line(&text, "0\t").split('\t').nth(2).unwrap()
+                )
+            }
+            c if c.parse::<u32>().is_ok() => {}
+            _ => out += &format!("{}\n", l.replace("rounds=15", "rounds=1")),
+        }
+    }
+    write(dir, name, &out)
+}
+
+/// One-round points: `--drop-first` would leave nothing and is refused;
+/// without it, what needs two rounds (the within-point interval, drop-first,
+/// a CV) reads n/a with the reason, never `nan`, and the verdict is NOT
+/// CONFIRMED for that reason alone.
+#[test]
+fn one_round_points_never_give_nan() {
+    let dir = Scratch::new("one-round");
+    let (a, b, c) = (
+        one_round(&dir, "parent_a.txt"),
+        one_round(&dir, "child.txt"),
+        one_round(&dir, "parent_b.txt"),
+    );
+    for extra in [&["--drop-first"][..], &["--drop-first", "--tsv"]] {
+        let mut args = vec!["compare"];
+        args.extend(extra);
+        args.extend([&a[..], &b, &c]);
+        let Run { code, out, err } = run(&args);
+        assert_eq!((code, out.as_str()), (2, ""), "{extra:?}");
+        assert_eq!(
+            err,
+            format!("uring-repro: {a}: 1 round: --drop-first leaves none (it needs 2 or more)\n")
+        );
+    }
+    let Run { code, out, err } = run(&["compare", &a, &b, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    assert!(!out.contains("nan"), "{out}");
+    assert!(
+        out.contains("  within-point    n/a (a point has 1 round)\n"),
+        "{out}"
+    );
+    assert!(out.contains("between-point   "), "{out}");
+    assert_eq!(field(&out, "drop-first"), "n/a");
+    assert_eq!(field(&out, "max CV"), "n/a");
+    assert!(
+        out.contains("verdict         NOT CONFIRMED at the 5.000% gate:\n                  a point has 1 round: no drop-first, no spread\n"),
+        "{out}"
+    );
+    let para = out.split("To paste:").nth(1).unwrap().replace('\n', " ");
+    assert!(para.contains("over 1 round, CV n/a"), "{para}");
+    assert!(
+        para.contains("95% CI within points n/a, a point has 1 round; between points"),
+        "{para}"
+    );
+    let Run { code, out, .. } = run(&["compare", "--tsv", &a, &b, &c]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("nan"), "{out}");
+    assert!(
+        out.lines().nth(1).unwrap().contains("\tno\tfew_rounds\t"),
+        "{out}"
+    );
+    let Run { code, out, .. } = run(&[
+        "report",
+        &format!("A={a}"),
+        &format!("B={b}"),
+        &format!("A={c}"),
+    ]);
+    assert_eq!(code, 0);
+    assert_narrow(&out);
+    assert!(!out.contains("nan"), "{out}");
+}

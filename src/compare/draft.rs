@@ -15,7 +15,7 @@ use core::fmt::{self, Write};
 
 use super::banner::{Facts, F, FACTS};
 use super::input::{Format, Point, ALL, BOOT_ID, KERNEL};
-use super::output::{self, cell, nums, Pct, PointsOf, LEFT, RIGHT, WIDTH};
+use super::output::{self, cell, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::{analyse, with_points, Args, Comparison, Group, MAX_POINTS, NO_GROUP};
 use crate::exit::{self, fail};
 use crate::report::{self, Bytes, Clean, Clip, Dec, Text};
@@ -504,7 +504,12 @@ impl<'r> Mail<'r, '_> {
             cell(out, 12, LEFT, format_args!("{}", Clean(self.a.label(i))));
             nums(out, 8, &[s.s.n as f64], 0);
             nums(out, 11, &[s.mean], 3);
-            cell(out, 8, RIGHT, format_args!("{}%", Dec(s.s.cv_pct, 3)));
+            cell(
+                out,
+                8,
+                RIGHT,
+                format_args!("{}", Cv(output::spread(&s.s).1)),
+            );
             let pct = crate::stats::pct_change(s.mean, control);
             cell(out, 12, RIGHT, format_args!("{}", Pct(pct)));
             out.bytes([&b"  FAILED\n"[..], b"\n"][pt.valid() as usize]);

@@ -400,7 +400,8 @@ pub fn compare(
     // test value - control value: each point weighs as in its label's
     // value, + for the test's, - for the control's.
     let mut within = Contrast::new();
-    let (mut max_cv, mut reasons, mut rounds) = (0f64, 0, [0; 2]);
+    // No CV of a point of one round: NaN when no point has two.
+    let (mut max_cv, mut reasons, mut rounds) = (f64::NAN, 0, [0; 2]);
     for (side, g) in [c, t].iter().enumerate() {
         let sign = if side == 0 { -1.0 } else { 1.0 };
         for (j, &i) in g.points().iter().enumerate() {
@@ -408,7 +409,9 @@ pub fn compare(
             let s = &p.s[b1].s;
             rounds[side] += s.n;
             within.add(sign * bs[side].weight(j), s);
-            max_cv = max_cv.max(s.cv_pct);
+            if s.n > 1 {
+                max_cv = max_cv.max(s.cv_pct);
+            }
             if !p.valid() {
                 reasons |= Reason::FailedChecks.bit();
             }
@@ -430,7 +433,9 @@ pub fn compare(
         (few || over(second), Reason::SecondUnderGate.bit()),
         (one || drift_c.abs() < gate, Reason::Drift.bit()),
         (!one, Reason::NoDrift.bit()),
-        (w.low > 0.0 || w.high < 0.0, Reason::SpansZero.bit()),
+        // With a point of one round there is no interval to judge by: it
+        // is FewRounds that says so.
+        (few || w.low > 0.0 || w.high < 0.0, Reason::SpansZero.bit()),
     ] {
         if !ok {
             reasons |= bit;
@@ -726,6 +731,10 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
             );
         }
         facts[i] = banner::read(text, pts[i].format);
+        if a.drop_first && pts[i].s[input::ALL].s.n < 2 {
+            let why = "1 round: --drop-first leaves none (it needs 2 or more)";
+            return fail(unusable(a, i), format_args!("{file}: {why}"));
+        }
     }
     let (pts, facts, order) = (&pts[..a.n], &facts[..a.n], &check_order(a)[..a.n]);
     let file = |i: usize| Clean(a.file(i));
@@ -842,9 +851,13 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
 /// `--bisect`: every point read; the verdict line, and its exit code.
 fn bisect_step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
     for (i, p) in pts.iter().enumerate() {
+        let file = Clean(a.file(i));
         if !p.valid() {
-            let file = Clean(a.file(i));
             return fail(unusable(a, i), format_args!("{file}: failed its checks"));
+        }
+        if p.s[input::ALL].s.n < 2 {
+            let why = "1 round: no spread within the point (it needs 2 or more)";
+            return fail(unusable(a, i), format_args!("{file}: {why}"));
         }
     }
     let mut sides: [[&Point; MAX_POINTS]; 3] = [[&pts[0]; MAX_POINTS]; 3];

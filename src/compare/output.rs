@@ -7,6 +7,7 @@ use core::fmt::{self, Write};
 use super::input::{Point, BOOT_ID, KERNEL, PROFILE};
 use super::{basis, Args, Comparison, Group};
 use crate::report::{self, Clean, Clip, Dec, Text};
+use crate::stats::Summary;
 use crate::sys::out::Out;
 
 /// Width of every text line.
@@ -153,10 +154,43 @@ fn spaces(out: &mut Out, n: usize) {
     }
 }
 
-/// Numbers in right-aligned columns of `width`.
+/// Numbers in right-aligned columns of `width` (`n/a` for NaN).
 pub(super) fn nums(out: &mut Out, width: usize, vs: &[f64], decimals: u32) {
     for &v in vs {
-        cell(out, width, RIGHT, format_args!("{}", Dec(v, decimals)));
+        cell(out, width, RIGHT, format_args!("{}", Num(v, decimals)));
+    }
+}
+
+/// `v` with `d` decimals, `n/a` for NaN (text).
+pub(super) struct Num(pub f64, pub u32);
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.is_nan() {
+            true => f.write_str("n/a"),
+            false => Dec(self.0, self.1).fmt(f),
+        }
+    }
+}
+
+/// A CV in % (`0.126%`), `n/a` for NaN.
+pub(super) struct Cv(pub f64);
+
+impl fmt::Display for Cv {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.is_nan() {
+            true => f.write_str("n/a"),
+            false => write!(f, "{}%", Dec(self.0, 3)),
+        }
+    }
+}
+
+/// A point's spread, sd and CV: NaN for one round (a sample of one has
+/// none to speak of, not a spread of 0).
+pub(super) fn spread(s: &Summary) -> (f64, f64) {
+    match s.n {
+        0 | 1 => (f64::NAN, f64::NAN),
+        _ => (s.stddev, s.cv_pct),
     }
 }
 
@@ -222,7 +256,7 @@ pub fn text(r: &Report, out: &mut Out) {
         cell(out, 12, LEFT, format_args!("{}", Clean(a.label(i))));
         nums(out, 7, &[s.s.n as f64], 0);
         nums(out, 14, &[s.mean], 3);
-        nums(out, 8, &[s.s.cv_pct], 3);
+        nums(out, 8, &[spread(&s.s).1], 3);
         out.bytes(if r.point(i).valid() {
             b"  pass    "
         } else {
@@ -235,7 +269,7 @@ pub fn text(r: &Report, out: &mut Out) {
     for i in 0..a.n {
         let s = &r.sample(i).s;
         nums(out, 3, &[(i + 1) as f64], 0);
-        nums(out, 12, &[s.median, s.min, s.max, s.stddev], 3);
+        nums(out, 12, &[s.median, s.min, s.max, spread(s).0], 3);
         let kernel = r.point(i).tag(KERNEL);
         if !kernel.is_empty() {
             out.bytes(b"  ");
@@ -282,19 +316,21 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
     let some_shared = c.boots != (ctl.k, test.k);
     // Both intervals; the verdict uses the wider (see `Intervals`).
     let (w, b) = (&c.iv.within, &c.iv.between);
-    let _ = write!(
-        out,
-        "  change          {}\n  \
-         within-point    {} .. {}  95% CI\n                  \
-         Welch, df {}, {} vs {} rounds\n  \
-         between-point   ",
-        Pct(c.change),
-        Pct(w.low),
-        Pct(w.high),
-        Dec(w.df, 1),
-        c.rounds.1,
-        c.rounds.0,
-    );
+    let _ = writeln!(out, "  change          {}", Pct(c.change));
+    let _ = match w.low.is_nan() {
+        true => out.write_str("  within-point    n/a (a point has 1 round)\n"),
+        false => writeln!(
+            out,
+            "  within-point    {} .. {}  95% CI\n                  \
+             Welch, df {}, {} vs {} rounds",
+            Pct(w.low),
+            Pct(w.high),
+            Dec(w.df, 1),
+            c.rounds.1,
+            c.rounds.0,
+        ),
+    };
+    out.bytes(b"  between-point   ");
     if b.low.is_nan() {
         let _ = writeln!(
             out,
@@ -329,13 +365,13 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
         "  {:<16}{}\n  \
          control drift   {}  (last {} vs first)\n  \
          test drift      {}\n  \
-         max CV          {}%",
+         max CV          {}",
         r.second_name(),
         Pct(c.second),
         Pct(c.drift),
         ["point", "boot"][(c.boots.0 != ctl.k) as usize],
         Pct(c.test_drift),
-        Dec(c.max_cv, 3)
+        Cv(c.max_cv)
     );
     out.bytes(b"  verdict         ");
     let sep = "\n                  ";
@@ -346,7 +382,7 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
 /// Why a comparison is NOT CONFIRMED, one text per `why` bit, as the text
 /// says it: with the drop-first change as the cross-check, or (with
 /// --drop-first) the all-rounds change.
-const REASONS: [[&str; 8]; 2] = [
+pub(super) const REASONS: [[&str; 8]; 2] = [
     [
         "|change| is under the gate",
         "the drop-first change has the other sign",
@@ -354,7 +390,7 @@ const REASONS: [[&str; 8]; 2] = [
         "a point failed its checks",
         "|control drift| is not under the gate",
         "no drift: one control boot (run A B A)",
-        "a point has 1 round: no drop-first",
+        "a point has 1 round: no drop-first, no spread",
         "the wider 95% CI includes 0",
     ],
     [
@@ -364,7 +400,7 @@ const REASONS: [[&str; 8]; 2] = [
         "a point failed its checks",
         "|control drift| is not under the gate",
         "no drift: one control boot (run A B A)",
-        "a point has 1 round: no drop-first",
+        "a point has 1 round: no drop-first, no spread",
         "the wider 95% CI includes 0",
     ],
 ];
@@ -448,12 +484,13 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
         let (p, s) = (r.point(i), r.sample(i));
         let _ = write!(
             w,
-            " Point {} ({}): {} ns/pair over {} rounds, CV {}%",
+            " Point {} ({}): {} ns/pair over {} round{}, CV {}",
             i + 1,
             Clean(r.args.label(i)),
             Dec(s.mean, 3),
             s.s.n,
-            Dec(s.s.cv_pct, 3)
+            ["s", ""][(s.s.n == 1) as usize],
+            Cv(spread(&s.s).1)
         );
         for (t, name) in [(KERNEL, "kernel"), (BOOT_ID, "boot")] {
             let v = p.tag(t);
@@ -492,38 +529,41 @@ pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
         Pct(c.change)
     );
     let (wi, b) = (&c.iv.within, &c.iv.between);
-    if !wi.low.is_nan() {
-        let _ = write!(
+    let _ = match wi.low.is_nan() {
+        true => w.write_str(" (95% CI within points n/a, a point has 1 round"),
+        false => write!(
             w,
-            " (95% CI within points {} to {}, Welch, {} vs {} rounds; between points ",
+            " (95% CI within points {} to {}, Welch, {} vs {} rounds",
             Pct(wi.low),
             Pct(wi.high),
             c.rounds.1,
             c.rounds.0
-        );
-        let _ = match b.low.is_nan() {
-            true => write!(
-                w,
-                "n/a, one {} per label: the claim rests on the within-point interval only)",
-                ["point", "boot"][some_shared as usize]
-            ),
-            false => write!(
-                w,
-                "{} to {}, {} vs {})",
-                Pct(b.low),
-                Pct(b.high),
-                c.boots.1,
-                Units(c.boots.0, some_shared)
-            ),
-        };
-    }
+        ),
+    };
+    let one = ["point", "boot"][some_shared as usize];
+    let _ = match (b.low.is_nan(), wi.low.is_nan()) {
+        (true, true) => write!(w, "; between points n/a, one {one} per label)"),
+        (true, false) => write!(
+            w,
+            "; between points n/a, one {one} per label: the claim rests on the within-point \
+             interval only)"
+        ),
+        (false, _) => write!(
+            w,
+            "; between points {} to {}, {} vs {})",
+            Pct(b.low),
+            Pct(b.high),
+            c.boots.1,
+            Units(c.boots.0, some_shared)
+        ),
+    };
     let _ = write!(
         w,
-        "; {} {}; control drift {}; max CV {}%. Verdict: ",
+        "; {} {}; control drift {}; max CV {}. Verdict: ",
         r.second_name(),
         Pct(c.second),
         Pct(c.drift),
-        Dec(c.max_cv, 3)
+        Cv(c.max_cv)
     );
     verdict(r, c, w, " ", "; ");
     let _ = w.write_str(".");
@@ -588,7 +628,7 @@ pub fn tsv(r: &Report, out: &mut Out) {
         );
         for (j, &i) in ctl.points().iter().chain(test.points()).enumerate() {
             let sep = [",", "\t"][(j == 0) as usize];
-            let _ = write!(out, "{sep}{}", Dec(r.sample(i).s.cv_pct, 6));
+            let _ = write!(out, "{sep}{}", Na(spread(&r.sample(i).s).1, 6));
         }
         let _ = write!(
             out,

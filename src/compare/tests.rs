@@ -252,3 +252,13 @@ fn intervals_from_raw_rounds() {
     let iv = intervals(&[], &[&b]);
     assert!(iv.change.is_nan() && iv.within.low.is_nan());
 }
+
+#[test]
+fn every_verdict_reason_fits_its_column() {
+    // The text prints each reason alone on a line after 18 blanks.
+    for (set, names) in output::REASONS.iter().enumerate() {
+        for name in names {
+            assert!(18 + name.chars().count() <= output::WIDTH, "{set}: {name}");
+        }
+    }
+}
