@@ -505,3 +505,34 @@ fn long_paths_and_long_values_stay_within_72_columns() {
     let want: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
     assert_eq!(words, want, "{}", made_with(&r.out));
 }
+
+/// The command to reproduce carries only what every point states alike:
+/// a positive control's `--inject-ns`, stated by the child alone (the
+/// parents are the formal C reproducer's TSV, which states none), is not
+/// the parents' command.
+#[test]
+fn the_reproduce_command_carries_only_what_every_point_states() {
+    let d = Scratch::new("report-inject");
+    let dir = d.to_str().unwrap();
+    let a = write(&d, "a.tsv", &fixture("parent_a.tsv"));
+    let injected = fixture("child.txt").replace(" clock=vdso\n", " clock=vdso inject_ns=100\n");
+    let b = write(&d, "b.txt", &injected);
+    let c = write(&d, "c.tsv", &fixture("parent_b.tsv"));
+    let r = report_in(
+        dir,
+        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    let f = flat(&r.out);
+    let run = &f[f.find("uring-repro run").expect("the run command")..];
+    let run = &run[..run.find("point.txt").unwrap()];
+    assert!(!run.contains("--inject-ns"), "{run}");
+    assert!(run.contains("--cpu 2 --slots 32 --cycles 512"), "{run}");
+    // The prose says which point injected.
+    assert!(
+        f.contains("a positive control: 100 ns injected per pair (point 2)"),
+        "{}",
+        r.out
+    );
+}

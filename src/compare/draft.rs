@@ -661,7 +661,9 @@ impl<'r> Mail<'r, '_> {
         emit(out, &p, 0, false);
         let mut c = Para::new();
         let _ = c.write_str("uring-repro\0run\0");
-        if let Some((v, _)) = self.common(F::Profile) {
+        // The run's options: only what every point states alike (a value
+        // some points state is not the others' command).
+        if let Some(v) = self.every(F::Profile) {
             // A profile's short name is its formal name up to the first `_`.
             let short = v.split(|&b| b == b'_').next().unwrap_or(v);
             let _ = write!(c, "--profile\0{}\0", Shell(short));
@@ -675,7 +677,7 @@ impl<'r> Mail<'r, '_> {
             (F::Timeout, "--timeout"),
             (F::InjectNs, "--inject-ns"),
         ] {
-            if let Some((v, _)) = self.common(f) {
+            if let Some(v) = self.every(f) {
                 let _ = write!(c, "{opt}\0{}\0", Shell(v));
             }
         }
@@ -683,7 +685,7 @@ impl<'r> Mail<'r, '_> {
             (F::Futex, &b"shared"[..], "--shared\0"),
             (F::Witness, b"on", "--witness\0"),
         ] {
-            if self.common(f).is_some_and(|c| c.0 == on) {
+            if self.every(f) == Some(on) {
                 let _ = c.write_str(opt);
             }
         }
