@@ -6,7 +6,7 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{assert_narrow, fields, line, published, ran, run, Run, Scratch};
+use utils::{assert_narrow, fields, icount, line, published, ran, run, Run, Scratch};
 
 /// A real run's stdout as if from a boot of its own: its boot id replaced
 /// by `n`'s (runs of one test share this machine's boot, and compare
@@ -859,4 +859,134 @@ fn one_round_points_never_give_nan() {
     assert_eq!(code, 0);
     assert_narrow(&out);
     assert!(!out.contains("nan"), "{out}");
+}
+
+/// Points on QEMU TCG's instruction clock: exact across boots. Zero spread
+/// reads as exact (no NaN, no `inf`), a change clear of zero but under the
+/// gate is named as such, the unchanged NOP control reads "no change", and
+/// every figure is in instructions, never ns.
+#[test]
+fn icount_points_are_exact_and_counted_in_instructions() {
+    let (p1, c1, p2, c2) = (
+        icount("s0_parent_1.txt"),
+        icount("s0_child_1.txt"),
+        icount("s0_parent_2.txt"),
+        icount("s0_child_2.txt"),
+    );
+    let args = [
+        format!("parent={p1}"),
+        format!("child={c1}"),
+        format!("parent={p2}"),
+        format!("child={c2}"),
+    ];
+    let mut argv = vec!["compare"];
+    argv.extend(args.iter().map(String::as_str));
+    let Run { code, out, err } = run(&argv);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    for bad in ["nan", "df inf", "inf%", " ns/pair"] {
+        assert!(!out.contains(bad), "{bad:?} in\n{out}");
+    }
+    assert!(
+        out.contains("  parent            1500.745 insn/pair  control, midpoint of 2 points\n"),
+        "{out}"
+    );
+    assert_eq!(field(&out, "change"), "+3.865%");
+    assert!(
+        out.contains("  between-point   +3.865% exact (no spread)\n                  identical across 2 vs 2 boots\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("NOT CONFIRMED at the 5.000% gate:\n                  |change| is under the gate, though clear of zero\n"),
+        "{out}"
+    );
+    let para = out
+        .split("To paste:")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for s in [
+        "so every figure is guest instructions per pair (user + kernel), not time.",
+        "Point 1 (parent): 1500.745 instructions/pair over 15 rounds",
+        "child vs parent (midpoint of 2 points, 1500.745 instructions/pair): +3.865%",
+        "between points +3.865% exact, identical across 2 vs 2 boots)",
+    ] {
+        assert!(para.contains(s), "{s:?} in {para}");
+    }
+    // At a gate the change clears: CONFIRMED.
+    let mut gated = vec!["compare", "--gate", "1"];
+    gated.extend(args.iter().map(String::as_str));
+    let Run { code, out, .. } = run(&gated);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("verdict         CONFIRMED at the 1.000% gate\n"),
+        "{out}"
+    );
+    // The TSV: exact intervals have no df (NA), and the timebase is named.
+    let mut tsv = vec!["compare", "--tsv"];
+    tsv.extend(args.iter().map(String::as_str));
+    let Run { code, out, .. } = run(&tsv);
+    assert_eq!(code, 0);
+    let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    let get = |name: &str| lines[1][lines[0].iter().position(|h| *h == name).unwrap()];
+    assert_eq!(
+        (
+            get("between_ci95_low_pct"),
+            get("between_ci95_high_pct"),
+            get("between_df")
+        ),
+        ("3.864768", "3.864768", "NA")
+    );
+    assert_eq!(
+        (get("timebase"), get("reasons")),
+        ("icount", "under_gate,second_under_gate")
+    );
+    assert!(!out.contains("nan") && !out.contains("\tinf"), "{out}");
+    // n0, the NOP control, on both kernels: no change, said so.
+    let Run { code, out, err } =
+        run(&["compare", &icount("n0_parent.txt"), &icount("n0_child.txt")]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    assert!(
+        out.contains("  change          0.000%  (no change)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  within-point    0.000% exact (no spread)\n                  every round alike, 15 vs 15 rounds\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("NOT CONFIRMED at the 5.000% gate:\n                  no drift: one control boot (run A B A)\n                  no change: the values are identical\n"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("nan") && !out.contains("df inf") && !out.contains("other sign"),
+        "{out}"
+    );
+    let Run { out, .. } = run(&[
+        "compare",
+        "--tsv",
+        &icount("n0_parent.txt"),
+        &icount("n0_child.txt"),
+    ]);
+    assert!(out.contains("\tno_drift,no_change\t"), "{out}");
+}
+
+/// An icount point beside a wall-clock one (the published parents):
+/// refused, naming the timebase.
+#[test]
+fn icount_and_wall_clock_points_are_not_mixed() {
+    let (a, c) = (published("parent_a.txt"), published("parent_b.txt"));
+    let b = icount("s0_child_1.txt");
+    let Run { code, out, err } = run(&["compare", &a, &b, &c]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!(
+            "uring-repro: {b}: timebase=icount beside timebase=wall in {a}: icount counts \
+             guest instructions, not time (compare like with like)\n"
+        )
+    );
 }

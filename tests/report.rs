@@ -8,7 +8,7 @@ mod utils;
 use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_narrow, assert_usage_error, made_with, shell_words, Run, Scratch, BIN};
+use utils::{assert_narrow, assert_usage_error, icount, made_with, shell_words, Run, Scratch, BIN};
 
 fn published() -> String {
     format!("{}/tests/fixtures/published", env!("CARGO_MANIFEST_DIR"))
@@ -77,7 +77,7 @@ fn published_sandwich_drafts_the_golden_mail() {
     // The published figures, as they must print.
     let f = flat(&out);
     for phrase in [
-        "Subject: [REGRESSION] s0_wait_wake +9.268% ns/pair at 079afb081c42",
+        "Subject: [REGRESSION] io_uring futex WAIT/WAKE +9.268% at 079afb081c42",
         "child vs parent (midpoint of 2 points, 179.968 ns/pair): +9.268% (95% CI within points +9.159% to +9.377%",
         "drop-first +9.269%",
         "control drift -0.124%",
@@ -97,7 +97,7 @@ fn published_sandwich_drafts_the_golden_mail() {
     }
     assert!(out.contains(
         "\n#regzbot introduced: 079afb081c42\n\
-         #regzbot title: s0_wait_wake +9.268% ns/pair at 079afb081c42\n"
+         #regzbot title: io_uring futex WAIT/WAKE +9.268% at 079afb081c42\n"
     ));
     assert!(!f.contains("NOT EVIDENCE") && !f.contains("WARNING"));
     // docs/report.md shows this very draft.
@@ -149,7 +149,7 @@ fn title_links_and_the_command_line_as_typed() {
     assert_eq!(r.code, 0);
     assert!(r
         .out
-        .starts_with("Subject: [REGRESSION] s0_wait_wake +9.268% ns/pair\n"));
+        .starts_with("Subject: [REGRESSION] io_uring futex WAIT/WAKE +9.268%\n"));
     assert!(!r.out.contains("#regzbot"));
 }
 
@@ -534,5 +534,81 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
         f.contains("a positive control: 100 ns injected per pair (point 2)"),
         "{}",
         r.out
+    );
+}
+
+/// Exact points on QEMU's instruction clock drafted into a mail: the
+/// subject names the workload in kernel words, every figure is in guest
+/// instructions and the mail says they are not time, the exact interval
+/// reads so, and a change clear of zero but under the gate is named.
+#[test]
+fn icount_points_are_drafted_in_instructions() {
+    let args = [
+        "report".to_string(),
+        "--introduced".into(),
+        "079afb081c42".into(),
+        format!("parent={}", icount("s0_parent_1.txt")),
+        format!("child={}", icount("s0_child_1.txt")),
+        format!("parent={}", icount("s0_parent_2.txt")),
+        format!("child={}", icount("s0_child_2.txt")),
+    ];
+    let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert!(
+        r.out.starts_with(
+            "Subject: [REGRESSION] io_uring futex WAIT/WAKE +3.865% at 079afb081c42\n"
+        ),
+        "{}",
+        r.out
+    );
+    for bad in [" ns/pair", "Results, ns", "nan", "inf%"] {
+        assert!(!r.out.contains(bad), "{bad:?} in\n{}", r.out);
+    }
+    let f = flat(&r.out);
+    for phrase in [
+        "every figure is guest instructions per pair (user + kernel), not time.",
+        "Results, guest instructions per WAIT/WAKE pair under QEMU TCG icount, not time",
+        "against the control parent at 1500.745 instructions/pair:",
+        "rounds insn/pair CV vs control",
+        "between points +3.865% exact, identical across 2 vs 2 boots)",
+        "The change is clear of zero but under the 5.000% gate: no regression is claimed at this gate.",
+        "#regzbot title: io_uring futex WAIT/WAKE +3.865% at 079afb081c42",
+        "boot each kernel under QEMU TCG with -icount shift=0 (as the points were) and run there",
+    ] {
+        assert!(f.contains(phrase), "{phrase:?} in\n{}", r.out);
+    }
+    // n0 on both kernels: no change, in kernel words.
+    let r = utils::run(&[
+        "report",
+        &format!("parent={}", icount("n0_parent.txt")),
+        &format!("child={}", icount("n0_child.txt")),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert!(
+        r.out
+            .starts_with("Subject: [REGRESSION] io_uring NOP 0.000%\n"),
+        "{}",
+        r.out
+    );
+    let f = flat(&r.out);
+    assert!(
+        f.contains("Results, guest instructions per NOP under"),
+        "{}",
+        r.out
+    );
+    assert!(f.contains("no change: the values are identical. The values are identical: no change, no regression."), "{}", r.out);
+    // Beside wall-clock points: refused.
+    let r = utils::run(&[
+        "report",
+        &format!("parent={}/parent_a.txt", published()),
+        &format!("child={}", icount("s0_child_1.txt")),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.out);
+    assert!(
+        r.err.contains(": timebase=icount beside timebase=wall in "),
+        "{}",
+        r.err
     );
 }

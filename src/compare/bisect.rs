@@ -130,20 +130,24 @@ impl Verdict {
 }
 
 /// The stdout line, at most 72 columns for ns/pair under 10^5:
-/// `bisect: bad: new 196.21 (good 180.08, bad 196.65) at 97% [85%,110%]`.
+/// `bisect: bad: new 196.21 (good 180.08, bad 196.65) at 97% [85%,110%]`;
+/// with no spread at all (exact points of QEMU's instruction clock) the
+/// interval is the position itself: `... at 100% exact`.
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "bisect: {}: new {} (good {}, bad {}) at {}% [{}%,{}%]",
+            "bisect: {}: new {} (good {}, bad {}) at {}% ",
             self.word(),
             Dec(self.new, 2),
             Dec(self.good, 2),
             Dec(self.bad, 2),
             Dec(self.at, 0),
-            Dec(self.low, 0),
-            Dec(self.high, 0),
-        )
+        )?;
+        match self.low == self.high {
+            true => f.write_str("exact"),
+            false => write!(f, "[{}%,{}%]", Dec(self.low, 0), Dec(self.high, 0)),
+        }
     }
 }
 
@@ -215,6 +219,33 @@ mod tests {
         assert!((v.low - pos(195.0 - half)).abs() < 1e-6, "{v}");
         assert!((v.high - pos(195.0 + half)).abs() < 1e-6, "{v}");
         // Counted twice they made df 2 and a pooled s^2 of 0.25.
+        assert_eq!(v.code, SKIP, "{v}");
+    }
+
+    #[test]
+    fn exact_points_are_placed_exactly() {
+        // No spread within or between points: the interval is the position.
+        let flat = |v: f64, id| {
+            let mut p = point(&[v; 15]);
+            p.tags[crate::compare::input::BOOT_ID] = Some(id);
+            p
+        };
+        let (g1, g2) = (flat(1500.744629, b"g1"), flat(1500.744629, b"g2"));
+        let (b1, b2) = (flat(1558.744922, b"b1"), flat(1558.744922, b"b2"));
+        let new = flat(1558.744922, b"n");
+        let v = judge(&[&g1, &g2], &[&b1, &b2], &new, 1.0).unwrap();
+        assert_eq!(
+            (v.code, v.at, v.low, v.high),
+            (1, 100.0, 100.0, 100.0),
+            "{v}"
+        );
+        assert_eq!(
+            v.to_string(),
+            "bisect: bad: new 1558.74 (good 1500.74, bad 1558.74) at 100% exact"
+        );
+        // At the midpoint exactly: cannot be told apart.
+        let mid = flat((1500.744629 + 1558.744922) / 2.0, b"m");
+        let v = judge(&[&g1, &g2], &[&b1, &b2], &mid, 1.0).unwrap();
         assert_eq!(v.code, SKIP, "{v}");
     }
 

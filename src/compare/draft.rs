@@ -16,7 +16,7 @@ use core::fmt::{self, Write};
 use super::banner::{Facts, F, FACTS};
 use super::input::{Format, Point, ALL, BOOT_ID, KERNEL};
 use super::output::{self, cell, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
-use super::{analyse, with_points, Args, Comparison, Group, MAX_POINTS, NO_GROUP};
+use super::{analyse, with_points, Args, Comparison, Group, Reason, MAX_POINTS, NO_GROUP};
 use crate::exit::{self, fail};
 use crate::report::{self, Bytes, Clean, Clip, Dec, Text};
 use crate::sys::out::Out;
@@ -39,6 +39,53 @@ pub struct Draft<'a> {
     pub links: [Option<&'a [u8]>; MAX_LINKS],
     pub n_links: usize,
 }
+
+/// Each workload in kernel words (a subject a maintainer recognises), and
+/// what one of its figures is per, by the profile's formal name.
+const WORKLOADS: [(&str, &str, &str); 11] = [
+    ("s0_wait_wake", "io_uring futex WAIT/WAKE", "WAIT/WAKE pair"),
+    (
+        "c0_wait_cancel",
+        "io_uring futex WAIT/cancel",
+        "WAIT/ASYNC_CANCEL pair",
+    ),
+    (
+        "v0_waitv_wake",
+        "io_uring FUTEX_WAITV/WAKE",
+        "WAITV/WAKE pair",
+    ),
+    ("z0_zero_wake", "io_uring FUTEX_WAKE, no waiter", "WAKE"),
+    ("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN", "WAIT"),
+    ("n0_nop", "io_uring NOP", "NOP"),
+    (
+        "l0_lifecycle",
+        "io_uring ring setup to exit",
+        "ring, setup to close",
+    ),
+    (
+        "pollwake_none",
+        "io_uring MSG_RING, no poller",
+        "MSG_RING completion",
+    ),
+    (
+        "pollwake_idle",
+        "io_uring poll wakeup, idle epoll",
+        "MSG_RING completion",
+    ),
+    (
+        "pollwake_waiter",
+        "io_uring poll wakeup, epoll waiter",
+        "MSG_RING completion",
+    ),
+    (
+        "pollwake_none_aa",
+        "io_uring MSG_RING, A/A control",
+        "MSG_RING completion",
+    ),
+];
+
+/// Longest title `#regzbot title: ` takes within 72 columns.
+const MAX_REGZBOT_TITLE: usize = 56;
 
 /// Most characters of a fact the draft states (a kernel release's limit,
 /// and the contract hash's length); a longer one is cut and ends `...`.
@@ -223,7 +270,26 @@ fn plural(n: u32) -> &'static str {
     ["s", ""][(n == 1) as usize]
 }
 
-impl<'r> Mail<'r, '_> {
+impl<'r, 'a> Mail<'r, 'a> {
+    /// compare's view of the same points, for what it formats.
+    fn report(&self) -> output::Report<'_, 'a> {
+        output::Report {
+            args: self.a,
+            points: self.pts,
+            groups: self.gs,
+            cmps: self.cmps,
+        }
+    }
+
+    /// The points were timed on QEMU TCG's instruction clock.
+    fn icount(&self) -> bool {
+        self.pts.first().is_some_and(Point::icount)
+    }
+
+    fn unit(&self) -> output::Unit {
+        self.report().unit()
+    }
+
     /// The points for which `p` holds, as bits.
     fn mask(&self, p: &dyn Fn(usize) -> bool) -> u32 {
         (0..self.a.n).fold(0, |m, i| m | (p(i) as u32) << i)
@@ -295,22 +361,46 @@ impl<'r> Mail<'r, '_> {
         self.reproduce(argv, out);
     }
 
-    /// The title: --title, else the profile, the first change and the
-    /// introducing commit (its first 12 digits).
+    /// The workload in kernel words and what a figure is per (`pair` when
+    /// the points do not name a workload this draft knows).
+    fn workload_words(&self) -> (Option<&'static str>, &'static str) {
+        let known = self.every(F::Profile).and_then(|p| {
+            WORKLOADS
+                .iter()
+                .find(|w| w.0.as_bytes() == p)
+                .map(|w| (w.1, w.2))
+        });
+        known.map_or((None, "pair"), |(name, per)| (Some(name), per))
+    }
+
+    /// The title: --title, else the workload in kernel words, the first
+    /// change and the introducing commit (its first 12 digits; left out
+    /// when the title would not fit the regzbot line).
     fn title(&self, w: &mut Para) {
         if let Some(t) = self.d.title {
             let _ = write!(w, "{}", Clean(t));
             return;
         }
-        if let Some(p) = self.every(F::Profile) {
-            let _ = write!(w, "{} ", Clean(p));
+        let mut t = Text::<128>::new();
+        match (self.workload_words().0, self.every(F::Profile)) {
+            (Some(name), _) => {
+                let _ = write!(t, "{name} ");
+            }
+            (None, Some(p)) => {
+                let _ = write!(t, "{} ", Clip::new(p, 24));
+            }
+            (None, None) => {}
         }
         if let Some(c) = self.cmps.first() {
-            let _ = write!(w, "{} ns/pair", Pct(c.change));
+            let _ = write!(t, "{}", Pct(c.change));
         }
         if let Some(sha) = self.d.introduced {
-            let _ = write!(w, " at {}", Clip::head(sha, 12));
+            let at = 4 + sha.len().min(12);
+            if t.as_str().chars().count() + at <= MAX_REGZBOT_TITLE {
+                let _ = write!(t, " at {}", Clip::head(sha, 12));
+            }
         }
+        let _ = w.write_str(t.as_str());
     }
 
     /// What was compared: each point's label, kernel and commit; the
@@ -471,6 +561,9 @@ impl<'r> Mail<'r, '_> {
             let _ = p.write_str(", the kernel witness on");
         }
         let _ = p.write_str(".");
+        if self.icount() {
+            let _ = write!(p, " The points were {}.", output::ICOUNT);
+        }
         let none = self.mask(&|i| self.fs[i].v.iter().all(Option::is_none));
         if none != 0 {
             let one = (none.count_ones() == 1) as usize;
@@ -487,16 +580,26 @@ impl<'r> Mail<'r, '_> {
     /// Per point: label, rounds, ns/pair, CV, change vs the control.
     fn table(&self, out: &mut Out) {
         let control = self.cmps.first().map_or(f64::NAN, |c| c.control);
+        let (icount, unit, per) = (self.icount(), self.unit(), self.workload_words().1);
         let mut p = Para::new();
+        let what = ["ns", "guest instructions"][icount as usize];
+        let _ = write!(p, "Results, {what} per {per}");
+        if icount {
+            let _ = p.write_str(" under QEMU TCG icount, not time");
+        }
         let _ = write!(
             p,
-            "Results, ns per WAIT/WAKE pair (each point's mean over its rounds), against \
-             the control {} at {} ns/pair:",
+            " (each point's mean over its rounds), against the control {} at {} {}:",
             Clean(self.gs[0].label()),
-            Dec(control, 3)
+            Dec(control, 3),
+            unit.prose
         );
         emit(out, &p, 0, false);
-        out.bytes(b"   #  label         rounds    ns/pair      CV  vs control\n");
+        let _ = writeln!(
+            out,
+            "   #  label         rounds{:>11}      CV  vs control",
+            unit.short
+        );
         for (i, pt) in self.pts.iter().enumerate() {
             let s = &pt.s[ALL];
             nums(out, 4, &[(i + 1) as f64], 0);
@@ -521,24 +624,31 @@ impl<'r> Mail<'r, '_> {
     /// drift, max CV, verdict), the verdict worded as a claim limited to
     /// what was measured.
     fn results(&self, out: &mut Out) {
-        let r = output::Report {
-            args: self.a,
-            points: self.pts,
-            groups: self.gs,
-            cmps: self.cmps,
-        };
+        let r = self.report();
         for c in self.cmps {
             let mut p = Para::new();
             output::sentence(&r, c, &mut p);
             if c.reasons != 0 {
-                let _ = p.write_str(" No regression is claimed from these points.");
+                let _ = if output::clear_under_gate(c) {
+                    write!(
+                        p,
+                        " The change is clear of zero but under the {}% gate: no regression \
+                         is claimed at this gate.",
+                        Dec(self.a.gate, 3)
+                    )
+                } else if c.reasons & Reason::NoChange.bit() != 0 {
+                    p.write_str(" The values are identical: no change, no regression.")
+                } else {
+                    p.write_str(" No regression is claimed from these points.")
+                };
                 emit(out, &p, 0, false);
                 continue;
             }
             let _ = write!(
                 p,
-                " The claim is limited to what was measured: {}'s ns/pair is {} against {}'s",
+                " The claim is limited to what was measured: {}'s {} is {} against {}'s",
                 Clean(self.gs[c.test].label()),
+                self.unit().prose,
                 Pct(c.change),
                 Clean(self.gs[0].label())
             );
@@ -649,7 +759,11 @@ impl<'r> Mail<'r, '_> {
     /// contract, this command line, the links.
     fn reproduce(&self, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) {
         let mut p = Para::new();
-        let _ = p.write_str("To reproduce, boot each kernel and run there");
+        let _ = p.write_str("To reproduce, boot each kernel");
+        if self.icount() {
+            let _ = p.write_str(" under QEMU TCG with -icount shift=0 (as the points were)");
+        }
+        let _ = p.write_str(" and run there");
         if let Some((v, _)) = self.common(F::Version) {
             let _ = write!(p, " (uring-repro {}", Clean(v));
             if let Some((h, _)) = self.common(F::Sha) {

@@ -127,6 +127,12 @@ impl<'t> Point<'t> {
         self.tags[i].unwrap_or(b"")
     }
 
+    /// Timed on QEMU TCG's instruction clock: its figures are guest
+    /// instructions per pair, not time.
+    pub fn icount(&self) -> bool {
+        self.tags[TIMEBASE] == Some(b"icount")
+    }
+
     /// Every row passed its checks.
     pub fn valid(&self) -> bool {
         self.failed_rounds == 0 && self.run_passed

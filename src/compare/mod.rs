@@ -212,11 +212,15 @@ pub enum Reason {
     NoDrift,
     FewRounds,
     SpansZero,
+    /// The values are identical (the points agree to the last bit, as
+    /// exact icount points of an unchanged path do): in place of the
+    /// reasons about the change's size and sign.
+    NoChange,
 }
 
 impl Reason {
-    pub const fn bit(self) -> u8 {
-        1 << self as u8
+    pub const fn bit(self) -> u16 {
+        1 << self as u16
     }
 }
 
@@ -244,16 +248,24 @@ pub struct Comparison {
     pub test_drift: f64,
     pub max_cv: f64,
     /// `Reason` bits; 0 = CONFIRMED.
-    pub reasons: u8,
+    pub reasons: u16,
 }
 
 /// A 95% interval of a change in %: its ends and its degrees of freedom,
-/// all NaN when it is not available.
+/// all NaN when it is not available. An exact one (no spread at all, as
+/// points on QEMU's instruction clock can be) has low = high and df NaN.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Interval {
     pub low: f64,
     pub high: f64,
     pub df: f64,
+}
+
+impl Interval {
+    /// No spread behind it: its width is 0.
+    pub fn exact(&self) -> bool {
+        self.low == self.high
+    }
 }
 
 /// The change of one label against the control, in %, with its two 95%
@@ -352,7 +364,12 @@ fn intervals_of(means: [&[f64]; 2], within: Contrast) -> Intervals {
     let mut iv = [Interval::default(); 2];
     for (i, w) in iv.iter_mut().zip([within, between]) {
         let hw = w.half_width95() / c.mean * 100.0;
-        let df = if hw.is_nan() { f64::NAN } else { w.df() };
+        // No df without a spread to have it (0 / 0 in Welch's formula).
+        let df = if hw.is_nan() || hw == 0.0 {
+            f64::NAN
+        } else {
+            w.df()
+        };
         *i = Interval {
             low: change - hw,
             high: change + hw,
@@ -427,15 +444,24 @@ pub fn compare(
     let few = reasons & Reason::FewRounds.bit() != 0;
     let over = |v: f64| v.abs() >= gate;
     let one = bs[0].k < 2;
+    // Identical values: no change to size up, which is the reason itself.
+    let same = bs[1].value() == bs[0].value();
     for (ok, bit) in [
-        (over(change), Reason::UnderGate.bit()),
-        (few || second * change > 0.0, Reason::SecondSign.bit()),
-        (few || over(second), Reason::SecondUnderGate.bit()),
+        (same || over(change), Reason::UnderGate.bit()),
+        (
+            same || few || second * change > 0.0,
+            Reason::SecondSign.bit(),
+        ),
+        (same || few || over(second), Reason::SecondUnderGate.bit()),
         (one || drift_c.abs() < gate, Reason::Drift.bit()),
         (!one, Reason::NoDrift.bit()),
         // With a point of one round there is no interval to judge by: it
         // is FewRounds that says so.
-        (few || w.low > 0.0 || w.high < 0.0, Reason::SpansZero.bit()),
+        (
+            same || few || w.low > 0.0 || w.high < 0.0,
+            Reason::SpansZero.bit(),
+        ),
+        (!same, Reason::NoChange.bit()),
     ] {
         if !ok {
             reasons |= bit;
@@ -549,9 +575,9 @@ fn unusable(a: &Args, i: usize) -> i32 {
 /// The contract fields points must agree on, beyond the profile and the
 /// pairs per round (`across`): what the contract hash covers, with the
 /// injected ns; the witness is checked on its own (`mixed_witness`). The
-/// timebase comes first: instructions beside time is the mistake to name.
-const CONTRACT: [F; 14] = [
-    F::Timebase,
+/// timebase is checked first of all (`TIMEBASE`): instructions beside time
+/// is the mistake to name, whatever else differs.
+const CONTRACT: [F; 13] = [
     F::Version,
     F::Mode,
     F::RingEntries,
@@ -566,6 +592,7 @@ const CONTRACT: [F; 14] = [
     F::InjectNs,
     F::Sha,
 ];
+const TIMEBASE: [F; 1] = [F::Timebase];
 
 /// What point `p` states for contract field `f`, where `facts` do not say
 /// it outright: no `timebase` is wall time (any tool), no `inject_ns` in
@@ -605,11 +632,16 @@ struct Disagree<'t> {
     was: &'t [u8],
 }
 
-/// The first contract field a point states otherwise than an earlier one
-/// (in `order`) that states it; inputs that state less are checked on what
-/// they state.
-fn contract<'t>(pts: &[Point], facts: &[Facts<'t>], order: &[usize]) -> Option<Disagree<'t>> {
-    for f in CONTRACT {
+/// The first of `fields` a point states otherwise than an earlier one (in
+/// `order`) that states it; inputs that state less are checked on what they
+/// state.
+fn contract<'t>(
+    pts: &[Point],
+    facts: &[Facts<'t>],
+    order: &[usize],
+    fields: &[F],
+) -> Option<Disagree<'t>> {
+    for &f in fields {
         let mut first: Option<(usize, &[u8])> = None;
         for &i in order {
             let Some(v) = stated(&pts[i], &facts[i], f) else {
@@ -738,13 +770,14 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
     }
     let (pts, facts, order) = (&pts[..a.n], &facts[..a.n], &check_order(a)[..a.n]);
     let file = |i: usize| Clean(a.file(i));
-    if let Some((i, b)) = across(pts, order) {
+    let timebase = contract(pts, facts, order, &TIMEBASE);
+    if let (None, Some((i, b))) = (&timebase, across(pts, order)) {
         return fail(
             unusable(a, i),
             format_args!("{}: {}{}", file(i), b.why, Quoted(b.text, None)),
         );
     }
-    if let Some(d) = contract(pts, facts, order) {
+    if let Some(d) = timebase.or_else(|| contract(pts, facts, order, &CONTRACT)) {
         let why = match d.field {
             F::Timebase => "icount counts guest instructions, not time",
             _ => "another contract",

@@ -5,7 +5,7 @@
 use core::fmt::{self, Write};
 
 use super::input::{Point, BOOT_ID, KERNEL, PROFILE};
-use super::{basis, Args, Comparison, Group};
+use super::{basis, Args, Comparison, Group, Reason};
 use crate::report::{self, Clean, Clip, Dec, Text};
 use crate::stats::Summary;
 use crate::sys::out::Out;
@@ -161,6 +161,19 @@ pub(super) fn nums(out: &mut Out, width: usize, vs: &[f64], decimals: u32) {
     }
 }
 
+/// What the figures count: ns of wall time per pair, or under QEMU TCG's
+/// instruction clock (icount) guest instructions per pair.
+#[derive(Clone, Copy)]
+pub(super) struct Unit {
+    pub short: &'static str,
+    pub prose: &'static str,
+}
+
+/// What an icount point's figures are, for a sentence.
+pub(super) const ICOUNT: &str = "timed on QEMU TCG's instruction clock (-icount shift=0: one \
+virtual ns per guest instruction), so every figure is guest instructions per pair (user + \
+kernel), not time";
+
 /// `v` with `d` decimals, `n/a` for NaN (text).
 pub(super) struct Num(pub f64, pub u32);
 
@@ -226,6 +239,27 @@ impl Report<'_, '_> {
         }
     }
 
+    /// The points were timed on QEMU TCG's instruction clock (`with_points`
+    /// made sure they all were, or none).
+    fn icount(&self) -> bool {
+        self.points.first().is_some_and(Point::icount)
+    }
+
+    /// The unit of every figure, short (tables, `1500.745 insn/pair`) and
+    /// in a sentence (`1500.745 instructions/pair`).
+    pub(super) fn unit(&self) -> Unit {
+        match self.icount() {
+            false => Unit {
+                short: "ns/pair",
+                prose: "ns/pair",
+            },
+            true => Unit {
+                short: "insn/pair",
+                prose: "instructions/pair",
+            },
+        }
+    }
+
     /// The profile the points name (`across` made sure it is one).
     fn profile(&self) -> &[u8] {
         self.points
@@ -248,7 +282,11 @@ pub fn text(r: &Report, out: &mut Out) {
         ["every round counted", "first round of each point dropped"][a.drop_first as usize]
     );
     report::wrap(out, head.as_str(), 0, 2, WIDTH);
-    out.bytes(b"  #  label         rounds  ns/pair mean     cv%  checks  file\n");
+    let _ = writeln!(
+        out,
+        "  #  label         rounds{:>14}     cv%  checks  file",
+        ["ns/pair mean", "insn/pair"][r.icount() as usize]
+    );
     for i in 0..a.n {
         let s = r.sample(i);
         nums(out, 3, &[(i + 1) as f64], 0);
@@ -311,18 +349,27 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
         cell(out, 14, LEFT, format_args!("{}", Clean(g.label())));
         nums(out, 12, &[v], 3);
         let points = Points { points: g.k, boots };
-        let _ = writeln!(out, " ns/pair  {role}, {points}");
+        let _ = writeln!(out, " {}  {role}, {points}", r.unit().short);
     }
     let some_shared = c.boots != (ctl.k, test.k);
     // Both intervals; the verdict uses the wider (see `Intervals`).
     let (w, b) = (&c.iv.within, &c.iv.between);
-    let _ = writeln!(out, "  change          {}", Pct(c.change));
-    let _ = match w.low.is_nan() {
-        true => out.write_str("  within-point    n/a (a point has 1 round)\n"),
-        false => writeln!(
+    let none = ["", "  (no change)"][(c.reasons & Reason::NoChange.bit() != 0) as usize];
+    let _ = writeln!(out, "  change          {}{none}", Pct(c.change));
+    const NEXT: &str = "\n                  ";
+    out.bytes(b"  within-point    ");
+    let _ = match (w.low.is_nan(), w.exact()) {
+        (true, _) => out.write_str("n/a (a point has 1 round)"),
+        (_, true) => write!(
             out,
-            "  within-point    {} .. {}  95% CI\n                  \
-             Welch, df {}, {} vs {} rounds",
+            "{} exact (no spread){NEXT}every round alike, {} vs {} rounds",
+            Pct(w.low),
+            c.rounds.1,
+            c.rounds.0
+        ),
+        _ => write!(
+            out,
+            "{} .. {}  95% CI{NEXT}Welch, df {}, {} vs {} rounds",
             Pct(w.low),
             Pct(w.high),
             Dec(w.df, 1),
@@ -330,25 +377,31 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
             c.rounds.0,
         ),
     };
-    out.bytes(b"  between-point   ");
-    if b.low.is_nan() {
-        let _ = writeln!(
+    out.bytes(b"\n  between-point   ");
+    let vs = Units(c.boots.0, some_shared);
+    let _ = match (b.low.is_nan(), b.exact()) {
+        (true, _) => write!(
             out,
-            "n/a (one {} per label): the claim rests\n                  \
-             on the within-point interval only",
+            "n/a (one {} per label): the claim rests{NEXT}on the within-point interval only",
             ["point", "boot"][some_shared as usize]
-        );
-    } else {
-        let _ = writeln!(
+        ),
+        (_, true) => write!(
             out,
-            "{} .. {}  95% CI\n                  Welch, df {}, {} vs {}",
+            "{} exact (no spread){NEXT}identical across {} vs {}",
+            Pct(b.low),
+            c.boots.1,
+            Units(c.boots.0, true)
+        ),
+        _ => write!(
+            out,
+            "{} .. {}  95% CI{NEXT}Welch, df {}, {} vs {vs}",
             Pct(b.low),
             Pct(b.high),
             Dec(b.df, 1),
-            c.boots.1,
-            Units(c.boots.0, some_shared)
-        );
-    }
+            c.boots.1
+        ),
+    };
+    out.bytes(b"\n");
     for g in [ctl, test] {
         for &i in g.points() {
             if let Some(m) = shared(r, g, i) {
@@ -382,7 +435,7 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
 /// Why a comparison is NOT CONFIRMED, one text per `why` bit, as the text
 /// says it: with the drop-first change as the cross-check, or (with
 /// --drop-first) the all-rounds change.
-pub(super) const REASONS: [[&str; 8]; 2] = [
+pub(super) const REASONS: [[&str; 9]; 2] = [
     [
         "|change| is under the gate",
         "the drop-first change has the other sign",
@@ -392,6 +445,7 @@ pub(super) const REASONS: [[&str; 8]; 2] = [
         "no drift: one control boot (run A B A)",
         "a point has 1 round: no drop-first, no spread",
         "the wider 95% CI includes 0",
+        "no change: the values are identical",
     ],
     [
         "|change| is under the gate",
@@ -402,11 +456,16 @@ pub(super) const REASONS: [[&str; 8]; 2] = [
         "no drift: one control boot (run A B A)",
         "a point has 1 round: no drop-first, no spread",
         "the wider 95% CI includes 0",
+        "no change: the values are identical",
     ],
 ];
 
+/// The first reason, when the wider interval is clear of zero: a real
+/// change, only smaller than the gate (not noise).
+pub(super) const UNDER_GATE_CLEAR: &str = "|change| is under the gate, though clear of zero";
+
 /// The same reasons as TSV codes.
-const REASON_CODES: [&str; 8] = [
+const REASON_CODES: [&str; 9] = [
     "under_gate",
     "second_sign",
     "second_under_gate",
@@ -415,11 +474,12 @@ const REASON_CODES: [&str; 8] = [
     "no_drift",
     "few_rounds",
     "ci_includes_zero",
+    "no_change",
 ];
 
 /// The names of the bits set in `bits`: `first` before the first one,
 /// `sep` before the others.
-fn list(w: &mut dyn Write, bits: u8, names: &[&str; 8], first: &str, sep: &str) {
+fn list(w: &mut dyn Write, bits: u16, names: &[&str; 9], first: &str, sep: &str) {
     let mut before = first;
     for (i, name) in names.iter().enumerate() {
         if bits & (1 << i) != 0 {
@@ -427,6 +487,13 @@ fn list(w: &mut dyn Write, bits: u8, names: &[&str; 8], first: &str, sep: &str) 
             before = sep;
         }
     }
+}
+
+/// Under the gate and clear of zero: a change the interval shows, smaller
+/// than the gate.
+pub(super) fn clear_under_gate(c: &Comparison) -> bool {
+    let (under, spans) = (Reason::UnderGate.bit(), Reason::SpansZero.bit());
+    c.reasons & (under | spans | Reason::FewRounds.bit()) == under
 }
 
 /// `CONFIRMED ...` or `NOT CONFIRMED ...:` and the reasons.
@@ -438,13 +505,11 @@ fn verdict(r: &Report, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str
         Dec(r.args.gate, 3),
         ["", ":"][(c.reasons != 0) as usize]
     );
-    list(
-        w,
-        c.reasons,
-        &REASONS[r.args.drop_first as usize],
-        first,
-        sep,
-    );
+    let mut names = REASONS[r.args.drop_first as usize];
+    if clear_under_gate(c) {
+        names[Reason::UnderGate as usize] = UNDER_GATE_CLEAR;
+    }
+    list(w, c.reasons, &names, first, sep);
 }
 
 /// The paragraph to paste (unwrapped).
@@ -468,6 +533,9 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
         ["", ", each on its own boot (distinct boot ids)"][distinct as usize],
         ["", ", first round of each point dropped"][r.args.drop_first as usize]
     );
+    if r.icount() {
+        let _ = write!(w, " The points were {ICOUNT}.");
+    }
     for g in r.groups {
         for &i in g.points() {
             if let Some(m) = shared(r, g, i) {
@@ -484,10 +552,11 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
         let (p, s) = (r.point(i), r.sample(i));
         let _ = write!(
             w,
-            " Point {} ({}): {} ns/pair over {} round{}, CV {}",
+            " Point {} ({}): {} {} over {} round{}, CV {}",
             i + 1,
             Clean(r.args.label(i)),
             Dec(s.mean, 3),
+            r.unit().prose,
             s.s.n,
             ["s", ""][(s.s.n == 1) as usize],
             Cv(spread(&s.s).1)
@@ -518,7 +587,7 @@ pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
     let some_shared = c.boots != (ctl.k, test.k);
     let _ = write!(
         w,
-        "{} vs {} ({}, {} ns/pair): {}",
+        "{} vs {} ({}, {} {}): {}",
         Clean(test.label()),
         Clean(ctl.label()),
         Points {
@@ -526,35 +595,50 @@ pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
             boots: c.boots.0
         },
         Dec(c.control, 3),
+        r.unit().prose,
         Pct(c.change)
     );
     let (wi, b) = (&c.iv.within, &c.iv.between);
-    let _ = match wi.low.is_nan() {
-        true => w.write_str(" (95% CI within points n/a, a point has 1 round"),
-        false => write!(
+    let (rounds, vs) = (c.rounds, Units(c.boots.0, some_shared));
+    let _ = match (wi.low.is_nan(), wi.exact()) {
+        (true, _) => w.write_str(" (95% CI within points n/a, a point has 1 round"),
+        (_, true) => write!(
+            w,
+            " (95% CI within points {} exact, every round alike, {} vs {} rounds",
+            Pct(wi.low),
+            rounds.1,
+            rounds.0
+        ),
+        _ => write!(
             w,
             " (95% CI within points {} to {}, Welch, {} vs {} rounds",
             Pct(wi.low),
             Pct(wi.high),
-            c.rounds.1,
-            c.rounds.0
+            rounds.1,
+            rounds.0
         ),
     };
     let one = ["point", "boot"][some_shared as usize];
-    let _ = match (b.low.is_nan(), wi.low.is_nan()) {
-        (true, true) => write!(w, "; between points n/a, one {one} per label)"),
-        (true, false) => write!(
+    let _ = match (b.low.is_nan(), b.exact(), wi.low.is_nan()) {
+        (true, _, true) => write!(w, "; between points n/a, one {one} per label)"),
+        (true, _, false) => write!(
             w,
             "; between points n/a, one {one} per label: the claim rests on the within-point \
              interval only)"
         ),
-        (false, _) => write!(
+        (_, true, _) => write!(
             w,
-            "; between points {} to {}, {} vs {})",
+            "; between points {} exact, identical across {} vs {})",
+            Pct(b.low),
+            c.boots.1,
+            Units(c.boots.0, true)
+        ),
+        _ => write!(
+            w,
+            "; between points {} to {}, {} vs {vs})",
             Pct(b.low),
             Pct(b.high),
-            c.boots.1,
-            Units(c.boots.0, some_shared)
+            c.boots.1
         ),
     };
     let _ = write!(
@@ -575,7 +659,7 @@ test_points\tcontrol_means\ttest_means\tcontrol_value\ttest_value\tchange_pct\t\
 within_ci95_low_pct\twithin_ci95_high_pct\twithin_df\tcontrol_rounds\ttest_rounds\t\
 between_ci95_low_pct\tbetween_ci95_high_pct\tbetween_df\tall_rounds_pct\t\
 drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct\tbasis\t\
-confirmed\treasons\tcontrol_boots\ttest_boots";
+confirmed\treasons\tcontrol_boots\ttest_boots\ttimebase";
 
 /// The result summary as TSV.
 pub fn tsv(r: &Report, out: &mut Out) {
@@ -639,10 +723,11 @@ pub fn tsv(r: &Report, out: &mut Out) {
         list(out, c.reasons, &REASON_CODES, "", ",");
         let _ = writeln!(
             out,
-            "{}\t{}\t{}",
+            "{}\t{}\t{}\t{}",
             ["-", ""][(c.reasons != 0) as usize],
             c.boots.0,
-            c.boots.1
+            c.boots.1,
+            ["wall", "icount"][r.icount() as usize]
         );
     }
 }

@@ -253,6 +253,15 @@ pub fn published(name: &str) -> String {
     )
 }
 
+/// The path of an icount fixture (tests/fixtures/icount: points on QEMU
+/// TCG's instruction clock, exact across boots).
+pub fn icount(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/icount/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
 /// Every line of a mail-ready text fits 72 columns and none ends in a
 /// blank.
 pub fn assert_narrow(text: &str) {
