@@ -612,3 +612,47 @@ fn icount_points_are_drafted_in_instructions() {
         r.err
     );
 }
+
+/// pollwake's points, one mode read (`--mode idle`): the subject names that
+/// mode's workload in kernel words, and what a figure is per.
+#[test]
+fn a_pollwake_mode_is_named_in_kernel_words() {
+    let d = Scratch::new("report-pollwake");
+    let dir = d.to_str().unwrap();
+    let mut files = Vec::new();
+    for (n, name) in ["a.txt", "b.txt"].iter().enumerate() {
+        let Some(r) = utils::ran(&["--profile", "pollwake", "--smoke", "--rounds", "2"]) else {
+            return;
+        };
+        assert_eq!(r.code, 0, "{}", r.err);
+        // Each as if from a boot of its own (both ran on this one).
+        let id = utils::fields(utils::line(&r.out, "# uring-repro "))["boot_id"].to_owned();
+        files.push(write(
+            &d,
+            name,
+            &r.out.replace(&id, &format!("0{n}0{n}0{n}0{n}-boot")),
+        ));
+    }
+    let r = report_in(
+        dir,
+        &[
+            "--mode",
+            "idle",
+            &format!("A={}", files[0]),
+            &format!("B={}", files[1]),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert!(
+        r.out
+            .starts_with("Subject: [REGRESSION] io_uring poll wakeup, idle epoll "),
+        "{}",
+        r.out
+    );
+    assert!(
+        flat(&r.out).contains("Results, ns per MSG_RING completion"),
+        "{}",
+        r.out
+    );
+}

@@ -14,7 +14,7 @@
 use core::fmt::{self, Write};
 
 use super::banner::{Facts, F, FACTS};
-use super::input::{Format, Point, ALL, BOOT_ID, KERNEL};
+use super::input::{Format, Point, ALL, BOOT_ID, KERNEL, PROFILE};
 use super::output::{self, cell, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::{analyse, with_points, Args, Comparison, Group, Reason, MAX_POINTS, NO_GROUP};
 use crate::exit::{self, fail};
@@ -364,13 +364,22 @@ impl<'r, 'a> Mail<'r, 'a> {
     /// The workload in kernel words and what a figure is per (`pair` when
     /// the points do not name a workload this draft knows).
     fn workload_words(&self) -> (Option<&'static str>, &'static str) {
-        let known = self.every(F::Profile).and_then(|p| {
+        let known = self.profile().and_then(|p| {
             WORKLOADS
                 .iter()
                 .find(|w| w.0.as_bytes() == p)
                 .map(|w| (w.1, w.2))
         });
         known.map_or((None, "pair"), |(name, per)| (Some(name), per))
+    }
+
+    /// The profile every point's rows are of (pollwake's: the mode read,
+    /// `pollwake_idle`, where the banner says `pollwake`), if every point
+    /// states it.
+    fn profile(&self) -> Option<&'r [u8]> {
+        let p = self.pts.first()?.tag(PROFILE);
+        let all = self.pts.iter().all(|q| q.tag(PROFILE) == p);
+        (all && !p.is_empty()).then_some(p)
     }
 
     /// The title: --title, else the workload in kernel words, the first
@@ -382,7 +391,7 @@ impl<'r, 'a> Mail<'r, 'a> {
             return;
         }
         let mut t = Text::<128>::new();
-        match (self.workload_words().0, self.every(F::Profile)) {
+        match (self.workload_words().0, self.profile()) {
             (Some(name), _) => {
                 let _ = write!(t, "{name} ");
             }
