@@ -354,9 +354,14 @@ pub fn wrap(w: &mut dyn Write, text: &str, mut col: usize, indent: usize, width:
             col += 1;
         }
         // The part of the word past the line's end goes on the next one.
-        while let Some((at, _)) = word.char_indices().nth(width.saturating_sub(col).max(1)) {
-            let _ = write!(w, "{}\n{:indent$}", &word[..at], "");
-            (word, col) = (&word[at..], indent);
+        let room = |col: usize| width.saturating_sub(col).max(1);
+        while let Some((head, rest)) = word
+            .char_indices()
+            .nth(room(col))
+            .and_then(|(at, _)| word.split_at_checked(at))
+        {
+            let _ = write!(w, "{head}\n{:indent$}", "");
+            (word, col) = (rest, indent);
         }
         let _ = w.write_str(word);
         col += word.chars().count();

@@ -240,7 +240,10 @@ impl CommandLine {
                 },
                 _ => c.len_utf8(),
             };
-            let (unit, after) = rest.split_at(len.min(rest.len()));
+            // An escape is ASCII: `len` is always a boundary (else one char).
+            let (unit, after) = rest
+                .split_at_checked(len)
+                .unwrap_or_else(|| rest.split_at_checked(c.len_utf8()).unwrap_or((rest, "")));
             // Room for the unit and a closing `'\` after it.
             if self.col + unit.chars().count() + 2 > WIDTH {
                 let close = if quote.is_empty() { "\\\n" } else { "'\\\n" };

@@ -136,7 +136,8 @@ pub(super) fn cell(out: &mut Out, width: usize, align: u8, args: fmt::Arguments<
         s = s
             .char_indices()
             .nth(n + 3 - width)
-            .map_or("", |(at, _)| &s[at..]);
+            .and_then(|(at, _)| s.split_at_checked(at))
+            .map_or("", |(_, tail)| tail);
     }
     let pad = width - s.chars().count();
     if align == RIGHT {
