@@ -54,6 +54,15 @@ fn point(dir: &Path, name: &str, ns: f64, last_pass: u8, rounds: usize) -> Strin
     p.to_string_lossy().into_owned()
 }
 
+/// `compare --bisect`, `options` first, then each point as `LABEL=FILE`.
+fn bisect(options: &[&str], points: &[(&str, &str)]) -> Run {
+    let points: Vec<String> = points.iter().map(|(l, f)| format!("{l}={f}")).collect();
+    let mut args = vec!["compare", "--bisect"];
+    args.extend(options);
+    args.extend(points.iter().map(String::as_str));
+    run(&args)
+}
+
 /// `compare --bisect` with the published references and `new`.
 fn step(new: &str) -> Run {
     let (a, b, child) = (
@@ -61,14 +70,10 @@ fn step(new: &str) -> Run {
         published("parent_b.txt"),
         published("child.txt"),
     );
-    run(&[
-        "compare",
-        "--bisect",
-        &format!("good={a}"),
-        &format!("good={b}"),
-        &format!("bad={child}"),
-        &format!("new={new}"),
-    ])
+    bisect(
+        &[],
+        &[("good", &a), ("good", &b), ("bad", &child), ("new", new)],
+    )
 }
 
 #[test]
@@ -186,40 +191,22 @@ fn points_of_another_contract_are_not_judged() {
     };
     let bad = shared("bad.txt", &child);
     let new = point(&d, "new.txt", 180.2, 1, 15);
-    let r = run(&[
-        "compare",
-        "--bisect",
-        &format!("good={a}"),
-        &format!("good={b}"),
-        &format!("bad={bad}"),
-        &format!("new={new}"),
-    ]);
-    assert_eq!(r.code, 128, "{}", r.err);
-    assert!(
-        r.err.starts_with(&format!(
-            "uring-repro: {bad}: futex=shared beside futex=private in {a}"
-        )),
-        "{}",
-        r.err
+    let r = bisect(
+        &[],
+        &[("good", &a), ("good", &b), ("bad", &bad), ("new", &new)],
     );
+    assert_eq!(r.code, 128, "{}", r.err);
+    let said = "futex=shared beside futex=private in";
+    let named = |file: &str| format!("uring-repro: {file}: {said} {a}");
+    assert!(r.err.starts_with(&named(&bad)), "{}", r.err);
     // The new point named first on the command line: still the one judged.
     let new = shared("new-shared.txt", &a);
-    let r = run(&[
-        "compare",
-        "--bisect",
-        &format!("new={new}"),
-        &format!("good={a}"),
-        &format!("good={b}"),
-        &format!("bad={child}"),
-    ]);
-    assert_eq!(r.code, 125, "{}", r.err);
-    assert!(
-        r.err.starts_with(&format!(
-            "uring-repro: {new}: futex=shared beside futex=private in {a}"
-        )),
-        "{}",
-        r.err
+    let r = bisect(
+        &[],
+        &[("new", &new), ("good", &a), ("good", &b), ("bad", &child)],
     );
+    assert_eq!(r.code, 125, "{}", r.err);
+    assert!(r.err.starts_with(&named(&new)), "{}", r.err);
     assert!(r.out.is_empty());
 }
 
@@ -233,31 +220,16 @@ fn a_reference_counted_twice_stops_the_bisect() {
         published("parent_b.txt"),
         published("child.txt"),
     );
-    let new = format!("new={}", point(&d, "new.txt", 196.3, 1, 15));
+    let new = point(&d, "new.txt", 196.3, 1, 15);
+    let tsv = published("child.tsv");
     for args in [
-        [
-            format!("good={a}"),
-            format!("good={a}"),
-            format!("bad={child}"),
-            new.clone(),
-        ],
-        [
-            format!("good={a}"),
-            format!("good={b}"),
-            format!("bad={a}"),
-            new.clone(),
-        ],
+        [("good", &a), ("good", &a), ("bad", &child), ("new", &new)],
+        [("good", &a), ("good", &b), ("bad", &a), ("new", &new)],
         // The new point from the bad reference's boot (its TSV).
-        [
-            format!("good={a}"),
-            format!("bad={child}"),
-            format!("new={}", published("child.tsv")),
-            String::new(),
-        ],
+        [("good", &a), ("good", &b), ("bad", &child), ("new", &tsv)],
     ] {
-        let mut argv = vec!["compare", "--bisect"];
-        argv.extend(args.iter().map(String::as_str).filter(|a| !a.is_empty()));
-        let r = run(&argv);
+        let args = args.map(|(l, f)| (l, f.as_str()));
+        let r = bisect(&[], &args);
         assert_eq!(r.code, 128, "{args:?}: {}", r.err);
         assert_eq!(r.err.lines().count(), 1, "{}", r.err);
         assert!(r.out.is_empty());
@@ -271,11 +243,7 @@ fn a_reference_counted_twice_stops_the_bisect() {
 #[test]
 fn one_round_points_are_not_judged() {
     let d = Scratch::new("bisect-one-round");
-    let (a, b, child) = (
-        published("parent_a.txt"),
-        published("parent_b.txt"),
-        published("child.txt"),
-    );
+    let child = published("child.txt");
     let one = |name: &str, ns: f64| {
         let p = d.join(name);
         let t = format!(
@@ -286,14 +254,7 @@ fn one_round_points_are_not_judged() {
         p.to_string_lossy().into_owned()
     };
     let new = one("new.txt", 196.3);
-    let r = run(&[
-        "compare",
-        "--bisect",
-        &format!("good={a}"),
-        &format!("good={b}"),
-        &format!("bad={child}"),
-        &format!("new={new}"),
-    ]);
+    let r = step(&new);
     assert_eq!(r.code, 125, "{}{}", r.out, r.err);
     assert!(r.out.is_empty(), "{}", r.out);
     assert_eq!(
@@ -301,13 +262,7 @@ fn one_round_points_are_not_judged() {
         format!("uring-repro: {new}: 1 round: no spread within the point (it needs 2 or more)\n")
     );
     let (g, new) = (one("good.txt", 180.0), point(&d, "n2.txt", 196.3, 1, 15));
-    let r = run(&[
-        "compare",
-        "--bisect",
-        &format!("good={g}"),
-        &format!("bad={child}"),
-        &format!("new={new}"),
-    ]);
+    let r = bisect(&[], &[("good", &g), ("bad", &child), ("new", &new)]);
     assert_eq!(r.code, 128, "{}{}", r.out, r.err);
     assert_eq!(
         r.err,
@@ -328,31 +283,23 @@ fn icount_points_are_placed_exactly() {
     let text = std::fs::read_to_string(icount("s0_child_2.txt")).unwrap();
     std::fs::write(&new, text.replace("9c2b7e15-", "0f1e2d3c-")).unwrap();
     let new = new.to_string_lossy().into_owned();
-    let r = run(&[
-        "compare",
-        "--bisect",
-        "--gate",
-        "1",
-        &format!("good={}", icount("s0_parent_1.txt")),
-        &format!("good={}", icount("s0_parent_2.txt")),
-        &format!("bad={}", icount("s0_child_1.txt")),
-        &format!("bad={}", icount("s0_child_2.txt")),
-        &format!("new={new}"),
-    ]);
+    let r = bisect(
+        &["--gate", "1"],
+        &[
+            ("good", &icount("s0_parent_1.txt")),
+            ("good", &icount("s0_parent_2.txt")),
+            ("bad", &icount("s0_child_1.txt")),
+            ("bad", &icount("s0_child_2.txt")),
+            ("new", &new),
+        ],
+    );
     assert_eq!(r.code, 1, "{}{}", r.out, r.err);
     assert_eq!(
         r.out,
         "bisect: bad: new 1558.74 (good 1500.74, bad 1558.74) at 100% [100%,100%]\n"
     );
-    let (a, b) = (published("parent_a.txt"), published("parent_b.txt"));
-    let r = run(&[
-        "compare",
-        "--bisect",
-        &format!("good={a}"),
-        &format!("good={b}"),
-        &format!("bad={}", published("child.txt")),
-        &format!("new={new}"),
-    ]);
+    let a = published("parent_a.txt");
+    let r = step(&new);
     assert_eq!(r.code, 125, "{}", r.err);
     assert!(
         r.err.starts_with(&format!(

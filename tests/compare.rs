@@ -19,6 +19,11 @@ fn own_boot(out: &str, n: u8) -> String {
     )
 }
 
+/// The published sandwich in our stdout format: parent A, child, parent B.
+fn sandwich() -> [String; 3] {
+    ["parent_a.txt", "child.txt", "parent_b.txt"].map(published)
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -39,11 +44,7 @@ fn field<'a>(text: &'a str, label: &str) -> &'a str {
 
 #[test]
 fn published_sandwich_from_our_stdout() {
-    let (a, b, c) = (
-        published("parent_a.txt"),
-        published("child.txt"),
-        published("parent_b.txt"),
-    );
+    let [a, b, c] = sandwich();
     let Run { code, out, err } = run(&["compare", &a, &b, &c]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
@@ -418,11 +419,7 @@ fn sixteen_points_stay_within_72_columns() {
 /// a path in a deep directory: every line still fits.
 #[test]
 fn drop_first_and_long_values_stay_within_72_columns() {
-    let (a, b, c) = (
-        published("parent_a.txt"),
-        published("child.txt"),
-        published("parent_b.txt"),
-    );
+    let [a, b, c] = sandwich();
     let Run { code, out, err } = run(&["compare", "--drop-first", &a, &b, &c]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
@@ -696,11 +693,7 @@ const CONTRACT: &str = "40383f68e91cc249d50cd7cb5170861f61d6f0991bf93c2dbf6edd54
 /// --tsv) counts once in the between-point spread, and the text says so.
 #[test]
 fn a_boot_counts_once() {
-    let (a, b, c) = (
-        published("parent_a.txt"),
-        published("child.txt"),
-        published("parent_b.txt"),
-    );
+    let [a, b, c] = sandwich();
     // The published parent twice: no drift, no spread, CONFIRMED before.
     let Run { code, out, err } = run(&["compare", &a, &b, &a]);
     assert_eq!((code, out.as_str()), (2, ""));

@@ -30,6 +30,14 @@ fn report_in(dir: &str, args: &[&str]) -> Run {
         .into()
 }
 
+/// `report A=a B=b A=c`, run in `dir`: a sandwich as a user types it.
+fn aba(dir: &str, [a, b, c]: [&str; 3]) -> Run {
+    report_in(
+        dir,
+        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
+    )
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> String {
     std::fs::write(dir.join(name), text).unwrap();
     name.to_owned()
@@ -39,6 +47,14 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 /// wherever the wrap put it.
 fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Each of `phrases` is in `draft`, wherever the wrap put it.
+fn assert_says(draft: &str, phrases: &[&str]) {
+    let f = flat(draft);
+    for phrase in phrases {
+        assert!(f.contains(phrase), "{phrase:?} in\n{draft}");
+    }
 }
 
 const SANDWICH: [&str; 4] = [
@@ -164,10 +180,7 @@ fn points_sharing_a_boot_id_give_the_warning() {
         "0a0a0a0a-0000-4000-8000-000000000001",
     );
     let c = write(&d, "c.txt", &same);
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert_narrow(&r.out);
     let f = flat(&r.out);
@@ -204,10 +217,7 @@ fn a_failing_point_is_not_evidence_and_exits_1() {
     );
     let b = write(&d, "b.txt", &child);
     let c = write(&d, "c.txt", &fixture("parent_b.txt"));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 1, "{}", r.err);
     assert_narrow(&r.out);
     assert!(
@@ -249,10 +259,7 @@ fn a_missing_banner_fact_is_named_and_left_out() {
     let a = write(&d, "a.txt", &fixture("parent_a.txt"));
     let b = write(&d, "b.txt", &drop_model("child.txt"));
     let c = write(&d, "c.txt", &fixture("parent_b.txt"));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(
         r.err.contains("cpu_model (not in point 2)") && r.err.lines().count() == 1,
@@ -270,10 +277,7 @@ fn a_missing_banner_fact_is_named_and_left_out() {
     // No point with it: not in the draft at all.
     let a = write(&d, "a.txt", &drop_model("parent_a.txt"));
     let c = write(&d, "c.txt", &drop_model("parent_b.txt"));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(r.err.contains("cpu_model (no point)"), "{}", r.err);
     assert!(!r.out.contains("i7-12700KF"), "{}", r.out);
@@ -308,10 +312,7 @@ fn witness_lines_are_carried_wrapped() {
     let a = write(&d, "a.txt", &witnessed("parent_a.txt", functions));
     let b = write(&d, "b.txt", &witnessed("child.txt", functions));
     let c = write(&d, "c.txt", &witnessed("parent_b.txt", functions));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert_narrow(&r.out);
     assert_eq!(r.out.matches("witness: events").count(), 1, "{}", r.out);
@@ -334,10 +335,7 @@ fn witness_lines_are_carried_wrapped() {
         "io_futex_complete=0 -> MISMATCH",
     );
     let b = write(&d, "b.txt", &witnessed("child.txt", &other));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_narrow(&r.out);
     assert_eq!(r.out.matches("witness: events").count(), 3, "{}", r.out);
     assert!(
@@ -518,10 +516,7 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
     let injected = fixture("child.txt").replace(" clock=vdso\n", " clock=vdso inject_ns=100\n");
     let b = write(&d, "b.txt", &injected);
     let c = write(&d, "c.tsv", &fixture("parent_b.tsv"));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert_narrow(&r.out);
     let f = flat(&r.out);
@@ -565,8 +560,9 @@ fn icount_points_are_drafted_in_instructions() {
     for bad in [" ns/pair", "Results, ns", "nan", "inf%"] {
         assert!(!r.out.contains(bad), "{bad:?} in\n{}", r.out);
     }
-    let f = flat(&r.out);
-    for phrase in [
+    assert_says(
+        &r.out,
+        &[
         "every figure is guest instructions per pair (user + kernel), not time.",
         "Results, guest instructions per WAIT/WAKE pair under QEMU TCG icount, not time",
         "against the control parent at 1500.745 instructions/pair:",
@@ -575,9 +571,8 @@ fn icount_points_are_drafted_in_instructions() {
         "The change is clear of zero but under the 5.000% gate: no regression is claimed at this gate.",
         "#regzbot title: io_uring futex WAIT/WAKE +3.865% at 079afb081c42",
         "boot each kernel under QEMU TCG with -icount shift=0 (as the points were) and run there",
-    ] {
-        assert!(f.contains(phrase), "{phrase:?} in\n{}", r.out);
-    }
+    ],
+    );
     // n0 on both kernels: no change, in kernel words.
     let r = utils::run(&[
         "report",
@@ -586,19 +581,14 @@ fn icount_points_are_drafted_in_instructions() {
     ]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert_narrow(&r.out);
-    assert!(
-        r.out
-            .starts_with("Subject: [REGRESSION] io_uring NOP 0.000%\n"),
-        "{}",
-        r.out
+    assert_says(
+        &r.out,
+        &[
+        "Subject: [REGRESSION] io_uring NOP 0.000% ",
+        "Results, guest instructions per NOP under",
+        "no change: the values are identical. The values are identical: no change, no regression.",
+    ],
     );
-    let f = flat(&r.out);
-    assert!(
-        f.contains("Results, guest instructions per NOP under"),
-        "{}",
-        r.out
-    );
-    assert!(f.contains("no change: the values are identical. The values are identical: no change, no regression."), "{}", r.out);
     // Beside wall-clock points: refused.
     let r = utils::run(&[
         "report",
