@@ -768,6 +768,25 @@ fn a_boot_counts_once() {
         para.contains("(midpoint of 2 boots, 179.968 ns/pair)"),
         "{para}"
     );
+    // Fifteen runs of one boot under one label: one boot, and the line
+    // naming them still fits.
+    let dir = Scratch::new("one-boot-15");
+    let text = std::fs::read_to_string(&a).unwrap();
+    let mut args = vec!["compare".to_string()];
+    for i in 0..15 {
+        let copy = format!("# run {i} of this boot\n{text}");
+        args.push(format!(
+            "base={}",
+            write(&dir, &format!("run{i}.txt"), &copy)
+        ));
+    }
+    args.push(format!("patch={b}"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let Run { code, out, err } = run(&args);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    assert!(out.contains("control, 1 boot\n"), "{out}");
+    assert!(out.contains("  one boot        points 1, 2, 3,"), "{out}");
 }
 
 /// The published point `name` cut to its first round (the banner says

@@ -406,11 +406,11 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
     for g in [ctl, test] {
         for &i in g.points() {
             if let Some(m) = shared(r, g, i) {
-                let _ = writeln!(
-                    out,
-                    "  one boot        {} (counted once)",
-                    PointsOf(m, false)
-                );
+                // Up to 16 points: wrapped, as every line.
+                let mut line = Text::<256>::new();
+                let _ = write!(line, "{} (counted once)", PointsOf(m, false));
+                out.bytes(b"  one boot        ");
+                report::wrap(out, line.as_str(), 18, 18, WIDTH);
             }
         }
     }
