@@ -17,7 +17,7 @@ use crate::config::{
 };
 use crate::initramfs::{self, args::ARGS_MAX};
 use crate::profile::ProfileId;
-use crate::report::Bytes;
+use crate::report::Clean;
 
 /// What the command line asks for (parsed once: its size does not matter).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,9 +92,9 @@ impl fmt::Display for UsageError<'_> {
             write!(f, "{c}: ")?;
         }
         if !self.arg.is_empty() {
-            write!(f, "{}", Bytes(self.arg))?;
+            write!(f, "{}", Clean(self.arg))?;
             if let Some(v) = self.value {
-                write!(f, " {}", Bytes(v))?;
+                write!(f, " {}", Clean(v))?;
             }
             f.write_str(": ")?;
         }
@@ -479,6 +479,7 @@ fn compare_args(
         }
         let plain: [Option<&[u8]>; 3] = [Some(b"A"), Some(b"B"), Some(b"A")];
         a.labels[..a.n].copy_from_slice(&plain[..a.n]);
+        a.plain = true;
     }
     Ok(a)
 }

@@ -20,7 +20,7 @@ use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::ops;
-use crate::report::{self, Bytes, Line};
+use crate::report::{self, Bytes, Clean, Line};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
@@ -261,7 +261,7 @@ fn tsv_file(cfg: &RunConfig) -> Result<Option<TsvFile>, Exit> {
             Errno::EEXIST => "exists (never overwritten)",
             _ => "cannot be created",
         };
-        let path = Bytes(path);
+        let path = Clean(path);
         Exit::new(exit::USAGE, format_args!("--tsv {path}: {why}: {e}"))
     })
 }
