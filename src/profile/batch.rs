@@ -12,6 +12,7 @@
 
 use super::collect::{collect, submitted};
 use super::futex::Futex;
+use super::inject;
 use super::{ProfileId, Timed, Workload};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::ops;
@@ -69,7 +70,7 @@ impl Workload for Batch {
         if submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
             collect(ring, &mut check, ledger, n, seq);
         }
-        let t1 = clock.end_ns(f.inject_ns);
+        let t1 = inject::end_ns(clock, f.inject_ns);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

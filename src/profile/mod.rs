@@ -12,6 +12,7 @@ mod collect;
 pub mod contract;
 mod driver;
 mod futex;
+mod inject;
 mod lifecycle;
 mod output;
 mod pollwake;

@@ -11,6 +11,7 @@
 
 use super::collect::{collect, submitted};
 use super::futex::Futex;
+use super::inject;
 use super::{Timed, Workload};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::ops;
@@ -50,7 +51,7 @@ impl Workload for WaitCancel {
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }
-        let t1 = clock.end_ns(f.inject_ns);
+        let t1 = inject::end_ns(clock, f.inject_ns);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

@@ -16,6 +16,7 @@
 
 use super::collect::{collect, pushed, submitted};
 use super::futex::{Futex, CELL_BYTES};
+use super::inject;
 use super::{Timed, Workload};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::ops;
@@ -56,7 +57,7 @@ impl Workload for WaitWake {
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }
-        let t1 = clock.end_ns(f.inject_ns);
+        let t1 = inject::end_ns(clock, f.inject_ns);
         // Every failure outside the check is a failed submission (`ok`).
         let clean = check.finish_own(ledger) && ok;
         (t1.wrapping_sub(t0), clean)

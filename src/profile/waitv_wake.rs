@@ -13,6 +13,7 @@
 
 use super::collect::{collect, submitted};
 use super::futex::{Futex, MAX_CELLS};
+use super::inject;
 use super::shape::{WAITV_CHECK_INDEX, WAITV_WAKE_INDEX, WAITV_WIDTH};
 use super::{Timed, Workload};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
@@ -102,7 +103,7 @@ impl Workload for WaitvWake {
         if ok {
             collect(ring, &mut check, ledger, 2 * g, seq);
         }
-        let t1 = clock.end_ns(self.f.inject_ns);
+        let t1 = inject::end_ns(clock, self.f.inject_ns);
         if ok {
             // Nobody may be left waiting on any word of a completed WAITV.
             for i in 0..g {

@@ -41,7 +41,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, submitted};
-use super::{setup, shape, ProfileId, Timed, Workload};
+use super::{inject, setup, shape, ProfileId, Timed, Workload};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, KINDS};
 use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, RING_ENTRIES};
 use crate::cpu;
@@ -357,7 +357,7 @@ impl Pollwake {
                 _ => collect(&mut p.targets[slot(m)], &mut check, l, n, seq),
             }
         }
-        let t3 = clock.end_ns(p.o.inject_ns);
+        let t3 = inject::end_ns(clock, p.o.inject_ns);
         p.gap_ns[m as usize] += t2.wrapping_sub(t1);
         p.gap_bursts[m as usize] += 1;
         let clean = check.finish(l, before) && ok;
