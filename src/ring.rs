@@ -203,16 +203,13 @@ impl Ring {
         .map(|_| ())
     }
 
-    /// Writes `sqe` into the next free slot; false when the SQ is full.
-    #[inline(always)]
-    pub fn push(&mut self, sqe: &IoUringSqe) -> bool {
-        self.push_batch(1, |_| *sqe)
-    }
-
     /// Writes `n` SQEs made by `make(i)` into consecutive slots; false (and
-    /// nothing written) when fewer than `n` slots are free. The ring fields
-    /// are copied to locals so the loop does not reload them after each
-    /// store through the SQE pointer.
+    /// nothing written) when fewer than `n` slots are free: a batch is
+    /// queued whole or not at all, and the caller must say which happened
+    /// (`collect::pushed` counts a refusal). The ring fields are copied to
+    /// locals so the loop does not reload them after each store through
+    /// the SQE pointer.
+    #[must_use = "a batch that did not fit was not queued"]
     #[inline(always)]
     pub fn push_batch(&mut self, n: u32, mut make: impl FnMut(u32) -> IoUringSqe) -> bool {
         // First: a batch larger than the SQ would wrap onto its own slots.
@@ -438,7 +435,7 @@ mod tests {
     #[test]
     fn a_batch_larger_than_the_sq_is_refused_and_writes_nothing() {
         let Some(mut r) = ring() else { return };
-        assert!(r.push(&ops::nop(7)));
+        assert!(r.push_batch(1, |_| ops::nop(7)));
         let n = r.sq_entries + 1;
         let mut made = 0;
         assert!(!r.push_batch(n, |i| {
@@ -458,9 +455,12 @@ mod tests {
         let Some(mut r) = ring() else { return };
         let n = r.sq_entries;
         assert!(r.push_batch(n, |i| ops::nop(i as u64)));
-        assert!(!r.push(&ops::nop(99)), "the SQ is full");
+        assert!(!r.push_batch(1, |_| ops::nop(99)), "the SQ is full");
         assert_eq!(r.submit(n), Ok(n as usize));
-        assert!(r.push(&ops::nop(99)), "the kernel consumed the SQ");
+        assert!(
+            r.push_batch(1, |_| ops::nop(99)),
+            "the kernel consumed the SQ"
+        );
         assert_eq!(queued(&r).last(), Some(&99));
     }
 }

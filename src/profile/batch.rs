@@ -10,7 +10,7 @@
 //! the formal program does: z0 stores 0, e0 stores 1) and the first SQE is
 //! written, to after the last CQE is checked.
 
-use super::collect::{collect, submitted};
+use super::collect::{collect, pushed, submitted};
 use super::futex::Futex;
 use super::inject;
 use super::{ProfileId, Timed, Workload};
@@ -59,15 +59,15 @@ impl Workload for Batch {
             Kind::Wait => f.set_words(n, MISMATCH_WORD),
             _ => {}
         }
-        for i in 0..n {
-            let (w, t) = (f.word(i), tag(seq, k, i));
-            ring.push(&match k {
-                Kind::Wake => ops::futex_wake(w, 1, f.flags, t),
-                Kind::Wait => ops::futex_wait(w, MISMATCH_EXPECTED, f.flags, t),
+        let sqes = ring.push_batch(n, |i| {
+            let t = tag(seq, k, i);
+            match k {
+                Kind::Wake => ops::futex_wake(f.word(i), 1, f.flags, t),
+                Kind::Wait => ops::futex_wait(f.word(i), MISMATCH_EXPECTED, f.flags, t),
                 _ => ops::nop(t),
-            });
-        }
-        if submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
+            }
+        });
+        if pushed(sqes, ledger, seq) && submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
             collect(ring, &mut check, ledger, n, seq);
         }
         let t1 = inject::end_ns(clock, f.inject_ns);

@@ -9,7 +9,7 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked, as in s0.
 
-use super::collect::{collect, submitted};
+use super::collect::{collect, pushed, submitted};
 use super::futex::Futex;
 use super::inject;
 use super::{Timed, Workload};
@@ -34,20 +34,17 @@ impl Workload for WaitCancel {
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &f.plan);
         let t0 = clock.now_ns();
-        for i in 0..n {
-            ring.push(&ops::futex_wait(
-                f.word(i),
-                0,
-                f.flags,
-                tag(seq, Kind::Wait, i),
-            ));
-        }
-        let mut ok = submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
-        for i in 0..n {
-            let target = tag(seq, Kind::Wait, i);
-            ring.push(&ops::cancel(target, tag(seq, Kind::Cancel, i)));
-        }
-        ok = ok && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Cancel, ledger, seq);
+        let waits = ring.push_batch(n, |i| {
+            ops::futex_wait(f.word(i), 0, f.flags, tag(seq, Kind::Wait, i))
+        });
+        let mut ok =
+            pushed(waits, ledger, seq) && submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
+        let cancels = ring.push_batch(n, |i| {
+            ops::cancel(tag(seq, Kind::Wait, i), tag(seq, Kind::Cancel, i))
+        });
+        ok = ok
+            && pushed(cancels, ledger, seq)
+            && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Cancel, ledger, seq);
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }

@@ -11,7 +11,7 @@
 //! WAKE/WAITV CQE is checked. The check wakes are not timed: they prove
 //! correctness and are not part of the WAITV->WAKE path being measured.
 
-use super::collect::{collect, submitted};
+use super::collect::{collect, pushed, submitted};
 use super::futex::{Futex, MAX_CELLS};
 use super::inject;
 use super::shape::{WAITV_CHECK_INDEX, WAITV_WAKE_INDEX, WAITV_WIDTH};
@@ -82,40 +82,32 @@ impl Workload for WaitvWake {
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &self.f.plan);
         let t0 = clock.now_ns();
-        for i in 0..g {
-            ring.push(&ops::futex_waitv(
-                self.vec(i),
-                WAITV_WIDTH,
-                tag(seq, Kind::Waitv, i),
-            ));
-        }
-        let mut ok = submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
-        for i in 0..g {
+        let flags = self.f.flags;
+        let waitvs = ring.push_batch(g, |i| {
+            ops::futex_waitv(self.vec(i), WAITV_WIDTH, tag(seq, Kind::Waitv, i))
+        });
+        let mut ok =
+            pushed(waitvs, ledger, seq) && submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
+        let wakes = ring.push_batch(g, |i| {
             let w = self.word(i, WAITV_WAKE_INDEX);
-            ring.push(&ops::futex_wake(
-                w,
-                1,
-                self.f.flags,
-                tag(seq, Kind::Wake, i),
-            ));
-        }
-        ok = ok && submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
+            ops::futex_wake(w, 1, flags, tag(seq, Kind::Wake, i))
+        });
+        ok = ok
+            && pushed(wakes, ledger, seq)
+            && submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
         if ok {
             collect(ring, &mut check, ledger, 2 * g, seq);
         }
         let t1 = inject::end_ns(clock, self.f.inject_ns);
         if ok {
             // Nobody may be left waiting on any word of a completed WAITV.
-            for i in 0..g {
+            let checks = ring.push_batch(g, |i| {
                 let w = self.word(i, WAITV_CHECK_INDEX);
-                ring.push(&ops::futex_wake(
-                    w,
-                    1,
-                    self.f.flags,
-                    tag(seq, Kind::Check, i),
-                ));
-            }
-            if submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq) {
+                ops::futex_wake(w, 1, flags, tag(seq, Kind::Check, i))
+            });
+            if pushed(checks, ledger, seq)
+                && submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq)
+            {
                 collect(ring, &mut check, ledger, g, seq);
             }
         }

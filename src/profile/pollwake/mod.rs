@@ -40,7 +40,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
-use super::collect::{account, collect, submitted};
+use super::collect::{account, collect, pushed, submitted};
 use super::{inject, setup, shape, ProfileId, Timed, Workload};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, KINDS};
 use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, RING_ENTRIES};
@@ -174,16 +174,11 @@ fn commit_shape(counts: &[u64; 3], n: u32, deferred: bool) -> Option<&'static st
 /// submits them with one enter, then takes their source CQEs into `check`.
 /// False when the submission failed.
 fn send(src: &mut Ring, fd: i32, seq: u32, n: u32, check: &mut CycleCheck, l: &mut Ledger) -> bool {
-    for i in 0..n {
+    let msgs = src.push_batch(n, |i| {
         let msg = tag(seq, Kind::Target, i);
-        src.push(&ops::msg_ring_data(
-            fd,
-            value(seq, i),
-            msg,
-            tag(seq, Kind::Source, i),
-        ));
-    }
-    if !submitted(src.submit_and_wait(n, n), n, Kind::Source, l, seq) {
+        ops::msg_ring_data(fd, value(seq, i), msg, tag(seq, Kind::Source, i))
+    });
+    if !(pushed(msgs, l, seq) && submitted(src.submit_and_wait(n, n), n, Kind::Source, l, seq)) {
         return false;
     }
     collect(src, check, l, n, seq);
@@ -519,10 +514,8 @@ impl Parts {
             counts[1] = take();
             collect(&mut ring, &mut check, l, n, seq);
         }
-        for i in 0..n {
-            ring.push(&ops::nop(tag(seq, Kind::Nop, i)));
-        }
-        if submitted(ring.submit_and_wait(n, n), n, Kind::Nop, l, seq) {
+        let nops = ring.push_batch(n, |i| ops::nop(tag(seq, Kind::Nop, i)));
+        if pushed(nops, l, seq) && submitted(ring.submit_and_wait(n, n), n, Kind::Nop, l, seq) {
             collect(&mut ring, &mut check, l, n, seq);
         }
         counts[2] = take();
