@@ -105,7 +105,8 @@ impl Ring {
         let sqe_map = Mapping::shared(&fd, p.sq_entries as usize * 64, IORING_OFF_SQES)
             .map_err(SetupError::Mmap)?;
         let cq = cq_map.as_ref().unwrap_or(&sq_map);
-        // SAFETY: the offsets come from the kernel and lie inside the mappings.
+        // SAFETY: the offsets come from the kernel and lie inside the
+        // mappings, which were sized from them above.
         let ring = unsafe {
             Ring {
                 sq_head: sq_map.at(p.sq_off.head),
@@ -134,7 +135,8 @@ impl Ring {
         };
         // The SQ array maps ring slot -> SQE index; an identity map written
         // once means the hot path never touches it again.
-        let array: *mut u32 = ring._sq_map.at(p.sq_off.array);
+        // SAFETY: the SQ mapping was sized to end with this array.
+        let array: *mut u32 = unsafe { ring._sq_map.at(p.sq_off.array) };
         for i in 0..ring.sq_entries {
             // SAFETY: array has sq_entries u32 slots inside the SQ mapping.
             unsafe { array.add(i as usize).write_volatile(i) };

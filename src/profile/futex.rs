@@ -35,21 +35,25 @@ impl Futex {
         })
     }
 
-    /// The word of cell `i` (i < MAX_CELLS).
+    /// The word of cell `i`. Panics unless i < MAX_CELLS: no workload has
+    /// more words, so another index is a bug.
     #[inline(always)]
     pub fn word(&self, i: u32) -> *mut u32 {
-        debug_assert!((i as usize) < MAX_CELLS);
+        assert!((i as usize) < MAX_CELLS);
         // SAFETY: i < MAX_CELLS, so the cell lies inside the mapping.
         unsafe { self.cells.ptr().add(i as usize * CELL_BYTES) as *mut u32 }
     }
 
-    /// Sets the first `n` words to `value`.
+    /// Sets the first `n` words to `value`. Panics unless n <= MAX_CELLS
+    /// (checked once, not per word: s0 does this every cycle).
     #[inline(always)]
     pub fn set_words(&self, n: u32, value: u32) {
-        for i in 0..n {
-            // SAFETY: the word is inside our mapping; volatile because the
-            // kernel reads it behind the compiler's back.
-            unsafe { self.word(i).write_volatile(value) };
+        assert!(n as usize <= MAX_CELLS);
+        let cells = self.cells.ptr();
+        for i in 0..n as usize {
+            // SAFETY: i < n <= MAX_CELLS: the word is inside our mapping;
+            // volatile because the kernel reads it behind the compiler's back.
+            unsafe { (cells.add(i * CELL_BYTES) as *mut u32).write_volatile(value) };
         }
     }
 }

@@ -56,10 +56,11 @@ impl WaitvWake {
         Ok(WaitvWake { f, groups, vecs })
     }
 
-    /// Group `g`'s WAITV_WIDTH entries.
+    /// Group `g`'s WAITV_WIDTH entries. Panics unless g < groups.
     #[inline(always)]
     fn vec(&self, g: u32) -> *const FutexWaitv {
-        // SAFETY: g < groups, so its entries lie inside `vecs`.
+        assert!(g < self.groups);
+        // SAFETY: g < groups <= MAX_GROUPS, so its entries lie inside `vecs`.
         unsafe { (self.vecs.ptr() as *const FutexWaitv).add((g * WAITV_WIDTH) as usize) }
     }
 
