@@ -3,10 +3,12 @@
 //! first cycle; the requests a cycle makes; the futex2 flags; and the plan
 //! a cycle's CQEs are checked against.
 
-use super::Shape;
+use super::{setup, SetUp, Shape};
 use crate::check::Plan;
+use crate::exit::Exit;
+use crate::ops;
 use crate::sys::memory::Mapping;
-use crate::sys::SysResult;
+use crate::sys::{Errno, SysResult};
 
 /// Bytes per word cell: a cache line.
 pub const CELL_BYTES: usize = 64;
@@ -24,6 +26,11 @@ pub struct Futex {
     pub inject_ns: u64,
 }
 
+/// A workload's memory could not be mapped: a failure naming the step.
+pub fn mapping_failed(e: Errno) -> Exit {
+    setup::step_failed("", "mapping the futex words", e)
+}
+
 impl Futex {
     pub fn new(shape: &Shape, flags: u32) -> SysResult<Futex> {
         Ok(Futex {
@@ -33,6 +40,15 @@ impl Futex {
             plan: Plan::new(&shape.expect),
             inject_ns: 0,
         })
+    }
+
+    /// The words of a run's futex workload: its shape's, private unless
+    /// `--shared`, each timed cycle spinning `--inject-ns` per pair more.
+    pub fn set_up(s: &SetUp) -> Result<Futex, Exit> {
+        let mut f =
+            Futex::new(&s.shape, ops::futex_flags(!s.cfg.shared)).map_err(mapping_failed)?;
+        f.inject_ns = s.cfg.inject_ns as u64 * f.slots as u64;
+        Ok(f)
     }
 
     /// The word of cell `i`. Panics unless i < MAX_CELLS: no workload has

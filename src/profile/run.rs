@@ -5,21 +5,14 @@
 
 use core::fmt::Write;
 
-use super::batch::Batch;
 use super::driver::{self, Outcome, Sinks};
-use super::futex::Futex;
-use super::lifecycle::Lifecycle;
-use super::wait_cancel::WaitCancel;
-use super::wait_wake::WaitWake;
-use super::waitv_wake::WaitvWake;
-use super::{contract, pollwake, setup, witnessed, Shape};
-use super::{ProfileId, RunInfo, Work, Workload};
+use super::{contract, setup, witnessed, Shape};
+use super::{ProfileId, RunInfo, SetUp, Workload};
 use crate::check::Ledger;
 use crate::config::{self, Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
 use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
-use crate::ops;
 use crate::report::{self, Bytes, Line};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -64,50 +57,59 @@ fn attempt(
     cpu::pin(pinned)
         .map_err(|e| Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")))?;
     let mut ring = the_ring(cfg)?;
-    probe(&ring, id.opcodes())?;
+    let profile = id.profile();
+    probe(&ring, profile.opcodes)?;
     // Before the workload's set-up: pollwake's waiter thread, started
     // there, is followed from its first instruction.
     let mut witness = open_witness(id, cfg, pinned)?;
-    let mut ledger = Ledger::default();
-    let mut work = set_up(id, cfg, choice, &allowed, &mut ring, &mut ledger)?;
-    let mut tsv = tsv_file(cfg)?;
-    let facts = Facts::read(pinned);
-    let info = RunInfo {
-        id,
+    let s = SetUp {
         cfg,
         shape: id.shape(cfg),
         cpu: choice,
-        clock: clock.source(),
-        facts: &facts,
-        ring_entries: ring.sq_entries(),
-        cq_entries: ring.cq_entries(),
-        features: ring.features(),
-        input_sha256: contract::Contract {
+        allowed: &allowed,
+    };
+    let mut ledger = Ledger::default();
+    (profile.start)(&s, &mut ring, &mut ledger, &mut |w, ring, ledger| {
+        let mut tsv = tsv_file(cfg)?;
+        let facts = Facts::read(pinned);
+        let info = RunInfo {
             id,
             cfg,
-            cpu: pinned,
-        }
-        .sha256(),
-        witness: witness.banner(),
-    };
-    let w = work.get();
-    let mut o = Outcome::new(ledger);
-    let seen = measure(
-        w,
-        &mut ring,
-        &info,
-        clock,
-        &mut o,
-        out,
-        tsv.as_mut(),
-        &mut witness,
-    );
-    keep(&o);
-    let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
-    let e = judge(w, &o, out.broken(), tsv_broken);
-    Ok(match seen {
-        Err(why) if e.code == exit::PASS => Exit::new(exit::FAIL, format_args!("witness: {why}")),
-        _ => e,
+            shape: s.shape,
+            cpu: choice,
+            clock: clock.source(),
+            facts: &facts,
+            ring_entries: ring.sq_entries(),
+            cq_entries: ring.cq_entries(),
+            features: ring.features(),
+            input_sha256: contract::Contract {
+                id,
+                cfg,
+                cpu: pinned,
+            }
+            .sha256(),
+            witness: witness.banner(),
+        };
+        let mut o = Outcome::new(*ledger, profile.series);
+        let seen = measure(
+            w,
+            ring,
+            &info,
+            clock,
+            &mut o,
+            out,
+            tsv.as_mut(),
+            &mut witness,
+        );
+        keep(&o);
+        let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
+        let e = judge(w, &o, out.broken(), tsv_broken);
+        Ok(match seen {
+            Err(why) if e.code == exit::PASS => {
+                Exit::new(exit::FAIL, format_args!("witness: {why}"))
+            }
+            _ => e,
+        })
     })
 }
 
@@ -138,15 +140,16 @@ fn open_witness(id: ProfileId, cfg: &RunConfig, cpu: u32) -> Result<Witness, Exi
     if cfg.witness == config::Witness::Off {
         return Ok(Witness::Off);
     }
-    let series = if id == ProfileId::Pollwake { 4 } else { 1 };
+    let profile = id.profile();
+    let series = profile.series.len() as u64;
     let cycles = (cfg.warmups + cfg.rounds) as u64 * cfg.cycles as u64 * series;
-    let (events, function_hits) = witnessed::bound(id, &id.shape(cfg), cycles);
+    let (events, function_hits) = witnessed::bound(profile, &id.shape(cfg), cycles);
     let plan = witness::Plan {
         pid: sys::getpid(),
         cpu,
         events,
         function_hits,
-        functions: witnessed::functions(id),
+        functions: profile.functions,
     };
     match Instance::create(&plan) {
         Ok(i) => Ok(Witness::On(i)),
@@ -183,7 +186,7 @@ fn witness_report(
     if interrupted {
         let _ = write!(events, "not judged: the run was interrupted");
     } else {
-        let e = witnessed::expect(id, shape, window);
+        let e = witnessed::expect(id.profile(), shape, window);
         match i.read() {
             Ok(t) => {
                 let traced = i.traced();
@@ -282,7 +285,7 @@ fn measure(
 ) -> Result<(), &'static str> {
     let (cfg, facts) = (info.cfg, info.facts);
     w.banner(out, info);
-    if !w.series()[0].is_empty() {
+    if !o.series[0].is_empty() {
         out.bytes(b"profile\t");
     }
     let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");
@@ -327,7 +330,7 @@ fn measure(
     }
     w.summary(out, o);
     if o.interrupted != 0 {
-        let done = o.complete_rounds(w.series().len());
+        let done = o.complete_rounds();
         let _ = writeln!(out, "# interrupted: {done} of {} rounds", cfg.rounds);
     }
     let verdict = report::verdict(o.ledger.passed(), o.interrupted != 0);
@@ -401,33 +404,6 @@ fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Exit> {
     }
     let _ = write!(e.cause, " (probe last_op={})", p.last_op());
     Err(e)
-}
-
-/// The workload `id` with `cfg`, on the run's ring, set up and ready for
-/// its first cycle; what the set-up checks goes into `ledger`.
-fn set_up(
-    id: ProfileId,
-    cfg: &RunConfig,
-    choice: Choice,
-    allowed: &CpuSet,
-    ring: &mut Ring,
-    ledger: &mut Ledger,
-) -> Result<Work, Exit> {
-    if id == ProfileId::Pollwake {
-        let p = pollwake::Pollwake::new(cfg, choice.cpu(), allowed, ring, ledger)?;
-        return Ok(Work::Pollwake(p));
-    }
-    let mapping_failed = |e| setup::step_failed("", "mapping the futex words", e);
-    let mut f =
-        Futex::new(&id.shape(cfg), ops::futex_flags(!cfg.shared)).map_err(mapping_failed)?;
-    f.inject_ns = cfg.inject_ns as u64 * f.slots as u64;
-    Ok(match id {
-        ProfileId::WaitWake => Work::WaitWake(WaitWake(f)),
-        ProfileId::WaitCancel => Work::WaitCancel(WaitCancel(f)),
-        ProfileId::WaitvWake => Work::WaitvWake(WaitvWake::new(f).map_err(mapping_failed)?),
-        ProfileId::Lifecycle => Work::Lifecycle(Lifecycle::new(WaitWake(f), cfg.timeout_ns())),
-        _ => Work::Batch(Batch::new(id, f)),
-    })
 }
 
 /// ftrace's marker file: what is written there lands in the trace, with

@@ -11,12 +11,45 @@
 
 use super::collect::{collect, pushed, submitted};
 use super::futex::Futex;
-use super::inject;
-use super::{Timed, Workload};
+use super::shape::{RES_CANCELED, RES_CANCEL_FOUND};
+use super::witnessed::INFLIGHT;
+use super::{inject, Names, Profile, Shape, Timed, Workload};
+use super::{ASYNC_CANCEL, FUTEX_WAIT, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
+use crate::config::DEFAULT_SLOTS;
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
+
+/// c0: the cycle above; its cancels' res 1 is the count io_futex_cancel
+/// returns.
+pub static C0: Profile = Profile {
+    names: Names {
+        short: "c0",
+        long: "wait-cancel",
+        formal: "c0_wait_cancel",
+        help: "32 FUTEX_WAIT, 32 ASYNC_CANCEL by user_data (-ECANCELED, 1)",
+    },
+    opcodes: &[FUTEX_WAIT, ASYNC_CANCEL],
+    default_slots: DEFAULT_SLOTS,
+    futex_scope: true,
+    shape: |cfg| {
+        let n = cfg.slots;
+        Shape::new(n)
+            .with(Kind::Wait, n, RES_CANCELED)
+            .with(Kind::Cancel, n, RES_CANCEL_FOUND)
+    },
+    series: ONE_TABLE,
+    functions: &[
+        "io_futex_prep",
+        "io_futex_wait",
+        "io_futex_wake",
+        "io_futex_complete",
+        "io_futex_cancel",
+        INFLIGHT,
+    ],
+    start: |s, ring, ledger, then| then(&mut WaitCancel(Futex::set_up(s)?), ring, ledger),
+};
 
 pub struct WaitCancel(pub Futex);
 

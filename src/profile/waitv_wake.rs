@@ -12,11 +12,12 @@
 //! correctness and are not part of the WAITV->WAKE path being measured.
 
 use super::collect::{collect, pushed, submitted};
-use super::futex::{Futex, MAX_CELLS};
-use super::inject;
-use super::shape::{WAITV_CHECK_INDEX, WAITV_WAKE_INDEX, WAITV_WIDTH};
-use super::{Timed, Workload};
+use super::futex::{mapping_failed, Futex, MAX_CELLS};
+use super::witnessed::INFLIGHT;
+use super::{inject, Names, Profile, Shape, Timed, Workload};
+use super::{FUTEX_WAITV, FUTEX_WAKE, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
+use crate::config::WAITV_GROUPS;
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -24,6 +25,48 @@ use crate::sys::memory::Mapping;
 use crate::sys::uapi::FutexWaitv;
 use crate::sys::SysResult;
 
+/// v0: `slots` counts WAITV groups here (at most WAITV_GROUPS, 8x8 words).
+pub static V0: Profile = Profile {
+    names: Names {
+        short: "v0",
+        long: "waitv-wake",
+        formal: "v0_waitv_wake",
+        help: "8 WAITV x 8 words, WAKE index 3 (res 3, 1), check WAKE (0)",
+    },
+    opcodes: &[FUTEX_WAITV, FUTEX_WAKE],
+    default_slots: WAITV_GROUPS,
+    futex_scope: true,
+    shape: |cfg| {
+        let g = cfg.slots;
+        Shape {
+            vector_width: WAITV_WIDTH,
+            ..Shape::new(g)
+        }
+        .with(Kind::Waitv, g, WAITV_WAKE_INDEX as i32)
+        .with(Kind::Wake, g, 1)
+        .with(Kind::Check, g, 0)
+    },
+    series: ONE_TABLE,
+    functions: &[
+        "io_futexv_prep",
+        "io_futexv_wait",
+        "io_futexv_complete",
+        "io_futex_prep",
+        "io_futex_wake",
+        INFLIGHT,
+    ],
+    start: |s, ring, ledger, then| {
+        let mut v0 = WaitvWake::new(Futex::set_up(s)?).map_err(mapping_failed)?;
+        then(&mut v0, ring, ledger)
+    },
+};
+
+/// Futex words per FUTEX_WAITV.
+pub const WAITV_WIDTH: u32 = 8;
+/// The word of each group the WAKE targets (the WAITV's expected res).
+pub const WAITV_WAKE_INDEX: u32 = 3;
+/// The word of each group the check WAKE targets after the WAITV ended.
+pub const WAITV_CHECK_INDEX: u32 = 0;
 /// Most groups: every word of MAX_CELLS in one WAITV.
 const MAX_GROUPS: usize = MAX_CELLS / WAITV_WIDTH as usize;
 

@@ -3,7 +3,8 @@
 //! the traced rounds), never from constants: warm-ups, rounds and slots
 //! all count.
 //!
-//! The kernel functions per profile and where each hit comes from (Linux
+//! The kernel functions the profiles name (each its `Profile::functions`),
+//! and where each hit comes from (Linux
 //! 6.12, io_uring/opdef.c, futex.c, cancel.c, nop.c, msg_ring.c):
 //! - `io_futex_prep`: the `.prep` of both IORING_OP_FUTEX_WAIT and
 //!   IORING_OP_FUTEX_WAKE, once per SQE of either;
@@ -25,49 +26,12 @@
 //!   when it has no symbol: Debian's 6.12.117) unless a kernel can trace it.
 
 use super::shape::RES_AGAIN;
-use super::{pollwake, ProfileId, Shape};
+use super::{pollwake, Profile, Shape};
 use crate::check::{Kind, Ledger, KINDS};
 use crate::witness::Expect;
 
-const INFLIGHT: &str = "io_req_track_inflight";
-
-/// The profile's kernel functions, for the function tracer's filter.
-pub fn functions(id: ProfileId) -> &'static [&'static str] {
-    match id {
-        ProfileId::WaitWake | ProfileId::Lifecycle => &[
-            "io_futex_prep",
-            "io_futex_wait",
-            "io_futex_wake",
-            "io_futex_complete",
-            INFLIGHT,
-        ],
-        ProfileId::WaitCancel => &[
-            "io_futex_prep",
-            "io_futex_wait",
-            "io_futex_wake",
-            "io_futex_complete",
-            "io_futex_cancel",
-            INFLIGHT,
-        ],
-        ProfileId::WaitvWake => &[
-            "io_futexv_prep",
-            "io_futexv_wait",
-            "io_futexv_complete",
-            "io_futex_prep",
-            "io_futex_wake",
-            INFLIGHT,
-        ],
-        ProfileId::ZeroWake | ProfileId::Mismatch => &[
-            "io_futex_prep",
-            "io_futex_wait",
-            "io_futex_wake",
-            "io_futex_complete",
-            INFLIGHT,
-        ],
-        ProfileId::Nop => &["io_nop_prep", "io_nop"],
-        ProfileId::Pollwake => &["io_msg_ring_prep", "io_msg_ring"],
-    }
-}
+/// The function 079afb081c42 added to every futex request's prep.
+pub const INFLIGHT: &str = "io_req_track_inflight";
 
 /// The kernel's name of the opcode a kind's requests use (io_uring/opdef.c
 /// `.name`); None: no request of its own (pollwake's target CQEs).
@@ -83,19 +47,21 @@ fn opcode(k: Kind) -> Option<&'static str> {
     })
 }
 
-/// Most events (io_uring) and function hits a run of `cycles` cycles in
-/// all (every series, warm-ups included) records.
-pub fn bound(id: ProfileId, shape: &Shape, cycles: u64) -> (u64, u64) {
+/// Most events (io_uring) and function hits a run of `profile` with
+/// `shape` records in `cycles` cycles in all (every series, warm-ups
+/// included).
+pub fn bound(profile: &Profile, shape: &Shape, cycles: u64) -> (u64, u64) {
     let per_cycle: u64 = shape.expect.iter().map(|e| e.count as u64).sum();
     let requests = per_cycle * cycles;
     // A submission and a completion per request, and at most 3 hits of
     // the listed functions (prep, issue, completion or inflight).
-    let hits = if functions(id).is_empty() { 0 } else { 3 };
+    let hits = if profile.functions.is_empty() { 0 } else { 3 };
     (2 * requests, hits * requests)
 }
 
-/// What the kernel must have seen of the rounds that `l` counts.
-pub fn expect(id: ProfileId, shape: &Shape, l: &Ledger) -> Expect {
+/// What the kernel must have seen of the rounds of `profile` (with
+/// `shape`) that `l` counts.
+pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Expect {
     let mut e = Expect::default();
     let sub = |k: Kind| l.submitted[k as usize];
     for k in Kind::ALL {
@@ -134,7 +100,7 @@ pub fn expect(id: ProfileId, shape: &Shape, l: &Ledger) -> Expect {
     // A WAIT whose word differs ends inline (-EAGAIN), without task work.
     let inline_end = shape.expect[Kind::Wait as usize].res == RES_AGAIN;
     let completed_waits = if inline_end { 0 } else { l.kind(Kind::Wait) };
-    for &f in functions(id) {
+    for &f in profile.functions {
         let n = match f {
             "io_futex_prep" => wait + wake + check,
             INFLIGHT => wait + wake + check + waitv,
@@ -157,6 +123,14 @@ pub fn expect(id: ProfileId, shape: &Shape, l: &Ledger) -> Expect {
 mod tests {
     use super::*;
     use crate::config::RunConfig;
+    use crate::profile::ProfileId;
+
+    /// What the kernel must have seen of profile `name`'s rounds that `l`
+    /// counts, with the default options.
+    fn expect_of(name: &str, l: &Ledger) -> Expect {
+        let id = ProfileId::parse(name.as_bytes()).unwrap();
+        expect(id.profile(), &id.shape(&RunConfig::default()), l)
+    }
 
     fn ledger(sub: &[(Kind, u64)], cqes: &[(Kind, u64)]) -> Ledger {
         let mut l = Ledger::default();
@@ -173,12 +147,11 @@ mod tests {
     #[test]
     fn s0_trace_expects_what_the_report_counted_by_hand() {
         // --trace: 16 cycles of 32 WAIT + 32 WAKE.
-        let shape = ProfileId::WaitWake.shape(&RunConfig::default());
         let l = ledger(
             &[(Kind::Wait, 512), (Kind::Wake, 512)],
             &[(Kind::Wait, 512), (Kind::Wake, 512)],
         );
-        let e = expect(ProfileId::WaitWake, &shape, &l);
+        let e = expect_of("s0", &l);
         assert_eq!(e.submits(), &[("FUTEX_WAIT", 512), ("FUTEX_WAKE", 512)]);
         assert_eq!((e.completions, e.varied), (1024, 0));
         assert_eq!(e.results(), &[(0, 512), (1, 512)]);
@@ -196,40 +169,35 @@ mod tests {
 
     #[test]
     fn c0_v0_e0_and_pollwake_expectations() {
-        let cfg = RunConfig::default();
-        let c0 = ProfileId::WaitCancel;
         let l = ledger(
             &[(Kind::Wait, 64), (Kind::Cancel, 64)],
             &[(Kind::Wait, 64), (Kind::Cancel, 64)],
         );
-        let e = expect(c0, &c0.shape(&cfg), &l);
+        let e = expect_of("c0", &l);
         assert_eq!(e.submits(), &[("FUTEX_WAIT", 64), ("ASYNC_CANCEL", 64)]);
         assert_eq!(e.results(), &[(-125, 64), (1, 64)]);
         assert_eq!(e.hits("io_futex_wake"), Some(0));
         assert_eq!(e.hits("io_futex_complete"), Some(64));
         assert_eq!(e.hits("io_futex_cancel"), Some(64));
-        let v0 = ProfileId::WaitvWake;
         let l = ledger(
             &[(Kind::Waitv, 8), (Kind::Wake, 8), (Kind::Check, 8)],
             &[(Kind::Waitv, 8), (Kind::Wake, 8), (Kind::Check, 8)],
         );
-        let e = expect(v0, &v0.shape(&cfg), &l);
+        let e = expect_of("v0", &l);
         assert_eq!(e.submits(), &[("FUTEX_WAKE", 16), ("FUTEX_WAITV", 8)]);
         assert_eq!(e.results(), &[(1, 8), (0, 8), (3, 8)]);
         assert_eq!(e.hits("io_futex_prep"), Some(16));
         assert_eq!(e.hits("io_futexv_complete"), Some(8));
         assert_eq!(e.hits("io_req_track_inflight"), Some(24));
-        let e0 = ProfileId::Mismatch;
         let l = ledger(&[(Kind::Wait, 32)], &[(Kind::Wait, 32)]);
-        let e = expect(e0, &e0.shape(&cfg), &l);
+        let e = expect_of("e0", &l);
         assert_eq!(e.results(), &[(-11, 32)]);
         assert_eq!(e.hits("io_futex_complete"), Some(0));
-        let pw = ProfileId::Pollwake;
         let l = ledger(
             &[(Kind::Source, 128)],
             &[(Kind::Source, 128), (Kind::Target, 128)],
         );
-        let e = expect(pw, &pw.shape(&cfg), &l);
+        let e = expect_of("pollwake", &l);
         assert_eq!(e.submits(), &[("MSG_RING", 128)]);
         // Message 0 of burst 0 carries the value 0.
         assert_eq!(e.results(), &[(0, 129)]);

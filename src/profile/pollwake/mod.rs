@@ -41,9 +41,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, pushed, submitted};
-use super::{inject, setup, shape, ProfileId, Timed, Workload};
+use super::{inject, setup, Names, Profile, Shape, Timed, Workload, MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, KINDS};
-use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, RING_ENTRIES};
+use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
@@ -53,6 +53,35 @@ use crate::sys::epoll::{self, EpollEvent, EPOLLIN, EPOLL_CTL_ADD};
 use crate::sys::futex::{self, ETIMEDOUT};
 use crate::sys::uapi::O_RDONLY;
 use crate::sys::{self, CpuSet, Errno, Fd};
+
+/// pollwake: a burst per cycle (`--burst`), a series per mode.
+pub static POLLWAKE: Profile = Profile {
+    names: Names {
+        short: "pollwake",
+        long: "poll-wake",
+        formal: "pollwake",
+        help: "MSG_RING bursts into rings in no epoll set, an idle epoll set \
+               and one a waiter thread polls: the poll-wakeup cost (docs/pollwake.md)",
+    },
+    opcodes: &[MSG_RING, NOP],
+    default_slots: DEFAULT_SLOTS,
+    futex_scope: false,
+    shape: |cfg| shape(cfg.burst),
+    series: &Mode::SERIES,
+    functions: &["io_msg_ring_prep", "io_msg_ring"],
+    start: |s, ring, ledger, then| {
+        let mut pw = Pollwake::new(s.cfg, s.cpu.cpu(), s.allowed, ring, ledger)?;
+        then(&mut pw, ring, ledger)
+    },
+};
+
+/// A burst of `n` messages: their source CQEs (res 0) and their target
+/// CQEs (each with its own message's value, `set_values`).
+fn shape(n: u32) -> Shape {
+    Shape::new(n)
+        .with(Kind::Source, n, 0)
+        .with(Kind::Target, n, 0)
+}
 
 /// Bound on each of the waiter's epoll_pwait calls.
 pub const WATCHDOG_MS: i32 = 1000;
@@ -188,7 +217,7 @@ fn send(src: &mut Ring, fd: i32, seq: u32, n: u32, check: &mut CycleCheck, l: &m
 /// A plan for `n` messages of burst `seq` (and `nops` NOPs), each target
 /// CQE expected to carry its own message's value.
 fn plan(seq: u32, n: u32, nops: u32) -> Plan {
-    let mut e = shape(ProfileId::Pollwake, n).expect;
+    let mut e = shape(n).expect;
     e[Kind::Nop as usize] = Expect {
         count: nops,
         res: 0,
@@ -585,10 +614,6 @@ impl Parts {
 }
 
 impl Workload for Pollwake {
-    fn series(&self) -> &'static [&'static str] {
-        &Mode::SERIES
-    }
-
     fn pairs_per_cycle(&self) -> u64 {
         self.p.o.burst as u64
     }
