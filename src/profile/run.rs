@@ -6,14 +6,15 @@
 use core::fmt::Write;
 
 use super::driver::{self, Outcome, Sinks};
-use super::{contract, setup, witnessed, Shape};
+use super::witnessed::Witness;
+use super::{contract, setup};
 use super::{ProfileId, RunInfo, SetUp, Workload};
 use crate::check::Ledger;
-use crate::config::{self, Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
+use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
 use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
-use crate::report::{self, Bytes, Line};
+use crate::report::{self, Bytes};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
@@ -21,7 +22,6 @@ use crate::sys::signal;
 use crate::sys::uapi::O_WRONLY;
 use crate::sys::{self, CpuSet, Errno, Fd, CPU_SET_BYTES};
 use crate::tsv::{self, TsvFile};
-use crate::witness::{self, Instance};
 
 /// Runs workload `id` with `cfg` and reports it on `out` (and `--tsv`).
 pub fn run(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Exit {
@@ -61,7 +61,7 @@ fn attempt(
     probe(&ring, profile.opcodes)?;
     // Before the workload's set-up: pollwake's waiter thread, started
     // there, is followed from its first instruction.
-    let mut witness = open_witness(id, cfg, pinned)?;
+    let mut witness = Witness::open(id, cfg, pinned)?;
     let s = SetUp {
         cfg,
         shape: id.shape(cfg),
@@ -111,138 +111,6 @@ fn attempt(
             _ => e,
         })
     })
-}
-
-/// The witness of a run: not asked for, asked for and refused (why), or
-/// a live trace instance (one per run, by value: no heap).
-#[allow(clippy::large_enum_variant)]
-pub enum Witness {
-    Off,
-    Unavailable(Line),
-    On(Instance),
-}
-
-impl Witness {
-    /// The banner's `witness=` words (None: not asked for).
-    fn banner(&self) -> Option<(&'static str, &'static str)> {
-        match self {
-            Witness::Off => None,
-            Witness::Unavailable(_) => Some(("unavailable", "none")),
-            Witness::On(i) => Some(("on", i.sources())),
-        }
-    }
-}
-
-/// `--witness`: the run's trace instance, armed, tracing off. A run that
-/// cannot be witnessed is a skip naming why (`--witness=optional`: it runs,
-/// unwitnessed, and says so).
-fn open_witness(id: ProfileId, cfg: &RunConfig, cpu: u32) -> Result<Witness, Exit> {
-    if cfg.witness == config::Witness::Off {
-        return Ok(Witness::Off);
-    }
-    let profile = id.profile();
-    let series = profile.series.len() as u64;
-    let cycles = (cfg.warmups + cfg.rounds) as u64 * cfg.cycles as u64 * series;
-    let (events, function_hits) = witnessed::bound(profile, &id.shape(cfg), cycles);
-    let plan = witness::Plan {
-        pid: sys::getpid(),
-        cpu,
-        events,
-        function_hits,
-        functions: profile.functions,
-    };
-    match Instance::create(&plan) {
-        Ok(i) => Ok(Witness::On(i)),
-        Err(why) if cfg.witness == config::Witness::Optional => Ok(Witness::Unavailable(why)),
-        Err(why) => Err(Exit::new(
-            exit::SKIP,
-            format_args!("--witness: this run cannot be witnessed: {why}"),
-        )),
-    }
-}
-
-/// The witness lines after the checks line, and the witness's TSV row.
-/// Err: why the kernel's account fails the run.
-fn witness_report(
-    witness: &mut Witness,
-    id: ProfileId,
-    shape: &Shape,
-    window: &Ledger,
-    interrupted: bool,
-    out: &mut Out,
-    tsv: Option<(&mut TsvFile, &tsv::Context)>,
-) -> Result<(), &'static str> {
-    let i = match witness {
-        Witness::Off => return Ok(()),
-        Witness::Unavailable(why) => {
-            let _ = writeln!(out, "# witness: unavailable: {why}");
-            return Ok(());
-        }
-        Witness::On(i) => i,
-    };
-    let mut verdict = Ok(());
-    let mut events = report::Text::<1024>::new();
-    let mut functions = report::Text::<1024>::new();
-    if interrupted {
-        let _ = write!(events, "not judged: the run was interrupted");
-    } else {
-        let e = witnessed::expect(id.profile(), shape, window);
-        match i.read() {
-            Ok(t) => {
-                let traced = i.traced();
-                let ok_events = witness::events_line(&mut events, &t, &e);
-                let ok_functions = match &i.functions_refused {
-                    Some(why) => {
-                        let _ = write!(functions, "functions unavailable: {why}");
-                        true
-                    }
-                    None => witness::functions_line(&mut functions, &t, &e, traced, i.untraced()),
-                };
-                if !(ok_events && ok_functions) {
-                    let mut x = report::Text::<1024>::new();
-                    witness::expected_line(&mut x, &e, traced);
-                    let _ = writeln!(out, "# witness: {x}");
-                    if t.unparsed > 0 {
-                        let first = Bytes(t.first_unparsed());
-                        let _ = writeln!(out, "# witness: first unparsed line: {first}");
-                    }
-                    verdict = Err("the kernel's counts differ from the run's (MISMATCH on stdout)");
-                }
-            }
-            Err(why) => {
-                let _ = write!(events, "events unreadable: {why} -> MISMATCH");
-                verdict = Err("the instance's trace could not be read");
-            }
-        }
-    }
-    let _ = writeln!(out, "# witness: {events}");
-    if !functions.as_bytes().is_empty() {
-        let _ = writeln!(out, "# witness: {functions}");
-    }
-    match i.remove() {
-        Ok(()) => {
-            let _ = writeln!(out, "# witness: removed {} tracing=off", Bytes(i.dir()));
-        }
-        Err(e) => {
-            let _ = writeln!(out, "# witness: NOT removed: {}: {e}", Bytes(i.dir()));
-            verdict = verdict.and(Err("its trace instance could not be removed"));
-        }
-    }
-    if let Some((file, ctx)) = tsv {
-        let row = tsv::Row {
-            phase: "witness",
-            round: 0,
-            cycles: 0,
-            pairs: 0,
-            timed_ns: 0,
-            pass: verdict.is_ok(),
-            counts: &Ledger::default(),
-            witness: [events.as_bytes(), functions.as_bytes()],
-        };
-        file.row(ctx, &row);
-    }
-    out.flush();
-    verdict
 }
 
 /// The run's ring: the report's 64 SQ and 128 CQ entries, its waits bounded
@@ -316,13 +184,9 @@ fn measure(
     };
     // The witness counts exactly the rounds: what the ledger adds from here.
     let before = o.ledger;
-    if let Witness::On(i) = witness {
-        let _ = i.start();
-    }
+    witness.start();
     driver::rounds(cfg, w, ring, clock, info.cpu.cpu(), o, sinks);
-    if let Witness::On(i) = witness {
-        let _ = i.stop();
-    }
+    witness.stop();
     let window = o.ledger.since(&before);
     w.finish(ring, &mut o.ledger);
     if let Some(marker) = trace {
@@ -338,15 +202,7 @@ fn measure(
     out.flush();
     let interrupted = o.interrupted != 0;
     let tsv = tsv.map(|f| (f, &ctx));
-    witness_report(
-        witness,
-        info.id,
-        &info.shape,
-        &window,
-        interrupted,
-        out,
-        tsv,
-    )
+    witness.verdict(&window, interrupted, out, tsv)
 }
 
 /// The exit code of a run that started, and its cause.

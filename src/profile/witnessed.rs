@@ -1,4 +1,6 @@
-//! What the kernel must have seen of a run (`--witness`), derived from the
+//! A run's witness (`--witness`): opened before the workload's set-up,
+//! tracing during the rounds, and after the checks line its lines and its
+//! verdict (`Witness`). What the kernel must have seen is derived from the
 //! run's own counts (the ledger's submitted requests and checked CQEs of
 //! the traced rounds), never from constants: warm-ups, rounds and slots
 //! all count.
@@ -25,10 +27,18 @@
 //!   reported as not traceable (`notrace` when kallsyms has it, `inlined`
 //!   when it has no symbol: Debian's 6.12.117) unless a kernel can trace it.
 
+use core::fmt::Write;
+
 use super::shape::RES_AGAIN;
-use super::{pollwake, Profile, Shape};
+use super::{pollwake, Profile, ProfileId, Shape};
 use crate::check::{Kind, Ledger, KINDS};
-use crate::witness::Expect;
+use crate::config::{self, RunConfig};
+use crate::exit::{self, Exit};
+use crate::report::{self, Bytes, Line};
+use crate::sys;
+use crate::sys::out::Out;
+use crate::tsv::{self, TsvFile};
+use crate::witness::{self, Expect, Instance};
 
 /// The function 079afb081c42 added to every futex request's prep.
 pub const INFLIGHT: &str = "io_req_track_inflight";
@@ -117,6 +127,180 @@ pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Expect {
         e.function(f, n);
     }
     e
+}
+
+/// The witness of a run: not asked for, asked for and refused (why), or
+/// a live trace instance and what the run's workload must make the kernel
+/// record (one per run, by value: no heap).
+#[allow(clippy::large_enum_variant)]
+pub enum Witness {
+    Off,
+    Unavailable(Line),
+    On {
+        instance: Instance,
+        profile: &'static Profile,
+        shape: Shape,
+    },
+}
+
+impl Witness {
+    /// `--witness`: the run's trace instance, armed, tracing off, its
+    /// buffer sized for every cycle of every series. A run that cannot be
+    /// witnessed is a skip naming why (`--witness=optional`: it runs,
+    /// unwitnessed, and says so).
+    pub fn open(id: ProfileId, cfg: &RunConfig, cpu: u32) -> Result<Witness, Exit> {
+        if cfg.witness == config::Witness::Off {
+            return Ok(Witness::Off);
+        }
+        let (profile, shape) = (id.profile(), id.shape(cfg));
+        let series = profile.series.len() as u64;
+        let cycles = (cfg.warmups + cfg.rounds) as u64 * cfg.cycles as u64 * series;
+        let (events, function_hits) = bound(profile, &shape, cycles);
+        let plan = witness::Plan {
+            pid: sys::getpid(),
+            cpu,
+            events,
+            function_hits,
+            functions: profile.functions,
+        };
+        match Instance::create(&plan) {
+            Ok(instance) => Ok(Witness::On {
+                instance,
+                profile,
+                shape,
+            }),
+            Err(why) if cfg.witness == config::Witness::Optional => Ok(Witness::Unavailable(why)),
+            Err(why) => Err(Exit::new(
+                exit::SKIP,
+                format_args!("--witness: this run cannot be witnessed: {why}"),
+            )),
+        }
+    }
+
+    /// The banner's `witness=` words (None: not asked for).
+    pub fn banner(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Witness::Off => None,
+            Witness::Unavailable(_) => Some(("unavailable", "none")),
+            Witness::On { instance, .. } => Some(("on", instance.sources())),
+        }
+    }
+
+    /// Tracing on, just before the first round (outside every timed span).
+    pub fn start(&mut self) {
+        if let Witness::On { instance, .. } = self {
+            let _ = instance.start();
+        }
+    }
+
+    /// Tracing off, just after the last round.
+    pub fn stop(&mut self) {
+        if let Witness::On { instance, .. } = self {
+            let _ = instance.stop();
+        }
+    }
+
+    /// The verdict on the rounds that `window` counts: the witness lines
+    /// after the checks line, the witness's TSV row, and the instance
+    /// removed. Err: why the kernel's account fails the run.
+    pub fn verdict(
+        &mut self,
+        window: &Ledger,
+        interrupted: bool,
+        out: &mut Out,
+        tsv: Option<(&mut TsvFile, &tsv::Context)>,
+    ) -> Result<(), &'static str> {
+        let (i, profile, shape) = match self {
+            Witness::Off => return Ok(()),
+            Witness::Unavailable(why) => {
+                let _ = writeln!(out, "# witness: unavailable: {why}");
+                return Ok(());
+            }
+            Witness::On {
+                instance,
+                profile,
+                shape,
+            } => (instance, *profile, &*shape),
+        };
+        let mut events = Text::new();
+        let mut functions = Text::new();
+        let mut verdict = if interrupted {
+            let _ = write!(events, "not judged: the run was interrupted");
+            Ok(())
+        } else {
+            let e = expect(profile, shape, window);
+            judge(i, &e, [&mut events, &mut functions], out)
+        };
+        let _ = writeln!(out, "# witness: {events}");
+        if !functions.as_bytes().is_empty() {
+            let _ = writeln!(out, "# witness: {functions}");
+        }
+        match i.remove() {
+            Ok(()) => {
+                let _ = writeln!(out, "# witness: removed {} tracing=off", Bytes(i.dir()));
+            }
+            Err(e) => {
+                let _ = writeln!(out, "# witness: NOT removed: {}: {e}", Bytes(i.dir()));
+                verdict = verdict.and(Err("its trace instance could not be removed"));
+            }
+        }
+        if let Some((file, ctx)) = tsv {
+            let row = tsv::Row {
+                phase: "witness",
+                round: 0,
+                cycles: 0,
+                pairs: 0,
+                timed_ns: 0,
+                pass: verdict.is_ok(),
+                counts: &Ledger::default(),
+                witness: [events.as_bytes(), functions.as_bytes()],
+            };
+            file.row(ctx, &row);
+        }
+        out.flush();
+        verdict
+    }
+}
+
+/// A witness line (the events, the functions).
+type Text = report::Text<1024>;
+
+/// The kernel's account of the rounds against `e`: the events line and the
+/// functions line into `lines`, and on a mismatch the expected counts (and
+/// the first trace line not understood) on `out`. Err: why it fails the run.
+fn judge(
+    i: &Instance,
+    e: &Expect,
+    [events, functions]: [&mut Text; 2],
+    out: &mut Out,
+) -> Result<(), &'static str> {
+    let t = match i.read() {
+        Ok(t) => t,
+        Err(why) => {
+            let _ = write!(events, "events unreadable: {why} -> MISMATCH");
+            return Err("the instance's trace could not be read");
+        }
+    };
+    let traced = i.traced();
+    let ok_events = witness::events_line(events, &t, e);
+    let ok_functions = match &i.functions_refused {
+        Some(why) => {
+            let _ = write!(functions, "functions unavailable: {why}");
+            true
+        }
+        None => witness::functions_line(functions, &t, e, traced, i.untraced()),
+    };
+    if ok_events && ok_functions {
+        return Ok(());
+    }
+    let mut x = Text::new();
+    witness::expected_line(&mut x, e, traced);
+    let _ = writeln!(out, "# witness: {x}");
+    if t.unparsed > 0 {
+        let first = Bytes(t.first_unparsed());
+        let _ = writeln!(out, "# witness: first unparsed line: {first}");
+    }
+    Err("the kernel's counts differ from the run's (MISMATCH on stdout)")
 }
 
 #[cfg(test)]
