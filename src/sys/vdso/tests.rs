@@ -180,8 +180,13 @@ fn unversioned_image_ignores_the_version() {
     let (name, version) = CLOCK_GETTIME;
     let mut buf = copy_of_vdso(parsed().img.len);
     let found = lookup_in(&buf, name, version);
+    assert!(found.is_some(), "the copy has the clock under its version");
+    // Versioned: another version is not the symbol's.
+    assert_eq!(lookup_in(&buf, name, b"ANY"), None);
+    // Without version definitions any version names the same symbol.
     retag(&mut buf, DT_VERDEF, 11);
     assert_eq!(lookup_in(&buf, name, b"ANY"), found);
+    assert_eq!(lookup_in(&buf, name, version), found);
 }
 
 #[test]
