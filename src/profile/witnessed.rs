@@ -129,6 +129,22 @@ pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Expect {
     e
 }
 
+/// What the witness of a run of `id` with `cfg` asks of the kernel: the
+/// most it records in every cycle of every series, warm-ups included.
+fn plan(id: ProfileId, cfg: &RunConfig, cpu: u32) -> witness::Plan<'static> {
+    let profile = id.profile();
+    let series = profile.series.len() as u64;
+    let cycles = (cfg.warmups + cfg.rounds) as u64 * cfg.cycles as u64 * series;
+    let (events, function_hits) = bound(profile, &id.shape(cfg), cycles);
+    witness::Plan {
+        pid: sys::getpid(),
+        cpu,
+        events,
+        function_hits,
+        functions: profile.functions,
+    }
+}
+
 /// The witness of a run: not asked for, asked for and refused (why), or
 /// a live trace instance and what the run's workload must make the kernel
 /// record (one per run, by value: no heap).
@@ -152,22 +168,11 @@ impl Witness {
         if cfg.witness == config::Witness::Off {
             return Ok(Witness::Off);
         }
-        let (profile, shape) = (id.profile(), id.shape(cfg));
-        let series = profile.series.len() as u64;
-        let cycles = (cfg.warmups + cfg.rounds) as u64 * cfg.cycles as u64 * series;
-        let (events, function_hits) = bound(profile, &shape, cycles);
-        let plan = witness::Plan {
-            pid: sys::getpid(),
-            cpu,
-            events,
-            function_hits,
-            functions: profile.functions,
-        };
-        match Instance::create(&plan) {
+        match Instance::create(&plan(id, cfg, cpu)) {
             Ok(instance) => Ok(Witness::On {
                 instance,
-                profile,
-                shape,
+                profile: id.profile(),
+                shape: id.shape(cfg),
             }),
             Err(why) if cfg.witness == config::Witness::Optional => Ok(Witness::Unavailable(why)),
             Err(why) => Err(Exit::new(
@@ -306,8 +311,8 @@ fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::RunConfig;
-    use crate::profile::ProfileId;
+    use crate::config::{Mode, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES};
+    use crate::witness::MAX_BUFFER_KB;
 
     /// What the kernel must have seen of profile `name`'s rounds that `l`
     /// counts, with the default options.
@@ -387,5 +392,40 @@ mod tests {
         assert_eq!(e.results(), &[(0, 129)]);
         assert_eq!((e.varied, e.completions), (127, 256));
         assert_eq!(e.hits("io_msg_ring"), Some(128));
+    }
+
+    /// What docs/witness.md promises: every profile's `--trace` and
+    /// `--smoke` fit the witness's buffer, and the default point of s0 does
+    /// not (refused, naming the size: "shorten it").
+    #[test]
+    fn trace_and_smoke_fit_the_buffer_and_a_point_does_not() {
+        let plan_of = |id: ProfileId, mode, rounds, cycles, warmups| {
+            let cfg = RunConfig {
+                mode,
+                rounds,
+                cycles,
+                warmups,
+                slots: id.default_slots(),
+                ..RunConfig::default()
+            };
+            plan(id, &cfg, 0)
+        };
+        for id in ProfileId::ALL {
+            let trace = plan_of(id, Mode::Trace, 1, TRACE_CYCLES, 0).buffer_kb();
+            let smoke = plan_of(id, Mode::Smoke, SMOKE_ROUNDS, SMOKE_CYCLES, 0).buffer_kb();
+            assert!(
+                trace <= MAX_BUFFER_KB && smoke < trace,
+                "{id:?}: {trace} {smoke}"
+            );
+        }
+        // pollwake --trace: 4 modes x 16 bursts of 32 messages, each with a
+        // source and a target CQE: at most 8,192 events, 12,288 hits.
+        let pw = plan_of(ProfileId::POLLWAKE, Mode::Trace, 1, TRACE_CYCLES, 0);
+        assert_eq!((pw.events, pw.function_hits), (8192, 12288));
+        // s0's point: 18 rounds x 512 cycles x 64 requests, a submission
+        // and a completion each: 1,179,648 events, about 110 MiB.
+        let s0 = plan_of(ProfileId::S0, Mode::Point, 15, 512, 3);
+        assert_eq!(s0.events, 1_179_648);
+        assert!(s0.buffer_kb() > MAX_BUFFER_KB);
     }
 }
