@@ -69,6 +69,8 @@ fn attempt(
         allowed: &allowed,
     };
     let mut ledger = Ledger::default();
+    // The workload lives in its set-up's frame: the rest of the run is
+    // handed to it, and gets the ring and the ledger back with it.
     (profile.start)(&s, &mut ring, &mut ledger, &mut |w, ring, ledger| {
         let mut tsv = tsv_file(cfg)?;
         let facts = Facts::read(pinned);
