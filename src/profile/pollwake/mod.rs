@@ -41,7 +41,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, pushed, submitted};
-use super::{inject, setup, Names, Profile, Shape, Timed, Workload, MSG_RING, NOP};
+use super::{inject, setup, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, KINDS};
 use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
 use crate::cpu;
@@ -70,7 +70,7 @@ pub static POLLWAKE: Profile = Profile {
     series: &Mode::SERIES,
     functions: &["io_msg_ring_prep", "io_msg_ring"],
     start: |s, ring, ledger, then| {
-        let mut pw = Pollwake::new(s.cfg, s.cpu.cpu(), s.allowed, ring, ledger)?;
+        let mut pw = Pollwake::new(s, ring, ledger)?;
         then(&mut pw, ring, ledger)
     },
 };
@@ -270,20 +270,15 @@ struct Parts {
 }
 
 impl Pollwake {
-    /// The rings, epoll sets and waiter of a run with `cfg` on `cpu`; `src`
+    /// The rings, epoll sets and waiter of a run set up as `s`; `src`
     /// is the run's ring, the source of every message. Runs the untimed
     /// eventfd pass (into `ledger`) and starts the waiter.
-    pub fn new(
-        cfg: &RunConfig,
-        cpu: u32,
-        allowed: &CpuSet,
-        src: &mut Ring,
-        ledger: &mut Ledger,
-    ) -> Result<Pollwake, Exit> {
+    pub fn new(s: &SetUp, src: &mut Ring, ledger: &mut Ledger) -> Result<Pollwake, Exit> {
+        let (cfg, cpu) = (s.cfg, s.cpu.cpu());
         let o = Options {
             burst: cfg.burst,
             flags: cfg.ring_flags,
-            waiter_cpu: waiter_cpu(cfg, cpu, allowed)?,
+            waiter_cpu: waiter_cpu(cfg, cpu, s.allowed)?,
             cpu,
             dog: Watchdog {
                 timeout_ms: WATCHDOG_MS,
