@@ -399,3 +399,53 @@ fn pid_1_of_a_pid_namespace_is_an_ordinary_process() {
         assert!(out.err.is_empty(), "{}", out.err);
     }
 }
+
+/// Every errno by its name: ELOOP (40) was `E? (40)`.
+#[test]
+fn an_errno_is_named_whatever_it_is() {
+    let d = Scratch::new("eloop");
+    std::os::unix::fs::symlink("loop", d.join("loop")).unwrap();
+    let tsv = d.file("loop/rows.tsv");
+    let Some(out) = ran(&["--smoke", "--tsv", &tsv]) else {
+        return;
+    };
+    assert_usage_error(&out, &format!("--tsv {tsv}: cannot be created: ELOOP (40)"));
+}
+
+/// A cycle whose io_uring_enter fails names the errno, and one the kernel
+/// cuts short says how many SQEs it took.
+#[test]
+fn a_failed_enter_in_a_cycle_names_what_it_returned() {
+    if ran(&["--smoke"]).is_none() {
+        return;
+    }
+    for (inject, profile, why) in [
+        // The first enter of cycle 0 submits its WAITs.
+        (
+            "io_uring_enter:error=EBUSY:when=1",
+            "s0",
+            "submit_error in cycle 0: io_uring_enter: EBUSY (16)",
+        ),
+        // The second submits the WAKEs and waits: 31 of 32 taken.
+        (
+            "io_uring_enter:retval=31:when=2",
+            "s0",
+            "submit_error in cycle 0: io_uring_enter took 31 of 32 SQEs",
+        ),
+        (
+            "io_uring_enter:error=ENOTSUPP:when=1",
+            "n0",
+            "submit_error in cycle 0: io_uring_enter: ENOTSUPP (524)",
+        ),
+    ] {
+        let args = ["--smoke", "--profile", profile, "--timeout", "1"];
+        let Some(out) = with_injected_fault(inject, &args) else {
+            return;
+        };
+        assert_eq!(out.code, 1, "{inject}: {}", out.err);
+        let want = format!("uring-repro: FAIL: {why}; counters on stdout\n");
+        assert_eq!(out.err, want, "{inject}");
+        let checks = out.out.lines().last().unwrap_or_default();
+        assert!(checks.ends_with("-> FAIL"), "{checks}");
+    }
+}

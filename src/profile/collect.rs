@@ -3,7 +3,7 @@
 //! check (waiting again, bounded, for late ones), and add what the kernel
 //! reports of a ring, or of the CPU, to the ledger.
 
-use crate::check::{CycleCheck, Fail, Kind, Ledger};
+use crate::check::{Call, CycleCheck, Fail, Kind, Ledger, Returned};
 use crate::ring::Ring;
 use crate::sys::{self, signal, Errno};
 
@@ -27,8 +27,28 @@ pub fn submitted(
     if ret == Ok(want as usize) {
         return true;
     }
-    ledger.fail(Fail::SubmitError, "submit_error", seq, None);
+    submit_failed(ret, want, ledger, seq);
     false
+}
+
+/// Counts a submission that failed or came up short, naming what the
+/// io_uring_enter returned. Outlined: no cycle that passes calls it.
+#[cold]
+#[inline(never)]
+fn submit_failed(ret: Result<usize, Errno>, want: u32, ledger: &mut Ledger, seq: u32) {
+    let ret = match ret {
+        Err(e) => Returned::Errno(e),
+        Ok(n) => Returned::Took(n as u32, want),
+    };
+    ledger.fail_call(Fail::SubmitError, "submit_error", seq, enter(ret));
+}
+
+/// io_uring_enter, as a failure's call.
+pub fn enter(ret: Returned) -> Call {
+    Call {
+        name: "io_uring_enter",
+        ret,
+    }
 }
 
 /// Counts a batch that did not fit in the SQ (a bug or a shrunken ring).
@@ -100,7 +120,10 @@ pub fn wait_rest(
         match waited {
             Ok(_) | Err(Errno::EINTR) => {}
             Err(Errno::ETIME) => return ledger.fail(Fail::Timeout, "timeout", seq, None),
-            Err(_) => return ledger.fail(Fail::SubmitError, "enter_error", seq, None),
+            Err(e) => {
+                let call = enter(Returned::Errno(e));
+                return ledger.fail_call(Fail::SubmitError, "enter_error", seq, call);
+            }
         }
     }
     if got < want && signal::caught() == 0 {

@@ -78,23 +78,23 @@ pub fn table_summary(w: &mut dyn Write, o: &Outcome, pairs_per_cycle: u64) {
 
 /// The futex workloads' stderr line: the first failure and its cycle.
 pub fn failed_cycle(w: &mut dyn Write, o: &Outcome) {
-    let _ = match o.ledger.first {
-        Some(Failure {
-            what,
-            seq,
-            cqe: Some(c),
-        }) => write!(
-            w,
-            "FAIL: {what} in cycle {seq}: user_data={:#x} res={} flags={:#x}; counters on stdout",
-            c.user_data, c.res, c.flags
-        ),
-        Some(Failure {
-            what,
-            seq,
-            cqe: None,
-        }) => {
-            write!(w, "FAIL: {what} in cycle {seq}; counters on stdout")
-        }
-        None => write!(w, "FAIL: see the checks line on stdout"),
+    let Some(Failure {
+        what,
+        seq,
+        cqe,
+        call,
+    }) = o.ledger.first
+    else {
+        let _ = write!(w, "FAIL: see the checks line on stdout");
+        return;
     };
+    let _ = write!(w, "FAIL: {what} in cycle {seq}");
+    if let Some(c) = cqe {
+        let (data, res, flags) = (c.user_data, c.res, c.flags);
+        let _ = write!(w, ": user_data={data:#x} res={res} flags={flags:#x}");
+    }
+    if let Some(c) = call {
+        let _ = write!(w, ": {c}");
+    }
+    let _ = write!(w, "; counters on stdout");
 }

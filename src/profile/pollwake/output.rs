@@ -156,13 +156,18 @@ pub fn cause(w: &mut dyn Write, o: &Outcome, waiter_error: Option<u32>) {
         what: "see the checks line",
         seq: 0,
         cqe: None,
+        call: None,
     });
     let c = f.cqe.unwrap_or_default();
     let waiter = waiter_error.map_or(0, |e| e as i32);
     let _ = write!(
         w,
         "FAIL: {} in mode {mode} (burst seq {}, user_data={:#x}, res={}, flags={:#x}; \
-         waiter errno {waiter}); counters on stdout",
+         waiter errno {waiter})",
         f.what, f.seq, c.user_data, c.res, c.flags
     );
+    if let Some(call) = f.call {
+        let _ = write!(w, ": {call}");
+    }
+    let _ = write!(w, "; counters on stdout");
 }
