@@ -1,6 +1,7 @@
 //! Dispatch: argv -> command -> run, describe, selftest, compare, report,
 //! calibrate or initramfs -> exit code. Every non-zero exit writes one stderr line
-//! naming its cause (a closed stdout aside: nobody is listening).
+//! naming its cause (a closed stdout aside: nobody is listening; any other
+//! failure to write stdout is named).
 
 use core::fmt::Write;
 
@@ -19,12 +20,18 @@ use crate::{calibrate, compare, selftest, tsv};
 
 /// The process's entry point after `_start`; returns the exit code.
 pub fn main(start: &StartInfo) -> i32 {
+    // A write to a closed pipe or past `ulimit -f` must fail (EPIPE,
+    // EFBIG), not kill the process with a file cut short. rt_sigaction
+    // cannot fail for these two; if it did, the default actions stay.
+    let _ = signal::ignore_write_signals();
     let mut out = Out::new(1);
     let mut baked = [0u8; args::FILE_MAX + 1];
     let argv = match args::argv(start.args(), pid1::is_init(), &mut baked) {
         Ok(argv) => argv,
         Err(e) => return e.report(),
     };
+    // compare --bisect speaks git bisect run's language, where 1 is "bad".
+    let mut bisect = false;
     let code = match cli::parse(argv) {
         Ok(Command::Help) => {
             cli::help(&mut out);
@@ -34,7 +41,10 @@ pub fn main(start: &StartInfo) -> i32 {
             let _ = writeln!(out, "uring-repro {VERSION}");
             exit::PASS
         }
-        Ok(Command::Compare(args)) => compare::main(&args, &mut out),
+        Ok(Command::Compare(args)) => {
+            bisect = args.bisect;
+            compare::main(&args, &mut out)
+        }
         Ok(Command::Report(args, draft)) => {
             compare::report(&args, &draft, &mut start.args(), &mut out)
         }
@@ -69,8 +79,13 @@ pub fn main(start: &StartInfo) -> i32 {
         }
     };
     out.flush();
-    if out.broken() && code == exit::PASS {
-        return exit::STDOUT_CLOSED;
+    if let (Some(e), exit::PASS) = (out.error(), code) {
+        let mut lost = exit::stdout_failed(e);
+        if bisect && lost.code == exit::FAIL {
+            // Not a bad commit: the step's output is lost, stop the bisect.
+            lost.code = exit::BISECT_STOP;
+        }
+        return lost.report();
     }
     code
 }

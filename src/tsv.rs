@@ -24,7 +24,8 @@
 //! The file is created with O_EXCL (an existing file is never touched) and
 //! each row is written with one write(2) as its round ends, so a crash
 //! keeps every finished row and a failing round's row (semantic_pass 0)
-//! is on disk before the process exits.
+//! is on disk before the process exits. A write that fails (a full disk,
+//! `ulimit -f`) leaves no file: the run removes it and fails, naming why.
 
 use core::fmt::{self, Write};
 
@@ -34,7 +35,7 @@ use crate::facts::Facts;
 use crate::report::{Bytes, Ratio6};
 use crate::sha256::Hex;
 use crate::sys::out::Out;
-use crate::sys::{self, uapi, Errno, Fd, SysResult};
+use crate::sys::{self, uapi, CPath, Errno, Fd, SysResult};
 
 /// Our version of the schema (the formal tool's columns plus ours).
 pub const SCHEMA_VERSION: u32 = 1;
@@ -187,38 +188,39 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
     writeln!(w)
 }
 
-/// Longest `--tsv` path we accept (PATH_MAX, NUL included).
-pub const PATH_MAX: usize = 4096;
-
 /// An open result file: rows are buffered in `out` and flushed one by one.
+/// It is complete or absent: a file whose writes failed is removed
+/// (`remove`), and so is one whose run stopped early because stdout
+/// failed.
 pub struct TsvFile {
     out: Out,
     // Closed after `out` is dropped (field order).
     _fd: Fd,
+    path: CPath,
 }
 
 impl TsvFile {
     /// Creates `path` (O_EXCL: EEXIST if it exists) mode 0644 and writes
-    /// the header.
+    /// the header; a header that cannot be written leaves no file.
     pub fn create(path: &[u8]) -> SysResult<TsvFile> {
-        let mut z = [0u8; PATH_MAX];
-        if path.len() >= PATH_MAX || path.contains(&0) {
-            // Too long, or a path no file can have.
-            return Err(Errno::ENAMETOOLONG);
-        }
-        z[..path.len()].copy_from_slice(path);
-        let fd = sys::open(
-            &z[..path.len() + 1],
-            uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL,
-            0o644,
-        )?;
+        // Too long, or a path no file can have.
+        let path = CPath::new(path).ok_or(Errno::ENAMETOOLONG)?;
+        let flags = uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL;
+        let fd = sys::open(path.get(), flags, 0o644)?;
         let mut f = TsvFile {
             out: Out::new(fd.raw()),
             _fd: fd,
+            path,
         };
         f.out.bytes(HEADER.as_bytes());
         f.out.flush();
-        Ok(f)
+        match f.error() {
+            None => Ok(f),
+            Some(e) => {
+                let _ = f.remove();
+                Err(e)
+            }
+        }
     }
 
     /// Writes and flushes one row.
@@ -227,9 +229,17 @@ impl TsvFile {
         self.out.flush();
     }
 
-    /// True once a write failed (full disk, ...).
-    pub fn broken(&self) -> bool {
-        self.out.broken()
+    /// Why a write failed (full disk, `ulimit -f`, ...), once one did;
+    /// later rows are not written.
+    pub fn error(&self) -> Option<Errno> {
+        self.out.error()
+    }
+
+    /// Closes and removes the file: what it holds is not the whole run.
+    pub fn remove(self) -> SysResult<()> {
+        let path = self.path;
+        drop((self.out, self._fd));
+        sys::unlink(path.get())
     }
 }
 
@@ -242,12 +252,10 @@ const TMPFS_MAGIC: u64 = 0x0102_1994;
 /// and copies its rows to `out` as `# tsv: ` lines (`compare` and the table
 /// readers skip `#` lines; `sed -n 's/^# tsv: //p'` gets the file back).
 pub fn echo_if_volatile(path: &[u8], out: &mut Out) {
-    let mut z = [0u8; PATH_MAX];
-    if path.len() >= PATH_MAX {
+    let Some(z) = CPath::new(path) else {
         return;
-    }
-    z[..path.len()].copy_from_slice(path);
-    let kind = match sys::fs_type(&z[..=path.len()]) {
+    };
+    let kind = match sys::fs_type(z.get()) {
         Ok(RAMFS_MAGIC) => "ramfs",
         Ok(TMPFS_MAGIC) => "tmpfs",
         _ => return,
@@ -257,7 +265,7 @@ pub fn echo_if_volatile(path: &[u8], out: &mut Out) {
         "# --tsv {} is on {kind}, which does not survive power-off; its rows follow",
         Bytes(path)
     );
-    let Ok(fd) = sys::open(&z[..=path.len()], uapi::O_RDONLY, 0) else {
+    let Ok(fd) = sys::open(z.get(), uapi::O_RDONLY, 0) else {
         return;
     };
     let mut buf = [0u8; 4096];

@@ -132,6 +132,8 @@ pub struct Outcome {
     pub interrupted: u32,
     /// The series whose share failed (the run's first failure is in it).
     pub failed_series: Option<usize>,
+    /// stdout failed with rounds still to run: they were not run.
+    pub stdout_cut: bool,
 }
 
 impl Outcome {
@@ -159,6 +161,7 @@ impl Outcome {
             hist: Histogram::default(),
             interrupted: 0,
             failed_series: None,
+            stdout_cut: false,
         }
     }
 }
@@ -231,6 +234,9 @@ pub fn rounds(
                 }
             }
             if !passed || out.broken() {
+                let last =
+                    i + 1 == cfg.warmups + cfg.rounds && k + 1 == series.len().min(MAX_SERIES);
+                o.stdout_cut = passed && !last;
                 break 'rounds;
             }
         }

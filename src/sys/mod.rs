@@ -45,6 +45,8 @@ impl Errno {
     pub const EACCES: Errno = Errno(13);
     pub const EEXIST: Errno = Errno(17);
     pub const EINVAL: Errno = Errno(22);
+    pub const ENOSPC: Errno = Errno(28);
+    pub const EPIPE: Errno = Errno(32);
     pub const ENAMETOOLONG: Errno = Errno(36);
     pub const ENOSYS: Errno = Errno(38);
     pub const ETIME: Errno = Errno(62);
@@ -398,6 +400,50 @@ fn unlinkat(path: &[u8], flags: u32) -> SysResult<()> {
         )
     };
     Errno::result(raw).map(|_| ())
+}
+
+/// Longest path the kernel takes (PATH_MAX), its NUL included.
+pub const PATH_MAX: usize = 4096;
+
+/// A path with the NUL a system call needs after it.
+pub struct CPath {
+    buf: [u8; PATH_MAX],
+    len: usize,
+}
+
+impl CPath {
+    /// `path` and a NUL; None for one too long, or holding a NUL (no file
+    /// has such a name).
+    pub fn new(path: &[u8]) -> Option<CPath> {
+        CPath::concat(&[path])
+    }
+
+    /// The parts one after the other, and a NUL.
+    pub fn concat(parts: &[&[u8]]) -> Option<CPath> {
+        let mut p = CPath {
+            buf: [0; PATH_MAX],
+            len: 0,
+        };
+        for part in parts {
+            let end = p.len + part.len();
+            if end >= PATH_MAX || part.contains(&0) {
+                return None;
+            }
+            p.buf[p.len..end].copy_from_slice(part);
+            p.len = end;
+        }
+        Some(p)
+    }
+
+    /// The path, its NUL included.
+    pub fn get(&self) -> &[u8] {
+        &self.buf[..=self.len]
+    }
+
+    /// The path without its NUL.
+    pub fn name(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
 }
 
 /// mount(source, target, fstype, 0, NULL); every string NUL-terminated.

@@ -265,3 +265,35 @@ pub fn assert_narrow(text: &str) {
         assert!(!line.ends_with(' '), "trailing blank: {line:?}");
     }
 }
+
+/// Runs the binary with `args` under `ulimit -f BLOCKS` (1 KiB blocks, as
+/// bash counts them): a write past the limit raises SIGXFSZ, or fails
+/// with EFBIG where that is ignored.
+pub fn with_file_size_limit(blocks: u32, args: &[&str]) -> Run {
+    Command::new("bash")
+        .args([
+            "-c",
+            &format!("ulimit -f {blocks} && exec \"$0\" \"$@\""),
+            BIN,
+        ])
+        .args(args)
+        .output()
+        .expect("run bash")
+        .into()
+}
+
+/// Runs the binary with `args`, its stdout on /dev/full: every write to it
+/// fails with ENOSPC, as on a full disk.
+pub fn with_stdout_full(args: &[&str]) -> Run {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let o = Command::new(BIN)
+        .args(args)
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("spawn uring-repro");
+    o.into()
+}
