@@ -56,7 +56,11 @@ pub fn main(start: &StartInfo) -> i32 {
             }
             e.report()
         }
-        Ok(Command::Initramfs(spec)) => initramfs::write(&spec).report(),
+        Ok(Command::Initramfs(spec)) => {
+            // Caught so that an interrupted archive leaves no partial file.
+            catch_interrupts();
+            initramfs::write(&spec).report()
+        }
         Ok(Command::Describe(id, cfg)) => describe(id, &cfg, &mut out).report(),
         Ok(Command::Calibrate(id, cfg, pct)) => {
             catch_interrupts();
@@ -91,7 +95,8 @@ pub fn main(start: &StartInfo) -> i32 {
 }
 
 /// From here on SIGINT and SIGTERM end a run after its current cycle, with
-/// the finished rounds reported (exit 130). rt_sigaction cannot fail for
+/// the finished rounds reported (exit 130), and `initramfs` after its
+/// current write, its partial file removed. rt_sigaction cannot fail for
 /// these two; if it did, a signal would end the process by its default
 /// action, as before.
 fn catch_interrupts() {

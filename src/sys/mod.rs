@@ -446,6 +446,51 @@ impl CPath {
     }
 }
 
+/// Gives the file `from` the name `to` unless `to` exists (EEXIST):
+/// renameat2(RENAME_NOREPLACE), one atomic step. Where the filesystem or
+/// the kernel lacks that flag (EINVAL; ENOSYS before Linux 3.15), link(2)
+/// then unlink(2) of `from`: link never replaces `to` either, so `to` is
+/// still complete or absent; only `from` outlives a failed unlink.
+pub fn rename_noreplace(from: &CPath, to: &CPath) -> SysResult<()> {
+    let dir = uapi::AT_FDCWD as usize;
+    let (old, new) = (from.get().as_ptr() as usize, to.get().as_ptr() as usize);
+    let noreplace = uapi::RENAME_NOREPLACE as usize;
+    // SAFETY: both paths are NUL-terminated (CPath) and outlive the call.
+    let raw = unsafe { syscall5(nr::RENAMEAT2, dir, old, dir, new, noreplace) };
+    match Errno::result(raw) {
+        Err(Errno::EINVAL | Errno::ENOSYS) => {}
+        other => return other.map(|_| ()),
+    }
+    // SAFETY: as above.
+    Errno::result(unsafe { syscall5(nr::LINKAT, dir, old, dir, new, 0) })?;
+    unlink(from.get())
+}
+
+/// The (device, inode) pair naming the file at `path` (NUL-terminated),
+/// or the symbolic link there itself with `follow` false: two paths name
+/// the same file exactly when their pairs are equal.
+pub fn file_id(path: &[u8], follow: bool) -> SysResult<(u64, u64)> {
+    if path.last() != Some(&0) {
+        return Err(Errno::EINVAL);
+    }
+    let flags = if follow { 0 } else { uapi::AT_SYMLINK_NOFOLLOW };
+    // struct stat starts with st_dev and st_ino, both 64-bit, on x86_64
+    // and in the asm-generic layout (aarch64, riscv64); it is 144 bytes at
+    // most: room to spare.
+    let mut buf = [0u64; 32];
+    // SAFETY: path is NUL-terminated; buf is writable and larger than stat.
+    let raw = unsafe {
+        syscall4(
+            nr::NEWFSTATAT,
+            uapi::AT_FDCWD as usize,
+            path.as_ptr() as usize,
+            buf.as_mut_ptr() as usize,
+            flags as usize,
+        )
+    };
+    Errno::result(raw).map(|_| (buf[0], buf[1]))
+}
+
 /// mount(source, target, fstype, 0, NULL); every string NUL-terminated.
 pub fn mount(source: &[u8], target: &[u8], fstype: &[u8]) -> SysResult<()> {
     if [source, target, fstype]
