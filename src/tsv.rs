@@ -35,6 +35,7 @@ use crate::facts::Facts;
 use crate::report::{Bytes, Ratio6};
 use crate::sha256::Hex;
 use crate::sys::out::Out;
+use crate::sys::uapi::{RAMFS_MAGIC, TMPFS_MAGIC};
 use crate::sys::{self, uapi, CPath, Errno, Fd, SysResult};
 
 /// Our version of the schema (the formal tool's columns plus ours).
@@ -243,12 +244,8 @@ impl TsvFile {
     }
 }
 
-/// Filesystems that live in RAM: a file there is gone at power-off.
-const RAMFS_MAGIC: u64 = 0x8584_58f6;
-const TMPFS_MAGIC: u64 = 0x0102_1994;
-
 /// As `/init` of an initramfs the only lasting record is the console. When
-/// the `--tsv` file sits on a RAM filesystem (the initramfs itself), says so
+/// the `--tsv` file sits on a RAM filesystem (gone at power-off) (the initramfs itself), says so
 /// and copies its rows to `out` as `# tsv: ` lines (`compare` and the table
 /// readers skip `#` lines; `sed -n 's/^# tsv: //p'` gets the file back).
 pub fn echo_if_volatile(path: &[u8], out: &mut Out) {

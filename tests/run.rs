@@ -485,3 +485,38 @@ fn a_failed_enter_in_a_cycle_names_what_it_returned() {
         assert!(checks.ends_with("-> FAIL"), "{checks}");
     }
 }
+
+/// PID 1 of a PID namespace whose /proc is gone is still no initramfs
+/// boot: its root is no RAM filesystem holding this binary as /init. It
+/// runs as an ordinary process: it mounts nothing (its facts from /proc
+/// are unknown), does not power off (reboot(2) there would kill it:
+/// exit 130), and ends with its own exit code.
+#[test]
+fn pid_1_without_proc_is_not_an_initramfs_boot() {
+    if ran(&["--smoke"]).is_none() {
+        return;
+    }
+    let sh = "umount -l /proc && exec \"$0\" --smoke";
+    let args = ["-p", "-f", "-m", "--propagation", "private", "sh", "-c", sh];
+    let probe = Command::new("unshare")
+        .args(&args[..7])
+        .arg("true")
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        return skip("unshare -p -f -m does not work here (needs root and util-linux)");
+    }
+    let out: Run = Command::new("unshare")
+        .args(args)
+        .arg(BIN)
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(out.code, 0, "{}\n{}", out.out, out.err);
+    assert!(out.err.is_empty(), "{}", out.err);
+    assert!(!out.out.contains("uring-repro: exit"), "{}", out.out);
+    assert_eq!(
+        line(&out.out, "# cmdline="),
+        "# cmdline=unknown",
+        "proc was mounted"
+    );
+}

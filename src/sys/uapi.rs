@@ -274,6 +274,11 @@ pub const AT_SYMLINK_NOFOLLOW: u32 = 0x100;
 pub const RENAME_NOREPLACE: u32 = 1;
 pub const O_CLOEXEC: u32 = 0o2000000;
 
+/// statfs(2)'s f_type of the filesystems that live in RAM (an initramfs
+/// is unpacked into one of them).
+pub const RAMFS_MAGIC: u64 = 0x8584_58f6;
+pub const TMPFS_MAGIC: u64 = 0x0102_1994;
+
 /// auxv types.
 pub const AT_NULL: usize = 0;
 pub const AT_PAGESZ: usize = 6;
