@@ -26,7 +26,12 @@ pub fn main(start: &StartInfo) -> i32 {
     let _ = signal::ignore_write_signals();
     let mut out = Out::new(1);
     let mut baked = [0u8; args::FILE_MAX + 1];
-    let argv = match args::argv(start.args(), pid1::is_init(), &mut baked) {
+    let mut given = start.args().peekable();
+    if pid1::is_init() {
+        // Not arguments: they never stand for the baked ones either.
+        cli::skip_kernel_words(&mut given, &mut out);
+    }
+    let argv = match args::argv(given, pid1::is_init(), &mut baked) {
         Ok(argv) => argv,
         Err(e) => return e.report(),
     };

@@ -197,6 +197,21 @@ fn number(s: &[u8], lo: u32, hi: u32) -> Result<u32, Why> {
     Ok(v as u32)
 }
 
+/// As `/init` of a fresh boot, the arguments start with every bare word of
+/// the kernel command line the kernel did not know (`nokaslr`), before the
+/// words after its `--`. The leading words that are neither a command nor
+/// an option are those: skipped here, each named on `w` as
+/// `# ignored kernel parameter: WORD`.
+pub fn skip_kernel_words<'a, I: Iterator<Item = &'a [u8]>>(
+    args: &mut core::iter::Peekable<I>,
+    w: &mut dyn fmt::Write,
+) {
+    let ours = |a: &&[u8]| a.starts_with(b"-") || COMMANDS.iter().any(|c| c.0.as_bytes() == *a);
+    while let Some(word) = args.next_if(|a| !ours(a)) {
+        let _ = writeln!(w, "# ignored kernel parameter: {}", Bytes(word));
+    }
+}
+
 /// Parses argv[1..].
 pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
     let mut args = args.into_iter().peekable();

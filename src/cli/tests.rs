@@ -509,3 +509,30 @@ fn every_compare_error_names_its_argument() {
     assert_eq!(e(&many), "compare: l16=f: more than 16 files");
     assert!(compare(&many[..16]).is_ok());
 }
+
+#[test]
+fn kernel_words_before_ours_are_skipped_and_named() {
+    let skip = |args: &[&'static str]| {
+        let mut it = args.iter().map(|s| s.as_bytes()).peekable();
+        let mut said = String::new();
+        skip_kernel_words(&mut it, &mut said);
+        let rest: Vec<&[u8]> = it.collect();
+        (said, rest)
+    };
+    let (said, rest) = skip(&["nokaslr", "quiet", "--smoke", "x"]);
+    assert_eq!(
+        said,
+        "# ignored kernel parameter: nokaslr\n# ignored kernel parameter: quiet\n"
+    );
+    assert_eq!(rest, [&b"--smoke"[..], b"x"]);
+    // Nothing left: the baked arguments are read, as with no word at all.
+    let (said, rest) = skip(&["nokaslr"]);
+    assert_eq!((said.lines().count(), rest.len()), (1, 0));
+    // A command or an option ends the kernel's words; so does -h.
+    for first in ["compare", "initramfs", "-h", "--"] {
+        let (said, rest) = skip(&["splash", first, "nokaslr"]);
+        assert_eq!((said.lines().count(), rest.len()), (1, 2), "{first}");
+    }
+    let (said, rest) = skip(&[]);
+    assert_eq!((said.as_str(), rest.len()), ("", 0));
+}

@@ -131,6 +131,12 @@ add_case x86_64-6.12-cmdline-wins x86_64 x86_64-6.12 "" "--smoke" 0 \
 	$'-> PASS$\n mode=smoke \n cycles=2 warmups=0 rounds=1 ' "$SHORT_RUN"
 add_case riscv64-6.12-baked riscv64 riscv64-6.12 "" "" 0 \
 	$'-> PASS$\n cycles=64 warmups=1 rounds=3 ' "$SHORT_RUN"
+# The kernel hands /init every bare word it does not know (nokaslr) before the words after
+# "--": skipped, each named, and never taken for arguments (the baked ones still run).
+add_case x86_64-6.12-nokaslr-baked x86_64 x86_64-6.12 "nokaslr" "" 0 \
+	$'-> PASS$\n^# ignored kernel parameter: nokaslr$\n cycles=64 warmups=1 rounds=3 ' "$SHORT_RUN"
+add_case x86_64-6.12-nokaslr-args x86_64 x86_64-6.12 "nokaslr" "--smoke" 0 \
+	$'-> PASS$\n^# ignored kernel parameter: nokaslr$\n mode=smoke '
 # scripts/boot-point.sh: a point compare reads (and the run's own exit code without one).
 add_point_case x86_64-6.12-boot-point x86_64 x86_64-6.12 "" "$SHORT_RUN" 0 \
 	$'^# uring-repro .* mode=point \n^mean\t6144\t\n-> PASS$'
