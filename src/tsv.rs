@@ -141,12 +141,13 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
     for n in counts {
         write!(w, "\t{n}")?;
     }
+    // A row without pairs (phase interrupted or witness) has 0 ns per pair.
     write!(
         w,
         "\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
         Ratio6 {
             num: r.timed_ns,
-            den: r.pairs
+            den: r.pairs.max(1)
         },
         c.cpu,
         r.pass as u8,
@@ -461,6 +462,26 @@ mod tests {
             ("shared", "vdso")
         );
         assert_eq!((get("tool_version"), get("missing_cqes")), (VERSION, "1"));
+    }
+
+    #[test]
+    fn a_row_without_pairs_has_0_ns_per_pair() {
+        let l = Ledger::default();
+        let r = Row {
+            phase: "interrupted",
+            round: 3,
+            cycles: 0,
+            pairs: 0,
+            timed_ns: 0,
+            pass: false,
+            counts: &l,
+            witness: NO_WITNESS,
+        };
+        let mut s = String::new();
+        write_row(&mut s, &ctx(), &r).unwrap();
+        let names: Vec<&str> = HEADER.trim_end().split('\t').collect();
+        let at = names.iter().position(|n| *n == "ns_per_pair").unwrap();
+        assert_eq!(s.split('\t').nth(at), Some("0.000000"), "{s}");
     }
 
     #[test]

@@ -207,6 +207,12 @@ fn usage_errors_exit_2_with_one_stderr_line() {
             &["--cpu", "1023", "--smoke"],
             "--cpu 1023: CPU 1023 is not online or not allowed",
         ),
+        (&["--version", "extra"], "extra: unexpected after --version"),
+        (&["--help", "extra"], "extra: unexpected after --help"),
+        (
+            &["describe", "--profile", "pollwake"],
+            "--profile pollwake: describe has no contract for pollwake",
+        ),
     ];
     for (args, want) in cases {
         assert_usage_error(&run(args), want);

@@ -84,6 +84,10 @@ pub enum Why {
     /// report's --title and --link: what fits the draft's 72 columns.
     Title,
     Link,
+    /// A word after `--help` or `--version` (which end the command line).
+    After(&'static str),
+    /// describe with a profile that has no contract (pollwake).
+    NoContract(&'static str),
 }
 
 impl fmt::Display for UsageError<'_> {
@@ -102,6 +106,13 @@ impl fmt::Display for UsageError<'_> {
             Why::OutOfRange(lo, hi) => return write!(f, "out of range ({lo}..={hi})"),
             Why::NotForProfile(p) => return write!(f, "does not apply to profile {p}"),
             Why::NotForCommand(c) => return write!(f, "does not apply to {c}"),
+            Why::After(o) => {
+                return write!(f, "unexpected after {o} (which ends the command line)")
+            }
+            Why::NoContract(p) => return write!(
+                f,
+                "describe has no contract for {p} (no input_sha256: its banner states its shape)"
+            ),
             Why::UnknownOption => "unknown option (see --help)",
             Why::UnknownCommand => "unknown command (see --help)",
             Why::MissingValue => "needs a value",
@@ -260,11 +271,14 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             if inline.is_some() {
                 return Err(err(Why::UnexpectedValue));
             }
-            return Ok(if name == b"--version" {
-                Command::Version
-            } else {
-                Command::Help
-            });
+            let (what, done) = match name {
+                b"--version" => ("--version", Command::Version),
+                _ => ("--help", Command::Help),
+            };
+            if let Some(extra) = args.next() {
+                return Err(error(command, extra, None, Why::After(what)));
+            }
+            return Ok(done);
         }
         let named = |o: &&options::Opt| o.name.as_bytes() == name;
         let Some(idx) = OPTIONS
@@ -396,8 +410,13 @@ fn run_config<'a>(
             return Err(error(command, arg, None, not_for_profile));
         }
     }
-    if let (ProfileId::Pollwake, DESCRIBE, Some((arg, _))) = (id, command, given("--profile")) {
-        return Err(error(command, arg, None, Why::NotForCommand("describe")));
+    if let (ProfileId::Pollwake, DESCRIBE, Some((arg, value))) = (id, command, given("--profile")) {
+        return Err(error(
+            command,
+            arg,
+            value,
+            Why::NoContract(id.formal_name()),
+        ));
     }
     if cfg.shared && !id.has_futex_scope() {
         return Err(error(command, b"--shared", None, not_for_profile));

@@ -215,6 +215,25 @@ fn help_and_version() {
     assert_eq!(p(&["--help"]), Ok(Command::Help));
     assert_eq!(p(&["-h"]), Ok(Command::Help));
     assert_eq!(p(&["run", "--version"]), Ok(Command::Version));
+    assert_eq!(p(&["--rounds", "3", "--help"]), Ok(Command::Help));
+    // They end the command line: a word after them is a usage error.
+    for (args, word, after) in [
+        (&["--version", "extra"][..], "extra", "--version"),
+        (&["--help", "extra"], "extra", "--help"),
+        (&["-h", "--smoke"], "--smoke", "--help"),
+        (&["compare", "--help", "a.txt"], "a.txt", "--help"),
+    ] {
+        let e = p(args).unwrap_err();
+        assert_eq!(
+            (e.arg, e.why),
+            (word.as_bytes(), Why::After(after)),
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        p(&["--version", "extra"]).unwrap_err().to_string(),
+        "extra: unexpected after --version (which ends the command line)"
+    );
     let help = help_text();
     for o in [
         "--profile",
@@ -384,8 +403,18 @@ fn pollwake_options() {
         why(&["--profile", "pollwake", "--ring-flags", "x"]),
         ("--ring-flags x".into(), Why::UnknownRingFlags)
     );
+    // describe has no contract for pollwake, and says so of the profile
+    // (it used to say --profile did not apply to describe).
     let e = p(&["describe", "--profile", "pollwake"]).unwrap_err();
-    assert!(matches!(e.why, Why::NotForCommand("describe")));
+    assert_eq!(
+        e.to_string(),
+        "--profile pollwake: describe has no contract for pollwake (no input_sha256: its \
+         banner states its shape)"
+    );
+    let e = p(&["describe", "--profile=poll-wake"]).unwrap_err();
+    assert!(e
+        .to_string()
+        .starts_with("--profile=poll-wake: describe has no contract"));
     // A trace window applies to pollwake too (16 bursts of each mode).
     let t = cfg(&["--profile", "pollwake", "--trace"]);
     assert_eq!(
