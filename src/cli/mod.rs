@@ -109,10 +109,10 @@ impl fmt::Display for UsageError<'_> {
             Why::After(o) => {
                 return write!(f, "unexpected after {o} (which ends the command line)")
             }
-            Why::NoContract(p) => return write!(
-                f,
-                "describe has no contract for {p} (no input_sha256: its banner states its shape)"
-            ),
+            Why::NoContract(p) => {
+                let why = "no input_sha256: its banner states its shape";
+                return write!(f, "describe has no contract for {p} ({why})");
+            }
             Why::UnknownOption => "unknown option (see --help)",
             Why::UnknownCommand => "unknown command (see --help)",
             Why::MissingValue => "needs a value",
