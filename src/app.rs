@@ -6,11 +6,12 @@
 use core::fmt::Write;
 
 use crate::cli::{self, Command};
-use crate::config::{RunConfig, VERSION};
+use crate::config::{RunConfig, Timebase, VERSION};
 use crate::exit::{self, fail, Exit};
 use crate::initramfs::{self, args};
 use crate::profile::contract::Contract;
 use crate::profile::{self, ProfileId};
+use crate::report::Bytes;
 use crate::rt::{pid1, StartInfo};
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
@@ -53,24 +54,30 @@ pub fn main(start: &StartInfo) -> i32 {
         Ok(Command::Report(args, draft)) => {
             compare::report(&args, &draft, &mut start.args(), &mut out)
         }
-        Ok(Command::Run(id, cfg)) => {
-            catch_interrupts();
-            let e = profile::run(id, &cfg, &clock(start), &mut out);
-            if let (Some(path), true) = (cfg.tsv, pid1::is_init()) {
-                tsv::echo_if_volatile(path, &mut out);
+        Ok(Command::Run(id, cfg)) => match timebase(start, cfg) {
+            Ok(cfg) => {
+                catch_interrupts();
+                let e = profile::run(id, &cfg, &clock(start), &mut out);
+                if let (Some(path), true) = (cfg.tsv, pid1::is_init()) {
+                    tsv::echo_if_volatile(path, &mut out);
+                }
+                e.report()
             }
-            e.report()
-        }
+            Err(e) => e.report(),
+        },
         Ok(Command::Initramfs(spec)) => {
             // Caught so that an interrupted archive leaves no partial file.
             catch_interrupts();
             initramfs::write(&spec).report()
         }
         Ok(Command::Describe(id, cfg)) => describe(id, &cfg, &mut out).report(),
-        Ok(Command::Calibrate(id, cfg, pct)) => {
-            catch_interrupts();
-            calibrate::run(id, &cfg, pct, &clock(start), &mut out).report()
-        }
+        Ok(Command::Calibrate(id, cfg, pct)) => match timebase(start, cfg) {
+            Ok(cfg) => {
+                catch_interrupts();
+                calibrate::run(id, &cfg, pct, &clock(start), &mut out).report()
+            }
+            Err(e) => e.report(),
+        },
         Ok(Command::Selftest(cfg)) => {
             catch_interrupts();
             selftest::run(&cfg, &clock(start), &mut out)
@@ -106,6 +113,21 @@ pub fn main(start: &StartInfo) -> i32 {
 /// action, as before.
 fn catch_interrupts() {
     let _ = signal::catch_interrupts();
+}
+
+/// `cfg` measured on the timebase the environment names
+/// (`URING_REPRO_TIMEBASE`, wall unless it says icount); any other value
+/// is a usage error naming it.
+fn timebase<'a>(start: &StartInfo, mut cfg: RunConfig<'a>) -> Result<RunConfig<'a>, Exit> {
+    cfg.timebase = Timebase::from_env(start.env()).map_err(|value| {
+        let name = Timebase::ENV;
+        let value = Bytes(value);
+        Exit::new(
+            exit::USAGE,
+            format_args!("{name}={value}: unknown timebase (wall or icount)"),
+        )
+    })?;
+    Ok(cfg)
 }
 
 /// The run's clock: the vDSO's when the kernel maps one.

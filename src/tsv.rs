@@ -20,6 +20,8 @@
 //!   rounds it finished, and zero pairs: an incomplete point never passes
 //!   for a complete one (`compare` refuses it).
 //! - `inject_ns` is `--inject-ns` (0 unless the run is a positive control).
+//! - `timebase`, the last column, is `wall`, or `icount` when the run's
+//!   ns are QEMU's instruction clock (`URING_REPRO_TIMEBASE`).
 //!
 //! The file is created with O_EXCL (an existing file is never touched) and
 //! each row is written with one write(2) as its round ends, so a crash
@@ -50,7 +52,7 @@ outstanding\ttimed_ns\tns_per_pair\tcpu\tsemantic_pass\tinput_sha256\ttrace_enab
 futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations\t\
 ring_features\tkernel_version\tmachine\tcmdline\tpreempt\tpreempt_source\tcpu_model\tgovernor\t\
 energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled\trounds_planned\tinject_ns\twitness\twitness_sources\twitness_events\t\
-witness_functions\n";
+witness_functions\ttimebase\n";
 
 /// What every row of a run repeats.
 pub struct Context<'a> {
@@ -77,6 +79,8 @@ pub struct Context<'a> {
     pub inject_ns: u32,
     /// `--witness`: `off`, `on` or `unavailable`, and what recorded.
     pub witness: (&'static str, &'static str),
+    /// `wall` or `icount` (`URING_REPRO_TIMEBASE`): what the ns are.
+    pub timebase: &'static str,
 }
 
 /// One round.
@@ -187,7 +191,7 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         }
         write!(w, "\t{}", Bytes(&cells[..n]))?;
     }
-    writeln!(w)
+    writeln!(w, "\t{}", c.timebase)
 }
 
 /// An open result file: rows are buffered in `out` and flushed one by one.
@@ -306,6 +310,7 @@ mod tests {
             rounds_planned: 15,
             inject_ns: 0,
             witness: ("off", "none"),
+            timebase: "icount",
         }
     }
 
@@ -387,14 +392,15 @@ mod tests {
                 "witness",
                 "witness_sources",
                 "witness_events",
-                "witness_functions"
+                "witness_functions",
+                "timebase"
             ]
         );
         // The fact columns are exactly the facts, in their order, and
         // then ours.
         let mut keys = Vec::new();
         Facts::read(0).each(&mut |k, _| keys.push(k));
-        let end = cols.len() - 6;
+        let end = cols.len() - 7;
         assert_eq!(&cols[end - keys.len()..end], &keys[..]);
         assert!(HEADER.ends_with('\n') && !HEADER.contains(' '));
     }
@@ -462,6 +468,8 @@ mod tests {
             ("shared", "vdso")
         );
         assert_eq!((get("tool_version"), get("missing_cqes")), (VERSION, "1"));
+        assert_eq!(get("timebase"), "icount");
+        assert_eq!(*vals.last().unwrap(), "icount");
     }
 
     #[test]

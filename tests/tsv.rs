@@ -23,7 +23,7 @@ const COLUMNS: &str = "
     futex_scope clock_source tool_version missing_cqes submit_errors migrations ring_features
     kernel_version machine cmdline preempt preempt_source cpu_model governor
     energy_perf_preference turbo smt online_cpus io_uring_disabled rounds_planned inject_ns
-    witness witness_sources witness_events witness_functions";
+    witness witness_sources witness_events witness_functions timebase";
 
 /// Rows of a TSV file as name -> value maps, the header checked.
 fn rows(path: &Path) -> Vec<HashMap<String, String>> {

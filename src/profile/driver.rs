@@ -339,6 +339,7 @@ mod tests {
             rounds_planned: rounds_,
             inject_ns: 0,
             witness: ("off", "none"),
+            timebase: "wall",
         };
         let stdout = dir.join("stdout");
         let f = std::fs::File::create(&stdout).unwrap();
@@ -399,7 +400,8 @@ mod tests {
             ]
         );
         for r in &rows {
-            assert_eq!(r.len(), col("witness_functions") + 1);
+            assert_eq!(r.len(), col("timebase") + 1);
+            assert_eq!(r[col("timebase")], "wall");
             assert_eq!(r[col("rounds_planned")], "4");
             assert_eq!(
                 r[col("nop_submitted")],

@@ -334,6 +334,7 @@ fn measure(
         rounds_planned: cfg.rounds,
         inject_ns: cfg.inject_ns,
         witness: info.witness.unwrap_or(("off", "none")),
+        timebase: cfg.timebase.name(),
     };
     let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "begin", info.id, out));
     let sinks = Sinks {
