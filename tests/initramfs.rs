@@ -241,7 +241,7 @@ fn an_interrupted_archive_leaves_no_file() {
             assert!(Instant::now() < deadline, "no archive started");
             let children = format!("/proc/{}/task/{}/children", strace.id(), strace.id());
             let Ok(kids) = std::fs::read_to_string(children) else {
-                let _ = strace.kill();
+                let _ = (strace.kill(), strace.wait());
                 return skip("no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)");
             };
             if let (Some(pid), false) = (kids.split_whitespace().next(), listing(&dir).is_empty()) {
