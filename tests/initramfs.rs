@@ -216,22 +216,14 @@ fn listing(dir: &std::path::Path) -> Vec<String> {
 /// write down (0.1 s) so the signal lands mid-archive.
 #[test]
 fn an_interrupted_archive_leaves_no_file() {
-    if Command::new("strace").arg("-V").output().is_err() {
-        return skip("strace not installed; cannot slow the writes down");
-    }
     for sig in ["INT", "TERM"] {
         let dir = Scratch::new(&format!("initramfs-sig{sig}"));
         let file = dir.file("a.cpio");
-        let mut strace = Command::new("strace")
-            .args([
-                "-f",
-                "-qq",
-                "-o",
-                "/dev/null",
-                "-e",
-                "inject=write:delay_enter=100000",
-            ])
-            .args([BIN, "initramfs", "-o", &file, "--smoke"])
+        let Some(mut slowed) = utils::under_strace("write:delay_enter=100000") else {
+            return;
+        };
+        let mut strace = slowed
+            .args(["initramfs", "-o", &file, "--smoke"])
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();

@@ -223,25 +223,24 @@ pub fn sha256sum(bytes: &[u8]) -> String {
     text.split_whitespace().next().unwrap().to_owned()
 }
 
-/// Runs the binary under strace with a fault injected; None (SKIP) without strace.
-pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
+/// The binary under strace with `inject` (a fault or a delay:
+/// `write:error=ENOSPC:when=4`, `write:delay_enter=100000`), its arguments
+/// still to add; None (SKIP) without strace.
+pub fn under_strace(inject: &str) -> Option<Command> {
     if Command::new("strace").arg("-V").output().is_err() {
         skip(format!("strace not installed; cannot inject {inject}"));
         return None;
     }
-    let out = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            &format!("inject={inject}"),
-            BIN,
-        ])
-        .args(args)
-        .output()
-        .unwrap();
+    let mut c = Command::new("strace");
+    c.args(["-f", "-qq", "-o", "/dev/null", "-e"])
+        .arg(format!("inject={inject}"))
+        .arg(BIN);
+    Some(c)
+}
+
+/// Runs the binary under strace with a fault injected; None (SKIP) without strace.
+pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
+    let out = under_strace(inject)?.args(args).output().unwrap();
     Some(out.into())
 }
 
