@@ -450,7 +450,8 @@ impl CPath {
 /// renameat2(RENAME_NOREPLACE), one atomic step. Where the filesystem or
 /// the kernel lacks that flag (EINVAL; ENOSYS before Linux 3.15), link(2)
 /// then unlink(2) of `from`: link never replaces `to` either, so `to` is
-/// still complete or absent; only `from` outlives a failed unlink.
+/// still complete or absent. Once linked, `to` is published: an unlink
+/// that fails then leaves `from` as a second name, and is not an error.
 pub fn rename_noreplace(from: &CPath, to: &CPath) -> SysResult<()> {
     let dir = uapi::AT_FDCWD as usize;
     let (old, new) = (from.get().as_ptr() as usize, to.get().as_ptr() as usize);
@@ -463,7 +464,8 @@ pub fn rename_noreplace(from: &CPath, to: &CPath) -> SysResult<()> {
     }
     // SAFETY: as above.
     Errno::result(unsafe { syscall5(nr::LINKAT, dir, old, dir, new, 0) })?;
-    unlink(from.get())
+    let _ = unlink(from.get());
+    Ok(())
 }
 
 /// The (device, inode) pair naming the file at `path` (NUL-terminated),
