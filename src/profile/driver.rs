@@ -124,7 +124,9 @@ impl Rows {
 /// What the rounds produced.
 pub struct Outcome {
     pub ledger: Ledger,
-    /// Per series, in `Workload::series` order.
+    /// The workload's series (`Profile::series`): the row sets of a round.
+    pub series: &'static [&'static str],
+    /// Per series, in that order.
     pub rows: [Rows; MAX_SERIES],
     /// Per-cycle ns of the measured shares.
     pub hist: Histogram,
@@ -132,12 +134,17 @@ pub struct Outcome {
     pub interrupted: u32,
     /// The series whose share failed (the run's first failure is in it).
     pub failed_series: Option<usize>,
+    /// stdout failed with rounds still to run: they were not run.
+    pub stdout_cut: bool,
 }
 
 impl Outcome {
-    /// Measured rounds every one of the first `series` series finished.
-    pub fn complete_rounds(&self, series: usize) -> u32 {
-        let rows = self.rows.iter().take(series.clamp(1, MAX_SERIES));
+    /// Measured rounds every series finished.
+    pub fn complete_rounds(&self) -> u32 {
+        let rows = self
+            .rows
+            .iter()
+            .take(self.series.len().clamp(1, MAX_SERIES));
         rows.map(Rows::rounds).min().unwrap_or(0)
     }
 
@@ -151,14 +158,17 @@ impl Outcome {
         }
     }
 
-    /// Nothing run yet; `ledger` holds what the set-up checked already.
-    pub fn new(ledger: Ledger) -> Outcome {
+    /// Nothing of `series` run yet; `ledger` holds what the set-up
+    /// checked already.
+    pub fn new(ledger: Ledger, series: &'static [&'static str]) -> Outcome {
         Outcome {
             ledger,
+            series,
             rows: [const { Rows::new() }; MAX_SERIES],
             hist: Histogram::default(),
             interrupted: 0,
             failed_series: None,
+            stdout_cut: false,
         }
     }
 }
@@ -184,7 +194,7 @@ pub fn rounds(
     // A share's cycles join `o.hist` once the share has finished.
     let mut share_hist = Histogram::default();
     let mut seq = 0u32;
-    let series = work.series();
+    let series = o.series;
     'rounds: for i in 0..cfg.warmups + cfg.rounds {
         let warmup = i < cfg.warmups;
         let r = if warmup { i } else { i - cfg.warmups };
@@ -231,6 +241,9 @@ pub fn rounds(
                 }
             }
             if !passed || out.broken() {
+                let last =
+                    i + 1 == cfg.warmups + cfg.rounds && k + 1 == series.len().min(MAX_SERIES);
+                o.stdout_cut = passed && !last;
                 break 'rounds;
             }
         }
@@ -240,7 +253,7 @@ pub fn rounds(
             // The point is incomplete: one last row says so, and how far it got.
             let row = tsv::Row {
                 phase: "interrupted",
-                round: o.complete_rounds(series.len()),
+                round: o.complete_rounds(),
                 cycles: 0,
                 pairs: 0,
                 timed_ns: 0,
@@ -333,6 +346,7 @@ mod tests {
             rounds_planned: rounds_,
             inject_ns: 0,
             witness: ("off", "none"),
+            timebase: "wall",
         };
         let stdout = dir.join("stdout");
         let f = std::fs::File::create(&stdout).unwrap();
@@ -343,7 +357,7 @@ mod tests {
             tsv: Some((&mut file, &ctx)),
         };
         let clock = Clock::syscall();
-        let mut o = Outcome::new(Ledger::default());
+        let mut o = Outcome::new(Ledger::default(), crate::profile::ONE_TABLE);
         rounds(&cfg, &mut fake, &mut ring, &clock, cpu, &mut o, sinks);
         out.flush();
         // The rows are on disk before the verdict, and before the close.
@@ -393,7 +407,8 @@ mod tests {
             ]
         );
         for r in &rows {
-            assert_eq!(r.len(), col("witness_functions") + 1);
+            assert_eq!(r.len(), col("timebase") + 1);
+            assert_eq!(r[col("timebase")], "wall");
             assert_eq!(r[col("rounds_planned")], "4");
             assert_eq!(
                 r[col("nop_submitted")],

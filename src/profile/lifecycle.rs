@@ -11,13 +11,35 @@
 //! and its mappings are gone (ns/pair divides it by the s0 cycle's pairs).
 
 use super::collect::account;
-use super::wait_wake::WaitWake;
-use super::{Timed, Workload};
-use crate::check::{Fail, Ledger};
-use crate::config::{CQ_ENTRIES, RING_ENTRIES};
-use crate::ring::Ring;
+use super::futex::Futex;
+use super::wait_wake::{self, WaitWake};
+use super::{Names, Profile, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
+use crate::check::{Call, Fail, Ledger, Returned};
+use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
+use crate::ring::{Ring, SetupError};
 use crate::sys;
 use crate::sys::clock::Clock;
+
+/// l0: s0's cycle, each in a ring of its own.
+pub static L0: Profile = Profile {
+    names: Names {
+        short: "l0",
+        long: "lifecycle",
+        formal: "l0_lifecycle",
+        help: "ring setup, one s0 cycle, close; stays 200 ms at the end",
+    },
+    opcodes: &[FUTEX_WAIT, FUTEX_WAKE],
+    default_slots: DEFAULT_SLOTS,
+    // Private by contract: the populated cache of the report's cycle.
+    futex_scope: false,
+    shape: |cfg| wait_wake::shape(cfg.slots),
+    series: ONE_TABLE,
+    functions: &wait_wake::FUNCTIONS,
+    start: |s, ring, ledger, then| {
+        let s0 = WaitWake(Futex::set_up(s)?);
+        then(&mut Lifecycle::new(s0, s.cfg.timeout_ns()), ring, ledger)
+    },
+};
 
 /// How long the process lingers after the last ring was closed.
 pub const LINGER_NS: u64 = 200_000_000;
@@ -47,8 +69,20 @@ impl Workload for Lifecycle {
         let t0 = clock.now_ns();
         let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
             Ok(r) => r,
-            Err(_) => {
-                ledger.fail(Fail::SubmitError, "ring_setup", seq, None);
+            Err(e) => {
+                let (f, what) = (Fail::SubmitError, "ring_setup");
+                let call = |name, e| Call {
+                    name,
+                    ret: Returned::Errno(e),
+                };
+                match e {
+                    SetupError::Setup(e) => {
+                        ledger.fail_call(f, what, seq, call("io_uring_setup", e))
+                    }
+                    SetupError::Mmap(e) => ledger.fail_call(f, what, seq, call("mmap", e)),
+                    // A feature missing: no errno to name.
+                    SetupError::Feature(_) => ledger.fail(f, what, seq, None),
+                }
                 return (clock.now_ns().wrapping_sub(t0), false);
             }
         };

@@ -1,4 +1,8 @@
-//! x86_64 syscall instructions and numbers: nothing else lives here.
+//! What only x86_64 decides: the syscall instructions and numbers, and the
+//! few things its registers or its UAPI layout fix: the signal return
+//! trampoline (`restore_rt`), the raw thread's clone trampoline
+//! (`clone_thread`), the vDSO clock's name, and the packed
+//! `struct epoll_event`. Nothing else lives here.
 //!
 //! # Safety
 //! Every function here is a raw system call. The caller guarantees that each
@@ -45,6 +49,9 @@ pub mod nr {
     pub const PREAD64: usize = 17;
     pub const EXIT: usize = 60;
     pub const EVENTFD2: usize = 290;
+    pub const NEWFSTATAT: usize = 262;
+    pub const LINKAT: usize = 265;
+    pub const RENAMEAT2: usize = 316;
 }
 
 /// The vDSO's clock_gettime and the version that defines it.

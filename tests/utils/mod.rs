@@ -223,25 +223,24 @@ pub fn sha256sum(bytes: &[u8]) -> String {
     text.split_whitespace().next().unwrap().to_owned()
 }
 
-/// Runs the binary under strace with a fault injected; None (SKIP) without strace.
-pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
+/// The binary under strace with `inject` (a fault or a delay:
+/// `write:error=ENOSPC:when=4`, `write:delay_enter=100000`), its arguments
+/// still to add; None (SKIP) without strace.
+pub fn under_strace(inject: &str) -> Option<Command> {
     if Command::new("strace").arg("-V").output().is_err() {
         skip(format!("strace not installed; cannot inject {inject}"));
         return None;
     }
-    let out = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            &format!("inject={inject}"),
-            BIN,
-        ])
-        .args(args)
-        .output()
-        .unwrap();
+    let mut c = Command::new("strace");
+    c.args(["-f", "-qq", "-o", "/dev/null", "-e"])
+        .arg(format!("inject={inject}"))
+        .arg(BIN);
+    Some(c)
+}
+
+/// Runs the binary under strace with a fault injected; None (SKIP) without strace.
+pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
+    let out = under_strace(inject)?.args(args).output().unwrap();
     Some(out.into())
 }
 
@@ -249,6 +248,15 @@ pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
 pub fn published(name: &str) -> String {
     format!(
         "{}/tests/fixtures/published/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The path of an icount fixture (tests/fixtures/icount: points on QEMU
+/// TCG's instruction clock, exact across boots).
+pub fn icount(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/icount/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }
@@ -264,4 +272,67 @@ pub fn assert_narrow(text: &str) {
         );
         assert!(!line.ends_with(' '), "trailing blank: {line:?}");
     }
+}
+
+/// The command line a draft shows (its lines as printed, `uring-repro`
+/// first), read back by bash in the C locale: the arguments it gives
+/// `uring-repro`, or None after a skip without bash.
+pub fn shell_words(lines: &str) -> Option<Vec<Vec<u8>>> {
+    if Command::new("bash").arg("--version").output().is_err() {
+        skip("bash not installed; cannot read the command line back");
+        return None;
+    }
+    let script = format!("uring-repro() {{ printf '%s\\0' \"$@\"; }}\n{lines}\n");
+    let out = Command::new("bash")
+        .env("LC_ALL", "C")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "bash failed on:\n{lines}");
+    let mut words: Vec<Vec<u8>> = out.stdout.split(|&b| b == 0).map(<[u8]>::to_vec).collect();
+    assert_eq!(words.pop(), Some(vec![]), "{lines}");
+    Some(words)
+}
+
+/// The lines of `draft` that show the command it was made with.
+pub fn made_with(draft: &str) -> &str {
+    let at = draft
+        .find("This draft was made with:\n\n")
+        .expect("the made-with lines")
+        + 27;
+    let rest = &draft[at..];
+    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+}
+
+/// Runs the binary with `args` under `ulimit -f BLOCKS` (1 KiB blocks, as
+/// bash counts them): a write past the limit raises SIGXFSZ, or fails
+/// with EFBIG where that is ignored.
+pub fn with_file_size_limit(blocks: u32, args: &[&str]) -> Run {
+    Command::new("bash")
+        .args([
+            "-c",
+            &format!("ulimit -f {blocks} && exec \"$0\" \"$@\""),
+            BIN,
+        ])
+        .args(args)
+        .output()
+        .expect("run bash")
+        .into()
+}
+
+/// Runs the binary with `args`, its stdout on /dev/full: every write to it
+/// fails with ENOSPC, as on a full disk.
+pub fn with_stdout_full(args: &[&str]) -> Run {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let o = Command::new(BIN)
+        .args(args)
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("spawn uring-repro");
+    o.into()
 }
