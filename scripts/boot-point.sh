@@ -74,7 +74,7 @@ exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interru
       2 also for a usage error here, an existing POINT or one that cannot be written
       (its directory, checked before the boot, or the write itself: nothing is left at
       POINT); 124 the boot timed out; 125 QEMU is missing, lacks the accelerator, could
-      not start, or no report came back.
+      not start, no report came back, or an icount point's banner does not say so.
 EOF
 }
 
@@ -142,6 +142,12 @@ if [ -e "$point" ] || [ -L "$point" ]; then
 	exit 2
 fi
 case $point in */) usage_error "-o: a file name, not a directory: $point" ;; esac
+# The timebase is the accelerator's to state: a hand-set word would make a TCG point claim
+# to count instructions.
+case " $append " in *[[:space:]]URING_REPRO_TIMEBASE=*)
+	usage_error "--append: URING_REPRO_TIMEBASE is set by --accel icount, not by hand"
+	;;
+esac
 case $arch in
 x86_64) triple="" console=ttyS0 ;;
 aarch64) triple=aarch64-unknown-linux-musl console=ttyAMA0 ;;
@@ -313,6 +319,12 @@ if [ ! -s "$WORK/point" ]; then
 	say "the run ended with exit $code after ${secs}s but printed no report; $point not written"
 	[ "$code" -ne 0 ] || exit 125
 	exit "$code"
+fi
+# An icount point must say so: a binary that predates URING_REPRO_TIMEBASE would print a
+# banner that reads as wall time.
+if [ "$accel" = icount ] && ! head -n 1 "$WORK/point" | grep -q ' timebase=icount\( \|$\)'; then
+	say "the booted binary's banner does not say timebase=icount (it predates URING_REPRO_TIMEBASE?): its point would read as wall time; $point not written"
+	exit 125
 fi
 # Published whole or not at all: the report into the file beside POINT, then link(2), which
 # fails rather than replace a POINT that appeared meanwhile.

@@ -78,6 +78,15 @@ impl Box {
         Box { dir, env }
     }
 
+    /// The report as an icount run prints it: `timebase=icount` on its
+    /// banner, right after `clock=`.
+    fn icount_report(&self) {
+        let report = self.dir.join("report.txt");
+        let text = fs::read_to_string(&report).unwrap();
+        let text = text.replacen(" clock=vdso", " clock=vdso timebase=icount", 1);
+        fs::write(&report, text).unwrap();
+    }
+
     fn set(&mut self, key: &str, value: &str) {
         self.env.retain(|(k, _)| k != key);
         self.env.push((key.into(), value.into()));
@@ -201,6 +210,7 @@ exit $rc"#;
 #[test]
 fn icount_boots_tcg_on_the_instruction_clock_with_the_timebase_word_before_dashes() {
     let b = Box::new("icount");
+    b.icount_report();
     let point = b.dir.file("p.txt");
     let r = b.boot_point(&["-o", &point, "--accel", "icount", "--append", "-- --smoke"]);
     assert_eq!(r.code, 0, "{}", r.err);
@@ -228,6 +238,50 @@ fn icount_boots_tcg_on_the_instruction_clock_with_the_timebase_word_before_dashe
     let text = fs::read_to_string(&point).unwrap();
     assert!(text.starts_with("# uring-repro "), "{text}");
     assert!(text.ends_with("# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=single -icount shift=0,sleep=off,align=off -cpu qemu64 -smp 1 -m 512M\n"), "{text}");
+}
+
+#[test]
+fn an_icount_point_whose_banner_does_not_say_so_is_not_written() {
+    // A binary from before URING_REPRO_TIMEBASE: its banner would read as
+    // wall time.
+    let b = Box::new("icount-unstated");
+    let point = b.dir.file("p.txt");
+    let r = b.boot_point(&["-o", &point, "--accel", "icount"]);
+    assert_eq!(r.code, 125, "{}", r.err);
+    assert_eq!(b.boots(), 1);
+    assert!(
+        r.err.contains("banner does not say timebase=icount"),
+        "{}",
+        r.err
+    );
+    assert!(!Path::new(&point).exists());
+    assert_eq!(
+        listing(&b.dir)
+            .iter()
+            .filter(|f| f.starts_with(".p.txt"))
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn the_timebase_word_is_the_accelerators_not_appended_by_hand() {
+    let b = Box::new("icount-by-hand");
+    let point = b.dir.file("p.txt");
+    let r = b.boot_point(&[
+        "-o",
+        &point,
+        "--append",
+        "quiet URING_REPRO_TIMEBASE=icount",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err
+            .contains("--append: URING_REPRO_TIMEBASE is set by --accel icount, not by hand"),
+        "{}",
+        r.err
+    );
+    assert_eq!(b.boots(), 0);
 }
 
 #[test]
