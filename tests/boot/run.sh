@@ -53,12 +53,9 @@ EOF
 }
 
 # ---------------------------------------------------------------------------------------
-# Output helpers. Results go to stdout; progress and diagnostics go to stderr as "# ..."
-# lines so a TAP reader ignores them.
-note() { printf '# %s\n' "$*" >&2; }
-warn() { printf '# WARNING: %s\n' "$*" >&2; }
-die() { printf 'run.sh: %s\n' "$*" >&2; exit 1; }
-usage_error() { printf 'run.sh: %s (try --help)\n' "$*" >&2; exit 2; }
+# Output helpers, results (a skip fails under CI) and apt: tests/lib/harness.sh.
+# shellcheck source=../lib/harness.sh
+. "$HERE/../lib/harness.sh"
 
 # ---------------------------------------------------------------------------------------
 # Cases. One row each: name, guest arch, kernel slot, cmdline words before "--", argv words
@@ -200,16 +197,7 @@ ensure_tools() {
 		[[ $(dpkg-query -W -f '${Status}' opensbi 2>/dev/null) == *' installed' ]] || pkgs+=(opensbi)
 	fi
 	((${#pkgs[@]} > 0)) || return 0
-	[[ $(id -u) == 0 ]] || die "${pkgs[*]} missing and not root to install them"
-	note "installing ${pkgs[*]} (log: $WORK/apt-install.log)"
-	# The lock timeout waits out another apt run instead of failing at once. apt's chatter
-	# goes to the log; on failure its tail is shown.
-	if ! { apt-get -q update && DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
-		--no-install-recommends -o DPkg::Lock::Timeout=300 "${pkgs[@]}"; } \
-		>"$WORK/apt-install.log" 2>&1; then
-		tail -n 20 "$WORK/apt-install.log" >&2
-		die "installing ${pkgs[*]} failed"
-	fi
+	apt_install "$WORK/apt-install.log" "${pkgs[@]}" || die "installing ${pkgs[*]} failed"
 	for t in qemu-system-x86_64 qemu-system-aarch64 ${BIN[riscv64]:+qemu-system-riscv64}; do
 		command -v "$t" >/dev/null || die "$t still missing after install"
 	done
@@ -486,23 +474,10 @@ boot() {
 }
 
 # ---------------------------------------------------------------------------------------
-PASSED=0 FAILED=0 SKIPPED=0 N=0
-result_ok() { N=$((N + 1)) PASSED=$((PASSED + 1)); printf 'ok %d - %s\n' "$N" "$1"; }
-result_skip() {
-	N=$((N + 1))
-	if [[ -n ${CI:-} ]]; then
-		FAILED=$((FAILED + 1))
-		printf 'not ok %d - %s: SKIP: %s (a skip fails when CI is set)\n' "$N" "$1" "$2"
-		return 0
-	fi
-	SKIPPED=$((SKIPPED + 1))
-	printf 'ok %d - %s # SKIP %s\n' "$N" "$1" "$2"
-	warn "SKIPPED $1: $2"
-}
+# result_fail NAME REASON [LOG]: not ok, with the console that explains it.
 result_fail() {
 	local name=$1 reason=$2 log=${3:-}
-	N=$((N + 1)) FAILED=$((FAILED + 1))
-	printf 'not ok %d - %s: %s\n' "$N" "$name" "$reason"
+	result_not_ok "$name" "$reason"
 	if [[ -n $log && -e $log ]]; then
 		# After a panic the last lines are all backtrace; show the lines up to the panic
 		# message instead, which hold what PID 1 printed last.
@@ -779,10 +754,7 @@ main() {
 
 	for i in "${sel[@]}"; do run_case "$i"; done
 	[[ -n $keep ]] && note "logs kept in $WORK"
-	printf '%d passed, %d failed, %d skipped\n' "$PASSED" "$FAILED" "$SKIPPED"
-	# exit, not a false test: a failing last command would trip the ERR trap above.
-	if ((FAILED > 0)); then exit 1; fi
-	exit 0
+	summary
 }
 
 main "$@"
