@@ -71,37 +71,15 @@ usage: $0 --bin PATH [options]
 EOF
 }
 
-note() { printf '# %s\n' "$*" >&2; }
-warn() { printf '# WARNING: %s\n' "$*" >&2; }
-die() {
-	printf 'run.sh: %s\n' "$*" >&2
-	exit 1
-}
-usage_error() {
-	printf 'run.sh: %s (try --help)\n' "$*" >&2
-	exit 2
-}
+# Output helpers, results (a skip fails under CI) and apt: tests/lib/harness.sh.
+# shellcheck source=../lib/harness.sh
+. "$HERE/../lib/harness.sh"
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-PASSED=0 FAILED=0 SKIPPED=0 N=0
-result_ok() {
-	N=$((N + 1)) PASSED=$((PASSED + 1))
-	printf 'ok %d - %s\n' "$N" "$1"
-}
-result_skip() {
-	N=$((N + 1))
-	if [[ -n ${CI:-} ]]; then
-		FAILED=$((FAILED + 1))
-		printf 'not ok %d - %s: SKIP: %s (a skip fails when CI is set)\n' "$N" "$1" "$2"
-		return 0
-	fi
-	SKIPPED=$((SKIPPED + 1))
-	printf 'ok %d - %s # SKIP %s\n' "$N" "$1" "$2"
-}
+# result_fail NAME REASON [LOG]: not ok, with LOG's last lines.
 result_fail() {
-	N=$((N + 1)) FAILED=$((FAILED + 1))
-	printf 'not ok %d - %s: %s\n' "$N" "$1" "$2"
+	result_not_ok "$1" "$2"
 	if [[ -n ${3:-} && -e $3 ]]; then
 		tail -n 15 "$3" | sed 's/^/#   | /'
 	fi
@@ -124,14 +102,7 @@ ensure_tools() {
 		[[ $(dpkg-query -W -f '${Status}' "$p" 2>/dev/null) == *' installed' ]] || missing+=("$p")
 	done
 	((${#missing[@]} == 0)) && return 0
-	[[ $(id -u) == 0 ]] || return 1
-	note "installing ${missing[*]} (log: $WORK/apt-install.log)"
-	if ! { apt-get -q update && DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
-		--no-install-recommends -o DPkg::Lock::Timeout=300 "${missing[@]}"; } \
-		>"$WORK/apt-install.log" 2>&1; then
-		tail -n 20 "$WORK/apt-install.log" >&2
-		return 1
-	fi
+	apt_install "$WORK/apt-install.log" "${missing[@]}"
 }
 
 # fetch_source: SRC_VERSION and SRC_DEB (the .deb in the cache), or status 1 with WHY set.
@@ -252,6 +223,11 @@ mean() {
 }
 # rounds FILE: every measured round's figure, one a line.
 rounds() { awk -F'\t' '$1 ~ /^[0-9]+$/ { print $3 }' "$1"; }
+# field TSV NAME: the value of column NAME in the first row of compare's --tsv output.
+field() {
+	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
+		NR == 2 && c { print $c; exit }' "$1"
+}
 # cmp A OP B: awk's arithmetic comparison of two decimals.
 cmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
 
@@ -374,8 +350,10 @@ main() {
 		if [[ -n ${POINTS[$key]:-} ]]; then
 			reasons=()
 			grep -q '^# checks: .* -> PASS$' "${POINTS[$key]}" || reasons+=("no passing checks line")
-			grep -q '^# cmdline=.*URING_REPRO_TIMEBASE=icount' "${POINTS[$key]}" ||
-				reasons+=("the guest was not told its timebase")
+			grep -q '^# uring-repro .* timebase=icount' "${POINTS[$key]}" ||
+				reasons+=("the banner does not say timebase=icount")
+			grep -q '^# unit=guest_instructions_per_pair ' "${POINTS[$key]}" ||
+				reasons+=("no unit line")
 			judge "boot-$key" "$WORK/boot-$key.log" "${reasons[@]}"
 		elif [[ -e $WORK/boot-$key.log ]]; then
 			result_fail "boot-$key" "no point" "$WORK/boot-$key.log"
@@ -397,25 +375,32 @@ main() {
 		judge "s0-$k-boots-agree" "$b" "${reasons[@]}"
 	done
 
-	# s0: the child costs more per pair, clear of zero: its mean above the parent's and
-	# every child round above every parent round.
+	# s0: the child costs more per pair, clear of zero: compare's between-boot interval is
+	# exact (the boots agree) and above zero, its within-boot one too; and every child
+	# round is above every parent round.
 	local p1=${POINTS[s0-parent-1]:-} p2=${POINTS[s0-parent-2]:-} c1=${POINTS[s0-child-1]:-} c2=${POINTS[s0-child-2]:-}
 	if [[ -n $p1 && -n $p2 && -n $c1 && -n $c2 ]]; then
 		local pm cm pmax cmin
 		pm=$(mean "$p1") cm=$(mean "$c1")
 		pmax=$(cat <(rounds "$p1") <(rounds "$p2") | sort -g | tail -n 1)
 		cmin=$(cat <(rounds "$c1") <(rounds "$c2") | sort -g | head -n 1)
-		reasons=()
-		cmp "$cm" '>' "$pm" || reasons+=("child mean $cm is not above the parent's $pm")
-		cmp "$cmin" '>' "$pmax" || reasons+=("the lowest child round $cmin is not above the highest parent round $pmax")
-		judge s0-child-above-parent "$c1" "${reasons[@]}"
-		note "s0: parent $pm, child $cm instructions per pair: $(awk -v a="$pm" -v b="$cm" 'BEGIN { printf "%+.3f (%+.3f%%)", b - a, (b - a) / a * 100 }')"
 		# In the points' directory, with their names as typed: the draft's own command line
 		# is then the same on every machine.
-		(cd "$WORK/points" && "$BIN" compare parent=s0-parent-1.txt child=s0-child-1.txt \
-			child=s0-child-2.txt parent=s0-parent-2.txt) >"$WORK/compare-s0.txt" 2>&1 || true
-		(cd "$WORK/points" && "$BIN" report --introduced "$INTRODUCED" parent=s0-parent-1.txt \
-			child=s0-child-1.txt child=s0-child-2.txt parent=s0-parent-2.txt) \
+		local sandwich=(parent=s0-parent-1.txt child=s0-child-1.txt child=s0-child-2.txt parent=s0-parent-2.txt)
+		(cd "$WORK/points" && "$BIN" compare "${sandwich[@]}") >"$WORK/compare-s0.txt" 2>&1 || true
+		(cd "$WORK/points" && "$BIN" compare --tsv "${sandwich[@]}") >"$WORK/compare-s0.tsv" 2>&1 || true
+		local t=$WORK/compare-s0.tsv lo hi
+		lo=$(field "$t" between_ci95_low_pct) hi=$(field "$t" between_ci95_high_pct)
+		reasons=()
+		[[ $(field "$t" timebase) == icount ]] || reasons+=("compare does not read the points as icount")
+		[[ -n $lo && $lo == "$hi" ]] || reasons+=("the between-boot interval is not exact: $lo .. $hi")
+		cmp "${lo:-0}" '>' 0 || reasons+=("the between-boot change $lo% is not above zero")
+		cmp "$(field "$t" within_ci95_low_pct)" '>' 0 || reasons+=("the within-boot interval reaches zero")
+		cmp "$cm" '>' "$pm" || reasons+=("child mean $cm is not above the parent's $pm")
+		cmp "$cmin" '>' "$pmax" || reasons+=("the lowest child round $cmin is not above the highest parent round $pmax")
+		judge s0-child-above-parent "$t" "${reasons[@]}"
+		note "s0: parent $pm, child $cm instructions per pair: $(awk -v a="$pm" -v b="$cm" 'BEGIN { printf "%+.3f (%+.3f%%)", b - a, (b - a) / a * 100 }')"
+		(cd "$WORK/points" && "$BIN" report --introduced "$INTRODUCED" "${sandwich[@]}") \
 			>"$WORK/report-s0.txt" 2>"$WORK/report-s0.err" && rc=0 || rc=$?
 		reasons=()
 		((rc == 0)) || reasons+=("report exited $rc: $(head -n 2 "$WORK/report-s0.err" | tr '\n' ' ')")
@@ -424,13 +409,18 @@ main() {
 		judge s0-report "$WORK/report-s0.err" "${reasons[@]}"
 	fi
 
-	# n0: the NOP control does not move.
+	# n0: the NOP control does not move: compare's interval holds zero, and the change is
+	# within the tolerance.
 	a=${POINTS[n0-parent]:-} b=${POINTS[n0-child]:-}
 	if [[ -n $a && -n $b ]]; then
 		local d
 		d=$(awk -v a="$(mean "$a")" -v b="$(mean "$b")" 'BEGIN { d = b - a; printf "%.6f", d < 0 ? -d : d }')
+		(cd "$WORK/points" && "$BIN" compare --tsv parent=n0-parent.txt child=n0-child.txt) \
+			>"$WORK/compare-n0.tsv" 2>&1 || true
 		reasons=()
 		cmp "$d" '<=' "$N0_TOLERANCE" || reasons+=("n0 moved by $d instructions per pair (at most $N0_TOLERANCE)")
+		[[ ,$(field "$WORK/compare-n0.tsv" reasons), == *,ci_includes_zero,* ]] ||
+			reasons+=("compare finds a change: $(field "$WORK/compare-n0.tsv" reasons)")
 		judge n0-unchanged "$b" "${reasons[@]}"
 		note "n0: parent $(mean "$a"), child $(mean "$b"): |change| $d"
 	fi
@@ -468,9 +458,7 @@ finish() {
 	TIMES+=("all: $(since "$1") s")
 	printf '# time: %s\n' "${TIMES[@]}" >&2
 	[[ -n ${keep:-} ]] && note "points and logs kept in $WORK"
-	printf '%d passed, %d failed, %d skipped\n' "$PASSED" "$FAILED" "$SKIPPED"
-	if ((FAILED > 0)); then exit 1; fi
-	exit 0
+	summary
 }
 
 main "$@"
