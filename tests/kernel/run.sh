@@ -259,13 +259,7 @@ main() {
 	BIN=$(realpath "$BIN")
 	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs: a positive number, not '$JOBS'"
 	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout: a positive number, not '$TIMEOUT'"
-	if [[ -n $keep ]]; then
-		mkdir -p "$keep"
-		WORK=$(cd "$keep" && pwd)
-	else
-		WORK=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-kernel.XXXXXX")
-		trap 'rm -rf "$WORK"' EXIT
-	fi
+	work_dir "$keep" kernel
 	mkdir -p "$WORK/points" "$CACHE"
 	t_all=$(now)
 

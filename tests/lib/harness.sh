@@ -44,6 +44,18 @@ summary() {
 	exit 0
 }
 
+# work_dir KEEP NAME: WORK, the run's directory: KEEP (made, kept) when given, else a new
+# temporary one removed at exit.
+work_dir() {
+	if [[ -n $1 ]]; then
+		mkdir -p "$1"
+		WORK=$(cd "$1" && pwd)
+	else
+		WORK=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-$2.XXXXXX")
+		trap 'rm -rf "$WORK"' EXIT
+	fi
+}
+
 # apt_install LOG PKG...: install PKGs (root only) after an update, apt's chatter to LOG and
 # its tail shown on failure; status 1 when it could not. The lock timeout waits out another
 # apt run instead of failing at once.
