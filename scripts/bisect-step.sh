@@ -19,8 +19,9 @@ GOOD=0 BAD=1 SKIP=125 STOP=128
 usage() {
 	cat <<EOF
 usage: $PROG (--good FILE... --bad FILE... | --functional) [--build CMD] [--image PATH]
-                     [--arch A] [--accel kvm|tcg] [--points DIR] [--gate PCT] [--append ARGS]
-                     [--timeout S] [--bin PATH] [--options-from FILE] [-- RUN-OPTIONS]
+                     [--arch A] [--accel kvm|tcg|icount] [--points DIR] [--gate PCT]
+                     [--append ARGS] [--timeout S] [--bin PATH] [--options-from FILE]
+                     [--append-from FILE] [-- RUN-OPTIONS]
 
 Run from the kernel tree being bisected, as \`git bisect run $0 ...\`. Builds the commit
 checked out, boots it (scripts/boot-point.sh, a fresh boot), and says good or bad:
@@ -48,6 +49,9 @@ checked out, boots it (scripts/boot-point.sh, a fresh boot), and says good or ba
   --options-from FILE
                    run options read from FILE in the tree (one per line) at every step,
                    after RUN-OPTIONS: for trees that carry their own workload settings
+  --append-from FILE
+                   kernel parameters read from FILE in the tree (one per line) at every
+                   step, after --append: for trees that carry their own boot settings
   -h, --help       this text
 
 exit: 0 good, 1 bad, 125 skip, 128 stop (a usage error, unusable references, or anything
@@ -77,7 +81,7 @@ host_arch() {
 }
 
 goods="" bads="" functional=0 build=$DEFAULT_BUILD image="" arch=$(host_arch) accel="" points=""
-gate="" append="" timeout_s="" bin="" options_from=""
+gate="" append="" timeout_s="" bin="" options_from="" append_from=""
 # Points are file names: kept newline-separated (a name with a newline is refused).
 # At least this much must be writable in --points before a build (a build log and a point).
 PROBE_KB=64
@@ -97,7 +101,7 @@ while [ $# -gt 0 ]; do
 		functional=1
 		shift
 		;;
-	--good | --bad | --build | --image | --arch | --accel | --points | --gate | --append | --timeout | --bin | --options-from)
+	--good | --bad | --build | --image | --arch | --accel | --points | --gate | --append | --timeout | --bin | --options-from | --append-from)
 		[ $# -ge 2 ] || stop "$1 needs a value (try --help)"
 		case $2 in *"$nl"*) stop "$1: a newline in a value" ;; esac
 		case $1 in
@@ -113,6 +117,7 @@ while [ $# -gt 0 ]; do
 		--timeout) timeout_s=$2 ;;
 		--bin) bin=$2 ;;
 		--options-from) options_from=$2 ;;
+		--append-from) append_from=$2 ;;
 		esac
 		shift 2
 		;;
@@ -185,12 +190,19 @@ if [ -n "$options_from" ]; then
 		[ -n "$word" ] && set -- "$@" "$word"
 	done <"$options_from"
 fi
+# The kernel parameters: --append, then the tree's own (one per line) if asked for.
+if [ -n "$append_from" ]; then
+	[ -f "$append_from" ] || stop "--append-from: $append_from is not in the tree at $commit"
+	while IFS= read -r word || [ -n "$word" ]; do
+		[ -n "$word" ] && append="${append:+$append }$word"
+	done <"$append_from"
+fi
 
 # What boot-point.sh needs beyond the image (QEMU, the accelerator, the run options, the
 # point's directory), checked before the build: a missing one would fail every commit.
 rc=0
 out=$("$HERE/boot-point.sh" --check --kernel "$image" -o "$point" --arch "$arch" \
-	${accel:+--accel "$accel"} ${bin:+--bin "$bin"} -- "$@" 2>&1) || rc=$?
+	${accel:+--accel "$accel"} ${append:+--append "$append"} ${bin:+--bin "$bin"} -- "$@" 2>&1) || rc=$?
 if [ "$rc" -ne 0 ]; then
 	printf '%s\n' "$out" | sed 's/^/  | /' >&2
 	stop "$commit: boot-point.sh --check exit $rc: no commit can be booted so (fix it and restart)"

@@ -493,6 +493,58 @@ fn a_commit_tested_again_gets_its_own_log_and_point() {
     assert_eq!(listing(Path::new(&points)).len(), 3);
 }
 
+#[test]
+fn the_trees_own_kernel_parameters_and_run_options_are_read_at_every_step() {
+    let b = Box::new("from-tree");
+    let tree = git_tree(&b);
+    let points = b.dir.file("points");
+    fs::write(tree.join("append"), "audit=1\n\nquiet").unwrap();
+    fs::write(tree.join("options"), "--cycles\n8\n").unwrap();
+    let mut args = vec![
+        "--functional",
+        "--build",
+        "echo k >vmlinuz",
+        "--image",
+        "vmlinuz",
+    ];
+    args.extend(["--points", &points, "--bin", BIN, "--append", "loglevel=7"]);
+    args.extend(["--append-from", "append", "--options-from", "options"]);
+    let r = b.run_in(&tree, &[], "bisect-step.sh", &args);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let log = b.qemu_log();
+    assert!(
+        log.contains("[console=ttyS0 panic=-1 loglevel=4 loglevel=7 audit=1 quiet]"),
+        "{log}"
+    );
+    // A file the tree lacks at this commit, or a bad option in it, stops the bisect.
+    let step = |extra: &[&str]| {
+        let mut a = vec![
+            "--functional",
+            "--build",
+            "touch built",
+            "--image",
+            "vmlinuz",
+        ];
+        a.extend(["--points", &points, "--bin", BIN]);
+        a.extend(extra);
+        b.run_in(&tree, &[], "bisect-step.sh", &a)
+    };
+    let r = step(&["--append-from", "no-such-file"]);
+    assert_eq!(r.code, 128, "{}", r.err);
+    assert!(
+        r.err
+            .contains("--append-from: no-such-file is not in the tree at "),
+        "{}",
+        r.err
+    );
+    fs::write(tree.join("options"), "--bogus\n").unwrap();
+    let r = step(&["--options-from", "options"]);
+    assert_eq!(r.code, 128, "{}", r.err);
+    assert!(r.err.contains("--bogus"), "{}", r.err);
+    assert!(!tree.join("built").exists(), "it built first");
+    assert_eq!(b.boots(), 1);
+}
+
 /// bisect-step.sh with `args` in a fresh tree whose build would leave a
 /// mark: it must stop (128) with `why` before building.
 fn stops_before_building(b: &Box, args: &[&str], why: &str) {
