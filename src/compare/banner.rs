@@ -10,7 +10,7 @@
 use super::input::Format;
 
 /// The facts, by index into `Facts::v` and `FACTS`.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum F {
     Version,
     Profile,
@@ -42,37 +42,50 @@ pub enum F {
 }
 
 /// Every fact's stdout key (the name stderr uses too) and its TSV column
-/// (empty: no TSV carries it), in `F` order. The banner's keys stand among
-/// its words; the fact lines (`machine` on) are one key a line.
-pub const FACTS: [(&str, &str); 27] = [
-    ("version", "tool_version"),
-    ("profile", "profile"),
-    ("mode", "mode"),
-    ("kernel", "kernel_release"),
-    ("boot_id", "boot_id"),
-    ("cpu", "cpu"),
-    ("cpu_choice", ""),
-    ("clock", "clock_source"),
-    ("timebase", "timebase"),
-    ("inject_ns", "inject_ns"),
-    ("witness", "witness"),
-    ("ring_entries", "ring_entries"),
-    ("cq_entries", ""),
-    ("slots", "slots"),
-    ("cycles", "cycles"),
-    ("warmups", ""),
-    ("rounds", "rounds_planned"),
-    ("futex", "futex_scope"),
-    ("timeout_s", ""),
-    ("input_sha256", "input_sha256"),
-    ("machine", "machine"),
-    ("preempt", "preempt"),
-    ("preempt_source", "preempt_source"),
-    ("cpu_model", "cpu_model"),
-    ("governor", "governor"),
-    ("turbo", "turbo"),
-    ("smt", "smt"),
+/// (empty: no TSV carries it), each beside its `F`, in `F` order (the
+/// const assert below holds every row to its place). The banner's keys
+/// stand among its words; the fact lines (`machine` on) are one key a
+/// line.
+pub const FACTS: [(F, &str, &str); 27] = [
+    (F::Version, "version", "tool_version"),
+    (F::Profile, "profile", "profile"),
+    (F::Mode, "mode", "mode"),
+    (F::Kernel, "kernel", "kernel_release"),
+    (F::BootId, "boot_id", "boot_id"),
+    (F::Cpu, "cpu", "cpu"),
+    (F::CpuChoice, "cpu_choice", ""),
+    (F::Clock, "clock", "clock_source"),
+    (F::Timebase, "timebase", "timebase"),
+    (F::InjectNs, "inject_ns", "inject_ns"),
+    (F::Witness, "witness", "witness"),
+    (F::RingEntries, "ring_entries", "ring_entries"),
+    (F::CqEntries, "cq_entries", ""),
+    (F::Slots, "slots", "slots"),
+    (F::Cycles, "cycles", "cycles"),
+    (F::Warmups, "warmups", ""),
+    (F::Rounds, "rounds", "rounds_planned"),
+    (F::Futex, "futex", "futex_scope"),
+    (F::Timeout, "timeout_s", ""),
+    (F::Sha, "input_sha256", "input_sha256"),
+    (F::Machine, "machine", "machine"),
+    (F::Preempt, "preempt", "preempt"),
+    (F::PreemptSource, "preempt_source", "preempt_source"),
+    (F::CpuModel, "cpu_model", "cpu_model"),
+    (F::Governor, "governor", "governor"),
+    (F::Turbo, "turbo", "turbo"),
+    (F::Smt, "smt", "smt"),
 ];
+
+// Row i names F number i, and every F has its row: a fact added to one
+// and not the other, or out of order, fails to build.
+const _: () = {
+    let mut i = 0;
+    while i < FACTS.len() {
+        assert!(FACTS[i].0 as usize == i);
+        i += 1;
+    }
+    assert!(F::Smt as usize + 1 == FACTS.len());
+};
 
 /// Where the one-a-line facts start in `FACTS`.
 const FACT_LINES: usize = F::Machine as usize;
@@ -152,7 +165,7 @@ fn stdout<'t>(text: &'t [u8], f: &mut Facts<'t>) {
             if let Some((key, value)) = line.strip_prefix(b"# ").and_then(key_value) {
                 let at = FACTS[FACT_LINES..]
                     .iter()
-                    .position(|k| k.0.as_bytes() == key);
+                    .position(|k| k.1.as_bytes() == key);
                 if let Some(i) = at {
                     f.set(FACT_LINES + i, value);
                 }
@@ -162,7 +175,7 @@ fn stdout<'t>(text: &'t [u8], f: &mut Facts<'t>) {
         for (key, value) in words.split(|&b| b == b' ').filter_map(key_value) {
             if let Some(i) = FACTS[..FACT_LINES]
                 .iter()
-                .position(|k| k.0.as_bytes() == key)
+                .position(|k| k.1.as_bytes() == key)
             {
                 f.set(i, value);
             }
@@ -192,7 +205,7 @@ fn tsv<'t>(text: &'t [u8], formal: bool, f: &mut Facts<'t>) {
     for (name, cell) in cols().zip(row.split(|&b| b == b'\t')) {
         let at = FACTS
             .iter()
-            .position(|k| !k.1.is_empty() && k.1.as_bytes() == name);
+            .position(|k| !k.2.is_empty() && k.2.as_bytes() == name);
         match at {
             Some(i) if formal && (i == F::Sha as usize || i == F::Version as usize) => {}
             Some(i) => f.set(i, cell),

@@ -850,7 +850,7 @@ impl<'r, 'a> Mail<'r, 'a> {
                 continue;
             }
             let sep = [", ", ""][p.as_bytes().is_empty() as usize];
-            let _ = write!(p, "{sep}{} (", FACTS[f as usize].0);
+            let _ = write!(p, "{sep}{} (", FACTS[f as usize].1);
             let _ = match (differs, lacks == self.all) {
                 (true, _) => p.write_str("the points differ)"),
                 (_, true) => p.write_str("no point)"),

@@ -782,7 +782,7 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
             F::Timebase => "icount counts guest instructions, not time",
             _ => "another contract",
         };
-        let key = FACTS[d.field as usize].0;
+        let key = FACTS[d.field as usize].1;
         return fail(
             unusable(a, d.at),
             format_args!(
