@@ -26,7 +26,7 @@
 
 use core::fmt;
 
-use super::input::{Point, ALL};
+use super::point::{Point, ALL};
 use super::Boots;
 use crate::report::Dec;
 use crate::stats::{pct_change, sqrt, t975, Contrast};
@@ -153,18 +153,17 @@ impl fmt::Display for Verdict {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::Sample;
+    use super::super::point::{Key, Sample};
     use super::*;
     use crate::stats::summarize;
 
     /// A point of `rounds` ns/pair values.
     fn point(rounds: &[f64]) -> Point<'static> {
         let s = summarize(rounds);
-        Point {
-            run_passed: true,
-            s: [Sample { mean: s.mean, s }, Sample::default()],
-            ..Point::default()
-        }
+        let mut p = Point::default();
+        p.run_passed = true;
+        p.s = [Sample { mean: s.mean, s }, Sample::default()];
+        p
     }
 
     fn near(v: f64) -> Point<'static> {
@@ -200,9 +199,7 @@ mod tests {
 
     /// A point of `rounds`, from boot `id`.
     fn booted(v: f64, id: &'static [u8]) -> Point<'static> {
-        let mut p = near(v);
-        p.tags[crate::compare::input::BOOT_ID] = Some(id);
-        p
+        near(v).with(Key::BootId, id)
     }
 
     #[test]
@@ -225,11 +222,7 @@ mod tests {
     #[test]
     fn exact_points_are_placed_exactly() {
         // No spread within or between points: the interval is the position.
-        let flat = |v: f64, id| {
-            let mut p = point(&[v; 15]);
-            p.tags[crate::compare::input::BOOT_ID] = Some(id);
-            p
-        };
+        let flat = |v: f64, id| point(&[v; 15]).with(Key::BootId, id);
         let (g1, g2) = (flat(1500.744629, b"g1"), flat(1500.744629, b"g2"));
         let (b1, b2) = (flat(1558.744922, b"b1"), flat(1558.744922, b"b2"));
         let new = flat(1558.744922, b"n");

@@ -13,9 +13,8 @@
 
 use core::fmt::{self, Write};
 
-use super::banner::{Facts, F, FACTS};
-use super::input::{Format, Point, ALL, BOOT_ID, KERNEL, PROFILE};
 use super::output::{self, cell, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
+use super::point::{Key, Point, ALL};
 use super::{analyse, with_points, Args, Comparison, Group, Reason, MAX_POINTS, NO_GROUP};
 use crate::exit::{self, fail};
 use crate::report::{self, Bytes, Clean, Clip, Dec, Text};
@@ -95,35 +94,34 @@ const MAX_FACT: usize = 64;
 type Para = Text<8192>;
 
 /// The facts the draft states, named on stderr where a point lacks them.
-const USED: [F; 21] = [
-    F::Version,
-    F::Profile,
-    F::Kernel,
-    F::BootId,
-    F::Cpu,
-    F::Clock,
-    F::RingEntries,
-    F::CqEntries,
-    F::Slots,
-    F::Cycles,
-    F::Warmups,
-    F::Rounds,
-    F::Futex,
-    F::Timeout,
-    F::Sha,
-    F::Machine,
-    F::CpuModel,
-    F::Preempt,
-    F::Turbo,
-    F::Smt,
-    F::Governor,
+const USED: [Key; 21] = [
+    Key::Version,
+    Key::Profile,
+    Key::Kernel,
+    Key::BootId,
+    Key::Cpu,
+    Key::Clock,
+    Key::RingEntries,
+    Key::CqEntries,
+    Key::Slots,
+    Key::Cycles,
+    Key::Warmups,
+    Key::Rounds,
+    Key::Futex,
+    Key::Timeout,
+    Key::Sha,
+    Key::Machine,
+    Key::CpuModel,
+    Key::Preempt,
+    Key::Turbo,
+    Key::Smt,
+    Key::Governor,
 ];
 
 struct Mail<'r, 'a> {
     a: &'r Args<'a>,
     d: &'r Draft<'a>,
     pts: &'r [Point<'r>],
-    fs: &'r [Facts<'r>],
     gs: &'r [Group<'a>],
     cmps: &'r [Comparison],
     /// Every point, as bits.
@@ -133,14 +131,13 @@ struct Mail<'r, 'a> {
 /// Runs `report`; `argv` is the command line after the program name, to
 /// quote in the draft. Returns the exit code.
 pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) -> i32 {
-    with_points(a, &mut |pts, fs| {
+    with_points(a, &mut |pts| {
         let (mut gs, mut cmps) = ([NO_GROUP; MAX_POINTS], [Comparison::default(); MAX_POINTS]);
         let ng = analyse(a, pts, &mut gs, &mut cmps);
         let m = Mail {
             a,
             d,
             pts,
-            fs,
             gs: &gs[..ng],
             cmps: &cmps[1.min(ng)..ng],
             all: (1u32 << a.n) - 1,
@@ -300,28 +297,28 @@ impl<'r, 'a> Mail<'r, 'a> {
 
     /// The value of `f` the points that state it agree on, and which
     /// points those are; None when no point states it or they differ.
-    fn common(&self, f: F) -> Option<(&'r [u8], u32)> {
-        let v = self.fs.iter().find_map(|x| x.get(f))?;
-        let differs = self.fs.iter().any(|x| x.get(f).is_some_and(|w| w != v));
-        let says = self.mask(&|i| self.fs[i].get(f).is_some());
+    fn common(&self, f: Key) -> Option<(&'r [u8], u32)> {
+        let v = self.pts.iter().find_map(|x| x.get(f))?;
+        let differs = self.pts.iter().any(|x| x.get(f).is_some_and(|w| w != v));
+        let says = self.mask(&|i| self.pts[i].get(f).is_some());
         (!differs).then_some((v, says))
     }
 
     /// The value every point states for `f` alike: what a claim about all
     /// of them may say.
-    fn every(&self, f: F) -> Option<&'r [u8]> {
+    fn every(&self, f: Key) -> Option<&'r [u8]> {
         self.common(f).filter(|c| c.1 == self.all).map(|c| c.0)
     }
 
     /// `before`, `f`'s value, `after`, and the points that state it when
     /// not all do; nothing when `f` has no common value.
-    fn clause(&self, p: &mut Para, before: &str, f: F, after: &str) {
+    fn clause(&self, p: &mut Para, before: &str, f: Key, after: &str) {
         let Some((v, says)) = self.common(f) else {
             return;
         };
         let v = match (f, v) {
-            (F::Clock, b"vdso") => &b"the vDSO"[..],
-            (F::Clock, b"syscall") => b"clock_gettime(2)",
+            (Key::Clock, b"vdso") => &b"the vDSO"[..],
+            (Key::Clock, b"syscall") => b"clock_gettime(2)",
             _ => v,
         };
         let _ = write!(p, "{before}{}{after}", Clip::new(v, MAX_FACT));
@@ -380,8 +377,8 @@ impl<'r, 'a> Mail<'r, 'a> {
     /// `pollwake_idle`, where the banner says `pollwake`), if every point
     /// states it.
     fn profile(&self) -> Option<&'r [u8]> {
-        let p = self.pts.first()?.tag(PROFILE);
-        let all = self.pts.iter().all(|q| q.tag(PROFILE) == p);
+        let p = self.pts.first()?.profile();
+        let all = self.pts.iter().all(|q| q.profile() == p);
         (all && !p.is_empty()).then_some(p)
     }
 
@@ -424,7 +421,7 @@ impl<'r, 'a> Mail<'r, 'a> {
         for i in 0..n {
             let label = self.a.label(i);
             let _ = write!(p, " point {}, {}", i + 1, Clean(label));
-            let kernel = self.pts[i].tag(KERNEL);
+            let kernel = self.pts[i].tag(Key::Kernel);
             if !kernel.is_empty() {
                 let _ = write!(p, ", kernel {}", Clip::new(kernel, MAX_FACT));
             }
@@ -450,7 +447,7 @@ impl<'r, 'a> Mail<'r, 'a> {
         );
         emit(out, &p, 0, false);
         // Boots: the points sharing point i's boot id, as bits.
-        let id = |i: usize| self.pts[i].tag(BOOT_ID);
+        let id = |i: usize| self.pts[i].tag(Key::BootId);
         let same = |i: usize| self.mask(&|j| !id(i).is_empty() && id(j) == id(i));
         let mut p = Para::new();
         let _ = p.write_str("One run per point;");
@@ -530,53 +527,53 @@ impl<'r, 'a> Mail<'r, 'a> {
         }
         // (text before, fact, text after): one no point states (or the
         // points disagree on) is left out whole.
-        let clauses: [(&str, F, &str); 23] = [
-            (", version ", F::Version, ""),
-            (", profile ", F::Profile, ""),
-            (", mode ", F::Mode, ""),
-            (", contract sha256 ", F::Sha, ""),
-            (", one ring of ", F::RingEntries, " SQ entries"),
-            (" and ", F::CqEntries, " CQ entries"),
-            (", ", F::Slots, " requests a cycle"),
-            (", ", F::Cycles, " cycles a round"),
-            (", ", F::Rounds, " measured rounds"),
-            (" after ", F::Warmups, " untimed warm-up rounds"),
-            (", ", F::Futex, " futexes"),
-            (", every io_uring wait bounded at ", F::Timeout, " s"),
-            (", the process pinned to CPU ", F::Cpu, ""),
-            (" (cpu_choice ", F::CpuChoice, ")"),
-            (", a ", F::CpuModel, ""),
-            (" (", F::Machine, ")"),
-            (", turbo ", F::Turbo, ""),
-            (", SMT ", F::Smt, ""),
-            (", governor ", F::Governor, ""),
-            (", preempt ", F::Preempt, ""),
-            (" (from ", F::PreemptSource, ")"),
-            (", CLOCK_MONOTONIC_RAW read through ", F::Clock, ""),
+        let clauses: [(&str, Key, &str); 23] = [
+            (", version ", Key::Version, ""),
+            (", profile ", Key::Profile, ""),
+            (", mode ", Key::Mode, ""),
+            (", contract sha256 ", Key::Sha, ""),
+            (", one ring of ", Key::RingEntries, " SQ entries"),
+            (" and ", Key::CqEntries, " CQ entries"),
+            (", ", Key::Slots, " requests a cycle"),
+            (", ", Key::Cycles, " cycles a round"),
+            (", ", Key::Rounds, " measured rounds"),
+            (" after ", Key::Warmups, " untimed warm-up rounds"),
+            (", ", Key::Futex, " futexes"),
+            (", every io_uring wait bounded at ", Key::Timeout, " s"),
+            (", the process pinned to CPU ", Key::Cpu, ""),
+            (" (cpu_choice ", Key::CpuChoice, ")"),
+            (", a ", Key::CpuModel, ""),
+            (" (", Key::Machine, ")"),
+            (", turbo ", Key::Turbo, ""),
+            (", SMT ", Key::Smt, ""),
+            (", governor ", Key::Governor, ""),
+            (", preempt ", Key::Preempt, ""),
+            (" (from ", Key::PreemptSource, ")"),
+            (", CLOCK_MONOTONIC_RAW read through ", Key::Clock, ""),
             (
                 ", a positive control: ",
-                F::InjectNs,
+                Key::InjectNs,
                 " ns injected per pair",
             ),
         ];
         for (before, f, after) in clauses {
             let skip = match f {
-                F::Mode => self.common(f).is_some_and(|c| c.0 == b"point"),
-                F::PreemptSource => self.common(F::Preempt).is_none(),
+                Key::Mode => self.common(f).is_some_and(|c| c.0 == b"point"),
+                Key::PreemptSource => self.common(Key::Preempt).is_none(),
                 _ => false,
             };
             if !skip {
                 self.clause(&mut p, before, f, after);
             }
         }
-        if self.every(F::Witness) == Some(b"on") {
+        if self.every(Key::Witness) == Some(b"on") {
             let _ = p.write_str(", the kernel witness on");
         }
         let _ = p.write_str(".");
         if self.icount() {
             let _ = write!(p, " The points were {}.", output::ICOUNT);
         }
-        let none = self.mask(&|i| self.fs[i].v.iter().all(Option::is_none));
+        let none = self.mask(&|i| self.pts[i].states_nothing());
         if none != 0 {
             let one = (none.count_ones() == 1) as usize;
             let _ = write!(
@@ -665,10 +662,10 @@ impl<'r, 'a> Mail<'r, 'a> {
                 Clean(self.gs[0].label())
             );
             for (f, before, after) in [
-                (F::Profile, " in the ", " workload"),
-                (F::Futex, " with ", " futexes"),
-                (F::Cpu, ", on CPU ", ""),
-                (F::CpuModel, " of one ", ""),
+                (Key::Profile, " in the ", " workload"),
+                (Key::Futex, " with ", " futexes"),
+                (Key::Cpu, ", on CPU ", ""),
+                (Key::CpuModel, " of one ", ""),
             ] {
                 if let Some(v) = self.every(f) {
                     let _ = write!(p, "{before}{}{after}", Clip::new(v, MAX_FACT));
@@ -686,10 +683,7 @@ impl<'r, 'a> Mail<'r, 'a> {
     fn checks(&self, bad: u32, out: &mut Out) {
         let rows: usize = self.pts.iter().map(|p| p.s[ALL].s.n).sum();
         let mut p = Para::new();
-        let ours = self
-            .pts
-            .iter()
-            .all(|p| matches!(p.format, Format::Stdout | Format::Tsv));
+        let ours = self.pts.iter().all(|p| p.format.ours());
         let which = [
             "their tool's checks (semantic_pass 1)",
             "the CQE, result, timeout, overflow, outstanding-request and CPU checks",
@@ -716,7 +710,7 @@ impl<'r, 'a> Mail<'r, 'a> {
             }
             // The checks line's counters that are not 0 (CQE totals aside).
             let mut sep = " (";
-            for word in self.fs[i].checks.unwrap_or(b"").split(|&b| b == b' ') {
+            for word in self.pts[i].checks.unwrap_or(b"").split(|&b| b == b' ') {
                 let Some(eq) = word.iter().position(|&b| b == b'=') else {
                     continue;
                 };
@@ -734,10 +728,13 @@ impl<'r, 'a> Mail<'r, 'a> {
     /// The points' `# witness: ` lines: once when every point has the same,
     /// else per point.
     fn witness(&self, out: &mut Out) {
-        let has = self.mask(&|i| self.fs[i].n_witness > 0);
-        let same = self.fs.iter().all(|f| f.witness() == self.fs[0].witness());
-        for (i, f) in self.fs.iter().enumerate() {
-            if f.n_witness == 0 || (same && i > 0) {
+        let has = self.mask(&|i| !self.pts[i].witness().is_empty());
+        let same = self
+            .pts
+            .iter()
+            .all(|p| p.witness() == self.pts[0].witness());
+        for (i, pt) in self.pts.iter().enumerate() {
+            if pt.witness().is_empty() || (same && i > 0) {
                 continue;
             }
             let mut p = Para::new();
@@ -751,7 +748,7 @@ impl<'r, 'a> Mail<'r, 'a> {
                 ),
             };
             emit(out, &p, 0, true);
-            for line in f.witness() {
+            for line in pt.witness() {
                 let mut p = Para::new();
                 let _ = write!(p, "{}", Clean(line));
                 out.bytes(b"  ");
@@ -776,9 +773,9 @@ impl<'r, 'a> Mail<'r, 'a> {
             let _ = p.write_str(" under QEMU TCG with -icount shift=0 (as the points were)");
         }
         let _ = p.write_str(" and run there");
-        if let Some((v, _)) = self.common(F::Version) {
+        if let Some((v, _)) = self.common(Key::Version) {
             let _ = write!(p, " (uring-repro {}", Clean(v));
-            if let Some((h, _)) = self.common(F::Sha) {
+            if let Some((h, _)) = self.common(Key::Sha) {
                 let _ = write!(p, ", contract sha256 {}", Clean(h));
             }
             let _ = p.write_str(")");
@@ -789,27 +786,27 @@ impl<'r, 'a> Mail<'r, 'a> {
         let _ = c.write_str("uring-repro\0run\0");
         // The run's options: only what every point states alike (a value
         // some points state is not the others' command).
-        if let Some(v) = self.every(F::Profile) {
+        if let Some(v) = self.every(Key::Profile) {
             // A profile's short name is its formal name up to the first `_`.
             let short = v.split(|&b| b == b'_').next().unwrap_or(v);
             let _ = write!(c, "--profile\0{}\0", Shell(short));
         }
         for (f, opt) in [
-            (F::Cpu, "--cpu"),
-            (F::Slots, "--slots"),
-            (F::Cycles, "--cycles"),
-            (F::Rounds, "--rounds"),
-            (F::Warmups, "--warmups"),
-            (F::Timeout, "--timeout"),
-            (F::InjectNs, "--inject-ns"),
+            (Key::Cpu, "--cpu"),
+            (Key::Slots, "--slots"),
+            (Key::Cycles, "--cycles"),
+            (Key::Rounds, "--rounds"),
+            (Key::Warmups, "--warmups"),
+            (Key::Timeout, "--timeout"),
+            (Key::InjectNs, "--inject-ns"),
         ] {
             if let Some(v) = self.every(f) {
                 let _ = write!(c, "{opt}\0{}\0", Shell(v));
             }
         }
         for (f, on, opt) in [
-            (F::Futex, &b"shared"[..], "--shared\0"),
-            (F::Witness, b"on", "--witness\0"),
+            (Key::Futex, &b"shared"[..], "--shared\0"),
+            (Key::Witness, b"on", "--witness\0"),
         ] {
             if self.every(f) == Some(on) {
                 let _ = c.write_str(opt);
@@ -842,15 +839,15 @@ impl<'r, 'a> Mail<'r, 'a> {
     fn missing(&self) {
         let mut p = Para::new();
         for f in USED {
-            let lacks = self.mask(&|i| self.fs[i].get(f).is_none());
+            let lacks = self.mask(&|i| self.pts[i].get(f).is_none());
             // A kernel and a boot are the point's own: they differ.
-            let own = matches!(f, F::Kernel | F::BootId);
+            let own = matches!(f, Key::Kernel | Key::BootId);
             let differs = !own && lacks != self.all && self.common(f).is_none();
             if lacks == 0 && !differs {
                 continue;
             }
             let sep = [", ", ""][p.as_bytes().is_empty() as usize];
-            let _ = write!(p, "{sep}{} (", FACTS[f as usize].1);
+            let _ = write!(p, "{sep}{} (", f.name());
             let _ = match (differs, lacks == self.all) {
                 (true, _) => p.write_str("the points differ)"),
                 (_, true) => p.write_str("no point)"),

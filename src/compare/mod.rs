@@ -25,16 +25,16 @@
 //! 4096 rounds a point. Exit: 0 analysed (whatever the verdict), 1 a point failed
 //! its checks, 2 usage or unusable input (`FILE:LINE: reason`).
 
-mod banner;
 mod bisect;
 mod draft;
-mod input;
 mod output;
+mod point;
+mod table;
 
 use core::fmt;
 
 pub use draft::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
-pub use input::{decimal, MODES};
+pub use table::{decimal, MODES};
 
 use crate::exit::{self, fail};
 use crate::report::Clean;
@@ -42,13 +42,15 @@ use crate::stats::{pct_change, sqrt, summarize, Contrast};
 use crate::sys::memory::Mapping;
 use crate::sys::out::Out;
 use crate::sys::{self, uapi, Errno};
-use banner::{Facts, F, FACTS};
-use input::{Bad, Format, Point, MAX_INPUT_BYTES, MAX_ROUNDS};
+use point::{Bad, Key, Point, ALL, MAX_ROUNDS, REST};
 
 /// Most files one compare reads.
 pub const MAX_POINTS: usize = 16;
 /// Longest label.
 pub const MAX_LABEL: usize = 12;
+/// Most bytes `compare` reads, all files together (a TSV of 4096 rounds is
+/// ~1 MiB with 250-byte rows; the contract's 15 rounds take 1 KiB on stdout).
+pub const MAX_INPUT_BYTES: usize = 4 << 20;
 
 /// The command line of `compare` (the options table in cli/ fills it).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -160,7 +162,7 @@ impl Boots {
             share: [0; MAX_POINTS],
         };
         let pts = &pts[..pts.len().min(MAX_POINTS)];
-        let id = |i: usize| pts[i].tag(input::BOOT_ID);
+        let id = |i: usize| pts[i].tag(Key::BootId);
         for i in 0..pts.len() {
             let same = |j: &usize| *j == i || (!id(i).is_empty() && id(*j) == id(i));
             boots.share[i] = (0..pts.len()).filter(same).count();
@@ -387,9 +389,9 @@ fn intervals_of(means: [&[f64]; 2], within: Contrast) -> Intervals {
 /// false: all rounds, or drop-first with --drop-first) or the other one.
 pub fn basis(drop_first: bool, second: bool) -> usize {
     if drop_first != second {
-        input::REST
+        REST
     } else {
-        input::ALL
+        ALL
     }
 }
 
@@ -432,7 +434,7 @@ pub fn compare(
             if !p.valid() {
                 reasons |= Reason::FailedChecks.bit();
             }
-            if p.s[input::ALL].s.n < 2 {
+            if p.s[ALL].s.n < 2 {
                 reasons |= Reason::FewRounds.bit();
             }
         }
@@ -536,12 +538,9 @@ impl fmt::Display for Quoted<'_> {
 /// One workload and one contract across points, where the inputs say:
 /// the first point (in `order`) that breaks that, and why.
 fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Bad<'t>)> {
-    fn profile<'t>(p: &Point<'t>) -> &'t [u8] {
-        p.tag(input::PROFILE)
-    }
     let pts_in_order = || order.iter().map(|&i| (i, &pts[i]));
     let first = pts_in_order()
-        .map(|(_, p)| profile(p))
+        .map(|(_, p)| p.profile())
         .find(|p| !p.is_empty())
         .unwrap_or(b"");
     let pairs = pts_in_order()
@@ -549,13 +548,13 @@ fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Bad<'t>)> {
         .find(|&n| n != 0)
         .unwrap_or(0);
     for (i, p) in pts_in_order() {
-        if !profile(p).is_empty() && profile(p) != first {
+        if !p.profile().is_empty() && p.profile() != first {
             let why = "another profile than the first file's (one workload at a time)";
-            return Some((i, input::bad(0, why, profile(p))));
+            return Some((i, table::bad(0, why, p.profile())));
         }
         if p.pairs != 0 && p.pairs != pairs {
             let why = "other pairs per round than the first file (another contract)";
-            return Some((i, input::bad(0, why, b"")));
+            return Some((i, table::bad(0, why, b"")));
         }
     }
     None
@@ -577,31 +576,30 @@ fn unusable(a: &Args, i: usize) -> i32 {
 /// injected ns; the witness is checked on its own (`mixed_witness`). The
 /// timebase is checked first of all (`TIMEBASE`): instructions beside time
 /// is the mistake to name, whatever else differs.
-const CONTRACT: [F; 13] = [
-    F::Version,
-    F::Mode,
-    F::RingEntries,
-    F::CqEntries,
-    F::Slots,
-    F::Cycles,
-    F::Warmups,
-    F::Rounds,
-    F::Cpu,
-    F::Futex,
-    F::Timeout,
-    F::InjectNs,
-    F::Sha,
+const CONTRACT: [Key; 13] = [
+    Key::Version,
+    Key::Mode,
+    Key::RingEntries,
+    Key::CqEntries,
+    Key::Slots,
+    Key::Cycles,
+    Key::Warmups,
+    Key::Rounds,
+    Key::Cpu,
+    Key::Futex,
+    Key::Timeout,
+    Key::InjectNs,
+    Key::Sha,
 ];
-const TIMEBASE: [F; 1] = [F::Timebase];
+const TIMEBASE: [Key; 1] = [Key::Timebase];
 
-/// What point `p` states for contract field `f`, where `facts` do not say
+/// What point `p` states for contract field `key`, where it does not say
 /// it outright: no `timebase` is wall time (any tool), no `inject_ns` in
 /// our banner or TSV is none injected; otherwise not stated.
-fn stated<'t>(p: &Point, facts: &Facts<'t>, f: F) -> Option<&'t [u8]> {
-    let ours = matches!(p.format, Format::Stdout | Format::Tsv);
-    facts.get(f).or(match f {
-        F::Timebase => Some(b"wall"),
-        F::InjectNs if ours => Some(b"0"),
+fn stated<'t>(p: &Point<'t>, key: Key) -> Option<&'t [u8]> {
+    p.get(key).or(match key {
+        Key::Timebase => Some(b"wall"),
+        Key::InjectNs if p.format.ours() => Some(b"0"),
         _ => None,
     })
 }
@@ -626,7 +624,7 @@ fn check_order(a: &Args) -> [usize; MAX_POINTS] {
 /// its value there, and the earlier point and its value.
 struct Disagree<'t> {
     at: usize,
-    field: F,
+    field: Key,
     value: &'t [u8],
     first: usize,
     was: &'t [u8],
@@ -635,16 +633,11 @@ struct Disagree<'t> {
 /// The first of `fields` a point states otherwise than an earlier one (in
 /// `order`) that states it; inputs that state less are checked on what they
 /// state.
-fn contract<'t>(
-    pts: &[Point],
-    facts: &[Facts<'t>],
-    order: &[usize],
-    fields: &[F],
-) -> Option<Disagree<'t>> {
+fn contract<'t>(pts: &[Point<'t>], order: &[usize], fields: &[Key]) -> Option<Disagree<'t>> {
     for &f in fields {
         let mut first: Option<(usize, &[u8])> = None;
         for &i in order {
-            let Some(v) = stated(&pts[i], &facts[i], f) else {
+            let Some(v) = stated(&pts[i], f) else {
                 continue;
             };
             match first {
@@ -668,9 +661,10 @@ fn contract<'t>(
 /// The first point (in `order`) whose run was witnessed (`witness=on`:
 /// tracepoints enabled around its rounds) when the first was not, or the
 /// other way round; None when they are all alike.
-fn mixed_witness(facts: &[Facts], order: &[usize]) -> Option<usize> {
-    let on = |i: usize| facts[i].get(F::Witness) == Some(b"on");
-    order.iter().copied().find(|&i| on(i) != on(order[0]))
+fn mixed_witness(pts: &[Point], order: &[usize]) -> Option<usize> {
+    let on = |i: usize| pts[i].get(Key::Witness) == Some(b"on");
+    let first = on(*order.first()?);
+    order.iter().copied().find(|&i| on(i) != first)
 }
 
 /// Why two points cannot both be counted.
@@ -695,10 +689,10 @@ fn twice(
 ) -> Option<(usize, usize, Twice)> {
     for (x, &i) in order.iter().enumerate() {
         for &j in &order[..x] {
-            let id = pts[i].tag(input::BOOT_ID);
+            let id = pts[i].tag(Key::BootId);
             let why = if texts[i] == texts[j] {
                 Twice::SameFile
-            } else if id.is_empty() || id != pts[j].tag(input::BOOT_ID) {
+            } else if id.is_empty() || id != pts[j].tag(Key::BootId) {
                 continue;
             } else if a.label(i) != a.label(j) {
                 Twice::OtherLabel
@@ -713,8 +707,8 @@ fn twice(
     None
 }
 
-/// What `with_points` hands the points and the facts they state to.
-type Then<'c> = dyn FnMut(&[Point], &[Facts]) -> i32 + 'c;
+/// What `with_points` hands the points to.
+type Then<'c> = dyn FnMut(&[Point]) -> i32 + 'c;
 
 /// Reads and checks every point of `a` (one buffer holds every file's
 /// text, which the points keep slices of), then hands the points and their
@@ -732,7 +726,6 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
     let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), mem.len()) };
     let mut values = [0f64; MAX_ROUNDS];
     let mut pts = [Point::default(); MAX_POINTS];
-    let mut facts = [Facts::default(); MAX_POINTS];
     let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
     for i in 0..a.n {
         let file = Clean(a.file(i));
@@ -751,38 +744,40 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
         buf = rest;
         let text = &*text;
         texts[i] = text;
-        if let Err(b) = input::parse(text, &mut values, &mut pts[i], a.mode.map(str::as_bytes)) {
-            return fail(
-                unusable(a, i),
-                format_args!(
-                    "{file}{}: {}{}",
-                    LineNo(b.line),
-                    b.why,
-                    Quoted(b.text, b.done)
-                ),
-            );
-        }
-        facts[i] = banner::read(text, pts[i].format);
-        if a.drop_first && pts[i].s[input::ALL].s.n < 2 {
+        pts[i] = match point::read(text, &mut values, a.mode.map(str::as_bytes)) {
+            Ok(p) => p,
+            Err(b) => {
+                return fail(
+                    unusable(a, i),
+                    format_args!(
+                        "{file}{}: {}{}",
+                        LineNo(b.line),
+                        b.why,
+                        Quoted(b.text, b.done)
+                    ),
+                )
+            }
+        };
+        if a.drop_first && pts[i].s[ALL].s.n < 2 {
             let why = "1 round: --drop-first leaves none (it needs 2 or more)";
             return fail(unusable(a, i), format_args!("{file}: {why}"));
         }
     }
-    let (pts, facts, order) = (&pts[..a.n], &facts[..a.n], &check_order(a)[..a.n]);
+    let (pts, order) = (&pts[..a.n], &check_order(a)[..a.n]);
     let file = |i: usize| Clean(a.file(i));
-    let timebase = contract(pts, facts, order, &TIMEBASE);
+    let timebase = contract(pts, order, &TIMEBASE);
     if let (None, Some((i, b))) = (&timebase, across(pts, order)) {
         return fail(
             unusable(a, i),
             format_args!("{}: {}{}", file(i), b.why, Quoted(b.text, None)),
         );
     }
-    if let Some(d) = timebase.or_else(|| contract(pts, facts, order, &CONTRACT)) {
+    if let Some(d) = timebase.or_else(|| contract(pts, order, &CONTRACT)) {
         let why = match d.field {
-            F::Timebase => "icount counts guest instructions, not time",
+            Key::Timebase => "icount counts guest instructions, not time",
             _ => "another contract",
         };
-        let key = FACTS[d.field as usize].1;
+        let key = d.field.name();
         return fail(
             unusable(a, d.at),
             format_args!(
@@ -794,7 +789,7 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
             ),
         );
     }
-    if let Some(i) = mixed_witness(facts, order) {
+    if let Some(i) = mixed_witness(pts, order) {
         let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
         return fail(unusable(a, i), format_args!("{}: {why}", file(i)));
     }
@@ -802,7 +797,7 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
         // Under --bisect the references (or the step) are wrong: stop.
         let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
         let (this, that) = (file(i), file(j));
-        let id = Clean(pts[i].tag(input::BOOT_ID));
+        let id = Clean(pts[i].tag(Key::BootId));
         return match why {
             Twice::SameFile => fail(
                 code,
@@ -823,7 +818,7 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
             ),
         };
     }
-    then(pts, facts)
+    then(pts)
 }
 
 /// The groups of `a` and every label's comparison with the control, into
@@ -850,7 +845,7 @@ const NO_GROUP: Group<'static> = Group {
 
 /// Runs `compare` with its parsed arguments; returns the exit code.
 pub fn main(a: &Args, out: &mut Out) -> i32 {
-    with_points(a, &mut |pts, _| {
+    with_points(a, &mut |pts| {
         if a.bisect {
             return bisect_step(a, pts, out);
         }
@@ -888,7 +883,7 @@ fn bisect_step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
         if !p.valid() {
             return fail(unusable(a, i), format_args!("{file}: failed its checks"));
         }
-        if p.s[input::ALL].s.n < 2 {
+        if p.s[ALL].s.n < 2 {
             let why = "1 round: no spread within the point (it needs 2 or more)";
             return fail(unusable(a, i), format_args!("{file}: {why}"));
         }

@@ -4,7 +4,7 @@
 
 use core::fmt::{self, Write};
 
-use super::input::{Point, BOOT_ID, KERNEL, PROFILE};
+use super::point::{Key, Point, Sample};
 use super::{basis, Args, Comparison, Group, Reason};
 use crate::report::{self, Clean, Clip, Dec, Text};
 use crate::stats::Summary;
@@ -96,7 +96,7 @@ impl fmt::Display for PointsOf {
 /// The points of group `g` that share a boot, one mask of point indices
 /// a shared boot, at that boot's first point (None for the others).
 fn shared(r: &Report, g: &Group, i: usize) -> Option<u32> {
-    let id = |j: usize| r.points[j].tag(BOOT_ID);
+    let id = |j: usize| r.points[j].tag(Key::BootId);
     let mask = g
         .points()
         .iter()
@@ -221,7 +221,7 @@ impl Report<'_, '_> {
     }
 
     /// The primary sample of point `i`.
-    fn sample(&self, i: usize) -> &super::input::Sample {
+    fn sample(&self, i: usize) -> &Sample {
         &self.points[i].s[basis(self.args.drop_first, false)]
     }
 
@@ -265,7 +265,7 @@ impl Report<'_, '_> {
     fn profile(&self) -> &[u8] {
         self.points
             .iter()
-            .map(|p| p.tag(PROFILE))
+            .map(Point::profile)
             .find(|p| !p.is_empty())
             .unwrap_or(b"")
     }
@@ -309,7 +309,7 @@ pub fn text(r: &Report, out: &mut Out) {
         let s = &r.sample(i).s;
         nums(out, 3, &[(i + 1) as f64], 0);
         nums(out, 12, &[s.median, s.min, s.max, spread(s).0], 3);
-        let kernel = r.point(i).tag(KERNEL);
+        let kernel = r.point(i).tag(Key::Kernel);
         if !kernel.is_empty() {
             out.bytes(b"  ");
             cell(out, 19, LAST, format_args!("{}", Clean(kernel)));
@@ -525,7 +525,7 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
         let _ = write!(w, ", {pairs} pairs per round");
     }
     // Claim separate boots only when every point names its boot, all distinct.
-    let id = |i: usize| r.points[i].tag(BOOT_ID);
+    let id = |i: usize| r.points[i].tag(Key::BootId);
     let n = r.points.len();
     let distinct = n > 1 && (0..n).all(|i| !id(i).is_empty() && (0..i).all(|j| id(j) != id(i)));
     let _ = write!(
@@ -562,12 +562,12 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
             ["s", ""][(s.s.n == 1) as usize],
             Cv(spread(&s.s).1)
         );
-        for (t, name) in [(KERNEL, "kernel"), (BOOT_ID, "boot")] {
+        for (t, name) in [(Key::Kernel, "kernel"), (Key::BootId, "boot")] {
             let v = p.tag(t);
             if !v.is_empty() {
                 // A boot id's first group is enough to tell boots apart.
                 let v = match t {
-                    BOOT_ID => Clip::head(v, 8),
+                    Key::BootId => Clip::head(v, 8),
                     _ => Clip::new(v, 64),
                 };
                 let _ = write!(w, ", {name} {v}");
