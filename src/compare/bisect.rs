@@ -24,14 +24,64 @@
 //! entirely above is bad (1), anything else is "cannot judge" (125), as is
 //! a new point that failed its checks, was interrupted or is unreadable.
 
-use core::fmt;
+use core::fmt::{self, Write};
 
+use super::analysis::Boots;
+use super::load::unusable;
 use super::point::{Point, ALL};
-use super::Boots;
-use crate::report::Dec;
+use super::{Args, MAX_POINTS};
+use crate::exit::{self, fail};
+use crate::report::{Clean, Dec, Signed};
 use crate::stats::{pct_change, sqrt, t975, Contrast};
+use crate::sys::out::Out;
 
 pub use crate::exit::{BISECT_SKIP as SKIP, BISECT_STOP as ABORT};
+
+/// The step: every point read (`load`); the verdict line, and its exit
+/// code (0 good, 1 bad, SKIP), or why the references cannot be used
+/// (ABORT).
+pub fn step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
+    for (i, p) in pts.iter().enumerate() {
+        let file = Clean(a.file(i));
+        if !p.valid() {
+            return fail(unusable(a, i), format_args!("{file}: failed its checks"));
+        }
+        if p.s[ALL].s.n < 2 {
+            let why = "1 round: no spread within the point (it needs 2 or more)";
+            return fail(unusable(a, i), format_args!("{file}: {why}"));
+        }
+    }
+    let mut sides: [[&Point; MAX_POINTS]; 3] = [[&pts[0]; MAX_POINTS]; 3];
+    let mut k = [0; 3];
+    for (i, p) in pts.iter().enumerate() {
+        let side = match a.label(i) {
+            b"good" => 0,
+            b"bad" => 1,
+            _ => 2,
+        };
+        sides[side][k[side]] = p;
+        k[side] += 1;
+    }
+    let (good, bad, new) = (&sides[0][..k[0]], &sides[1][..k[1]], sides[2][0]);
+    match judge(good, bad, new, a.gate) {
+        Err(Abort::CloserThanGate(c)) => fail(
+            ABORT,
+            format_args!(
+                "compare --bisect: the references are closer than the gate: bad vs good {}%, gate {}%",
+                Signed(c, 3),
+                Dec(a.gate, 3)
+            ),
+        ),
+        Ok(v) => {
+            let _ = writeln!(out, "{v}");
+            out.flush();
+            match v.code {
+                0 => exit::PASS,
+                code => fail(code, format_args!("compare --bisect: {}", v.why())),
+            }
+        }
+    }
+}
 
 /// Where the new point stands.
 #[derive(Clone, Copy, Debug, PartialEq)]

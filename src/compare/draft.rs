@@ -13,10 +13,12 @@
 
 use core::fmt::{self, Write};
 
+use super::analysis::{Analysis, Comparison, Group, Reason};
+use super::load::with_points;
 use super::output::{self, cell, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::point::{Key, Point, ALL};
-use super::{analyse, with_points, Args, Comparison, Group, Reason, MAX_POINTS, NO_GROUP};
-use crate::exit::{self, fail};
+use super::{checked, Args};
+use crate::exit::fail;
 use crate::report::{self, Bytes, Clean, Clip, Dec, Text};
 use crate::sys::out::Out;
 
@@ -119,6 +121,7 @@ const USED: [Key; 21] = [
 ];
 
 struct Mail<'r, 'a> {
+    an: &'r Analysis<'r, 'a>,
     a: &'r Args<'a>,
     d: &'r Draft<'a>,
     pts: &'r [Point<'r>],
@@ -132,29 +135,20 @@ struct Mail<'r, 'a> {
 /// quote in the draft. Returns the exit code.
 pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) -> i32 {
     with_points(a, &mut |pts| {
-        let (mut gs, mut cmps) = ([NO_GROUP; MAX_POINTS], [Comparison::default(); MAX_POINTS]);
-        let ng = analyse(a, pts, &mut gs, &mut cmps);
+        let an = Analysis::of(a, pts);
         let m = Mail {
+            an: &an,
             a,
             d,
             pts,
-            gs: &gs[..ng],
-            cmps: &cmps[1.min(ng)..ng],
+            gs: an.groups(),
+            cmps: an.cmps(),
             all: (1u32 << a.n) - 1,
         };
         m.write(&mut *argv, out);
         out.flush();
         m.missing();
-        let bad = pts.iter().filter(|p| !p.valid()).count();
-        if bad > 0 {
-            return fail(
-                exit::FAIL,
-                format_args!(
-                    "report: {bad} point(s) failed their checks: the draft is NOT EVIDENCE"
-                ),
-            );
-        }
-        exit::PASS
+        checked(pts, "report", "the draft is NOT EVIDENCE")
     })
 }
 
@@ -271,23 +265,13 @@ fn plural(n: u32) -> &'static str {
 }
 
 impl<'r, 'a> Mail<'r, 'a> {
-    /// compare's view of the same points, for what it formats.
-    fn report(&self) -> output::Report<'_, 'a> {
-        output::Report {
-            args: self.a,
-            points: self.pts,
-            groups: self.gs,
-            cmps: self.cmps,
-        }
-    }
-
     /// The points were timed on QEMU TCG's instruction clock.
     fn icount(&self) -> bool {
         self.pts.first().is_some_and(Point::icount)
     }
 
     fn unit(&self) -> output::Unit {
-        self.report().unit()
+        output::unit(self.an)
     }
 
     /// The points for which `p` holds, as bits.
@@ -633,10 +617,10 @@ impl<'r, 'a> Mail<'r, 'a> {
     /// drift, max CV, verdict), the verdict worded as a claim limited to
     /// what was measured.
     fn results(&self, out: &mut Out) {
-        let r = self.report();
+        let r = self.an;
         for c in self.cmps {
             let mut p = Para::new();
-            output::sentence(&r, c, &mut p);
+            output::sentence(r, c, &mut p);
             if c.reasons != 0 {
                 let _ = if output::clear_under_gate(c) {
                     write!(

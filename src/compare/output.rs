@@ -4,21 +4,14 @@
 
 use core::fmt::{self, Write};
 
-use super::point::{Key, Point, Sample};
-use super::{basis, Args, Comparison, Group, Reason};
+use super::analysis::{Analysis, Comparison, Reason};
+use super::point::Key;
 use crate::report::{self, Clean, Clip, Dec, Text};
 use crate::stats::Summary;
 use crate::sys::out::Out;
 
 /// Width of every text line.
 pub const WIDTH: usize = 72;
-
-pub struct Report<'r, 'a> {
-    pub args: &'r Args<'a>,
-    pub points: &'r [Point<'r>],
-    pub groups: &'r [Group<'a>],
-    pub cmps: &'r [Comparison],
-}
 
 /// A percentage with its sign and three decimals (`+9.268%`), `n/a` for NaN.
 pub struct Pct(pub f64);
@@ -91,18 +84,6 @@ impl fmt::Display for PointsOf {
         let p = ["p", "P"][self.1 as usize];
         write!(f, "{p}oint{s} {}", Nums(self.0))
     }
-}
-
-/// The points of group `g` that share a boot, one mask of point indices
-/// a shared boot, at that boot's first point (None for the others).
-fn shared(r: &Report, g: &Group, i: usize) -> Option<u32> {
-    let id = |j: usize| r.points[j].tag(Key::BootId);
-    let mask = g
-        .points()
-        .iter()
-        .filter(|&&j| !id(i).is_empty() && id(j) == id(i))
-        .fold(0u32, |m, &j| m | 1 << j);
-    (mask.count_ones() > 1 && mask.trailing_zeros() as usize == i).then_some(mask)
 }
 
 /// `v` with `d` decimals, `NA` for NaN (TSV).
@@ -215,64 +196,28 @@ fn tsv_nums(out: &mut Out, vs: &[f64], decimals: u32) {
     }
 }
 
-impl Report<'_, '_> {
-    fn point(&self, i: usize) -> &Point<'_> {
-        &self.points[i]
-    }
+/// The name of the other basis: the cross-check of the primary one.
+fn second_name(r: &Analysis) -> &'static str {
+    ["drop-first", "all-rounds"][r.args.drop_first as usize]
+}
 
-    /// The primary sample of point `i`.
-    fn sample(&self, i: usize) -> &Sample {
-        &self.points[i].s[basis(self.args.drop_first, false)]
-    }
-
-    /// The name of the other basis: the cross-check of the primary one.
-    fn second_name(&self) -> &'static str {
-        ["drop-first", "all-rounds"][self.args.drop_first as usize]
-    }
-
-    /// The tool behind every point, or `mixed tools`.
-    fn tool(&self) -> &'static str {
-        let t = self.points[0].format.tool();
-        if self.points.iter().all(|p| p.format.tool() == t) {
-            t
-        } else {
-            "mixed tools"
-        }
-    }
-
-    /// The points were timed on QEMU TCG's instruction clock (`with_points`
-    /// made sure they all were, or none).
-    fn icount(&self) -> bool {
-        self.points.first().is_some_and(Point::icount)
-    }
-
-    /// The unit of every figure, short (tables, `1500.745 insn/pair`) and
-    /// in a sentence (`1500.745 instructions/pair`).
-    pub(super) fn unit(&self) -> Unit {
-        match self.icount() {
-            false => Unit {
-                short: "ns/pair",
-                prose: "ns/pair",
-            },
-            true => Unit {
-                short: "insn/pair",
-                prose: "instructions/pair",
-            },
-        }
-    }
-
-    /// The profile the points name (`across` made sure it is one).
-    fn profile(&self) -> &[u8] {
-        self.points
-            .iter()
-            .map(Point::profile)
-            .find(|p| !p.is_empty())
-            .unwrap_or(b"")
+/// The unit of every figure, short (tables, `1500.745 insn/pair`) and
+/// in a sentence (`1500.745 instructions/pair`).
+pub(super) fn unit(r: &Analysis) -> Unit {
+    match r.icount() {
+        false => Unit {
+            short: "ns/pair",
+            prose: "ns/pair",
+        },
+        true => Unit {
+            short: "insn/pair",
+            prose: "instructions/pair",
+        },
     }
 }
 
 /// The text report.
-pub fn text(r: &Report, out: &mut Out) {
+pub fn text(r: &Analysis, out: &mut Out) {
     let a = r.args;
     let mut head = Text::<128>::new();
     let _ = write!(
@@ -296,7 +241,7 @@ pub fn text(r: &Report, out: &mut Out) {
         nums(out, 7, &[s.s.n as f64], 0);
         nums(out, 14, &[s.mean], 3);
         nums(out, 8, &[spread(&s.s).1], 3);
-        out.bytes(if r.point(i).valid() {
+        out.bytes(if r.points[i].valid() {
             b"  pass    "
         } else {
             b"  FAIL    "
@@ -309,7 +254,7 @@ pub fn text(r: &Report, out: &mut Out) {
         let s = &r.sample(i).s;
         nums(out, 3, &[(i + 1) as f64], 0);
         nums(out, 12, &[s.median, s.min, s.max, spread(s).0], 3);
-        let kernel = r.point(i).tag(Key::Kernel);
+        let kernel = r.points[i].tag(Key::Kernel);
         if !kernel.is_empty() {
             out.bytes(b"  ");
             cell(out, 19, LAST, format_args!("{}", Clean(kernel)));
@@ -327,7 +272,7 @@ pub fn text(r: &Report, out: &mut Out) {
             );
         }
     }
-    for c in r.cmps {
+    for c in r.cmps() {
         comparison(r, c, out);
     }
     // The paragraph: composed whole, then wrapped.
@@ -338,8 +283,8 @@ pub fn text(r: &Report, out: &mut Out) {
     report::wrap(out, para.as_str(), 0, 0, WIDTH);
 }
 
-fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
-    let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
+fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
+    let (ctl, test) = (&r.groups()[0], &r.groups()[c.test]);
     let _ = writeln!(out, "\n{} vs {}", Clean(test.label()), Clean(ctl.label()));
     let sides = [
         (ctl, c.control, "control", c.boots.0),
@@ -350,7 +295,7 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
         cell(out, 14, LEFT, format_args!("{}", Clean(g.label())));
         nums(out, 12, &[v], 3);
         let points = Points { points: g.k, boots };
-        let _ = writeln!(out, " {}  {role}, {points}", r.unit().short);
+        let _ = writeln!(out, " {}  {role}, {points}", unit(r).short);
     }
     let some_shared = c.boots != (ctl.k, test.k);
     // Both intervals; the verdict uses the wider (see `Intervals`).
@@ -405,7 +350,7 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
     out.bytes(b"\n");
     for g in [ctl, test] {
         for &i in g.points() {
-            if let Some(m) = shared(r, g, i) {
+            if let Some(m) = r.shared(g, i) {
                 // Up to 16 points: wrapped, as every line.
                 let mut line = Text::<256>::new();
                 let _ = write!(line, "{} (counted once)", PointsOf(m, false));
@@ -420,7 +365,7 @@ fn comparison(r: &Report, c: &Comparison, out: &mut Out) {
          control drift   {}  (last {} vs first)\n  \
          test drift      {}\n  \
          max CV          {}",
-        r.second_name(),
+        second_name(r),
         Pct(c.second),
         Pct(c.drift),
         ["point", "boot"][(c.boots.0 != ctl.k) as usize],
@@ -498,7 +443,7 @@ pub(super) fn clear_under_gate(c: &Comparison) -> bool {
 }
 
 /// `CONFIRMED ...` or `NOT CONFIRMED ...:` and the reasons.
-fn verdict(r: &Report, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str) {
+fn verdict(r: &Analysis, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str) {
     let _ = write!(
         w,
         "{}CONFIRMED at the {}% gate{}",
@@ -514,7 +459,7 @@ fn verdict(r: &Report, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str
 }
 
 /// The paragraph to paste (unwrapped).
-fn paragraph(r: &Report, w: &mut dyn Write) {
+fn paragraph(r: &Analysis, w: &mut dyn Write) {
     let _ = write!(w, "Measured with {}", r.tool());
     if !r.profile().is_empty() {
         let p = r.profile();
@@ -537,9 +482,9 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
     if r.icount() {
         let _ = write!(w, " The points were {ICOUNT}.");
     }
-    for g in r.groups {
+    for g in r.groups() {
         for &i in g.points() {
-            if let Some(m) = shared(r, g, i) {
+            if let Some(m) = r.shared(g, i) {
                 let _ = write!(
                     w,
                     " {} share a boot ({}): counted once between points.",
@@ -550,14 +495,14 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
         }
     }
     for i in 0..n {
-        let (p, s) = (r.point(i), r.sample(i));
+        let (p, s) = (&r.points[i], r.sample(i));
         let _ = write!(
             w,
             " Point {} ({}): {} {} over {} round{}, CV {}",
             i + 1,
             Clean(r.args.label(i)),
             Dec(s.mean, 3),
-            r.unit().prose,
+            unit(r).prose,
             s.s.n,
             ["s", ""][(s.s.n == 1) as usize],
             Cv(spread(&s.s).1)
@@ -575,7 +520,7 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
         }
         let _ = w.write_str([", FAILED its checks.", "."][p.valid() as usize]);
     }
-    for c in r.cmps {
+    for c in r.cmps() {
         let _ = w.write_str(" ");
         sentence(r, c, w);
     }
@@ -583,8 +528,8 @@ fn paragraph(r: &Report, w: &mut dyn Write) {
 
 /// One comparison in a sentence: the change against the control's value
 /// with both intervals, drop-first, drift, max CV and the verdict.
-pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
-    let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
+pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
+    let (ctl, test) = (&r.groups()[0], &r.groups()[c.test]);
     let some_shared = c.boots != (ctl.k, test.k);
     let _ = write!(
         w,
@@ -596,7 +541,7 @@ pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
             boots: c.boots.0
         },
         Dec(c.control, 3),
-        r.unit().prose,
+        unit(r).prose,
         Pct(c.change)
     );
     let (wi, b) = (&c.iv.within, &c.iv.between);
@@ -645,7 +590,7 @@ pub(super) fn sentence(r: &Report, c: &Comparison, w: &mut dyn Write) {
     let _ = write!(
         w,
         "; {} {}; control drift {}; max CV {}. Verdict: ",
-        r.second_name(),
+        second_name(r),
         Pct(c.second),
         Pct(c.drift),
         Cv(c.max_cv)
@@ -663,11 +608,11 @@ drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct
 confirmed\treasons\tcontrol_boots\ttest_boots\ttimebase";
 
 /// The result summary as TSV.
-pub fn tsv(r: &Report, out: &mut Out) {
+pub fn tsv(r: &Analysis, out: &mut Out) {
     let _ = writeln!(out, "{TSV_HEADER}");
     let profile = r.profile();
-    for c in r.cmps {
-        let (ctl, test) = (&r.groups[0], &r.groups[c.test]);
+    for c in r.cmps() {
+        let (ctl, test) = (&r.groups()[0], &r.groups()[c.test]);
         let _ = write!(
             out,
             "{}\t{}\t{}\t{}\t{}\t{}",

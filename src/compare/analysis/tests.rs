@@ -1,7 +1,7 @@
 //! compare's maths and groups against hand-computed values.
 
-use super::point::Sample;
 use super::*;
+use crate::compare::Args;
 use crate::stats::summarize;
 
 /// The arguments of `compare` with these labels (the files' names do
@@ -253,9 +253,12 @@ fn intervals_from_raw_rounds() {
 #[test]
 fn every_verdict_reason_fits_its_column() {
     // The text prints each reason alone on a line after 18 blanks.
-    for (set, names) in output::REASONS.iter().enumerate() {
+    for (set, names) in crate::compare::output::REASONS.iter().enumerate() {
         for name in names {
-            assert!(18 + name.chars().count() <= output::WIDTH, "{set}: {name}");
+            assert!(
+                18 + name.chars().count() <= crate::compare::output::WIDTH,
+                "{set}: {name}"
+            );
         }
     }
 }
@@ -292,5 +295,5 @@ fn identical_values_are_no_change_and_exact_points_no_nan() {
         c.reasons,
         Reason::UnderGate.bit() | Reason::SecondUnderGate.bit()
     );
-    assert!(output::clear_under_gate(&c));
+    assert!(crate::compare::output::clear_under_gate(&c));
 }
