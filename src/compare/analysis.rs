@@ -183,6 +183,15 @@ pub struct Comparison {
     pub reasons: u16,
 }
 
+impl Comparison {
+    /// Under the gate and clear of zero: a change the interval shows,
+    /// smaller than the gate (not noise).
+    pub fn clear_under_gate(&self) -> bool {
+        let (under, spans) = (Reason::UnderGate.bit(), Reason::SpansZero.bit());
+        self.reasons & (under | spans | Reason::FewRounds.bit()) == under
+    }
+}
+
 /// A 95% interval of a change in %: its ends and its degrees of freedom,
 /// all NaN when it is not available. An exact one (no spread at all, as
 /// points on QEMU's instruction clock can be) has low = high and df NaN.

@@ -15,8 +15,8 @@ use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Group, Reason};
 use super::load::with_points;
-use super::output::{self, cell, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::point::{Key, Point, ALL};
+use super::words::{self, cell, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::{checked, Args};
 use crate::exit::fail;
 use crate::report::{self, Bytes, Clean, Clip, Dec, Text};
@@ -270,8 +270,8 @@ impl<'r, 'a> Mail<'r, 'a> {
         self.pts.first().is_some_and(Point::icount)
     }
 
-    fn unit(&self) -> output::Unit {
-        output::unit(self.an)
+    fn unit(&self) -> words::Unit {
+        words::unit(self.an)
     }
 
     /// The points for which `p` holds, as bits.
@@ -555,7 +555,7 @@ impl<'r, 'a> Mail<'r, 'a> {
         }
         let _ = p.write_str(".");
         if self.icount() {
-            let _ = write!(p, " The points were {}.", output::ICOUNT);
+            let _ = write!(p, " The points were {}.", words::ICOUNT);
         }
         let none = self.mask(&|i| self.pts[i].states_nothing());
         if none != 0 {
@@ -600,12 +600,7 @@ impl<'r, 'a> Mail<'r, 'a> {
             cell(out, 12, LEFT, format_args!("{}", Clean(self.a.label(i))));
             nums(out, 8, &[s.s.n as f64], 0);
             nums(out, 11, &[s.mean], 3);
-            cell(
-                out,
-                8,
-                RIGHT,
-                format_args!("{}", Cv(output::spread(&s.s).1)),
-            );
+            cell(out, 8, RIGHT, format_args!("{}", Cv(words::spread(&s.s).1)));
             let pct = crate::stats::pct_change(s.mean, control);
             cell(out, 12, RIGHT, format_args!("{}", Pct(pct)));
             out.bytes([&b"  FAILED\n"[..], b"\n"][pt.valid() as usize]);
@@ -620,9 +615,9 @@ impl<'r, 'a> Mail<'r, 'a> {
         let r = self.an;
         for c in self.cmps {
             let mut p = Para::new();
-            output::sentence(r, c, &mut p);
+            words::sentence(r, c, &mut p);
             if c.reasons != 0 {
-                let _ = if output::clear_under_gate(c) {
+                let _ = if c.clear_under_gate() {
                     write!(
                         p,
                         " The change is clear of zero but under the {}% gate: no regression \

@@ -8,7 +8,7 @@
 //! - analysis.rs is the maths: the labels' groups and boots, each label
 //!   against the control, the change's two 95% intervals, the verdict;
 //! - `compare` (`main`, below) prints the analysis as text, or `--tsv`
-//!   (output.rs); `compare --bisect` (bisect.rs) is one `git bisect run`
+//!   (text.rs); `compare --bisect` (bisect.rs) is one `git bisect run`
 //!   step; `report` (draft.rs) drafts the regression mail.
 //!
 //! Limits (no heap): 16 points, labels of 12 bytes, 4 MiB of input in all,
@@ -20,9 +20,10 @@ mod analysis;
 mod bisect;
 mod draft;
 mod load;
-mod output;
 mod point;
 mod table;
+mod text;
+mod words;
 
 pub use analysis::{intervals, Interval, Intervals};
 pub use draft::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
@@ -93,9 +94,9 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
         }
         let an = Analysis::of(a, pts);
         if a.tsv {
-            output::tsv(&an, out);
+            text::tsv(&an, out);
         } else {
-            output::text(&an, out);
+            text::text(&an, out);
         }
         out.flush();
         checked(pts, "compare", "not evidence (see the table)")

@@ -253,10 +253,10 @@ fn intervals_from_raw_rounds() {
 #[test]
 fn every_verdict_reason_fits_its_column() {
     // The text prints each reason alone on a line after 18 blanks.
-    for (set, names) in crate::compare::output::REASONS.iter().enumerate() {
+    for (set, names) in crate::compare::words::REASONS.iter().enumerate() {
         for name in names {
             assert!(
-                18 + name.chars().count() <= crate::compare::output::WIDTH,
+                18 + name.chars().count() <= crate::compare::words::WIDTH,
                 "{set}: {name}"
             );
         }
@@ -295,5 +295,5 @@ fn identical_values_are_no_change_and_exact_points_no_nan() {
         c.reasons,
         Reason::UnderGate.bit() | Reason::SecondUnderGate.bit()
     );
-    assert!(crate::compare::output::clear_under_gate(&c));
+    assert!(c.clear_under_gate());
 }
