@@ -132,7 +132,7 @@ impl Boots {
 }
 
 /// Why a comparison is NOT CONFIRMED: bit `1 << reason` of
-/// `Comparison::reasons`, named by `words::REASONS[_][reason]` and
+/// `Comparison::reasons`, named by `words::REASONS[reason]` and
 /// `text::REASON_CODES[reason]`.
 #[derive(Clone, Copy)]
 pub enum Reason {

@@ -310,7 +310,9 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
             ["all", "drop-first"][r.args.drop_first as usize],
             ["yes", "no"][(c.reasons != 0) as usize]
         );
-        list(out, c.reasons, &REASON_CODES, "", ",");
+        list(out, c.reasons, "", ",", &|w, i| {
+            w.write_str(REASON_CODES[i])
+        });
         let _ = writeln!(
             out,
             "{}\t{}\t{}\t{}",

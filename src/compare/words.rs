@@ -198,47 +198,52 @@ pub(super) fn unit(r: &Analysis) -> Unit {
     }
 }
 
-/// Why a comparison is NOT CONFIRMED, one text per `why` bit, as the text
-/// says it: with the drop-first change as the cross-check, or (with
-/// --drop-first) the all-rounds change.
-pub(super) const REASONS: [[&str; 9]; 2] = [
-    [
-        "|change| is under the gate",
-        "the drop-first change has the other sign",
-        "|drop-first change| is under the gate",
-        "a point failed its checks",
-        "|control drift| is not under the gate",
-        "no drift: one control boot (run A B A)",
-        "a point has 1 round: no drop-first, no spread",
-        "the wider 95% CI includes 0",
-        "no change: the values are identical",
-    ],
-    [
-        "|change| is under the gate",
-        "the all-rounds change has the other sign",
-        "|all-rounds change| is under the gate",
-        "a point failed its checks",
-        "|control drift| is not under the gate",
-        "no drift: one control boot (run A B A)",
-        "a point has 1 round: no drop-first, no spread",
-        "the wider 95% CI includes 0",
-        "no change: the values are identical",
-    ],
+/// Why a comparison is NOT CONFIRMED, one text per `Reason`, as the text
+/// says it; `{second}` is the cross-check's basis: `drop-first`, or with
+/// --drop-first `all-rounds`.
+pub(super) const REASONS: [&str; 9] = [
+    "|change| is under the gate",
+    "the {second} change has the other sign",
+    "|{second} change| is under the gate",
+    "a point failed its checks",
+    "|control drift| is not under the gate",
+    "no drift: one control boot (run A B A)",
+    "a point has 1 round: no drop-first, no spread",
+    "the wider 95% CI includes 0",
+    "no change: the values are identical",
 ];
 
 /// The first reason, when the wider interval is clear of zero: a real
 /// change, only smaller than the gate (not noise).
-pub(super) const UNDER_GATE_CLEAR: &str = "|change| is under the gate, though clear of zero";
+const UNDER_GATE_CLEAR: &str = "|change| is under the gate, though clear of zero";
 
-/// The names of the bits set in `bits`: `first` before the first one,
-/// `sep` before the others.
-pub(super) fn list(w: &mut dyn Write, bits: u16, names: &[&str; 9], first: &str, sep: &str) {
+/// The reasons set in `bits`, each as `name` writes it: `first` before
+/// the first one, `sep` before the others.
+pub(super) fn list(
+    w: &mut dyn Write,
+    bits: u16,
+    first: &str,
+    sep: &str,
+    name: &dyn Fn(&mut dyn Write, usize) -> fmt::Result,
+) {
     let mut before = first;
-    for (i, name) in names.iter().enumerate() {
-        if bits & (1 << i) != 0 {
-            let _ = write!(w, "{before}{name}");
-            before = sep;
-        }
+    for i in (0..REASONS.len()).filter(|i| bits & 1 << i != 0) {
+        let _ = w.write_str(before);
+        let _ = name(w, i);
+        before = sep;
+    }
+}
+
+/// Reason `i` as the text says it (`second`: the cross-check's basis;
+/// `clear`: the change is under the gate but clear of zero).
+pub(super) fn reason(w: &mut dyn Write, i: usize, second: &str, clear: bool) -> fmt::Result {
+    let text = match clear && i == Reason::UnderGate as usize {
+        true => UNDER_GATE_CLEAR,
+        false => REASONS[i],
+    };
+    match text.split_once("{second}") {
+        Some((before, after)) => write!(w, "{before}{second}{after}"),
+        None => w.write_str(text),
     }
 }
 
@@ -251,11 +256,10 @@ pub(super) fn verdict(r: &Analysis, c: &Comparison, w: &mut dyn Write, first: &s
         Dec(r.args.gate, 3),
         ["", ":"][(c.reasons != 0) as usize]
     );
-    let mut names = REASONS[r.args.drop_first as usize];
-    if c.clear_under_gate() {
-        names[Reason::UnderGate as usize] = UNDER_GATE_CLEAR;
-    }
-    list(w, c.reasons, &names, first, sep);
+    let (second, clear) = (second_name(r), c.clear_under_gate());
+    list(w, c.reasons, first, sep, &|w, i| {
+        reason(w, i, second, clear)
+    });
 }
 
 /// One comparison in a sentence: the change against the control's value
