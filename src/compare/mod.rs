@@ -9,7 +9,7 @@
 //!   against the control, the change's two 95% intervals, the verdict;
 //! - `compare` (`main`, below) prints the analysis as text, or `--tsv`
 //!   (text.rs); `compare --bisect` (bisect.rs) is one `git bisect run`
-//!   step; `report` (draft.rs) drafts the regression mail.
+//!   step; `report` (mail/) drafts the regression mail.
 //!
 //! Limits (no heap): 16 points, labels of 12 bytes, 4 MiB of input in all,
 //! 4096 rounds a point. Exit: 0 analysed (whatever the verdict), 1 a point
@@ -18,15 +18,15 @@
 
 mod analysis;
 mod bisect;
-mod draft;
 mod load;
+mod mail;
 mod point;
 mod table;
 mod text;
 mod words;
 
 pub use analysis::{intervals, Interval, Intervals};
-pub use draft::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
+pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
 pub use table::{decimal, MODES};
 
 use crate::exit::{self, fail};
