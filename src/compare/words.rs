@@ -241,7 +241,9 @@ pub(super) fn reason(w: &mut dyn Write, i: usize, second: &str, clear: bool) -> 
         true => UNDER_GATE_CLEAR,
         false => REASONS[i],
     };
-    match text.split_once("{second}") {
+    const MARK: &[u8] = b"{second}";
+    let at = text.as_bytes().windows(MARK.len()).position(|w| w == MARK);
+    match at.and_then(|i| Some((text.get(..i)?, text.get(i + MARK.len()..)?))) {
         Some((before, after)) => write!(w, "{before}{second}{after}"),
         None => w.write_str(text),
     }
