@@ -32,6 +32,15 @@ impl<const N: usize> Text<N> {
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
+
+    /// Appends bytes as they are: `fill` writes them at the end (into
+    /// the room left) and says how many. Text from a file, which may be no
+    /// UTF-8 (`as_str` then says `?`; `Display` shows invalid bytes as `?`).
+    pub fn push_with(&mut self, fill: &mut dyn FnMut(&mut [u8]) -> usize) {
+        let room = self.buf.len() - self.len;
+        self.len += fill(&mut self.buf[self.len..]).min(room);
+    }
+
     /// The text; `?` if truncation cut a character in two.
     pub fn as_str(&self) -> &str {
         core::str::from_utf8(self.as_bytes()).unwrap_or("?")
@@ -738,6 +747,20 @@ mod tests {
         assert_eq!(t.as_str(), "abcé");
         write!(t, "é").unwrap();
         assert_eq!(t.as_str(), "abcé");
+    }
+
+    #[test]
+    fn text_takes_bytes_as_they_are() {
+        let mut t = Text::<4>::new();
+        t.push_with(&mut |b| {
+            b[..3].copy_from_slice(b"a\xffb");
+            3
+        });
+        assert_eq!(t.as_bytes(), b"a\xffb");
+        assert_eq!((t.as_str(), t.to_string()), ("?", "a?b".to_string()));
+        // Never past N, whatever `fill` says.
+        t.push_with(&mut |b| b.len() + 5);
+        assert_eq!(t.as_bytes().len(), 4);
     }
 
     #[test]
