@@ -148,15 +148,18 @@ fn fixed(d: f64, scale: u64) -> Option<(u64, u64)> {
     })
 }
 
-/// `Dec` with its sign always shown (`+0.500`, `-1.250`).
+/// `Dec` with its sign: `+` before a value that prints above zero, `-`
+/// before one that prints below (`+0.500`, `-1.250`, and `0.000`, never
+/// `+0.000`); `nan` and `inf` spelled out.
 pub struct Signed(pub f64, pub u32);
 
 impl fmt::Display for Signed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 >= 0.0 {
+        let v = Dec(self.0, self.1);
+        if self.0 > 0.0 && v.digits() != Some((0, 0)) {
             f.write_str("+")?;
         }
-        write!(f, "{}", Dec(self.0, self.1))
+        v.fmt(f)
     }
 }
 
@@ -165,18 +168,30 @@ impl fmt::Display for Signed {
 /// rows' Ratio6 for the same value); `nan`/`inf` spelled out.
 pub struct Dec(pub f64, pub u32);
 
-impl fmt::Display for Dec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Dec {
+    /// Its whole part and decimals as printed, of its absolute value;
+    /// None for nan and inf (and 1e18 on: no ns/pair or % comes near).
+    fn digits(&self) -> Option<(u64, u64)> {
         let (v, d) = (self.0, self.1.min(9));
-        if v.is_nan() {
-            return f.write_str("nan");
-        }
-        if v.is_infinite() || v.abs() >= 1e18 {
-            return f.write_str(if v < 0.0 { "-inf" } else { "inf" });
+        if v.is_nan() || v.is_infinite() || v.abs() >= 1e18 {
+            return None;
         }
         // From 2^53 up every f64 is a whole number (and fits a u64 here).
         let a = v.abs();
-        let (int, frac) = fixed(a, 10u64.pow(d)).unwrap_or((a as u64, 0));
+        Some(fixed(a, 10u64.pow(d)).unwrap_or((a as u64, 0)))
+    }
+}
+
+impl fmt::Display for Dec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (v, d) = (self.0, self.1.min(9));
+        let Some((int, frac)) = self.digits() else {
+            return f.write_str(match v {
+                _ if v.is_nan() => "nan",
+                _ if v < 0.0 => "-inf",
+                _ => "inf",
+            });
+        };
         let sign = if v < 0.0 && (int | frac) != 0 {
             "-"
         } else {
@@ -622,6 +637,26 @@ mod tests {
         );
         assert_eq!(Dec(f64::NAN, 2).to_string(), "nan");
         assert_eq!(Dec(f64::INFINITY, 2).to_string(), "inf");
+    }
+
+    #[test]
+    fn signed_shows_the_sign_of_what_it_prints() {
+        assert_eq!(Signed(9.2685, 3).to_string(), "+9.268");
+        assert_eq!(Signed(-0.1244, 3).to_string(), "-0.124");
+        // What prints as zero has no sign, whichever side of it it is.
+        for v in [0.0, -0.0, 0.0004, -0.0004, 0.000_499_999] {
+            assert_eq!(Signed(v, 3).to_string(), "0.000", "{v}");
+        }
+        assert_eq!(Signed(0.0005, 3).to_string(), "+0.001");
+        // A tie to even that prints 0 is zero too; 1.5 prints 2.
+        assert_eq!(Signed(0.5, 0).to_string(), "0");
+        assert_eq!(Signed(1.5, 0).to_string(), "+2");
+        assert_eq!(Signed(f64::INFINITY, 1).to_string(), "+inf");
+        assert_eq!(Signed(f64::NAN, 2).to_string(), "nan");
+        assert_eq!(
+            Signed(-1e17, 9).to_string(),
+            "-100000000000000000.000000000"
+        );
     }
 
     #[test]

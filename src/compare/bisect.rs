@@ -29,9 +29,10 @@ use core::fmt::{self, Write};
 use super::analysis::Boots;
 use super::load::unusable;
 use super::point::{Point, ALL};
+use super::words::Pct;
 use super::{Args, MAX_POINTS};
 use crate::exit::{self, fail};
-use crate::report::{Clean, Dec, Signed};
+use crate::report::{Clean, Dec};
 use crate::stats::{pct_change, sqrt, t975, Contrast};
 use crate::sys::out::Out;
 
@@ -67,8 +68,8 @@ pub fn step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
         Err(Abort::CloserThanGate(c)) => fail(
             ABORT,
             format_args!(
-                "compare --bisect: the references are closer than the gate: bad vs good {}%, gate {}%",
-                Signed(c, 3),
+                "compare --bisect: the references are closer than the gate: bad vs good {}, gate {}%",
+                Pct(c),
                 Dec(a.gate, 3)
             ),
         ),

@@ -7,14 +7,15 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
-use crate::report::{Clean, Dec, Text};
+use crate::report::{Clean, Dec, Signed, Text};
 use crate::stats::Summary;
 use crate::sys::out::Out;
 
 /// Width of every text line.
 pub(super) const WIDTH: usize = 72;
 
-/// A percentage with its sign and three decimals (`+9.268%`), `n/a` for NaN.
+/// A change in % with its sign and three decimals (`+9.268%`, `0.000%`),
+/// `n/a` for NaN.
 pub(super) struct Pct(pub f64);
 
 impl fmt::Display for Pct {
@@ -22,8 +23,7 @@ impl fmt::Display for Pct {
         if self.0.is_nan() {
             return f.write_str("n/a");
         }
-        let sign = if self.0 >= 0.0005 { "+" } else { "" };
-        write!(f, "{sign}{}%", Dec(self.0, 3))
+        write!(f, "{}%", Signed(self.0, 3))
     }
 }
 
