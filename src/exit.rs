@@ -86,8 +86,13 @@ impl Exit {
 
 /// Writes `uring-repro: MSG` to stderr and returns `code`.
 pub fn fail(code: i32, msg: fmt::Arguments<'_>) -> i32 {
+    warn(msg);
+    code
+}
+
+/// Writes `uring-repro: MSG` to stderr: a warning, which ends nothing.
+pub fn warn(msg: fmt::Arguments<'_>) {
     let mut err = Out::new(2);
     let _ = writeln!(err, "uring-repro: {msg}");
     err.flush();
-    code
 }

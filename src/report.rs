@@ -394,6 +394,15 @@ pub fn wrap(w: &mut dyn Write, text: &str, mut col: usize, indent: usize, width:
     let _ = w.write_str("\n");
 }
 
+/// `s`, unless there is one: `{n} round{}`.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 /// The last word of the checks line.
 pub fn verdict(passed: bool, interrupted: bool) -> &'static str {
     match (interrupted, passed) {

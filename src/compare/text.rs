@@ -7,10 +7,10 @@ use core::fmt::{self, Write};
 use super::analysis::{Analysis, Comparison, Reason};
 use super::point::Key;
 use super::words::{
-    cell, list, nums, second_name, sentence, spread, unit, verdict, Cv, Pct, Points, PointsOf,
-    Units, ICOUNT, LAST, LEFT, WIDTH,
+    cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Pct, Points,
+    PointsOf, Units, ICOUNT, LAST, LEFT, WIDTH,
 };
-use crate::report::{self, Clean, Clip, Dec, Text};
+use crate::report::{self, plural, Clean, Clip, Dec, Text};
 use crate::sys::out::Out;
 
 /// The text report.
@@ -22,13 +22,21 @@ pub fn text(r: &Analysis, out: &mut Out) {
         "uring-repro compare: {} point(s), gate {}%, {}",
         a.n,
         Dec(a.gate, 3),
-        ["every round counted", "first round of each point dropped"][a.drop_first as usize]
+        if a.drop_first {
+            "first round of each point dropped"
+        } else {
+            "every round counted"
+        }
     );
     report::wrap(out, head.as_str(), 0, 2, WIDTH);
     let _ = writeln!(
         out,
         "  #  label         rounds{:>14}     cv%  checks  file",
-        ["ns/pair mean", "insn/pair"][r.icount() as usize]
+        if r.icount() {
+            "insn/pair"
+        } else {
+            "ns/pair mean"
+        }
     );
     for i in 0..a.n {
         let s = r.sample(i);
@@ -65,7 +73,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
                 "  point {} FAILED: {} round(s) with semantic_pass 0{}",
                 i + 1,
                 p.failed_rounds,
-                ["", ", run FAIL"][!p.run_passed as usize]
+                if p.run_passed { "" } else { ", run FAIL" }
             );
         }
     }
@@ -97,7 +105,8 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     let some_shared = c.boots != (ctl.k, test.k);
     // Both intervals; the verdict uses the wider (see `Intervals`).
     let (w, b) = (&c.iv.within, &c.iv.between);
-    let none = ["", "  (no change)"][(c.reasons & Reason::NoChange.bit() != 0) as usize];
+    let same = c.reasons & Reason::NoChange.bit() != 0;
+    let none = if same { "  (no change)" } else { "" };
     let _ = writeln!(out, "  change          {}{none}", Pct(c.change));
     const NEXT: &str = "\n                  ";
     out.bytes(b"  within-point    ");
@@ -126,7 +135,7 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
         (true, _) => write!(
             out,
             "n/a (one {} per label): the claim rests{NEXT}on the within-point interval only",
-            ["point", "boot"][some_shared as usize]
+            noun(some_shared)
         ),
         (_, true) => write!(
             out,
@@ -165,7 +174,7 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
         second_name(r),
         Pct(c.second),
         Pct(c.drift),
-        ["point", "boot"][(c.boots.0 != ctl.k) as usize],
+        noun(c.boots.0 != ctl.k),
         Pct(c.test_drift),
         Cv(c.max_cv)
     );
@@ -190,12 +199,14 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
     let id = |i: usize| r.points[i].tag(Key::BootId);
     let n = r.points.len();
     let distinct = n > 1 && (0..n).all(|i| !id(i).is_empty() && (0..i).all(|j| id(j) != id(i)));
-    let _ = write!(
-        w,
-        ", one run per point{}{}.",
-        ["", ", each on its own boot (distinct boot ids)"][distinct as usize],
-        ["", ", first round of each point dropped"][r.args.drop_first as usize]
-    );
+    let _ = w.write_str(", one run per point");
+    if distinct {
+        let _ = w.write_str(", each on its own boot (distinct boot ids)");
+    }
+    if r.args.drop_first {
+        let _ = w.write_str(", first round of each point dropped");
+    }
+    let _ = w.write_str(".");
     if r.icount() {
         let _ = write!(w, " The points were {ICOUNT}.");
     }
@@ -221,7 +232,7 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
             Dec(s.mean, 3),
             unit(r).prose,
             s.s.n,
-            ["s", ""][(s.s.n == 1) as usize],
+            plural(s.s.n),
             Cv(spread(&s.s).1)
         );
         for (t, name) in [(Key::Kernel, "kernel"), (Key::BootId, "boot")] {
@@ -235,7 +246,11 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
                 let _ = write!(w, ", {name} {v}");
             }
         }
-        let _ = w.write_str([", FAILED its checks.", "."][p.valid() as usize]);
+        let _ = w.write_str(if p.valid() {
+            "."
+        } else {
+            ", FAILED its checks."
+        });
     }
     for c in r.cmps() {
         let _ = w.write_str(" ");
@@ -270,7 +285,7 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
         // Per-point means of each group (comma-separated), then the numbers.
         for g in [ctl, test] {
             for (j, &i) in g.points().iter().enumerate() {
-                let sep = [",", "\t"][(j == 0) as usize];
+                let sep = if j == 0 { "\t" } else { "," };
                 let _ = write!(out, "{sep}{}", Dec(r.sample(i).mean, 6));
             }
         }
@@ -301,26 +316,25 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
             6,
         );
         for (j, &i) in ctl.points().iter().chain(test.points()).enumerate() {
-            let sep = [",", "\t"][(j == 0) as usize];
+            let sep = if j == 0 { "\t" } else { "," };
             let _ = write!(out, "{sep}{}", Na(spread(&r.sample(i).s).1, 6));
         }
-        let _ = write!(
-            out,
-            "\t{}\t{}\t",
-            ["all", "drop-first"][r.args.drop_first as usize],
-            ["yes", "no"][(c.reasons != 0) as usize]
-        );
-        list(out, c.reasons, "", ",", &|w, i| {
-            w.write_str(REASON_CODES[i])
-        });
-        let _ = writeln!(
-            out,
-            "{}\t{}\t{}\t{}",
-            ["-", ""][(c.reasons != 0) as usize],
-            c.boots.0,
-            c.boots.1,
-            ["wall", "icount"][r.icount() as usize]
-        );
+        let basis = if r.args.drop_first {
+            "drop-first"
+        } else {
+            "all"
+        };
+        let _ = write!(out, "\t{basis}\t");
+        if c.reasons == 0 {
+            let _ = out.write_str("yes\t-");
+        } else {
+            let _ = out.write_str("no\t");
+            list(out, c.reasons, "", ",", &|w, i| {
+                w.write_str(REASON_CODES[i])
+            });
+        }
+        let timebase = if r.icount() { "icount" } else { "wall" };
+        let _ = writeln!(out, "\t{}\t{}\t{timebase}", c.boots.0, c.boots.1);
     }
 }
 

@@ -7,7 +7,7 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
-use crate::report::{Clean, Dec, Signed, Text};
+use crate::report::{plural, Clean, Dec, Signed, Text};
 use crate::stats::Summary;
 use crate::sys::out::Out;
 
@@ -51,8 +51,17 @@ pub(super) struct Units(pub usize, pub bool);
 
 impl fmt::Display for Units {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let noun = ["point", "boot"][self.1 as usize];
-        write!(f, "{} {noun}{}", self.0, ["s", ""][(self.0 == 1) as usize])
+        write!(f, "{} {}{}", self.0, noun(self.1), plural(self.0))
+    }
+}
+
+/// What is counted between points: a `boot` where some points share one,
+/// else a `point`.
+pub(super) fn noun(boots: bool) -> &'static str {
+    if boots {
+        "boot"
+    } else {
+        "point"
     }
 }
 
@@ -81,8 +90,8 @@ pub(super) struct PointsOf(pub u32, pub bool);
 
 impl fmt::Display for PointsOf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = ["s", ""][(self.0.count_ones() == 1) as usize];
-        let p = ["p", "P"][self.1 as usize];
+        let p = if self.1 { "P" } else { "p" };
+        let s = plural(self.0.count_ones() as usize);
         write!(f, "{p}oint{s} {}", Nums(self.0))
     }
 }
@@ -180,7 +189,11 @@ pub(super) fn spread(s: &Summary) -> (f64, f64) {
 
 /// The name of the other basis: the cross-check of the primary one.
 pub(super) fn second_name(r: &Analysis) -> &'static str {
-    ["drop-first", "all-rounds"][r.args.drop_first as usize]
+    if r.args.drop_first {
+        "all-rounds"
+    } else {
+        "drop-first"
+    }
 }
 
 /// The unit of every figure, short (tables, `1500.745 insn/pair`) and
@@ -254,9 +267,9 @@ pub(super) fn verdict(r: &Analysis, c: &Comparison, w: &mut dyn Write, first: &s
     let _ = write!(
         w,
         "{}CONFIRMED at the {}% gate{}",
-        ["", "NOT "][(c.reasons != 0) as usize],
+        if c.reasons == 0 { "" } else { "NOT " },
         Dec(r.args.gate, 3),
-        ["", ":"][(c.reasons != 0) as usize]
+        if c.reasons == 0 { "" } else { ":" }
     );
     let (second, clear) = (second_name(r), c.clear_under_gate());
     list(w, c.reasons, first, sep, &|w, i| {
@@ -302,7 +315,7 @@ pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
             rounds.0
         ),
     };
-    let one = ["point", "boot"][some_shared as usize];
+    let one = noun(some_shared);
     let _ = match (b.low.is_nan(), b.exact(), wi.low.is_nan()) {
         (true, _, true) => write!(w, "; between points n/a, one {one} per label)"),
         (true, _, false) => write!(
