@@ -45,49 +45,55 @@ pub struct Draft<'a> {
     pub n_links: usize,
 }
 
-/// Each workload in kernel words (a subject a maintainer recognises), and
-/// what one of its figures is per, by the profile's formal name.
-const WORKLOADS: [(&str, &str, &str); 11] = [
-    ("s0_wait_wake", "io_uring futex WAIT/WAKE", "WAIT/WAKE pair"),
-    (
-        "c0_wait_cancel",
-        "io_uring futex WAIT/cancel",
-        "WAIT/ASYNC_CANCEL pair",
-    ),
-    (
-        "v0_waitv_wake",
-        "io_uring FUTEX_WAITV/WAKE",
-        "WAITV/WAKE pair",
-    ),
-    ("z0_zero_wake", "io_uring FUTEX_WAKE, no waiter", "WAKE"),
-    ("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN", "WAIT"),
-    ("n0_nop", "io_uring NOP", "NOP"),
-    (
-        "l0_lifecycle",
-        "io_uring ring setup to exit",
-        "ring, setup to close",
-    ),
-    (
-        "pollwake_none",
-        "io_uring MSG_RING, no poller",
-        "MSG_RING completion",
-    ),
-    (
-        "pollwake_idle",
-        "io_uring poll wakeup, idle epoll",
-        "MSG_RING completion",
-    ),
-    (
-        "pollwake_waiter",
-        "io_uring poll wakeup, epoll waiter",
-        "MSG_RING completion",
-    ),
-    (
-        "pollwake_none_aa",
-        "io_uring MSG_RING, A/A control",
-        "MSG_RING completion",
-    ),
+/// A workload as the mail names it.
+struct Workload {
+    /// The profile its rows name (a pollwake mode's: `pollwake_idle`).
+    profile: &'static str,
+    /// Its `--profile` value, the short name.
+    option: &'static str,
+    /// In kernel words: a subject a maintainer recognises.
+    words: &'static str,
+    /// What one of its figures is per.
+    per: &'static str,
+}
+
+/// Every workload this draft names in kernel words.
+#[rustfmt::skip]
+const WORKLOADS: [Workload; 11] = [
+    workload("s0_wait_wake", "s0", "io_uring futex WAIT/WAKE", "WAIT/WAKE pair"),
+    workload("c0_wait_cancel", "c0", "io_uring futex WAIT/cancel", "WAIT/ASYNC_CANCEL pair"),
+    workload("v0_waitv_wake", "v0", "io_uring FUTEX_WAITV/WAKE", "WAITV/WAKE pair"),
+    workload("z0_zero_wake", "z0", "io_uring FUTEX_WAKE, no waiter", "WAKE"),
+    workload("e0_mismatch", "e0", "io_uring FUTEX_WAIT -EAGAIN", "WAIT"),
+    workload("n0_nop", "n0", "io_uring NOP", "NOP"),
+    workload("l0_lifecycle", "l0", "io_uring ring setup to exit", "ring, setup to close"),
+    workload("pollwake_none", "pollwake", "io_uring MSG_RING, no poller", MSG),
+    workload("pollwake_idle", "pollwake", "io_uring poll wakeup, idle epoll", MSG),
+    workload("pollwake_waiter", "pollwake", "io_uring poll wakeup, epoll waiter", MSG),
+    workload("pollwake_none_aa", "pollwake", "io_uring MSG_RING, A/A control", MSG),
 ];
+
+/// What a pollwake figure is per.
+const MSG: &str = "MSG_RING completion";
+
+const fn workload(
+    profile: &'static str,
+    option: &'static str,
+    words: &'static str,
+    per: &'static str,
+) -> Workload {
+    Workload {
+        profile,
+        option,
+        words,
+        per,
+    }
+}
+
+/// The workload the points' rows are of, when this draft knows it.
+fn known(profile: &[u8]) -> Option<&'static Workload> {
+    WORKLOADS.iter().find(|w| w.profile.as_bytes() == profile)
+}
 
 /// Longest title `#regzbot title: ` takes within 72 columns.
 const MAX_REGZBOT_TITLE: usize = 56;
@@ -246,16 +252,9 @@ impl<'r, 'a> Mail<'r, 'a> {
         self.reproduce(argv, out);
     }
 
-    /// The workload in kernel words and what a figure is per (`pair` when
-    /// the points do not name a workload this draft knows).
-    fn workload_words(&self) -> (Option<&'static str>, &'static str) {
-        let known = self.profile().and_then(|p| {
-            WORKLOADS
-                .iter()
-                .find(|w| w.0.as_bytes() == p)
-                .map(|w| (w.1, w.2))
-        });
-        known.map_or((None, "pair"), |(name, per)| (Some(name), per))
+    /// The workload every point's rows are of, when this draft knows it.
+    fn known_workload(&self) -> Option<&'static Workload> {
+        self.profile().and_then(known)
     }
 
     /// The profile every point's rows are of (pollwake's: the mode read,
@@ -276,9 +275,9 @@ impl<'r, 'a> Mail<'r, 'a> {
             return;
         }
         let mut t = Text::<128>::new();
-        match (self.workload_words().0, self.profile()) {
-            (Some(name), _) => {
-                let _ = write!(t, "{name} ");
+        match (self.known_workload(), self.profile()) {
+            (Some(w), _) => {
+                let _ = write!(t, "{} ", w.words);
             }
             (None, Some(p)) => {
                 let _ = write!(t, "{} ", Clip::new(p, 24));
@@ -472,7 +471,8 @@ impl<'r, 'a> Mail<'r, 'a> {
     /// Per point: label, rounds, ns/pair, CV, change vs the control.
     fn table(&self, out: &mut Out) {
         let control = self.cmps.first().map_or(f64::NAN, |c| c.control);
-        let (icount, unit, per) = (self.icount(), self.unit(), self.workload_words().1);
+        let per = self.known_workload().map_or("pair", |w| w.per);
+        let (icount, unit) = (self.icount(), self.unit());
         let mut p = Para::new();
         let what = if icount { "guest instructions" } else { "ns" };
         let _ = write!(p, "Results, {what} per {per}");

@@ -5,7 +5,7 @@
 
 use core::fmt::{self, Write};
 
-use super::{emit, Mail, Para, WIDTH};
+use super::{emit, known, Mail, Para, WIDTH};
 use crate::compare::point::Key;
 use crate::report::{self, Bytes, Clean, Text};
 use crate::sys::out::Out;
@@ -132,8 +132,10 @@ impl Mail<'_, '_> {
         // The run's options: only what every point states alike (a value
         // some points state is not the others' command).
         if let Some(v) = self.every(Key::Profile) {
-            // A profile's short name is its formal name up to the first `_`.
-            let short = v.split(|&b| b == b'_').next().unwrap_or(v);
+            // The short name of a workload the draft knows; another (the
+            // run's, pollwake, or one of a later version) as the points
+            // state it, which --profile takes as well.
+            let short = known(v).map_or(v, |w| w.option.as_bytes());
             let _ = write!(c, "--profile\0{}\0", Shell(short));
         }
         for (f, opt) in [
