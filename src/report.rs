@@ -55,13 +55,7 @@ impl<const N: usize> Default for Text<N> {
 
 impl<const N: usize> fmt::Write for Text<N> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        // Truncated at a character's start: the text stays UTF-8.
-        let mut n = s.len().min(N - self.len);
-        while !s.is_char_boundary(n) {
-            n -= 1;
-        }
-        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
-        self.len += n;
+        self.push_with(&mut |room| push_str(room, s));
         Ok(())
     }
 }
@@ -70,6 +64,17 @@ impl<const N: usize> fmt::Display for Text<N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         Bytes(self.as_bytes()).fmt(f)
     }
+}
+
+/// As much of `s` as `room` holds, cut at a character's start (so that
+/// the text stays UTF-8); how many bytes.
+fn push_str(room: &mut [u8], s: &str) -> usize {
+    let mut n = s.len().min(room.len());
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    room[..n].copy_from_slice(&s.as_bytes()[..n]);
+    n
 }
 
 /// `num / den` with six decimals as the C tool prints it: `%.6f` of the
