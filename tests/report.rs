@@ -532,6 +532,36 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
     );
 }
 
+/// The run's `--profile` is the workload's short name (`s0`), never cut
+/// from the formal one: a profile this draft does not know (a later
+/// version's) is given as the points state it, which `--profile` takes,
+/// and the subject names it as it is.
+#[test]
+fn the_reproduce_command_names_the_profile_it_can() {
+    let d = Scratch::new("report-profile");
+    let dir = d.to_str().unwrap();
+    let later =
+        |name: &str| fixture(name).replace("profile=s0_wait_wake", "profile=x9_later_thing");
+    let a = write(&d, "a.txt", &later("parent_a.txt"));
+    let b = write(&d, "b.txt", &later("child.txt"));
+    let c = write(&d, "c.txt", &later("parent_b.txt"));
+    let r = aba(dir, [&a, &b, &c]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert!(
+        r.out
+            .starts_with("Subject: [REGRESSION] x9_later_thing +9.268%\n"),
+        "{}",
+        r.out
+    );
+    assert_says(
+        &r.out,
+        &["uring-repro run --profile x9_later_thing --cpu 2 --slots 32"],
+    );
+    let r = aba(&published(), ["parent_a.txt", "child.txt", "parent_b.txt"]);
+    assert_says(&r.out, &["uring-repro run --profile s0 --cpu 2"]);
+}
+
 /// Exact points on QEMU's instruction clock drafted into a mail: the
 /// subject names the workload in kernel words, every figure is in guest
 /// instructions and the mail says they are not time, the exact interval
@@ -644,5 +674,6 @@ fn a_pollwake_mode_is_named_in_kernel_words() {
         flat(&r.out).contains("Results, ns per MSG_RING completion"),
         "{}",
         r.out
-    );
+    ); // The run's profile (the banner's), not the mode's rows.
+    assert_says(&r.out, &["uring-repro run --profile pollwake --cpu"]);
 }
