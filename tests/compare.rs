@@ -4,7 +4,9 @@
 
 mod utils;
 
-use utils::{assert_narrow, field, fields, line, published, ran, run, write, Run, Scratch};
+use utils::{
+    assert_contains, assert_narrow, field, fields, line, published, ran, run, write, Run, Scratch,
+};
 
 /// A real run's stdout as if from a boot of its own: its boot id replaced
 /// by `n`'s (runs of one test share this machine's boot, and compare
@@ -41,22 +43,23 @@ fn published_sandwich_from_our_stdout() {
     assert_eq!(field(&out, "max CV"), "0.169%");
     // Within points (Welch over rounds), cross-checked with mpmath: df
     // 19.488, t 2.089481.
-    assert!(
-        out.contains("within-point    +9.159% .. +9.377%  95% CI\n"),
-        "{out}"
+    assert_contains(
+        &out,
+        &[
+            "within-point    +9.159% .. +9.377%  95% CI\n",
+            "Welch, df 19.5, 15 vs 30 rounds",
+        ],
     );
-    assert!(out.contains("Welch, df 19.5, 15 vs 30 rounds"), "{out}");
     // Between points: the parents' means 180.079 and 179.856 (s^2
     // 0.0248645) stand for the child's one point too: var s^2 (1/2 + 1)
     // on 1 df, t 12.706205: +-2.4539 ns, +-1.3635% of 179.9675.
-    assert!(
-        out.contains("between-point   +7.905% .. +10.632%  95% CI\n"),
-        "{out}"
-    );
-    assert!(out.contains("Welch, df 1.0, 1 vs 2 points"), "{out}");
-    assert!(
-        out.contains("verdict         CONFIRMED at the 5.000% gate"),
-        "{out}"
+    assert_contains(
+        &out,
+        &[
+            "between-point   +7.905% .. +10.632%  95% CI\n",
+            "Welch, df 1.0, 1 vs 2 points",
+            "verdict         CONFIRMED at the 5.000% gate",
+        ],
     );
     // The paragraph names kernels and boots and says what the verdict is.
     let para = out.split("To paste:").nth(1).unwrap();
@@ -173,10 +176,7 @@ fn labelled_series_and_a_plain_ratio() {
     assert_eq!(code, 0);
     assert_eq!(field(&out, "change"), "+9.200%"); // 196.647 / 180.079
     assert_eq!(field(&out, "control drift"), "n/a");
-    assert!(
-        out.contains("no drift: one control boot (run A B A)"),
-        "{out}"
-    );
+    assert_contains(&out, &["no drift: one control boot (run A B A)"]);
     // One point a label: no between-point interval, and the text says what
     // the claim rests on.
     assert!(
@@ -187,10 +187,7 @@ fn labelled_series_and_a_plain_ratio() {
         "{out}"
     );
     let para = out.split("To paste:").nth(1).unwrap().replace('\n', " ");
-    assert!(
-        para.contains("between points n/a, one point per label: the claim rests on the within-point interval only"),
-        "{para}"
-    );
+    assert_contains(&para, &["between points n/a, one point per label: the claim rests on the within-point interval only"]);
     // One file: just its statistics.
     let Run { code, out, .. } = run(&["compare", &a]);
     assert_eq!(code, 0);
@@ -209,12 +206,14 @@ fn failed_checks_exit_1_and_say_so() {
     let (a, c) = (published("parent_a.txt"), published("parent_b.txt"));
     let Run { code, out, err } = run(&["compare", &a, &bad, &c]);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("FAIL    "), "{out}");
-    assert!(
-        out.contains("point 2 FAILED: 1 round(s) with semantic_pass 0, run FAIL"),
-        "{out}"
+    assert_contains(
+        &out,
+        &[
+            "FAIL    ",
+            "point 2 FAILED: 1 round(s) with semantic_pass 0, run FAIL",
+            "a point failed its checks",
+        ],
     );
-    assert!(out.contains("a point failed its checks"), "{out}");
     assert_eq!(
         err,
         "uring-repro: compare: 1 point(s) failed their checks: not evidence (see the table)\n"
@@ -326,10 +325,7 @@ fn three_real_smoke_runs_compare_end_to_end() {
     // All three come from this boot: not independent, refused as A B A.
     let Run { code, err, .. } = run(&["compare", &files[0], &files[1], &files[2]]);
     assert_eq!(code, 2);
-    assert!(
-        err.contains(": points of one boot are not independent\n"),
-        "{err}"
-    );
+    assert_contains(&err, &[": points of one boot are not independent\n"]);
     // Each made to look like its own boot, the rounds as measured.
     for (i, f) in files.iter().enumerate() {
         let text = own_boot(&std::fs::read_to_string(f).unwrap(), i as u8 + 1);
@@ -352,7 +348,7 @@ fn three_real_smoke_runs_compare_end_to_end() {
         field(&out, f);
     }
     // The boot ids differ now: separate boots are claimed.
-    assert!(out.contains("its own boot"), "{out}");
+    assert_contains(&out, &["its own boot"]);
     let Run { code, out: tsv, .. } = run(&["compare", "--tsv", &files[0], &files[1], &files[2]]);
     assert_eq!(code, 0);
     assert_eq!(tsv.lines().count(), 2, "{tsv}");
@@ -389,7 +385,7 @@ fn sixteen_points_stay_within_72_columns() {
         .filter(|l| l.starts_with("label_") && l.ends_with(" vs label_000000"));
     assert_eq!(headings.count(), 4, "{out}");
     let para = out.split("To paste:").nth(1).unwrap();
-    assert!(para.contains("Point 16 (label_000000)"), "{para}");
+    assert_contains(para, &["Point 16 (label_000000)"]);
     // Whole: every comparison's verdict, to its last reason.
     assert_eq!(para.matches("Verdict: ").count(), 4, "{para}");
     assert!(para.trim_end().ends_with("includes 0."), "{para}");
@@ -448,14 +444,11 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
     // Several modes in one table: compare must be told which.
     let Run { code, err, .. } = run(&["compare", a, b, c]);
     assert_eq!(code, 2);
-    assert!(
-        err.contains("pick one with --mode none|idle|waiter|none_aa"),
-        "{err}"
-    );
+    assert_contains(&err, &["pick one with --mode none|idle|waiter|none_aa"]);
     for (mode, profile) in [("none", "pollwake_none"), ("waiter", "pollwake_waiter")] {
         let Run { code, out, err } = run(&["compare", "--mode", mode, a, b, c]);
         assert_eq!((code, err.as_str()), (0, ""), "{out}");
-        assert!(out.contains(&format!("profile {profile},")), "{out}");
+        assert_contains(&out, &[&format!("profile {profile},")]);
         // Three points of two rounds each (the rounds column of the table).
         let rounds: Vec<&str> = out
             .lines()
@@ -466,7 +459,7 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
     }
     let Run { code, err, .. } = run(&["compare", "--mode", "bogus", a, b, c]);
     assert_eq!(code, 2);
-    assert!(err.contains("none, idle, waiter or none_aa"), "{err}");
+    assert_contains(&err, &["none, idle, waiter or none_aa"]);
     // --mode on a futex workload's result is a usage error too.
     let Some(s0) = ran(&["--smoke"]) else {
         return;
@@ -475,8 +468,5 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
     let f = write(&dir, "s0.txt", &s0.out);
     let Run { code, err, .. } = run(&["compare", "--mode", "idle", &f, &f]);
     assert_eq!(code, 2);
-    assert!(
-        err.contains("--mode applies to pollwake results only"),
-        "{err}"
-    );
+    assert_contains(&err, &["--mode applies to pollwake results only"]);
 }

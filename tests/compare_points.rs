@@ -8,7 +8,9 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{assert_narrow, field, icount, line, published, run, write, Run, Scratch};
+use utils::{
+    assert_contains, assert_narrow, field, icount, line, published, run, write, Run, Scratch,
+};
 
 /// The published sandwich in our stdout format: parent A, child, parent B.
 fn sandwich() -> [String; 3] {
@@ -66,10 +68,7 @@ fn a_whole_run_is_a_point_a_cut_one_is_refused_a_failed_one_is_invalid() {
     let failed = write(&dir, "failed.tsv", &child_tsv(7, true));
     let Run { code, out, err } = run(&["compare", &a, &failed, &c]);
     assert_eq!(code, 1, "{err}");
-    assert!(
-        out.contains("point 2 FAILED: 1 round(s) with semantic_pass 0"),
-        "{out}"
-    );
+    assert_contains(&out, &["point 2 FAILED: 1 round(s) with semantic_pass 0"]);
     // An older TSV (no rounds_planned) of 14 rounds is read as before.
     let old: String = child_tsv(14, false)
         .lines()
@@ -78,7 +77,7 @@ fn a_whole_run_is_a_point_a_cut_one_is_refused_a_failed_one_is_invalid() {
     let old = write(&dir, "old.tsv", &old);
     let Run { code, out, err } = run(&["compare", &a, &old, &c]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
-    assert!(out.contains("  2  B                14  "), "{out}");
+    assert_contains(&out, &["  2  B                14  "]);
 }
 
 /// A witnessed run (tracepoints on around its rounds) is not comparable
@@ -263,24 +262,22 @@ fn a_boot_counts_once() {
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
     assert_eq!(field(&out, "change"), "+9.268%");
-    assert!(out.contains("control, midpoint of 2 boots\n"), "{out}");
-    assert!(
-        out.contains("between-point   +7.905% .. +10.632%  95% CI\n"),
-        "{out}"
-    );
-    assert!(out.contains("Welch, df 1.0, 1 vs 2 boots\n"), "{out}");
-    assert!(
-        out.contains("  one boot        points 1 and 2 (counted once)\n"),
-        "{out}"
+    assert_contains(
+        &out,
+        &[
+            "control, midpoint of 2 boots\n",
+            "between-point   +7.905% .. +10.632%  95% CI\n",
+            "Welch, df 1.0, 1 vs 2 boots\n",
+            "  one boot        points 1 and 2 (counted once)\n",
+        ],
     );
     let para = out.split("To paste:").nth(1).unwrap().replace('\n', " ");
-    assert!(
-        para.contains("Points 1 and 2 share a boot (0a0a0a0a): counted once between points."),
-        "{para}"
-    );
-    assert!(
-        para.contains("(midpoint of 2 boots, 179.968 ns/pair)"),
-        "{para}"
+    assert_contains(
+        &para,
+        &[
+            "Points 1 and 2 share a boot (0a0a0a0a): counted once between points.",
+            "(midpoint of 2 boots, 179.968 ns/pair)",
+        ],
     );
     // Fifteen runs of one boot under one label: one boot, and the line
     // naming them still fits.
@@ -299,8 +296,10 @@ fn a_boot_counts_once() {
     let Run { code, out, err } = run(&args);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
-    assert!(out.contains("control, 1 boot\n"), "{out}");
-    assert!(out.contains("  one boot        points 1, 2, 3,"), "{out}");
+    assert_contains(
+        &out,
+        &["control, 1 boot\n", "  one boot        points 1, 2, 3,"],
+    );
 }
 
 /// The published point `name` cut to its first round (the banner says
@@ -352,22 +351,23 @@ fn one_round_points_never_give_nan() {
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
     assert!(!out.contains("nan"), "{out}");
-    assert!(
-        out.contains("  within-point    n/a (a point has 1 round)\n"),
-        "{out}"
+    assert_contains(
+        &out,
+        &[
+            "  within-point    n/a (a point has 1 round)\n",
+            "between-point   ",
+        ],
     );
-    assert!(out.contains("between-point   "), "{out}");
     assert_eq!(field(&out, "drop-first"), "n/a");
     assert_eq!(field(&out, "max CV"), "n/a");
-    assert!(
-        out.contains("verdict         NOT CONFIRMED at the 5.000% gate:\n                  a point has 1 round: no drop-first, no spread\n"),
-        "{out}"
-    );
+    assert_contains(&out, &["verdict         NOT CONFIRMED at the 5.000% gate:\n                  a point has 1 round: no drop-first, no spread\n"]);
     let para = out.split("To paste:").nth(1).unwrap().replace('\n', " ");
-    assert!(para.contains("over 1 round, CV n/a"), "{para}");
-    assert!(
-        para.contains("95% CI within points n/a, a point has 1 round; between points"),
-        "{para}"
+    assert_contains(
+        &para,
+        &[
+            "over 1 round, CV n/a",
+            "95% CI within points n/a, a point has 1 round; between points",
+        ],
     );
     let Run { code, out, .. } = run(&["compare", "--tsv", &a, &b, &c]);
     assert_eq!(code, 0);
@@ -413,19 +413,12 @@ fn icount_points_are_exact_and_counted_in_instructions() {
     for bad in ["nan", "df inf", "inf%", " ns/pair"] {
         assert!(!out.contains(bad), "{bad:?} in\n{out}");
     }
-    assert!(
-        out.contains("  parent            1500.745 insn/pair  control, midpoint of 2 points\n"),
-        "{out}"
+    assert_contains(
+        &out,
+        &["  parent            1500.745 insn/pair  control, midpoint of 2 points\n"],
     );
     assert_eq!(field(&out, "change"), "+3.865%");
-    assert!(
-        out.contains("  between-point   +3.865% exact (no spread)\n                  identical across 2 vs 2 boots\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("NOT CONFIRMED at the 5.000% gate:\n                  |change| is under the gate, though clear of zero\n"),
-        "{out}"
-    );
+    assert_contains(&out, &["  between-point   +3.865% exact (no spread)\n                  identical across 2 vs 2 boots\n", "NOT CONFIRMED at the 5.000% gate:\n                  |change| is under the gate, though clear of zero\n"]);
     let para = out
         .split("To paste:")
         .nth(1)
@@ -446,10 +439,7 @@ fn icount_points_are_exact_and_counted_in_instructions() {
     gated.extend(args.iter().map(String::as_str));
     let Run { code, out, .. } = run(&gated);
     assert_eq!(code, 0);
-    assert!(
-        out.contains("verdict         CONFIRMED at the 1.000% gate\n"),
-        "{out}"
-    );
+    assert_contains(&out, &["verdict         CONFIRMED at the 1.000% gate\n"]);
     // The TSV: exact intervals have no df (NA), and the timebase is named.
     let mut tsv = vec!["compare", "--tsv"];
     tsv.extend(args.iter().map(String::as_str));
@@ -475,18 +465,7 @@ fn icount_points_are_exact_and_counted_in_instructions() {
         run(&["compare", &icount("n0_parent.txt"), &icount("n0_child.txt")]);
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
     assert_narrow(&out);
-    assert!(
-        out.contains("  change          0.000%  (no change)\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("  within-point    0.000% exact (no spread)\n                  every round alike, 15 vs 15 rounds\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("NOT CONFIRMED at the 5.000% gate:\n                  no drift: one control boot (run A B A)\n                  no change: the values are identical\n"),
-        "{out}"
-    );
+    assert_contains(&out, &["  change          0.000%  (no change)\n", "  within-point    0.000% exact (no spread)\n                  every round alike, 15 vs 15 rounds\n", "NOT CONFIRMED at the 5.000% gate:\n                  no drift: one control boot (run A B A)\n                  no change: the values are identical\n"]);
     assert!(
         !out.contains("nan") && !out.contains("df inf") && !out.contains("other sign"),
         "{out}"
@@ -497,7 +476,7 @@ fn icount_points_are_exact_and_counted_in_instructions() {
         &icount("n0_parent.txt"),
         &icount("n0_child.txt"),
     ]);
-    assert!(out.contains("\tno_drift,no_change\t"), "{out}");
+    assert_contains(&out, &["\tno_drift,no_change\t"]);
 }
 
 /// An icount point beside a wall-clock one (the published parents):

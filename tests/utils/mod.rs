@@ -142,6 +142,13 @@ pub fn field<'a>(text: &'a str, label: &str) -> &'a str {
         .unwrap()
 }
 
+/// Each of `parts` is in `text` (which the failure shows).
+pub fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} in:\n{text}");
+    }
+}
+
 /// The first line of `out` that starts with `prefix`.
 pub fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
     out.lines()
