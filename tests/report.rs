@@ -184,17 +184,12 @@ fn points_sharing_a_boot_id_give_the_warning() {
     assert_eq!(r.code, 0, "{}", r.err);
     assert_narrow(&r.out);
     let f = flat(&r.out);
-    assert!(
-        f.contains("A: 2 points on 1 boot, B: 1 point on 1 boot."),
-        "{}",
-        r.out
-    );
-    assert!(
-        f.contains(
-            "WARNING: points 1 and 3 share boot_id 0a0a0a0a: they are not a fresh boot each"
-        ),
-        "{}",
-        r.out
+    assert_says(
+        &r.out,
+        &[
+            "A: 2 points on 1 boot, B: 1 point on 1 boot.",
+            "WARNING: points 1 and 3 share boot_id 0a0a0a0a: they are not a fresh boot each",
+        ],
     );
     assert!(!f.contains("Each point was a fresh boot"));
 }
@@ -226,17 +221,12 @@ fn a_failing_point_is_not_evidence_and_exits_1() {
         r.out
     );
     let f = flat(&r.out);
-    assert!(
-        f.contains("point 2 (B): 1 of 15 rows failed (bad_results=2)"),
-        "{}",
-        r.out
-    );
-    assert!(
-        f.contains(
-            "NOT CONFIRMED at the 5.000% gate: a point failed its checks. No regression is claimed"
-        ),
-        "{}",
-        r.out
+    assert_says(
+        &r.out,
+        &[
+            "point 2 (B): 1 of 15 rows failed (bad_results=2)",
+            "NOT CONFIRMED at the 5.000% gate: a point failed its checks. No regression is claimed",
+        ],
     );
     assert!(!f.contains("All 45 timing rows passed"));
     assert!(r.err.ends_with(
@@ -266,14 +256,12 @@ fn a_missing_banner_fact_is_named_and_left_out() {
         "{}",
         r.err
     );
-    let f = flat(&r.out);
-    assert!(
-        f.contains("a 12th Gen Intel(R) Core(TM) i7-12700KF (points 1 and 3)"),
-        "{}",
-        r.out
+    assert_says(
+        &r.out,
+        &["a 12th Gen Intel(R) Core(TM) i7-12700KF (points 1 and 3)"],
     );
     // The claim names only what every point states.
-    assert!(f.contains("on CPU 2, with these kernels"), "{}", r.out);
+    assert_says(&r.out, &["on CPU 2, with these kernels"]);
     // No point with it: not in the draft at all.
     let a = write(&d, "a.txt", &drop_model("parent_a.txt"));
     let c = write(&d, "c.txt", &drop_model("parent_b.txt"));
@@ -291,9 +279,10 @@ fn a_missing_banner_fact_is_named_and_left_out() {
     assert_eq!(r.err.lines().count(), 1, "{}", r.err);
     assert_eq!(r.err.matches("cpu_model").count(), 1, "{}", r.err);
     assert!(r.err.contains("kernel (not in point 2)"), "{}", r.err);
-    let f = flat(&r.out);
-    assert!(f.contains("Point 2 states none of this."), "{}", r.out);
-    assert!(f.contains("Point 2 states no boot_id"), "{}", r.out);
+    assert_says(
+        &r.out,
+        &["Point 2 states none of this.", "Point 2 states no boot_id"],
+    );
 }
 
 #[test]
@@ -325,10 +314,14 @@ fn witness_lines_are_carried_wrapped() {
         "{}",
         r.out
     );
-    let f = flat(&r.out);
-    assert!(f.contains("io_futex_complete=512 -> MATCH"), "{}", r.out);
-    assert!(f.contains("the kernel witness on."), "{}", r.out);
-    assert!(f.contains("--timeout 2 --witness > point.txt"), "{}", r.out);
+    assert_says(
+        &r.out,
+        &[
+            "io_futex_complete=512 -> MATCH",
+            "the kernel witness on.",
+            "--timeout 2 --witness > point.txt",
+        ],
+    );
     // Different on one point: per point.
     let other = functions.replace(
         "io_futex_complete=512 -> MATCH",
@@ -525,10 +518,9 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
     assert!(!run.contains("--inject-ns"), "{run}");
     assert!(run.contains("--cpu 2 --slots 32 --cycles 512"), "{run}");
     // The prose says which point injected.
-    assert!(
-        f.contains("a positive control: 100 ns injected per pair (point 2)"),
-        "{}",
-        r.out
+    assert_says(
+        &r.out,
+        &["a positive control: 100 ns injected per pair (point 2)"],
     );
 }
 
