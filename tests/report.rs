@@ -612,10 +612,11 @@ fn icount_points_are_drafted_in_instructions() {
     assert_says(
         &r.out,
         &[
-        "Subject: [REGRESSION] io_uring NOP 0.000% ",
-        "Results, guest instructions per NOP under",
-        "no change: the values are identical. The values are identical: no change, no regression.",
-    ],
+            "Subject: [REGRESSION] io_uring NOP 0.000% ",
+            "Results, guest instructions per NOP under",
+            "no change: the values are identical. The values are identical: no change, \
+             no regression.",
+        ],
     );
     // Beside wall-clock points: refused.
     let r = utils::run(&[
