@@ -10,7 +10,7 @@ use super::words::{
     cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Pct, Points,
     PointsOf, Units, ICOUNT, LAST, LEFT, WIDTH,
 };
-use crate::report::{self, plural, Clean, Clip, Dec, Text};
+use crate::report::{plural, wrap, Clean, Clip, Dec, Text};
 use crate::sys::out::Out;
 
 /// The text report.
@@ -28,7 +28,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
             "every round counted"
         }
     );
-    report::wrap(out, head.as_str(), 0, 2, WIDTH);
+    wrap(out, head.as_str(), 0, 2, WIDTH);
     let _ = writeln!(
         out,
         "  #  label         rounds{:>14}     cv%  checks  file",
@@ -85,7 +85,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
     let mut para = Text::<16384>::new();
     paragraph(r, &mut para);
     out.bytes(b"\nTo paste:\n\n");
-    report::wrap(out, para.as_str(), 0, 0, WIDTH);
+    wrap(out, para.as_str(), 0, 0, WIDTH);
 }
 
 fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
@@ -161,7 +161,7 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
                 let mut line = Text::<256>::new();
                 let _ = write!(line, "{} (counted once)", PointsOf(m, false));
                 out.bytes(b"  one boot        ");
-                report::wrap(out, line.as_str(), 18, 18, WIDTH);
+                wrap(out, line.as_str(), 18, 18, WIDTH);
             }
         }
     }

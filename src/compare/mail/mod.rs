@@ -21,7 +21,7 @@ use super::point::{Key, Point, ALL};
 use super::words::{self, cell, noun, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::{checked, Args};
 use crate::exit;
-use crate::report::{self, plural, Clean, Clip, Dec, Text};
+use crate::report::{plural, wrap, Clean, Clip, Dec, Text};
 use crate::sys::out::Out;
 
 mod reproduce;
@@ -165,7 +165,7 @@ pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mu
 /// Wraps a composed paragraph to WIDTH (continued at `indent`), a blank
 /// line after it unless `alone`.
 fn emit(out: &mut Out, p: &Para, indent: usize, alone: bool) {
-    report::wrap(out, p.as_str(), 0, indent, WIDTH);
+    wrap(out, p.as_str(), 0, indent, WIDTH);
     if !alone {
         out.bytes(b"\n");
     }
@@ -632,7 +632,7 @@ impl<'r, 'a> Mail<'r, 'a> {
                 let mut p = Para::new();
                 let _ = write!(p, "{}", Clean(line));
                 out.bytes(b"  ");
-                report::wrap(out, p.as_str(), 2, 4, WIDTH);
+                wrap(out, p.as_str(), 2, 4, WIDTH);
             }
             out.bytes(b"\n");
         }

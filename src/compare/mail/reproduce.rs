@@ -7,7 +7,7 @@ use core::fmt::{self, Write};
 
 use super::{emit, known, Mail, Para, WIDTH};
 use crate::compare::point::Key;
-use crate::report::{self, Bytes, Clean, Text};
+use crate::report::{escape, needs_escape, Bytes, Clean, Text};
 use crate::sys::out::Out;
 
 /// A word as the shell reads it back: as is when plain; in `$'...'` with
@@ -21,9 +21,9 @@ impl fmt::Display for Shell<'_> {
         if !self.0.is_empty() && self.0.iter().all(plain) {
             return Bytes(self.0).fmt(f);
         }
-        if report::needs_escape(self.0) {
+        if needs_escape(self.0) {
             f.write_str("$'")?;
-            report::escape(f, self.0, true)?;
+            escape(f, self.0, true)?;
             return f.write_str("'");
         }
         f.write_str("'")?;
