@@ -7,16 +7,16 @@ use core::fmt::{self, Write};
 use super::analysis::{Analysis, Comparison, Reason};
 use super::point::Key;
 use super::words::{
-    cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Pct, Points,
+    cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Long, Pct, Points,
     PointsOf, Units, ICOUNT, LAST, LEFT, WIDTH,
 };
-use crate::report::{plural, wrap, Clean, Clip, Dec, Text};
+use crate::report::{plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
 /// The text report.
 pub fn text(r: &Analysis, out: &mut Out) {
     let a = r.args;
-    let mut head = Text::<128>::new();
+    let mut head = Line::new();
     let _ = write!(
         head,
         "uring-repro compare: {} point(s), gate {}%, {}",
@@ -81,8 +81,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
         comparison(r, c, out);
     }
     // The paragraph: composed whole, then wrapped.
-    // 16 points and 15 comparisons take under 14 KiB (tags are cut to 64).
-    let mut para = Text::<16384>::new();
+    let mut para = Long::new();
     paragraph(r, &mut para);
     out.bytes(b"\nTo paste:\n\n");
     wrap(out, para.as_str(), 0, 0, WIDTH);
@@ -158,7 +157,7 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
         for &i in g.points() {
             if let Some(m) = r.shared(g, i) {
                 // Up to 16 points: wrapped, as every line.
-                let mut line = Text::<256>::new();
+                let mut line = Line::new();
                 let _ = write!(line, "{} (counted once)", PointsOf(m, false));
                 out.bytes(b"  one boot        ");
                 wrap(out, line.as_str(), 18, 18, WIDTH);

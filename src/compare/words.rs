@@ -27,6 +27,11 @@ impl fmt::Display for Pct {
     }
 }
 
+/// Text long enough for all that compare and the mail compose before
+/// they wrap it: a paragraph of 16 points and 15 comparisons (under 14
+/// KiB: facts are cut to 64 characters), a path with every byte escaped.
+pub(super) type Long = Text<16400>;
+
 /// What a group's value is: `1 point`, `midpoint of 2 points`, `mean of
 /// 3 points`; in boots when some of its points share one (`Boots`):
 /// `midpoint of 2 boots`.
@@ -105,8 +110,7 @@ pub(super) const LAST: u8 = 2;
 /// `args` in a column of `width` characters, cut to fit from the left
 /// behind `...` (the end of a path or a kernel release tells most).
 pub(super) fn cell(out: &mut Out, width: usize, align: u8, args: fmt::Arguments<'_>) {
-    // Room for a whole path, every byte of it escaped.
-    let mut b = Text::<16400>::new();
+    let mut b = Long::new();
     let _ = b.write_fmt(args);
     let mut s = b.as_str();
     let n = s.chars().count();

@@ -18,10 +18,10 @@ use core::fmt::Write;
 use super::analysis::{Analysis, Comparison, Group, Reason};
 use super::load::with_points;
 use super::point::{Key, Point, ALL};
-use super::words::{self, cell, noun, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
+use super::words::{self, cell, noun, nums, Cv, Long, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::{checked, Args};
 use crate::exit;
-use crate::report::{plural, wrap, Clean, Clip, Dec, Text};
+use crate::report::{plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
 mod reproduce;
@@ -102,8 +102,8 @@ const MAX_REGZBOT_TITLE: usize = 56;
 /// and the contract hash's length); a longer one is cut and ends `...`.
 const MAX_FACT: usize = 64;
 
-/// A paragraph, composed whole and then wrapped (16 points' facts fit).
-type Para = Text<8192>;
+/// A paragraph, composed whole and then wrapped.
+type Para = Long;
 
 /// The facts the draft states, named on stderr where a point lacks them.
 const USED: [Key; 21] = [
@@ -274,7 +274,7 @@ impl<'r, 'a> Mail<'r, 'a> {
             let _ = write!(w, "{}", Clean(t));
             return;
         }
-        let mut t = Text::<128>::new();
+        let mut t = Line::new();
         match (self.known_workload(), self.profile()) {
             (Some(w), _) => {
                 let _ = write!(t, "{} ", w.words);

@@ -5,9 +5,9 @@
 
 use core::fmt::{self, Write};
 
-use super::{emit, known, Mail, Para, WIDTH};
+use super::{emit, known, Long, Mail, Para, WIDTH};
 use crate::compare::point::Key;
-use crate::report::{escape, needs_escape, Bytes, Clean, Text};
+use crate::report::{escape, needs_escape, Bytes, Clean};
 use crate::sys::out::Out;
 
 /// A word as the shell reads it back: as is when plain; in `$'...'` with
@@ -167,8 +167,7 @@ impl Mail<'_, '_> {
         let mut line = CommandLine::default();
         line.word(out, "uring-repro");
         for arg in argv {
-            // Room for a whole path, every byte of it escaped.
-            let mut w = Text::<16400>::new();
+            let mut w = Long::new();
             let _ = write!(w, "{}", Shell(arg));
             line.word(out, w.as_str());
         }
