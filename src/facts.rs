@@ -8,6 +8,10 @@ use core::fmt::Write;
 use crate::report::{Bytes, Line, Text};
 use crate::sys::{self, uapi::Utsname};
 
+/// Room for a fact of a word or a few (a boot id, a mode, a policy, a
+/// CPU list): 64 bytes hold any such file's text, or uname's machine.
+const WORD: usize = 64;
+
 /// A fact: text read from the box (at most N bytes, trimmed of
 /// surrounding whitespace), `unknown` when nothing could be read.
 pub struct Fact<const N: usize>(Text<N>);
@@ -177,17 +181,17 @@ fn cpu_model(cpuinfo: &[u8]) -> Fact<128> {
 /// Everything the banner states about the box.
 pub struct Facts {
     pub uts: Utsname,
-    pub boot_id: Fact<64>,
+    pub boot_id: Fact<WORD>,
     pub cmdline: Fact<2048>,
-    pub preempt: Fact<32>,
+    pub preempt: Fact<WORD>,
     pub preempt_source: PreemptSource,
     pub cpu_model: Fact<128>,
-    pub governor: Fact<32>,
-    pub epp: Fact<48>,
-    pub turbo: Fact<8>,
-    pub smt: Fact<16>,
-    pub online_cpus: Fact<64>,
-    pub io_uring_disabled: Fact<8>,
+    pub governor: Fact<WORD>,
+    pub epp: Fact<WORD>,
+    pub turbo: Fact<WORD>,
+    pub smt: Fact<WORD>,
+    pub online_cpus: Fact<WORD>,
+    pub io_uring_disabled: Fact<WORD>,
 }
 
 fn cstr(field: &[u8]) -> &[u8] {
@@ -220,7 +224,7 @@ impl Facts {
         };
         let _ = sys::uname(&mut f.uts);
         f.cmdline.read(b"/proc/cmdline\0");
-        let mut debugfs: Fact<64> = Fact::unknown();
+        let mut debugfs: Fact<WORD> = Fact::unknown();
         debugfs.read(b"/sys/kernel/debug/sched/preempt\0");
         let mode = match preempt_from_debugfs(debugfs.bytes()) {
             Some(m) => m,
@@ -267,7 +271,7 @@ impl Facts {
     /// Every fact as (key, value), in output order (also the TSV's extra columns).
     pub fn each(&self, f: &mut dyn FnMut(&'static str, &[u8])) {
         f("kernel_version", self.version());
-        f("machine", Fact::<65>::from(cstr(&self.uts.machine)).get());
+        f("machine", Fact::<WORD>::from(cstr(&self.uts.machine)).get());
         f("cmdline", self.cmdline.get());
         f("preempt", self.preempt.get());
         f("preempt_source", self.preempt_source.name().as_bytes());
@@ -289,8 +293,8 @@ impl Facts {
 }
 
 /// Turbo/boost state: intel_pstate's no_turbo, else cpufreq's boost.
-fn turbo() -> Fact<8> {
-    let (mut no_turbo, mut boost): (Fact<8>, Fact<8>) = (Fact::unknown(), Fact::unknown());
+fn turbo() -> Fact<WORD> {
+    let (mut no_turbo, mut boost): (Fact<WORD>, Fact<WORD>) = (Fact::unknown(), Fact::unknown());
     no_turbo.read(b"/sys/devices/system/cpu/intel_pstate/no_turbo\0");
     boost.read(b"/sys/devices/system/cpu/cpufreq/boost\0");
     match (no_turbo.get(), boost.get()) {
@@ -361,10 +365,10 @@ mod tests {
 
     #[test]
     fn text_trims_and_reports_unknown() {
-        assert_eq!(Fact::<16>::from(b"  on\n").get(), b"on");
-        assert_eq!(Fact::<16>::from(b"\n").get(), b"unknown");
+        assert_eq!(Fact::<WORD>::from(b"  on\n").get(), b"on");
+        assert_eq!(Fact::<WORD>::from(b"\n").get(), b"unknown");
         assert_eq!(Fact::<4>::from(b"abcdefgh").get(), b"abcd");
-        let mut f = Fact::<16>::unknown();
+        let mut f = Fact::<WORD>::unknown();
         f.read(b"/nonexistent/file\0");
         assert_eq!(f.get(), b"unknown");
     }
