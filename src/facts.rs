@@ -5,7 +5,7 @@
 
 use core::fmt::Write;
 
-use crate::report::{Bytes, Line, Text};
+use crate::fmt::{Bytes, Line, Text};
 use crate::sys::{self, uapi::Utsname};
 
 /// Room for a fact of a word or a few (a boot id, a mode, a policy, a

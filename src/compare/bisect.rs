@@ -32,7 +32,7 @@ use super::point::{Point, ALL};
 use super::words::Pct;
 use super::{Args, MAX_POINTS};
 use crate::exit::{self, fail};
-use crate::report::{Clean, Dec};
+use crate::fmt::{Clean, Dec};
 use crate::stats::{pct_change, sqrt, t975, Contrast};
 use crate::sys::out::Out;
 

@@ -14,7 +14,7 @@ use super::point::{self, Key, Point, ALL, MAX_ROUNDS};
 use super::table::{self, Bad};
 use super::{bisect, Args, MAX_POINTS};
 use crate::exit::{self, fail};
-use crate::report::Clean;
+use crate::fmt::Clean;
 use crate::sys::memory::Mapping;
 use crate::sys::{self, uapi, Errno};
 

@@ -10,7 +10,7 @@ use super::words::{
     cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Long, Pct, Points,
     PointsOf, Units, ICOUNT, LAST, LEFT, WIDTH,
 };
-use crate::report::{plural, wrap, Clean, Clip, Dec, Line};
+use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
 /// The text report.

@@ -7,7 +7,7 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
-use crate::report::{plural, Clean, Dec, Signed, Text};
+use crate::fmt::{plural, Clean, Dec, Signed, Text};
 use crate::stats::Summary;
 use crate::sys::out::Out;
 

@@ -21,7 +21,7 @@ use super::point::{Key, Point, ALL};
 use super::words::{self, cell, noun, nums, Cv, Long, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::{checked, Args};
 use crate::exit;
-use crate::report::{plural, wrap, Clean, Clip, Dec, Line};
+use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
 mod reproduce;

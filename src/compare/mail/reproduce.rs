@@ -7,7 +7,7 @@ use core::fmt::{self, Write};
 
 use super::{emit, known, Long, Mail, Para, WIDTH};
 use crate::compare::point::Key;
-use crate::report::{escape, needs_escape, Bytes, Clean};
+use crate::fmt::{escape, needs_escape, Bytes, Clean};
 use crate::sys::out::Out;
 
 /// A word as the shell reads it back: as is when plain; in `$'...'` with
