@@ -19,7 +19,7 @@ use super::analysis::{Analysis, Comparison, Group, Reason};
 use super::load::with_points;
 use super::point::{Key, Point, ALL};
 use super::words::{self, cell, noun, nums, Cv, Long, Pct, PointsOf, LEFT, RIGHT, WIDTH};
-use super::{checked, Args};
+use super::{checked, Args, MAX_POINTS};
 use crate::exit;
 use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
@@ -334,31 +334,39 @@ impl<'r, 'a> Mail<'r, 'a> {
             plural(boots)
         );
         emit(out, &p, 0, false);
-        // Boots: the points sharing point i's boot id, as bits.
+        // Per point, the points that share its boot id (itself too), as
+        // bits; none for a point that states no boot id.
         let id = |i: usize| self.pts[i].tag(Key::BootId);
-        let same = |i: usize| self.mask(&|j| !id(i).is_empty() && id(j) == id(i));
+        let mut same = [0u32; MAX_POINTS];
+        for (i, s) in same.iter_mut().enumerate().take(n) {
+            if !id(i).is_empty() {
+                *s = self.mask(&|j| id(j) == id(i));
+            }
+        }
         let mut p = Para::new();
         let _ = p.write_str("One run per point;");
         for (k, g) in self.gs.iter().enumerate() {
-            let members = self.mask(&|i| g.points().contains(&i));
-            let known = self.mask(&|i| members & 1 << i != 0 && !id(i).is_empty());
+            let members = g.points().iter().fold(0u32, |m, &i| m | 1 << i);
+            let known = g.points().iter().filter(|&&i| same[i] != 0).count();
             // A boot is counted at its first point in the group.
-            let boots =
-                self.mask(&|i| known & 1 << i != 0 && same(i) & members & ((1 << i) - 1) == 0);
-            let (kn, b) = (known.count_ones() as usize, boots.count_ones() as usize);
+            let first = |i: usize| same[i] & members & ((1 << i) - 1) == 0;
+            let b = g
+                .points()
+                .iter()
+                .filter(|&&i| same[i] != 0 && first(i))
+                .count();
             let _ = write!(p, " {}: {} point{}", Clean(g.label()), g.k, plural(g.k));
-            let _ = match kn {
+            let _ = match known {
                 0 => p.write_str(", no boot_id"),
                 _ => write!(p, " on {b} boot{}", plural(b)),
             };
-            if kn != 0 && kn < g.k {
-                let _ = write!(p, " ({} without boot_id)", g.k - kn);
+            if known != 0 && known < g.k {
+                let _ = write!(p, " ({} without boot_id)", g.k - known);
             }
             let _ = p.write_str(if k + 1 == self.gs.len() { "." } else { "," });
         }
         let mut shared = false;
-        for i in 0..n {
-            let s = same(i);
+        for (i, &s) in same.iter().enumerate().take(n) {
             // Each shared boot id once, at its first point.
             if s.count_ones() > 1 && s.trailing_zeros() as usize == i {
                 shared = true;
