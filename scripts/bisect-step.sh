@@ -62,22 +62,13 @@ EOF
 # shellcheck disable=SC2016 # expanded by sh -c, at build time
 DEFAULT_BUILD='make olddefconfig && make -j$(nproc)'
 
-say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$HERE")
+# say, host_arch, arch_set: what the scripts share.
+. "$HERE/common.sh"
 stop() {
 	say "$*"
 	exit $STOP
-}
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(dirname "$HERE")
-
-host_arch() {
-	case $(uname -m) in
-	x86_64 | amd64) echo x86_64 ;;
-	aarch64 | arm64) echo aarch64 ;;
-	riscv64) echo riscv64 ;;
-	*) uname -m ;;
-	esac
 }
 
 goods="" bads="" functional=0 build=$DEFAULT_BUILD image="" arch=$(host_arch) accel="" points=""
@@ -138,13 +129,8 @@ if [ -n "$gate" ]; then
 	awk -v g="$gate" 'BEGIN { exit !(g + 0 > 0 && g + 0 <= 100) }' ||
 		stop "--gate: a percentage in (0, 100], not '$gate'"
 fi
-case $arch in
-x86_64) default_image=arch/x86/boot/bzImage ;;
-aarch64) default_image=arch/arm64/boot/Image ;;
-riscv64) default_image=arch/riscv/boot/Image ;;
-*) stop "--arch: x86_64, aarch64 or riscv64, not '$arch'" ;;
-esac
-image=${image:-$default_image}
+arch_set "$arch" || stop "--arch: $ARCHES, not '$arch'"
+image=${image:-$kimage}
 # Paths given here are taken from here, before the step moves into the tree.
 abs() { (cd "$(dirname "$1")" 2>/dev/null && printf '%s/%s\n' "$(pwd)" "$(basename "$1")") || printf '%s\n' "$1"; }
 old_ifs=$IFS

@@ -78,24 +78,14 @@ exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interru
 EOF
 }
 
-say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$HERE")
+# say, host_arch, arch_set: what the scripts share.
+. "$HERE/common.sh"
 usage_error() {
 	say "$* (try --help)"
 	exit 2
 }
-
-# This machine's architecture, in the names --arch takes.
-host_arch() {
-	case $(uname -m) in
-	x86_64 | amd64) echo x86_64 ;;
-	aarch64 | arm64) echo aarch64 ;;
-	riscv64) echo riscv64 ;;
-	*) uname -m ;;
-	esac
-}
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(dirname "$HERE")
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
 timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0
@@ -148,12 +138,7 @@ case " $append " in *[[:space:]]URING_REPRO_TIMEBASE=*)
 	usage_error "--append: URING_REPRO_TIMEBASE is set by --accel icount, not by hand"
 	;;
 esac
-case $arch in
-x86_64) triple="" console=ttyS0 ;;
-aarch64) triple=aarch64-unknown-linux-musl console=ttyAMA0 ;;
-riscv64) triple=riscv64gc-unknown-linux-gnu console=ttyS0 ;;
-*) usage_error "--arch: x86_64, aarch64 or riscv64, not '$arch'" ;;
-esac
+arch_set "$arch" || usage_error "--arch: $ARCHES, not '$arch'"
 case $accel in
 kvm | tcg | icount) ;;
 *) usage_error "--accel: kvm, tcg or icount, not '$accel'" ;;
@@ -212,13 +197,6 @@ if [ "$accel" = icount ]; then
 		exit 125
 	fi
 fi
-case $arch in
-x86_64) machine="" bios="" ;;
-aarch64) machine=virt bios="" ;;
-# -bios default: QEMU's OpenSBI runs in M-mode and enters the kernel.
-riscv64) machine=virt bios=default ;;
-esac
-
 # POINT's directory, proven writable now rather than after the boot: the report goes to
 # this file beside POINT and is published at the end.
 pdir=$(dirname "$point")

@@ -48,15 +48,15 @@ exit: 0 built (the path on stdout); $FAILED the configuration or the build faile
 EOF
 }
 
-say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$HERE")
+# say and arch_set: what the scripts share.
+. "$HERE/common.sh"
 usage_error() {
 	say "$* (try --help)"
 	exit $USAGE
 }
 ncpus() { getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(dirname "$HERE")
 
 src=. objdir="" fragment=$REPO/$DEFAULT_FRAGMENT arch=x86_64 jobs=$(ncpus)
 while [ $# -gt 0 ]; do
@@ -81,12 +81,14 @@ while [ $# -gt 0 ]; do
 done
 
 case $arch in
-x86_64) karch=x86 image=arch/x86/boot/bzImage target=bzImage ;;
+x86_64) ;;
 aarch64 | riscv64)
 	usage_error "--arch $arch: not supported yet (it needs a cross compiler and a fragment with that arch's console and power-off); x86_64 only"
 	;;
 *) usage_error "--arch: x86_64, not '$arch'" ;;
 esac
+arch_set "$arch"
+image=$kimage target=${kimage##*/}
 case $jobs in
 '' | *[!0-9]* | 0*) usage_error "--jobs: a positive number, not '$jobs'" ;;
 esac
