@@ -178,6 +178,10 @@ kvm)
 	cpu=host
 	;;
 tcg | icount)
+	# More than one vCPU under plain TCG: one host thread each (MTTCG), so the guest's CPUs
+	# really run in parallel, as a race needs. QEMU's default where the guest's memory model
+	# allows it; named, so the point says so and a QEMU that cannot do it refuses.
+	[ "$accel" = icount ] || [ "$cpus" -eq 1 ] || accel_opts=tcg,thread=multi
 	case $arch in
 	# pauth-impdef: QEMU's architected pointer-auth emulation is slow; this boots ~3x faster.
 	aarch64) cpu=max,pauth-impdef=on ;;
