@@ -199,8 +199,9 @@ say "$commit: building ($build), log in $log"
 if ! (set -C && : >"$log") 2>/dev/null; then
 	stop "$log: exists or cannot be created (never overwritten)"
 fi
+t_build=$(date +%s)
 if ! sh -c "$build" >>"$log" 2>&1; then
-	say "$commit: the build failed (last lines of $log):"
+	say "$commit: the build failed after $(($(date +%s) - t_build)) s (last lines of $log):"
 	tail -n 5 "$log" | sed 's/^/  | /' >&2
 	exit $SKIP
 fi
@@ -209,13 +210,17 @@ fi
 	exit $SKIP
 }
 
+t_boot=$(date +%s)
+t_build=$((t_boot - t_build))
 rc=0
 "$HERE/boot-point.sh" --kernel "$image" -o "$point" --arch "$arch" ${accel:+--accel "$accel"} \
 	${append:+--append "$append"} ${timeout_s:+--timeout "$timeout_s"} ${bin:+--bin "$bin"} \
 	-- "$@" || rc=$?
+t_boot=$(($(date +%s) - t_boot))
 
+# The verdict line: what git bisect is told, the step's times, and its evidence.
 verdict() {
-	say "$commit: $1 (exit $2); point: $point"
+	say "$commit: $1 (exit $2) after $((t_build + t_boot)) s (build $t_build s, boot $t_boot s); point: $point"
 	exit "$2"
 }
 case $rc in
