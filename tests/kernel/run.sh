@@ -15,7 +15,10 @@
 # the parent in full once, the others incrementally from a copy of its object directory in
 # a hard-linked copy of its tree (the objdir sits inside the tree, so kbuild's paths are
 # relative and the copy is up to date but for the patched files). Then it boots them under
-# icount and asserts what the points must show.
+# icount and asserts what the points must show. Last, a real `git bisect run` of
+# scripts/bisect-step.sh over a git history of the same source (kernel/bisect/series: seven
+# commits, the child's change fourth), every step an incremental build and an icount boot:
+# git must name the child's commit.
 #
 # usage: tests/kernel/run.sh --bin PATH [--cache DIR] [--keep DIR] [--fixtures DIR]
 #                            [--jobs N] [--timeout S] [--source-version V]
