@@ -25,6 +25,7 @@
 pub mod args;
 mod newc;
 
+use core::ffi::CStr;
 use core::fmt::{self, Write};
 
 use crate::exit::{self, Exit};
@@ -109,29 +110,29 @@ pub fn write(spec: &Spec<'_>) -> Exit {
         Ok(n) => n,
         Err(b) => return refuse(b"run options", format_args!("{}", b.text())),
     };
-    let Some(init_z) = CPath::new(spec.init) else {
+    let Ok(init_z) = CPath::new(spec.init) else {
         return refuse(spec.init, format_args!("{BAD_PATH}"));
     };
     let mut pid = Text::<16>::new();
     let _ = write!(pid, ".partial-{}", sys::getpid());
-    let (Some(out_z), Some(temp)) = (
+    let (Ok(out_z), Ok(temp)) = (
         CPath::new(spec.out),
         CPath::concat(&[spec.out, pid.as_bytes()]),
     ) else {
         return refuse(spec.out, format_args!("{BAD_PATH}"));
     };
-    let init = match open_init(init_z.get()) {
+    let init = match open_init(&init_z) {
         Ok(v) => v,
         Err(Fault::Sys(e)) => return refuse(spec.init, format_args!("cannot be read: {e}")),
         Err(_) => return refuse(spec.init, format_args!("not an ELF file, or over 4 GiB")),
     };
     // The rename refuses an existing FILE too (one made meanwhile); this
     // says so before anything is written.
-    if sys::file_id(out_z.get(), false).is_ok() {
+    if sys::file_id(&out_z, false).is_ok() {
         return refuse(spec.out, format_args!("{EXISTS}"));
     }
     let flags = uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL;
-    let fd = match sys::open(temp.get(), flags, 0o644) {
+    let fd = match sys::open(&temp, flags, 0o644) {
         Ok(fd) => fd,
         Err(e) => return refuse(spec.out, format_args!("cannot be created: {e}")),
     };
@@ -142,7 +143,7 @@ pub fn write(spec: &Spec<'_>) -> Exit {
         return Exit::pass();
     };
     // Half an archive must not pass for one.
-    let _ = sys::unlink(temp.get());
+    let _ = sys::unlink(&temp);
     match f {
         Fault::Rename(Errno::EEXIST) => refuse(spec.out, format_args!("{EXISTS}")),
         Fault::Rename(e) => refuse(
@@ -193,7 +194,7 @@ struct Init {
     size: u32,
 }
 
-fn open_init(path: &[u8]) -> Result<Init, Fault> {
+fn open_init(path: &CStr) -> Result<Init, Fault> {
     let fd = sys::open(path, uapi::O_RDONLY, 0)?;
     let mut buf = [0u8; CHUNK];
     let mut size = 0u64;
@@ -306,6 +307,31 @@ mod tests {
             Ok(Command::Initramfs(s)) => Ok(s),
             Ok(other) => panic!("{args:?}: {other:?}"),
             Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// `-o` and `--init` refuse a path no file can have before anything
+    /// is opened: with a NUL inside it would name another file.
+    #[test]
+    fn paths_no_file_can_have_are_refused() {
+        let nul = b"/proc/self/exe\0junk";
+        for (out, init, shown) in [
+            (
+                &b"/nonexistent/a\0b"[..],
+                DEFAULT_INIT,
+                "/nonexistent/a\\x00b",
+            ),
+            (b"/nonexistent/x.cpio", nul, "/proc/self/exe\\x00junk"),
+        ] {
+            let s = Spec {
+                out,
+                init,
+                args: [b""; args::ARGS_MAX],
+                n: 0,
+            };
+            let e = write(&s);
+            let why = format!("initramfs: {shown}: a path too long or holding a NUL");
+            assert_eq!((e.code, e.cause.as_str()), (exit::USAGE, &why[..]));
         }
     }
 

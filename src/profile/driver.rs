@@ -320,7 +320,8 @@ mod tests {
         cpu::pin(cpu).unwrap();
         let dir = crate::testing::scratch(&format!("driver-{warmups}-{fail_at}"));
         let path = dir.join("rows.tsv");
-        let mut file = TsvFile::create(path.to_str().unwrap().as_bytes()).unwrap();
+        let mut file =
+            TsvFile::create(sys::CPath::new(path.to_str().unwrap().as_bytes()).unwrap()).unwrap();
         let cfg = RunConfig {
             warmups,
             rounds: rounds_,

@@ -6,8 +6,9 @@
 //! `riscv64.rs`, and in main.rs's `_start` (one per architecture: the
 //! entry belongs to the binary, not to the library its tests link with
 //! std). The wrappers here are safe where every pointer they pass is
-//! derived from a Rust reference or slice of the right size; the ones that
-//! take raw addresses (mmap/munmap) stay `unsafe`.
+//! derived from a Rust reference or slice of the right size, or is a path
+//! (`&CStr`: NUL-terminated by its type, path.rs); the ones that take raw
+//! addresses (mmap/munmap) stay `unsafe`.
 
 #[cfg(target_arch = "aarch64")]
 #[path = "aarch64.rs"]
@@ -26,10 +27,15 @@ pub mod epoll;
 pub mod futex;
 pub mod memory;
 pub mod out;
+pub mod path;
 pub mod signal;
 pub mod thread;
 pub mod uapi;
 pub mod vdso;
+
+pub use path::{BadPath, CPath};
+
+use core::ffi::CStr;
 
 use arch::nr;
 use arch::{syscall1, syscall2, syscall3, syscall4, syscall5, syscall6};
@@ -176,12 +182,9 @@ pub fn pread(fd: i32, buf: &mut [u8], offset: u64) -> SysResult<usize> {
     Errno::result(raw)
 }
 
-/// openat(AT_FDCWD, path, flags, mode); `path` must end with a NUL byte.
-pub fn open(path: &[u8], flags: u32, mode: u32) -> SysResult<Fd> {
-    if path.last() != Some(&0) {
-        return Err(Errno::EINVAL);
-    }
-    // SAFETY: path is NUL-terminated (checked above) and outlives the call.
+/// openat(AT_FDCWD, path, flags | O_CLOEXEC, mode).
+pub fn open(path: &CStr, flags: u32, mode: u32) -> SysResult<Fd> {
+    // SAFETY: path is NUL-terminated (CStr) and outlives the call.
     let raw = unsafe {
         syscall4(
             nr::OPENAT,
@@ -195,7 +198,7 @@ pub fn open(path: &[u8], flags: u32, mode: u32) -> SysResult<Fd> {
 }
 
 /// Reads a whole small file into `buf`; returns the filled prefix.
-pub fn read_file<'a>(path: &[u8], buf: &'a mut [u8]) -> SysResult<&'a [u8]> {
+pub fn read_file<'a>(path: &CStr, buf: &'a mut [u8]) -> SysResult<&'a [u8]> {
     let fd = open(path, uapi::O_RDONLY, 0)?;
     let mut len = 0;
     while len < buf.len() {
@@ -360,12 +363,9 @@ pub fn clock_gettime_syscall(clock: i32, ts: &mut uapi::KernelTimespec) -> SysRe
     Errno::result(raw).map(|_| ())
 }
 
-/// mkdirat(AT_FDCWD, path, mode); `path` must end with a NUL byte.
-pub fn mkdir(path: &[u8], mode: u32) -> SysResult<()> {
-    if path.last() != Some(&0) {
-        return Err(Errno::EINVAL);
-    }
-    // SAFETY: path is NUL-terminated (checked above).
+/// mkdirat(AT_FDCWD, path, mode).
+pub fn mkdir(path: &CStr, mode: u32) -> SysResult<()> {
+    // SAFETY: path is NUL-terminated (CStr) and outlives the call.
     let raw = unsafe {
         syscall3(
             nr::MKDIRAT,
@@ -377,22 +377,18 @@ pub fn mkdir(path: &[u8], mode: u32) -> SysResult<()> {
     Errno::result(raw).map(|_| ())
 }
 
-/// unlinkat(AT_FDCWD, path, 0): removes a file; `path` must end with a NUL byte.
-pub fn unlink(path: &[u8]) -> SysResult<()> {
+/// unlinkat(AT_FDCWD, path, 0): removes a file.
+pub fn unlink(path: &CStr) -> SysResult<()> {
     unlinkat(path, 0)
 }
 
-/// unlinkat(AT_FDCWD, path, AT_REMOVEDIR): rmdir; `path` must end with a
-/// NUL byte.
-pub fn rmdir(path: &[u8]) -> SysResult<()> {
+/// unlinkat(AT_FDCWD, path, AT_REMOVEDIR): rmdir.
+pub fn rmdir(path: &CStr) -> SysResult<()> {
     unlinkat(path, uapi::AT_REMOVEDIR)
 }
 
-fn unlinkat(path: &[u8], flags: u32) -> SysResult<()> {
-    if path.last() != Some(&0) {
-        return Err(Errno::EINVAL);
-    }
-    // SAFETY: path is NUL-terminated (checked above).
+fn unlinkat(path: &CStr, flags: u32) -> SysResult<()> {
+    // SAFETY: path is NUL-terminated (CStr) and outlives the call.
     let raw = unsafe {
         syscall3(
             nr::UNLINKAT,
@@ -404,61 +400,17 @@ fn unlinkat(path: &[u8], flags: u32) -> SysResult<()> {
     Errno::result(raw).map(|_| ())
 }
 
-/// Longest path the kernel takes (PATH_MAX), its NUL included.
-pub const PATH_MAX: usize = 4096;
-
-/// A path with the NUL a system call needs after it.
-pub struct CPath {
-    buf: [u8; PATH_MAX],
-    len: usize,
-}
-
-impl CPath {
-    /// `path` and a NUL; None for one too long, or holding a NUL (no file
-    /// has such a name).
-    pub fn new(path: &[u8]) -> Option<CPath> {
-        CPath::concat(&[path])
-    }
-
-    /// The parts one after the other, and a NUL.
-    pub fn concat(parts: &[&[u8]]) -> Option<CPath> {
-        let mut p = CPath {
-            buf: [0; PATH_MAX],
-            len: 0,
-        };
-        for part in parts {
-            let end = p.len + part.len();
-            if end >= PATH_MAX || part.contains(&0) {
-                return None;
-            }
-            p.buf[p.len..end].copy_from_slice(part);
-            p.len = end;
-        }
-        Some(p)
-    }
-
-    /// The path, its NUL included.
-    pub fn get(&self) -> &[u8] {
-        &self.buf[..=self.len]
-    }
-
-    /// The path without its NUL.
-    pub fn name(&self) -> &[u8] {
-        &self.buf[..self.len]
-    }
-}
-
 /// Gives the file `from` the name `to` unless `to` exists (EEXIST):
 /// renameat2(RENAME_NOREPLACE), one atomic step. Where the filesystem or
 /// the kernel lacks that flag (EINVAL; ENOSYS before Linux 3.15), link(2)
 /// then unlink(2) of `from`: link never replaces `to` either, so `to` is
 /// still complete or absent. Once linked, `to` is published: an unlink
 /// that fails then leaves `from` as a second name, and is not an error.
-pub fn rename_noreplace(from: &CPath, to: &CPath) -> SysResult<()> {
+pub fn rename_noreplace(from: &CStr, to: &CStr) -> SysResult<()> {
     let dir = uapi::AT_FDCWD as usize;
-    let (old, new) = (from.get().as_ptr() as usize, to.get().as_ptr() as usize);
+    let (old, new) = (from.as_ptr() as usize, to.as_ptr() as usize);
     let noreplace = uapi::RENAME_NOREPLACE as usize;
-    // SAFETY: both paths are NUL-terminated (CPath) and outlive the call.
+    // SAFETY: both paths are NUL-terminated (CStr) and outlive the call.
     let raw = unsafe { syscall5(nr::RENAMEAT2, dir, old, dir, new, noreplace) };
     match Errno::result(raw) {
         Err(Errno::EINVAL | Errno::ENOSYS) => {}
@@ -466,23 +418,21 @@ pub fn rename_noreplace(from: &CPath, to: &CPath) -> SysResult<()> {
     }
     // SAFETY: as above.
     Errno::result(unsafe { syscall5(nr::LINKAT, dir, old, dir, new, 0) })?;
-    let _ = unlink(from.get());
+    let _ = unlink(from);
     Ok(())
 }
 
-/// The (device, inode) pair naming the file at `path` (NUL-terminated),
-/// or the symbolic link there itself with `follow` false: two paths name
-/// the same file exactly when their pairs are equal.
-pub fn file_id(path: &[u8], follow: bool) -> SysResult<(u64, u64)> {
-    if path.last() != Some(&0) {
-        return Err(Errno::EINVAL);
-    }
+/// The (device, inode) pair naming the file at `path`, or the symbolic
+/// link there itself with `follow` false: two paths name the same file
+/// exactly when their pairs are equal.
+pub fn file_id(path: &CStr, follow: bool) -> SysResult<(u64, u64)> {
     let flags = if follow { 0 } else { uapi::AT_SYMLINK_NOFOLLOW };
     // struct stat starts with st_dev and st_ino, both 64-bit, on x86_64
     // and in the asm-generic layout (aarch64, riscv64); it is 144 bytes at
     // most: room to spare.
     let mut buf = [0u64; 32];
-    // SAFETY: path is NUL-terminated; buf is writable and larger than stat.
+    // SAFETY: path is NUL-terminated (CStr); buf is writable and larger
+    // than stat.
     let raw = unsafe {
         syscall4(
             nr::NEWFSTATAT,
@@ -495,15 +445,9 @@ pub fn file_id(path: &[u8], follow: bool) -> SysResult<(u64, u64)> {
     Errno::result(raw).map(|_| (buf[0], buf[1]))
 }
 
-/// mount(source, target, fstype, 0, NULL); every string NUL-terminated.
-pub fn mount(source: &[u8], target: &[u8], fstype: &[u8]) -> SysResult<()> {
-    if [source, target, fstype]
-        .iter()
-        .any(|s| s.last() != Some(&0))
-    {
-        return Err(Errno::EINVAL);
-    }
-    // SAFETY: the three strings are NUL-terminated (checked above).
+/// mount(source, target, fstype, 0, NULL).
+pub fn mount(source: &CStr, target: &CStr, fstype: &CStr) -> SysResult<()> {
+    // SAFETY: the three strings are NUL-terminated (CStr).
     let raw = unsafe {
         syscall5(
             nr::MOUNT,
@@ -544,15 +488,12 @@ pub fn power_off() -> Errno {
 }
 
 /// statfs(path): the filesystem's magic number (struct statfs's first
-/// field, f_type, a long on every arch built here). `path` must end with a
-/// NUL byte.
-pub fn fs_type(path: &[u8]) -> SysResult<u64> {
-    if path.last() != Some(&0) {
-        return Err(Errno::EINVAL);
-    }
+/// field, f_type, a long on every arch built here).
+pub fn fs_type(path: &CStr) -> SysResult<u64> {
     // struct statfs is 120 bytes on x86_64, aarch64 and riscv64; room to spare.
     let mut buf = [0u64; 32];
-    // SAFETY: path is NUL-terminated; buf is writable and larger than statfs.
+    // SAFETY: path is NUL-terminated (CStr); buf is writable and larger
+    // than statfs.
     let raw = unsafe {
         syscall2(
             nr::STATFS,
@@ -647,10 +588,14 @@ mod tests {
     }
 
     #[test]
-    fn open_requires_nul() {
-        assert_eq!(open(b"/proc/self/stat", 0, 0).err(), Some(Errno::EINVAL));
+    fn read_file_reads_a_small_file_whole() {
         let mut buf = [0u8; 256];
-        let s = read_file(b"/proc/sys/kernel/ostype\0", &mut buf).unwrap();
+        let s = read_file(c"/proc/sys/kernel/ostype", &mut buf).unwrap();
         assert_eq!(s, b"Linux\n");
+        // Its first bytes only, into a smaller buffer.
+        let s = read_file(c"/proc/sys/kernel/ostype", &mut buf[..3]).unwrap();
+        assert_eq!(s, b"Lin");
+        let e = read_file(c"/nonexistent/file", &mut buf).err();
+        assert_eq!(e, Some(Errno::ENOENT));
     }
 }

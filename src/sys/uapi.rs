@@ -259,6 +259,8 @@ pub const MAP_PRIVATE: usize = 0x02;
 pub const MAP_ANONYMOUS: usize = 0x20;
 pub const MAP_POPULATE: usize = 0x8000;
 
+/// The longest path the kernel reads, its NUL included (linux/limits.h).
+pub const PATH_MAX: usize = 4096;
 /// openat(2).
 pub const AT_FDCWD: i32 = -100;
 pub const O_RDONLY: u32 = 0;
