@@ -271,7 +271,7 @@ pub fn echo_if_volatile(path: &[u8], out: &mut Out) {
     };
     let mut buf = [0u8; 4096];
     let mut at_line_start = true;
-    while let Ok(n @ 1..) = sys::read(fd.raw(), &mut buf) {
+    while let Ok(n @ 1..) = sys::read_to_end(fd.raw(), &mut buf) {
         for line in buf[..n].split_inclusive(|&b| b == b'\n') {
             if at_line_start {
                 out.bytes(b"# tsv: ");

@@ -269,6 +269,24 @@ fn a_file_size_limit_leaves_no_archive() {
     assert_eq!(listing(&dir), Vec::<String>::new(), "nothing is left");
 }
 
+/// A write(2) that takes nothing (strace makes the 3rd, inside the
+/// archive, return 0) would be written again for ever: it is EIO, named,
+/// and nothing is left.
+#[test]
+fn a_write_that_takes_nothing_is_an_error_not_a_spin() {
+    let dir = Scratch::new("initramfs-zero");
+    let file = dir.file("a.cpio");
+    let args = ["initramfs", "-o", &file, "--smoke"];
+    let Some(r) = with_injected_fault("write:retval=0:when=3", &args) else {
+        return;
+    };
+    assert_usage_error(
+        &r,
+        &format!("initramfs: {file}: write failed: EIO (5); removed"),
+    );
+    assert_eq!(listing(&dir), Vec::<String>::new(), "nothing is left");
+}
+
 /// Where renameat2's RENAME_NOREPLACE is refused (EINVAL: a filesystem
 /// without it), link and unlink publish the archive; where link fails
 /// too, nothing is left and the cause is named.

@@ -278,6 +278,17 @@ fn a_failed_write_names_its_errno_and_leaves_no_file() {
     };
     assert_usage_error(&o, &format!("--tsv {f}: cannot be created: ENOSPC (28)"));
     assert!(!Path::new(&f).exists(), "an empty TSV was left behind");
+    // A write that takes nothing (returns 0) would be written again for
+    // ever: it is EIO, and the row's file goes as a failed one does.
+    let Some(o) = with_injected_fault("write:retval=0:when=4", &args) else {
+        return;
+    };
+    assert_eq!(o.code, 1, "{}{}", o.out, o.err);
+    assert_eq!(
+        o.err,
+        format!("uring-repro: --tsv {f}: write failed: EIO (5); removed\n")
+    );
+    assert!(!Path::new(&f).exists(), "a cut TSV was left behind");
 }
 
 /// `ulimit -f`: the write past the limit fails with EFBIG (SIGXFSZ is

@@ -194,24 +194,23 @@ struct Init {
     size: u32,
 }
 
+/// Opens the `/init` and reads it through to size it (a file in /proc may
+/// say 0 where it has bytes).
 fn open_init(path: &CStr) -> Result<Init, Fault> {
     let fd = sys::open(path, uapi::O_RDONLY, 0)?;
     let mut buf = [0u8; CHUNK];
     let mut size = 0u64;
     loop {
-        match sys::pread(fd.raw(), &mut buf, size) {
-            Ok(0) => break,
-            Ok(n) => {
-                if size == 0 && !buf[..n].starts_with(b"\x7fELF") {
-                    return Err(Fault::Shape);
-                }
-                size += n as u64;
-            }
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(e.into()),
+        let n = sys::read_to_end(fd.raw(), &mut buf)?;
+        if size == 0 && !buf[..n].starts_with(b"\x7fELF") {
+            return Err(Fault::Shape);
+        }
+        size += n as u64;
+        if n < CHUNK {
+            break;
         }
     }
-    if size == 0 || size > u32::MAX as u64 {
+    if size > u32::MAX as u64 {
         return Err(Fault::Shape);
     }
     Ok(Init {
@@ -258,20 +257,21 @@ fn archive(fd: i32, init: &Init, args: &[&[u8]], args_len: usize) -> Result<(), 
     Ok(())
 }
 
-/// The `/init`'s bytes, exactly as many as it had when sized.
+/// The `/init`'s bytes from its start again, exactly as many as it had
+/// when sized.
 fn copy(init: &Init, fd: i32) -> Result<(), Fault> {
+    sys::seek(init.fd.raw(), 0)?;
     let mut buf = [0u8; CHUNK];
     let mut at = 0u64;
     loop {
-        match sys::pread(init.fd.raw(), &mut buf, at) {
-            Ok(0) => break,
-            Ok(n) if at + n as u64 > init.size as u64 => return Err(Fault::Shape),
-            Ok(n) => {
-                write_all(fd, &buf[..n])?;
-                at += n as u64;
-            }
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(e.into()),
+        let n = sys::read_to_end(init.fd.raw(), &mut buf)?;
+        at += n as u64;
+        if at > init.size as u64 {
+            return Err(Fault::Shape);
+        }
+        write_all(fd, &buf[..n])?;
+        if n < CHUNK {
+            break;
         }
     }
     if at != init.size as u64 {
@@ -280,21 +280,13 @@ fn copy(init: &Init, fd: i32) -> Result<(), Fault> {
     Ok(())
 }
 
-/// Writes all of `b`; a caught SIGINT or SIGTERM stops it first.
-fn write_all(fd: i32, mut b: &[u8]) -> Result<(), Fault> {
-    while !b.is_empty() {
-        if signal::caught() != 0 {
-            return Err(Fault::Interrupted(signal::caught()));
-        }
-        match sys::write(fd, b) {
-            // A write that makes no progress would loop for ever.
-            Ok(0) => return Err(Errno::EIO.into()),
-            Ok(n) => b = b.get(n..).unwrap_or_default(),
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(e.into()),
-        }
+/// Writes all of `b` (sys::write_all); a caught SIGINT or SIGTERM stops
+/// the archive first.
+fn write_all(fd: i32, b: &[u8]) -> Result<(), Fault> {
+    match signal::caught() {
+        0 => Ok(sys::write_all(fd, b)?),
+        sig => Err(Fault::Interrupted(sig)),
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -197,19 +197,58 @@ pub fn open(path: &CStr, flags: u32, mode: u32) -> SysResult<Fd> {
     Errno::result(raw).map(|fd| Fd(fd as i32))
 }
 
-/// Reads a whole small file into `buf`; returns the filled prefix.
-pub fn read_file<'a>(path: &CStr, buf: &'a mut [u8]) -> SysResult<&'a [u8]> {
-    let fd = open(path, uapi::O_RDONLY, 0)?;
+/// Reads `fd` into `buf` until the file ends or `buf` is full, read(2)
+/// after read(2) (a pipe or a pseudo-file hands out a little at a time;
+/// EINTR is retried); how many bytes. Fewer than `buf.len()` means the
+/// end of the file was reached; a full `buf` may have more behind it.
+pub fn read_to_end(fd: i32, buf: &mut [u8]) -> SysResult<usize> {
     let mut len = 0;
     while len < buf.len() {
-        match read(fd.raw(), &mut buf[len..]) {
+        match read(fd, &mut buf[len..]) {
             Ok(0) => break,
             Ok(n) => len += n,
-            Err(Errno::EINTR) => continue,
+            Err(Errno::EINTR) => {}
             Err(e) => return Err(e),
         }
     }
+    Ok(len)
+}
+
+/// Writes all of `buf` to `fd`, write(2) after write(2) (a short count
+/// writes the rest again; EINTR is retried). A write that takes nothing
+/// would loop for ever: it is an error, EIO.
+pub fn write_all(fd: i32, mut buf: &[u8]) -> SysResult<()> {
+    while !buf.is_empty() {
+        match write(fd, buf) {
+            Ok(0) => return Err(Errno::EIO),
+            Ok(n) => buf = buf.get(n..).unwrap_or_default(),
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The file at `path` into `buf` (read_to_end: its first `buf.len()`
+/// bytes at most); the filled prefix.
+pub fn read_file<'a>(path: &CStr, buf: &'a mut [u8]) -> SysResult<&'a [u8]> {
+    let fd = open(path, uapi::O_RDONLY, 0)?;
+    let len = read_to_end(fd.raw(), buf)?;
     Ok(&buf[..len])
+}
+
+/// lseek(fd, offset, SEEK_SET): the next read starts at `offset`.
+pub fn seek(fd: i32, offset: u64) -> SysResult<()> {
+    // SAFETY: lseek takes no user memory.
+    let raw = unsafe {
+        syscall3(
+            nr::LSEEK,
+            fd as usize,
+            offset as usize,
+            uapi::SEEK_SET as usize,
+        )
+    };
+    Errno::result(raw).map(|_| ())
 }
 
 /// # Safety
@@ -597,5 +636,51 @@ mod tests {
         assert_eq!(s, b"Lin");
         let e = read_file(c"/nonexistent/file", &mut buf).err();
         assert_eq!(e, Some(Errno::ENOENT));
+    }
+
+    /// A pipe hands out what has been written so far: read_to_end reads
+    /// on to the end (the writer's close), or until the buffer is full.
+    #[test]
+    fn read_to_end_reads_on_past_short_reads() {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        let (r, mut w) = std::io::pipe().unwrap();
+        let writer = std::thread::spawn(move || {
+            for part in [&b"ab"[..], b"cd", b"ef"] {
+                w.write_all(part).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        let mut buf = [0u8; 16];
+        assert_eq!(read_to_end(r.as_raw_fd(), &mut buf[..4]), Ok(4));
+        assert_eq!(read_to_end(r.as_raw_fd(), &mut buf[4..]), Ok(2));
+        assert_eq!(&buf[..6], b"abcdef");
+        writer.join().unwrap();
+        assert_eq!(read_to_end(1023, &mut buf), Err(Errno(9)));
+    }
+
+    /// write_all writes everything (a pipe smaller than the buffer takes
+    /// it in parts, as its reader drains it), and stops at an error.
+    #[test]
+    fn write_all_writes_everything_or_names_the_error() {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        let (mut r, w) = std::io::pipe().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            r.read_to_end(&mut got).unwrap();
+            got
+        });
+        let data: Vec<u8> = (0..1 << 20).map(|i: u32| (i % 251) as u8).collect();
+        assert_eq!(write_all(w.as_raw_fd(), &data), Ok(()));
+        drop(w);
+        assert!(reader.join().unwrap() == data);
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        assert_eq!(write_all(full.as_raw_fd(), b"x"), Err(Errno::ENOSPC));
+        assert_eq!(write_all(1023, b"x"), Err(Errno(9)));
+        assert_eq!(write_all(1023, b""), Ok(()));
     }
 }

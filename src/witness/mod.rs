@@ -120,21 +120,12 @@ fn path(args: fmt::Arguments<'_>) -> Result<CPath, Errno> {
 }
 
 /// Writes `text` to the file `p` (O_TRUNC too when `trunc`). A filter
-/// file takes one word per write(2) and says so with a short count: the
-/// rest is written again until all of it is taken.
+/// file takes one word per write(2) and says so with a short count:
+/// write_all writes the rest again until all of it is taken.
 fn put(p: fmt::Arguments<'_>, text: &[u8], trunc: bool) -> Result<(), Errno> {
     let flags = O_WRONLY | if trunc { O_TRUNC } else { 0 };
     let fd = sys::open(&path(p)?, flags, 0)?;
-    let mut rest = text;
-    while !rest.is_empty() {
-        match sys::write(fd.raw(), rest) {
-            Ok(0) => return Err(Errno::EIO),
-            Ok(n) => rest = &rest[n.min(rest.len())..],
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
+    sys::write_all(fd.raw(), text)
 }
 
 /// Reads the file `p` line by line (a line too long for the scanner is
@@ -144,11 +135,10 @@ fn scan(p: fmt::Arguments<'_>, f: &mut dyn FnMut(Option<&[u8]>)) -> Result<(), E
     let mut buf = [0u8; 16 * 1024];
     let mut lines = Lines::default();
     loop {
-        match sys::read(fd.raw(), &mut buf) {
-            Ok(0) => break,
-            Ok(n) => lines.feed(&buf[..n], f),
-            Err(Errno::EINTR) => continue,
-            Err(e) => return Err(e),
+        let n = sys::read_to_end(fd.raw(), &mut buf)?;
+        lines.feed(&buf[..n], f);
+        if n < buf.len() {
+            break;
         }
     }
     lines.finish(f);
