@@ -272,18 +272,23 @@ impl Facts {
 
     /// Every fact as (key, value), in output order (also the TSV's extra columns).
     pub fn each(&self, f: &mut dyn FnMut(&'static str, &[u8])) {
-        f("kernel_version", self.version());
-        f("machine", Fact::<WORD>::from(cstr(&self.uts.machine)).get());
-        f("cmdline", self.cmdline.get());
-        f("preempt", self.preempt.get());
-        f("preempt_source", self.preempt_source.name().as_bytes());
-        f("cpu_model", self.cpu_model.get());
-        f("governor", self.governor.get());
-        f("energy_perf_preference", self.epp.get());
-        f("turbo", self.turbo.get());
-        f("smt", self.smt.get());
-        f("online_cpus", self.online_cpus.get());
-        f("io_uring_disabled", self.io_uring_disabled.get());
+        let machine = Fact::<WORD>::from(cstr(&self.uts.machine));
+        for (key, value) in [
+            ("kernel_version", self.version()),
+            ("machine", machine.get()),
+            ("cmdline", self.cmdline.get()),
+            ("preempt", self.preempt.get()),
+            ("preempt_source", self.preempt_source.name().as_bytes()),
+            ("cpu_model", self.cpu_model.get()),
+            ("governor", self.governor.get()),
+            ("energy_perf_preference", self.epp.get()),
+            ("turbo", self.turbo.get()),
+            ("smt", self.smt.get()),
+            ("online_cpus", self.online_cpus.get()),
+            ("io_uring_disabled", self.io_uring_disabled.get()),
+        ] {
+            f(key, value);
+        }
     }
 
     /// The facts as `# key=value` lines.
