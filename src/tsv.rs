@@ -164,17 +164,11 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         l.count(Fail::SubmitError),
         l.count(Fail::Migration),
     )?;
-    // Trailing facts: the same values as the `# key=value` lines. A cell
-    // never holds a tab or a newline (the command line could).
-    let mut cells = [0u8; 2048];
+    // Trailing facts: the same values as the `# key=value` lines.
     let mut result = write!(w, "\t{:#x}", c.ring_features);
     c.facts.each(&mut |_, v| {
-        let n = v.len().min(cells.len());
-        for (d, &b) in cells.iter_mut().zip(&v[..n]) {
-            *d = if b == b'\t' || b == b'\n' { b' ' } else { b };
-        }
         if result.is_ok() {
-            result = write!(w, "\t{}", Bytes(&cells[..n]));
+            result = write!(w, "\t{}", Cell(v));
         }
     });
     result?;
@@ -185,13 +179,25 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         c.rounds_planned, c.inject_ns
     )?;
     for text in r.witness {
-        let n = text.len().min(cells.len());
-        for (d, &b) in cells.iter_mut().zip(&text[..n]) {
-            *d = if b == b'\t' || b == b'\n' { b' ' } else { b };
-        }
-        write!(w, "\t{}", Bytes(&cells[..n]))?;
+        write!(w, "\t{}", Cell(text))?;
     }
     writeln!(w, "\t{}", c.timebase)
+}
+
+/// Text from outside (a fact, a witness line) as one cell: a tab or a
+/// newline in it (the command line could hold them) becomes a space.
+struct Cell<'a>(&'a [u8]);
+
+impl fmt::Display for Cell<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, part) in self.0.split(|&b| b == b'\t' || b == b'\n').enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            Bytes(part).fmt(f)?;
+        }
+        Ok(())
+    }
 }
 
 /// An open result file: rows are buffered in `out` and flushed one by one.
