@@ -113,7 +113,7 @@ pub fn write(spec: &Spec<'_>) -> Exit {
     let Ok(init_z) = CPath::new(spec.init) else {
         return refuse(spec.init, format_args!("{BAD_PATH}"));
     };
-    let mut pid = Text::<16>::new();
+    let mut pid: Text = Text::new();
     let _ = write!(pid, ".partial-{}", sys::getpid());
     let (Ok(out_z), Ok(temp)) = (
         CPath::new(spec.out),

@@ -31,7 +31,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 pub use parse::Tally;
 use parse::{Lines, MAX_NAMES};
 
-use crate::fmt::{Bytes, Line, Text};
+use crate::fmt::{Bytes, Line, Text, TEXT_MAX};
 use crate::sys::uapi::{O_RDONLY, O_TRUNC, O_WRONLY};
 use crate::sys::{self, CPath, Errno};
 
@@ -54,6 +54,9 @@ const FUNCTION_BYTES: u64 = 48;
 const SLACK_KB: u64 = 512;
 /// Most functions a profile names.
 pub const MAX_FUNCTIONS: usize = 8;
+// set_ftrace_filter's text, a name (under 48 bytes) and a space each, is
+// one Text.
+const _: () = assert!(MAX_FUNCTIONS * 48 <= TEXT_MAX);
 /// Highest CPU whose stats are read.
 const MAX_CPU: u32 = 1023;
 
@@ -92,7 +95,7 @@ pub struct Untraced {
 
 /// The live instance.
 pub struct Instance {
-    dir: Text<192>,
+    dir: Text,
     pid: u32,
     cpu: u32,
     /// Functions the tracer counts.
@@ -107,7 +110,7 @@ pub struct Instance {
 }
 
 /// The instance's directory: named for the process that made it.
-fn instance_dir(pid: u32) -> Text<192> {
+fn instance_dir(pid: u32) -> Text {
     let mut dir = Text::new();
     let _ = write!(dir, "{TRACEFS}/instances/uring-repro-{pid}");
     dir
@@ -214,7 +217,7 @@ impl Instance {
 
     fn arm_events(&mut self, kb: u64) -> Result<(), Line> {
         self.set(format_args!("tracing_on"), b"0")?;
-        let mut size = Text::<24>::new();
+        let mut size: Text = Text::new();
         let _ = write!(size, "{kb}");
         let cpu = self.cpu;
         self.set(
@@ -222,7 +225,7 @@ impl Instance {
             size.as_bytes(),
         )?;
         self.set(format_args!("options/event-fork"), b"1")?;
-        let mut pid = Text::<16>::new();
+        let mut pid: Text = Text::new();
         let _ = write!(pid, "{}", self.pid);
         self.set(format_args!("set_event_pid"), pid.as_bytes())?;
         for e in EVENTS {
@@ -266,7 +269,7 @@ impl Instance {
             })
             .is_ok()
         };
-        let mut filter = Text::<{ MAX_FUNCTIONS * 48 }>::new();
+        let mut filter: Text = Text::new();
         for (i, &f) in functions.iter().enumerate() {
             if found[i] {
                 self.traced[self.n_traced] = f;
@@ -308,7 +311,7 @@ impl Instance {
                 self.n_traced
             )));
         }
-        let mut pid = Text::<16>::new();
+        let mut pid: Text = Text::new();
         let _ = write!(pid, "{}", self.pid);
         self.set(format_args!("set_ftrace_pid"), pid.as_bytes())?;
         self.set(format_args!("options/function-fork"), b"1")?;
