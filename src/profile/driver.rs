@@ -81,6 +81,7 @@ pub fn run_share(
 }
 
 /// The measured rows of one series.
+#[derive(Clone)]
 pub struct Rows {
     ns_per_pair: [f64; MAX_ROUNDS as usize],
     rounds: usize,
@@ -89,7 +90,7 @@ pub struct Rows {
 }
 
 impl Rows {
-    const fn new() -> Rows {
+    pub const fn new() -> Rows {
         Rows {
             ns_per_pair: [0.0; MAX_ROUNDS as usize],
             rounds: 0,
