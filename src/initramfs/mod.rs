@@ -306,25 +306,22 @@ mod tests {
     /// is opened: with a NUL inside it would name another file.
     #[test]
     fn paths_no_file_can_have_are_refused() {
-        let nul = b"/proc/self/exe\0junk";
-        for (out, init, shown) in [
-            (
-                &b"/nonexistent/a\0b"[..],
-                DEFAULT_INIT,
-                "/nonexistent/a\\x00b",
-            ),
-            (b"/nonexistent/x.cpio", nul, "/proc/self/exe\\x00junk"),
-        ] {
-            let s = Spec {
+        let refused = |out, init| {
+            let args = [&b""[..]; args::ARGS_MAX];
+            let e = write(&Spec {
                 out,
                 init,
-                args: [b""; args::ARGS_MAX],
+                args,
                 n: 0,
-            };
-            let e = write(&s);
-            let why = format!("initramfs: {shown}: a path too long or holding a NUL");
-            assert_eq!((e.code, e.cause.as_str()), (exit::USAGE, &why[..]));
-        }
+            });
+            (e.code, e.cause.as_str().to_string())
+        };
+        let why = |shown| format!("initramfs: {shown}: a path too long or holding a NUL");
+        let (nul_out, nul_init) = (b"/nonexistent/a\0b", b"/proc/self/exe\0junk");
+        let out = refused(nul_out, DEFAULT_INIT);
+        assert_eq!(out, (exit::USAGE, why("/nonexistent/a\\x00b")));
+        let init = refused(b"/nonexistent/x.cpio", nul_init);
+        assert_eq!(init, (exit::USAGE, why("/proc/self/exe\\x00junk")));
     }
 
     #[test]
@@ -344,42 +341,38 @@ mod tests {
         assert_eq!(s.args(), &want[..4]);
         let s = spec(&["initramfs", "--init", "/b", "-o", "y"]).unwrap();
         assert_eq!((s.out, s.init, s.n), (&b"y"[..], &b"/b"[..], 0));
-        for (args, msg) in [
+        // initramfs's command lines (its words split at spaces), and what
+        // each is told.
+        for (line, why) in [
+            ("--smoke", "-o FILE is required (see --help)"),
+            ("-o", "-o: needs a value"),
+            ("-o ", "-o : needs a value"),
+            ("-o a -o b", "-o: given more than once"),
+            ("-o a --rounds 0", "--rounds 0: out of range (1..=4096)"),
             (
-                &["initramfs", "--smoke"][..],
-                "initramfs: -o FILE is required (see --help)",
-            ),
-            (&["initramfs", "-o"], "initramfs: -o: needs a value"),
-            (&["initramfs", "-o", ""], "initramfs: -o : needs a value"),
-            (
-                &["initramfs", "-o", "a", "-o", "b"],
-                "initramfs: -o: given more than once",
-            ),
-            (
-                &["initramfs", "-o", "a", "--rounds", "0"],
-                "initramfs: --rounds 0: out of range (1..=4096)",
+                "-o a --smoke --trace",
+                "--trace: --smoke and --trace exclude each other",
             ),
             (
-                &["initramfs", "-o", "a", "--smoke", "--trace"],
-                "initramfs: --trace: --smoke and --trace exclude each other",
+                "-o a --burst 2",
+                "--burst: does not apply to profile s0_wait_wake",
             ),
+            ("-o a --gate 2", "--gate: does not apply to initramfs"),
             (
-                &["initramfs", "-o", "a", "--burst", "2"],
-                "initramfs: --burst: does not apply to profile s0_wait_wake",
+                "-o a --tsv a\nb",
+                "--tsv: an argument with a newline cannot be baked",
             ),
-            (
-                &["initramfs", "-o", "a", "--gate", "2"],
-                "initramfs: --gate: does not apply to initramfs",
-            ),
-            (
-                &["initramfs", "-o", "a", "--tsv", "a\nb"],
-                "initramfs: --tsv: an argument with a newline cannot be baked",
-            ),
-            (&["run", "-o", "a"], "-o: does not apply to run"),
-            (&["run", "--init", "a"], "--init: does not apply to run"),
         ] {
-            assert_eq!(spec(args).unwrap_err(), msg, "{args:?}");
+            let args: Vec<_> = ["initramfs"].into_iter().chain(line.split(' ')).collect();
+            let want = format!("initramfs: {why}");
+            assert_eq!(spec(&args).unwrap_err(), want, "{line}");
         }
+        let not_run = |args| spec(args).unwrap_err();
+        assert_eq!(not_run(&["run", "-o", "a"]), "-o: does not apply to run");
+        assert_eq!(
+            not_run(&["run", "--init", "a"]),
+            "--init: does not apply to run"
+        );
         // Every option at most once: too many arguments cannot happen,
         // too many bytes can.
         let long: &'static str = "x".repeat(args::FILE_MAX - 10).leak();
