@@ -8,7 +8,7 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{icount, published, run, with_stdout_full, Run, Scratch};
+use utils::{assert_contains, icount, published, run, with_stdout_full, Run, Scratch};
 
 /// A uring-repro stdout point of 15 rounds around `ns`, the last round's
 /// semantic_pass `last_pass`; `rounds` rows of 15 when it was interrupted.
@@ -132,11 +132,7 @@ fn unusable_references_stop_the_bisect() {
         &format!("new={new}"),
     ]);
     assert_eq!(r.code, 128, "{}", r.err);
-    assert!(
-        r.err.contains("the references are closer than the gate"),
-        "{}",
-        r.err
-    );
+    assert_contains(&r.err, &["the references are closer than the gate"]);
     // A reference that failed its checks, and one that cannot be read.
     let failed = point(&d, "failed-ref.txt", 196.6, 0, 15);
     let missing = d.file("missing-ref.txt");
