@@ -411,6 +411,27 @@ mod tests {
         assert!(HEADER.ends_with('\n') && !HEADER.contains(' '));
     }
 
+    /// A passing warm-up row of one cycle, 32 pairs in 64 ns, counted in `l`.
+    fn row(l: &Ledger) -> Row<'_> {
+        Row {
+            phase: "warmup",
+            round: 0,
+            cycles: 1,
+            pairs: 32,
+            timed_ns: 64,
+            pass: true,
+            counts: l,
+            witness: NO_WITNESS,
+        }
+    }
+
+    /// `r` as the TSV line `write_row` writes.
+    fn text(r: &Row<'_>) -> String {
+        let mut s = String::new();
+        write_row(&mut s, &ctx(), r).unwrap();
+        s
+    }
+
     #[test]
     fn row_fields_line_up_with_the_header() {
         let mut l = Ledger::default();
@@ -430,11 +451,9 @@ mod tests {
             pairs: 16,
             timed_ns: 2_950_366,
             pass: false,
-            counts: &l,
-            witness: NO_WITNESS,
+            ..row(&l)
         };
-        let mut s = String::new();
-        write_row(&mut s, &ctx(), &r).unwrap();
+        let s = text(&r);
         assert!(s.ends_with('\n'));
         let names: Vec<&str> = HEADER.trim_end().split('\t').collect();
         let vals: Vec<&str> = s.trim_end().split('\t').collect();
@@ -488,11 +507,9 @@ mod tests {
             pairs: 0,
             timed_ns: 0,
             pass: false,
-            counts: &l,
-            witness: NO_WITNESS,
+            ..row(&l)
         };
-        let mut s = String::new();
-        write_row(&mut s, &ctx(), &r).unwrap();
+        let s = text(&r);
         let names: Vec<&str> = HEADER.trim_end().split('\t').collect();
         let at = names.iter().position(|n| *n == "ns_per_pair").unwrap();
         assert_eq!(s.split('\t').nth(at), Some("0.000000"), "{s}");
@@ -508,17 +525,7 @@ mod tests {
         let mut f = TsvFile::create(p()).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), HEADER);
         let l = Ledger::default();
-        let r = Row {
-            phase: "warmup",
-            round: 0,
-            cycles: 1,
-            pairs: 32,
-            timed_ns: 64,
-            pass: true,
-            counts: &l,
-            witness: NO_WITNESS,
-        };
-        f.row(&ctx(), &r);
+        f.row(&ctx(), &row(&l));
         // On disk before the file is closed.
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
         assert_eq!(TsvFile::create(p()).err(), Some(Errno::EEXIST));

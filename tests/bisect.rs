@@ -8,7 +8,9 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{assert_contains, icount, published, run, with_stdout_full, Run, Scratch};
+use utils::{
+    assert_contains, assert_starts_with, icount, published, run, with_stdout_full, Run, Scratch,
+};
 
 /// A uring-repro stdout point of 15 rounds around `ns`, the last round's
 /// semantic_pass `last_pass`; `rounds` rows of 15 when it was interrupted.
@@ -91,11 +93,7 @@ fn good_bad_and_half_way() {
             assert!(r.err.is_empty(), "{}", r.err);
         } else {
             assert_eq!(r.err.lines().count(), 1, "{}", r.err);
-            assert!(
-                r.err.starts_with("uring-repro: compare --bisect: "),
-                "{}",
-                r.err
-            );
+            assert_starts_with(&r.err, "uring-repro: compare --bisect: ");
         }
     }
 }
@@ -145,11 +143,7 @@ fn unusable_references_stop_the_bisect() {
             &format!("new={new}"),
         ]);
         assert_eq!(r.code, 128, "{bad}: {}", r.err);
-        assert!(
-            r.err.starts_with(&format!("uring-repro: {bad}: ")),
-            "{}",
-            r.err
-        );
+        assert_starts_with(&r.err, &format!("uring-repro: {bad}: "));
     }
     // A usage error stops it too (exit 2 would mark the commit bad).
     for args in [
@@ -323,12 +317,9 @@ fn icount_points_are_placed_exactly() {
     let a = published("parent_a.txt");
     let r = step(&new);
     assert_eq!(r.code, 125, "{}", r.err);
-    assert!(
-        r.err.starts_with(&format!(
-            "uring-repro: {new}: timebase=icount beside timebase=wall in {a}: "
-        )),
-        "{}",
-        r.err
+    assert_starts_with(
+        &r.err,
+        &format!("uring-repro: {new}: timebase=icount beside timebase=wall in {a}: "),
     );
 }
 

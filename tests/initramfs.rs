@@ -211,6 +211,12 @@ fn listing(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
+/// Neither the archive nor its partial file is left in `dir`.
+#[track_caller]
+fn assert_nothing_left(dir: &std::path::Path) {
+    assert_eq!(listing(dir), Vec::<String>::new(), "nothing is left");
+}
+
 /// SIGINT or SIGTERM while the archive is written: exit 130 naming the
 /// signal, and neither FILE nor a partial file is left. strace slows every
 /// write down (0.1 s) so the signal lands mid-archive.
@@ -251,7 +257,7 @@ fn an_interrupted_archive_leaves_no_file() {
         assert_eq!(status.code(), Some(130), "{status:?} {err}");
         let want = format!("uring-repro: initramfs: {file}: interrupted by {name}; not written\n");
         assert_eq!(err, want);
-        assert_eq!(listing(&dir), Vec::<String>::new(), "nothing is left");
+        assert_nothing_left(&dir);
     }
 }
 
@@ -272,7 +278,7 @@ fn a_write_that_fails_leaves_no_archive() {
         let Some(r) = r else { continue };
         let why = format!("initramfs: {file}: write failed: {errno}; removed");
         assert_usage_error(&r, &why);
-        assert_eq!(listing(&dir), Vec::<String>::new(), "nothing is left");
+        assert_nothing_left(&dir);
     }
 }
 
@@ -304,5 +310,5 @@ fn the_archive_is_published_without_renameat2_too() {
         "{}",
         r.err
     );
-    assert_eq!(listing(&dir), Vec::<String>::new(), "nothing is left");
+    assert_nothing_left(&dir);
 }

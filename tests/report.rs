@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::Command;
 
 use utils::{
-    assert_contains, assert_narrow, assert_usage_error, icount, made_with, shell_words, Run,
-    Scratch, BIN,
+    assert_contains, assert_narrow, assert_starts_with, assert_usage_error, icount, made_with,
+    shell_words, Run, Scratch, BIN,
 };
 
 fn published() -> String {
@@ -230,11 +230,7 @@ fn a_failing_point_is_not_evidence_and_exits_1() {
     let c = write(&d, "c.txt", &fixture("parent_b.txt"));
     let r = aba(dir, [&a, &b, &c]);
     assert_drafted(&r, 1);
-    assert!(
-        r.out.starts_with("NOT EVIDENCE: point 2 failed its checks"),
-        "{}",
-        r.out
-    );
+    assert_starts_with(&r.out, "NOT EVIDENCE: point 2 failed its checks");
     assert_says(
         &r.out,
         &[
@@ -544,12 +540,7 @@ fn the_reproduce_command_names_the_profile_it_can() {
     let c = write(&d, "c.txt", &later("parent_b.txt"));
     let r = aba(dir, [&a, &b, &c]);
     assert_drafted(&r, 0);
-    assert!(
-        r.out
-            .starts_with("Subject: [REGRESSION] x9_later_thing +9.268%\n"),
-        "{}",
-        r.out
-    );
+    assert_starts_with(&r.out, "Subject: [REGRESSION] x9_later_thing +9.268%\n");
     assert_says(
         &r.out,
         &["uring-repro run --profile x9_later_thing --cpu 2 --slots 32"],
@@ -575,12 +566,9 @@ fn icount_points_are_drafted_in_instructions() {
     ];
     let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_drafted(&r, 0);
-    assert!(
-        r.out.starts_with(
-            "Subject: [REGRESSION] io_uring futex WAIT/WAKE +3.865% at 079afb081c42\n"
-        ),
-        "{}",
-        r.out
+    assert_starts_with(
+        &r.out,
+        "Subject: [REGRESSION] io_uring futex WAIT/WAKE +3.865% at 079afb081c42\n",
     );
     for bad in [" ns/pair", "Results, ns", "nan", "inf%"] {
         assert!(!r.out.contains(bad), "{bad:?} in\n{}", r.out);
@@ -654,11 +642,9 @@ fn a_pollwake_mode_is_named_in_kernel_words() {
         ],
     );
     assert_drafted(&r, 0);
-    assert!(
-        r.out
-            .starts_with("Subject: [REGRESSION] io_uring poll wakeup, idle epoll "),
-        "{}",
-        r.out
+    assert_starts_with(
+        &r.out,
+        "Subject: [REGRESSION] io_uring poll wakeup, idle epoll ",
     );
     assert!(
         flat(&r.out).contains("Results, ns per MSG_RING completion"),
