@@ -23,7 +23,7 @@ fn smoke_passes_with_every_check() {
     assert!(out.err.is_empty(), "stderr: {}", out.err);
     let lines: Vec<&str> = stdout.lines().collect();
     assert_starts_with(
-        &lines[0],
+        lines[0],
         "# uring-repro 0.1.0 profile=s0_wait_wake mode=smoke kernel=",
     );
     assert!(
