@@ -65,13 +65,14 @@ fn bisect(options: &[&str], points: &[(&str, &str)]) -> Run {
     run(&args)
 }
 
+/// The published sandwich's points: parent A, parent B, the child.
+fn sandwich() -> [String; 3] {
+    ["parent_a.txt", "parent_b.txt", "child.txt"].map(published)
+}
+
 /// `compare --bisect` with the published references and `new`.
 fn step(new: &str) -> Run {
-    let (a, b, child) = (
-        published("parent_a.txt"),
-        published("parent_b.txt"),
-        published("child.txt"),
-    );
+    let [a, b, child] = sandwich();
     bisect(
         &[],
         &[("good", &a), ("good", &b), ("bad", &child), ("new", new)],
@@ -192,11 +193,7 @@ fn references_of_one_value_stop_the_bisect() {
 #[test]
 fn points_of_another_contract_are_not_judged() {
     let d = Scratch::new("bisect-contract");
-    let (a, b, child) = (
-        published("parent_a.txt"),
-        published("parent_b.txt"),
-        published("child.txt"),
-    );
+    let [a, b, child] = sandwich();
     let shared = |name: &str, from: &str| {
         let t = std::fs::read_to_string(from)
             .unwrap()
@@ -231,11 +228,7 @@ fn points_of_another_contract_are_not_judged() {
 #[test]
 fn a_reference_counted_twice_stops_the_bisect() {
     let d = Scratch::new("bisect-twice");
-    let (a, b, child) = (
-        published("parent_a.txt"),
-        published("parent_b.txt"),
-        published("child.txt"),
-    );
+    let [a, b, child] = sandwich();
     let new = point(&d, "new.txt", 196.3, 1, 15);
     let tsv = published("child.tsv");
     for args in [
@@ -330,11 +323,7 @@ fn icount_points_are_placed_exactly() {
 fn a_step_whose_stdout_is_lost_stops_the_bisect() {
     let d = Scratch::new("bisect-stdout");
     let new = point(&d, "good.txt", 180.2, 1, 15);
-    let (a, b, child) = (
-        published("parent_a.txt"),
-        published("parent_b.txt"),
-        published("child.txt"),
-    );
+    let [a, b, child] = sandwich();
     let args = [
         "compare".to_string(),
         "--bisect".into(),
