@@ -17,6 +17,7 @@ use crate::config::{RunConfig, MAX_ROUNDS};
 use crate::hist::Histogram;
 use crate::report;
 use crate::ring::Ring;
+use crate::sys;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
@@ -193,7 +194,15 @@ pub fn rounds(
             check_cpu(cpu, &mut o.ledger);
             let hist = (!warmup).then_some(&mut share_hist);
             let l = &mut o.ledger;
+            // The cost counter's window (docs/cost.md): a measured share's
+            // cycles, and none of the bookkeeping or printing around them.
+            if !warmup {
+                sys::cost_mark(true, k);
+            }
             let t = run_share(work, k, ring, clock, l, cfg.cycles, &mut seq, hist);
+            if !warmup {
+                sys::cost_mark(false, k);
+            }
             if t.interrupted {
                 o.ledger = before;
                 o.interrupted = signal::caught();

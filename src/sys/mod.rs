@@ -30,6 +30,15 @@ pub mod uapi;
 pub mod vdso;
 
 use arch::nr;
+
+/// The cost counter's markers around a measured share (docs/cost.md):
+/// x86_64's multi-byte NOPs; no instruction on the other architectures,
+/// where the counter does not run.
+#[cfg(target_arch = "x86_64")]
+pub use arch::cost_mark;
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn cost_mark(_open: bool, _series: usize) {}
 use arch::{syscall1, syscall2, syscall3, syscall4, syscall5, syscall6};
 
 /// A kernel error number, kept as the positive value (the kernel returns -errno).

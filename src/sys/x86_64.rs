@@ -1,4 +1,5 @@
-//! x86_64 syscall instructions and numbers: nothing else lives here.
+//! x86_64 syscall instructions and numbers, and the cost counter's markers:
+//! nothing else lives here.
 //!
 //! # Safety
 //! Every function here is a raw system call. The caller guarantees that each
@@ -241,4 +242,32 @@ pub unsafe fn clone_thread(
         );
     }
     ret
+}
+
+/// One of the cost counter's window markers (docs/cost.md; plugin/cost.c
+/// recognises them): `nop dword ptr [rax + disp32]`, bytes `0f 1f 80` and
+/// a displacement no compiler writes, `'u' 'r' KIND SERIES`, with KIND `'o'`
+/// to open the window of `series` (0..=3) and `'c'` to close it. Not
+/// inlined: the caller's code stays as it is, one call on either side.
+#[inline(never)]
+pub fn cost_mark(open: bool, series: usize) {
+    macro_rules! mark {
+        ($kind:expr, $series:expr) => {
+            // SAFETY: a multi-byte NOP: no register, flag or memory changes.
+            unsafe {
+                asm!(".byte 0x0f, 0x1f, 0x80, 0x75, 0x72, {k}, {s}", k = const $kind,
+                     s = const $series, options(nostack, preserves_flags))
+            }
+        };
+    }
+    match (open, series) {
+        (true, 0) => mark!(b'o', 0),
+        (true, 1) => mark!(b'o', 1),
+        (true, 2) => mark!(b'o', 2),
+        (true, _) => mark!(b'o', 3),
+        (false, 0) => mark!(b'c', 0),
+        (false, 1) => mark!(b'c', 1),
+        (false, 2) => mark!(b'c', 2),
+        (false, _) => mark!(b'c', 3),
+    }
 }
