@@ -20,7 +20,7 @@ usage() {
 	cat <<EOF
 usage: $PROG --kernel IMAGE -o POINT [--arch x86_64|aarch64|riscv64] [--accel kvm|tcg]
                      [--append ARGS] [--cpus N] [--timeout S] [--bin PATH] [--host-bin PATH]
-                     [-- RUN-OPTIONS]
+                     [--cost SYSTEM.MAP] [-- RUN-OPTIONS]
 
 Boots IMAGE under QEMU with uring-repro as /init and writes its report to POINT, which
 \`uring-repro compare\` reads. RUN-OPTIONS (those of \`uring-repro run\`) are baked into the
@@ -39,6 +39,9 @@ initramfs and checked before anything boots.
                    arch, target/release/uring-repro or target/TRIPLE/release/uring-repro)
   --host-bin PATH  the uring-repro that runs here to write the initramfs (default: --bin
                    when the arch is this machine's, else target/release/uring-repro)
+  --cost MAP       count the kernel's instructions inside the measured rounds with a TCG
+                   plugin and add them to POINT, per function of this System.map, as
+                   \`# cost:\` lines (scripts/cost.sh, docs/cost.md; x86_64, one vCPU)
   -h, --help       this text
 
 exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interrupted);
@@ -67,7 +70,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
-timeout_s=$DEFAULT_TIMEOUT bin="" host_bin=""
+timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" cost_map="" cost_plugin=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--)
@@ -78,7 +81,7 @@ while [ $# -gt 0 ]; do
 		usage
 		exit 0
 		;;
-	--kernel | -o | --arch | --accel | --append | --cpus | --timeout | --bin | --host-bin)
+	--kernel | -o | --arch | --accel | --append | --cpus | --timeout | --bin | --host-bin | --cost)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		--kernel) kernel=$2 ;;
@@ -90,6 +93,7 @@ while [ $# -gt 0 ]; do
 		--timeout) timeout_s=$2 ;;
 		--bin) bin=$2 ;;
 		--host-bin) host_bin=$2 ;;
+		--cost) cost_map=$2 ;;
 		esac
 		shift 2
 		;;
@@ -182,6 +186,10 @@ case $rc in
 	;;
 esac
 
+# --cost: the counter's -plugin option, once the map, the settings and QEMU are checked.
+[ -z "$cost_map" ] || cost_plugin=$("$HERE/cost.sh" plugin --map "$cost_map" --qemu "$qemu" \
+	--accel "$accel" --arch "$arch" --cpus "$cpus" --out "$WORK/cost.counts") || exit $?
+
 # panic=-1 with -no-reboot: a panicking guest ends QEMU at once instead of at the timeout.
 cmdline="console=$console panic=-1 loglevel=4${append:+ $append}"
 start=$(date +%s)
@@ -190,7 +198,7 @@ rc=0
 timeout -k 10 "$timeout_s" "$qemu" ${machine:+-M "$machine"} ${bios:+-bios "$bios"} \
 	-accel "$accel" ${cpu:+-cpu "$cpu"} -smp "$cpus" -m "$GUEST_MEM" -nodefaults -nographic \
 	-serial stdio -no-reboot -kernel "$kernel" -initrd "$WORK/initramfs.cpio" \
-	-append "$cmdline" </dev/null >"$WORK/console.raw" 2>"$WORK/qemu.err" || rc=$?
+	-append "$cmdline" ${cost_plugin:+-plugin "$cost_plugin"} </dev/null >"$WORK/console.raw" 2>"$WORK/qemu.err" || rc=$?
 secs=$(($(date +%s) - start))
 
 # The console as lines: CRs and terminal escapes out; a terminal reset (ESC c, the x86
@@ -234,6 +242,13 @@ if [ ! -s "$WORK/point" ]; then
 	say "the run ended with exit $code after ${secs}s but printed no report; $point not written"
 	[ "$code" -ne 0 ] || exit 125
 	exit "$code"
+fi
+if [ -n "$cost_plugin" ] && [ "$code" -eq 0 ]; then
+	"$HERE/cost.sh" lines --map "$cost_map" --counts "$WORK/cost.counts" \
+		--point "$WORK/point" >"$WORK/cost.lines" || exit $?
+	cat "$WORK/cost.lines" >>"$WORK/point"
+elif [ -n "$cost_plugin" ]; then
+	say "no # cost: lines: the run ended with exit $code"
 fi
 # noclobber: a POINT that appeared meanwhile is not overwritten either.
 if ! (set -C && cat "$WORK/point" >"$point") 2>/dev/null; then
