@@ -4,23 +4,27 @@
  * rounds, per instruction address. docs/cost.md says what it counts and why;
  * scripts/cost.sh builds it, loads it and maps its counts to functions.
  *
- * The window. uring-repro executes a marker around each measured share of a
- * round (src/sys/x86_64.rs, cost_window_open/close): `nop dword ptr
- * [rax + disp32]`, bytes 0f 1f 80 'u' 'r' KIND SERIES, KIND 'o' to open and
- * 'c' to close, SERIES the workload's series (0..3). The markers lie outside
- * the timed spans, and a NOP changes no state, so the point is the same with
- * or without this plugin. When QEMU translates a block of user code, each
- * marker found in it gets an execution callback; no other instruction does.
+ * The window. uring-repro executes markers (src/sys/x86_64.rs, cost_mark):
+ * `nop dword ptr [rax + disp32]`, bytes 0f 1f 80 'u' 'r' KIND SERIES. KIND
+ * 'o' opens the window of SERIES (0..3, the workload's series: one for the
+ * futex profiles, pollwake's four modes) before a measured share's cycles,
+ * 'c' closes it after them; 'p' and 'r' pause and resume it around untimed
+ * kernel work inside a cycle (pollwake's epoll_pwait(0) and asleep check;
+ * outside a window they mean nothing). The markers lie outside the timed
+ * spans and a NOP changes no state: the point is the same with or without
+ * this plugin. When QEMU translates a block of user code, each marker in it
+ * gets an execution callback; no other instruction does.
  *
  * The count. Every other instruction of every block, kernel and user, gets
- * an inline counter (one add before it executes). An instruction's counter
- * and not its block's: when QEMU abandons a block part way (an MMIO access
- * under icount re-runs that instruction alone, uninstrumented), a block
- * counter would count the instructions after it twice. At an open marker
- * each counter's value is subtracted from its window total for the series,
- * at the close marker added back: each total is the instruction's executions
- * inside that series' windows, exactly. The markers themselves are counted
- * nowhere.
+ * an inline counter (one add before it executes): an instruction's and not
+ * its block's, because when QEMU abandons a block part way (an MMIO access
+ * under icount re-runs that instruction alone, uninstrumented) a block
+ * counter would count the instructions after it twice. Each block also
+ * counts its entries, so a marker looks only at the blocks entered since
+ * the last marker: for each of their instructions the executions since
+ * then go to the series' window total when a segment of the window ends
+ * (close, pause), and nowhere when one starts (open, resume). The markers
+ * themselves are counted nowhere.
  *
  * At exit the plugin writes out=FILE (format in docs/cost.md): the windows,
  * per series the user and kernel instructions inside them, and one line per
@@ -53,6 +57,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 static const unsigned char marker_prefix[5] = {0x0f, 0x1f, 0x80, 'u', 'r'};
 #define MARK_OPEN 'o'
 #define MARK_CLOSE 'c'
+#define MARK_PAUSE 'p'
+#define MARK_RESUME 'r'
 
 /* One instruction of one translation (QEMU may translate an address more
  * than once: each translation has its own counter). */
@@ -60,6 +66,8 @@ struct insn {
     uint64_t vaddr;
     /* executions so far, bumped inline by the translated code */
     uint64_t execs;
+    /* execs when a marker last looked at this block */
+    uint64_t seen;
     /* executions inside the windows of each series */
     uint64_t in_windows[SERIES];
 };
@@ -68,6 +76,8 @@ struct insn {
  * translated code holds the counters' addresses. */
 struct block {
     struct block *next;
+    /* entries so far (bumped inline), and when a marker last looked */
+    uint64_t entries, seen;
     size_t n;
     int kernel;
     struct insn insns[];
@@ -82,17 +92,17 @@ struct marker {
 static struct block *blocks;
 static size_t n_blocks, n_insns;
 static FILE *out;
-/* the window in force: its series, or -1 */
-static int open_series = -1;
-/* user and kernel executions of all blocks when the window opened */
-static uint64_t at_open[2];
+/* the window in force: its series, or -1; whether it is paused */
+static int open_series = -1, paused;
+/* the current window's user [0] and kernel [1] instructions so far */
+static uint64_t this_window[2];
 static uint64_t windows[SERIES], in_series[SERIES][2];
 struct window {
     int series;
     uint64_t insns[2];
 };
 static struct window window_log[MAX_WINDOWS];
-static uint64_t n_windows, unbalanced;
+static uint64_t n_windows, unbalanced, pauses;
 /* a marker found in kernel code (never expected: only counted) */
 static uint64_t kernel_markers;
 static char target[32];
@@ -104,20 +114,23 @@ static void say(const char *what)
     fprintf(stderr, "uring-repro cost plugin: %s\n", what);
 }
 
-/* Executions of all user [0] and kernel [1] instructions so far; with
- * delta = -1 or +1, also moves each counter into or out of the series'
- * window totals. */
-static void sweep(int series, int delta, uint64_t sum[2])
+/* A segment of the window ends (count = 1: the executions since the last
+ * look go to the series) or starts (count = 0: they go nowhere). Only the
+ * blocks entered since the last look have any. */
+static void look(int count)
 {
-    sum[0] = sum[1] = 0;
     for (struct block *b = blocks; b; b = b->next) {
+        if (b->entries == b->seen) {
+            continue;
+        }
+        b->seen = b->entries;
         for (size_t i = 0; i < b->n; i++) {
             struct insn *in = &b->insns[i];
-            sum[b->kernel] += in->execs;
-            if (delta < 0) {
-                in->in_windows[series] -= in->execs;
-            } else {
-                in->in_windows[series] += in->execs;
+            uint64_t d = in->execs - in->seen;
+            in->seen = in->execs;
+            if (count) {
+                in->in_windows[open_series] += d;
+                this_window[b->kernel] += d;
             }
         }
     }
@@ -126,30 +139,45 @@ static void sweep(int series, int delta, uint64_t sum[2])
 static void on_marker(unsigned int vcpu, void *userdata)
 {
     const struct marker *m = userdata;
-    uint64_t sum[2];
     (void)vcpu;
-    if (m->kind == MARK_OPEN) {
+    switch (m->kind) {
+    case MARK_OPEN:
         if (open_series >= 0) {
             unbalanced++;
             return;
         }
         open_series = m->series;
-        sweep(m->series, -1, at_open);
+        paused = 0;
+        this_window[0] = this_window[1] = 0;
+        look(0);
+        return;
+    case MARK_PAUSE:
+    case MARK_RESUME:
+        /* Outside a window (warm-ups) they mean nothing. */
+        if (open_series < 0) {
+            return;
+        }
+        if (paused == (m->kind == MARK_PAUSE)) {
+            unbalanced++;
+            return;
+        }
+        look(!paused);
+        paused = !paused;
+        pauses += paused;
         return;
     }
     if (open_series != m->series) {
         unbalanced++;
         return;
     }
-    sweep(m->series, +1, sum);
+    look(!paused);
     for (int k = 0; k < 2; k++) {
-        in_series[m->series][k] += sum[k] - at_open[k];
+        in_series[m->series][k] += this_window[k];
     }
     if (n_windows < MAX_WINDOWS) {
-        struct window *w = &window_log[n_windows];
-        w->series = m->series;
-        w->insns[0] = sum[0] - at_open[0];
-        w->insns[1] = sum[1] - at_open[1];
+        window_log[n_windows].series = m->series;
+        window_log[n_windows].insns[0] = this_window[0];
+        window_log[n_windows].insns[1] = this_window[1];
     }
     n_windows++;
     windows[m->series]++;
@@ -159,17 +187,22 @@ static void on_marker(unsigned int vcpu, void *userdata)
 /* The marker this instruction is, or NULL. */
 static const struct marker *marker(const struct qemu_plugin_insn *insn)
 {
-    static const struct marker all[2][SERIES] = {
+    static const struct marker all[4][SERIES] = {
         {{MARK_OPEN, 0}, {MARK_OPEN, 1}, {MARK_OPEN, 2}, {MARK_OPEN, 3}},
         {{MARK_CLOSE, 0}, {MARK_CLOSE, 1}, {MARK_CLOSE, 2}, {MARK_CLOSE, 3}},
+        {{MARK_PAUSE, 0}, {MARK_PAUSE, 1}, {MARK_PAUSE, 2}, {MARK_PAUSE, 3}},
+        {{MARK_RESUME, 0}, {MARK_RESUME, 1}, {MARK_RESUME, 2}, {MARK_RESUME, 3}},
     };
+    static const char kinds[] = {MARK_OPEN, MARK_CLOSE, MARK_PAUSE, MARK_RESUME};
     const unsigned char *b = qemu_plugin_insn_data(insn);
     if (qemu_plugin_insn_size(insn) != MARKER_LEN ||
         memcmp(b, marker_prefix, sizeof marker_prefix) != 0 || b[6] >= SERIES) {
         return NULL;
     }
-    if (b[5] == MARK_OPEN || b[5] == MARK_CLOSE) {
-        return &all[b[5] == MARK_CLOSE][b[6]];
+    for (int k = 0; k < 4; k++) {
+        if (b[5] == kinds[k]) {
+            return &all[k][b[6]];
+        }
     }
     return NULL;
 }
@@ -200,6 +233,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         qemu_plugin_register_vcpu_insn_exec_inline(
             insn, QEMU_PLUGIN_INLINE_ADD_U64, &b->insns[i].execs, 1);
     }
+    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->entries, 1);
     b->next = blocks;
     blocks = b;
     n_blocks++;
@@ -215,8 +249,8 @@ static void on_exit(qemu_plugin_id_t id, void *userdata)
             QEMU_PLUGIN_VERSION, api_min, api_cur, target);
     fprintf(out, "translated blocks=%zu insns=%zu kernel_markers=%" PRIu64 "\n",
             n_blocks, n_insns, kernel_markers);
-    fprintf(out, "windows %" PRIu64 " unbalanced=%" PRIu64 " open_at_exit=%d\n",
-            n_windows, unbalanced, open_series >= 0);
+    fprintf(out, "windows %" PRIu64 " unbalanced=%" PRIu64 " open_at_exit=%d pauses=%" PRIu64 "\n",
+            n_windows, unbalanced, open_series >= 0, pauses);
     for (uint64_t i = 0; i < n_windows && i < MAX_WINDOWS; i++) {
         fprintf(out, "window %" PRIu64 " series=%d user=%" PRIu64 " kernel=%" PRIu64 "\n",
                 i, window_log[i].series, window_log[i].insns[0], window_log[i].insns[1]);

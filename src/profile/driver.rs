@@ -17,10 +17,10 @@ use crate::config::{RunConfig, MAX_ROUNDS};
 use crate::hist::Histogram;
 use crate::report;
 use crate::ring::Ring;
-use crate::sys;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
+use crate::sys::{self, Mark};
 use crate::tsv::{self, TsvFile};
 
 /// Most series a workload has (pollwake's four modes).
@@ -197,11 +197,11 @@ pub fn rounds(
             // The cost counter's window (docs/cost.md): a measured share's
             // cycles, and none of the bookkeeping or printing around them.
             if !warmup {
-                sys::cost_mark(true, k);
+                sys::cost_mark(Mark::Open, k);
             }
             let t = run_share(work, k, ring, clock, l, cfg.cycles, &mut seq, hist);
             if !warmup {
-                sys::cost_mark(false, k);
+                sys::cost_mark(Mark::Close, k);
             }
             if t.interrupted {
                 o.ledger = before;

@@ -31,14 +31,27 @@ pub mod vdso;
 
 use arch::nr;
 
-/// The cost counter's markers around a measured share (docs/cost.md):
-/// x86_64's multi-byte NOPs; no instruction on the other architectures,
-/// where the counter does not run.
+/// What a cost marker tells the QEMU plugin that counts the kernel's
+/// instructions inside the measured rounds (docs/cost.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// Before a measured share's cycles: the window of its series opens.
+    Open,
+    /// After them: it closes.
+    Close,
+    /// Before untimed kernel work inside a cycle: the window pauses...
+    Pause,
+    /// ...and after it resumes.
+    Resume,
+}
+
+/// The cost counter's markers: x86_64's multi-byte NOPs; no instruction on
+/// the other architectures, where the counter does not run.
 #[cfg(target_arch = "x86_64")]
 pub use arch::cost_mark;
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-pub fn cost_mark(_open: bool, _series: usize) {}
+pub fn cost_mark(_mark: Mark, _series: usize) {}
 use arch::{syscall1, syscall2, syscall3, syscall4, syscall5, syscall6};
 
 /// A kernel error number, kept as the positive value (the kernel returns -errno).

@@ -244,13 +244,15 @@ pub unsafe fn clone_thread(
     ret
 }
 
-/// One of the cost counter's window markers (docs/cost.md; plugin/cost.c
+/// One of the cost counter's markers (docs/cost.md; plugin/cost.c
 /// recognises them): `nop dword ptr [rax + disp32]`, bytes `0f 1f 80` and
-/// a displacement no compiler writes, `'u' 'r' KIND SERIES`, with KIND `'o'`
-/// to open the window of `series` (0..=3) and `'c'` to close it. Not
-/// inlined: the caller's code stays as it is, one call on either side.
+/// a displacement no compiler writes, `'u' 'r' KIND SERIES`: KIND `'o'`
+/// opens the window of `series` (0..=3), `'c'` closes it, `'p'` and `'r'`
+/// pause and resume the open one (their SERIES byte is 0). Not inlined:
+/// the caller's code stays as it is, one call where it marks.
 #[inline(never)]
-pub fn cost_mark(open: bool, series: usize) {
+pub fn cost_mark(mark: super::Mark, series: usize) {
+    use super::Mark::{Close, Open, Pause, Resume};
     macro_rules! mark {
         ($kind:expr, $series:expr) => {
             // SAFETY: a multi-byte NOP: no register, flag or memory changes.
@@ -260,14 +262,16 @@ pub fn cost_mark(open: bool, series: usize) {
             }
         };
     }
-    match (open, series) {
-        (true, 0) => mark!(b'o', 0),
-        (true, 1) => mark!(b'o', 1),
-        (true, 2) => mark!(b'o', 2),
-        (true, _) => mark!(b'o', 3),
-        (false, 0) => mark!(b'c', 0),
-        (false, 1) => mark!(b'c', 1),
-        (false, 2) => mark!(b'c', 2),
-        (false, _) => mark!(b'c', 3),
+    match (mark, series) {
+        (Open, 0) => mark!(b'o', 0),
+        (Open, 1) => mark!(b'o', 1),
+        (Open, 2) => mark!(b'o', 2),
+        (Open, _) => mark!(b'o', 3),
+        (Close, 0) => mark!(b'c', 0),
+        (Close, 1) => mark!(b'c', 1),
+        (Close, 2) => mark!(b'c', 2),
+        (Close, _) => mark!(b'c', 3),
+        (Pause, _) => mark!(b'p', 0),
+        (Resume, _) => mark!(b'r', 0),
     }
 }

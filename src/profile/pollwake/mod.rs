@@ -52,7 +52,7 @@ use crate::sys::clock::Clock;
 use crate::sys::epoll::{self, EpollEvent, EPOLLIN, EPOLL_CTL_ADD};
 use crate::sys::futex::{self, ETIMEDOUT};
 use crate::sys::uapi::O_RDONLY;
-use crate::sys::{self, CpuSet, Errno, Fd};
+use crate::sys::{self, CpuSet, Errno, Fd, Mark};
 
 /// Bound on each of the waiter's epoll_pwait calls.
 pub const WATCHDOG_MS: i32 = 1000;
@@ -327,7 +327,10 @@ impl Pollwake {
         let n = p.o.burst;
         let before = l.failures();
         if m == Mode::Waiter {
+            // Untimed kernel work: outside the cost counter's window too.
+            sys::cost_mark(Mark::Pause, 0);
             p.wait_parked(seq, l);
+            sys::cost_mark(Mark::Resume, 0);
         }
         set_values(&mut self.plan, seq, n);
         let mut check = CycleCheck::new(seq, &self.plan);
@@ -348,7 +351,9 @@ impl Pollwake {
         }
         let t1 = clock.now_ns();
         if ok && m == Mode::Idle {
+            sys::cost_mark(Mark::Pause, 0);
             p.idle_check(seq, l);
+            sys::cost_mark(Mark::Resume, 0);
         }
         let t2 = clock.now_ns();
         if ok {
