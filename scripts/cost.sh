@@ -46,6 +46,9 @@ usage() {
 check_map() {
 	[ -n "$1" ] || usage_error "--map SYSTEM.MAP is required"
 	{ [ -f "$1" ] && [ -r "$1" ]; } || usage_error "--map: not a readable file: $1 (the System.map of the kernel booted: build-kernel.sh keeps it beside the image)"
+	if grep -q '^f\{16\} B The real System.map is in' "$1"; then
+		usage_error "--map: $1 is the placeholder Debian's kernel packages ship (the real map is in the -dbg package); the kernel's own build writes System.map at the top of its object directory"
+	fi
 	grep -q '^[0-9a-f]\{16\} [Tt] ' "$1" ||
 		usage_error "--map: $1 has no x86_64 text symbols (not a System.map of a 64-bit kernel?)"
 }
