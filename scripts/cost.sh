@@ -204,16 +204,16 @@ cmd_lines() {
 		}
 	' "$counts"
 
-	# Text symbols, one name per address (of aliases, the one perf would show: global before
-	# weak before local, then the fewest leading underscores, the shortest, the first in
-	# byte order), then the instructions, merged in address order: each instruction belongs
-	# to the last symbol at or below it.
+	# Text symbols, one name per address (of aliases, the one perf's choose_best_symbol()
+	# keeps: not weak before weak, global before local, the fewest leading underscores, the
+	# longest name; then the first in byte order), then the instructions, merged in address
+	# order: each instruction belongs to the last symbol at or below it.
 	{
 		LC_ALL=C awk '
 			$2 !~ /^[TtWw]$/ { next }
 			{
 				u = match($3, /[^_]/) - 1
-				r = sprintf("%d %03d %04d %s", index("TWtw", $2), u, length($3), $3)
+				r = sprintf("%d %03d %04d %s", index("TtWw", $2), u, 9999 - length($3), $3)
 				if (!($1 in best) || r < best[$1]) { best[$1] = r; nm[$1] = $3 }
 			}
 			END { for (a in nm) print a, 0, nm[a] }
