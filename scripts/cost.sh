@@ -39,7 +39,7 @@ cannot() {
 }
 
 usage() {
-	sed -n '2,/^$/{s/^# \{0,1\}//;p;}' "$0"
+	awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
 }
 
 # --map: a readable System.map with text symbols in it.
@@ -89,21 +89,25 @@ probe() {
 	esac
 }
 
-cmd_plugin() {
-	map="" out="" qemu=qemu-system-x86_64 accel=icount arch=x86_64 cpus=1
+# options CMD ALLOWED ARGS...: sets each --NAME VALUE of ARGS as the variable NAME, if
+# --NAME is one of the words of ALLOWED.
+options() {
+	cmd=$1 allowed=$2
+	shift 2
 	while [ $# -gt 0 ]; do
-		[ $# -ge 2 ] || usage_error "$1 needs a value"
-		case $1 in
-		--map) map=$2 ;;
-		--out) out=$2 ;;
-		--qemu) qemu=$2 ;;
-		--accel) accel=$2 ;;
-		--arch) arch=$2 ;;
-		--cpus) cpus=$2 ;;
-		*) usage_error "plugin: unknown argument '$1'" ;;
+		case " $allowed " in
+		*" $1 "*) ;;
+		*) usage_error "$cmd: unknown argument '$1'" ;;
 		esac
+		[ $# -ge 2 ] || usage_error "$1 needs a value"
+		eval "${1#--}=\$2"
 		shift 2
 	done
+}
+
+cmd_plugin() {
+	map="" out="" qemu=qemu-system-x86_64 accel=icount arch=x86_64 cpus=1
+	options plugin "--map --out --qemu --accel --arch --cpus" "$@"
 	check_map "$map"
 	[ -n "$out" ] || usage_error "--out COUNTS is required"
 	[ ! -e "$out" ] || usage_error "--out: $out exists"
@@ -130,16 +134,7 @@ cmd_plugin() {
 # map the functions. Every consistency check that fails is an error, never a short table.
 cmd_lines() {
 	map="" counts="" point=""
-	while [ $# -gt 0 ]; do
-		[ $# -ge 2 ] || usage_error "$1 needs a value"
-		case $1 in
-		--map) map=$2 ;;
-		--counts) counts=$2 ;;
-		--point) point=$2 ;;
-		*) usage_error "lines: unknown argument '$1'" ;;
-		esac
-		shift 2
-	done
+	options lines "--map --counts --point" "$@"
 	check_map "$map"
 	for f in "$counts" "$point"; do
 		{ [ -n "$f" ] && [ -f "$f" ] && [ -r "$f" ]; } || usage_error "--counts and --point: readable files, not '$f'"
