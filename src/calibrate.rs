@@ -76,8 +76,11 @@ pub struct Analysis {
     pub a: f64,
     pub b: f64,
     pub injected: f64,
-    /// B vs A with its within-point and between-point intervals, exactly
-    /// as `compare` computes them.
+    /// B vs A with its within-point and between-point intervals, by
+    /// compare's maths (`compare::intervals`). A point's value here is the
+    /// plain mean of its rounds, where `compare` weighs a point's rounds by
+    /// their pairs: the same, since every round of a point that passed has
+    /// the same pairs.
     pub change: Intervals,
     /// The wider of the two intervals: the one any statement uses.
     pub ci: Interval,

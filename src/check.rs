@@ -107,7 +107,11 @@ pub enum Fail {
     EventfdBad,
 }
 
-const FAILS: usize = 17;
+/// The number of failure classes: the last one's, plus one (a class added
+/// after it must take its place here). Each class is counted on a checks
+/// line, `FAILURES`' on every workload's and the rest on the one workload's
+/// that can fail so: pollwake/output.rs asserts that they add up to this.
+pub const FAILS: usize = Fail::EventfdBad as usize + 1;
 
 /// The first deviation of a run, with enough context to trace it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

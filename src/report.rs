@@ -46,7 +46,11 @@ impl<const N: usize> Default for Text<N> {
 
 impl<const N: usize> fmt::Write for Text<N> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        let n = s.len().min(N - self.len);
+        // Truncated at a character's start: the text stays UTF-8.
+        let mut n = s.len().min(N - self.len);
+        while !s.is_char_boundary(n) {
+            n -= 1;
+        }
         self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
         self.len += n;
         Ok(())
@@ -191,21 +195,176 @@ impl fmt::Display for Bytes<'_> {
     }
 }
 
+/// Text from argv or an input file, as it may be echoed on a terminal or
+/// in a mail (every command echoes such text through this one type):
+/// printable characters as they are; tab, newline and carriage return as
+/// `\t` `\n` `\r`, every other control byte and each byte of invalid
+/// UTF-8 as `\xNN`; C1 controls and the invisible characters that reorder
+/// or hide text (bidirectional controls, zero-width characters, line and
+/// paragraph separators, the soft hyphen) as `\uNNNN`. So an echoed value
+/// is one line, sends no escape sequence to a terminal, shows in a mail
+/// what it holds, and its bytes can be read back from it.
+pub struct Clean<'a>(pub &'a [u8]);
+
+impl fmt::Display for Clean<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        escape(f, self.0, false)
+    }
+}
+
+/// `Clean` text cut to its first `max` characters; a cut one ends with
+/// `mark` (within `max`), e.g. `...`, or nothing when it is a prefix by
+/// convention (a boot id's first 8 characters).
+pub struct Clip<'a> {
+    pub text: &'a [u8],
+    pub max: usize,
+    pub mark: &'static str,
+}
+
+impl<'a> Clip<'a> {
+    /// At most `max` characters, `...` at the end of a cut.
+    pub fn new(text: &'a [u8], max: usize) -> Self {
+        Clip {
+            text,
+            max,
+            mark: "...",
+        }
+    }
+
+    /// The first `n` characters.
+    pub fn head(text: &'a [u8], n: usize) -> Self {
+        Clip {
+            text,
+            max: n,
+            mark: "",
+        }
+    }
+}
+
+impl fmt::Display for Clip<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        /// Passes on its first `left` characters, counts the rest.
+        struct Upto<'w> {
+            w: &'w mut dyn Write,
+            left: usize,
+            over: bool,
+        }
+        impl Write for Upto<'_> {
+            fn write_str(&mut self, s: &str) -> fmt::Result {
+                for c in s.chars() {
+                    match self.left {
+                        0 => self.over = true,
+                        _ => {
+                            self.w.write_char(c)?;
+                            self.left -= 1;
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+        let mut sink = Nowhere;
+        let mut count = Upto {
+            w: &mut sink,
+            left: self.max,
+            over: false,
+        };
+        escape(&mut count, self.text, false)?;
+        if !count.over {
+            return escape(f, self.text, false);
+        }
+        let keep = self.max.saturating_sub(self.mark.chars().count());
+        let mut cut = Upto {
+            w: f,
+            left: keep,
+            over: false,
+        };
+        escape(&mut cut, self.text, false)?;
+        f.write_str(self.mark)
+    }
+}
+
+/// Writes nowhere.
+struct Nowhere;
+
+impl Write for Nowhere {
+    fn write_str(&mut self, _: &str) -> fmt::Result {
+        Ok(())
+    }
+}
+
+/// A character `Clean` shows as `\uNNNN`: it moves, hides or breaks text.
+fn hidden(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x80..=0x9f | 0xad | 0x61c | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x2064
+            | 0x2066..=0x2069 | 0xfeff
+    )
+}
+
+/// Whether `Clean` shows `bytes` other than as they are.
+pub fn needs_escape(bytes: &[u8]) -> bool {
+    bytes
+        .utf8_chunks()
+        .any(|c| !c.invalid().is_empty() || c.valid().chars().any(|c| c.is_control() || hidden(c)))
+}
+
+/// `bytes` as `Clean` shows them; `quoted`: inside the shell's `$'...'`,
+/// where `\` and `'` are escaped too and a character shown as `\uNNNN`
+/// is its UTF-8 bytes as `\xNN` instead (bash reads `\u` only in a UTF-8
+/// locale), so that the shell reads back the very bytes in any locale.
+pub fn escape(w: &mut dyn Write, bytes: &[u8], quoted: bool) -> fmt::Result {
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\t' => w.write_str("\\t")?,
+                '\n' => w.write_str("\\n")?,
+                '\r' => w.write_str("\\r")?,
+                '\\' | '\'' if quoted => write!(w, "\\{c}")?,
+                c if c.is_ascii_control() => write!(w, "\\x{:02x}", c as u32)?,
+                c if (c.is_control() || hidden(c)) && quoted => {
+                    for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                        write!(w, "\\x{b:02x}")?;
+                    }
+                }
+                c if c.is_control() || hidden(c) => write!(w, "\\u{:04x}", c as u32)?,
+                c => w.write_char(c)?,
+            }
+        }
+        for b in chunk.invalid() {
+            write!(w, "\\x{b:02x}")?;
+        }
+    }
+    Ok(())
+}
+
 /// `text`'s words from column `col` on, wrapped before `width`, each new
-/// line indented to `indent`, then a newline. A word longer than a line
-/// stands alone on one.
+/// line indented to `indent`, then a newline. Columns are characters. A
+/// word longer than a line starts one and is cut where it ends, so no
+/// line is wider than `width` whatever the text.
 pub fn wrap(w: &mut dyn Write, text: &str, mut col: usize, indent: usize, width: usize) {
     let mut first = true;
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
-        if !first && col + 1 + word.len() > width {
+    for mut word in text.split(' ').filter(|w| !w.is_empty()) {
+        let n = word.chars().count();
+        if !first && col + 1 + n > width {
             let _ = write!(w, "\n{:indent$}", "");
             col = indent;
         } else if !first {
             let _ = w.write_str(" ");
             col += 1;
         }
+        // The part of the word past the line's end goes on the next one.
+        let room = |col: usize| width.saturating_sub(col).max(1);
+        while let Some((head, rest)) = word
+            .char_indices()
+            .nth(room(col))
+            .and_then(|(at, _)| word.split_at_checked(at))
+        {
+            let _ = write!(w, "{head}\n{:indent$}", "");
+            (word, col) = (rest, indent);
+        }
         let _ = w.write_str(word);
-        col += word.len();
+        col += word.chars().count();
         first = false;
     }
     let _ = w.write_str("\n");
@@ -516,6 +675,69 @@ mod tests {
              lost_wakeups=0 -> FAIL\n"
         );
         assert_eq!(verdict(true, true), "INTERRUPTED");
+    }
+
+    #[test]
+    fn clean_shows_what_would_hide_or_break_a_line() {
+        assert_eq!(
+            Clean(b"6.12\x1b[31m red\n\t\r\x7f").to_string(),
+            "6.12\\x1b[31m red\\n\\t\\r\\x7f"
+        );
+        assert_eq!(
+            Clean("a\u{202e}b\u{200b}c\u{85}\u{2066}é ü".as_bytes()).to_string(),
+            "a\\u202eb\\u200bc\\u0085\\u2066é ü"
+        );
+        assert_eq!(Clean(b"ab\xffc\xe2\x80").to_string(), "ab\\xffc\\xe2\\x80");
+        assert_eq!(Clean(b"/tmp/a b-1.txt").to_string(), "/tmp/a b-1.txt");
+        assert!(needs_escape(b"x\x1b") && needs_escape(b"\xff") && needs_escape(b"\t"));
+        assert!(!needs_escape("café 'x' \\".as_bytes()));
+        // Inside $'...': the quote and the backslash are escaped as well.
+        let mut s = String::new();
+        escape(&mut s, "a'b\\c\n\u{202e}".as_bytes(), true).unwrap();
+        assert_eq!(s, "a\\'b\\\\c\\n\\xe2\\x80\\xae");
+    }
+
+    #[test]
+    fn clip_cuts_by_characters_after_escaping() {
+        assert_eq!(Clip::new(b"6.15.0", 64).to_string(), "6.15.0");
+        assert_eq!(Clip::new(b"abcdefgh", 6).to_string(), "abc...");
+        assert_eq!(Clip::new(b"abcdef", 6).to_string(), "abcdef");
+        // An escape counts as what it shows.
+        assert_eq!(Clip::new(b"\x1b\x1bxyz", 7).to_string(), "\\x1b...");
+        assert_eq!(
+            Clip::head("éééééééééé".as_bytes(), 8).to_string(),
+            "éééééééé"
+        );
+        assert_eq!(Clip::head(b"0a0a0a0a-0000", 8).to_string(), "0a0a0a0a");
+    }
+
+    #[test]
+    fn wrap_breaks_a_word_longer_than_the_line() {
+        let mut w = String::new();
+        let long = "x".repeat(150);
+        wrap(&mut w, &format!("kernel {long} end"), 0, 2, 72);
+        let lines: Vec<&str> = w.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 72), "{w}");
+        assert_eq!(lines[0], "kernel");
+        assert_eq!(w.replace(['\n', ' '], ""), format!("kernel{long}end"));
+        // Columns are characters, not bytes: 36 two-byte letters fit 72.
+        let mut w = String::new();
+        let e = "é".repeat(35);
+        wrap(&mut w, &format!("{e} a"), 0, 0, 72);
+        assert_eq!(w, format!("{e} a\n"));
+        // No room at all: one character a line, never a hang.
+        let mut w = String::new();
+        wrap(&mut w, "abc", 5, 5, 3);
+        assert_eq!(w, "a\n     b\n     c\n");
+    }
+
+    #[test]
+    fn text_truncates_between_characters() {
+        let mut t = Text::<5>::new();
+        write!(t, "abcé").unwrap();
+        assert_eq!(t.as_str(), "abcé");
+        write!(t, "é").unwrap();
+        assert_eq!(t.as_str(), "abcé");
     }
 
     #[test]

@@ -105,7 +105,8 @@ impl Ring {
         let sqe_map = Mapping::shared(&fd, p.sq_entries as usize * 64, IORING_OFF_SQES)
             .map_err(SetupError::Mmap)?;
         let cq = cq_map.as_ref().unwrap_or(&sq_map);
-        // SAFETY: the offsets come from the kernel and lie inside the mappings.
+        // SAFETY: the offsets come from the kernel and lie inside the
+        // mappings, which were sized from them above.
         let ring = unsafe {
             Ring {
                 sq_head: sq_map.at(p.sq_off.head),
@@ -134,7 +135,8 @@ impl Ring {
         };
         // The SQ array maps ring slot -> SQE index; an identity map written
         // once means the hot path never touches it again.
-        let array: *mut u32 = ring._sq_map.at(p.sq_off.array);
+        // SAFETY: the SQ mapping was sized to end with this array.
+        let array: *mut u32 = unsafe { ring._sq_map.at(p.sq_off.array) };
         for i in 0..ring.sq_entries {
             // SAFETY: array has sq_entries u32 slots inside the SQ mapping.
             unsafe { array.add(i as usize).write_volatile(i) };
@@ -203,16 +205,13 @@ impl Ring {
         .map(|_| ())
     }
 
-    /// Writes `sqe` into the next free slot; false when the SQ is full.
-    #[inline(always)]
-    pub fn push(&mut self, sqe: &IoUringSqe) -> bool {
-        self.push_batch(1, |_| *sqe)
-    }
-
     /// Writes `n` SQEs made by `make(i)` into consecutive slots; false (and
-    /// nothing written) when fewer than `n` slots are free. The ring fields
-    /// are copied to locals so the loop does not reload them after each
-    /// store through the SQE pointer.
+    /// nothing written) when fewer than `n` slots are free: a batch is
+    /// queued whole or not at all, and the caller must say which happened
+    /// (`collect::pushed` counts a refusal). The ring fields are copied to
+    /// locals so the loop does not reload them after each store through
+    /// the SQE pointer.
+    #[must_use = "a batch that did not fit was not queued"]
     #[inline(always)]
     pub fn push_batch(&mut self, n: u32, mut make: impl FnMut(u32) -> IoUringSqe) -> bool {
         // First: a batch larger than the SQ would wrap onto its own slots.
@@ -438,7 +437,7 @@ mod tests {
     #[test]
     fn a_batch_larger_than_the_sq_is_refused_and_writes_nothing() {
         let Some(mut r) = ring() else { return };
-        assert!(r.push(&ops::nop(7)));
+        assert!(r.push_batch(1, |_| ops::nop(7)));
         let n = r.sq_entries + 1;
         let mut made = 0;
         assert!(!r.push_batch(n, |i| {
@@ -458,9 +457,12 @@ mod tests {
         let Some(mut r) = ring() else { return };
         let n = r.sq_entries;
         assert!(r.push_batch(n, |i| ops::nop(i as u64)));
-        assert!(!r.push(&ops::nop(99)), "the SQ is full");
+        assert!(!r.push_batch(1, |_| ops::nop(99)), "the SQ is full");
         assert_eq!(r.submit(n), Ok(n as usize));
-        assert!(r.push(&ops::nop(99)), "the kernel consumed the SQ");
+        assert!(
+            r.push_batch(1, |_| ops::nop(99)),
+            "the kernel consumed the SQ"
+        );
         assert_eq!(queued(&r).last(), Some(&99));
     }
 }

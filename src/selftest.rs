@@ -104,7 +104,7 @@ mod tests {
             rounds: 9,
             ..RunConfig::default()
         };
-        let s = smoke(&base, ProfileId::WaitvWake, true);
+        let s = smoke(&base, ProfileId::V0, true);
         assert_eq!(
             (
                 s.mode,
@@ -118,7 +118,7 @@ mod tests {
             ),
             (Mode::Smoke, 1, 2, 0, 8, true, Some(1), 5)
         );
-        assert_eq!(smoke(&base, ProfileId::WaitWake, false).slots, 32);
+        assert_eq!(smoke(&base, ProfileId::S0, false).slots, 32);
         // 8 profiles, 5 of them in both scopes.
         assert_eq!(tests().count(), 13);
         assert_eq!(tests().filter(|t| t.1).count(), 5);

@@ -30,13 +30,19 @@ pub fn summarize(values: &[f64]) -> Summary {
     sorted[..n].copy_from_slice(values);
     let sorted = &mut sorted[..n];
     insertion_sort(sorted);
-    let mean = values.iter().sum::<f64>() / n as f64;
+    // Values all alike (exact points: QEMU's instruction clock) are their
+    // own mean with no spread at all, not a rounding error's worth.
+    let alike = sorted[0] == sorted[n - 1];
+    let mean = match alike {
+        true => sorted[0],
+        false => values.iter().sum::<f64>() / n as f64,
+    };
     let median = if n % 2 == 1 {
         sorted[n / 2]
     } else {
         (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
     };
-    let stddev = if n < 2 {
+    let stddev = if n < 2 || alike {
         0.0
     } else {
         let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
@@ -280,6 +286,17 @@ mod tests {
             (180.0, 180.0, 0.0, 0.0)
         );
         assert_eq!(summarize(&[]).n, 0);
+    }
+
+    #[test]
+    fn values_all_alike_have_no_spread() {
+        // 15 x 396.500488 does not sum to 15 times it in floating point:
+        // the mean would be off by an ulp and the sd a rounding error.
+        let v = [396.500488; 15];
+        let naive = v.iter().sum::<f64>() / 15.0;
+        assert_ne!(naive, 396.500488, "pick a value that shows it");
+        let s = summarize(&v);
+        assert_eq!((s.mean, s.stddev, s.cv_pct), (396.500488, 0.0, 0.0));
     }
 
     #[test]

@@ -31,7 +31,7 @@ use core::fmt::{self, Write};
 use crate::check::{Fail, Kind, Ledger};
 use crate::config::VERSION;
 use crate::facts::Facts;
-use crate::report::{Bytes, Ratio6};
+use crate::report::{Bytes, Clean, Ratio6};
 use crate::sha256::Hex;
 use crate::sys::out::Out;
 use crate::sys::{self, uapi, Errno, Fd, SysResult};
@@ -255,7 +255,7 @@ pub fn echo_if_volatile(path: &[u8], out: &mut Out) {
     let _ = writeln!(
         out,
         "# --tsv {} is on {kind}, which does not survive power-off; its rows follow",
-        Bytes(path)
+        Clean(path)
     );
     let Ok(fd) = sys::open(&z[..=path.len()], uapi::O_RDONLY, 0) else {
         return;

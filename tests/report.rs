@@ -8,7 +8,7 @@ mod utils;
 use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_narrow, assert_usage_error, Run, Scratch, BIN};
+use utils::{assert_narrow, assert_usage_error, icount, made_with, shell_words, Run, Scratch, BIN};
 
 fn published() -> String {
     format!("{}/tests/fixtures/published", env!("CARGO_MANIFEST_DIR"))
@@ -30,6 +30,14 @@ fn report_in(dir: &str, args: &[&str]) -> Run {
         .into()
 }
 
+/// `report A=a B=b A=c`, run in `dir`: a sandwich as a user types it.
+fn aba(dir: &str, [a, b, c]: [&str; 3]) -> Run {
+    report_in(
+        dir,
+        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
+    )
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> String {
     std::fs::write(dir.join(name), text).unwrap();
     name.to_owned()
@@ -39,6 +47,14 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 /// wherever the wrap put it.
 fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Each of `phrases` is in `draft`, wherever the wrap put it.
+fn assert_says(draft: &str, phrases: &[&str]) {
+    let f = flat(draft);
+    for phrase in phrases {
+        assert!(f.contains(phrase), "{phrase:?} in\n{draft}");
+    }
 }
 
 const SANDWICH: [&str; 4] = [
@@ -77,7 +93,7 @@ fn published_sandwich_drafts_the_golden_mail() {
     // The published figures, as they must print.
     let f = flat(&out);
     for phrase in [
-        "Subject: [REGRESSION] s0_wait_wake +9.268% ns/pair at 079afb081c42",
+        "Subject: [REGRESSION] io_uring futex WAIT/WAKE +9.268% at 079afb081c42",
         "child vs parent (midpoint of 2 points, 179.968 ns/pair): +9.268% (95% CI within points +9.159% to +9.377%",
         "drop-first +9.269%",
         "control drift -0.124%",
@@ -97,7 +113,7 @@ fn published_sandwich_drafts_the_golden_mail() {
     }
     assert!(out.contains(
         "\n#regzbot introduced: 079afb081c42\n\
-         #regzbot title: s0_wait_wake +9.268% ns/pair at 079afb081c42\n"
+         #regzbot title: io_uring futex WAIT/WAKE +9.268% at 079afb081c42\n"
     ));
     assert!(!f.contains("NOT EVIDENCE") && !f.contains("WARNING"));
     // docs/report.md shows this very draft.
@@ -149,7 +165,7 @@ fn title_links_and_the_command_line_as_typed() {
     assert_eq!(r.code, 0);
     assert!(r
         .out
-        .starts_with("Subject: [REGRESSION] s0_wait_wake +9.268% ns/pair\n"));
+        .starts_with("Subject: [REGRESSION] io_uring futex WAIT/WAKE +9.268%\n"));
     assert!(!r.out.contains("#regzbot"));
 }
 
@@ -164,10 +180,7 @@ fn points_sharing_a_boot_id_give_the_warning() {
         "0a0a0a0a-0000-4000-8000-000000000001",
     );
     let c = write(&d, "c.txt", &same);
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert_narrow(&r.out);
     let f = flat(&r.out);
@@ -204,10 +217,7 @@ fn a_failing_point_is_not_evidence_and_exits_1() {
     );
     let b = write(&d, "b.txt", &child);
     let c = write(&d, "c.txt", &fixture("parent_b.txt"));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 1, "{}", r.err);
     assert_narrow(&r.out);
     assert!(
@@ -249,10 +259,7 @@ fn a_missing_banner_fact_is_named_and_left_out() {
     let a = write(&d, "a.txt", &fixture("parent_a.txt"));
     let b = write(&d, "b.txt", &drop_model("child.txt"));
     let c = write(&d, "c.txt", &fixture("parent_b.txt"));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(
         r.err.contains("cpu_model (not in point 2)") && r.err.lines().count() == 1,
@@ -270,10 +277,7 @@ fn a_missing_banner_fact_is_named_and_left_out() {
     // No point with it: not in the draft at all.
     let a = write(&d, "a.txt", &drop_model("parent_a.txt"));
     let c = write(&d, "c.txt", &drop_model("parent_b.txt"));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(r.err.contains("cpu_model (no point)"), "{}", r.err);
     assert!(!r.out.contains("i7-12700KF"), "{}", r.out);
@@ -308,10 +312,7 @@ fn witness_lines_are_carried_wrapped() {
     let a = write(&d, "a.txt", &witnessed("parent_a.txt", functions));
     let b = write(&d, "b.txt", &witnessed("child.txt", functions));
     let c = write(&d, "c.txt", &witnessed("parent_b.txt", functions));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert_narrow(&r.out);
     assert_eq!(r.out.matches("witness: events").count(), 1, "{}", r.out);
@@ -334,10 +335,7 @@ fn witness_lines_are_carried_wrapped() {
         "io_futex_complete=0 -> MISMATCH",
     );
     let b = write(&d, "b.txt", &witnessed("child.txt", &other));
-    let r = report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    );
+    let r = aba(dir, [&a, &b, &c]);
     assert_narrow(&r.out);
     assert_eq!(r.out.matches("witness: events").count(), 3, "{}", r.out);
     assert!(
@@ -452,4 +450,199 @@ fn real_witnessed_points_from_a_guest() {
     assert!(flat.contains("io_req_track_inflight=not_traceable(inlined) -> MATCH"));
     assert!(!r.out.contains("removed"), "{}", r.out);
     assert!(flat.contains("--witness > point.txt"), "{}", r.out);
+}
+
+/// A bisect's absolute `--points` paths and a banner value of 5000
+/// characters: every line of the draft still fits 72 columns, and the
+/// command line it was made with, pasted into a shell, gives back the very
+/// arguments.
+#[test]
+fn long_paths_and_long_values_stay_within_72_columns() {
+    let d = Scratch::new("report-wide");
+    let deep = d.join("points-of-a-bisect-kept-by-commit-in-a-deep-directory-tree".repeat(2));
+    std::fs::create_dir_all(&deep).unwrap();
+    let copy = |name: &str, text: String| {
+        let p = deep.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    let long = "x".repeat(5000);
+    let a = copy("parent_a.txt", fixture("parent_a.txt"));
+    let b = copy(
+        "child.txt",
+        fixture("child.txt").replace(
+            "kernel=6.15.0-synthetic-child",
+            &format!("kernel=6.15.0-{long}"),
+        ),
+    );
+    let c = copy(
+        "parent_b.txt",
+        fixture("parent_b.txt").replace(
+            "cpu_model=12th Gen Intel(R) Core(TM) i7-12700KF",
+            &format!("cpu_model={long}"),
+        ),
+    );
+    let args = [
+        "report".to_string(),
+        "--introduced".into(),
+        "079afb081c42".into(),
+        format!("parent={a}"),
+        format!("child={b}"),
+        format!("parent={c}"),
+    ];
+    let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    // A kernel release is at most 64 characters (uname's limit): a longer
+    // one is shown cut, and says so.
+    assert!(flat(&r.out).contains("kernel 6.15.0-xxxx"), "{}", r.out);
+    assert!(r.out.contains("x..."), "{}", r.out);
+    let Some(words) = shell_words(made_with(&r.out)) else {
+        return;
+    };
+    let want: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
+    assert_eq!(words, want, "{}", made_with(&r.out));
+}
+
+/// The command to reproduce carries only what every point states alike:
+/// a positive control's `--inject-ns`, stated by the child alone (the
+/// parents are the formal C reproducer's TSV, which states none), is not
+/// the parents' command.
+#[test]
+fn the_reproduce_command_carries_only_what_every_point_states() {
+    let d = Scratch::new("report-inject");
+    let dir = d.to_str().unwrap();
+    let a = write(&d, "a.tsv", &fixture("parent_a.tsv"));
+    let injected = fixture("child.txt").replace(" clock=vdso\n", " clock=vdso inject_ns=100\n");
+    let b = write(&d, "b.txt", &injected);
+    let c = write(&d, "c.tsv", &fixture("parent_b.tsv"));
+    let r = aba(dir, [&a, &b, &c]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    let f = flat(&r.out);
+    let run = &f[f.find("uring-repro run").expect("the run command")..];
+    let run = &run[..run.find("point.txt").unwrap()];
+    assert!(!run.contains("--inject-ns"), "{run}");
+    assert!(run.contains("--cpu 2 --slots 32 --cycles 512"), "{run}");
+    // The prose says which point injected.
+    assert!(
+        f.contains("a positive control: 100 ns injected per pair (point 2)"),
+        "{}",
+        r.out
+    );
+}
+
+/// Exact points on QEMU's instruction clock drafted into a mail: the
+/// subject names the workload in kernel words, every figure is in guest
+/// instructions and the mail says they are not time, the exact interval
+/// reads so, and a change clear of zero but under the gate is named.
+#[test]
+fn icount_points_are_drafted_in_instructions() {
+    let args = [
+        "report".to_string(),
+        "--introduced".into(),
+        "079afb081c42".into(),
+        format!("parent={}", icount("s0_parent_1.txt")),
+        format!("child={}", icount("s0_child_1.txt")),
+        format!("parent={}", icount("s0_parent_2.txt")),
+        format!("child={}", icount("s0_child_2.txt")),
+    ];
+    let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert!(
+        r.out.starts_with(
+            "Subject: [REGRESSION] io_uring futex WAIT/WAKE +3.865% at 079afb081c42\n"
+        ),
+        "{}",
+        r.out
+    );
+    for bad in [" ns/pair", "Results, ns", "nan", "inf%"] {
+        assert!(!r.out.contains(bad), "{bad:?} in\n{}", r.out);
+    }
+    assert_says(
+        &r.out,
+        &[
+        "every figure is guest instructions per pair (user + kernel), not time.",
+        "Results, guest instructions per WAIT/WAKE pair under QEMU TCG icount, not time",
+        "against the control parent at 1500.745 instructions/pair:",
+        "rounds insn/pair CV vs control",
+        "between points +3.865% exact, identical across 2 vs 2 boots)",
+        "The change is clear of zero but under the 5.000% gate: no regression is claimed at this gate.",
+        "#regzbot title: io_uring futex WAIT/WAKE +3.865% at 079afb081c42",
+        "boot each kernel under QEMU TCG with -icount shift=0 (as the points were) and run there",
+    ],
+    );
+    // n0 on both kernels: no change, in kernel words.
+    let r = utils::run(&[
+        "report",
+        &format!("parent={}", icount("n0_parent.txt")),
+        &format!("child={}", icount("n0_child.txt")),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert_says(
+        &r.out,
+        &[
+        "Subject: [REGRESSION] io_uring NOP 0.000% ",
+        "Results, guest instructions per NOP under",
+        "no change: the values are identical. The values are identical: no change, no regression.",
+    ],
+    );
+    // Beside wall-clock points: refused.
+    let r = utils::run(&[
+        "report",
+        &format!("parent={}/parent_a.txt", published()),
+        &format!("child={}", icount("s0_child_1.txt")),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.out);
+    assert!(
+        r.err.contains(": timebase=icount beside timebase=wall in "),
+        "{}",
+        r.err
+    );
+}
+
+/// pollwake's points, one mode read (`--mode idle`): the subject names that
+/// mode's workload in kernel words, and what a figure is per.
+#[test]
+fn a_pollwake_mode_is_named_in_kernel_words() {
+    let d = Scratch::new("report-pollwake");
+    let dir = d.to_str().unwrap();
+    let mut files = Vec::new();
+    for (n, name) in ["a.txt", "b.txt"].iter().enumerate() {
+        let Some(r) = utils::ran(&["--profile", "pollwake", "--smoke", "--rounds", "2"]) else {
+            return;
+        };
+        assert_eq!(r.code, 0, "{}", r.err);
+        // Each as if from a boot of its own (both ran on this one).
+        let id = utils::fields(utils::line(&r.out, "# uring-repro "))["boot_id"].to_owned();
+        files.push(write(
+            &d,
+            name,
+            &r.out.replace(&id, &format!("0{n}0{n}0{n}0{n}-boot")),
+        ));
+    }
+    let r = report_in(
+        dir,
+        &[
+            "--mode",
+            "idle",
+            &format!("A={}", files[0]),
+            &format!("B={}", files[1]),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert!(
+        r.out
+            .starts_with("Subject: [REGRESSION] io_uring poll wakeup, idle epoll "),
+        "{}",
+        r.out
+    );
+    assert!(
+        flat(&r.out).contains("Results, ns per MSG_RING completion"),
+        "{}",
+        r.out
+    );
 }

@@ -219,7 +219,11 @@ fn usage_errors_exit_2_with_one_stderr_line() {
             .unwrap(),
     );
     assert_eq!(bad_utf8.code, 2);
-    assert_eq!(bad_utf8.err, "uring-repro: --cpu ?: not a decimal number\n");
+    // Shown as every echo is: the byte, escaped.
+    assert_eq!(
+        bad_utf8.err,
+        "uring-repro: --cpu \\xff: not a decimal number\n"
+    );
 }
 
 #[test]

@@ -5,15 +5,20 @@
 //! Here: without tracefs at /sys/kernel/tracing, `--witness` is a skip
 //! (exit 4) naming why and `--witness=optional` runs, `witness=unavailable`.
 //! In a private mount namespace with tracefs mounted (root): the events
-//! match, functions match or are refused with the kernel's errno, and the
-//! instance is gone after a pass, a usage failure after it was made, a
-//! SIGINT, and a refusal.
+//! match; the functions match where this process may read
+//! available_filter_functions, else the line is the refusal with the errno
+//! the kernel gives a reader of that file (this development machine's:
+//! EPERM), asked of the kernel by the test itself; and the instance is gone
+//! after a pass, a usage failure after it was made, a SIGINT, and a
+//! refusal.
 
 mod utils;
 
+use std::io::Read;
 use std::path::Path;
 use std::process::Command;
 
+use uring_repro::sys::Errno;
 use utils::{ran, run, skip, Scratch, BIN};
 
 const NO_TRACEFS: &str = "no tracefs at /sys/kernel/tracing (/sys/kernel/tracing/instances: \
@@ -23,15 +28,47 @@ const NO_TRACEFS: &str = "no tracefs at /sys/kernel/tracing (/sys/kernel/tracing
 const S0_EVENTS: &str = "# witness: events FUTEX_WAIT=512 FUTEX_WAKE=512 complete=1024 res0=512 \
     res1=512 async=0 overflow=0 other_cpu=0 -> MATCH";
 
-/// The functions line: MATCH where the kernel allows function tracing,
-/// else the refusal with its errno (this development machine's kernel:
-/// available_filter_functions is EPERM).
-fn functions_ok(out: &str) -> bool {
-    out.lines().any(|l| {
-        l.starts_with("# witness: functions io_futex_prep=1024 io_futex_wait=512 ")
-            && l.ends_with("-> MATCH")
-            || l.starts_with("# witness: functions unavailable: ") && l.contains(" (")
-    })
+/// Where the function tracer's list of functions is.
+const FILTER_FUNCTIONS: &str = "/sys/kernel/tracing/available_filter_functions";
+
+/// Asserts s0's functions line: with `refused` (the errno the kernel gave
+/// a reader of FILTER_FUNCTIONS) exactly the refusal naming it, else a
+/// MATCH (its exact counts are asserted under QEMU, tests/boot: whether
+/// io_req_track_inflight is traceable depends on the kernel's build).
+fn assert_functions(out: &str, refused: Option<i32>) {
+    match refused {
+        Some(e) => {
+            let want = format!(
+                "# witness: functions unavailable: {FILTER_FUNCTIONS}: {}",
+                Errno(e)
+            );
+            assert!(out.lines().any(|l| l == want), "want {want}\n{out}");
+        }
+        None => assert!(
+            out.lines().any(|l| {
+                l.starts_with("# witness: functions io_futex_prep=1024 io_futex_wait=512 ")
+                    && l.ends_with("-> MATCH")
+            }),
+            "{out}"
+        ),
+    }
+}
+
+/// The errno the kernel gives this process reading FILTER_FUNCTIONS (as the
+/// witness reads it: open, then read); None: it may.
+fn filter_functions_refused() -> Option<i32> {
+    let read = std::fs::File::open(FILTER_FUNCTIONS).and_then(|mut f| f.read(&mut [0u8; 1]));
+    read.err().map(|e| e.raw_os_error().expect("an errno"))
+}
+
+/// The same, asked in a shell script (in the namespace the test makes):
+/// prints `FUNCS refused ERRNO` when it is refused.
+const PROBE_FILTER_FUNCTIONS: &str = r#"perl -e 'my ($f, $b); open($f, "<", $ARGV[0]) && defined(sysread($f, $b, 1)) or print "FUNCS refused ", 0 + $!, "\n"' /sys/kernel/tracing/available_filter_functions"#;
+
+/// What PROBE_FILTER_FUNCTIONS printed in `out`.
+fn probed_refusal(out: &str) -> Option<i32> {
+    let line = out.lines().find_map(|l| l.strip_prefix("FUNCS refused "))?;
+    Some(line.parse().expect("an errno"))
 }
 
 #[test]
@@ -44,7 +81,7 @@ fn without_tracefs_witness_skips_saying_why_and_optional_runs() {
         // tracefs is mounted: the run is witnessed (events at least).
         let r = run(&["--trace", "--witness"]);
         assert!(r.out.contains(S0_EVENTS), "{}{}", r.out, r.err);
-        assert!(functions_ok(&r.out), "{}", r.out);
+        assert_functions(&r.out, filter_functions_refused());
         return;
     }
     let r = run(&["--trace", "--witness"]);
@@ -103,6 +140,7 @@ fn with_tracefs_the_events_match_and_the_instance_never_stays() {
     let script = format!(
         r#"
 left() {{ echo "LEFT $1: $(ls /sys/kernel/tracing/instances | grep uring-repro- | wc -l)"; }}
+{PROBE_FILTER_FUNCTIONS}
 $B --trace --witness; echo "EXIT pass $?"; left pass
 $B --trace --witness --tsv {exists} 2>&1; echo "EXIT usage $?"; left usage
 $B --witness --rounds 1 --warmups 0 --cycles 2500 & P=$!
@@ -114,7 +152,7 @@ $B --witness 2>&1; echo "EXIT refused $?"; left refused
         return;
     };
     assert!(out.contains(S0_EVENTS), "{out}");
-    assert!(functions_ok(&out), "{out}");
+    assert_functions(&out, probed_refusal(&out));
     assert!(out.contains(" witness=on witness_sources=events"), "{out}");
     for (case, code) in [("pass", 0), ("usage", 2), ("refused", 4)] {
         assert!(

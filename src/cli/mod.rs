@@ -17,7 +17,7 @@ use crate::config::{
 };
 use crate::initramfs::{self, args::ARGS_MAX};
 use crate::profile::ProfileId;
-use crate::report::Bytes;
+use crate::report::Clean;
 
 /// What the command line asks for (parsed once: its size does not matter).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,9 +92,9 @@ impl fmt::Display for UsageError<'_> {
             write!(f, "{c}: ")?;
         }
         if !self.arg.is_empty() {
-            write!(f, "{}", Bytes(self.arg))?;
+            write!(f, "{}", Clean(self.arg))?;
             if let Some(v) = self.value {
-                write!(f, " {}", Bytes(v))?;
+                write!(f, " {}", Clean(v))?;
             }
             f.write_str(": ")?;
         }
@@ -209,7 +209,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         };
     }
     let mut p = Parsed {
-        profile: ProfileId::WaitWake,
+        profile: ProfileId::S0,
         cfg: RunConfig::default(),
         shape: None,
         compare: compare::Args::default(),
@@ -364,7 +364,7 @@ fn run_config<'a>(
     let id = p.profile;
     match given("--slots") {
         None => cfg.slots = id.default_slots(),
-        Some((arg, value)) if id == ProfileId::WaitvWake && cfg.slots > WAITV_GROUPS => {
+        Some((arg, value)) if id == ProfileId::V0 && cfg.slots > WAITV_GROUPS => {
             let why = Why::OutOfRange(1, WAITV_GROUPS as u64);
             return Err(error(command, arg, value, why));
         }
@@ -372,8 +372,8 @@ fn run_config<'a>(
     }
     let fits = |f: For| match f {
         For::Any => true,
-        For::Futex => id != ProfileId::Pollwake,
-        For::Pollwake => id == ProfileId::Pollwake,
+        For::Futex => id != ProfileId::POLLWAKE,
+        For::Pollwake => id == ProfileId::POLLWAKE,
     };
     let not_for_profile = Why::NotForProfile(id.formal_name());
     for (o, t) in OPTIONS.iter().zip(typed) {
@@ -381,7 +381,9 @@ fn run_config<'a>(
             return Err(error(command, arg, None, not_for_profile));
         }
     }
-    if let (ProfileId::Pollwake, DESCRIBE, Some((arg, _))) = (id, command, given("--profile")) {
+    if let (true, DESCRIBE, Some((arg, _))) =
+        (id == ProfileId::POLLWAKE, command, given("--profile"))
+    {
         return Err(error(command, arg, None, Why::NotForCommand("describe")));
     }
     if cfg.shared && !id.has_futex_scope() {
@@ -479,6 +481,7 @@ fn compare_args(
         }
         let plain: [Option<&[u8]>; 3] = [Some(b"A"), Some(b"B"), Some(b"A")];
         a.labels[..a.n].copy_from_slice(&plain[..a.n]);
+        a.plain = true;
     }
     Ok(a)
 }

@@ -20,6 +20,7 @@ pub enum F {
     Cpu,
     CpuChoice,
     Clock,
+    Timebase,
     InjectNs,
     Witness,
     RingEntries,
@@ -43,7 +44,7 @@ pub enum F {
 /// Every fact's stdout key (the name stderr uses too) and its TSV column
 /// (empty: no TSV carries it), in `F` order. The banner's keys stand among
 /// its words; the fact lines (`machine` on) are one key a line.
-pub const FACTS: [(&str, &str); 26] = [
+pub const FACTS: [(&str, &str); 27] = [
     ("version", "tool_version"),
     ("profile", "profile"),
     ("mode", "mode"),
@@ -52,6 +53,7 @@ pub const FACTS: [(&str, &str); 26] = [
     ("cpu", "cpu"),
     ("cpu_choice", ""),
     ("clock", "clock_source"),
+    ("timebase", "timebase"),
     ("inject_ns", "inject_ns"),
     ("witness", "witness"),
     ("ring_entries", "ring_entries"),

@@ -17,7 +17,8 @@
 //!   one side at least): a new point deviates from its kernel's value as a
 //!   reference point does from its label's mean, so its variance is the
 //!   references' pooled between-point variance s^2, and M's is
-//!   s^2 (1/nG + 1/nB) / 4; df nG + nB - 2.
+//!   s^2 (1/nG + 1/nB) / 4; df nG + nB - 2. Points of one boot are one
+//!   draw: they count once (`Boots`), in G and B too.
 //!
 //! The wider one decides: entirely below the midpoint is good (0),
 //! entirely above is bad (1), anything else is "cannot judge" (125), as is
@@ -26,6 +27,7 @@
 use core::fmt;
 
 use super::input::{Point, ALL};
+use super::Boots;
 use crate::report::Dec;
 use crate::stats::{pct_change, sqrt, t975, Contrast};
 
@@ -48,30 +50,33 @@ pub struct Verdict {
 /// Judges `new` against the references; Err: why the references cannot be
 /// used (the bisect must stop). Every point here is readable and valid.
 pub fn judge(good: &[&Point], bad: &[&Point], new: &Point, gate: f64) -> Result<Verdict, Abort> {
-    let mean = |ps: &[&Point]| ps.iter().map(|p| p.s[ALL].mean).sum::<f64>() / ps.len() as f64;
-    let (g, b, n) = (mean(good), mean(bad), new.s[ALL].mean);
+    // Points of one boot count once (`Boots`).
+    let (gb, bb) = (Boots::of(good, ALL), Boots::of(bad, ALL));
+    let (g, b, n) = (gb.value(), bb.value(), new.s[ALL].mean);
     if pct_change(b, g).abs() < gate {
         return Err(Abort::CloserThanGate(pct_change(b, g)));
     }
-    // Within-point: N - (mean of good means + mean of bad means) / 2.
+    // Within-point: N - (good's value + bad's value) / 2.
     let mut within = Contrast::new();
     within.add(1.0, &new.s[ALL].s);
-    for ps in [good, bad] {
-        for p in ps {
-            within.add(-0.5 / ps.len() as f64, &p.s[ALL].s);
+    for (ps, boots) in [(good, &gb), (bad, &bb)] {
+        for (j, p) in ps.iter().enumerate() {
+            within.add(-0.5 * boots.weight(j), &p.s[ALL].s);
         }
     }
     let mut half = within.half_width95();
-    // Between-point: the references' pooled spread of point means.
-    let (ng, nb) = (good.len() as f64, bad.len() as f64);
+    // Between-point: the references' pooled spread of boot values.
+    let (ng, nb) = (gb.k as f64, bb.k as f64);
     let df = ng + nb - 2.0;
     if df >= 1.0 {
-        let ss = |ps: &[&Point], mean: f64| {
-            ps.iter()
-                .map(|p| (p.s[ALL].mean - mean) * (p.s[ALL].mean - mean))
+        let ss = |boots: &Boots, mean: f64| {
+            boots
+                .means()
+                .iter()
+                .map(|m| (m - mean) * (m - mean))
                 .sum::<f64>()
         };
-        let var = (ss(good, g) + ss(bad, b)) / df;
+        let var = (ss(&gb, g) + ss(&bb, b)) / df;
         let between = t975(df) * sqrt(var * (1.0 + (1.0 / ng + 1.0 / nb) / 4.0));
         if half.is_nan() || between > half {
             half = between;
@@ -125,20 +130,24 @@ impl Verdict {
 }
 
 /// The stdout line, at most 72 columns for ns/pair under 10^5:
-/// `bisect: bad: new 196.21 (good 180.08, bad 196.65) at 97% [85%,110%]`.
+/// `bisect: bad: new 196.21 (good 180.08, bad 196.65) at 97% [85%,110%]`;
+/// with no spread at all (exact points of QEMU's instruction clock) the
+/// interval is the position itself: `... at 100% exact`.
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "bisect: {}: new {} (good {}, bad {}) at {}% [{}%,{}%]",
+            "bisect: {}: new {} (good {}, bad {}) at {}% ",
             self.word(),
             Dec(self.new, 2),
             Dec(self.good, 2),
             Dec(self.bad, 2),
             Dec(self.at, 0),
-            Dec(self.low, 0),
-            Dec(self.high, 0),
-        )
+        )?;
+        match self.low == self.high {
+            true => f.write_str("exact"),
+            false => write!(f, "[{}%,{}%]", Dec(self.low, 0), Dec(self.high, 0)),
+        }
     }
 }
 
@@ -187,6 +196,57 @@ mod tests {
         // With one boot each only the rounds speak: the same point is good.
         let v = judge(&[&g1], &[&b1], &near(179.0), 5.0).unwrap();
         assert_eq!(v.code, 0, "{v}");
+    }
+
+    /// A point of `rounds`, from boot `id`.
+    fn booted(v: f64, id: &'static [u8]) -> Point<'static> {
+        let mut p = near(v);
+        p.tags[crate::compare::input::BOOT_ID] = Some(id);
+        p
+    }
+
+    #[test]
+    fn points_of_one_boot_count_once_between_points() {
+        // Good: 180.0 twice from boot g (one draw), bad: 196.0 and 197.0.
+        // Counted once, good has one boot: df 1 + 2 - 2 = 1, s^2 from the
+        // bad side alone, (0.5^2 * 2) / 1 = 0.5; M's variance
+        // 0.5 (1/1 + 1/2) / 4; the new point's 0.5.
+        let (g1, g2) = (booted(180.0, b"g"), booted(180.0, b"g"));
+        let (b1, b2) = (booted(196.0, b"b1"), booted(197.0, b"b2"));
+        let v = judge(&[&g1, &g2], &[&b1, &b2], &near(195.0), 5.0).unwrap();
+        let half = 12.706_205 * (0.5f64 * (1.0 + 1.5 / 4.0)).sqrt();
+        let pos = |x: f64| (x - 180.0) / 16.5 * 100.0;
+        assert!((v.low - pos(195.0 - half)).abs() < 1e-6, "{v}");
+        assert!((v.high - pos(195.0 + half)).abs() < 1e-6, "{v}");
+        // Counted twice they made df 2 and a pooled s^2 of 0.25.
+        assert_eq!(v.code, SKIP, "{v}");
+    }
+
+    #[test]
+    fn exact_points_are_placed_exactly() {
+        // No spread within or between points: the interval is the position.
+        let flat = |v: f64, id| {
+            let mut p = point(&[v; 15]);
+            p.tags[crate::compare::input::BOOT_ID] = Some(id);
+            p
+        };
+        let (g1, g2) = (flat(1500.744629, b"g1"), flat(1500.744629, b"g2"));
+        let (b1, b2) = (flat(1558.744922, b"b1"), flat(1558.744922, b"b2"));
+        let new = flat(1558.744922, b"n");
+        let v = judge(&[&g1, &g2], &[&b1, &b2], &new, 1.0).unwrap();
+        assert_eq!(
+            (v.code, v.at, v.low, v.high),
+            (1, 100.0, 100.0, 100.0),
+            "{v}"
+        );
+        assert_eq!(
+            v.to_string(),
+            "bisect: bad: new 1558.74 (good 1500.74, bad 1558.74) at 100% exact"
+        );
+        // At the midpoint exactly: cannot be told apart.
+        let mid = flat((1500.744629 + 1558.744922) / 2.0, b"m");
+        let v = judge(&[&g1, &g2], &[&b1, &b2], &mid, 1.0).unwrap();
+        assert_eq!(v.code, SKIP, "{v}");
     }
 
     #[test]

@@ -13,12 +13,12 @@
 
 use core::fmt::{self, Write};
 
-use super::banner::{self, Facts, F, FACTS};
-use super::input::{Format, Point, ALL, BOOT_ID, KERNEL};
-use super::output::{self, cell, nums, Pct, LEFT, RIGHT, WIDTH};
-use super::{analyse, with_points, Args, Comparison, Group, MAX_POINTS, NO_GROUP};
+use super::banner::{Facts, F, FACTS};
+use super::input::{Format, Point, ALL, BOOT_ID, KERNEL, PROFILE};
+use super::output::{self, cell, nums, Cv, Pct, PointsOf, LEFT, RIGHT, WIDTH};
+use super::{analyse, with_points, Args, Comparison, Group, Reason, MAX_POINTS, NO_GROUP};
 use crate::exit::{self, fail};
-use crate::report::{self, Bytes, Dec, Text};
+use crate::report::{self, Bytes, Clean, Clip, Dec, Text};
 use crate::sys::out::Out;
 
 /// Most `--link`s.
@@ -39,6 +39,57 @@ pub struct Draft<'a> {
     pub links: [Option<&'a [u8]>; MAX_LINKS],
     pub n_links: usize,
 }
+
+/// Each workload in kernel words (a subject a maintainer recognises), and
+/// what one of its figures is per, by the profile's formal name.
+const WORKLOADS: [(&str, &str, &str); 11] = [
+    ("s0_wait_wake", "io_uring futex WAIT/WAKE", "WAIT/WAKE pair"),
+    (
+        "c0_wait_cancel",
+        "io_uring futex WAIT/cancel",
+        "WAIT/ASYNC_CANCEL pair",
+    ),
+    (
+        "v0_waitv_wake",
+        "io_uring FUTEX_WAITV/WAKE",
+        "WAITV/WAKE pair",
+    ),
+    ("z0_zero_wake", "io_uring FUTEX_WAKE, no waiter", "WAKE"),
+    ("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN", "WAIT"),
+    ("n0_nop", "io_uring NOP", "NOP"),
+    (
+        "l0_lifecycle",
+        "io_uring ring setup to exit",
+        "ring, setup to close",
+    ),
+    (
+        "pollwake_none",
+        "io_uring MSG_RING, no poller",
+        "MSG_RING completion",
+    ),
+    (
+        "pollwake_idle",
+        "io_uring poll wakeup, idle epoll",
+        "MSG_RING completion",
+    ),
+    (
+        "pollwake_waiter",
+        "io_uring poll wakeup, epoll waiter",
+        "MSG_RING completion",
+    ),
+    (
+        "pollwake_none_aa",
+        "io_uring MSG_RING, A/A control",
+        "MSG_RING completion",
+    ),
+];
+
+/// Longest title `#regzbot title: ` takes within 72 columns.
+const MAX_REGZBOT_TITLE: usize = 56;
+
+/// Most characters of a fact the draft states (a kernel release's limit,
+/// and the contract hash's length); a longer one is cut and ends `...`.
+const MAX_FACT: usize = 64;
 
 /// A paragraph, composed whole and then wrapped (16 points' facts fit).
 type Para = Text<8192>;
@@ -82,18 +133,14 @@ struct Mail<'r, 'a> {
 /// Runs `report`; `argv` is the command line after the program name, to
 /// quote in the draft. Returns the exit code.
 pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) -> i32 {
-    with_points(a, &mut |pts, texts| {
-        let mut fs = [Facts::default(); MAX_POINTS];
-        for (i, (f, t)) in fs.iter_mut().zip(texts).enumerate() {
-            *f = banner::read(t, pts[i].format);
-        }
+    with_points(a, &mut |pts, fs| {
         let (mut gs, mut cmps) = ([NO_GROUP; MAX_POINTS], [Comparison::default(); MAX_POINTS]);
         let ng = analyse(a, pts, &mut gs, &mut cmps);
         let m = Mail {
             a,
             d,
             pts,
-            fs: &fs[..a.n],
+            fs,
             gs: &gs[..ng],
             cmps: &cmps[1.min(ng)..ng],
             all: (1u32 << a.n) - 1,
@@ -114,39 +161,9 @@ pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mu
     })
 }
 
-/// `1`, `1 and 3`, `1, 2 and 3`: the points whose bit is set.
-struct Nums(u32);
-
-impl fmt::Display for Nums {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut left = self.0;
-        while left != 0 {
-            let i = left.trailing_zeros();
-            left &= left - 1;
-            let sep = match (i == self.0.trailing_zeros(), left == 0) {
-                (true, _) => "",
-                (false, true) => " and ",
-                (false, false) => ", ",
-            };
-            write!(f, "{sep}{}", i + 1)?;
-        }
-        Ok(())
-    }
-}
-
-/// `point 1` or `points 1 and 3` (`Point`... to start a sentence).
-struct PointsOf(u32, bool);
-
-impl fmt::Display for PointsOf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = ["s", ""][(self.0.count_ones() == 1) as usize];
-        let p = ["p", "P"][self.1 as usize];
-        write!(f, "{p}oint{s} {}", Nums(self.0))
-    }
-}
-
-/// A word as the shell reads it back: as is when plain, else in single
-/// quotes (a quote inside as `'\''`).
+/// A word as the shell reads it back: as is when plain; in `$'...'` with
+/// `Clean`'s escapes (bash's) when it holds what `Clean` escapes; else in
+/// single quotes (a quote inside as `'\''`).
 struct Shell<'b>(&'b [u8]);
 
 impl fmt::Display for Shell<'_> {
@@ -154,6 +171,11 @@ impl fmt::Display for Shell<'_> {
         let plain = |&b: &u8| b.is_ascii_alphanumeric() || b"_-./=:,+@%^".contains(&b);
         if !self.0.is_empty() && self.0.iter().all(plain) {
             return Bytes(self.0).fmt(f);
+        }
+        if report::needs_escape(self.0) {
+            f.write_str("$'")?;
+            report::escape(f, self.0, true)?;
+            return f.write_str("'");
         }
         f.write_str("'")?;
         for (i, part) in self.0.split(|&b| b == b'\'').enumerate() {
@@ -175,26 +197,75 @@ fn emit(out: &mut Out, p: &Para, indent: usize, alone: bool) {
     }
 }
 
-/// A command line's words (each ended by a NUL, which no argument holds:
-/// a quoted word keeps its blanks), indented 2, continued with ` \` and
-/// indent 4 so that every line fits WIDTH.
-fn command(out: &mut Out, words: &Para) {
-    let mut col = 0;
-    for word in words
-        .as_bytes()
-        .split(|&b| b == 0)
-        .filter(|w| !w.is_empty())
-    {
-        let (sep, at): (&[u8], usize) = match col {
-            0 => (b"  ", 2),
-            _ if col + 1 + word.len() + 2 > WIDTH => (b" \\\n    ", 4),
-            _ => (b" ", col + 1),
-        };
-        out.bytes(sep);
-        out.bytes(word);
-        col = at + word.len();
+/// A command line as the draft shows it: words indented 2, continued with
+/// ` \` and indent 4, so that every line fits WIDTH. A word too long for a
+/// line is split with the shell's own line continuation (a backslash at the
+/// end of the line, the word going on at column 0; a quote is closed before
+/// it and opened again after), so the lines pasted into a shell give back
+/// the very words.
+#[derive(Default)]
+struct CommandLine {
+    col: usize,
+}
+
+impl CommandLine {
+    /// Each word of `words`, a NUL after each (no argument holds one: a
+    /// quoted word keeps its blanks).
+    fn words(&mut self, out: &mut Out, words: &Para) {
+        for word in words.as_str().split('\0').filter(|w| !w.is_empty()) {
+            self.word(out, word);
+        }
     }
-    out.bytes(b"\n");
+
+    /// One word, as `Shell` wrote it.
+    fn word(&mut self, out: &mut Out, word: &str) {
+        let (sep, at): (&str, usize) = match self.col {
+            0 => ("  ", 2),
+            c if c + 1 + word.chars().count() + 2 > WIDTH => (" \\\n    ", 4),
+            c => (" ", c + 1),
+        };
+        out.bytes(sep.as_bytes());
+        self.col = at;
+        // Where the word is: outside quotes, in '...' or in $'...'.
+        let (mut quote, mut rest) = ("", word);
+        while let Some(c) = rest.chars().next() {
+            // The unit not to split: an escape is whole, `$'` too.
+            let len = match (quote, c) {
+                ("", '$') if rest.starts_with("$'") => 2,
+                ("", '\\') => 2,
+                ("$'", '\\') => match rest.as_bytes().get(1) {
+                    Some(b'x') => 4,
+                    Some(b'u') => 6,
+                    _ => 2,
+                },
+                _ => c.len_utf8(),
+            };
+            // An escape is ASCII: `len` is always a boundary (else one char).
+            let (unit, after) = rest
+                .split_at_checked(len)
+                .unwrap_or_else(|| rest.split_at_checked(c.len_utf8()).unwrap_or((rest, "")));
+            // Room for the unit and a closing `'\` after it.
+            if self.col + unit.chars().count() + 2 > WIDTH {
+                let close = if quote.is_empty() { "\\\n" } else { "'\\\n" };
+                out.bytes(close.as_bytes());
+                out.bytes(quote.as_bytes());
+                self.col = quote.len();
+            }
+            out.bytes(unit.as_bytes());
+            self.col += unit.chars().count();
+            quote = match (quote, unit) {
+                ("", "'") => "'",
+                ("", "$'") => "$'",
+                (_, "'") => "",
+                (q, _) => q,
+            };
+            rest = after;
+        }
+    }
+
+    fn end(self, out: &mut Out) {
+        out.bytes(b"\n");
+    }
 }
 
 /// `s` unless there is one.
@@ -202,7 +273,26 @@ fn plural(n: u32) -> &'static str {
     ["s", ""][(n == 1) as usize]
 }
 
-impl<'r> Mail<'r, '_> {
+impl<'r, 'a> Mail<'r, 'a> {
+    /// compare's view of the same points, for what it formats.
+    fn report(&self) -> output::Report<'_, 'a> {
+        output::Report {
+            args: self.a,
+            points: self.pts,
+            groups: self.gs,
+            cmps: self.cmps,
+        }
+    }
+
+    /// The points were timed on QEMU TCG's instruction clock.
+    fn icount(&self) -> bool {
+        self.pts.first().is_some_and(Point::icount)
+    }
+
+    fn unit(&self) -> output::Unit {
+        self.report().unit()
+    }
+
     /// The points for which `p` holds, as bits.
     fn mask(&self, p: &dyn Fn(usize) -> bool) -> u32 {
         (0..self.a.n).fold(0, |m, i| m | (p(i) as u32) << i)
@@ -234,7 +324,7 @@ impl<'r> Mail<'r, '_> {
             (F::Clock, b"syscall") => b"clock_gettime(2)",
             _ => v,
         };
-        let _ = write!(p, "{before}{}{after}", Bytes(v));
+        let _ = write!(p, "{before}{}{after}", Clip::new(v, MAX_FACT));
         if says != self.all {
             let _ = write!(p, " ({})", PointsOf(says, false));
         }
@@ -268,28 +358,61 @@ impl<'r> Mail<'r, '_> {
             let _ = writeln!(
                 out,
                 "#regzbot introduced: {}\n#regzbot title: {p}\n",
-                Bytes(sha)
+                Clean(sha)
             );
         }
         self.reproduce(argv, out);
     }
 
-    /// The title: --title, else the profile, the first change and the
-    /// introducing commit (its first 12 digits).
+    /// The workload in kernel words and what a figure is per (`pair` when
+    /// the points do not name a workload this draft knows).
+    fn workload_words(&self) -> (Option<&'static str>, &'static str) {
+        let known = self.profile().and_then(|p| {
+            WORKLOADS
+                .iter()
+                .find(|w| w.0.as_bytes() == p)
+                .map(|w| (w.1, w.2))
+        });
+        known.map_or((None, "pair"), |(name, per)| (Some(name), per))
+    }
+
+    /// The profile every point's rows are of (pollwake's: the mode read,
+    /// `pollwake_idle`, where the banner says `pollwake`), if every point
+    /// states it.
+    fn profile(&self) -> Option<&'r [u8]> {
+        let p = self.pts.first()?.tag(PROFILE);
+        let all = self.pts.iter().all(|q| q.tag(PROFILE) == p);
+        (all && !p.is_empty()).then_some(p)
+    }
+
+    /// The title: --title, else the workload in kernel words, the first
+    /// change and the introducing commit (its first 12 digits; left out
+    /// when the title would not fit the regzbot line).
     fn title(&self, w: &mut Para) {
         if let Some(t) = self.d.title {
-            let _ = write!(w, "{}", Bytes(t));
+            let _ = write!(w, "{}", Clean(t));
             return;
         }
-        if let Some(p) = self.every(F::Profile) {
-            let _ = write!(w, "{} ", Bytes(p));
+        let mut t = Text::<128>::new();
+        match (self.workload_words().0, self.profile()) {
+            (Some(name), _) => {
+                let _ = write!(t, "{name} ");
+            }
+            (None, Some(p)) => {
+                let _ = write!(t, "{} ", Clip::new(p, 24));
+            }
+            (None, None) => {}
         }
         if let Some(c) = self.cmps.first() {
-            let _ = write!(w, "{} ns/pair", Pct(c.change));
+            let _ = write!(t, "{}", Pct(c.change));
         }
         if let Some(sha) = self.d.introduced {
-            let _ = write!(w, " at {}", Bytes(&sha[..sha.len().min(12)]));
+            let at = 4 + sha.len().min(12);
+            if t.as_str().chars().count() + at <= MAX_REGZBOT_TITLE {
+                let _ = write!(t, " at {}", Clip::head(sha, 12));
+            }
         }
+        let _ = w.write_str(t.as_str());
     }
 
     /// What was compared: each point's label, kernel and commit; the
@@ -300,10 +423,10 @@ impl<'r> Mail<'r, '_> {
         let _ = p.write_str("Compared, in the order run:");
         for i in 0..n {
             let label = self.a.label(i);
-            let _ = write!(p, " point {}, {}", i + 1, Bytes(label));
+            let _ = write!(p, " point {}, {}", i + 1, Clean(label));
             let kernel = self.pts[i].tag(KERNEL);
             if !kernel.is_empty() {
-                let _ = write!(p, ", kernel {}", Bytes(kernel));
+                let _ = write!(p, ", kernel {}", Clip::new(kernel, MAX_FACT));
             }
             let sha = match self.gs.iter().position(|g| g.label() == label) {
                 Some(0) => self.d.parent,
@@ -311,19 +434,19 @@ impl<'r> Mail<'r, '_> {
                 _ => None,
             };
             if let Some(s) = sha {
-                let _ = write!(p, ", commit {}", Bytes(s));
+                let _ = write!(p, ", commit {}", Clean(s));
             }
             let _ = p.write_str([";", "."][(i + 1 == n) as usize]);
         }
+        // Points of one boot count once: the control's value is over boots.
+        let boots = self.cmps.first().map_or(ctl.k, |c| c.boots.0);
+        let what = ["point", "boot"][(boots != ctl.k) as usize];
         let _ = write!(
             p,
-            " The control is {} ({}); every other label is compared with it.",
-            Bytes(ctl.label()),
-            [
-                "the mean of its points",
-                "its one point",
-                "the midpoint of its 2 points"
-            ][ctl.k.min(3) % 3]
+            " The control is {} ({}{what}{}); every other label is compared with it.",
+            Clean(ctl.label()),
+            ["the mean of its ", "its one ", "the midpoint of its 2 "][boots.min(3) % 3],
+            ["s", ""][(boots == 1) as usize]
         );
         emit(out, &p, 0, false);
         // Boots: the points sharing point i's boot id, as bits.
@@ -341,7 +464,7 @@ impl<'r> Mail<'r, '_> {
             let _ = write!(
                 p,
                 " {}: {} point{}",
-                Bytes(g.label()),
+                Clean(g.label()),
                 g.k,
                 plural(g.k as u32)
             );
@@ -362,10 +485,10 @@ impl<'r> Mail<'r, '_> {
                 shared = true;
                 let _ = write!(
                     p,
-                    " WARNING: {} share boot_id {}: they are not a fresh boot each, and the \
-                     between-point interval misses the noise between boots.",
+                    " WARNING: {} share boot_id {}: they are not a fresh boot each, and \
+                     count once in the between-point interval.",
                     PointsOf(s, false),
-                    Bytes(&id(i)[..id(i).len().min(8)])
+                    Clip::head(id(i), 8)
                 );
             }
         }
@@ -382,7 +505,7 @@ impl<'r> Mail<'r, '_> {
         } else if !shared {
             let _ = p.write_str(" Each point was a fresh boot (distinct boot_ids");
             for i in 0..n {
-                let _ = write!(p, " {}", Bytes(&id(i)[..id(i).len().min(8)]));
+                let _ = write!(p, " {}", Clip::head(id(i), 8));
             }
             let _ = p.write_str(").");
         }
@@ -450,6 +573,9 @@ impl<'r> Mail<'r, '_> {
             let _ = p.write_str(", the kernel witness on");
         }
         let _ = p.write_str(".");
+        if self.icount() {
+            let _ = write!(p, " The points were {}.", output::ICOUNT);
+        }
         let none = self.mask(&|i| self.fs[i].v.iter().all(Option::is_none));
         if none != 0 {
             let one = (none.count_ones() == 1) as usize;
@@ -466,24 +592,39 @@ impl<'r> Mail<'r, '_> {
     /// Per point: label, rounds, ns/pair, CV, change vs the control.
     fn table(&self, out: &mut Out) {
         let control = self.cmps.first().map_or(f64::NAN, |c| c.control);
+        let (icount, unit, per) = (self.icount(), self.unit(), self.workload_words().1);
         let mut p = Para::new();
+        let what = ["ns", "guest instructions"][icount as usize];
+        let _ = write!(p, "Results, {what} per {per}");
+        if icount {
+            let _ = p.write_str(" under QEMU TCG icount, not time");
+        }
         let _ = write!(
             p,
-            "Results, ns per WAIT/WAKE pair (each point's mean over its rounds), against \
-             the control {} at {} ns/pair:",
-            Bytes(self.gs[0].label()),
-            Dec(control, 3)
+            " (each point's mean over its rounds), against the control {} at {} {}:",
+            Clean(self.gs[0].label()),
+            Dec(control, 3),
+            unit.prose
         );
         emit(out, &p, 0, false);
-        out.bytes(b"   #  label         rounds    ns/pair      CV  vs control\n");
+        let _ = writeln!(
+            out,
+            "   #  label         rounds{:>11}      CV  vs control",
+            unit.short
+        );
         for (i, pt) in self.pts.iter().enumerate() {
             let s = &pt.s[ALL];
             nums(out, 4, &[(i + 1) as f64], 0);
             out.bytes(b"  ");
-            cell(out, 12, LEFT, format_args!("{}", Bytes(self.a.label(i))));
+            cell(out, 12, LEFT, format_args!("{}", Clean(self.a.label(i))));
             nums(out, 8, &[s.s.n as f64], 0);
             nums(out, 11, &[s.mean], 3);
-            cell(out, 8, RIGHT, format_args!("{}%", Dec(s.s.cv_pct, 3)));
+            cell(
+                out,
+                8,
+                RIGHT,
+                format_args!("{}", Cv(output::spread(&s.s).1)),
+            );
             let pct = crate::stats::pct_change(s.mean, control);
             cell(out, 12, RIGHT, format_args!("{}", Pct(pct)));
             out.bytes([&b"  FAILED\n"[..], b"\n"][pt.valid() as usize]);
@@ -495,26 +636,33 @@ impl<'r> Mail<'r, '_> {
     /// drift, max CV, verdict), the verdict worded as a claim limited to
     /// what was measured.
     fn results(&self, out: &mut Out) {
-        let r = output::Report {
-            args: self.a,
-            points: self.pts,
-            groups: self.gs,
-            cmps: self.cmps,
-        };
+        let r = self.report();
         for c in self.cmps {
             let mut p = Para::new();
             output::sentence(&r, c, &mut p);
             if c.reasons != 0 {
-                let _ = p.write_str(" No regression is claimed from these points.");
+                let _ = if output::clear_under_gate(c) {
+                    write!(
+                        p,
+                        " The change is clear of zero but under the {}% gate: no regression \
+                         is claimed at this gate.",
+                        Dec(self.a.gate, 3)
+                    )
+                } else if c.reasons & Reason::NoChange.bit() != 0 {
+                    p.write_str(" The values are identical: no change, no regression.")
+                } else {
+                    p.write_str(" No regression is claimed from these points.")
+                };
                 emit(out, &p, 0, false);
                 continue;
             }
             let _ = write!(
                 p,
-                " The claim is limited to what was measured: {}'s ns/pair is {} against {}'s",
-                Bytes(self.gs[c.test].label()),
+                " The claim is limited to what was measured: {}'s {} is {} against {}'s",
+                Clean(self.gs[c.test].label()),
+                self.unit().prose,
                 Pct(c.change),
-                Bytes(self.gs[0].label())
+                Clean(self.gs[0].label())
             );
             for (f, before, after) in [
                 (F::Profile, " in the ", " workload"),
@@ -523,7 +671,7 @@ impl<'r> Mail<'r, '_> {
                 (F::CpuModel, " of one ", ""),
             ] {
                 if let Some(v) = self.every(f) {
-                    let _ = write!(p, "{before}{}{after}", Bytes(v));
+                    let _ = write!(p, "{before}{}{after}", Clip::new(v, MAX_FACT));
                 }
             }
             let _ = p.write_str(
@@ -559,7 +707,7 @@ impl<'r> Mail<'r, '_> {
                 p,
                 " point {} ({}): {} of {} rows failed",
                 i + 1,
-                Bytes(self.a.label(i)),
+                Clean(self.a.label(i)),
                 pt.failed_rounds,
                 pt.s[ALL].s.n
             );
@@ -573,7 +721,7 @@ impl<'r> Mail<'r, '_> {
                     continue;
                 };
                 if !word[..eq].ends_with(b"cqes") && &word[eq + 1..] != b"0" {
-                    let _ = write!(p, "{sep}{}", Bytes(word));
+                    let _ = write!(p, "{sep}{}", Clean(word));
                     sep = " ";
                 }
             }
@@ -599,13 +747,13 @@ impl<'r> Mail<'r, '_> {
                     p,
                     "The kernel's own counts, point {} ({}):",
                     i + 1,
-                    Bytes(self.a.label(i))
+                    Clean(self.a.label(i))
                 ),
             };
             emit(out, &p, 0, true);
             for line in f.witness() {
                 let mut p = Para::new();
-                let _ = write!(p, "{}", Bytes(line));
+                let _ = write!(p, "{}", Clean(line));
                 out.bytes(b"  ");
                 report::wrap(out, p.as_str(), 2, 4, WIDTH);
             }
@@ -623,11 +771,15 @@ impl<'r> Mail<'r, '_> {
     /// contract, this command line, the links.
     fn reproduce(&self, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) {
         let mut p = Para::new();
-        let _ = p.write_str("To reproduce, boot each kernel and run there");
+        let _ = p.write_str("To reproduce, boot each kernel");
+        if self.icount() {
+            let _ = p.write_str(" under QEMU TCG with -icount shift=0 (as the points were)");
+        }
+        let _ = p.write_str(" and run there");
         if let Some((v, _)) = self.common(F::Version) {
-            let _ = write!(p, " (uring-repro {}", Bytes(v));
+            let _ = write!(p, " (uring-repro {}", Clean(v));
             if let Some((h, _)) = self.common(F::Sha) {
-                let _ = write!(p, ", contract sha256 {}", Bytes(h));
+                let _ = write!(p, ", contract sha256 {}", Clean(h));
             }
             let _ = p.write_str(")");
         }
@@ -635,7 +787,9 @@ impl<'r> Mail<'r, '_> {
         emit(out, &p, 0, false);
         let mut c = Para::new();
         let _ = c.write_str("uring-repro\0run\0");
-        if let Some((v, _)) = self.common(F::Profile) {
+        // The run's options: only what every point states alike (a value
+        // some points state is not the others' command).
+        if let Some(v) = self.every(F::Profile) {
             // A profile's short name is its formal name up to the first `_`.
             let short = v.split(|&b| b == b'_').next().unwrap_or(v);
             let _ = write!(c, "--profile\0{}\0", Shell(short));
@@ -649,7 +803,7 @@ impl<'r> Mail<'r, '_> {
             (F::Timeout, "--timeout"),
             (F::InjectNs, "--inject-ns"),
         ] {
-            if let Some((v, _)) = self.common(f) {
+            if let Some(v) = self.every(f) {
                 let _ = write!(c, "{opt}\0{}\0", Shell(v));
             }
         }
@@ -657,24 +811,29 @@ impl<'r> Mail<'r, '_> {
             (F::Futex, &b"shared"[..], "--shared\0"),
             (F::Witness, b"on", "--witness\0"),
         ] {
-            if self.common(f).is_some_and(|c| c.0 == on) {
+            if self.every(f) == Some(on) {
                 let _ = c.write_str(opt);
             }
         }
         let _ = c.write_str(">\0point.txt");
-        command(out, &c);
+        let mut line = CommandLine::default();
+        line.words(out, &c);
+        line.end(out);
         out.bytes(b"\nThis draft was made with:\n\n");
-        let mut c = Para::new();
-        let _ = c.write_str("uring-repro\0");
+        let mut line = CommandLine::default();
+        line.word(out, "uring-repro");
         for arg in argv {
-            let _ = write!(c, "{}\0", Shell(arg));
+            // Room for a whole path, every byte of it escaped.
+            let mut w = Text::<16400>::new();
+            let _ = write!(w, "{}", Shell(arg));
+            line.word(out, w.as_str());
         }
-        command(out, &c);
+        line.end(out);
         if self.d.n_links > 0 {
             out.bytes(b"\n");
         }
         for l in self.d.links[..self.d.n_links].iter().flatten() {
-            let _ = writeln!(out, "Link: {}", Bytes(l));
+            let _ = writeln!(out, "Link: {}", Clean(l));
         }
     }
 

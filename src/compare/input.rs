@@ -80,6 +80,11 @@ pub const BOOT_ID: usize = 2;
 /// The rounds the run planned: the banner's `rounds=` (stdout) or the
 /// `rounds_planned` column (our TSV), as written.
 pub const PLANNED: usize = 3;
+/// What the run's clock counted: `wall` (time) or `icount` (guest
+/// instructions, under QEMU TCG's instruction clock); the banner's
+/// `timebase=` or the `timebase` column. A file that does not say is wall
+/// time.
+pub const TIMEBASE: usize = 4;
 
 /// A point's rounds summarized: `mean` is weighted by pairs (total ns over
 /// total pairs); the rest (median, spread, CV) treats rounds alike.
@@ -93,16 +98,17 @@ pub struct Sample {
 pub const ALL: usize = 0;
 pub const REST: usize = 1;
 
-/// Profile, kernel release, boot id, rounds planned (indexed by PROFILE,
-/// KERNEL, BOOT_ID, PLANNED).
-type Tags<'t> = [Option<&'t [u8]>; 4];
+/// Profile, kernel release, boot id, rounds planned, timebase (indexed by
+/// PROFILE, KERNEL, BOOT_ID, PLANNED, TIMEBASE).
+type Tags<'t> = [Option<&'t [u8]>; 5];
 
 /// One result file: one boot, one run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Point<'t> {
     pub format: Format,
-    /// Profile, kernel release, boot id, rounds planned: slices of the
-    /// input, None when it does not carry them (read them through `tag`).
+    /// Profile, kernel release, boot id, rounds planned, timebase: slices
+    /// of the input, None when it does not carry them (read them through
+    /// `tag`).
     pub tags: Tags<'t>,
     /// Pairs per round (of the rounds that passed; 0 when none did).
     pub pairs: u64,
@@ -115,9 +121,16 @@ pub struct Point<'t> {
 }
 
 impl<'t> Point<'t> {
-    /// Tag `i` (PROFILE, KERNEL, BOOT_ID, PLANNED), empty when unknown.
+    /// Tag `i` (PROFILE, KERNEL, BOOT_ID, PLANNED, TIMEBASE), empty when
+    /// unknown.
     pub fn tag(&self, i: usize) -> &'t [u8] {
         self.tags[i].unwrap_or(b"")
+    }
+
+    /// Timed on QEMU TCG's instruction clock: its figures are guest
+    /// instructions per pair, not time.
+    pub fn icount(&self) -> bool {
+        self.tags[TIMEBASE] == Some(b"icount")
     }
 
     /// Every row passed its checks.
@@ -214,6 +227,9 @@ pub fn parse<'t>(
     if let Some(phase) = table.unmeasured {
         return Err(bad(0, "not a measured point (a smoke or trace run)", phase));
     }
+    if let Some(t) = p.tags[TIMEBASE].filter(|&t| t != b"wall" && t != b"icount") {
+        return Err(bad(0, "timebase is neither wall nor icount", t));
+    }
     let planned = match p.tags[PLANNED] {
         Some(m) => Some(uint(m).ok_or(bad(0, "the planned rounds are not a whole number", m))?),
         None => None,
@@ -250,10 +266,10 @@ fn lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
         .filter(|(_, l)| !l.is_empty())
 }
 
-/// Whether a `#` line is the run banner, whose `profile=`, `kernel=` and
-/// `boot_id=` go to `tags`, as does the next line's `rounds=` (`second`:
-/// this line follows the banner). `late`: a banner or the header came
-/// before.
+/// Whether a `#` line is the run banner, whose `profile=`, `kernel=`,
+/// `boot_id=` and `timebase=` go to `tags`, as does the next line's
+/// `rounds=` (`second`: this line follows the banner). `late`: a banner or
+/// the header came before.
 fn run_banner<'t>(
     no: usize,
     line: &'t [u8],
@@ -270,7 +286,7 @@ fn run_banner<'t>(
         return Err(bad(no, "a second run banner (one run per file)", b""));
     }
     for word in line.split(|&b| b == b' ') {
-        let keys = ["profile=", "kernel=", "boot_id=", "rounds="];
+        let keys = ["profile=", "kernel=", "boot_id=", "rounds=", "timebase="];
         for (tag, key) in tags.iter_mut().zip(keys) {
             if let Some(value) = word.strip_prefix(key.as_bytes()) {
                 *tag = Some(value);
@@ -292,7 +308,7 @@ struct Columns {
     pass: usize,
     phase: Option<usize>,
     timed_ns: Option<usize>,
-    tags: [Option<usize>; 4],
+    tags: [Option<usize>; 5],
 }
 
 /// The table, as its header describes it, and how far it is read.
@@ -351,6 +367,7 @@ impl<'t, 's> Table<'t, 's> {
                 find(b"kernel_release"),
                 find(b"boot_id"),
                 find(b"rounds_planned"),
+                find(b"timebase"),
             ],
         };
         let format = match (tsv, find(b"tool_version").is_some(), banner) {
@@ -430,7 +447,7 @@ struct Row<'t> {
     ns_per_pair: &'t [u8],
     pass: &'t [u8],
     timed_ns: Option<&'t [u8]>,
-    tags: [Option<&'t [u8]>; 4],
+    tags: [Option<&'t [u8]>; 5],
     /// The mean row, which ends a stdout table.
     mean: bool,
     /// The run was interrupted: a stdout `partial` row (in place of the
@@ -466,9 +483,16 @@ impl<'t> Cells<'t> {
     }
 }
 
-/// The start of a line, to quote.
+/// The start of a line, to quote: 40 bytes, less the bytes of a UTF-8
+/// character the cut would split.
 fn excerpt(line: &[u8]) -> &[u8] {
-    &line[..line.len().min(40)]
+    let mut n = line.len().min(40);
+    for _ in 0..3 {
+        if n < line.len() && n > 0 && line[n] & 0xc0 == 0x80 {
+            n -= 1;
+        }
+    }
+    &line[..n]
 }
 
 // Step 3: the checks, in the order a row meets them.
@@ -526,11 +550,12 @@ fn round_row<'t>(row: &Row<'t>, v: &Numbers) -> Parsed<'t, ()> {
 
 /// A point is one run: the tags of its first round hold for every round.
 fn same_tags<'t>(row: &Row<'t>, first: bool, tags: &mut Tags<'t>) -> Parsed<'t, ()> {
-    const WHY: [&str; 4] = [
+    const WHY: [&str; 5] = [
         "mixed profiles in one point",
         "mixed kernel releases in one point",
         "mixed boot ids in one point (one boot per file)",
         "mixed rounds_planned in one point",
+        "mixed timebases in one point",
     ];
     for (t, (tag, got)) in tags.iter_mut().zip(row.tags).enumerate() {
         match got {

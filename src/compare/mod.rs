@@ -4,14 +4,16 @@
 //!
 //! Points and groups: every FILE is one point (one run, one boot). Points
 //! with the same label form a group; the group's value is the mean of its
-//! points' means (with two points: their midpoint). The first label is the
+//! boots' values (with two: their midpoint), points of one boot counting
+//! once (`Boots`); one boot under two labels, as both parents of a plain
+//! sandwich, or the same file twice is refused. The first label is the
 //! control; every other label is compared with it, in order of first
 //! appearance. Plain files get labels: one `A`; two `A B` (a plain ratio, no
 //! drift); three `A B A` (the sandwich: the outer two are the control).
 //!
 //! Per comparison: change = test value vs control value in %; the same
 //! without each point's first round (drop-first); the control's drift (its
-//! last point vs its first, in %; none with one control point); the largest
+//! last boot vs its first, in %; none with one control boot); the largest
 //! CV of the points involved; two 95% intervals of the change (`intervals`).
 //! CONFIRMED needs |change| >= gate, a drop-first change of the same sign
 //! with |drop-first| >= gate, every row of the points involved passing its
@@ -35,12 +37,13 @@ pub use draft::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
 pub use input::{decimal, MODES};
 
 use crate::exit::{self, fail};
-use crate::report::Bytes;
+use crate::report::Clean;
 use crate::stats::{pct_change, sqrt, summarize, Contrast};
 use crate::sys::memory::Mapping;
 use crate::sys::out::Out;
 use crate::sys::{self, uapi, Errno};
-use input::{Bad, Point, MAX_INPUT_BYTES, MAX_ROUNDS};
+use banner::{Facts, F, FACTS};
+use input::{Bad, Format, Point, MAX_INPUT_BYTES, MAX_ROUNDS};
 
 /// Most files one compare reads.
 pub const MAX_POINTS: usize = 16;
@@ -62,6 +65,9 @@ pub struct Args<'a> {
     pub labels: [Option<&'a [u8]>; MAX_POINTS],
     pub files: [Option<&'a [u8]>; MAX_POINTS],
     pub n: usize,
+    /// The files came without labels (`A B A`: the outer two are the
+    /// parents of a sandwich, each its own boot).
+    pub plain: bool,
 }
 
 impl Default for Args<'_> {
@@ -75,6 +81,7 @@ impl Default for Args<'_> {
             labels: [None; MAX_POINTS],
             files: [None; MAX_POINTS],
             n: 0,
+            plain: false,
         }
     }
 }
@@ -130,6 +137,68 @@ pub fn groups<'a>(a: &Args<'a>, out: &mut [Group<'a>; MAX_POINTS]) -> usize {
     n
 }
 
+/// A label's points as boots: points that share a boot_id are one boot,
+/// not independent draws, so they count once between points (their boot's
+/// value is the mean of their means). A point without a boot_id is a boot
+/// of its own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Boots {
+    /// Each boot's value, in the order of its first point.
+    means: [f64; MAX_POINTS],
+    /// How many boots.
+    pub k: usize,
+    /// Per point (in the order given): how many points share its boot.
+    share: [usize; MAX_POINTS],
+}
+
+impl Boots {
+    /// The boots of `pts` (at most MAX_POINTS), their values on basis `b`.
+    pub fn of(pts: &[&Point], b: usize) -> Boots {
+        let mut boots = Boots {
+            means: [0.0; MAX_POINTS],
+            k: 0,
+            share: [0; MAX_POINTS],
+        };
+        let pts = &pts[..pts.len().min(MAX_POINTS)];
+        let id = |i: usize| pts[i].tag(input::BOOT_ID);
+        for i in 0..pts.len() {
+            let same = |j: &usize| *j == i || (!id(i).is_empty() && id(*j) == id(i));
+            boots.share[i] = (0..pts.len()).filter(same).count();
+            // A boot is counted at its first point.
+            if (0..i).any(|j| same(&j)) {
+                continue;
+            }
+            let sum: f64 = (0..pts.len()).filter(same).map(|j| pts[j].s[b].mean).sum();
+            boots.means[boots.k] = sum / boots.share[i] as f64;
+            boots.k += 1;
+        }
+        boots
+    }
+
+    /// The boots' values.
+    pub fn means(&self) -> &[f64] {
+        &self.means[..self.k]
+    }
+
+    /// The label's value: the mean of its boots' values.
+    pub fn value(&self) -> f64 {
+        self.means().iter().sum::<f64>() / self.k as f64
+    }
+
+    /// The weight of point `i`'s mean in `value`.
+    pub fn weight(&self, i: usize) -> f64 {
+        1.0 / (self.k * self.share[i]) as f64
+    }
+
+    /// The last boot vs the first in %, NaN with one boot.
+    pub fn drift(&self) -> f64 {
+        match self.k {
+            0 | 1 => f64::NAN,
+            k => pct_change(self.means[k - 1], self.means[0]),
+        }
+    }
+}
+
 /// Why a comparison is NOT CONFIRMED: bit `1 << reason` of
 /// `Comparison::reasons`, named by `output::REASONS[_][reason]` and
 /// `output::REASON_CODES[reason]`.
@@ -143,11 +212,15 @@ pub enum Reason {
     NoDrift,
     FewRounds,
     SpansZero,
+    /// The values are identical (the points agree to the last bit, as
+    /// exact icount points of an unchanged path do): in place of the
+    /// reasons about the change's size and sign.
+    NoChange,
 }
 
 impl Reason {
-    pub const fn bit(self) -> u8 {
-        1 << self as u8
+    pub const fn bit(self) -> u16 {
+        1 << self as u16
     }
 }
 
@@ -167,21 +240,32 @@ pub struct Comparison {
     pub iv: Intervals,
     /// Rounds behind the within-point interval: control, test.
     pub rounds: (usize, usize),
-    /// Last vs first point in %, NaN with one point: control, test.
+    /// Boots behind the between-point interval (points that share a boot
+    /// count once): control, test.
+    pub boots: (usize, usize),
+    /// Last vs first boot in %, NaN with one boot: control, test.
     pub drift: f64,
     pub test_drift: f64,
     pub max_cv: f64,
     /// `Reason` bits; 0 = CONFIRMED.
-    pub reasons: u8,
+    pub reasons: u16,
 }
 
 /// A 95% interval of a change in %: its ends and its degrees of freedom,
-/// all NaN when it is not available.
+/// all NaN when it is not available. An exact one (no spread at all, as
+/// points on QEMU's instruction clock can be) has low = high and df NaN.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Interval {
     pub low: f64,
     pub high: f64,
     pub df: f64,
+}
+
+impl Interval {
+    /// No spread behind it: its width is 0.
+    pub fn exact(&self) -> bool {
+        self.low == self.high
+    }
 }
 
 /// The change of one label against the control, in %, with its two 95%
@@ -280,7 +364,12 @@ fn intervals_of(means: [&[f64]; 2], within: Contrast) -> Intervals {
     let mut iv = [Interval::default(); 2];
     for (i, w) in iv.iter_mut().zip([within, between]) {
         let hw = w.half_width95() / c.mean * 100.0;
-        let df = if hw.is_nan() { f64::NAN } else { w.df() };
+        // No df without a spread to have it (0 / 0 in Welch's formula).
+        let df = if hw.is_nan() || hw == 0.0 {
+            f64::NAN
+        } else {
+            w.df()
+        };
         *i = Interval {
             low: change - hw,
             high: change + hw,
@@ -304,19 +393,13 @@ pub fn basis(drop_first: bool, second: bool) -> usize {
     }
 }
 
-/// Mean of the group's point means.
-fn value(points: &[Point], g: &Group, b: usize) -> f64 {
-    let sum: f64 = g.points().iter().map(|&i| points[i].s[b].mean).sum();
-    sum / g.k as f64
-}
-
-/// Last point vs first in % (NaN for one point).
-fn drift(points: &[Point], g: &Group, b: usize) -> f64 {
-    let m = |i: usize| points[g.members[i]].s[b].mean;
-    if g.k < 2 {
-        return f64::NAN;
+/// The boots of group `g`'s points, on basis `b`.
+fn boots(points: &[Point], g: &Group, b: usize) -> Boots {
+    let mut refs = [&points[0]; MAX_POINTS];
+    for (r, &i) in refs.iter_mut().zip(g.points()) {
+        *r = &points[i];
     }
-    pct_change(m(g.k - 1), m(0))
+    Boots::of(&refs[..g.k], b)
 }
 
 /// Compares group `test` with group 0.
@@ -329,18 +412,23 @@ pub fn compare(
 ) -> Comparison {
     let (c, t) = (&groups[0], &groups[test]);
     let (b1, b2) = (basis(drop_first, false), basis(drop_first, true));
-    let second = pct_change(value(points, t, b2), value(points, c, b2));
-    // test mean - control mean: coefficients 1/k_t and -1/k_c.
-    let (mut within, mut means) = (Contrast::new(), [[0f64; MAX_POINTS]; 2]);
-    let (mut max_cv, mut reasons, mut rounds) = (0f64, 0, [0; 2]);
+    let second = pct_change(boots(points, t, b2).value(), boots(points, c, b2).value());
+    let bs = [boots(points, c, b1), boots(points, t, b1)];
+    // test value - control value: each point weighs as in its label's
+    // value, + for the test's, - for the control's.
+    let mut within = Contrast::new();
+    // No CV of a point of one round: NaN when no point has two.
+    let (mut max_cv, mut reasons, mut rounds) = (f64::NAN, 0, [0; 2]);
     for (side, g) in [c, t].iter().enumerate() {
-        let coef = if side == 0 { -1.0 } else { 1.0 } / g.k as f64;
-        for (m, &i) in means[side].iter_mut().zip(g.points()) {
+        let sign = if side == 0 { -1.0 } else { 1.0 };
+        for (j, &i) in g.points().iter().enumerate() {
             let p = &points[i];
             let s = &p.s[b1].s;
-            (*m, rounds[side]) = (p.s[b1].mean, rounds[side] + s.n);
-            within.add(coef, s);
-            max_cv = max_cv.max(s.cv_pct);
+            rounds[side] += s.n;
+            within.add(sign * bs[side].weight(j), s);
+            if s.n > 1 {
+                max_cv = max_cv.max(s.cv_pct);
+            }
             if !p.valid() {
                 reasons |= Reason::FailedChecks.bit();
             }
@@ -349,19 +437,31 @@ pub fn compare(
             }
         }
     }
-    let iv = intervals_of([&means[0][..c.k], &means[1][..t.k]], within);
+    let iv = intervals_of([bs[0].means(), bs[1].means()], within);
     let (change, w) = (iv.change, iv.wider());
-    let drift_c = drift(points, c, b1);
+    let drift_c = bs[0].drift();
     // Each test fails on NaN (no drop-first with one round, ...).
     let few = reasons & Reason::FewRounds.bit() != 0;
     let over = |v: f64| v.abs() >= gate;
+    let one = bs[0].k < 2;
+    // Identical values: no change to size up, which is the reason itself.
+    let same = bs[1].value() == bs[0].value();
     for (ok, bit) in [
-        (over(change), Reason::UnderGate.bit()),
-        (few || second * change > 0.0, Reason::SecondSign.bit()),
-        (few || over(second), Reason::SecondUnderGate.bit()),
-        (c.k < 2 || drift_c.abs() < gate, Reason::Drift.bit()),
-        (c.k >= 2, Reason::NoDrift.bit()),
-        (w.low > 0.0 || w.high < 0.0, Reason::SpansZero.bit()),
+        (same || over(change), Reason::UnderGate.bit()),
+        (
+            same || few || second * change > 0.0,
+            Reason::SecondSign.bit(),
+        ),
+        (same || few || over(second), Reason::SecondUnderGate.bit()),
+        (one || drift_c.abs() < gate, Reason::Drift.bit()),
+        (!one, Reason::NoDrift.bit()),
+        // With a point of one round there is no interval to judge by: it
+        // is FewRounds that says so.
+        (
+            same || few || w.low > 0.0 || w.high < 0.0,
+            Reason::SpansZero.bit(),
+        ),
+        (!same, Reason::NoChange.bit()),
     ] {
         if !ok {
             reasons |= bit;
@@ -369,14 +469,15 @@ pub fn compare(
     }
     Comparison {
         test,
-        control: value(points, c, b1),
-        value: value(points, t, b1),
+        control: bs[0].value(),
+        value: bs[1].value(),
         change,
         second,
         iv,
         rounds: (rounds[0], rounds[1]),
+        boots: (bs[0].k, bs[1].k),
         drift: drift_c,
-        test_drift: drift(points, t, b1),
+        test_drift: bs[1].drift(),
         max_cv,
         reasons,
     }
@@ -422,39 +523,32 @@ struct Quoted<'t>(&'t [u8], Option<u32>);
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(n) = self.1 {
-            return write!(f, ": {n} of {} rounds", Bytes(self.0));
+            return write!(f, ": {n} of {} rounds", Clean(self.0));
         }
         if self.0.is_empty() {
             return Ok(());
         }
-        // The excerpt may come from a binary file: no control bytes on the
-        // terminal (tabs stay), invalid UTF-8 as `?`.
-        f.write_str(": `")?;
-        for chunk in self.0.utf8_chunks() {
-            for c in chunk.valid().chars() {
-                let c = if c.is_control() && c != '\t' { '?' } else { c };
-                fmt::Write::write_char(f, c)?;
-            }
-            if !chunk.invalid().is_empty() {
-                f.write_str("?")?;
-            }
-        }
-        f.write_str("`")
+        // The excerpt may come from a binary file: shown as every echo is.
+        write!(f, ": `{}`", Clean(self.0))
     }
 }
 
 /// One workload and one contract across points, where the inputs say:
-/// the first point that breaks that, and why.
-fn across<'t>(pts: &[Point<'t>]) -> Option<(usize, Bad<'t>)> {
+/// the first point (in `order`) that breaks that, and why.
+fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Bad<'t>)> {
     fn profile<'t>(p: &Point<'t>) -> &'t [u8] {
         p.tag(input::PROFILE)
     }
-    let first = pts
-        .iter()
-        .find(|p| !profile(p).is_empty())
-        .map_or(&b""[..], profile);
-    let pairs = pts.iter().map(|p| p.pairs).find(|&n| n != 0).unwrap_or(0);
-    for (i, p) in pts.iter().enumerate() {
+    let pts_in_order = || order.iter().map(|&i| (i, &pts[i]));
+    let first = pts_in_order()
+        .map(|(_, p)| profile(p))
+        .find(|p| !p.is_empty())
+        .unwrap_or(b"");
+    let pairs = pts_in_order()
+        .map(|(_, p)| p.pairs)
+        .find(|&n| n != 0)
+        .unwrap_or(0);
+    for (i, p) in pts_in_order() {
         if !profile(p).is_empty() && profile(p) != first {
             let why = "another profile than the first file's (one workload at a time)";
             return Some((i, input::bad(0, why, profile(p))));
@@ -478,17 +572,149 @@ fn unusable(a: &Args, i: usize) -> i32 {
     }
 }
 
-/// The first point whose run was witnessed (`witness=on`: tracepoints
-/// enabled around its rounds) when another was not, or the other way
-/// round; None when they are all alike.
-fn mixed_witness(pts: &[Point], texts: &[&[u8]]) -> Option<usize> {
-    let on =
-        |i: usize| banner::read(texts[i], pts[i].format).get(banner::F::Witness) == Some(b"on");
-    (1..pts.len()).find(|&i| on(i) != on(0))
+/// The contract fields points must agree on, beyond the profile and the
+/// pairs per round (`across`): what the contract hash covers, with the
+/// injected ns; the witness is checked on its own (`mixed_witness`). The
+/// timebase is checked first of all (`TIMEBASE`): instructions beside time
+/// is the mistake to name, whatever else differs.
+const CONTRACT: [F; 13] = [
+    F::Version,
+    F::Mode,
+    F::RingEntries,
+    F::CqEntries,
+    F::Slots,
+    F::Cycles,
+    F::Warmups,
+    F::Rounds,
+    F::Cpu,
+    F::Futex,
+    F::Timeout,
+    F::InjectNs,
+    F::Sha,
+];
+const TIMEBASE: [F; 1] = [F::Timebase];
+
+/// What point `p` states for contract field `f`, where `facts` do not say
+/// it outright: no `timebase` is wall time (any tool), no `inject_ns` in
+/// our banner or TSV is none injected; otherwise not stated.
+fn stated<'t>(p: &Point, facts: &Facts<'t>, f: F) -> Option<&'t [u8]> {
+    let ours = matches!(p.format, Format::Stdout | Format::Tsv);
+    facts.get(f).or(match f {
+        F::Timebase => Some(b"wall"),
+        F::InjectNs if ours => Some(b"0"),
+        _ => None,
+    })
 }
 
-/// What `with_points` hands the points and their texts to.
-type Then<'c> = dyn FnMut(&[Point], &[&[u8]]) -> i32 + 'c;
+/// The order points are checked against each other in: under `--bisect`
+/// the references first, so that a new point that differs from them is
+/// the one named (it cannot be judged), not a reference.
+fn check_order(a: &Args) -> [usize; MAX_POINTS] {
+    let mut order = [0; MAX_POINTS];
+    let new = |i: usize| a.bisect && a.label(i) == b"new";
+    let mut k = 0;
+    for last in [false, true] {
+        for i in (0..a.n).filter(|&i| new(i) == last) {
+            order[k] = i;
+            k += 1;
+        }
+    }
+    order
+}
+
+/// A contract field two points disagree on: the later point, the field,
+/// its value there, and the earlier point and its value.
+struct Disagree<'t> {
+    at: usize,
+    field: F,
+    value: &'t [u8],
+    first: usize,
+    was: &'t [u8],
+}
+
+/// The first of `fields` a point states otherwise than an earlier one (in
+/// `order`) that states it; inputs that state less are checked on what they
+/// state.
+fn contract<'t>(
+    pts: &[Point],
+    facts: &[Facts<'t>],
+    order: &[usize],
+    fields: &[F],
+) -> Option<Disagree<'t>> {
+    for &f in fields {
+        let mut first: Option<(usize, &[u8])> = None;
+        for &i in order {
+            let Some(v) = stated(&pts[i], &facts[i], f) else {
+                continue;
+            };
+            match first {
+                None => first = Some((i, v)),
+                Some((j, w)) if w != v => {
+                    return Some(Disagree {
+                        at: i,
+                        field: f,
+                        value: v,
+                        first: j,
+                        was: w,
+                    })
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    None
+}
+
+/// The first point (in `order`) whose run was witnessed (`witness=on`:
+/// tracepoints enabled around its rounds) when the first was not, or the
+/// other way round; None when they are all alike.
+fn mixed_witness(facts: &[Facts], order: &[usize]) -> Option<usize> {
+    let on = |i: usize| facts[i].get(F::Witness) == Some(b"on");
+    order.iter().copied().find(|&i| on(i) != on(order[0]))
+}
+
+/// Why two points cannot both be counted.
+#[derive(Clone, Copy)]
+enum Twice {
+    /// The same bytes (the same file, or a copy).
+    SameFile,
+    /// One boot under two labels: not independent draws of two kernels.
+    OtherLabel,
+    /// One boot as both parents of a plain `A B A`.
+    Parents,
+}
+
+/// Two points that must not both count: the later one (in `order`), the
+/// earlier one, and why. Points of one boot within one label are allowed
+/// (they count once: `Boots`), but not as the parents of a plain sandwich.
+fn twice(
+    a: &Args,
+    pts: &[Point],
+    texts: &[&[u8]],
+    order: &[usize],
+) -> Option<(usize, usize, Twice)> {
+    for (x, &i) in order.iter().enumerate() {
+        for &j in &order[..x] {
+            let id = pts[i].tag(input::BOOT_ID);
+            let why = if texts[i] == texts[j] {
+                Twice::SameFile
+            } else if id.is_empty() || id != pts[j].tag(input::BOOT_ID) {
+                continue;
+            } else if a.label(i) != a.label(j) {
+                Twice::OtherLabel
+            } else if a.plain {
+                Twice::Parents
+            } else {
+                continue;
+            };
+            return Some((i, j, why));
+        }
+    }
+    None
+}
+
+/// What `with_points` hands the points and the facts they state to.
+type Then<'c> = dyn FnMut(&[Point], &[Facts]) -> i32 + 'c;
 
 /// Reads and checks every point of `a` (one buffer holds every file's
 /// text, which the points keep slices of), then hands the points and their
@@ -506,9 +732,10 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
     let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), mem.len()) };
     let mut values = [0f64; MAX_ROUNDS];
     let mut pts = [Point::default(); MAX_POINTS];
+    let mut facts = [Facts::default(); MAX_POINTS];
     let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
     for i in 0..a.n {
-        let file = Bytes(a.file(i));
+        let file = Clean(a.file(i));
         // Every file stays in the buffer: points keep slices of their text.
         let len = match read(a.file(i), buf) {
             Ok(n) => n,
@@ -535,19 +762,68 @@ fn with_points(a: &Args, then: &mut Then) -> i32 {
                 ),
             );
         }
+        facts[i] = banner::read(text, pts[i].format);
+        if a.drop_first && pts[i].s[input::ALL].s.n < 2 {
+            let why = "1 round: --drop-first leaves none (it needs 2 or more)";
+            return fail(unusable(a, i), format_args!("{file}: {why}"));
+        }
     }
-    let pts = &pts[..a.n];
-    if let Some((i, b)) = across(pts) {
+    let (pts, facts, order) = (&pts[..a.n], &facts[..a.n], &check_order(a)[..a.n]);
+    let file = |i: usize| Clean(a.file(i));
+    let timebase = contract(pts, facts, order, &TIMEBASE);
+    if let (None, Some((i, b))) = (&timebase, across(pts, order)) {
         return fail(
             unusable(a, i),
-            format_args!("{}: {}{}", Bytes(a.file(i)), b.why, Quoted(b.text, None)),
+            format_args!("{}: {}{}", file(i), b.why, Quoted(b.text, None)),
         );
     }
-    if let Some(i) = mixed_witness(pts, &texts[..a.n]) {
-        let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
-        return fail(unusable(a, i), format_args!("{}: {why}", Bytes(a.file(i))));
+    if let Some(d) = timebase.or_else(|| contract(pts, facts, order, &CONTRACT)) {
+        let why = match d.field {
+            F::Timebase => "icount counts guest instructions, not time",
+            _ => "another contract",
+        };
+        let key = FACTS[d.field as usize].0;
+        return fail(
+            unusable(a, d.at),
+            format_args!(
+                "{}: {key}={} beside {key}={} in {}: {why} (compare like with like)",
+                file(d.at),
+                Clean(d.value),
+                Clean(d.was),
+                file(d.first)
+            ),
+        );
     }
-    then(pts, &texts[..a.n])
+    if let Some(i) = mixed_witness(facts, order) {
+        let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
+        return fail(unusable(a, i), format_args!("{}: {why}", file(i)));
+    }
+    if let Some((i, j, why)) = twice(a, pts, &texts[..a.n], order) {
+        // Under --bisect the references (or the step) are wrong: stop.
+        let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
+        let (this, that) = (file(i), file(j));
+        let id = Clean(pts[i].tag(input::BOOT_ID));
+        return match why {
+            Twice::SameFile => fail(
+                code,
+                format_args!("{this}: the same file as {that} (a point counts once)"),
+            ),
+            Twice::OtherLabel => fail(
+                code,
+                format_args!(
+                    "{this}: boot {id} is also {that}'s, under another label: points of one \
+                     boot are not independent"
+                ),
+            ),
+            Twice::Parents => fail(
+                code,
+                format_args!(
+                    "{this}: boot {id} is also {that}'s: the parents of a sandwich need a boot each"
+                ),
+            ),
+        };
+    }
+    then(pts, facts)
 }
 
 /// The groups of `a` and every label's comparison with the control, into
@@ -608,9 +884,13 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
 /// `--bisect`: every point read; the verdict line, and its exit code.
 fn bisect_step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
     for (i, p) in pts.iter().enumerate() {
+        let file = Clean(a.file(i));
         if !p.valid() {
-            let file = Bytes(a.file(i));
             return fail(unusable(a, i), format_args!("{file}: failed its checks"));
+        }
+        if p.s[input::ALL].s.n < 2 {
+            let why = "1 round: no spread within the point (it needs 2 or more)";
+            return fail(unusable(a, i), format_args!("{file}: {why}"));
         }
     }
     let mut sides: [[&Point; MAX_POINTS]; 3] = [[&pts[0]; MAX_POINTS]; 3];

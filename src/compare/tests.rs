@@ -233,13 +233,13 @@ fn intervals_from_raw_rounds() {
     let gs = groups_of(&args(&["A", "B", "A"]));
     assert_eq!(iv, compare(&pts, &gs, 1, false, 5.0).iv);
     assert!(close(iv.change, 10.5 / 100.5 * 100.0));
-    // Flat rounds: no spread within points (a zero-width interval, df
-    // infinite); between points, both sides of two: s^2 2 each, var 2
-    // on df 2.
+    // Flat rounds: no spread within points (an exact interval: zero
+    // width, no df to speak of); between points, both sides of two: s^2 2
+    // each, var 2 on df 2.
     let (p, q, r, s) = ([100.0; 2], [102.0; 2], [110.0; 2], [112.0; 2]);
     let iv = intervals(&[&p, &q], &[&r, &s]);
     assert_eq!((iv.within.low, iv.within.high), (iv.change, iv.change));
-    assert_eq!(iv.within.df, f64::INFINITY);
+    assert!(iv.within.exact() && iv.within.df.is_nan());
     let hb = 4.302_653 * 2f64.sqrt() / 101.0 * 100.0;
     assert!((iv.between.high - (iv.change + hb)).abs() < 1e-5);
     assert!((iv.between.df - 2.0).abs() < 1e-12);
@@ -251,4 +251,49 @@ fn intervals_from_raw_rounds() {
     // No points on a side: nothing.
     let iv = intervals(&[], &[&b]);
     assert!(iv.change.is_nan() && iv.within.low.is_nan());
+}
+
+#[test]
+fn every_verdict_reason_fits_its_column() {
+    // The text prints each reason alone on a line after 18 blanks.
+    for (set, names) in output::REASONS.iter().enumerate() {
+        for name in names {
+            assert!(18 + name.chars().count() <= output::WIDTH, "{set}: {name}");
+        }
+    }
+}
+
+#[test]
+fn identical_values_are_no_change_and_exact_points_no_nan() {
+    // Both labels alike to the bit, no spread anywhere: exact intervals at
+    // 0, the verdict "no change" alone (not under the gate, not of the
+    // other sign, not "the CI includes 0").
+    let a = args(&["A", "B", "A", "B"]);
+    let gs = groups_of(&a);
+    let pts = [
+        point(&[396.5; 15]),
+        point(&[396.5; 15]),
+        point(&[396.5; 15]),
+        point(&[396.5; 15]),
+    ];
+    let c = compare(&pts, &gs, 1, false, 5.0);
+    assert_eq!(c.change, 0.0);
+    assert!(c.iv.within.exact() && c.iv.between.exact());
+    assert!(!c.iv.within.low.is_nan() && !c.iv.between.low.is_nan());
+    assert_eq!(c.reasons, Reason::NoChange.bit());
+    // A change clear of zero but under the gate: UnderGate without
+    // SpansZero (the text names it as a real change under the gate).
+    let pts = [
+        point(&[100.0; 15]),
+        point(&[103.0; 15]),
+        point(&[100.0; 15]),
+        point(&[103.0; 15]),
+    ];
+    let c = compare(&pts, &gs, 1, false, 5.0);
+    assert!(c.iv.between.exact() && (c.iv.between.low - 3.0).abs() < 1e-9);
+    assert_eq!(
+        c.reasons,
+        Reason::UnderGate.bit() | Reason::SecondUnderGate.bit()
+    );
+    assert!(output::clear_under_gate(&c));
 }

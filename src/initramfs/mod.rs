@@ -22,7 +22,7 @@ mod newc;
 use core::fmt;
 
 use crate::exit::{self, Exit};
-use crate::report::Bytes;
+use crate::report::Clean;
 use crate::sys::{self, uapi, Errno, Fd, SysResult};
 
 use newc::{Head, S_IFCHR, S_IFDIR, S_IFREG};
@@ -105,7 +105,7 @@ const BAD_PATH: &str = "a path too long or holding a NUL";
 fn refuse(what: &[u8], why: fmt::Arguments<'_>) -> Exit {
     Exit::new(
         exit::USAGE,
-        format_args!("initramfs: {}: {why}", Bytes(what)),
+        format_args!("initramfs: {}: {why}", Clean(what)),
     )
 }
 
@@ -146,7 +146,7 @@ pub fn write(spec: &Spec<'_>) -> Exit {
                 Fault::Sys(e) => refuse(spec.out, format_args!("write failed: {e}; removed")),
                 Fault::Shape => refuse(
                     spec.out,
-                    format_args!("{} changed while copied; removed", Bytes(spec.init)),
+                    format_args!("{} changed while copied; removed", Clean(spec.init)),
                 ),
             }
         }

@@ -10,13 +10,68 @@
 //! the formal program does: z0 stores 0, e0 stores 1) and the first SQE is
 //! written, to after the last CQE is checked.
 
-use super::collect::{collect, submitted};
+use super::collect::{collect, pushed, submitted};
 use super::futex::Futex;
-use super::{ProfileId, Timed, Workload};
+use super::shape::RES_AGAIN;
+use super::{inject, wait_wake, Names, Profile, SetUp, Shape, Timed, Workload};
+use super::{FUTEX_WAIT, FUTEX_WAKE, NOP, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
+use crate::config::DEFAULT_SLOTS;
+use crate::exit::Exit;
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
+
+/// z0: WAKEs on words nobody waits on.
+pub static Z0: Profile = Profile {
+    names: Names {
+        short: "z0",
+        long: "zero-wake",
+        formal: "z0_zero_wake",
+        help: "32 FUTEX_WAKE nobody waits on (res 0)",
+    },
+    opcodes: &[FUTEX_WAKE],
+    default_slots: DEFAULT_SLOTS,
+    futex_scope: true,
+    shape: |cfg| Shape::new(cfg.slots).with(Kind::Wake, cfg.slots, 0),
+    series: ONE_TABLE,
+    functions: &wait_wake::FUNCTIONS,
+    start: |s, ring, ledger, then| then(&mut Batch::new(Kind::Wake, s)?, ring, ledger),
+};
+
+/// e0: WAITs on words that do not hold the expected value.
+pub static E0: Profile = Profile {
+    names: Names {
+        short: "e0",
+        long: "mismatch",
+        formal: "e0_mismatch",
+        help: "32 FUTEX_WAIT on a changed value (res -EAGAIN)",
+    },
+    opcodes: &[FUTEX_WAIT],
+    default_slots: DEFAULT_SLOTS,
+    futex_scope: true,
+    shape: |cfg| Shape::new(cfg.slots).with(Kind::Wait, cfg.slots, RES_AGAIN),
+    series: ONE_TABLE,
+    functions: &wait_wake::FUNCTIONS,
+    start: |s, ring, ledger, then| then(&mut Batch::new(Kind::Wait, s)?, ring, ledger),
+};
+
+/// n0: NOPs, the ring's own floor; no futex words to scope.
+pub static N0: Profile = Profile {
+    names: Names {
+        short: "n0",
+        long: "nop",
+        formal: "n0_nop",
+        help: "32 NOP (res 0)",
+    },
+    opcodes: &[NOP],
+    default_slots: DEFAULT_SLOTS,
+    futex_scope: false,
+    shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
+    series: ONE_TABLE,
+    functions: &["io_nop_prep", "io_nop"],
+    start: |s, ring, ledger, then| then(&mut Batch::new(Kind::Nop, s)?, ring, ledger),
+};
 
 /// e0's words hold 1 and every WAIT expects 0: each one sees a mismatch
 /// (the formal program's values).
@@ -24,19 +79,18 @@ const MISMATCH_WORD: u32 = 1;
 const MISMATCH_EXPECTED: u32 = 0;
 
 pub struct Batch {
+    /// Wake (z0), Wait (e0) or Nop (n0).
     kind: Kind,
     f: Futex,
 }
 
 impl Batch {
-    /// `id` is ZeroWake, Mismatch or Nop.
-    pub fn new(id: ProfileId, f: Futex) -> Batch {
-        let kind = match id {
-            ProfileId::ZeroWake => Kind::Wake,
-            ProfileId::Mismatch => Kind::Wait,
-            _ => Kind::Nop,
-        };
-        Batch { kind, f }
+    /// A batch of `kind` requests on the words a run's set-up maps.
+    fn new(kind: Kind, s: &SetUp) -> Result<Batch, Exit> {
+        Ok(Batch {
+            kind,
+            f: Futex::set_up(s)?,
+        })
     }
 }
 
@@ -58,18 +112,18 @@ impl Workload for Batch {
             Kind::Wait => f.set_words(n, MISMATCH_WORD),
             _ => {}
         }
-        for i in 0..n {
-            let (w, t) = (f.word(i), tag(seq, k, i));
-            ring.push(&match k {
-                Kind::Wake => ops::futex_wake(w, 1, f.flags, t),
-                Kind::Wait => ops::futex_wait(w, MISMATCH_EXPECTED, f.flags, t),
+        let sqes = ring.push_batch(n, |i| {
+            let t = tag(seq, k, i);
+            match k {
+                Kind::Wake => ops::futex_wake(f.word(i), 1, f.flags, t),
+                Kind::Wait => ops::futex_wait(f.word(i), MISMATCH_EXPECTED, f.flags, t),
                 _ => ops::nop(t),
-            });
-        }
-        if submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
+            }
+        });
+        if pushed(sqes, ledger, seq) && submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
             collect(ring, &mut check, ledger, n, seq);
         }
-        let t1 = clock.end_ns(f.inject_ns);
+        let t1 = inject::end_ns(clock, f.inject_ns);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

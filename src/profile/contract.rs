@@ -97,7 +97,7 @@ mod tests {
     }
 
     fn json(cfg: &RunConfig) -> String {
-        json_of(ProfileId::WaitWake, cfg)
+        json_of(ProfileId::S0, cfg)
     }
 
     #[test]
@@ -123,7 +123,7 @@ mod tests {
             mode: Mode::Smoke,
             ..RunConfig::default()
         };
-        let s = json_of(ProfileId::WaitvWake, &cfg);
+        let s = json_of(ProfileId::V0, &cfg);
         assert!(s.len() < TEXT_MAX - 64, "{s}");
         assert!(
             s.contains("\"profile\":\"v0_waitv_wake\",\"mode\":\"smoke\""),
@@ -146,7 +146,7 @@ mod tests {
     #[test]
     fn hash_is_of_the_printed_bytes_and_tracks_the_contract() {
         let cfg = RunConfig::default();
-        let id = ProfileId::WaitWake;
+        let id = ProfileId::S0;
         let c = Contract {
             id,
             cfg: &cfg,

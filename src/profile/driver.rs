@@ -125,7 +125,9 @@ impl Rows {
 /// What the rounds produced.
 pub struct Outcome {
     pub ledger: Ledger,
-    /// Per series, in `Workload::series` order.
+    /// The workload's series (`Profile::series`): the row sets of a round.
+    pub series: &'static [&'static str],
+    /// Per series, in that order.
     pub rows: [Rows; MAX_SERIES],
     /// Per-cycle ns of the measured shares.
     pub hist: Histogram,
@@ -136,9 +138,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// Measured rounds every one of the first `series` series finished.
-    pub fn complete_rounds(&self, series: usize) -> u32 {
-        let rows = self.rows.iter().take(series.clamp(1, MAX_SERIES));
+    /// Measured rounds every series finished.
+    pub fn complete_rounds(&self) -> u32 {
+        let rows = self
+            .rows
+            .iter()
+            .take(self.series.len().clamp(1, MAX_SERIES));
         rows.map(Rows::rounds).min().unwrap_or(0)
     }
 
@@ -152,10 +157,12 @@ impl Outcome {
         }
     }
 
-    /// Nothing run yet; `ledger` holds what the set-up checked already.
-    pub fn new(ledger: Ledger) -> Outcome {
+    /// Nothing of `series` run yet; `ledger` holds what the set-up
+    /// checked already.
+    pub fn new(ledger: Ledger, series: &'static [&'static str]) -> Outcome {
         Outcome {
             ledger,
+            series,
             rows: [const { Rows::new() }; MAX_SERIES],
             hist: Histogram::default(),
             interrupted: 0,
@@ -185,7 +192,7 @@ pub fn rounds(
     // A share's cycles join `o.hist` once the share has finished.
     let mut share_hist = Histogram::default();
     let mut seq = 0u32;
-    let series = work.series();
+    let series = o.series;
     'rounds: for i in 0..cfg.warmups + cfg.rounds {
         let warmup = i < cfg.warmups;
         let r = if warmup { i } else { i - cfg.warmups };
@@ -249,7 +256,7 @@ pub fn rounds(
             // The point is incomplete: one last row says so, and how far it got.
             let row = tsv::Row {
                 phase: "interrupted",
-                round: o.complete_rounds(series.len()),
+                round: o.complete_rounds(),
                 cycles: 0,
                 pairs: 0,
                 timed_ns: 0,
@@ -352,7 +359,7 @@ mod tests {
             tsv: Some((&mut file, &ctx)),
         };
         let clock = Clock::syscall();
-        let mut o = Outcome::new(Ledger::default());
+        let mut o = Outcome::new(Ledger::default(), crate::profile::ONE_TABLE);
         rounds(&cfg, &mut fake, &mut ring, &clock, cpu, &mut o, sinks);
         out.flush();
         // The rows are on disk before the verdict, and before the close.

@@ -3,10 +3,12 @@
 //! first cycle; the requests a cycle makes; the futex2 flags; and the plan
 //! a cycle's CQEs are checked against.
 
-use super::Shape;
+use super::{setup, SetUp, Shape};
 use crate::check::Plan;
+use crate::exit::Exit;
+use crate::ops;
 use crate::sys::memory::Mapping;
-use crate::sys::SysResult;
+use crate::sys::{Errno, SysResult};
 
 /// Bytes per word cell: a cache line.
 pub const CELL_BYTES: usize = 64;
@@ -24,6 +26,11 @@ pub struct Futex {
     pub inject_ns: u64,
 }
 
+/// A workload's memory could not be mapped: a failure naming the step.
+pub fn mapping_failed(e: Errno) -> Exit {
+    setup::step_failed("", "mapping the futex words", e)
+}
+
 impl Futex {
     pub fn new(shape: &Shape, flags: u32) -> SysResult<Futex> {
         Ok(Futex {
@@ -35,21 +42,34 @@ impl Futex {
         })
     }
 
-    /// The word of cell `i` (i < MAX_CELLS).
+    /// The words of a run's futex workload: its shape's, private unless
+    /// `--shared`, each timed cycle spinning `--inject-ns` per pair more.
+    pub fn set_up(s: &SetUp) -> Result<Futex, Exit> {
+        let mut f =
+            Futex::new(&s.shape, ops::futex_flags(!s.cfg.shared)).map_err(mapping_failed)?;
+        f.inject_ns = s.cfg.inject_ns as u64 * f.slots as u64;
+        Ok(f)
+    }
+
+    /// The word of cell `i`. Panics unless i < MAX_CELLS: no workload has
+    /// more words, so another index is a bug.
     #[inline(always)]
     pub fn word(&self, i: u32) -> *mut u32 {
-        debug_assert!((i as usize) < MAX_CELLS);
+        assert!((i as usize) < MAX_CELLS);
         // SAFETY: i < MAX_CELLS, so the cell lies inside the mapping.
         unsafe { self.cells.ptr().add(i as usize * CELL_BYTES) as *mut u32 }
     }
 
-    /// Sets the first `n` words to `value`.
+    /// Sets the first `n` words to `value`. Panics unless n <= MAX_CELLS
+    /// (checked once, not per word: s0 does this every cycle).
     #[inline(always)]
     pub fn set_words(&self, n: u32, value: u32) {
-        for i in 0..n {
-            // SAFETY: the word is inside our mapping; volatile because the
-            // kernel reads it behind the compiler's back.
-            unsafe { self.word(i).write_volatile(value) };
+        assert!(n as usize <= MAX_CELLS);
+        let cells = self.cells.ptr();
+        for i in 0..n as usize {
+            // SAFETY: i < n <= MAX_CELLS: the word is inside our mapping;
+            // volatile because the kernel reads it behind the compiler's back.
+            unsafe { (cells.add(i * CELL_BYTES) as *mut u32).write_volatile(value) };
         }
     }
 }

@@ -11,13 +11,35 @@
 //! and its mappings are gone (ns/pair divides it by the s0 cycle's pairs).
 
 use super::collect::account;
-use super::wait_wake::WaitWake;
-use super::{Timed, Workload};
+use super::futex::Futex;
+use super::wait_wake::{self, WaitWake};
+use super::{Names, Profile, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
 use crate::check::{Fail, Ledger};
-use crate::config::{CQ_ENTRIES, RING_ENTRIES};
+use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
 use crate::ring::Ring;
 use crate::sys;
 use crate::sys::clock::Clock;
+
+/// l0: s0's cycle, each in a ring of its own.
+pub static L0: Profile = Profile {
+    names: Names {
+        short: "l0",
+        long: "lifecycle",
+        formal: "l0_lifecycle",
+        help: "ring setup, one s0 cycle, close; stays 200 ms at the end",
+    },
+    opcodes: &[FUTEX_WAIT, FUTEX_WAKE],
+    default_slots: DEFAULT_SLOTS,
+    // Private by contract: the populated cache of the report's cycle.
+    futex_scope: false,
+    shape: |cfg| wait_wake::shape(cfg.slots),
+    series: ONE_TABLE,
+    functions: &wait_wake::FUNCTIONS,
+    start: |s, ring, ledger, then| {
+        let s0 = WaitWake(Futex::set_up(s)?);
+        then(&mut Lifecycle::new(s0, s.cfg.timeout_ns()), ring, ledger)
+    },
+};
 
 /// How long the process lingers after the last ring was closed.
 pub const LINGER_NS: u64 = 200_000_000;

@@ -1,17 +1,22 @@
 //! The workloads, and the one driver that runs them all.
 //!
-//! - `wait_wake.rs`: s0, the report's cycle (start reading here);
+//! - One file per workload holds all of it: its `Profile` (names, opcodes,
+//!   shape, rows, kernel functions, set-up) and its `Workload` (the cycle).
+//!   `wait_wake.rs`: s0, the report's cycle (start reading here);
 //!   `wait_cancel.rs` c0, `waitv_wake.rs` v0, `batch.rs` z0 e0 n0,
-//!   `lifecycle.rs` l0, `pollwake/` the poll-wakeup workload.
-//! - `shape.rs`: what each cycle submits and must get back.
+//!   `lifecycle.rs` l0, `pollwake/` the poll-wakeup workload. A new one is
+//!   a new file, its `mod` line and its line in `ProfileId::ALL`.
+//! - `shape.rs`: the form of what a cycle submits and must get back.
 //! - `driver.rs`: warm-ups and rounds of cycles, the rows, the ledger.
-//! - `run.rs`: a run from CPU choice to verdict; `contract.rs`: `describe`.
+//! - `run.rs`: a run from CPU choice to verdict; `witnessed.rs`: its
+//!   witness; `contract.rs`: `describe`.
 
 mod batch;
 mod collect;
 pub mod contract;
 mod driver;
 mod futex;
+mod inject;
 mod lifecycle;
 mod output;
 mod pollwake;
@@ -23,40 +28,46 @@ mod wait_wake;
 mod waitv_wake;
 mod witnessed;
 
-use core::fmt::Write;
+use core::fmt::{self, Write};
 
 pub use driver::Outcome;
 pub use run::{choose_cpu, run, run_point};
-pub use shape::{shape, Shape};
+pub use shape::Shape;
 
 use crate::check::{Counter, Ledger, TOTALS};
-use crate::config::{RunConfig, DEFAULT_SLOTS, WAITV_GROUPS};
+use crate::config::RunConfig;
 use crate::cpu::Choice;
+use crate::exit::Exit;
 use crate::facts::Facts;
 use crate::ring::Ring;
 use crate::sys::clock::{Clock, ClockSource};
 use crate::sys::uapi::*;
+use crate::sys::CpuSet;
 
-/// The workloads (`--profile`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProfileId {
-    /// s0: 32 FUTEX_WAIT then 32 FUTEX_WAKE per cycle.
-    WaitWake,
-    /// c0: 32 FUTEX_WAIT then 32 ASYNC_CANCEL by user_data.
-    WaitCancel,
-    /// v0: 8 FUTEX_WAITV of 8 words, 8 WAKE at index 3, 8 check WAKE.
-    WaitvWake,
-    /// z0: 32 FUTEX_WAKE on words nobody waits on.
-    ZeroWake,
-    /// e0: 32 FUTEX_WAIT whose expected value differs from the word.
-    Mismatch,
-    /// n0: 32 NOP.
-    Nop,
-    /// l0: ring setup, one s0 cycle, close with a populated futex cache.
-    Lifecycle,
-    /// MSG_RING bursts into rings in no epoll set, an idle epoll set, and
-    /// one a waiter thread polls.
-    Pollwake,
+/// What a workload is, before any of it runs: its names, the opcodes it
+/// needs, its requests per cycle, what a cycle submits and must get back,
+/// its rows, the kernel functions the witness counts, and its set-up. Each
+/// workload's own file holds its `Profile`; `ProfileId::ALL` lists them.
+pub struct Profile {
+    pub names: Names,
+    /// Probed before anything runs: a missing one is a skip naming it.
+    pub opcodes: &'static [Opcode],
+    /// Requests per cycle unless `--slots` says otherwise (v0: groups).
+    pub default_slots: u32,
+    /// `--shared` applies: it waits or wakes on futex words, whose scope
+    /// the maintainers' patches distinguish.
+    pub futex_scope: bool,
+    /// What one cycle of a run with these options submits and must get
+    /// back (pollwake: a burst).
+    pub shape: fn(&RunConfig) -> Shape,
+    /// The row sets each round prints, in order: one plain table (`""`),
+    /// or tagged rows (pollwake's modes: the rows' first column).
+    pub series: &'static [&'static str],
+    /// Its kernel functions, for the witness's function tracer (what each
+    /// is expected to count: witnessed.rs).
+    pub functions: &'static [&'static str],
+    /// Sets it up on the run's ring and runs the rest of the run with it.
+    pub start: Start,
 }
 
 /// A profile's names: short, long, and the formal reproducer's (banner,
@@ -68,76 +79,53 @@ pub struct Names {
     pub help: &'static str,
 }
 
-impl ProfileId {
-    pub const ALL: [ProfileId; 8] = [
-        ProfileId::WaitWake,
-        ProfileId::WaitCancel,
-        ProfileId::WaitvWake,
-        ProfileId::ZeroWake,
-        ProfileId::Mismatch,
-        ProfileId::Nop,
-        ProfileId::Lifecycle,
-        ProfileId::Pollwake,
-    ];
+/// An opcode a workload needs, and its UAPI name.
+pub type Opcode = (u8, &'static str);
 
-    pub fn names(self) -> Names {
-        let (short, long, formal, help) = match self {
-            ProfileId::WaitWake => (
-                "s0",
-                "wait-wake",
-                "s0_wait_wake",
-                "32 FUTEX_WAIT, 32 FUTEX_WAKE (wait res 0, wake res 1)",
-            ),
-            ProfileId::WaitCancel => (
-                "c0",
-                "wait-cancel",
-                "c0_wait_cancel",
-                "32 FUTEX_WAIT, 32 ASYNC_CANCEL by user_data (-ECANCELED, 1)",
-            ),
-            ProfileId::WaitvWake => (
-                "v0",
-                "waitv-wake",
-                "v0_waitv_wake",
-                "8 WAITV x 8 words, WAKE index 3 (res 3, 1), check WAKE (0)",
-            ),
-            ProfileId::ZeroWake => (
-                "z0",
-                "zero-wake",
-                "z0_zero_wake",
-                "32 FUTEX_WAKE nobody waits on (res 0)",
-            ),
-            ProfileId::Mismatch => (
-                "e0",
-                "mismatch",
-                "e0_mismatch",
-                "32 FUTEX_WAIT on a changed value (res -EAGAIN)",
-            ),
-            ProfileId::Nop => ("n0", "nop", "n0_nop", "32 NOP (res 0)"),
-            ProfileId::Lifecycle => (
-                "l0",
-                "lifecycle",
-                "l0_lifecycle",
-                "ring setup, one s0 cycle, close; stays 200 ms at the end",
-            ),
-            ProfileId::Pollwake => (
-                "pollwake",
-                "poll-wake",
-                "pollwake",
-                "MSG_RING bursts into rings in no epoll set, an idle epoll set \
-                 and one a waiter thread polls: the poll-wakeup cost (docs/pollwake.md)",
-            ),
-        };
-        Names {
-            short,
-            long,
-            formal,
-            help,
-        }
+pub const FUTEX_WAIT: Opcode = (IORING_OP_FUTEX_WAIT, "IORING_OP_FUTEX_WAIT");
+pub const FUTEX_WAKE: Opcode = (IORING_OP_FUTEX_WAKE, "IORING_OP_FUTEX_WAKE");
+pub const FUTEX_WAITV: Opcode = (IORING_OP_FUTEX_WAITV, "IORING_OP_FUTEX_WAITV");
+pub const ASYNC_CANCEL: Opcode = (IORING_OP_ASYNC_CANCEL, "IORING_OP_ASYNC_CANCEL");
+pub const NOP: Opcode = (IORING_OP_NOP, "IORING_OP_NOP");
+pub const MSG_RING: Opcode = (IORING_OP_MSG_RING, "IORING_OP_MSG_RING");
+
+/// The rows of a workload with one plain table.
+pub const ONE_TABLE: &[&str] = &[""];
+
+/// The workload a run runs (`--profile`): one of `ALL`.
+#[derive(Clone, Copy)]
+pub struct ProfileId(&'static Profile);
+
+impl ProfileId {
+    /// Every workload, in the order `--help` and `selftest` list them.
+    pub const ALL: [ProfileId; 8] = [
+        ProfileId(&wait_wake::S0),
+        ProfileId(&wait_cancel::C0),
+        ProfileId(&waitv_wake::V0),
+        ProfileId(&batch::Z0),
+        ProfileId(&batch::E0),
+        ProfileId(&batch::N0),
+        ProfileId(&lifecycle::L0),
+        ProfileId(&pollwake::POLLWAKE),
+    ];
+    /// The report's workload, the default.
+    pub const S0: ProfileId = ProfileId(&wait_wake::S0);
+    /// The two the command line has rules of its own for.
+    pub const V0: ProfileId = ProfileId(&waitv_wake::V0);
+    pub const POLLWAKE: ProfileId = ProfileId(&pollwake::POLLWAKE);
+
+    /// Everything the workload is.
+    pub fn profile(self) -> &'static Profile {
+        self.0
+    }
+
+    pub fn names(self) -> &'static Names {
+        &self.0.names
     }
 
     /// The formal reproducer's name (banner, TSV `profile`, describe).
     pub fn formal_name(self) -> &'static str {
-        self.names().formal
+        self.0.names.formal
     }
 
     /// The profile a short, long or formal name means.
@@ -150,50 +138,56 @@ impl ProfileId {
         })
     }
 
-    /// Whether `--shared` applies (the workload waits or wakes on futex
-    /// words whose scope the maintainers' patches distinguish).
+    /// Whether `--shared` applies.
     pub fn has_futex_scope(self) -> bool {
-        !matches!(
-            self,
-            ProfileId::Nop | ProfileId::Lifecycle | ProfileId::Pollwake
-        )
+        self.0.futex_scope
     }
 
     /// Requests per cycle unless `--slots` says otherwise (v0: groups).
     pub fn default_slots(self) -> u32 {
-        match self {
-            ProfileId::WaitvWake => WAITV_GROUPS,
-            _ => DEFAULT_SLOTS,
-        }
+        self.0.default_slots
     }
 
-    /// The shape a run with `cfg` gives it (pollwake: a burst per cycle).
+    /// The shape a run with `cfg` gives it.
     pub fn shape(self, cfg: &RunConfig) -> Shape {
-        match self {
-            ProfileId::Pollwake => shape(self, cfg.burst),
-            _ => shape(self, cfg.slots),
-        }
-    }
-
-    /// Opcodes it needs, with their UAPI names, for the probe.
-    pub fn opcodes(self) -> &'static [(u8, &'static str)] {
-        const WAIT: (u8, &str) = (IORING_OP_FUTEX_WAIT, "IORING_OP_FUTEX_WAIT");
-        const WAKE: (u8, &str) = (IORING_OP_FUTEX_WAKE, "IORING_OP_FUTEX_WAKE");
-        const WAITV: (u8, &str) = (IORING_OP_FUTEX_WAITV, "IORING_OP_FUTEX_WAITV");
-        const CANCEL: (u8, &str) = (IORING_OP_ASYNC_CANCEL, "IORING_OP_ASYNC_CANCEL");
-        const NOP: (u8, &str) = (IORING_OP_NOP, "IORING_OP_NOP");
-        const MSG_RING: (u8, &str) = (IORING_OP_MSG_RING, "IORING_OP_MSG_RING");
-        match self {
-            ProfileId::WaitWake | ProfileId::Lifecycle => &[WAIT, WAKE],
-            ProfileId::WaitCancel => &[WAIT, CANCEL],
-            ProfileId::WaitvWake => &[WAITV, WAKE],
-            ProfileId::ZeroWake => &[WAKE],
-            ProfileId::Mismatch => &[WAIT],
-            ProfileId::Nop => &[NOP],
-            ProfileId::Pollwake => &[MSG_RING, NOP],
-        }
+        (self.0.shape)(cfg)
     }
 }
+
+/// Two ids are the same when they name the same workload.
+impl PartialEq for ProfileId {
+    fn eq(&self, other: &ProfileId) -> bool {
+        self.formal_name() == other.formal_name()
+    }
+}
+
+impl Eq for ProfileId {}
+
+impl fmt::Debug for ProfileId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.formal_name())
+    }
+}
+
+/// What a workload's set-up is given, besides the run's ring.
+pub struct SetUp<'s> {
+    pub cfg: &'s RunConfig<'s>,
+    /// What a cycle submits and must get back, `Profile::shape` of `cfg`.
+    pub shape: Shape,
+    pub cpu: Choice,
+    /// The CPUs this process may use.
+    pub allowed: &'s CpuSet,
+}
+
+/// A workload's set-up: every reason it cannot start is an `Err` (an exit
+/// code and one line); once it stands, it runs `Then` with the workload,
+/// the run's ring and the ledger of what the set-up checked, and returns
+/// what that returns. The workload lives in the set-up's frame (no heap).
+pub type Start = fn(&SetUp, &mut Ring, &mut Ledger, Then) -> Result<Exit, Exit>;
+
+/// The rest of a run, once its workload stands.
+pub type Then<'t> =
+    &'t mut dyn FnMut(&mut dyn Workload, &mut Ring, &mut Ledger) -> Result<Exit, Exit>;
 
 /// What a cycle returns: the nanoseconds of its timed span, and whether it
 /// was clean.
@@ -223,13 +217,8 @@ pub struct RunInfo<'r> {
 /// says beyond the rows every workload prints. The defaults are the futex
 /// workloads' output (the C standalone's table); pollwake has its own.
 pub trait Workload {
-    /// The row sets each round prints, in order: one plain table (`""`),
-    /// or tagged rows (pollwake's modes: the rows' first column).
-    fn series(&self) -> &'static [&'static str] {
-        &[""]
-    }
-
-    /// The series the next cycles run (`series()` index), before each share.
+    /// The series the next cycles run (`Profile::series` index), before
+    /// each share.
     fn select(&mut self, _series: usize) {}
 
     /// Pairs (the unit of ns/pair) one cycle performs.
@@ -265,31 +254,6 @@ pub trait Workload {
     /// The stderr line of a failed run.
     fn cause(&self, w: &mut dyn Write, o: &Outcome) {
         output::failed_cycle(w, o);
-    }
-}
-
-/// Every workload, by value (no heap; one per run, so the variants' sizes
-/// do not matter).
-#[allow(clippy::large_enum_variant)]
-pub enum Work {
-    WaitWake(wait_wake::WaitWake),
-    WaitCancel(wait_cancel::WaitCancel),
-    WaitvWake(waitv_wake::WaitvWake),
-    Batch(batch::Batch),
-    Lifecycle(lifecycle::Lifecycle),
-    Pollwake(pollwake::Pollwake),
-}
-
-impl Work {
-    pub fn get(&mut self) -> &mut dyn Workload {
-        match self {
-            Work::WaitWake(w) => w,
-            Work::WaitCancel(w) => w,
-            Work::WaitvWake(w) => w,
-            Work::Batch(w) => w,
-            Work::Lifecycle(w) => w,
-            Work::Pollwake(w) => w,
-        }
     }
 }
 

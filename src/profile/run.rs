@@ -5,22 +5,16 @@
 
 use core::fmt::Write;
 
-use super::batch::Batch;
 use super::driver::{self, Outcome, Sinks};
-use super::futex::Futex;
-use super::lifecycle::Lifecycle;
-use super::wait_cancel::WaitCancel;
-use super::wait_wake::WaitWake;
-use super::waitv_wake::WaitvWake;
-use super::{contract, pollwake, setup, witnessed, Shape};
-use super::{ProfileId, RunInfo, Work, Workload};
+use super::witnessed::Witness;
+use super::{contract, setup};
+use super::{ProfileId, RunInfo, SetUp, Workload};
 use crate::check::Ledger;
-use crate::config::{self, Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
+use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
 use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
-use crate::ops;
-use crate::report::{self, Bytes, Line};
+use crate::report::{self, Clean};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
@@ -28,7 +22,6 @@ use crate::sys::signal;
 use crate::sys::uapi::O_WRONLY;
 use crate::sys::{self, CpuSet, Errno, Fd, CPU_SET_BYTES};
 use crate::tsv::{self, TsvFile};
-use crate::witness::{self, Instance};
 
 /// Runs workload `id` with `cfg` and reports it on `out` (and `--tsv`).
 pub fn run(id: ProfileId, cfg: &RunConfig, clock: &Clock, out: &mut Out) -> Exit {
@@ -64,182 +57,62 @@ fn attempt(
     cpu::pin(pinned)
         .map_err(|e| Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")))?;
     let mut ring = the_ring(cfg)?;
-    probe(&ring, id.opcodes())?;
+    let profile = id.profile();
+    probe(&ring, profile.opcodes)?;
     // Before the workload's set-up: pollwake's waiter thread, started
     // there, is followed from its first instruction.
-    let mut witness = open_witness(id, cfg, pinned)?;
-    let mut ledger = Ledger::default();
-    let mut work = set_up(id, cfg, choice, &allowed, &mut ring, &mut ledger)?;
-    let mut tsv = tsv_file(cfg)?;
-    let facts = Facts::read(pinned);
-    let info = RunInfo {
-        id,
+    let mut witness = Witness::open(id, cfg, pinned)?;
+    let s = SetUp {
         cfg,
         shape: id.shape(cfg),
         cpu: choice,
-        clock: clock.source(),
-        facts: &facts,
-        ring_entries: ring.sq_entries(),
-        cq_entries: ring.cq_entries(),
-        features: ring.features(),
-        input_sha256: contract::Contract {
+        allowed: &allowed,
+    };
+    let mut ledger = Ledger::default();
+    // The workload lives in its set-up's frame: the rest of the run is
+    // handed to it, and gets the ring and the ledger back with it.
+    (profile.start)(&s, &mut ring, &mut ledger, &mut |w, ring, ledger| {
+        let mut tsv = tsv_file(cfg)?;
+        let facts = Facts::read(pinned);
+        let info = RunInfo {
             id,
             cfg,
-            cpu: pinned,
-        }
-        .sha256(),
-        witness: witness.banner(),
-    };
-    let w = work.get();
-    let mut o = Outcome::new(ledger);
-    let seen = measure(
-        w,
-        &mut ring,
-        &info,
-        clock,
-        &mut o,
-        out,
-        tsv.as_mut(),
-        &mut witness,
-    );
-    keep(&o);
-    let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
-    let e = judge(w, &o, out.broken(), tsv_broken);
-    Ok(match seen {
-        Err(why) if e.code == exit::PASS => Exit::new(exit::FAIL, format_args!("witness: {why}")),
-        _ => e,
-    })
-}
-
-/// The witness of a run: not asked for, asked for and refused (why), or
-/// a live trace instance (one per run, by value: no heap).
-#[allow(clippy::large_enum_variant)]
-pub enum Witness {
-    Off,
-    Unavailable(Line),
-    On(Instance),
-}
-
-impl Witness {
-    /// The banner's `witness=` words (None: not asked for).
-    fn banner(&self) -> Option<(&'static str, &'static str)> {
-        match self {
-            Witness::Off => None,
-            Witness::Unavailable(_) => Some(("unavailable", "none")),
-            Witness::On(i) => Some(("on", i.sources())),
-        }
-    }
-}
-
-/// `--witness`: the run's trace instance, armed, tracing off. A run that
-/// cannot be witnessed is a skip naming why (`--witness=optional`: it runs,
-/// unwitnessed, and says so).
-fn open_witness(id: ProfileId, cfg: &RunConfig, cpu: u32) -> Result<Witness, Exit> {
-    if cfg.witness == config::Witness::Off {
-        return Ok(Witness::Off);
-    }
-    let series = if id == ProfileId::Pollwake { 4 } else { 1 };
-    let cycles = (cfg.warmups + cfg.rounds) as u64 * cfg.cycles as u64 * series;
-    let (events, function_hits) = witnessed::bound(id, &id.shape(cfg), cycles);
-    let plan = witness::Plan {
-        pid: sys::getpid(),
-        cpu,
-        events,
-        function_hits,
-        functions: witnessed::functions(id),
-    };
-    match Instance::create(&plan) {
-        Ok(i) => Ok(Witness::On(i)),
-        Err(why) if cfg.witness == config::Witness::Optional => Ok(Witness::Unavailable(why)),
-        Err(why) => Err(Exit::new(
-            exit::SKIP,
-            format_args!("--witness: this run cannot be witnessed: {why}"),
-        )),
-    }
-}
-
-/// The witness lines after the checks line, and the witness's TSV row.
-/// Err: why the kernel's account fails the run.
-fn witness_report(
-    witness: &mut Witness,
-    id: ProfileId,
-    shape: &Shape,
-    window: &Ledger,
-    interrupted: bool,
-    out: &mut Out,
-    tsv: Option<(&mut TsvFile, &tsv::Context)>,
-) -> Result<(), &'static str> {
-    let i = match witness {
-        Witness::Off => return Ok(()),
-        Witness::Unavailable(why) => {
-            let _ = writeln!(out, "# witness: unavailable: {why}");
-            return Ok(());
-        }
-        Witness::On(i) => i,
-    };
-    let mut verdict = Ok(());
-    let mut events = report::Text::<1024>::new();
-    let mut functions = report::Text::<1024>::new();
-    if interrupted {
-        let _ = write!(events, "not judged: the run was interrupted");
-    } else {
-        let e = witnessed::expect(id, shape, window);
-        match i.read() {
-            Ok(t) => {
-                let traced = i.traced();
-                let ok_events = witness::events_line(&mut events, &t, &e);
-                let ok_functions = match &i.functions_refused {
-                    Some(why) => {
-                        let _ = write!(functions, "functions unavailable: {why}");
-                        true
-                    }
-                    None => witness::functions_line(&mut functions, &t, &e, traced, i.untraced()),
-                };
-                if !(ok_events && ok_functions) {
-                    let mut x = report::Text::<1024>::new();
-                    witness::expected_line(&mut x, &e, traced);
-                    let _ = writeln!(out, "# witness: {x}");
-                    if t.unparsed > 0 {
-                        let first = Bytes(t.first_unparsed());
-                        let _ = writeln!(out, "# witness: first unparsed line: {first}");
-                    }
-                    verdict = Err("the kernel's counts differ from the run's (MISMATCH on stdout)");
-                }
+            shape: s.shape,
+            cpu: choice,
+            clock: clock.source(),
+            facts: &facts,
+            ring_entries: ring.sq_entries(),
+            cq_entries: ring.cq_entries(),
+            features: ring.features(),
+            input_sha256: contract::Contract {
+                id,
+                cfg,
+                cpu: pinned,
             }
-            Err(why) => {
-                let _ = write!(events, "events unreadable: {why} -> MISMATCH");
-                verdict = Err("the instance's trace could not be read");
-            }
-        }
-    }
-    let _ = writeln!(out, "# witness: {events}");
-    if !functions.as_bytes().is_empty() {
-        let _ = writeln!(out, "# witness: {functions}");
-    }
-    match i.remove() {
-        Ok(()) => {
-            let _ = writeln!(out, "# witness: removed {} tracing=off", Bytes(i.dir()));
-        }
-        Err(e) => {
-            let _ = writeln!(out, "# witness: NOT removed: {}: {e}", Bytes(i.dir()));
-            verdict = verdict.and(Err("its trace instance could not be removed"));
-        }
-    }
-    if let Some((file, ctx)) = tsv {
-        let row = tsv::Row {
-            phase: "witness",
-            round: 0,
-            cycles: 0,
-            pairs: 0,
-            timed_ns: 0,
-            pass: verdict.is_ok(),
-            counts: &Ledger::default(),
-            witness: [events.as_bytes(), functions.as_bytes()],
+            .sha256(),
+            witness: witness.banner(),
         };
-        file.row(ctx, &row);
-    }
-    out.flush();
-    verdict
+        let mut o = Outcome::new(*ledger, profile.series);
+        let seen = measure(
+            w,
+            ring,
+            &info,
+            clock,
+            &mut o,
+            out,
+            tsv.as_mut(),
+            &mut witness,
+        );
+        keep(&o);
+        let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
+        let e = judge(w, &o, out.broken(), tsv_broken);
+        Ok(match seen {
+            Err(why) if e.code == exit::PASS => {
+                Exit::new(exit::FAIL, format_args!("witness: {why}"))
+            }
+            _ => e,
+        })
+    })
 }
 
 /// The run's ring: the report's 64 SQ and 128 CQ entries, its waits bounded
@@ -261,7 +134,7 @@ fn tsv_file(cfg: &RunConfig) -> Result<Option<TsvFile>, Exit> {
             Errno::EEXIST => "exists (never overwritten)",
             _ => "cannot be created",
         };
-        let path = Bytes(path);
+        let path = Clean(path);
         Exit::new(exit::USAGE, format_args!("--tsv {path}: {why}: {e}"))
     })
 }
@@ -282,7 +155,7 @@ fn measure(
 ) -> Result<(), &'static str> {
     let (cfg, facts) = (info.cfg, info.facts);
     w.banner(out, info);
-    if !w.series()[0].is_empty() {
+    if !o.series[0].is_empty() {
         out.bytes(b"profile\t");
     }
     let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");
@@ -313,13 +186,9 @@ fn measure(
     };
     // The witness counts exactly the rounds: what the ledger adds from here.
     let before = o.ledger;
-    if let Witness::On(i) = witness {
-        let _ = i.start();
-    }
+    witness.start();
     driver::rounds(cfg, w, ring, clock, info.cpu.cpu(), o, sinks);
-    if let Witness::On(i) = witness {
-        let _ = i.stop();
-    }
+    witness.stop();
     let window = o.ledger.since(&before);
     w.finish(ring, &mut o.ledger);
     if let Some(marker) = trace {
@@ -327,7 +196,7 @@ fn measure(
     }
     w.summary(out, o);
     if o.interrupted != 0 {
-        let done = o.complete_rounds(w.series().len());
+        let done = o.complete_rounds();
         let _ = writeln!(out, "# interrupted: {done} of {} rounds", cfg.rounds);
     }
     let verdict = report::verdict(o.ledger.passed(), o.interrupted != 0);
@@ -335,15 +204,7 @@ fn measure(
     out.flush();
     let interrupted = o.interrupted != 0;
     let tsv = tsv.map(|f| (f, &ctx));
-    witness_report(
-        witness,
-        info.id,
-        &info.shape,
-        &window,
-        interrupted,
-        out,
-        tsv,
-    )
+    witness.verdict(&window, interrupted, out, tsv)
 }
 
 /// The exit code of a run that started, and its cause.
@@ -401,33 +262,6 @@ fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Exit> {
     }
     let _ = write!(e.cause, " (probe last_op={})", p.last_op());
     Err(e)
-}
-
-/// The workload `id` with `cfg`, on the run's ring, set up and ready for
-/// its first cycle; what the set-up checks goes into `ledger`.
-fn set_up(
-    id: ProfileId,
-    cfg: &RunConfig,
-    choice: Choice,
-    allowed: &CpuSet,
-    ring: &mut Ring,
-    ledger: &mut Ledger,
-) -> Result<Work, Exit> {
-    if id == ProfileId::Pollwake {
-        let p = pollwake::Pollwake::new(cfg, choice.cpu(), allowed, ring, ledger)?;
-        return Ok(Work::Pollwake(p));
-    }
-    let mapping_failed = |e| setup::step_failed("", "mapping the futex words", e);
-    let mut f =
-        Futex::new(&id.shape(cfg), ops::futex_flags(!cfg.shared)).map_err(mapping_failed)?;
-    f.inject_ns = cfg.inject_ns as u64 * f.slots as u64;
-    Ok(match id {
-        ProfileId::WaitWake => Work::WaitWake(WaitWake(f)),
-        ProfileId::WaitCancel => Work::WaitCancel(WaitCancel(f)),
-        ProfileId::WaitvWake => Work::WaitvWake(WaitvWake::new(f).map_err(mapping_failed)?),
-        ProfileId::Lifecycle => Work::Lifecycle(Lifecycle::new(WaitWake(f), cfg.timeout_ns())),
-        _ => Work::Batch(Batch::new(id, f)),
-    })
 }
 
 /// ftrace's marker file: what is written there lands in the trace, with

@@ -1,5 +1,5 @@
-//! What one cycle of each workload submits and must get back: the checks,
-//! `describe` and the TSV all read it from here.
+//! What one cycle of a workload submits and must get back: the checks,
+//! `describe` and the TSV all read it from the workload's `Profile::shape`.
 //!
 //! Results the live kernel gives (6.18; the live tests in this module and
 //! tests/workloads.rs check them):
@@ -11,16 +11,8 @@
 //!   it found and cancelled); -ENOENT (-2) when nothing matches.
 //! - NOP: 0.
 
-use super::ProfileId;
 use crate::check::{Expect, Kind, KINDS};
 use crate::sys::Errno;
-
-/// v0: futex words per FUTEX_WAITV.
-pub const WAITV_WIDTH: u32 = 8;
-/// v0: the word of each group the WAKE targets (the WAITV's expected res).
-pub const WAITV_WAKE_INDEX: u32 = 3;
-/// v0: the word of each group the check WAKE targets after the WAITV ended.
-pub const WAITV_CHECK_INDEX: u32 = 0;
 
 /// -ECANCELED: a FUTEX_WAIT ended by ASYNC_CANCEL.
 pub const RES_CANCELED: i32 = -Errno::ECANCELED.0;
@@ -44,68 +36,67 @@ pub struct Shape {
 }
 
 impl Shape {
-    fn with(mut self, kind: Kind, count: u32, res: i32) -> Shape {
+    /// `slots` requests (each a pair of ns/pair) of one word each, and no
+    /// CQE expected yet.
+    pub fn new(slots: u32) -> Shape {
+        Shape {
+            slots,
+            vector_width: 1,
+            pairs: slots as u64,
+            expect: [Expect::default(); KINDS],
+        }
+    }
+
+    /// This shape, with `count` CQEs of `kind` a cycle, each with `res`.
+    pub fn with(mut self, kind: Kind, count: u32, res: i32) -> Shape {
         self.expect[kind as usize] = Expect { count, res };
         self
     }
 }
 
-/// The shape of `id` with `slots` requests (v0: groups) per cycle.
-pub fn shape(id: ProfileId, slots: u32) -> Shape {
-    let s = Shape {
-        slots,
-        vector_width: 1,
-        pairs: slots as u64,
-        expect: [Expect::default(); KINDS],
-    };
-    match id {
-        ProfileId::WaitWake | ProfileId::Lifecycle => {
-            s.with(Kind::Wait, slots, 0).with(Kind::Wake, slots, 1)
-        }
-        ProfileId::WaitCancel => {
-            s.with(Kind::Wait, slots, RES_CANCELED)
-                .with(Kind::Cancel, slots, RES_CANCEL_FOUND)
-        }
-        ProfileId::WaitvWake => Shape {
-            vector_width: WAITV_WIDTH,
-            ..s
-        }
-        .with(Kind::Waitv, slots, WAITV_WAKE_INDEX as i32)
-        .with(Kind::Wake, slots, 1)
-        .with(Kind::Check, slots, 0),
-        ProfileId::ZeroWake => s.with(Kind::Wake, slots, 0),
-        ProfileId::Mismatch => s.with(Kind::Wait, slots, RES_AGAIN),
-        ProfileId::Nop => s.with(Kind::Nop, slots, 0),
-        // Each burst's messages and their target CQEs (pollwake/).
-        ProfileId::Pollwake => s.with(Kind::Source, slots, 0).with(Kind::Target, slots, 0),
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub mod tests {
     use super::*;
+    use crate::config::RunConfig;
+    use crate::profile::ProfileId;
+
+    /// The shape of profile `name` with `slots` requests (pollwake: a
+    /// burst of that many messages) per cycle.
+    pub fn shape_of(name: &str, slots: u32) -> Shape {
+        let id = ProfileId::parse(name.as_bytes()).unwrap();
+        let cfg = RunConfig {
+            slots,
+            burst: slots,
+            ..RunConfig::default()
+        };
+        id.shape(&cfg)
+    }
 
     #[test]
     fn shapes_state_every_expected_result() {
         let e = |count, res| Expect { count, res };
-        let s0 = shape(ProfileId::WaitWake, 32);
+        let s0 = shape_of("s0", 32);
         assert_eq!((s0.pairs, s0.vector_width), (32, 1));
         assert_eq!(s0.expect[Kind::Wait as usize], e(32, 0));
         assert_eq!(s0.expect[Kind::Wake as usize], e(32, 1));
-        assert_eq!(shape(ProfileId::Lifecycle, 32), s0);
-        let c0 = shape(ProfileId::WaitCancel, 32);
+        assert_eq!(shape_of("l0", 32), s0);
+        let c0 = shape_of("c0", 32);
         assert_eq!(c0.expect[Kind::Wait as usize], e(32, -125));
         assert_eq!(c0.expect[Kind::Cancel as usize], e(32, 1));
-        let v0 = shape(ProfileId::WaitvWake, 8);
+        let v0 = shape_of("v0", 8);
         assert_eq!((v0.pairs, v0.vector_width), (8, 8));
         assert_eq!(v0.expect[Kind::Waitv as usize], e(8, 3));
         assert_eq!(v0.expect[Kind::Wake as usize], e(8, 1));
         assert_eq!(v0.expect[Kind::Check as usize], e(8, 0));
         assert_eq!(v0.expect[Kind::Wait as usize].count, 0);
-        assert_eq!(shape(ProfileId::ZeroWake, 32).expect[1], e(32, 0));
-        assert_eq!(shape(ProfileId::Mismatch, 32).expect[0], e(32, -11));
-        let n0 = shape(ProfileId::Nop, 5);
+        assert_eq!(shape_of("z0", 32).expect[1], e(32, 0));
+        assert_eq!(shape_of("e0", 32).expect[0], e(32, -11));
+        let n0 = shape_of("n0", 5);
         assert_eq!((n0.pairs, n0.expect[Kind::Nop as usize].count), (5, 5));
+        let pw = shape_of("pollwake", 16);
+        assert_eq!((pw.slots, pw.pairs), (16, 16));
+        assert_eq!(pw.expect[Kind::Source as usize], e(16, 0));
+        assert_eq!(pw.expect[Kind::Target as usize], e(16, 0));
     }
 
     #[test]
@@ -120,8 +111,8 @@ mod tests {
             Kind::Source | Kind::Target => IORING_OP_MSG_RING,
         };
         for id in ProfileId::ALL {
-            let ops: Vec<u8> = id.opcodes().iter().map(|o| o.0).collect();
-            let s = shape(id, 8);
+            let ops: Vec<u8> = id.profile().opcodes.iter().map(|o| o.0).collect();
+            let s = shape_of(id.names().short, 8);
             for k in Kind::ALL
                 .into_iter()
                 .filter(|&k| s.expect[k as usize].count > 0)

@@ -2,7 +2,9 @@
 //! and the kernel values they rely on, checked on this kernel.
 
 use super::futex::Futex;
-use super::shape::{RES_CANCEL_FOUND, WAITV_WAKE_INDEX};
+use super::shape::tests::shape_of;
+use super::shape::RES_CANCEL_FOUND;
+use super::waitv_wake::WAITV_WAKE_INDEX;
 use super::*;
 use crate::check::{tag, CycleCheck, Fail, Kind, Ledger, Plan};
 use crate::config::{CQ_ENTRIES, RING_ENTRIES};
@@ -14,7 +16,12 @@ use crate::testing::skip;
 fn futex_workloads() -> impl Iterator<Item = ProfileId> {
     ProfileId::ALL
         .into_iter()
-        .filter(|&p| p != ProfileId::Pollwake)
+        .filter(|&p| p != ProfileId::POLLWAKE)
+}
+
+/// The workload with the short name `short`.
+fn id(short: &str) -> ProfileId {
+    ProfileId::parse(short.as_bytes()).unwrap()
 }
 
 fn cqe(user_data: u64, res: i32) -> IoUringCqe {
@@ -50,7 +57,7 @@ fn verdict(seq: u32, s: &Shape, cqes: &[IoUringCqe]) -> (Ledger, bool) {
 }
 
 fn default_shape(id: ProfileId) -> Shape {
-    shape(id, id.default_slots())
+    shape_of(id.names().short, id.default_slots())
 }
 
 #[test]
@@ -68,60 +75,20 @@ fn every_profile_accepts_its_clean_cycle() {
 fn a_wrong_result_for_the_workload_is_a_bad_result() {
     // (profile, kind, a result the kernel could give, what it would mean)
     let cases = [
-        (
-            ProfileId::WaitWake,
-            Kind::Wait,
-            -11,
-            "word changed before queueing",
-        ),
-        (ProfileId::WaitWake, Kind::Wake, 0, "the wake found nobody"),
-        (ProfileId::WaitCancel, Kind::Wait, 0, "woken, not cancelled"),
-        (
-            ProfileId::WaitCancel,
-            Kind::Cancel,
-            -2,
-            "-ENOENT: nothing to cancel",
-        ),
-        (
-            ProfileId::WaitCancel,
-            Kind::Cancel,
-            -114,
-            "-EALREADY: already running",
-        ),
-        (
-            ProfileId::WaitCancel,
-            Kind::Cancel,
-            0,
-            "0, as other opcodes report",
-        ),
-        (
-            ProfileId::WaitvWake,
-            Kind::Waitv,
-            0,
-            "woken at another index",
-        ),
-        (ProfileId::WaitvWake, Kind::Wake, 0, "the wake found nobody"),
-        (
-            ProfileId::WaitvWake,
-            Kind::Check,
-            1,
-            "a residual waiter stayed queued",
-        ),
-        (ProfileId::ZeroWake, Kind::Wake, 1, "somebody was waiting"),
-        (
-            ProfileId::Mismatch,
-            Kind::Wait,
-            0,
-            "the wait queued and was woken",
-        ),
-        (ProfileId::Mismatch, Kind::Wait, -125, "cancelled instead"),
-        (ProfileId::Nop, Kind::Nop, -22, "-EINVAL"),
-        (
-            ProfileId::Lifecycle,
-            Kind::Wait,
-            -125,
-            "cancelled by the close",
-        ),
+        (id("s0"), Kind::Wait, -11, "word changed before queueing"),
+        (id("s0"), Kind::Wake, 0, "the wake found nobody"),
+        (id("c0"), Kind::Wait, 0, "woken, not cancelled"),
+        (id("c0"), Kind::Cancel, -2, "-ENOENT: nothing to cancel"),
+        (id("c0"), Kind::Cancel, -114, "-EALREADY: already running"),
+        (id("c0"), Kind::Cancel, 0, "0, as other opcodes report"),
+        (id("v0"), Kind::Waitv, 0, "woken at another index"),
+        (id("v0"), Kind::Wake, 0, "the wake found nobody"),
+        (id("v0"), Kind::Check, 1, "a residual waiter stayed queued"),
+        (id("z0"), Kind::Wake, 1, "somebody was waiting"),
+        (id("e0"), Kind::Wait, 0, "the wait queued and was woken"),
+        (id("e0"), Kind::Wait, -125, "cancelled instead"),
+        (id("n0"), Kind::Nop, -22, "-EINVAL"),
+        (id("l0"), Kind::Wait, -125, "cancelled by the close"),
     ];
     for (id, kind, res, why) in cases {
         let s = default_shape(id);
@@ -153,7 +120,7 @@ fn a_wrong_result_for_the_workload_is_a_bad_result() {
 
 #[test]
 fn v0_without_its_check_cqes_is_missing_them() {
-    let s = default_shape(ProfileId::WaitvWake);
+    let s = default_shape(id("v0"));
     let v: Vec<_> = clean(4, &s)
         .into_iter()
         .filter(|c| (c.user_data >> 8) & 0xff != Kind::Check as u64 || c.user_data & 0xff < 5)
@@ -215,7 +182,7 @@ fn live_ring(id: ProfileId) -> Option<Ring> {
     };
     r.set_wait_timeout_ns(2_000_000_000);
     let p = r.probe().unwrap();
-    for &(op, name) in id.opcodes() {
+    for &(op, name) in id.profile().opcodes {
         if !p.supports(op) {
             skip(&format!("kernel lacks {name}"));
             return None;
@@ -229,10 +196,10 @@ fn live_ring(id: ProfileId) -> Option<Ring> {
 /// every request, and the first failure shows the real value.
 #[test]
 fn the_kernel_values_are_checked_not_assumed() {
-    let Some(mut ring) = live_ring(ProfileId::WaitCancel) else {
+    let Some(mut ring) = live_ring(id("c0")) else {
         return;
     };
-    let mut s = shape(ProfileId::WaitCancel, 32);
+    let mut s = shape_of("c0", 32);
     s.expect[Kind::Cancel as usize].res = 0;
     let mut c0 = wait_cancel::WaitCancel(Futex::new(&s, ops::futex_flags(true)).unwrap());
     let mut l = Ledger::default();
@@ -245,10 +212,10 @@ fn the_kernel_values_are_checked_not_assumed() {
         (RES_CANCEL_FOUND, Kind::Cancel as u64)
     );
 
-    let Some(mut ring) = live_ring(ProfileId::WaitvWake) else {
+    let Some(mut ring) = live_ring(id("v0")) else {
         return;
     };
-    let mut s = shape(ProfileId::WaitvWake, 8);
+    let mut s = shape_of("v0", 8);
     s.expect[Kind::Waitv as usize].res = 0;
     let f = Futex::new(&s, ops::futex_flags(false)).unwrap();
     let mut v0 = waitv_wake::WaitvWake::new(f).unwrap();
@@ -263,10 +230,10 @@ fn the_kernel_values_are_checked_not_assumed() {
 
 #[test]
 fn lifecycle_cycles_run_clean_in_their_own_rings() {
-    let Some(mut main) = live_ring(ProfileId::Lifecycle) else {
+    let Some(mut main) = live_ring(id("l0")) else {
         return;
     };
-    let s = shape(ProfileId::Lifecycle, 4);
+    let s = shape_of("l0", 4);
     let s0 = wait_wake::WaitWake(Futex::new(&s, ops::futex_flags(true)).unwrap());
     let mut l0 = lifecycle::Lifecycle::new(s0, 1_000_000_000);
     let mut l = Ledger::default();
@@ -283,10 +250,10 @@ fn lifecycle_cycles_run_clean_in_their_own_rings() {
 /// the cycle that saw it looks at the flag after its drain.
 #[test]
 fn a_cq_overflow_flushed_mid_round_is_counted_once() {
-    let Some(mut ring) = live_ring(ProfileId::Nop) else {
+    let Some(mut ring) = live_ring(id("n0")) else {
         return;
     };
-    let s = shape(ProfileId::Nop, 32);
+    let s = shape_of("n0", 32);
     let plan = Plan::new(&s.expect);
     let seq = 3;
     // 3 x 64 NOPs into a 128-entry CQ: 64 CQEs go to the overflow list.

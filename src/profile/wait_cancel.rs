@@ -9,13 +9,47 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked, as in s0.
 
-use super::collect::{collect, submitted};
+use super::collect::{collect, pushed, submitted};
 use super::futex::Futex;
-use super::{Timed, Workload};
+use super::shape::{RES_CANCELED, RES_CANCEL_FOUND};
+use super::witnessed::INFLIGHT;
+use super::{inject, Names, Profile, Shape, Timed, Workload};
+use super::{ASYNC_CANCEL, FUTEX_WAIT, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
+use crate::config::DEFAULT_SLOTS;
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
+
+/// c0: the cycle above; its cancels' res 1 is the count io_futex_cancel
+/// returns.
+pub static C0: Profile = Profile {
+    names: Names {
+        short: "c0",
+        long: "wait-cancel",
+        formal: "c0_wait_cancel",
+        help: "32 FUTEX_WAIT, 32 ASYNC_CANCEL by user_data (-ECANCELED, 1)",
+    },
+    opcodes: &[FUTEX_WAIT, ASYNC_CANCEL],
+    default_slots: DEFAULT_SLOTS,
+    futex_scope: true,
+    shape: |cfg| {
+        let n = cfg.slots;
+        Shape::new(n)
+            .with(Kind::Wait, n, RES_CANCELED)
+            .with(Kind::Cancel, n, RES_CANCEL_FOUND)
+    },
+    series: ONE_TABLE,
+    functions: &[
+        "io_futex_prep",
+        "io_futex_wait",
+        "io_futex_wake",
+        "io_futex_complete",
+        "io_futex_cancel",
+        INFLIGHT,
+    ],
+    start: |s, ring, ledger, then| then(&mut WaitCancel(Futex::set_up(s)?), ring, ledger),
+};
 
 pub struct WaitCancel(pub Futex);
 
@@ -33,24 +67,21 @@ impl Workload for WaitCancel {
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &f.plan);
         let t0 = clock.now_ns();
-        for i in 0..n {
-            ring.push(&ops::futex_wait(
-                f.word(i),
-                0,
-                f.flags,
-                tag(seq, Kind::Wait, i),
-            ));
-        }
-        let mut ok = submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
-        for i in 0..n {
-            let target = tag(seq, Kind::Wait, i);
-            ring.push(&ops::cancel(target, tag(seq, Kind::Cancel, i)));
-        }
-        ok = ok && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Cancel, ledger, seq);
+        let waits = ring.push_batch(n, |i| {
+            ops::futex_wait(f.word(i), 0, f.flags, tag(seq, Kind::Wait, i))
+        });
+        let mut ok =
+            pushed(waits, ledger, seq) && submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
+        let cancels = ring.push_batch(n, |i| {
+            ops::cancel(tag(seq, Kind::Wait, i), tag(seq, Kind::Cancel, i))
+        });
+        ok = ok
+            && pushed(cancels, ledger, seq)
+            && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Cancel, ledger, seq);
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }
-        let t1 = clock.end_ns(f.inject_ns);
+        let t1 = inject::end_ns(clock, f.inject_ns);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

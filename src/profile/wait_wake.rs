@@ -16,11 +16,47 @@
 
 use super::collect::{collect, pushed, submitted};
 use super::futex::{Futex, CELL_BYTES};
-use super::{Timed, Workload};
+use super::witnessed::INFLIGHT;
+use super::{inject, Names, Profile, Shape, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
+use crate::config::DEFAULT_SLOTS;
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
+
+/// s0: the report's workload, the cycle above.
+pub static S0: Profile = Profile {
+    names: Names {
+        short: "s0",
+        long: "wait-wake",
+        formal: "s0_wait_wake",
+        help: "32 FUTEX_WAIT, 32 FUTEX_WAKE (wait res 0, wake res 1)",
+    },
+    opcodes: &[FUTEX_WAIT, FUTEX_WAKE],
+    default_slots: DEFAULT_SLOTS,
+    futex_scope: true,
+    shape: |cfg| shape(cfg.slots),
+    series: ONE_TABLE,
+    functions: &FUNCTIONS,
+    start: |s, ring, ledger, then| then(&mut WaitWake(Futex::set_up(s)?), ring, ledger),
+};
+
+/// `slots` WAITs each woken (res 0) by a WAKE that wakes one waiter (res 1).
+pub fn shape(slots: u32) -> Shape {
+    Shape::new(slots)
+        .with(Kind::Wait, slots, 0)
+        .with(Kind::Wake, slots, 1)
+}
+
+/// The kernel functions of a WAIT and a WAKE (where each hit comes from:
+/// witnessed.rs); z0 and e0 name the same.
+pub const FUNCTIONS: [&str; 5] = [
+    "io_futex_prep",
+    "io_futex_wait",
+    "io_futex_wake",
+    "io_futex_complete",
+    INFLIGHT,
+];
 
 pub struct WaitWake(pub Futex);
 
@@ -56,7 +92,7 @@ impl Workload for WaitWake {
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }
-        let t1 = clock.end_ns(f.inject_ns);
+        let t1 = inject::end_ns(clock, f.inject_ns);
         // Every failure outside the check is a failed submission (`ok`).
         let clean = check.finish_own(ledger) && ok;
         (t1.wrapping_sub(t0), clean)

@@ -11,11 +11,13 @@
 //! WAKE/WAITV CQE is checked. The check wakes are not timed: they prove
 //! correctness and are not part of the WAITV->WAKE path being measured.
 
-use super::collect::{collect, submitted};
-use super::futex::{Futex, MAX_CELLS};
-use super::shape::{WAITV_CHECK_INDEX, WAITV_WAKE_INDEX, WAITV_WIDTH};
-use super::{Timed, Workload};
+use super::collect::{collect, pushed, submitted};
+use super::futex::{mapping_failed, Futex, MAX_CELLS};
+use super::witnessed::INFLIGHT;
+use super::{inject, Names, Profile, Shape, Timed, Workload};
+use super::{FUTEX_WAITV, FUTEX_WAKE, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
+use crate::config::WAITV_GROUPS;
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -23,6 +25,48 @@ use crate::sys::memory::Mapping;
 use crate::sys::uapi::FutexWaitv;
 use crate::sys::SysResult;
 
+/// v0: `slots` counts WAITV groups here (at most WAITV_GROUPS, 8x8 words).
+pub static V0: Profile = Profile {
+    names: Names {
+        short: "v0",
+        long: "waitv-wake",
+        formal: "v0_waitv_wake",
+        help: "8 WAITV x 8 words, WAKE index 3 (res 3, 1), check WAKE (0)",
+    },
+    opcodes: &[FUTEX_WAITV, FUTEX_WAKE],
+    default_slots: WAITV_GROUPS,
+    futex_scope: true,
+    shape: |cfg| {
+        let g = cfg.slots;
+        Shape {
+            vector_width: WAITV_WIDTH,
+            ..Shape::new(g)
+        }
+        .with(Kind::Waitv, g, WAITV_WAKE_INDEX as i32)
+        .with(Kind::Wake, g, 1)
+        .with(Kind::Check, g, 0)
+    },
+    series: ONE_TABLE,
+    functions: &[
+        "io_futexv_prep",
+        "io_futexv_wait",
+        "io_futexv_complete",
+        "io_futex_prep",
+        "io_futex_wake",
+        INFLIGHT,
+    ],
+    start: |s, ring, ledger, then| {
+        let mut v0 = WaitvWake::new(Futex::set_up(s)?).map_err(mapping_failed)?;
+        then(&mut v0, ring, ledger)
+    },
+};
+
+/// Futex words per FUTEX_WAITV.
+pub const WAITV_WIDTH: u32 = 8;
+/// The word of each group the WAKE targets (the WAITV's expected res).
+pub const WAITV_WAKE_INDEX: u32 = 3;
+/// The word of each group the check WAKE targets after the WAITV ended.
+pub const WAITV_CHECK_INDEX: u32 = 0;
 /// Most groups: every word of MAX_CELLS in one WAITV.
 const MAX_GROUPS: usize = MAX_CELLS / WAITV_WIDTH as usize;
 
@@ -55,10 +99,11 @@ impl WaitvWake {
         Ok(WaitvWake { f, groups, vecs })
     }
 
-    /// Group `g`'s WAITV_WIDTH entries.
+    /// Group `g`'s WAITV_WIDTH entries. Panics unless g < groups.
     #[inline(always)]
     fn vec(&self, g: u32) -> *const FutexWaitv {
-        // SAFETY: g < groups, so its entries lie inside `vecs`.
+        assert!(g < self.groups);
+        // SAFETY: g < groups <= MAX_GROUPS, so its entries lie inside `vecs`.
         unsafe { (self.vecs.ptr() as *const FutexWaitv).add((g * WAITV_WIDTH) as usize) }
     }
 
@@ -81,40 +126,32 @@ impl Workload for WaitvWake {
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &self.f.plan);
         let t0 = clock.now_ns();
-        for i in 0..g {
-            ring.push(&ops::futex_waitv(
-                self.vec(i),
-                WAITV_WIDTH,
-                tag(seq, Kind::Waitv, i),
-            ));
-        }
-        let mut ok = submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
-        for i in 0..g {
+        let flags = self.f.flags;
+        let waitvs = ring.push_batch(g, |i| {
+            ops::futex_waitv(self.vec(i), WAITV_WIDTH, tag(seq, Kind::Waitv, i))
+        });
+        let mut ok =
+            pushed(waitvs, ledger, seq) && submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
+        let wakes = ring.push_batch(g, |i| {
             let w = self.word(i, WAITV_WAKE_INDEX);
-            ring.push(&ops::futex_wake(
-                w,
-                1,
-                self.f.flags,
-                tag(seq, Kind::Wake, i),
-            ));
-        }
-        ok = ok && submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
+            ops::futex_wake(w, 1, flags, tag(seq, Kind::Wake, i))
+        });
+        ok = ok
+            && pushed(wakes, ledger, seq)
+            && submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
         if ok {
             collect(ring, &mut check, ledger, 2 * g, seq);
         }
-        let t1 = clock.end_ns(self.f.inject_ns);
+        let t1 = inject::end_ns(clock, self.f.inject_ns);
         if ok {
             // Nobody may be left waiting on any word of a completed WAITV.
-            for i in 0..g {
+            let checks = ring.push_batch(g, |i| {
                 let w = self.word(i, WAITV_CHECK_INDEX);
-                ring.push(&ops::futex_wake(
-                    w,
-                    1,
-                    self.f.flags,
-                    tag(seq, Kind::Check, i),
-                ));
-            }
-            if submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq) {
+                ops::futex_wake(w, 1, flags, tag(seq, Kind::Check, i))
+            });
+            if pushed(checks, ledger, seq)
+                && submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq)
+            {
                 collect(ring, &mut check, ledger, g, seq);
             }
         }

@@ -1,9 +1,12 @@
-//! What the kernel must have seen of a run (`--witness`), derived from the
+//! A run's witness (`--witness`): opened before the workload's set-up,
+//! tracing during the rounds, and after the checks line its lines and its
+//! verdict (`Witness`). What the kernel must have seen is derived from the
 //! run's own counts (the ledger's submitted requests and checked CQEs of
 //! the traced rounds), never from constants: warm-ups, rounds and slots
 //! all count.
 //!
-//! The kernel functions per profile and where each hit comes from (Linux
+//! The kernel functions the profiles name (each its `Profile::functions`),
+//! and where each hit comes from (Linux
 //! 6.12, io_uring/opdef.c, futex.c, cancel.c, nop.c, msg_ring.c):
 //! - `io_futex_prep`: the `.prep` of both IORING_OP_FUTEX_WAIT and
 //!   IORING_OP_FUTEX_WAKE, once per SQE of either;
@@ -24,50 +27,21 @@
 //!   reported as not traceable (`notrace` when kallsyms has it, `inlined`
 //!   when it has no symbol: Debian's 6.12.117) unless a kernel can trace it.
 
+use core::fmt::Write;
+
 use super::shape::RES_AGAIN;
-use super::{pollwake, ProfileId, Shape};
+use super::{pollwake, Profile, ProfileId, Shape};
 use crate::check::{Kind, Ledger, KINDS};
-use crate::witness::Expect;
+use crate::config::{self, RunConfig};
+use crate::exit::{self, Exit};
+use crate::report::{self, Bytes, Line};
+use crate::sys;
+use crate::sys::out::Out;
+use crate::tsv::{self, TsvFile};
+use crate::witness::{self, Expect, Instance};
 
-const INFLIGHT: &str = "io_req_track_inflight";
-
-/// The profile's kernel functions, for the function tracer's filter.
-pub fn functions(id: ProfileId) -> &'static [&'static str] {
-    match id {
-        ProfileId::WaitWake | ProfileId::Lifecycle => &[
-            "io_futex_prep",
-            "io_futex_wait",
-            "io_futex_wake",
-            "io_futex_complete",
-            INFLIGHT,
-        ],
-        ProfileId::WaitCancel => &[
-            "io_futex_prep",
-            "io_futex_wait",
-            "io_futex_wake",
-            "io_futex_complete",
-            "io_futex_cancel",
-            INFLIGHT,
-        ],
-        ProfileId::WaitvWake => &[
-            "io_futexv_prep",
-            "io_futexv_wait",
-            "io_futexv_complete",
-            "io_futex_prep",
-            "io_futex_wake",
-            INFLIGHT,
-        ],
-        ProfileId::ZeroWake | ProfileId::Mismatch => &[
-            "io_futex_prep",
-            "io_futex_wait",
-            "io_futex_wake",
-            "io_futex_complete",
-            INFLIGHT,
-        ],
-        ProfileId::Nop => &["io_nop_prep", "io_nop"],
-        ProfileId::Pollwake => &["io_msg_ring_prep", "io_msg_ring"],
-    }
-}
+/// The function 079afb081c42 added to every futex request's prep.
+pub const INFLIGHT: &str = "io_req_track_inflight";
 
 /// The kernel's name of the opcode a kind's requests use (io_uring/opdef.c
 /// `.name`); None: no request of its own (pollwake's target CQEs).
@@ -83,19 +57,21 @@ fn opcode(k: Kind) -> Option<&'static str> {
     })
 }
 
-/// Most events (io_uring) and function hits a run of `cycles` cycles in
-/// all (every series, warm-ups included) records.
-pub fn bound(id: ProfileId, shape: &Shape, cycles: u64) -> (u64, u64) {
+/// Most events (io_uring) and function hits a run of `profile` with
+/// `shape` records in `cycles` cycles in all (every series, warm-ups
+/// included).
+pub fn bound(profile: &Profile, shape: &Shape, cycles: u64) -> (u64, u64) {
     let per_cycle: u64 = shape.expect.iter().map(|e| e.count as u64).sum();
     let requests = per_cycle * cycles;
     // A submission and a completion per request, and at most 3 hits of
     // the listed functions (prep, issue, completion or inflight).
-    let hits = if functions(id).is_empty() { 0 } else { 3 };
+    let hits = if profile.functions.is_empty() { 0 } else { 3 };
     (2 * requests, hits * requests)
 }
 
-/// What the kernel must have seen of the rounds that `l` counts.
-pub fn expect(id: ProfileId, shape: &Shape, l: &Ledger) -> Expect {
+/// What the kernel must have seen of the rounds of `profile` (with
+/// `shape`) that `l` counts.
+pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Expect {
     let mut e = Expect::default();
     let sub = |k: Kind| l.submitted[k as usize];
     for k in Kind::ALL {
@@ -134,7 +110,7 @@ pub fn expect(id: ProfileId, shape: &Shape, l: &Ledger) -> Expect {
     // A WAIT whose word differs ends inline (-EAGAIN), without task work.
     let inline_end = shape.expect[Kind::Wait as usize].res == RES_AGAIN;
     let completed_waits = if inline_end { 0 } else { l.kind(Kind::Wait) };
-    for &f in functions(id) {
+    for &f in profile.functions {
         let n = match f {
             "io_futex_prep" => wait + wake + check,
             INFLIGHT => wait + wake + check + waitv,
@@ -153,10 +129,197 @@ pub fn expect(id: ProfileId, shape: &Shape, l: &Ledger) -> Expect {
     e
 }
 
+/// What the witness of a run of `id` with `cfg` asks of the kernel: the
+/// most it records in every cycle of every series, warm-ups included.
+fn plan(id: ProfileId, cfg: &RunConfig, cpu: u32) -> witness::Plan<'static> {
+    let profile = id.profile();
+    let series = profile.series.len() as u64;
+    let cycles = (cfg.warmups + cfg.rounds) as u64 * cfg.cycles as u64 * series;
+    let (events, function_hits) = bound(profile, &id.shape(cfg), cycles);
+    witness::Plan {
+        pid: sys::getpid(),
+        cpu,
+        events,
+        function_hits,
+        functions: profile.functions,
+    }
+}
+
+/// The witness of a run: not asked for, asked for and refused (why), or
+/// a live trace instance and what the run's workload must make the kernel
+/// record (one per run, by value: no heap).
+#[allow(clippy::large_enum_variant)]
+pub enum Witness {
+    Off,
+    Unavailable(Line),
+    On {
+        instance: Instance,
+        profile: &'static Profile,
+        shape: Shape,
+    },
+}
+
+impl Witness {
+    /// `--witness`: the run's trace instance, armed, tracing off, its
+    /// buffer sized for every cycle of every series. A run that cannot be
+    /// witnessed is a skip naming why (`--witness=optional`: it runs,
+    /// unwitnessed, and says so).
+    pub fn open(id: ProfileId, cfg: &RunConfig, cpu: u32) -> Result<Witness, Exit> {
+        if cfg.witness == config::Witness::Off {
+            return Ok(Witness::Off);
+        }
+        match Instance::create(&plan(id, cfg, cpu)) {
+            Ok(instance) => Ok(Witness::On {
+                instance,
+                profile: id.profile(),
+                shape: id.shape(cfg),
+            }),
+            Err(why) if cfg.witness == config::Witness::Optional => Ok(Witness::Unavailable(why)),
+            Err(why) => Err(Exit::new(
+                exit::SKIP,
+                format_args!("--witness: this run cannot be witnessed: {why}"),
+            )),
+        }
+    }
+
+    /// The banner's `witness=` words (None: not asked for).
+    pub fn banner(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Witness::Off => None,
+            Witness::Unavailable(_) => Some(("unavailable", "none")),
+            Witness::On { instance, .. } => Some(("on", instance.sources())),
+        }
+    }
+
+    /// Tracing on, just before the first round (outside every timed span).
+    pub fn start(&mut self) {
+        if let Witness::On { instance, .. } = self {
+            let _ = instance.start();
+        }
+    }
+
+    /// Tracing off, just after the last round.
+    pub fn stop(&mut self) {
+        if let Witness::On { instance, .. } = self {
+            let _ = instance.stop();
+        }
+    }
+
+    /// The verdict on the rounds that `window` counts: the witness lines
+    /// after the checks line, the witness's TSV row, and the instance
+    /// removed. Err: why the kernel's account fails the run.
+    pub fn verdict(
+        &mut self,
+        window: &Ledger,
+        interrupted: bool,
+        out: &mut Out,
+        tsv: Option<(&mut TsvFile, &tsv::Context)>,
+    ) -> Result<(), &'static str> {
+        let (i, profile, shape) = match self {
+            Witness::Off => return Ok(()),
+            Witness::Unavailable(why) => {
+                let _ = writeln!(out, "# witness: unavailable: {why}");
+                return Ok(());
+            }
+            Witness::On {
+                instance,
+                profile,
+                shape,
+            } => (instance, *profile, &*shape),
+        };
+        let mut events = Text::new();
+        let mut functions = Text::new();
+        let mut verdict = if interrupted {
+            let _ = write!(events, "not judged: the run was interrupted");
+            Ok(())
+        } else {
+            let e = expect(profile, shape, window);
+            judge(i, &e, [&mut events, &mut functions], out)
+        };
+        let _ = writeln!(out, "# witness: {events}");
+        if !functions.as_bytes().is_empty() {
+            let _ = writeln!(out, "# witness: {functions}");
+        }
+        match i.remove() {
+            Ok(()) => {
+                let _ = writeln!(out, "# witness: removed {} tracing=off", Bytes(i.dir()));
+            }
+            Err(e) => {
+                let _ = writeln!(out, "# witness: NOT removed: {}: {e}", Bytes(i.dir()));
+                verdict = verdict.and(Err("its trace instance could not be removed"));
+            }
+        }
+        if let Some((file, ctx)) = tsv {
+            let row = tsv::Row {
+                phase: "witness",
+                round: 0,
+                cycles: 0,
+                pairs: 0,
+                timed_ns: 0,
+                pass: verdict.is_ok(),
+                counts: &Ledger::default(),
+                witness: [events.as_bytes(), functions.as_bytes()],
+            };
+            file.row(ctx, &row);
+        }
+        out.flush();
+        verdict
+    }
+}
+
+/// A witness line (the events, the functions).
+type Text = report::Text<1024>;
+
+/// The kernel's account of the rounds against `e`: the events line and the
+/// functions line into `lines`, and on a mismatch the expected counts (and
+/// the first trace line not understood) on `out`. Err: why it fails the run.
+fn judge(
+    i: &Instance,
+    e: &Expect,
+    [events, functions]: [&mut Text; 2],
+    out: &mut Out,
+) -> Result<(), &'static str> {
+    let t = match i.read() {
+        Ok(t) => t,
+        Err(why) => {
+            let _ = write!(events, "events unreadable: {why} -> MISMATCH");
+            return Err("the instance's trace could not be read");
+        }
+    };
+    let traced = i.traced();
+    let ok_events = witness::events_line(events, &t, e);
+    let ok_functions = match &i.functions_refused {
+        Some(why) => {
+            let _ = write!(functions, "functions unavailable: {why}");
+            true
+        }
+        None => witness::functions_line(functions, &t, e, traced, i.untraced()),
+    };
+    if ok_events && ok_functions {
+        return Ok(());
+    }
+    let mut x = Text::new();
+    witness::expected_line(&mut x, e, traced);
+    let _ = writeln!(out, "# witness: {x}");
+    if t.unparsed > 0 {
+        let first = Bytes(t.first_unparsed());
+        let _ = writeln!(out, "# witness: first unparsed line: {first}");
+    }
+    Err("the kernel's counts differ from the run's (MISMATCH on stdout)")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::RunConfig;
+    use crate::config::{Mode, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES};
+    use crate::witness::MAX_BUFFER_KB;
+
+    /// What the kernel must have seen of profile `name`'s rounds that `l`
+    /// counts, with the default options.
+    fn expect_of(name: &str, l: &Ledger) -> Expect {
+        let id = ProfileId::parse(name.as_bytes()).unwrap();
+        expect(id.profile(), &id.shape(&RunConfig::default()), l)
+    }
 
     fn ledger(sub: &[(Kind, u64)], cqes: &[(Kind, u64)]) -> Ledger {
         let mut l = Ledger::default();
@@ -173,12 +336,11 @@ mod tests {
     #[test]
     fn s0_trace_expects_what_the_report_counted_by_hand() {
         // --trace: 16 cycles of 32 WAIT + 32 WAKE.
-        let shape = ProfileId::WaitWake.shape(&RunConfig::default());
         let l = ledger(
             &[(Kind::Wait, 512), (Kind::Wake, 512)],
             &[(Kind::Wait, 512), (Kind::Wake, 512)],
         );
-        let e = expect(ProfileId::WaitWake, &shape, &l);
+        let e = expect_of("s0", &l);
         assert_eq!(e.submits(), &[("FUTEX_WAIT", 512), ("FUTEX_WAKE", 512)]);
         assert_eq!((e.completions, e.varied), (1024, 0));
         assert_eq!(e.results(), &[(0, 512), (1, 512)]);
@@ -196,44 +358,74 @@ mod tests {
 
     #[test]
     fn c0_v0_e0_and_pollwake_expectations() {
-        let cfg = RunConfig::default();
-        let c0 = ProfileId::WaitCancel;
         let l = ledger(
             &[(Kind::Wait, 64), (Kind::Cancel, 64)],
             &[(Kind::Wait, 64), (Kind::Cancel, 64)],
         );
-        let e = expect(c0, &c0.shape(&cfg), &l);
+        let e = expect_of("c0", &l);
         assert_eq!(e.submits(), &[("FUTEX_WAIT", 64), ("ASYNC_CANCEL", 64)]);
         assert_eq!(e.results(), &[(-125, 64), (1, 64)]);
         assert_eq!(e.hits("io_futex_wake"), Some(0));
         assert_eq!(e.hits("io_futex_complete"), Some(64));
         assert_eq!(e.hits("io_futex_cancel"), Some(64));
-        let v0 = ProfileId::WaitvWake;
         let l = ledger(
             &[(Kind::Waitv, 8), (Kind::Wake, 8), (Kind::Check, 8)],
             &[(Kind::Waitv, 8), (Kind::Wake, 8), (Kind::Check, 8)],
         );
-        let e = expect(v0, &v0.shape(&cfg), &l);
+        let e = expect_of("v0", &l);
         assert_eq!(e.submits(), &[("FUTEX_WAKE", 16), ("FUTEX_WAITV", 8)]);
         assert_eq!(e.results(), &[(1, 8), (0, 8), (3, 8)]);
         assert_eq!(e.hits("io_futex_prep"), Some(16));
         assert_eq!(e.hits("io_futexv_complete"), Some(8));
         assert_eq!(e.hits("io_req_track_inflight"), Some(24));
-        let e0 = ProfileId::Mismatch;
         let l = ledger(&[(Kind::Wait, 32)], &[(Kind::Wait, 32)]);
-        let e = expect(e0, &e0.shape(&cfg), &l);
+        let e = expect_of("e0", &l);
         assert_eq!(e.results(), &[(-11, 32)]);
         assert_eq!(e.hits("io_futex_complete"), Some(0));
-        let pw = ProfileId::Pollwake;
         let l = ledger(
             &[(Kind::Source, 128)],
             &[(Kind::Source, 128), (Kind::Target, 128)],
         );
-        let e = expect(pw, &pw.shape(&cfg), &l);
+        let e = expect_of("pollwake", &l);
         assert_eq!(e.submits(), &[("MSG_RING", 128)]);
         // Message 0 of burst 0 carries the value 0.
         assert_eq!(e.results(), &[(0, 129)]);
         assert_eq!((e.varied, e.completions), (127, 256));
         assert_eq!(e.hits("io_msg_ring"), Some(128));
+    }
+
+    /// What docs/witness.md promises: every profile's `--trace` and
+    /// `--smoke` fit the witness's buffer, and the default point of s0 does
+    /// not (refused, naming the size: "shorten it").
+    #[test]
+    fn trace_and_smoke_fit_the_buffer_and_a_point_does_not() {
+        let plan_of = |id: ProfileId, mode, rounds, cycles, warmups| {
+            let cfg = RunConfig {
+                mode,
+                rounds,
+                cycles,
+                warmups,
+                slots: id.default_slots(),
+                ..RunConfig::default()
+            };
+            plan(id, &cfg, 0)
+        };
+        for id in ProfileId::ALL {
+            let trace = plan_of(id, Mode::Trace, 1, TRACE_CYCLES, 0).buffer_kb();
+            let smoke = plan_of(id, Mode::Smoke, SMOKE_ROUNDS, SMOKE_CYCLES, 0).buffer_kb();
+            assert!(
+                trace <= MAX_BUFFER_KB && smoke < trace,
+                "{id:?}: {trace} {smoke}"
+            );
+        }
+        // pollwake --trace: 4 modes x 16 bursts of 32 messages, each with a
+        // source and a target CQE: at most 8,192 events, 12,288 hits.
+        let pw = plan_of(ProfileId::POLLWAKE, Mode::Trace, 1, TRACE_CYCLES, 0);
+        assert_eq!((pw.events, pw.function_hits), (8192, 12288));
+        // s0's point: 18 rounds x 512 cycles x 64 requests, a submission
+        // and a completion each: 1,179,648 events, about 110 MiB.
+        let s0 = plan_of(ProfileId::S0, Mode::Point, 15, 512, 3);
+        assert_eq!(s0.events, 1_179_648);
+        assert!(s0.buffer_kb() > MAX_BUFFER_KB);
     }
 }

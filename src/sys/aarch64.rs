@@ -1,5 +1,7 @@
-//! aarch64 syscall instructions (the numbers are asm-generic's, generic.rs):
-//! nothing else lives here.
+//! What only aarch64 decides: the syscall instructions (the numbers are
+//! asm-generic's, generic.rs), the signal return trampoline (`restore_rt`),
+//! the raw thread's clone trampoline (`clone_thread`), the vDSO clock's
+//! name, and `struct epoll_event`'s layout. Nothing else lives here.
 //!
 //! # Safety
 //! Every function here is a raw system call. The caller guarantees that each

@@ -86,47 +86,11 @@ impl Clock {
             .wrapping_mul(1_000_000_000)
             .wrapping_add(ts.tv_nsec as u64)
     }
-
-    /// Ends a timed span: a reading of the clock, taken once it has spun
-    /// `extra_ns` more on it when a positive control (`--inject-ns`) asks
-    /// for that; with 0, just `now_ns` (one compare more).
-    #[inline(always)]
-    pub fn end_ns(&self, extra_ns: u64) -> u64 {
-        let t = self.now_ns();
-        if extra_ns == 0 {
-            return t;
-        }
-        self.spin(t, extra_ns)
-    }
-
-    /// Busy-waits on this clock until `ns` have passed since `from` (one
-    /// of its readings); returns the last reading. With the vDSO clock no
-    /// syscall is made. Cold: only a positive control (`--inject-ns`)
-    /// spins.
-    #[cold]
-    #[inline(never)]
-    pub fn spin(&self, from: u64, ns: u64) -> u64 {
-        loop {
-            let t = self.now_ns();
-            if t.wrapping_sub(from) >= ns {
-                return t;
-            }
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn spin_waits_at_least_its_ns() {
-        let c = Clock::syscall();
-        let a = c.now_ns();
-        let b = c.spin(a, 200_000);
-        assert!(b - a >= 200_000, "{}", b - a);
-        assert!(c.now_ns() >= b);
-    }
 
     #[test]
     fn syscall_clock_advances() {

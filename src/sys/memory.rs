@@ -42,9 +42,14 @@ impl Mapping {
     }
 
     /// A pointer `off` bytes in, as a `T`.
-    pub fn at<T>(&self, off: u32) -> *mut T {
+    ///
+    /// # Safety
+    /// `off + size_of::<T>() <= self.len()`: the `T` lies inside the
+    /// mapping (a ring's offsets are the kernel's, in io_uring_params, and
+    /// the ring's mappings are sized from them). Checked in debug builds.
+    pub unsafe fn at<T>(&self, off: u32) -> *mut T {
         debug_assert!(off as usize + core::mem::size_of::<T>() <= self.len);
-        // SAFETY: callers pass offsets inside the mapping (the kernel's).
+        // SAFETY: the caller keeps the `T` inside the mapping.
         unsafe { self.ptr.add(off as usize) as *mut T }
     }
 }

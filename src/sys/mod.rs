@@ -3,9 +3,11 @@
 //!
 //! # Safety
 //! Architecture-specific instructions live in `x86_64.rs` / `aarch64.rs` /
-//! `riscv64.rs` and nowhere else. The wrappers here are safe where every
-//! pointer they pass is derived from a Rust reference or slice of the right
-//! size; the ones that take raw addresses (mmap/munmap) stay `unsafe`.
+//! `riscv64.rs`, and in main.rs's `_start` (one per architecture: the
+//! entry belongs to the binary, not to the library its tests link with
+//! std). The wrappers here are safe where every pointer they pass is
+//! derived from a Rust reference or slice of the right size; the ones that
+//! take raw addresses (mmap/munmap) stay `unsafe`.
 
 #[cfg(target_arch = "aarch64")]
 #[path = "aarch64.rs"]

@@ -1,5 +1,9 @@
-//! x86_64 syscall instructions and numbers, and the cost counter's markers:
-//! nothing else lives here.
+//! What only x86_64 decides: the syscall instructions and numbers, and the
+//! few things its registers or its UAPI layout fix: the signal return
+//! trampoline (`restore_rt`), the raw thread's clone trampoline
+//! (`clone_thread`), the vDSO clock's name, the packed `struct
+//! epoll_event`, and the cost counter's marker instructions (`cost_mark`).
+//! Nothing else lives here.
 //!
 //! # Safety
 //! Every function here is a raw system call. The caller guarantees that each

@@ -143,13 +143,26 @@ fn varied_results_are_counted_in_all() {
 }
 
 #[test]
-fn the_buffer_is_sized_for_the_run() {
-    let p = Plan {
-        pid: 1,
-        cpu: 0,
-        events: 2048,
-        function_hits: 3072,
-        functions: &[],
+fn the_buffer_holds_every_record_rounded_up_with_room_to_spare() {
+    let kb = |events, function_hits| {
+        let p = Plan {
+            pid: 1,
+            cpu: 0,
+            events,
+            function_hits,
+            functions: &[],
+        };
+        p.buffer_kb()
     };
-    assert_eq!(p.buffer_kb(), (2048 * 96 + 3072 * 48) / 1024 + 512);
+    // s0 --trace, by hand: 16 cycles of 64 requests, each submitted and
+    // completed (2,048 events of 96 bytes: 192 KiB) with 3 function hits
+    // (3,072 of 48 bytes: 144 KiB), and 512 KiB to spare.
+    assert_eq!(kb(2048, 3072), 848);
+    // Nothing to record still has the slack; one byte more is a KiB more.
+    assert_eq!(kb(0, 0), 512);
+    assert_eq!(kb(1, 0), 513);
+    assert_eq!(kb(1, 1), 513);
+    assert_eq!(kb(11, 0), 514);
+    // An event took about 67 bytes on 6.18: a million of them fit.
+    assert!(kb(1_000_000, 0) - 512 >= 1_000_000 * 67 / 1024);
 }

@@ -253,6 +253,15 @@ pub fn published(name: &str) -> String {
     )
 }
 
+/// The path of an icount fixture (tests/fixtures/icount: points on QEMU
+/// TCG's instruction clock, exact across boots).
+pub fn icount(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/icount/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
 /// Every line of a mail-ready text fits 72 columns and none ends in a
 /// blank.
 pub fn assert_narrow(text: &str) {
@@ -264,4 +273,35 @@ pub fn assert_narrow(text: &str) {
         );
         assert!(!line.ends_with(' '), "trailing blank: {line:?}");
     }
+}
+
+/// The command line a draft shows (its lines as printed, `uring-repro`
+/// first), read back by bash in the C locale: the arguments it gives
+/// `uring-repro`, or None after a skip without bash.
+pub fn shell_words(lines: &str) -> Option<Vec<Vec<u8>>> {
+    if Command::new("bash").arg("--version").output().is_err() {
+        skip("bash not installed; cannot read the command line back");
+        return None;
+    }
+    let script = format!("uring-repro() {{ printf '%s\\0' \"$@\"; }}\n{lines}\n");
+    let out = Command::new("bash")
+        .env("LC_ALL", "C")
+        .arg("-c")
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "bash failed on:\n{lines}");
+    let mut words: Vec<Vec<u8>> = out.stdout.split(|&b| b == 0).map(<[u8]>::to_vec).collect();
+    assert_eq!(words.pop(), Some(vec![]), "{lines}");
+    Some(words)
+}
+
+/// The lines of `draft` that show the command it was made with.
+pub fn made_with(draft: &str) -> &str {
+    let at = draft
+        .find("This draft was made with:\n\n")
+        .expect("the made-with lines")
+        + 27;
+    let rest = &draft[at..];
+    &rest[..rest.find("\n\n").unwrap_or(rest.len())]
 }

@@ -40,10 +40,10 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
-use super::collect::{account, collect, submitted};
-use super::{setup, shape, ProfileId, Timed, Workload};
+use super::collect::{account, collect, pushed, submitted};
+use super::{inject, setup, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, KINDS};
-use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, RING_ENTRIES};
+use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
@@ -53,6 +53,35 @@ use crate::sys::epoll::{self, EpollEvent, EPOLLIN, EPOLL_CTL_ADD};
 use crate::sys::futex::{self, ETIMEDOUT};
 use crate::sys::uapi::O_RDONLY;
 use crate::sys::{self, CpuSet, Errno, Fd, Mark};
+
+/// pollwake: a burst per cycle (`--burst`), a series per mode.
+pub static POLLWAKE: Profile = Profile {
+    names: Names {
+        short: "pollwake",
+        long: "poll-wake",
+        formal: "pollwake",
+        help: "MSG_RING bursts into rings in no epoll set, an idle epoll set \
+               and one a waiter thread polls: the poll-wakeup cost (docs/pollwake.md)",
+    },
+    opcodes: &[MSG_RING, NOP],
+    default_slots: DEFAULT_SLOTS,
+    futex_scope: false,
+    shape: |cfg| shape(cfg.burst),
+    series: &Mode::SERIES,
+    functions: &["io_msg_ring_prep", "io_msg_ring"],
+    start: |s, ring, ledger, then| {
+        let mut pw = Pollwake::new(s, ring, ledger)?;
+        then(&mut pw, ring, ledger)
+    },
+};
+
+/// A burst of `n` messages: their source CQEs (res 0) and their target
+/// CQEs (each with its own message's value, `set_values`).
+fn shape(n: u32) -> Shape {
+    Shape::new(n)
+        .with(Kind::Source, n, 0)
+        .with(Kind::Target, n, 0)
+}
 
 /// Bound on each of the waiter's epoll_pwait calls.
 pub const WATCHDOG_MS: i32 = 1000;
@@ -174,16 +203,11 @@ fn commit_shape(counts: &[u64; 3], n: u32, deferred: bool) -> Option<&'static st
 /// submits them with one enter, then takes their source CQEs into `check`.
 /// False when the submission failed.
 fn send(src: &mut Ring, fd: i32, seq: u32, n: u32, check: &mut CycleCheck, l: &mut Ledger) -> bool {
-    for i in 0..n {
+    let msgs = src.push_batch(n, |i| {
         let msg = tag(seq, Kind::Target, i);
-        src.push(&ops::msg_ring_data(
-            fd,
-            value(seq, i),
-            msg,
-            tag(seq, Kind::Source, i),
-        ));
-    }
-    if !submitted(src.submit_and_wait(n, n), n, Kind::Source, l, seq) {
+        ops::msg_ring_data(fd, value(seq, i), msg, tag(seq, Kind::Source, i))
+    });
+    if !(pushed(msgs, l, seq) && submitted(src.submit_and_wait(n, n), n, Kind::Source, l, seq)) {
         return false;
     }
     collect(src, check, l, n, seq);
@@ -193,7 +217,7 @@ fn send(src: &mut Ring, fd: i32, seq: u32, n: u32, check: &mut CycleCheck, l: &m
 /// A plan for `n` messages of burst `seq` (and `nops` NOPs), each target
 /// CQE expected to carry its own message's value.
 fn plan(seq: u32, n: u32, nops: u32) -> Plan {
-    let mut e = shape(ProfileId::Pollwake, n).expect;
+    let mut e = shape(n).expect;
     e[Kind::Nop as usize] = Expect {
         count: nops,
         res: 0,
@@ -246,20 +270,15 @@ struct Parts {
 }
 
 impl Pollwake {
-    /// The rings, epoll sets and waiter of a run with `cfg` on `cpu`; `src`
+    /// The rings, epoll sets and waiter of a run set up as `s`; `src`
     /// is the run's ring, the source of every message. Runs the untimed
     /// eventfd pass (into `ledger`) and starts the waiter.
-    pub fn new(
-        cfg: &RunConfig,
-        cpu: u32,
-        allowed: &CpuSet,
-        src: &mut Ring,
-        ledger: &mut Ledger,
-    ) -> Result<Pollwake, Exit> {
+    pub fn new(s: &SetUp, src: &mut Ring, ledger: &mut Ledger) -> Result<Pollwake, Exit> {
+        let (cfg, cpu) = (s.cfg, s.cpu.cpu());
         let o = Options {
             burst: cfg.burst,
             flags: cfg.ring_flags,
-            waiter_cpu: waiter_cpu(cfg, cpu, allowed)?,
+            waiter_cpu: waiter_cpu(cfg, cpu, s.allowed)?,
             cpu,
             dog: Watchdog {
                 timeout_ms: WATCHDOG_MS,
@@ -362,7 +381,7 @@ impl Pollwake {
                 _ => collect(&mut p.targets[slot(m)], &mut check, l, n, seq),
             }
         }
-        let t3 = clock.end_ns(p.o.inject_ns);
+        let t3 = inject::end_ns(clock, p.o.inject_ns);
         p.gap_ns[m as usize] += t2.wrapping_sub(t1);
         p.gap_bursts[m as usize] += 1;
         let clean = check.finish(l, before) && ok;
@@ -524,10 +543,8 @@ impl Parts {
             counts[1] = take();
             collect(&mut ring, &mut check, l, n, seq);
         }
-        for i in 0..n {
-            ring.push(&ops::nop(tag(seq, Kind::Nop, i)));
-        }
-        if submitted(ring.submit_and_wait(n, n), n, Kind::Nop, l, seq) {
+        let nops = ring.push_batch(n, |i| ops::nop(tag(seq, Kind::Nop, i)));
+        if pushed(nops, l, seq) && submitted(ring.submit_and_wait(n, n), n, Kind::Nop, l, seq) {
             collect(&mut ring, &mut check, l, n, seq);
         }
         counts[2] = take();
@@ -597,10 +614,6 @@ impl Parts {
 }
 
 impl Workload for Pollwake {
-    fn series(&self) -> &'static [&'static str] {
-        &Mode::SERIES
-    }
-
     fn pairs_per_cycle(&self) -> u64 {
         self.p.o.burst as u64
     }

@@ -6,7 +6,7 @@
 use core::fmt::Write;
 
 use super::{commit_shape, Mode, Parts, HIST};
-use crate::check::{Counter, Fail, Failure, Kind};
+use crate::check::{self, Counter, Fail, Failure, Kind};
 use crate::profile::output::banner_head;
 use crate::profile::{Outcome, RunInfo};
 use crate::report::{self, Dec, Ratio6, Signed};
@@ -147,6 +147,9 @@ pub const FAILURES: [Counter; 6] = [
     ("not_asleep", |l| l.count(Fail::NotAsleep)),
     ("eventfd_bad", |l| l.count(Fail::EventfdBad)),
 ];
+// Every failure class is on pollwake's checks line: the shared ones, then
+// these, and no other workload has a class of its own.
+const _: () = assert!(check::FAILURES.len() + FAILURES.len() == check::FAILS);
 
 /// The stderr line of a failed run: the first failure, the mode it was
 /// found in, and the waiter's errno if it failed.

@@ -222,7 +222,7 @@ fn stop_wakes_a_waiter_that_never_saw_a_burst() {
     let (mut h, _ep) = waiter_on(tgt, EPOLLIN, &o);
     h.sh().stop.store(1, Ordering::Release);
     let stop = ops::msg_ring_data(h.ring_fd, 0, tag(STOP_SEQ, Kind::Target, 0), 1);
-    assert!(src.push(&stop));
+    assert!(src.push_batch(1, |_| stop));
     assert_eq!(src.submit_and_wait(1, 1), Ok(1));
     assert!(
         h.join(5_000_000_000),
