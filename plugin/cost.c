@@ -75,12 +75,20 @@ struct insn {
 /* A translated block's instructions, allocated once and never moved: the
  * translated code holds the counters' addresses. */
 struct block {
-    struct block *next;
-    /* entries so far (bumped inline), and when a marker last looked */
-    uint64_t entries, seen;
     size_t n;
     int kernel;
     struct insn insns[];
+};
+
+/* Blocks by translation order, CHUNK at a time, with their entry counters
+ * side by side, so a marker reads them in one sweep of memory rather than
+ * one cache miss a block. Chunks never move (the translated code holds the
+ * counters' addresses); the table of chunks grows. */
+#define CHUNK 4096
+struct chunk {
+    /* entries so far (bumped inline), and when a marker last looked */
+    uint64_t entries[CHUNK], seen[CHUNK];
+    struct block *blocks[CHUNK];
 };
 
 /* A marker found at translation: what it does, for which series. */
@@ -89,8 +97,8 @@ struct marker {
     unsigned char series;
 };
 
-static struct block *blocks;
-static size_t n_blocks, n_insns;
+static struct chunk **chunks;
+static size_t n_chunks, n_blocks, n_insns;
 static FILE *out;
 /* the window in force: its series, or -1; whether it is paused */
 static int open_series = -1, paused;
@@ -119,11 +127,14 @@ static void say(const char *what)
  * blocks entered since the last look have any. */
 static void look(int count)
 {
-    for (struct block *b = blocks; b; b = b->next) {
-        if (b->entries == b->seen) {
+    for (size_t at = 0; at < n_blocks; at++) {
+        struct chunk *c = chunks[at / CHUNK];
+        size_t j = at % CHUNK;
+        if (c->entries[j] == c->seen[j]) {
             continue;
         }
-        b->seen = b->entries;
+        c->seen[j] = c->entries[j];
+        struct block *b = c->blocks[j];
         for (size_t i = 0; i < b->n; i++) {
             struct insn *in = &b->insns[i];
             uint64_t d = in->execs - in->seen;
@@ -233,9 +244,19 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         qemu_plugin_register_vcpu_insn_exec_inline(
             insn, QEMU_PLUGIN_INLINE_ADD_U64, &b->insns[i].execs, 1);
     }
-    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->entries, 1);
-    b->next = blocks;
-    blocks = b;
+    if (n_blocks == n_chunks * CHUNK) {
+        struct chunk **grown = realloc(chunks, (n_chunks + 1) * sizeof *chunks);
+        if (!grown || !(grown[n_chunks] = calloc(1, sizeof **grown))) {
+            say("out of memory: the counts are incomplete");
+            abort();
+        }
+        chunks = grown;
+        n_chunks++;
+    }
+    struct chunk *c = chunks[n_blocks / CHUNK];
+    c->blocks[n_blocks % CHUNK] = b;
+    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+                                             &c->entries[n_blocks % CHUNK], 1);
     n_blocks++;
     n_insns += n;
 }
@@ -261,7 +282,8 @@ static void on_exit(qemu_plugin_id_t id, void *userdata)
                     k, windows[k], in_series[k][0], in_series[k][1]);
         }
     }
-    for (struct block *b = blocks; b; b = b->next) {
+    for (size_t at = 0; at < n_blocks; at++) {
+        const struct block *b = chunks[at / CHUNK]->blocks[at % CHUNK];
         for (size_t i = 0; b->kernel && i < b->n; i++) {
             for (int k = 0; k < SERIES; k++) {
                 if (b->insns[i].in_windows[k]) {
