@@ -1,15 +1,17 @@
 //! Dispatch: argv -> command -> run, describe, selftest, compare, report,
 //! calibrate or initramfs -> exit code. Every non-zero exit writes one stderr line
-//! naming its cause (a closed stdout aside: nobody is listening).
+//! naming its cause (a closed stdout aside: nobody is listening; any other
+//! failure to write stdout is named).
 
 use core::fmt::Write;
 
 use crate::cli::{self, Command};
-use crate::config::{RunConfig, VERSION};
+use crate::config::{RunConfig, Timebase, VERSION};
 use crate::exit::{self, fail, Exit};
 use crate::initramfs::{self, args};
 use crate::profile::contract::Contract;
 use crate::profile::{self, ProfileId};
+use crate::report::Clean;
 use crate::rt::{pid1, StartInfo};
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
@@ -19,12 +21,23 @@ use crate::{calibrate, compare, selftest, tsv};
 
 /// The process's entry point after `_start`; returns the exit code.
 pub fn main(start: &StartInfo) -> i32 {
+    // A write to a closed pipe or past `ulimit -f` must fail (EPIPE,
+    // EFBIG), not kill the process with a file cut short. rt_sigaction
+    // cannot fail for these two; if it did, the default actions stay.
+    let _ = signal::ignore_write_signals();
     let mut out = Out::new(1);
     let mut baked = [0u8; args::FILE_MAX + 1];
-    let argv = match args::argv(start.args(), pid1::is_init(), &mut baked) {
+    let mut given = start.args().peekable();
+    if pid1::is_init() {
+        // Not arguments: they never stand for the baked ones either.
+        cli::skip_kernel_words(&mut given, &mut out);
+    }
+    let argv = match args::argv(given, pid1::is_init(), &mut baked) {
         Ok(argv) => argv,
         Err(e) => return e.report(),
     };
+    // compare --bisect speaks git bisect run's language, where 1 is "bad".
+    let mut bisect = false;
     let code = match cli::parse(argv) {
         Ok(Command::Help) => {
             cli::help(&mut out);
@@ -34,24 +47,37 @@ pub fn main(start: &StartInfo) -> i32 {
             let _ = writeln!(out, "uring-repro {VERSION}");
             exit::PASS
         }
-        Ok(Command::Compare(args)) => compare::main(&args, &mut out),
+        Ok(Command::Compare(args)) => {
+            bisect = args.bisect;
+            compare::main(&args, &mut out)
+        }
         Ok(Command::Report(args, draft)) => {
             compare::report(&args, &draft, &mut start.args(), &mut out)
         }
-        Ok(Command::Run(id, cfg)) => {
-            catch_interrupts();
-            let e = profile::run(id, &cfg, &clock(start), &mut out);
-            if let (Some(path), true) = (cfg.tsv, pid1::is_init()) {
-                tsv::echo_if_volatile(path, &mut out);
+        Ok(Command::Run(id, cfg)) => match timebase(start, cfg) {
+            Ok(cfg) => {
+                catch_interrupts();
+                let e = profile::run(id, &cfg, &clock(start), &mut out);
+                if let (Some(path), true) = (cfg.tsv, pid1::is_init()) {
+                    tsv::echo_if_volatile(path, &mut out);
+                }
+                e.report()
             }
-            e.report()
-        }
-        Ok(Command::Initramfs(spec)) => initramfs::write(&spec).report(),
-        Ok(Command::Describe(id, cfg)) => describe(id, &cfg, &mut out).report(),
-        Ok(Command::Calibrate(id, cfg, pct)) => {
+            Err(e) => e.report(),
+        },
+        Ok(Command::Initramfs(spec)) => {
+            // Caught so that an interrupted archive leaves no partial file.
             catch_interrupts();
-            calibrate::run(id, &cfg, pct, &clock(start), &mut out).report()
+            initramfs::write(&spec).report()
         }
+        Ok(Command::Describe(id, cfg)) => describe(id, &cfg, &mut out).report(),
+        Ok(Command::Calibrate(id, cfg, pct)) => match timebase(start, cfg) {
+            Ok(cfg) => {
+                catch_interrupts();
+                calibrate::run(id, &cfg, pct, &clock(start), &mut out).report()
+            }
+            Err(e) => e.report(),
+        },
         Ok(Command::Selftest(cfg)) => {
             catch_interrupts();
             selftest::run(&cfg, &clock(start), &mut out)
@@ -69,18 +95,39 @@ pub fn main(start: &StartInfo) -> i32 {
         }
     };
     out.flush();
-    if out.broken() && code == exit::PASS {
-        return exit::STDOUT_CLOSED;
+    if let (Some(e), exit::PASS) = (out.error(), code) {
+        let mut lost = exit::stdout_failed(e);
+        if bisect && lost.code == exit::FAIL {
+            // Not a bad commit: the step's output is lost, stop the bisect.
+            lost.code = exit::BISECT_STOP;
+        }
+        return lost.report();
     }
     code
 }
 
 /// From here on SIGINT and SIGTERM end a run after its current cycle, with
-/// the finished rounds reported (exit 130). rt_sigaction cannot fail for
+/// the finished rounds reported (exit 130), and `initramfs` after its
+/// current write, its partial file removed. rt_sigaction cannot fail for
 /// these two; if it did, a signal would end the process by its default
 /// action, as before.
 fn catch_interrupts() {
     let _ = signal::catch_interrupts();
+}
+
+/// `cfg` measured on the timebase the environment names
+/// (`URING_REPRO_TIMEBASE`, wall unless it says icount); any other value
+/// is a usage error naming it.
+fn timebase<'a>(start: &StartInfo, mut cfg: RunConfig<'a>) -> Result<RunConfig<'a>, Exit> {
+    cfg.timebase = Timebase::from_env(start.env()).map_err(|value| {
+        let name = Timebase::ENV;
+        let value = Clean(value);
+        Exit::new(
+            exit::USAGE,
+            format_args!("{name}={value}: unknown timebase (wall or icount)"),
+        )
+    })?;
+    Ok(cfg)
 }
 
 /// The run's clock: the vDSO's when the kernel maps one.

@@ -6,7 +6,10 @@
 //! sequence number (low 32 bits), so a CQE left over from an earlier cycle
 //! is caught as an unknown tag instead of being credited to the current one.
 
+use core::fmt;
+
 use crate::sys::uapi::IoUringCqe;
+use crate::sys::Errno;
 
 /// Request kinds (the `kind` byte of user_data).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,6 +123,31 @@ pub struct Failure {
     pub seq: u32,
     /// The offending CQE, when one CQE is to blame.
     pub cqe: Option<IoUringCqe>,
+    /// The system call to blame and what it returned, when one is.
+    pub call: Option<Call>,
+}
+
+/// A system call that failed a cycle, and what it returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub name: &'static str,
+    pub ret: Returned,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Returned {
+    Errno(Errno),
+    /// io_uring_enter took the first of the second's SQEs.
+    Took(u32, u32),
+}
+
+impl fmt::Display for Call {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.ret {
+            Returned::Errno(e) => write!(f, "{}: {e}", self.name),
+            Returned::Took(n, of) => write!(f, "{} took {n} of {of} SQEs", self.name),
+        }
+    }
 }
 
 /// Counters of everything validated over a run.
@@ -143,6 +171,16 @@ impl Ledger {
         self.note(what, seq, cqe);
     }
 
+    /// `fail`, with the system call to blame.
+    #[cold]
+    pub fn fail_call(&mut self, f: Fail, what: &'static str, seq: u32, call: Call) {
+        let noted = self.first.is_none();
+        self.fail(f, what, seq, None);
+        if let (true, Some(first)) = (noted, self.first.as_mut()) {
+            first.call = Some(call);
+        }
+    }
+
     /// Counts `n` failures of class `f` (the caller notes the first).
     pub fn add(&mut self, f: Fail, n: u64) {
         self.fails[f as usize] += n;
@@ -155,6 +193,7 @@ impl Ledger {
                 what,
                 seq,
                 cqe: cqe.copied(),
+                call: None,
             });
         }
     }

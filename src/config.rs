@@ -130,6 +130,63 @@ pub enum Witness {
     Optional,
 }
 
+/// What a point's nanoseconds are: the environment word
+/// `URING_REPRO_TIMEBASE` (on a kernel command line, before `--`, it
+/// reaches `/init` as an environment variable). Not part of the contract
+/// (`describe`, `input_sha256`): it is how a point was measured, not what
+/// it runs. The banner says `timebase=`, the TSV's last column too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Timebase {
+    /// The clock is time (bare metal, KVM): what every run is unless told.
+    Wall,
+    /// QEMU TCG with `-icount shift=0`: the guest's clock advances one
+    /// virtual ns per guest instruction, so ns are instructions.
+    Icount,
+}
+
+impl Timebase {
+    /// The environment variable that names it.
+    pub const ENV: &'static str = "URING_REPRO_TIMEBASE";
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Timebase::Wall => "wall",
+            Timebase::Icount => "icount",
+        }
+    }
+
+    /// The timebase an environment (`NAME=value` words) names: Wall
+    /// without the variable; Err(value) for a value that is neither name.
+    pub fn from_env<'e>(env: impl Iterator<Item = &'e [u8]>) -> Result<Timebase, &'e [u8]> {
+        let mut tb = Timebase::Wall;
+        for word in env {
+            let Some(value) = word
+                .strip_prefix(Self::ENV.as_bytes())
+                .and_then(|v| v.strip_prefix(b"="))
+            else {
+                continue;
+            };
+            tb = [Timebase::Wall, Timebase::Icount]
+                .into_iter()
+                .find(|t| t.name().as_bytes() == value)
+                .ok_or(value)?;
+        }
+        Ok(tb)
+    }
+
+    /// The line an icount point prints after its banner: what its numbers
+    /// are, so that they cannot be taken for time.
+    pub fn unit_line(self) -> Option<&'static str> {
+        match self {
+            Timebase::Wall => None,
+            Timebase::Icount => Some(
+                "# unit=guest_instructions_per_pair (QEMU TCG -icount shift=0: one virtual ns \
+                 per guest instruction, user + kernel; not time)",
+            ),
+        }
+    }
+}
+
 /// How a run runs (the workload is chosen beside it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunConfig<'a> {
@@ -153,6 +210,8 @@ pub struct RunConfig<'a> {
     /// `--inject-ns N`: a positive control, N ns added to every pair.
     pub inject_ns: u32,
     pub witness: Witness,
+    /// From the environment, not the command line; not in the contract.
+    pub timebase: Timebase,
 }
 
 impl Default for RunConfig<'_> {
@@ -172,6 +231,7 @@ impl Default for RunConfig<'_> {
             ring_flags: RingFlags::None,
             inject_ns: 0,
             witness: Witness::Off,
+            timebase: Timebase::Wall,
         }
     }
 }
@@ -205,6 +265,30 @@ mod tests {
         );
         assert_eq!((c.mode, c.futex_scope()), (Mode::Point, "private"));
         assert_eq!((RING_ENTRIES, CQ_ENTRIES), (64, 128));
+    }
+
+    #[test]
+    fn the_timebase_comes_from_the_environment() {
+        let env = |words: &[&'static str]| Timebase::from_env(words.iter().map(|w| w.as_bytes()));
+        assert_eq!(env(&[]), Ok(Timebase::Wall));
+        assert_eq!(env(&["HOME=/", "TERM=linux"]), Ok(Timebase::Wall));
+        assert_eq!(env(&["URING_REPRO_TIMEBASE=icount"]), Ok(Timebase::Icount));
+        assert_eq!(env(&["URING_REPRO_TIMEBASE=wall"]), Ok(Timebase::Wall));
+        // Not the variable: a longer name, or no `=`.
+        assert_eq!(env(&["URING_REPRO_TIMEBASEX=icount"]), Ok(Timebase::Wall));
+        assert_eq!(env(&["URING_REPRO_TIMEBASE"]), Ok(Timebase::Wall));
+        // Any other value is refused, named (case matters, empty too).
+        for bad in ["ICOUNT", "", "icount ", "tsc"] {
+            let word: &'static str = format!("URING_REPRO_TIMEBASE={bad}").leak();
+            assert_eq!(env(&["HOME=/", word]), Err(bad.as_bytes()), "{bad:?}");
+        }
+        assert_eq!(Timebase::Wall.unit_line(), None);
+        let unit = Timebase::Icount.unit_line().unwrap();
+        assert_eq!(
+            unit,
+            "# unit=guest_instructions_per_pair (QEMU TCG -icount shift=0: one virtual ns per \
+             guest instruction, user + kernel; not time)"
+        );
     }
 
     #[test]

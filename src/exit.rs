@@ -5,10 +5,12 @@ use core::fmt::{self, Write};
 
 use crate::report::Line;
 use crate::sys::out::Out;
+use crate::sys::Errno;
 
 pub const PASS: i32 = 0;
 /// A check failed, or the kernel broke the run or its set-up (an expired
-/// bounded wait counts here: timeouts are a check).
+/// bounded wait counts here: timeouts are a check), or an output the user
+/// asked for could not be written (stdout but for a closed pipe, `--tsv`).
 pub const FAIL: i32 = 1;
 /// A usage error or unusable input.
 pub const USAGE: i32 = 2;
@@ -29,7 +31,11 @@ pub const STDOUT_CLOSED: i32 = 141;
 /// Every code and what it means (`--help` lists them).
 pub const MEANINGS: [(i32, &str); 9] = [
     (PASS, "pass"),
-    (FAIL, "a check failed (an expired bounded wait counts here)"),
+    (
+        FAIL,
+        "a check failed (an expired bounded wait counts here), or an output could not be \
+         written",
+    ),
     (
         USAGE,
         "usage error or unusable input; CPU absent or not allowed",
@@ -81,6 +87,19 @@ impl Exit {
             fail(self.code, format_args!("{}", self.cause));
         }
         self.code
+    }
+}
+
+/// stdout failed with `e`: a closed pipe ends quietly (141, as SIGPIPE
+/// would); any other error (a full disk, EIO) loses the output the user
+/// asked for, a failure named on stderr.
+pub fn stdout_failed(e: Errno) -> Exit {
+    match e {
+        Errno::EPIPE => Exit {
+            code: STDOUT_CLOSED,
+            cause: Line::new(),
+        },
+        _ => Exit::new(FAIL, format_args!("stdout: write failed: {e}")),
     }
 }
 

@@ -52,7 +52,7 @@ unsafe extern "C" fn _start() -> ! {
 unsafe extern "C" fn entry(sp: *const usize) -> ! {
     // SAFETY: sp is the kernel's initial stack pointer, untouched by _start.
     let start = unsafe { StartInfo::from_stack(sp) };
-    if pid1::detect() {
+    if pid1::detect(&start) {
         pid1::mount_pseudo_filesystems();
         pid1::power_off(app::main(&start))
     }

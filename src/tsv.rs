@@ -20,11 +20,14 @@
 //!   rounds it finished, and zero pairs: an incomplete point never passes
 //!   for a complete one (`compare` refuses it).
 //! - `inject_ns` is `--inject-ns` (0 unless the run is a positive control).
+//! - `timebase`, the last column, is `wall`, or `icount` when the run's
+//!   ns are QEMU's instruction clock (`URING_REPRO_TIMEBASE`).
 //!
 //! The file is created with O_EXCL (an existing file is never touched) and
 //! each row is written with one write(2) as its round ends, so a crash
 //! keeps every finished row and a failing round's row (semantic_pass 0)
-//! is on disk before the process exits.
+//! is on disk before the process exits. A write that fails (a full disk,
+//! `ulimit -f`) leaves no file: the run removes it and fails, naming why.
 
 use core::fmt::{self, Write};
 
@@ -34,7 +37,8 @@ use crate::facts::Facts;
 use crate::report::{Bytes, Clean, Ratio6};
 use crate::sha256::Hex;
 use crate::sys::out::Out;
-use crate::sys::{self, uapi, Errno, Fd, SysResult};
+use crate::sys::uapi::{RAMFS_MAGIC, TMPFS_MAGIC};
+use crate::sys::{self, uapi, CPath, Errno, Fd, SysResult};
 
 /// Our version of the schema (the formal tool's columns plus ours).
 pub const SCHEMA_VERSION: u32 = 1;
@@ -48,7 +52,7 @@ outstanding\ttimed_ns\tns_per_pair\tcpu\tsemantic_pass\tinput_sha256\ttrace_enab
 futex_scope\tclock_source\ttool_version\tmissing_cqes\tsubmit_errors\tmigrations\t\
 ring_features\tkernel_version\tmachine\tcmdline\tpreempt\tpreempt_source\tcpu_model\tgovernor\t\
 energy_perf_preference\tturbo\tsmt\tonline_cpus\tio_uring_disabled\trounds_planned\tinject_ns\twitness\twitness_sources\twitness_events\t\
-witness_functions\n";
+witness_functions\ttimebase\n";
 
 /// What every row of a run repeats.
 pub struct Context<'a> {
@@ -75,6 +79,8 @@ pub struct Context<'a> {
     pub inject_ns: u32,
     /// `--witness`: `off`, `on` or `unavailable`, and what recorded.
     pub witness: (&'static str, &'static str),
+    /// `wall` or `icount` (`URING_REPRO_TIMEBASE`): what the ns are.
+    pub timebase: &'static str,
 }
 
 /// One round.
@@ -139,12 +145,13 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
     for n in counts {
         write!(w, "\t{n}")?;
     }
+    // A row without pairs (phase interrupted or witness) has 0 ns per pair.
     write!(
         w,
         "\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
         Ratio6 {
             num: r.timed_ns,
-            den: r.pairs
+            den: r.pairs.max(1)
         },
         c.cpu,
         r.pass as u8,
@@ -184,41 +191,42 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         }
         write!(w, "\t{}", Bytes(&cells[..n]))?;
     }
-    writeln!(w)
+    writeln!(w, "\t{}", c.timebase)
 }
 
-/// Longest `--tsv` path we accept (PATH_MAX, NUL included).
-pub const PATH_MAX: usize = 4096;
-
 /// An open result file: rows are buffered in `out` and flushed one by one.
+/// It is complete or absent: a file whose writes failed is removed
+/// (`remove`), and so is one whose run stopped early because stdout
+/// failed.
 pub struct TsvFile {
     out: Out,
     // Closed after `out` is dropped (field order).
     _fd: Fd,
+    path: CPath,
 }
 
 impl TsvFile {
     /// Creates `path` (O_EXCL: EEXIST if it exists) mode 0644 and writes
-    /// the header.
+    /// the header; a header that cannot be written leaves no file.
     pub fn create(path: &[u8]) -> SysResult<TsvFile> {
-        let mut z = [0u8; PATH_MAX];
-        if path.len() >= PATH_MAX || path.contains(&0) {
-            // Too long, or a path no file can have.
-            return Err(Errno::ENAMETOOLONG);
-        }
-        z[..path.len()].copy_from_slice(path);
-        let fd = sys::open(
-            &z[..path.len() + 1],
-            uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL,
-            0o644,
-        )?;
+        // Too long, or a path no file can have.
+        let path = CPath::new(path).ok_or(Errno::ENAMETOOLONG)?;
+        let flags = uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL;
+        let fd = sys::open(path.get(), flags, 0o644)?;
         let mut f = TsvFile {
             out: Out::new(fd.raw()),
             _fd: fd,
+            path,
         };
         f.out.bytes(HEADER.as_bytes());
         f.out.flush();
-        Ok(f)
+        match f.error() {
+            None => Ok(f),
+            Some(e) => {
+                let _ = f.remove();
+                Err(e)
+            }
+        }
     }
 
     /// Writes and flushes one row.
@@ -227,27 +235,29 @@ impl TsvFile {
         self.out.flush();
     }
 
-    /// True once a write failed (full disk, ...).
-    pub fn broken(&self) -> bool {
-        self.out.broken()
+    /// Why a write failed (full disk, `ulimit -f`, ...), once one did;
+    /// later rows are not written.
+    pub fn error(&self) -> Option<Errno> {
+        self.out.error()
+    }
+
+    /// Closes and removes the file: what it holds is not the whole run.
+    pub fn remove(self) -> SysResult<()> {
+        let path = self.path;
+        drop((self.out, self._fd));
+        sys::unlink(path.get())
     }
 }
 
-/// Filesystems that live in RAM: a file there is gone at power-off.
-const RAMFS_MAGIC: u64 = 0x8584_58f6;
-const TMPFS_MAGIC: u64 = 0x0102_1994;
-
 /// As `/init` of an initramfs the only lasting record is the console. When
-/// the `--tsv` file sits on a RAM filesystem (the initramfs itself), says so
+/// the `--tsv` file sits on a RAM filesystem (gone at power-off) (the initramfs itself), says so
 /// and copies its rows to `out` as `# tsv: ` lines (`compare` and the table
 /// readers skip `#` lines; `sed -n 's/^# tsv: //p'` gets the file back).
 pub fn echo_if_volatile(path: &[u8], out: &mut Out) {
-    let mut z = [0u8; PATH_MAX];
-    if path.len() >= PATH_MAX {
+    let Some(z) = CPath::new(path) else {
         return;
-    }
-    z[..path.len()].copy_from_slice(path);
-    let kind = match sys::fs_type(&z[..=path.len()]) {
+    };
+    let kind = match sys::fs_type(z.get()) {
         Ok(RAMFS_MAGIC) => "ramfs",
         Ok(TMPFS_MAGIC) => "tmpfs",
         _ => return,
@@ -257,7 +267,7 @@ pub fn echo_if_volatile(path: &[u8], out: &mut Out) {
         "# --tsv {} is on {kind}, which does not survive power-off; its rows follow",
         Clean(path)
     );
-    let Ok(fd) = sys::open(&z[..=path.len()], uapi::O_RDONLY, 0) else {
+    let Ok(fd) = sys::open(z.get(), uapi::O_RDONLY, 0) else {
         return;
     };
     let mut buf = [0u8; 4096];
@@ -300,6 +310,7 @@ mod tests {
             rounds_planned: 15,
             inject_ns: 0,
             witness: ("off", "none"),
+            timebase: "icount",
         }
     }
 
@@ -381,14 +392,15 @@ mod tests {
                 "witness",
                 "witness_sources",
                 "witness_events",
-                "witness_functions"
+                "witness_functions",
+                "timebase"
             ]
         );
         // The fact columns are exactly the facts, in their order, and
         // then ours.
         let mut keys = Vec::new();
         Facts::read(0).each(&mut |k, _| keys.push(k));
-        let end = cols.len() - 6;
+        let end = cols.len() - 7;
         assert_eq!(&cols[end - keys.len()..end], &keys[..]);
         assert!(HEADER.ends_with('\n') && !HEADER.contains(' '));
     }
@@ -456,6 +468,28 @@ mod tests {
             ("shared", "vdso")
         );
         assert_eq!((get("tool_version"), get("missing_cqes")), (VERSION, "1"));
+        assert_eq!(get("timebase"), "icount");
+        assert_eq!(*vals.last().unwrap(), "icount");
+    }
+
+    #[test]
+    fn a_row_without_pairs_has_0_ns_per_pair() {
+        let l = Ledger::default();
+        let r = Row {
+            phase: "interrupted",
+            round: 3,
+            cycles: 0,
+            pairs: 0,
+            timed_ns: 0,
+            pass: false,
+            counts: &l,
+            witness: NO_WITNESS,
+        };
+        let mut s = String::new();
+        write_row(&mut s, &ctx(), &r).unwrap();
+        let names: Vec<&str> = HEADER.trim_end().split('\t').collect();
+        let at = names.iter().position(|n| *n == "ns_per_pair").unwrap();
+        assert_eq!(s.split('\t').nth(at), Some("0.000000"), "{s}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{icount, published, run, Run, Scratch};
+use utils::{icount, published, run, with_stdout_full, Run, Scratch};
 
 /// A uring-repro stdout point of 15 rounds around `ns`, the last round's
 /// semantic_pass `last_pass`; `rounds` rows of 15 when it was interrupted.
@@ -308,4 +308,31 @@ fn icount_points_are_placed_exactly() {
         "{}",
         r.err
     );
+}
+
+/// A step whose stdout cannot be written (a full disk) stops the bisect
+/// (128) naming why: its verdict is there, its record is not, and exit 1
+/// would mark the commit bad.
+#[test]
+fn a_step_whose_stdout_is_lost_stops_the_bisect() {
+    let d = Scratch::new("bisect-stdout");
+    let new = point(&d, "good.txt", 180.2, 1, 15);
+    let (a, b, child) = (
+        published("parent_a.txt"),
+        published("parent_b.txt"),
+        published("child.txt"),
+    );
+    let args = [
+        "compare".to_string(),
+        "--bisect".into(),
+        format!("good={a}"),
+        format!("good={b}"),
+        format!("bad={child}"),
+        format!("new={new}"),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(run(&args).code, 0, "the step itself is good");
+    let r = with_stdout_full(&args);
+    assert_eq!(r.code, 128, "{}", r.err);
+    assert_eq!(r.err, "uring-repro: stdout: write failed: ENOSPC (28)\n");
 }

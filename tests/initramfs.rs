@@ -5,7 +5,12 @@
 
 mod utils;
 
-use utils::{assert_usage_error, run, Scratch, BIN};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use utils::{
+    assert_usage_error, run, skip, with_file_size_limit, with_injected_fault, Scratch, BIN,
+};
 
 /// One entry of a newc archive.
 #[derive(Debug)]
@@ -194,4 +199,103 @@ fn never_overwrites_and_a_usage_error_writes_nothing() {
         &r,
         "initramfs: /nonexistent-dir/a.cpio: cannot be created: ENOENT (2)",
     );
+}
+
+/// What is in `dir`, by name, sorted.
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// SIGINT or SIGTERM while the archive is written: exit 130 naming the
+/// signal, and neither FILE nor a partial file is left. strace slows every
+/// write down (0.1 s) so the signal lands mid-archive.
+#[test]
+fn an_interrupted_archive_leaves_no_file() {
+    for sig in ["INT", "TERM"] {
+        let dir = Scratch::new(&format!("initramfs-sig{sig}"));
+        let file = dir.file("a.cpio");
+        let Some(mut slowed) = utils::under_strace("write:delay_enter=100000") else {
+            return;
+        };
+        let mut strace = slowed
+            .args(["initramfs", "-o", &file, "--smoke"])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The tracee is strace's child; signal it once its file exists.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let pid = loop {
+            assert!(Instant::now() < deadline, "no archive started");
+            let children = format!("/proc/{}/task/{}/children", strace.id(), strace.id());
+            let Ok(kids) = std::fs::read_to_string(children) else {
+                let _ = (strace.kill(), strace.wait());
+                return skip("no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)");
+            };
+            if let (Some(pid), false) = (kids.split_whitespace().next(), listing(&dir).is_empty()) {
+                break pid.to_owned();
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let killed = Command::new("kill")
+            .args([&format!("-{sig}"), &pid])
+            .status();
+        assert!(killed.unwrap().success());
+        let err = utils::drain(strace.stderr.take());
+        let status = strace.wait().unwrap();
+        let name = format!("SIG{sig}");
+        assert_eq!(status.code(), Some(130), "{status:?} {err}");
+        let want = format!("uring-repro: initramfs: {file}: interrupted by {name}; not written\n");
+        assert_eq!(err, want);
+        assert_eq!(listing(&dir), Vec::<String>::new(), "nothing is left");
+    }
+}
+
+/// `ulimit -f`: the archive's write fails with EFBIG (SIGXFSZ ignored; it
+/// used to kill the process, a 1 KiB cpio left), named; nothing is left.
+#[test]
+fn a_file_size_limit_leaves_no_archive() {
+    let dir = Scratch::new("initramfs-efbig");
+    let file = dir.file("a.cpio");
+    let r = with_file_size_limit(1, &["initramfs", "-o", &file, "--smoke"]);
+    assert_usage_error(
+        &r,
+        &format!("initramfs: {file}: write failed: EFBIG (27); removed"),
+    );
+    assert_eq!(listing(&dir), Vec::<String>::new(), "nothing is left");
+}
+
+/// Where renameat2's RENAME_NOREPLACE is refused (EINVAL: a filesystem
+/// without it), link and unlink publish the archive; where link fails
+/// too, nothing is left and the cause is named.
+#[test]
+fn the_archive_is_published_without_renameat2_too() {
+    let dir = Scratch::new("initramfs-link");
+    let file = dir.file("a.cpio");
+    let args = ["initramfs", "-o", &file, "--smoke"];
+    let Some(r) = with_injected_fault("renameat2:error=EINVAL", &args) else {
+        return;
+    };
+    assert_eq!((r.code, r.err.as_str()), (0, ""));
+    assert_eq!(listing(&dir), ["a.cpio"]);
+    let e = entries(&std::fs::read(&file).unwrap());
+    assert!(e[4].data == std::fs::read(BIN).unwrap(), "/init is whole");
+    std::fs::remove_file(&file).unwrap();
+    let Some(r) = with_injected_fault("renameat2,linkat:error=EINVAL", &args) else {
+        return;
+    };
+    let why = format!("uring-repro: initramfs: {file}: renaming {file}.partial-");
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.starts_with(&why), "{}", r.err);
+    assert!(
+        r.err
+            .ends_with(" into place failed: EINVAL (22); removed\n"),
+        "{}",
+        r.err
+    );
+    assert_eq!(listing(&dir), Vec::<String>::new(), "nothing is left");
 }

@@ -207,6 +207,12 @@ fn usage_errors_exit_2_with_one_stderr_line() {
             &["--cpu", "1023", "--smoke"],
             "--cpu 1023: CPU 1023 is not online or not allowed",
         ),
+        (&["--version", "extra"], "extra: unexpected after --version"),
+        (&["--help", "extra"], "extra: unexpected after --help"),
+        (
+            &["describe", "--profile", "pollwake"],
+            "--profile pollwake: describe has no contract for pollwake",
+        ),
     ];
     for (args, want) in cases {
         assert_usage_error(&run(args), want);
@@ -278,13 +284,49 @@ fn closed_stdout_ends_quietly() {
     let status = child.wait().unwrap();
     let err = utils::drain(child.stderr.take());
     use std::os::unix::process::ExitStatusExt;
-    // Killed by SIGPIPE (13) when it is not ignored, or exit 141 on EPIPE:
-    // either way quiet, and never a crash signal or a panic.
-    assert!(
-        status.signal() == Some(13) || status.code() == Some(141),
+    // SIGPIPE is ignored: EPIPE, and exit 141 as the shell shows a
+    // SIGPIPE death; quiet, never a crash signal or a panic.
+    assert_eq!(
+        (status.code(), status.signal()),
+        (Some(141), None),
         "{status:?} {err}"
     );
     assert!(err.is_empty(), "stderr: {err}");
+}
+
+/// A full disk on stdout is not a closed pipe: exit 1 and one stderr line
+/// naming the errno, for a run and for any other command; mid-run too.
+#[test]
+fn a_stdout_that_cannot_be_written_is_named() {
+    let want = "uring-repro: stdout: write failed: ENOSPC (28)\n";
+    let parent = utils::published("parent_a.txt");
+    for args in [&["--help"][..], &["compare", &parent], &["describe"]] {
+        let r = utils::with_stdout_full(args);
+        assert_eq!((r.code, r.err.as_str()), (1, want), "{args:?}");
+    }
+    if ran(&["--smoke"]).is_none() {
+        return;
+    }
+    let r = utils::with_stdout_full(&["--smoke"]);
+    assert_eq!((r.code, r.err.as_str()), (1, want));
+    // Write 2 is round 0's row, after the banner: the rounds stop there.
+    let args = ["--cycles", "2", "--warmups", "0", "--rounds", "3"];
+    let Some(r) = with_injected_fault("write:error=ENOSPC:when=2", &args) else {
+        return;
+    };
+    assert_eq!((r.code, r.err.as_str()), (1, want));
+    // A closed pipe with a --tsv file: that file is cut short, so removed,
+    // and the one stderr line says so.
+    let d = Scratch::new("epipe-tsv");
+    let f = d.file("rows.tsv");
+    let args = [&args[..], &["--tsv", &f]].concat();
+    // Write 4: round 0's stdout row, after the header, banner and TSV row.
+    let Some(r) = with_injected_fault("write:error=EPIPE:when=4", &args) else {
+        return;
+    };
+    let said = format!("uring-repro: stdout was closed; --tsv {f} removed (cut short)\n");
+    assert_eq!((r.code, r.err.as_str()), (141, said.as_str()));
+    assert!(!Path::new(&f).exists(), "a cut TSV was left behind");
 }
 
 #[test]
@@ -402,4 +444,89 @@ fn pid_1_of_a_pid_namespace_is_an_ordinary_process() {
         assert!(!out.out.contains("uring-repro: exit"), "{}", out.out);
         assert!(out.err.is_empty(), "{}", out.err);
     }
+}
+
+/// Every errno by its name: ELOOP (40) was `E? (40)`.
+#[test]
+fn an_errno_is_named_whatever_it_is() {
+    let d = Scratch::new("eloop");
+    std::os::unix::fs::symlink("loop", d.join("loop")).unwrap();
+    let tsv = d.file("loop/rows.tsv");
+    let Some(out) = ran(&["--smoke", "--tsv", &tsv]) else {
+        return;
+    };
+    assert_usage_error(&out, &format!("--tsv {tsv}: cannot be created: ELOOP (40)"));
+}
+
+/// A cycle whose io_uring_enter fails names the errno, and one the kernel
+/// cuts short says how many SQEs it took.
+#[test]
+fn a_failed_enter_in_a_cycle_names_what_it_returned() {
+    if ran(&["--smoke"]).is_none() {
+        return;
+    }
+    for (inject, profile, why) in [
+        // The first enter of cycle 0 submits its WAITs.
+        (
+            "io_uring_enter:error=EBUSY:when=1",
+            "s0",
+            "submit_error in cycle 0: io_uring_enter: EBUSY (16)",
+        ),
+        // The second submits the WAKEs and waits: 31 of 32 taken.
+        (
+            "io_uring_enter:retval=31:when=2",
+            "s0",
+            "submit_error in cycle 0: io_uring_enter took 31 of 32 SQEs",
+        ),
+        (
+            "io_uring_enter:error=ENOTSUPP:when=1",
+            "n0",
+            "submit_error in cycle 0: io_uring_enter: ENOTSUPP (524)",
+        ),
+    ] {
+        let args = ["--smoke", "--profile", profile, "--timeout", "1"];
+        let Some(out) = with_injected_fault(inject, &args) else {
+            return;
+        };
+        assert_eq!(out.code, 1, "{inject}: {}", out.err);
+        let want = format!("uring-repro: FAIL: {why}; counters on stdout\n");
+        assert_eq!(out.err, want, "{inject}");
+        let checks = out.out.lines().last().unwrap_or_default();
+        assert!(checks.ends_with("-> FAIL"), "{checks}");
+    }
+}
+
+/// PID 1 of a PID namespace whose /proc is gone is still no initramfs
+/// boot: its root is no RAM filesystem holding this binary as /init. It
+/// runs as an ordinary process: it mounts nothing (its facts from /proc
+/// are unknown), does not power off (reboot(2) there would kill it:
+/// exit 130), and ends with its own exit code.
+#[test]
+fn pid_1_without_proc_is_not_an_initramfs_boot() {
+    if ran(&["--smoke"]).is_none() {
+        return;
+    }
+    let sh = "umount -l /proc && exec \"$0\" --smoke";
+    let args = ["-p", "-f", "-m", "--propagation", "private", "sh", "-c", sh];
+    let probe = Command::new("unshare")
+        .args(&args[..7])
+        .arg("true")
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        return skip("unshare -p -f -m does not work here (needs root and util-linux)");
+    }
+    let out: Run = Command::new("unshare")
+        .args(args)
+        .arg(BIN)
+        .output()
+        .unwrap()
+        .into();
+    assert_eq!(out.code, 0, "{}\n{}", out.out, out.err);
+    assert!(out.err.is_empty(), "{}", out.err);
+    assert!(!out.out.contains("uring-repro: exit"), "{}", out.out);
+    assert_eq!(
+        line(&out.out, "# cmdline="),
+        "# cmdline=unknown",
+        "proc was mounted"
+    );
 }

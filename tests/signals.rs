@@ -127,8 +127,18 @@ fn sigint_reports_the_finished_rounds_and_their_tsv_rows() {
     let mut on_disk = tsv_rows(Path::new(&tsv));
     assert_eq!(on_disk.len() as u64, 3 + n + 1);
     let last = on_disk.pop().unwrap();
-    let got = ["phase", "round", "pairs", "semantic_pass", "rounds_planned"].map(|c| &last[c]);
-    assert_eq!(got, ["interrupted", &n.to_string(), "0", "0", "4096"]);
+    let cols = [
+        "phase",
+        "round",
+        "pairs",
+        "timed_ns",
+        "ns_per_pair",
+        "semantic_pass",
+    ];
+    let got = cols.map(|c| &last[c]);
+    let round = n.to_string();
+    assert_eq!(got, ["interrupted", &round, "0", "0", "0.000000", "0"]);
+    assert_eq!(last["rounds_planned"], "4096");
     for (i, m) in on_disk.iter().enumerate() {
         assert_eq!(m["rounds_planned"], "4096");
         let (want_phase, want_round) = if i < 3 {

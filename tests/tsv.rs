@@ -8,7 +8,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use utils::{assert_usage_error, ran, run, skip, tsv_rows, Scratch, BIN};
+use utils::{
+    assert_usage_error, ran, run, skip, tsv_rows, with_file_size_limit, with_injected_fault,
+    Scratch, BIN,
+};
 
 /// The columns: the formal reproducer's 35 in their order, then ours.
 const COLUMNS: &str = "
@@ -20,7 +23,7 @@ const COLUMNS: &str = "
     futex_scope clock_source tool_version missing_cqes submit_errors migrations ring_features
     kernel_version machine cmdline preempt preempt_source cpu_model governor
     energy_perf_preference turbo smt online_cpus io_uring_disabled rounds_planned inject_ns
-    witness witness_sources witness_events witness_functions";
+    witness witness_sources witness_events witness_functions timebase";
 
 /// Rows of a TSV file as name -> value maps, the header checked.
 fn rows(path: &Path) -> Vec<HashMap<String, String>> {
@@ -238,4 +241,83 @@ fn smoke_rows_are_not_measured() {
         .collect();
     assert_eq!(got, [("smoke", "smoke")]);
     assert_eq!(r[0]["rounds_planned"], "1");
+}
+
+/// The run's writes in order: the TSV header, stdout's banner, then per
+/// round its TSV row and (measured rounds) its stdout row.
+const SHORT: [&str; 6] = ["--cycles", "2", "--warmups", "1", "--rounds", "3"];
+
+/// A TSV write that fails after some rows (a full disk) names its errno,
+/// leaves no file behind, and the run cannot pass: stdout says why before
+/// its checks line, which ends FAIL.
+#[test]
+fn a_failed_write_names_its_errno_and_leaves_no_file() {
+    if ran(&["--smoke"]).is_none() {
+        return;
+    }
+    let d = Scratch::new("enospc");
+    let f = d.file("rows.tsv");
+    // Write 4: the first measured row, after the header and a warm-up row.
+    let args = [&SHORT[..], &["--tsv", &f]].concat();
+    let Some(o) = with_injected_fault("write:error=ENOSPC:when=4", &args) else {
+        return;
+    };
+    assert_eq!(o.code, 1, "{}{}", o.out, o.err);
+    assert_eq!(
+        o.err,
+        format!("uring-repro: --tsv {f}: write failed: ENOSPC (28); removed\n")
+    );
+    assert!(!Path::new(&f).exists(), "a cut TSV was left behind");
+    let said = format!("# --tsv {f}: write failed: ENOSPC (28)");
+    let lines: Vec<&str> = o.out.lines().collect();
+    assert_eq!(lines[lines.len() - 2], said, "{}", o.out);
+    assert!(lines[lines.len() - 1].ends_with(" -> FAIL"), "{}", o.out);
+    // A disk full from the start: no file, nothing runs.
+    let Some(o) = with_injected_fault("write:error=ENOSPC:when=1", &args) else {
+        return;
+    };
+    assert_usage_error(&o, &format!("--tsv {f}: cannot be created: ENOSPC (28)"));
+    assert!(!Path::new(&f).exists(), "an empty TSV was left behind");
+}
+
+/// `ulimit -f`: the write past the limit fails with EFBIG (SIGXFSZ is
+/// ignored, it used to kill the run with the file cut mid-row), named, and
+/// the cut file is removed.
+#[test]
+fn a_file_size_limit_is_a_named_failure_not_a_kill() {
+    if ran(&["--smoke"]).is_none() {
+        return;
+    }
+    let d = Scratch::new("efbig");
+    let f = d.file("rows.tsv");
+    // The header fits in 1 KiB, the first row does not.
+    let o = with_file_size_limit(1, &[&SHORT[..], &["--tsv", &f]].concat());
+    assert_eq!(o.code, 1, "{}{}", o.out, o.err);
+    assert_eq!(
+        o.err,
+        format!("uring-repro: --tsv {f}: write failed: EFBIG (27); removed\n")
+    );
+    assert!(!Path::new(&f).exists(), "a cut TSV was left behind");
+    assert!(o.out.trim_end().ends_with(" -> FAIL"), "{}", o.out);
+}
+
+/// stdout failing with rounds still to run cuts the TSV short: it is
+/// removed, and the one stderr line says so.
+#[test]
+fn a_tsv_cut_short_by_stdout_is_removed() {
+    if ran(&["--smoke"]).is_none() {
+        return;
+    }
+    let d = Scratch::new("stdout-cut");
+    let f = d.file("rows.tsv");
+    // Write 5: stdout's row of round 0.
+    let args = [&SHORT[..], &["--tsv", &f]].concat();
+    let Some(o) = with_injected_fault("write:error=EIO:when=5", &args) else {
+        return;
+    };
+    assert_eq!(o.code, 1, "{}{}", o.out, o.err);
+    let want =
+        format!("uring-repro: stdout: write failed: EIO (5); --tsv {f} removed (cut short)\n");
+    assert_eq!(o.err, want);
+    assert!(!Path::new(&f).exists(), "a cut TSV was left behind");
 }

@@ -84,6 +84,10 @@ pub enum Why {
     /// report's --title and --link: what fits the draft's 72 columns.
     Title,
     Link,
+    /// A word after `--help` or `--version` (which end the command line).
+    After(&'static str),
+    /// describe with a profile that has no contract (pollwake).
+    NoContract(&'static str),
 }
 
 impl fmt::Display for UsageError<'_> {
@@ -102,6 +106,13 @@ impl fmt::Display for UsageError<'_> {
             Why::OutOfRange(lo, hi) => return write!(f, "out of range ({lo}..={hi})"),
             Why::NotForProfile(p) => return write!(f, "does not apply to profile {p}"),
             Why::NotForCommand(c) => return write!(f, "does not apply to {c}"),
+            Why::After(o) => {
+                return write!(f, "unexpected after {o} (which ends the command line)")
+            }
+            Why::NoContract(p) => {
+                let why = "no input_sha256: its banner states its shape";
+                return write!(f, "describe has no contract for {p} ({why})");
+            }
             Why::UnknownOption => "unknown option (see --help)",
             Why::UnknownCommand => "unknown command (see --help)",
             Why::MissingValue => "needs a value",
@@ -197,6 +208,21 @@ fn number(s: &[u8], lo: u32, hi: u32) -> Result<u32, Why> {
     Ok(v as u32)
 }
 
+/// As `/init` of a fresh boot, the arguments start with every bare word of
+/// the kernel command line the kernel did not know (`nokaslr`), before the
+/// words after its `--`. The leading words that are neither a command nor
+/// an option are those: skipped here, each named on `w` as
+/// `# ignored kernel parameter: WORD`.
+pub fn skip_kernel_words<'a, I: Iterator<Item = &'a [u8]>>(
+    args: &mut core::iter::Peekable<I>,
+    w: &mut dyn fmt::Write,
+) {
+    let ours = |a: &&[u8]| a.starts_with(b"-") || COMMANDS.iter().any(|c| c.0.as_bytes() == *a);
+    while let Some(word) = args.next_if(|a| !ours(a)) {
+        let _ = writeln!(w, "# ignored kernel parameter: {}", Clean(word));
+    }
+}
+
 /// Parses argv[1..].
 pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
     let mut args = args.into_iter().peekable();
@@ -245,11 +271,14 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             if inline.is_some() {
                 return Err(err(Why::UnexpectedValue));
             }
-            return Ok(if name == b"--version" {
-                Command::Version
-            } else {
-                Command::Help
-            });
+            let (what, done) = match name {
+                b"--version" => ("--version", Command::Version),
+                _ => ("--help", Command::Help),
+            };
+            if let Some(extra) = args.next() {
+                return Err(error(command, extra, None, Why::After(what)));
+            }
+            return Ok(done);
         }
         let named = |o: &&options::Opt| o.name.as_bytes() == name;
         let Some(idx) = OPTIONS
@@ -381,10 +410,15 @@ fn run_config<'a>(
             return Err(error(command, arg, None, not_for_profile));
         }
     }
-    if let (true, DESCRIBE, Some((arg, _))) =
+    if let (true, DESCRIBE, Some((arg, value))) =
         (id == ProfileId::POLLWAKE, command, given("--profile"))
     {
-        return Err(error(command, arg, None, Why::NotForCommand("describe")));
+        return Err(error(
+            command,
+            arg,
+            value,
+            Why::NoContract(id.formal_name()),
+        ));
     }
     if cfg.shared && !id.has_futex_scope() {
         return Err(error(command, b"--shared", None, not_for_profile));

@@ -213,6 +213,25 @@ fn help_and_version() {
     assert_eq!(p(&["--help"]), Ok(Command::Help));
     assert_eq!(p(&["-h"]), Ok(Command::Help));
     assert_eq!(p(&["run", "--version"]), Ok(Command::Version));
+    assert_eq!(p(&["--rounds", "3", "--help"]), Ok(Command::Help));
+    // They end the command line: a word after them is a usage error.
+    for (args, word, after) in [
+        (&["--version", "extra"][..], "extra", "--version"),
+        (&["--help", "extra"], "extra", "--help"),
+        (&["-h", "--smoke"], "--smoke", "--help"),
+        (&["compare", "--help", "a.txt"], "a.txt", "--help"),
+    ] {
+        let e = p(args).unwrap_err();
+        assert_eq!(
+            (e.arg, e.why),
+            (word.as_bytes(), Why::After(after)),
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        p(&["--version", "extra"]).unwrap_err().to_string(),
+        "extra: unexpected after --version (which ends the command line)"
+    );
     let help = help_text();
     for o in [
         "--profile",
@@ -382,8 +401,18 @@ fn pollwake_options() {
         why(&["--profile", "pollwake", "--ring-flags", "x"]),
         ("--ring-flags x".into(), Why::UnknownRingFlags)
     );
+    // describe has no contract for pollwake, and says so of the profile
+    // (it used to say --profile did not apply to describe).
     let e = p(&["describe", "--profile", "pollwake"]).unwrap_err();
-    assert!(matches!(e.why, Why::NotForCommand("describe")));
+    assert_eq!(
+        e.to_string(),
+        "--profile pollwake: describe has no contract for pollwake (no input_sha256: its \
+         banner states its shape)"
+    );
+    let e = p(&["describe", "--profile=poll-wake"]).unwrap_err();
+    assert!(e
+        .to_string()
+        .starts_with("--profile=poll-wake: describe has no contract"));
     // A trace window applies to pollwake too (16 bursts of each mode).
     let t = cfg(&["--profile", "pollwake", "--trace"]);
     assert_eq!(
@@ -506,4 +535,31 @@ fn every_compare_error_names_its_argument() {
     let many: Vec<&'static str> = many.into_iter().map(|s| &*s.leak()).collect();
     assert_eq!(e(&many), "compare: l16=f: more than 16 files");
     assert!(compare(&many[..16]).is_ok());
+}
+
+#[test]
+fn kernel_words_before_ours_are_skipped_and_named() {
+    let skip = |args: &[&'static str]| {
+        let mut it = args.iter().map(|s| s.as_bytes()).peekable();
+        let mut said = String::new();
+        skip_kernel_words(&mut it, &mut said);
+        let rest: Vec<&[u8]> = it.collect();
+        (said, rest)
+    };
+    let (said, rest) = skip(&["nokaslr", "quiet", "--smoke", "x"]);
+    assert_eq!(
+        said,
+        "# ignored kernel parameter: nokaslr\n# ignored kernel parameter: quiet\n"
+    );
+    assert_eq!(rest, [&b"--smoke"[..], b"x"]);
+    // Nothing left: the baked arguments are read, as with no word at all.
+    let (said, rest) = skip(&["nokaslr"]);
+    assert_eq!((said.lines().count(), rest.len()), (1, 0));
+    // A command or an option ends the kernel's words; so does -h.
+    for first in ["compare", "initramfs", "-h", "--"] {
+        let (said, rest) = skip(&["splash", first, "nokaslr"]);
+        assert_eq!((said.lines().count(), rest.len()), (1, 2), "{first}");
+    }
+    let (said, rest) = skip(&[]);
+    assert_eq!((said.as_str(), rest.len()), ("", 0));
 }

@@ -11,19 +11,25 @@
 //!
 //! Owners, times and inode numbers are fixed, so the same `/init` and
 //! options always give the same bytes. The command line parser has checked
-//! the run options as `run` checks them before anything here runs. FILE is
-//! created with O_EXCL (never overwritten); the `/init` is read and checked
-//! (an ELF file) before FILE is created, and a FILE that could not be
-//! written whole is removed. Every failure is exit 2 with its cause.
+//! the run options as `run` checks them before anything here runs.
+//!
+//! FILE is complete or absent, whatever happens: the archive is written to
+//! `FILE.partial-PID` beside it (O_EXCL), then renamed to FILE without
+//! replacing anything (`sys::rename_noreplace`: renameat2's
+//! RENAME_NOREPLACE, else link and unlink), so FILE is never overwritten
+//! and never seen half-written. The `/init` is read and checked (an ELF
+//! file) first; a write that fails (a full disk, `ulimit -f`: EFBIG) and
+//! SIGINT or SIGTERM (caught, seen between writes) remove the partial file.
+//! Every failure is exit 2 with its cause, an interruption exit 130.
 
 pub mod args;
 mod newc;
 
-use core::fmt;
+use core::fmt::{self, Write};
 
 use crate::exit::{self, Exit};
-use crate::report::Clean;
-use crate::sys::{self, uapi, Errno, Fd, SysResult};
+use crate::report::{Clean, Text};
+use crate::sys::{self, signal, uapi, CPath, Errno, Fd};
 
 use newc::{Head, S_IFCHR, S_IFDIR, S_IFREG};
 
@@ -84,20 +90,8 @@ const ENTRIES: [Entry; 7] = [
     entry(newc::TRAILER, 0, (0, 0), Data::Nothing),
 ];
 
-/// Longest path accepted (PATH_MAX, NUL included).
-const PATH_MAX: usize = 4096;
 /// The copy's chunk.
 const CHUNK: usize = 16 * 1024;
-
-/// `path` with a NUL, in `buf`; None for one too long or holding a NUL.
-fn with_nul<'b>(path: &[u8], buf: &'b mut [u8; PATH_MAX]) -> Option<&'b [u8]> {
-    if path.len() >= PATH_MAX || path.contains(&0) {
-        return None;
-    }
-    buf[..path.len()].copy_from_slice(path);
-    buf[path.len()] = 0;
-    Some(&buf[..=path.len()])
-}
 
 const BAD_PATH: &str = "a path too long or holding a NUL";
 
@@ -115,49 +109,76 @@ pub fn write(spec: &Spec<'_>) -> Exit {
         Ok(n) => n,
         Err(b) => return refuse(b"run options", format_args!("{}", b.text())),
     };
-    let (mut zi, mut zo) = ([0u8; PATH_MAX], [0u8; PATH_MAX]);
-    let Some(init_z) = with_nul(spec.init, &mut zi) else {
+    let Some(init_z) = CPath::new(spec.init) else {
         return refuse(spec.init, format_args!("{BAD_PATH}"));
     };
-    let Some(out_z) = with_nul(spec.out, &mut zo) else {
+    let mut pid = Text::<16>::new();
+    let _ = write!(pid, ".partial-{}", sys::getpid());
+    let (Some(out_z), Some(temp)) = (
+        CPath::new(spec.out),
+        CPath::concat(&[spec.out, pid.as_bytes()]),
+    ) else {
         return refuse(spec.out, format_args!("{BAD_PATH}"));
     };
-    let init = match open_init(init_z) {
+    let init = match open_init(init_z.get()) {
         Ok(v) => v,
         Err(Fault::Sys(e)) => return refuse(spec.init, format_args!("cannot be read: {e}")),
-        Err(Fault::Shape) => {
-            return refuse(spec.init, format_args!("not an ELF file, or over 4 GiB"))
-        }
+        Err(_) => return refuse(spec.init, format_args!("not an ELF file, or over 4 GiB")),
     };
+    // The rename refuses an existing FILE too (one made meanwhile); this
+    // says so before anything is written.
+    if sys::file_id(out_z.get(), false).is_ok() {
+        return refuse(spec.out, format_args!("{EXISTS}"));
+    }
     let flags = uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL;
-    let fd = match sys::open(out_z, flags, 0o644) {
+    let fd = match sys::open(temp.get(), flags, 0o644) {
         Ok(fd) => fd,
-        Err(Errno::EEXIST) => return refuse(spec.out, format_args!("exists (never overwritten)")),
         Err(e) => return refuse(spec.out, format_args!("cannot be created: {e}")),
     };
-    let result = archive(fd.raw(), &init, spec.args(), args_len);
+    let written = archive(fd.raw(), &init, spec.args(), args_len);
     drop(fd);
-    match result {
-        Ok(()) => Exit::pass(),
-        Err(f) => {
-            // Half an archive must not pass for one.
-            let _ = sys::unlink(out_z);
-            match f {
-                Fault::Sys(e) => refuse(spec.out, format_args!("write failed: {e}; removed")),
-                Fault::Shape => refuse(
-                    spec.out,
-                    format_args!("{} changed while copied; removed", Clean(spec.init)),
-                ),
-            }
-        }
+    let result = written.and_then(|()| sys::rename_noreplace(&temp, &out_z).map_err(Fault::Rename));
+    let Err(f) = result else {
+        return Exit::pass();
+    };
+    // Half an archive must not pass for one.
+    let _ = sys::unlink(temp.get());
+    match f {
+        Fault::Rename(Errno::EEXIST) => refuse(spec.out, format_args!("{EXISTS}")),
+        Fault::Rename(e) => refuse(
+            spec.out,
+            format_args!(
+                "renaming {} into place failed: {e}; removed",
+                Clean(temp.name())
+            ),
+        ),
+        Fault::Sys(e) => refuse(spec.out, format_args!("write failed: {e}; removed")),
+        Fault::Shape => refuse(
+            spec.out,
+            format_args!("{} changed while copied; removed", Clean(spec.init)),
+        ),
+        Fault::Interrupted(sig) => Exit::new(
+            exit::INTERRUPTED,
+            format_args!(
+                "initramfs: {}: interrupted by {}; not written",
+                Clean(spec.out),
+                signal::name(sig)
+            ),
+        ),
     }
 }
+
+const EXISTS: &str = "exists (never overwritten)";
 
 /// Why an archive could not be made.
 enum Fault {
     Sys(Errno),
     /// Not an ELF file, too large, or its size changed under us.
     Shape,
+    /// SIGINT or SIGTERM was caught (the signal).
+    Interrupted(u32),
+    /// The whole archive could not take FILE's name.
+    Rename(Errno),
 }
 
 impl From<Errno> for Fault {
@@ -258,14 +279,18 @@ fn copy(init: &Init, fd: i32) -> Result<(), Fault> {
     Ok(())
 }
 
-fn write_all(fd: i32, mut b: &[u8]) -> SysResult<()> {
+/// Writes all of `b`; a caught SIGINT or SIGTERM stops it first.
+fn write_all(fd: i32, mut b: &[u8]) -> Result<(), Fault> {
     while !b.is_empty() {
+        if signal::caught() != 0 {
+            return Err(Fault::Interrupted(signal::caught()));
+        }
         match sys::write(fd, b) {
             // A write that makes no progress would loop for ever.
-            Ok(0) => return Err(Errno::EIO),
+            Ok(0) => return Err(Errno::EIO.into()),
             Ok(n) => b = b.get(n..).unwrap_or_default(),
             Err(Errno::EINTR) => {}
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(())

@@ -135,6 +135,8 @@ pub struct Outcome {
     pub interrupted: u32,
     /// The series whose share failed (the run's first failure is in it).
     pub failed_series: Option<usize>,
+    /// stdout failed with rounds still to run: they were not run.
+    pub stdout_cut: bool,
 }
 
 impl Outcome {
@@ -167,6 +169,7 @@ impl Outcome {
             hist: Histogram::default(),
             interrupted: 0,
             failed_series: None,
+            stdout_cut: false,
         }
     }
 }
@@ -247,6 +250,9 @@ pub fn rounds(
                 }
             }
             if !passed || out.broken() {
+                let last =
+                    i + 1 == cfg.warmups + cfg.rounds && k + 1 == series.len().min(MAX_SERIES);
+                o.stdout_cut = passed && !last;
                 break 'rounds;
             }
         }
@@ -349,6 +355,7 @@ mod tests {
             rounds_planned: rounds_,
             inject_ns: 0,
             witness: ("off", "none"),
+            timebase: "wall",
         };
         let stdout = dir.join("stdout");
         let f = std::fs::File::create(&stdout).unwrap();
@@ -409,7 +416,8 @@ mod tests {
             ]
         );
         for r in &rows {
-            assert_eq!(r.len(), col("witness_functions") + 1);
+            assert_eq!(r.len(), col("timebase") + 1);
+            assert_eq!(r[col("timebase")], "wall");
             assert_eq!(r[col("rounds_planned")], "4");
             assert_eq!(
                 r[col("nop_submitted")],

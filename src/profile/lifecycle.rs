@@ -14,9 +14,9 @@ use super::collect::account;
 use super::futex::Futex;
 use super::wait_wake::{self, WaitWake};
 use super::{Names, Profile, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
-use crate::check::{Fail, Ledger};
+use crate::check::{Call, Fail, Ledger, Returned};
 use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
-use crate::ring::Ring;
+use crate::ring::{Ring, SetupError};
 use crate::sys;
 use crate::sys::clock::Clock;
 
@@ -69,8 +69,20 @@ impl Workload for Lifecycle {
         let t0 = clock.now_ns();
         let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
             Ok(r) => r,
-            Err(_) => {
-                ledger.fail(Fail::SubmitError, "ring_setup", seq, None);
+            Err(e) => {
+                let (f, what) = (Fail::SubmitError, "ring_setup");
+                let call = |name, e| Call {
+                    name,
+                    ret: Returned::Errno(e),
+                };
+                match e {
+                    SetupError::Setup(e) => {
+                        ledger.fail_call(f, what, seq, call("io_uring_setup", e))
+                    }
+                    SetupError::Mmap(e) => ledger.fail_call(f, what, seq, call("mmap", e)),
+                    // A feature missing: no errno to name.
+                    SetupError::Feature(_) => ledger.fail(f, what, seq, None),
+                }
                 return (clock.now_ns().wrapping_sub(t0), false);
             }
         };

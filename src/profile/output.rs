@@ -10,8 +10,8 @@ use crate::config::{Mode, VERSION};
 use crate::report::{self, Bytes};
 use crate::sha256::Hex;
 
-/// The first banner line: tool, workload, kernel, boot, CPU and clock
-/// (`mode` is left out where None), `inject_ns=N` when the run is a
+/// The first banner line: tool, workload, kernel, boot, CPU, clock and
+/// timebase (`mode` is left out where None), `inject_ns=N` when the run is a
 /// positive control, and `witness=on|unavailable witness_sources=...` with
 /// `--witness` (tracepoints cost time: such a point is not a plain one).
 pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
@@ -26,12 +26,13 @@ pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
     let f = run.facts;
     let _ = write!(
         w,
-        " kernel={} boot_id={} cpu={} cpu_choice={} clock={}",
+        " kernel={} boot_id={} cpu={} cpu_choice={} clock={} timebase={}",
         Bytes(f.release()),
         Bytes(f.boot_id.get()),
         run.cpu.cpu(),
         run.cpu.how(),
         run.clock.name(),
+        run.cfg.timebase.name(),
     );
     if run.cfg.inject_ns != 0 {
         let _ = write!(w, " inject_ns={}", run.cfg.inject_ns);
@@ -42,7 +43,16 @@ pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
     let _ = writeln!(w);
 }
 
-/// The futex workloads' banner: the first line, the contract, the facts.
+/// After the banner lines of a point whose ns are not time (icount), the
+/// line that says what they are.
+pub fn unit_line(w: &mut dyn Write, run: &RunInfo) {
+    if let Some(unit) = run.cfg.timebase.unit_line() {
+        let _ = writeln!(w, "{unit}");
+    }
+}
+
+/// The futex workloads' banner: the first line, the contract, the unit
+/// (icount), the facts.
 pub fn contract_banner(w: &mut dyn Write, run: &RunInfo) {
     banner_head(w, run, Some(run.cfg.mode));
     let (c, s) = (run.cfg, &run.shape);
@@ -62,6 +72,7 @@ pub fn contract_banner(w: &mut dyn Write, run: &RunInfo) {
         run.features,
         Hex(&run.input_sha256),
     );
+    unit_line(w, run);
     run.facts.print(w);
 }
 
@@ -78,23 +89,23 @@ pub fn table_summary(w: &mut dyn Write, o: &Outcome, pairs_per_cycle: u64) {
 
 /// The futex workloads' stderr line: the first failure and its cycle.
 pub fn failed_cycle(w: &mut dyn Write, o: &Outcome) {
-    let _ = match o.ledger.first {
-        Some(Failure {
-            what,
-            seq,
-            cqe: Some(c),
-        }) => write!(
-            w,
-            "FAIL: {what} in cycle {seq}: user_data={:#x} res={} flags={:#x}; counters on stdout",
-            c.user_data, c.res, c.flags
-        ),
-        Some(Failure {
-            what,
-            seq,
-            cqe: None,
-        }) => {
-            write!(w, "FAIL: {what} in cycle {seq}; counters on stdout")
-        }
-        None => write!(w, "FAIL: see the checks line on stdout"),
+    let Some(Failure {
+        what,
+        seq,
+        cqe,
+        call,
+    }) = o.ledger.first
+    else {
+        let _ = write!(w, "FAIL: see the checks line on stdout");
+        return;
     };
+    let _ = write!(w, "FAIL: {what} in cycle {seq}");
+    if let Some(c) = cqe {
+        let (data, res, flags) = (c.user_data, c.res, c.flags);
+        let _ = write!(w, ": user_data={data:#x} res={res} flags={flags:#x}");
+    }
+    if let Some(c) = call {
+        let _ = write!(w, ": {c}");
+    }
+    let _ = write!(w, "; counters on stdout");
 }

@@ -20,7 +20,7 @@ use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
 use crate::sys::uapi::O_WRONLY;
-use crate::sys::{self, CpuSet, Errno, Fd, CPU_SET_BYTES};
+use crate::sys::{self, CpuSet, Errno, Fd, SysResult, CPU_SET_BYTES};
 use crate::tsv::{self, TsvFile};
 
 /// Runs workload `id` with `cfg` and reports it on `out` (and `--tsv`).
@@ -104,8 +104,8 @@ fn attempt(
             &mut witness,
         );
         keep(&o);
-        let tsv_broken = tsv.as_ref().is_some_and(|t| t.broken());
-        let e = judge(w, &o, out.broken(), tsv_broken);
+        let dropped = tsv.and_then(|t| settle(t, o.stdout_cut));
+        let e = judge(w, &o, out.error(), cfg.tsv.zip(dropped));
         Ok(match seen {
             Err(why) if e.code == exit::PASS => {
                 Exit::new(exit::FAIL, format_args!("witness: {why}"))
@@ -137,6 +137,35 @@ fn tsv_file(cfg: &RunConfig) -> Result<Option<TsvFile>, Exit> {
         let path = Clean(path);
         Exit::new(exit::USAGE, format_args!("--tsv {path}: {why}: {e}"))
     })
+}
+
+/// A `--tsv` file that is not the whole run, removed: why (its own write
+/// failed, else stdout's cut the rounds short), and how the removal went.
+struct Dropped {
+    write: Option<Errno>,
+    removed: SysResult<()>,
+}
+
+/// Keeps a `--tsv` file that holds the whole run (passed, failed or
+/// interrupted, with its last row); removes one that does not.
+fn settle(t: TsvFile, stdout_cut: bool) -> Option<Dropped> {
+    let write = t.error();
+    (write.is_some() || stdout_cut).then(|| Dropped {
+        write,
+        removed: t.remove(),
+    })
+}
+
+/// `removed`, or `NOT removed: ERRNO`.
+struct Removal<'r>(&'r SysResult<()>);
+
+impl core::fmt::Display for Removal<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.0 {
+            Ok(()) => f.write_str("removed"),
+            Err(e) => write!(f, "NOT removed: {e}"),
+        }
+    }
 }
 
 /// The banner, the rounds (between `--trace`'s markers, with the witness
@@ -178,6 +207,7 @@ fn measure(
         rounds_planned: cfg.rounds,
         inject_ns: cfg.inject_ns,
         witness: info.witness.unwrap_or(("off", "none")),
+        timebase: cfg.timebase.name(),
     };
     let trace = (cfg.mode == Mode::Trace).then(|| trace_mark(None, "begin", info.id, out));
     let sinks = Sinks {
@@ -199,7 +229,13 @@ fn measure(
         let done = o.complete_rounds();
         let _ = writeln!(out, "# interrupted: {done} of {} rounds", cfg.rounds);
     }
-    let verdict = report::verdict(o.ledger.passed(), o.interrupted != 0);
+    // An output asked for and lost: the run cannot pass.
+    let lost = tsv.as_ref().and_then(|f| f.error());
+    if let (Some(e), Some(path)) = (lost, cfg.tsv) {
+        let _ = writeln!(out, "# --tsv {}: write failed: {e}", Clean(path));
+    }
+    let passed = o.ledger.passed() && lost.is_none();
+    let verdict = report::verdict(passed, o.interrupted != 0);
     report::checks(out, w.checks(), &o.ledger, verdict);
     out.flush();
     let interrupted = o.interrupted != 0;
@@ -207,21 +243,38 @@ fn measure(
     witness.verdict(&window, interrupted, out, tsv)
 }
 
-/// The exit code of a run that started, and its cause.
-fn judge(w: &dyn Workload, o: &Outcome, out_broken: bool, tsv_broken: bool) -> Exit {
+/// The exit code of a run that started, and its cause: stdout's or the
+/// `--tsv` file's failed write (`dropped`: that file, removed) fails a run
+/// that passed its checks.
+fn judge(
+    w: &dyn Workload,
+    o: &Outcome,
+    stdout: Option<Errno>,
+    dropped: Option<(&[u8], Dropped)>,
+) -> Exit {
     let passed = o.ledger.passed();
     if o.interrupted != 0 {
         let sig = signal::name(o.interrupted);
         return Exit::new(exit::INTERRUPTED, format_args!("interrupted by {sig}"));
     }
-    if passed && out_broken {
-        return Exit {
-            code: exit::STDOUT_CLOSED,
-            cause: Default::default(),
-        };
+    if let (true, Some(e)) = (passed, stdout) {
+        let mut x = exit::stdout_failed(e);
+        if let Some((path, d)) = dropped {
+            if x.cause.as_bytes().is_empty() {
+                let _ = write!(x.cause, "stdout was closed");
+            }
+            let removal = Removal(&d.removed);
+            let _ = write!(x.cause, "; --tsv {} {removal} (cut short)", Clean(path));
+        }
+        return x;
     }
-    if passed && tsv_broken {
-        return Exit::new(exit::FAIL, format_args!("writing the --tsv file failed"));
+    if let (true, Some((path, d))) = (passed, &dropped) {
+        let (e, removal) = (d.write.unwrap_or(Errno::EIO), Removal(&d.removed));
+        let path = Clean(path);
+        return Exit::new(
+            exit::FAIL,
+            format_args!("--tsv {path}: write failed: {e}; {removal}"),
+        );
     }
     if passed {
         return Exit::pass();

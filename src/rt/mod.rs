@@ -9,7 +9,7 @@
 
 pub mod pid1;
 
-use crate::sys::uapi::AT_NULL;
+use crate::sys::uapi::{AT_EXECFN, AT_NULL};
 
 /// What the kernel gave the process at start.
 #[derive(Clone, Copy)]
@@ -54,6 +54,21 @@ impl StartInfo {
     /// The environment as `NAME=value` byte strings.
     pub fn env(&self) -> CStrIter {
         CStrIter { p: self.envp }
+    }
+
+    /// The path the kernel executed this program as (`AT_EXECFN`: `/init`
+    /// for an initramfs's init), its NUL included.
+    pub fn execfn(&self) -> Option<&'static [u8]> {
+        let p = self.auxv(AT_EXECFN).filter(|&p| p != 0)? as *const u8;
+        // SAFETY: AT_EXECFN points at a NUL-terminated string the kernel
+        // put on the initial stack, which lives for the whole process.
+        unsafe {
+            let mut len = 0;
+            while *p.add(len) != 0 {
+                len += 1;
+            }
+            Some(core::slice::from_raw_parts(p, len + 1))
+        }
     }
 
     /// The value of auxv entry `kind`, if present.
@@ -109,7 +124,7 @@ mod tests {
         let a0 = b"/init\0";
         let a1 = b"--smoke\0";
         let e0 = b"HOME=/\0";
-        let stack: [usize; 12] = [
+        let stack: [usize; 14] = [
             2,
             a0.as_ptr() as usize,
             a1.as_ptr() as usize,
@@ -120,6 +135,8 @@ mod tests {
             4096,
             AT_SYSINFO_EHDR,
             0x7fff_0000,
+            AT_EXECFN,
+            a0.as_ptr() as usize,
             AT_NULL,
             0,
         ];
@@ -132,6 +149,7 @@ mod tests {
         assert_eq!(info.auxv(AT_PAGESZ), Some(4096));
         assert_eq!(info.auxv(AT_SYSINFO_EHDR), Some(0x7fff_0000));
         assert_eq!(info.auxv(99), None);
+        assert_eq!(info.execfn(), Some(&b"/init\0"[..]));
     }
 
     #[test]
@@ -140,5 +158,6 @@ mod tests {
         // SAFETY: the array has the exact initial-stack layout.
         let info = unsafe { StartInfo::from_stack(stack.as_ptr()) };
         assert_eq!(info.args().count(), 0);
+        assert_eq!(info.execfn(), None);
     }
 }

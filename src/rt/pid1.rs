@@ -4,24 +4,35 @@
 //!
 //! PID 1 alone is no proof of that: the first process of a PID namespace
 //! (`unshare -p -f`, a container's entrypoint) is PID 1 too, and mounting
-//! over its /proc or powering off would break the namespace it shares. So
-//! init duties need positive evidence of an initramfs boot as well: /proc
-//! not mounted yet.
+//! over its /proc or powering off would break the namespace it shares. Nor
+//! is a missing /proc (`umount -l /proc` in such a namespace). So init
+//! duties need evidence a container does not give by accident: PID 1, no
+//! procfs mounted yet, a root filesystem that lives in RAM (the rootfs an
+//! initramfs is unpacked into: ramfs or tmpfs), and this very program
+//! there as `/init` (the file the kernel executed is the file `/init`
+//! names).
 
 use core::fmt::Write;
 use core::sync::atomic::{AtomicBool, Ordering};
 
+use crate::rt::StartInfo;
 use crate::sys;
 use crate::sys::out::Out;
-use crate::sys::uapi::O_RDONLY;
+use crate::sys::uapi::{O_RDONLY, RAMFS_MAGIC, TMPFS_MAGIC};
 
 static INIT: AtomicBool = AtomicBool::new(false);
 
 /// Decides, once at start, whether this process is the init of a fresh
-/// boot: PID 1 with no procfs mounted (nothing before us mounted one).
-/// Elsewhere, PID 1 included, it runs as an ordinary process.
-pub fn detect() -> bool {
-    let init = sys::getpid() == 1 && sys::open(b"/proc/self/stat\0", O_RDONLY, 0).is_err();
+/// boot (see above). Elsewhere, PID 1 included, it runs as an ordinary
+/// process.
+pub fn detect(start: &StartInfo) -> bool {
+    let init = sys::getpid() == 1
+        && sys::open(b"/proc/self/stat\0", O_RDONLY, 0).is_err()
+        && matches!(sys::fs_type(b"/\0"), Ok(RAMFS_MAGIC | TMPFS_MAGIC))
+        && start.execfn().is_some_and(|exe| {
+            let this = sys::file_id(exe, true);
+            this.is_ok() && this == sys::file_id(b"/init\0", true)
+        });
     INIT.store(init, Ordering::Relaxed);
     init
 }

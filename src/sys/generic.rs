@@ -9,6 +9,7 @@ pub mod nr {
     pub const IOCTL: usize = 29;
     pub const MKDIRAT: usize = 34;
     pub const UNLINKAT: usize = 35;
+    pub const LINKAT: usize = 37;
     pub const MOUNT: usize = 40;
     pub const STATFS: usize = 43;
     pub const OPENAT: usize = 56;
@@ -16,6 +17,7 @@ pub mod nr {
     pub const READ: usize = 63;
     pub const WRITE: usize = 64;
     pub const PREAD64: usize = 67;
+    pub const NEWFSTATAT: usize = 79;
     pub const SYNC: usize = 81;
     pub const EXIT: usize = 93;
     pub const EXIT_GROUP: usize = 94;
@@ -34,6 +36,7 @@ pub mod nr {
     pub const CLONE: usize = 220;
     pub const MMAP: usize = 222;
     pub const MPROTECT: usize = 226;
+    pub const RENAMEAT2: usize = 276;
     pub const IO_URING_SETUP: usize = 425;
     pub const IO_URING_ENTER: usize = 426;
     pub const IO_URING_REGISTER: usize = 427;

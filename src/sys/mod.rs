@@ -69,49 +69,29 @@ impl Errno {
     pub const EACCES: Errno = Errno(13);
     pub const EEXIST: Errno = Errno(17);
     pub const EINVAL: Errno = Errno(22);
+    pub const ENOSPC: Errno = Errno(28);
+    pub const EPIPE: Errno = Errno(32);
     pub const ENAMETOOLONG: Errno = Errno(36);
     pub const ENOSYS: Errno = Errno(38);
     pub const ETIME: Errno = Errno(62);
     pub const EOPNOTSUPP: Errno = Errno(95);
     pub const ECANCELED: Errno = Errno(125);
 
-    /// The symbolic name (`EPERM`), or `E?` for numbers not listed here.
+    /// The symbolic name (`EPERM`): every errno of the kernel's UAPI
+    /// (include/uapi/asm-generic/errno*.h, which x86_64, aarch64 and
+    /// riscv64 all use) and the kernel-internal ones that reach user space
+    /// now and then (include/linux/errno.h); `E?` for any other number.
     pub fn name(self) -> &'static str {
-        match self.0 {
-            1 => "EPERM",
-            2 => "ENOENT",
-            3 => "ESRCH",
-            4 => "EINTR",
-            5 => "EIO",
-            6 => "ENXIO",
-            7 => "E2BIG",
-            9 => "EBADF",
-            11 => "EAGAIN",
-            12 => "ENOMEM",
-            13 => "EACCES",
-            14 => "EFAULT",
-            16 => "EBUSY",
-            17 => "EEXIST",
-            19 => "ENODEV",
-            20 => "ENOTDIR",
-            21 => "EISDIR",
-            22 => "EINVAL",
-            23 => "ENFILE",
-            24 => "EMFILE",
-            25 => "ENOTTY",
-            28 => "ENOSPC",
-            30 => "EROFS",
-            32 => "EPIPE",
-            34 => "ERANGE",
-            36 => "ENAMETOOLONG",
-            38 => "ENOSYS",
-            62 => "ETIME",
-            75 => "EOVERFLOW",
-            95 => "EOPNOTSUPP",
-            110 => "ETIMEDOUT",
-            114 => "EALREADY",
-            125 => "ECANCELED",
-            _ => "E?",
+        let n = self.0 as usize;
+        let name = match n {
+            0..=133 => ERRNO_NAMES[n],
+            512..=531 => ERRNO_INTERNAL[n - 512],
+            _ => "",
+        };
+        if name.is_empty() {
+            "E?"
+        } else {
+            name
         }
     }
 
@@ -125,6 +105,40 @@ impl Errno {
         }
     }
 }
+
+/// The UAPI errno names by number (41 and 58 are unused: EWOULDBLOCK and
+/// EDEADLOCK are aliases of EAGAIN and EDEADLK).
+#[rustfmt::skip]
+const ERRNO_NAMES: [&str; 134] = [
+    "", "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC", "EBADF",
+    "ECHILD", "EAGAIN", "ENOMEM", "EACCES", "EFAULT", "ENOTBLK", "EBUSY", "EEXIST", "EXDEV",
+    "ENODEV", "ENOTDIR", "EISDIR", "EINVAL", "ENFILE", "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG",
+    "ENOSPC", "ESPIPE", "EROFS", "EMLINK", "EPIPE", "EDOM", "ERANGE", "EDEADLK",
+    "ENAMETOOLONG", "ENOLCK", "ENOSYS", "ENOTEMPTY", "ELOOP", "", "ENOMSG", "EIDRM", "ECHRNG",
+    "EL2NSYNC", "EL3HLT", "EL3RST", "ELNRNG", "EUNATCH", "ENOCSI", "EL2HLT", "EBADE", "EBADR",
+    "EXFULL", "ENOANO", "EBADRQC", "EBADSLT", "", "EBFONT", "ENOSTR", "ENODATA", "ETIME",
+    "ENOSR", "ENONET", "ENOPKG", "EREMOTE", "ENOLINK", "EADV", "ESRMNT", "ECOMM", "EPROTO",
+    "EMULTIHOP", "EDOTDOT", "EBADMSG", "EOVERFLOW", "ENOTUNIQ", "EBADFD", "EREMCHG", "ELIBACC",
+    "ELIBBAD", "ELIBSCN", "ELIBMAX", "ELIBEXEC", "EILSEQ", "ERESTART", "ESTRPIPE", "EUSERS",
+    "ENOTSOCK", "EDESTADDRREQ", "EMSGSIZE", "EPROTOTYPE", "ENOPROTOOPT", "EPROTONOSUPPORT",
+    "ESOCKTNOSUPPORT", "EOPNOTSUPP", "EPFNOSUPPORT", "EAFNOSUPPORT", "EADDRINUSE",
+    "EADDRNOTAVAIL", "ENETDOWN", "ENETUNREACH", "ENETRESET", "ECONNABORTED", "ECONNRESET",
+    "ENOBUFS", "EISCONN", "ENOTCONN", "ESHUTDOWN", "ETOOMANYREFS", "ETIMEDOUT", "ECONNREFUSED",
+    "EHOSTDOWN", "EHOSTUNREACH", "EALREADY", "EINPROGRESS", "ESTALE", "EUCLEAN", "ENOTNAM",
+    "ENAVAIL", "EISNAM", "EREMOTEIO", "EDQUOT", "ENOMEDIUM", "EMEDIUMTYPE", "ECANCELED",
+    "ENOKEY", "EKEYEXPIRED", "EKEYREVOKED", "EKEYREJECTED", "EOWNERDEAD", "ENOTRECOVERABLE",
+    "ERFKILL", "EHWPOISON",
+];
+
+/// The kernel's own errnos from 512 (520 is unused), which a driver or a
+/// filesystem may still let through (ENOTSUPP, 524, is the usual one).
+#[rustfmt::skip]
+const ERRNO_INTERNAL: [&str; 20] = [
+    "ERESTARTSYS", "ERESTARTNOINTR", "ERESTARTNOHAND", "ENOIOCTLCMD", "ERESTART_RESTARTBLOCK",
+    "EPROBE_DEFER", "EOPENSTALE", "ENOPARAM", "", "EBADHANDLE", "ENOTSYNC", "EBADCOOKIE",
+    "ENOTSUPP", "ETOOSMALL", "ESERVERFAULT", "EBADTYPE", "EJUKEBOX", "EIOCBQUEUED",
+    "ERECALLCONFLICT", "ENOGRACE",
+];
 
 impl core::fmt::Display for Errno {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -412,6 +426,97 @@ fn unlinkat(path: &[u8], flags: u32) -> SysResult<()> {
     Errno::result(raw).map(|_| ())
 }
 
+/// Longest path the kernel takes (PATH_MAX), its NUL included.
+pub const PATH_MAX: usize = 4096;
+
+/// A path with the NUL a system call needs after it.
+pub struct CPath {
+    buf: [u8; PATH_MAX],
+    len: usize,
+}
+
+impl CPath {
+    /// `path` and a NUL; None for one too long, or holding a NUL (no file
+    /// has such a name).
+    pub fn new(path: &[u8]) -> Option<CPath> {
+        CPath::concat(&[path])
+    }
+
+    /// The parts one after the other, and a NUL.
+    pub fn concat(parts: &[&[u8]]) -> Option<CPath> {
+        let mut p = CPath {
+            buf: [0; PATH_MAX],
+            len: 0,
+        };
+        for part in parts {
+            let end = p.len + part.len();
+            if end >= PATH_MAX || part.contains(&0) {
+                return None;
+            }
+            p.buf[p.len..end].copy_from_slice(part);
+            p.len = end;
+        }
+        Some(p)
+    }
+
+    /// The path, its NUL included.
+    pub fn get(&self) -> &[u8] {
+        &self.buf[..=self.len]
+    }
+
+    /// The path without its NUL.
+    pub fn name(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+/// Gives the file `from` the name `to` unless `to` exists (EEXIST):
+/// renameat2(RENAME_NOREPLACE), one atomic step. Where the filesystem or
+/// the kernel lacks that flag (EINVAL; ENOSYS before Linux 3.15), link(2)
+/// then unlink(2) of `from`: link never replaces `to` either, so `to` is
+/// still complete or absent. Once linked, `to` is published: an unlink
+/// that fails then leaves `from` as a second name, and is not an error.
+pub fn rename_noreplace(from: &CPath, to: &CPath) -> SysResult<()> {
+    let dir = uapi::AT_FDCWD as usize;
+    let (old, new) = (from.get().as_ptr() as usize, to.get().as_ptr() as usize);
+    let noreplace = uapi::RENAME_NOREPLACE as usize;
+    // SAFETY: both paths are NUL-terminated (CPath) and outlive the call.
+    let raw = unsafe { syscall5(nr::RENAMEAT2, dir, old, dir, new, noreplace) };
+    match Errno::result(raw) {
+        Err(Errno::EINVAL | Errno::ENOSYS) => {}
+        other => return other.map(|_| ()),
+    }
+    // SAFETY: as above.
+    Errno::result(unsafe { syscall5(nr::LINKAT, dir, old, dir, new, 0) })?;
+    let _ = unlink(from.get());
+    Ok(())
+}
+
+/// The (device, inode) pair naming the file at `path` (NUL-terminated),
+/// or the symbolic link there itself with `follow` false: two paths name
+/// the same file exactly when their pairs are equal.
+pub fn file_id(path: &[u8], follow: bool) -> SysResult<(u64, u64)> {
+    if path.last() != Some(&0) {
+        return Err(Errno::EINVAL);
+    }
+    let flags = if follow { 0 } else { uapi::AT_SYMLINK_NOFOLLOW };
+    // struct stat starts with st_dev and st_ino, both 64-bit, on x86_64
+    // and in the asm-generic layout (aarch64, riscv64); it is 144 bytes at
+    // most: room to spare.
+    let mut buf = [0u64; 32];
+    // SAFETY: path is NUL-terminated; buf is writable and larger than stat.
+    let raw = unsafe {
+        syscall4(
+            nr::NEWFSTATAT,
+            uapi::AT_FDCWD as usize,
+            path.as_ptr() as usize,
+            buf.as_mut_ptr() as usize,
+            flags as usize,
+        )
+    };
+    Errno::result(raw).map(|_| (buf[0], buf[1]))
+}
+
 /// mount(source, target, fstype, 0, NULL); every string NUL-terminated.
 pub fn mount(source: &[u8], target: &[u8], fstype: &[u8]) -> SysResult<()> {
     if [source, target, fstype]
@@ -527,6 +632,32 @@ mod tests {
         assert_eq!(Errno(125).name(), "ECANCELED");
         assert_eq!(Errno(36).name(), "ENAMETOOLONG");
         assert_eq!(Errno(32).to_string(), "EPIPE (32)");
+        assert_eq!(Errno(41).name(), "E?");
+        assert_eq!(Errno(524).to_string(), "ENOTSUPP (524)");
+        assert_eq!((Errno(520).name(), Errno(532).name()), ("E?", "E?"));
+    }
+
+    /// Every `#define EXXX N` of the installed UAPI errno headers has its
+    /// name here (the aliases, defined as another name, are skipped).
+    #[test]
+    fn every_uapi_errno_has_its_name() {
+        let mut seen = 0;
+        for h in ["errno-base.h", "errno.h"] {
+            let path = format!("/usr/include/asm-generic/{h}");
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                return crate::testing::skip(&format!("{path} missing (linux-libc-dev)"));
+            };
+            for l in text.lines() {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                if let ["#define", name, n, ..] = w[..] {
+                    if let Ok(n) = n.parse::<i32>() {
+                        assert_eq!(Errno(n).name(), name, "{n}");
+                        seen += 1;
+                    }
+                }
+            }
+        }
+        assert!(seen >= 131, "{seen} errnos in the headers");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! A buffered writer on a file descriptor: the run's stdout, stderr, the
 //! `--tsv` file. A failed write (a closed pipe, a full disk) marks the
-//! writer broken and later writes are dropped, so the caller can end
-//! quietly with the right exit code instead of dying of SIGPIPE.
+//! writer broken, keeping its errno, and later writes are dropped, so the
+//! caller can end with the right exit code and name the cause instead of
+//! dying of SIGPIPE.
 
 use core::fmt;
 
@@ -11,7 +12,8 @@ pub struct Out {
     fd: i32,
     buf: [u8; 4096],
     len: usize,
-    broken: bool,
+    /// Why the first failed write failed.
+    error: Option<Errno>,
 }
 
 impl Out {
@@ -20,7 +22,7 @@ impl Out {
             fd,
             buf: [0; 4096],
             len: 0,
-            broken: false,
+            error: None,
         }
     }
 
@@ -32,7 +34,12 @@ impl Out {
 
     /// True once a write failed.
     pub fn broken(&self) -> bool {
-        self.broken
+        self.error.is_some()
+    }
+
+    /// The errno of the first write that failed.
+    pub fn error(&self) -> Option<Errno> {
+        self.error
     }
 
     /// Writes out what is buffered (a row is flushed as its round ends).
@@ -42,11 +49,13 @@ impl Out {
             return;
         }
         let mut off = 0;
-        while off < self.len && !self.broken {
+        while off < self.len && self.error.is_none() {
             match write(self.fd, &self.buf[off..self.len]) {
+                // A write that makes no progress would loop for ever.
+                Ok(0) => self.error = Some(Errno::EIO),
                 Ok(n) => off += n,
                 Err(Errno::EINTR) => {}
-                Err(_) => self.broken = true,
+                Err(e) => self.error = Some(e),
             }
         }
         self.len = 0;
@@ -86,6 +95,7 @@ mod tests {
         let mut o = Out::new(1023);
         o.bytes(b"x");
         o.flush();
+        assert_eq!(o.error(), Some(Errno(9)));
         assert!(o.broken());
     }
 }

@@ -18,6 +18,12 @@ use super::{Errno, SysResult};
 
 pub const SIGINT: u32 = 2;
 pub const SIGTERM: u32 = 15;
+/// A write to a pipe nobody reads, and a write past RLIMIT_FSIZE (the
+/// same numbers on every arch built here).
+pub const SIGPIPE: u32 = 13;
+pub const SIGXFSZ: u32 = 25;
+/// The handler value that ignores a signal.
+const SIG_IGN: usize = 1;
 
 /// The last SIGINT or SIGTERM caught, 0 while none. Plain loads and stores
 /// only: they are async-signal-safe, and a read-modify-write atomic would
@@ -32,6 +38,19 @@ extern "C" fn on_interrupt(sig: i32) {
 pub fn catch_interrupts() -> SysResult<()> {
     install(SIGINT, on_interrupt)?;
     install(SIGTERM, on_interrupt)
+}
+
+/// Ignores the signals a failed write raises, SIGPIPE and SIGXFSZ: the
+/// write then fails with EPIPE or EFBIG (past `ulimit -f`), and the writer
+/// ends as it chooses (exit 141 for a closed pipe; a file it was writing
+/// removed) instead of being killed with the file cut short.
+pub fn ignore_write_signals() -> SysResult<()> {
+    let act = KernelSigaction {
+        handler: SIG_IGN,
+        ..KernelSigaction::default()
+    };
+    action(SIGPIPE, Some(&act), None)?;
+    action(SIGXFSZ, Some(&act), None)
 }
 
 /// The signal caught so far (SIGINT or SIGTERM), 0 when none: one relaxed

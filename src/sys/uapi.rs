@@ -268,11 +268,22 @@ pub const O_EXCL: u32 = 0o200;
 pub const O_TRUNC: u32 = 0o1000;
 /// unlinkat(2): remove a directory, as rmdir(2).
 pub const AT_REMOVEDIR: u32 = 0x200;
+/// newfstatat(2): about a symbolic link itself, not what it names.
+pub const AT_SYMLINK_NOFOLLOW: u32 = 0x100;
+/// renameat2(2): fail with EEXIST rather than replace the target.
+pub const RENAME_NOREPLACE: u32 = 1;
 pub const O_CLOEXEC: u32 = 0o2000000;
+
+/// statfs(2)'s f_type of the filesystems that live in RAM (an initramfs
+/// is unpacked into one of them).
+pub const RAMFS_MAGIC: u64 = 0x8584_58f6;
+pub const TMPFS_MAGIC: u64 = 0x0102_1994;
 
 /// auxv types.
 pub const AT_NULL: usize = 0;
 pub const AT_PAGESZ: usize = 6;
+/// The path the program was executed as (execve's filename).
+pub const AT_EXECFN: usize = 31;
 pub const AT_SYSINFO_EHDR: usize = 33;
 
 /// struct utsname (new_utsname: six 65-byte fields).

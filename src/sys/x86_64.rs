@@ -50,6 +50,9 @@ pub mod nr {
     pub const PREAD64: usize = 17;
     pub const EXIT: usize = 60;
     pub const EVENTFD2: usize = 290;
+    pub const NEWFSTATAT: usize = 262;
+    pub const LINKAT: usize = 265;
+    pub const RENAMEAT2: usize = 316;
 }
 
 /// The vDSO's clock_gettime and the version that defines it.

@@ -118,7 +118,7 @@ add_case x86_64-6.12-witness-optional x86_64 x86_64-6.12 "" "--smoke --cycles 20
 add_case x86_64-6.1-witness x86_64 x86_64-6.1 "" "--trace --witness" 4 'FUTEX_WAIT'
 # riscv64: the third architecture (Debian's kernel from the suite after bookworm). The smoke
 # also proves the clock came from the vDSO (__vdso_clock_gettime@LINUX_4.15).
-add_case riscv64-6.12-smoke riscv64 riscv64-6.12 "" "--smoke" 0 $'-> PASS$\n clock=vdso$'
+add_case riscv64-6.12-smoke riscv64 riscv64-6.12 "" "--smoke" 0 $'-> PASS$\n clock=vdso timebase=wall$'
 add_case riscv64-6.12-short-run riscv64 riscv64-6.12 "" "--cycles 64 --rounds 3 --warmups 1" 0 '-> PASS$'
 add_case riscv64-6.12-pollwake riscv64 riscv64-6.12 "" "--profile pollwake --smoke" 0 '-> PASS$'
 add_case riscv64-6.12-bogus-arg riscv64 riscv64-6.12 "" "--bogus-arg" 2 ''
@@ -131,6 +131,17 @@ add_case x86_64-6.12-cmdline-wins x86_64 x86_64-6.12 "" "--smoke" 0 \
 	$'-> PASS$\n mode=smoke \n cycles=2 warmups=0 rounds=1 ' "$SHORT_RUN"
 add_case riscv64-6.12-baked riscv64 riscv64-6.12 "" "" 0 \
 	$'-> PASS$\n cycles=64 warmups=1 rounds=3 ' "$SHORT_RUN"
+# The kernel hands /init every bare word it does not know (nokaslr) before the words after
+# "--": skipped, each named, and never taken for arguments (the baked ones still run).
+add_case x86_64-6.12-nokaslr-baked x86_64 x86_64-6.12 "nokaslr" "" 0 \
+	$'-> PASS$\n^# ignored kernel parameter: nokaslr$\n cycles=64 warmups=1 rounds=3 ' "$SHORT_RUN"
+add_case x86_64-6.12-nokaslr-args x86_64 x86_64-6.12 "nokaslr" "--smoke" 0 \
+	$'-> PASS$\n^# ignored kernel parameter: nokaslr$\n mode=smoke '
+# URING_REPRO_TIMEBASE=icount before "--" reaches /init as an environment variable: the
+# banner and the unit line state it. (This boot is not on QEMU's instruction clock: the case
+# proves the word's way to the run, which states what the booter says.)
+add_case x86_64-6.12-timebase-icount x86_64 x86_64-6.12 "URING_REPRO_TIMEBASE=icount" "--smoke" 0 \
+	$'-> PASS$\n clock=vdso timebase=icount$\n^# unit=guest_instructions_per_pair \\(QEMU TCG -icount shift=0'
 # scripts/boot-point.sh: a point compare reads (and the run's own exit code without one).
 add_point_case x86_64-6.12-boot-point x86_64 x86_64-6.12 "" "$SHORT_RUN" 0 \
 	$'^# uring-repro .* mode=point \n^mean\t6144\t\n-> PASS$'

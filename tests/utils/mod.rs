@@ -223,25 +223,24 @@ pub fn sha256sum(bytes: &[u8]) -> String {
     text.split_whitespace().next().unwrap().to_owned()
 }
 
-/// Runs the binary under strace with a fault injected; None (SKIP) without strace.
-pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
+/// The binary under strace with `inject` (a fault or a delay:
+/// `write:error=ENOSPC:when=4`, `write:delay_enter=100000`), its arguments
+/// still to add; None (SKIP) without strace.
+pub fn under_strace(inject: &str) -> Option<Command> {
     if Command::new("strace").arg("-V").output().is_err() {
         skip(format!("strace not installed; cannot inject {inject}"));
         return None;
     }
-    let out = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            &format!("inject={inject}"),
-            BIN,
-        ])
-        .args(args)
-        .output()
-        .unwrap();
+    let mut c = Command::new("strace");
+    c.args(["-f", "-qq", "-o", "/dev/null", "-e"])
+        .arg(format!("inject={inject}"))
+        .arg(BIN);
+    Some(c)
+}
+
+/// Runs the binary under strace with a fault injected; None (SKIP) without strace.
+pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
+    let out = under_strace(inject)?.args(args).output().unwrap();
     Some(out.into())
 }
 
@@ -304,4 +303,36 @@ pub fn made_with(draft: &str) -> &str {
         + 27;
     let rest = &draft[at..];
     &rest[..rest.find("\n\n").unwrap_or(rest.len())]
+}
+
+/// Runs the binary with `args` under `ulimit -f BLOCKS` (1 KiB blocks, as
+/// bash counts them): a write past the limit raises SIGXFSZ, or fails
+/// with EFBIG where that is ignored.
+pub fn with_file_size_limit(blocks: u32, args: &[&str]) -> Run {
+    Command::new("bash")
+        .args([
+            "-c",
+            &format!("ulimit -f {blocks} && exec \"$0\" \"$@\""),
+            BIN,
+        ])
+        .args(args)
+        .output()
+        .expect("run bash")
+        .into()
+}
+
+/// Runs the binary with `args`, its stdout on /dev/full: every write to it
+/// fails with ENOSPC, as on a full disk.
+pub fn with_stdout_full(args: &[&str]) -> Run {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let o = Command::new(BIN)
+        .args(args)
+        .stdout(full)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("spawn uring-repro");
+    o.into()
 }

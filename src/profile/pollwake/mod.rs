@@ -40,9 +40,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
-use super::collect::{account, collect, pushed, submitted};
+use super::collect::{account, collect, enter, pushed, submitted};
 use super::{inject, setup, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
-use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, KINDS};
+use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
 use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
 use crate::cpu;
 use crate::exit::{self, Exit};
@@ -362,8 +362,9 @@ impl Pollwake {
             // wait of `collect`, whose enter runs the task work too.
             match p.target(m).run_task_work(n) {
                 Ok(()) | Err(Errno::EINTR) => {}
-                Err(_) => {
-                    l.fail(Fail::SubmitError, "flush_error", seq, None);
+                Err(e) => {
+                    let call = enter(Returned::Errno(e));
+                    l.fail_call(Fail::SubmitError, "flush_error", seq, call);
                     ok = false;
                 }
             }

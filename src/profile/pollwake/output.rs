@@ -7,13 +7,13 @@ use core::fmt::Write;
 
 use super::{commit_shape, Mode, Parts, HIST};
 use crate::check::{self, Counter, Fail, Failure, Kind};
-use crate::profile::output::banner_head;
+use crate::profile::output::{banner_head, unit_line};
 use crate::profile::{Outcome, RunInfo};
 use crate::report::{self, Dec, Ratio6, Signed};
 use crate::stats;
 
 /// The banner: the first line (no mode: pollwake has one shape), the run's
-/// shape and the modes, the facts, the eventfd pass.
+/// shape and the modes, the unit (icount), the facts, the eventfd pass.
 pub fn banner(w: &mut dyn Write, run: &RunInfo, p: &Parts) {
     banner_head(w, run, None);
     let (o, c) = (&p.o, run.cfg);
@@ -35,6 +35,7 @@ pub fn banner(w: &mut dyn Write, run: &RunInfo, p: &Parts) {
         c.timeout_s,
         run.features,
     );
+    unit_line(w, run);
     run.facts.print(w);
     let ev = &p.eventfd;
     let _ = writeln!(
@@ -159,13 +160,18 @@ pub fn cause(w: &mut dyn Write, o: &Outcome, waiter_error: Option<u32>) {
         what: "see the checks line",
         seq: 0,
         cqe: None,
+        call: None,
     });
     let c = f.cqe.unwrap_or_default();
     let waiter = waiter_error.map_or(0, |e| e as i32);
     let _ = write!(
         w,
         "FAIL: {} in mode {mode} (burst seq {}, user_data={:#x}, res={}, flags={:#x}; \
-         waiter errno {waiter}); counters on stdout",
+         waiter errno {waiter})",
         f.what, f.seq, c.user_data, c.res, c.flags
     );
+    if let Some(call) = f.call {
+        let _ = write!(w, ": {call}");
+    }
+    let _ = write!(w, "; counters on stdout");
 }
