@@ -1,6 +1,6 @@
 /*
- * uring-repro's cost counter: a QEMU TCG plugin (API version 1, QEMU 7.2 to
- * 8.2) that counts the guest instructions executed inside the run's measured
+ * uring-repro's cost counter: a QEMU TCG plugin (API version 1, QEMU 7.2's)
+ * that counts the guest instructions executed inside the run's measured
  * rounds, per instruction address. docs/cost.md says what it counts and why;
  * scripts/cost.sh builds it, loads it and maps its counts to functions.
  *

@@ -82,7 +82,7 @@ probe() {
 	case $said in
 	*"uring-repro cost plugin: probe: accepted"*) ;;
 	*)
-		say "$1 does not accept the cost counter ($SO): it needs a QEMU built with TCG plugins (--enable-plugins) that takes plugin API version 1 (QEMU 4.2 to 8.2; Debian 12's 7.2 does). QEMU said:"
+		say "$1 does not accept the cost counter ($SO): it needs a QEMU built with TCG plugins (--enable-plugins) that takes plugin API version 1 (Debian 12's QEMU 7.2 does; 9.0 and later want 2 or more). QEMU said:"
 		printf '%s\n' "$said" | sed 's/^/  | /' >&2
 		exit 125
 		;;
