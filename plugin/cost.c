@@ -8,12 +8,13 @@
  * `nop dword ptr [rax + disp32]`, bytes 0f 1f 80 'u' 'r' KIND SERIES. KIND
  * 'o' opens the window of SERIES (0..3, the workload's series: one for the
  * futex profiles, pollwake's four modes) before a measured share's cycles,
- * 'c' closes it after them; 'p' and 'r' pause and resume it around untimed
- * kernel work inside a cycle (pollwake's epoll_pwait(0) and asleep check;
- * outside a window they mean nothing). The markers lie outside the timed
- * spans and a NOP changes no state: the point is the same with or without
- * this plugin. When QEMU translates a block of user code, each marker in it
- * gets an execution callback; no other instruction does.
+ * 'c' closes it after them; inside it, 's' just before a timed span's first
+ * clock read and 'e' just after its last (src/profile/span.rs) delimit what
+ * is counted (nested spans count once; outside a window, in warm-ups, they
+ * mean nothing). The markers lie outside the timed spans and a NOP changes
+ * no state: the point is the same with or without this plugin. When QEMU
+ * translates a block of user code, each marker in it gets an execution
+ * callback; no other instruction does.
  *
  * The count. Every other instruction of every block, kernel and user, gets
  * an inline counter (one add before it executes): an instruction's and not
@@ -22,9 +23,8 @@
  * counter would count the instructions after it twice. Each block also
  * counts its entries, so a marker looks only at the blocks entered since
  * the last marker: for each of their instructions the executions since
- * then go to the series' window total when a segment of the window ends
- * (close, pause), and nowhere when one starts (open, resume). The markers
- * themselves are counted nowhere.
+ * then go to the series' window total when a span ends, and nowhere when
+ * one starts. The markers themselves are counted nowhere.
  *
  * At exit the plugin writes out=FILE (format in docs/cost.md): the windows,
  * per series the user and kernel instructions inside them, and one line per
@@ -57,8 +57,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 static const unsigned char marker_prefix[5] = {0x0f, 0x1f, 0x80, 'u', 'r'};
 #define MARK_OPEN 'o'
 #define MARK_CLOSE 'c'
-#define MARK_PAUSE 'p'
-#define MARK_RESUME 'r'
+#define MARK_START 's'
+#define MARK_END 'e'
 
 /* One instruction of one translation (QEMU may translate an address more
  * than once: each translation has its own counter). */
@@ -100,8 +100,8 @@ struct marker {
 static struct chunk **chunks;
 static size_t n_chunks, n_blocks, n_insns;
 static FILE *out;
-/* the window in force: its series, or -1; whether it is paused */
-static int open_series = -1, paused;
+/* the window in force: its series, or -1; the timed spans open in it */
+static int open_series = -1, depth;
 /* the current window's user [0] and kernel [1] instructions so far */
 static uint64_t this_window[2];
 static uint64_t windows[SERIES], in_series[SERIES][2];
@@ -110,7 +110,7 @@ struct window {
     uint64_t insns[2];
 };
 static struct window window_log[MAX_WINDOWS];
-static uint64_t n_windows, unbalanced, pauses;
+static uint64_t n_windows, unbalanced, spans;
 /* a marker found in kernel code (never expected: only counted) */
 static uint64_t kernel_markers;
 static char target[32];
@@ -122,9 +122,9 @@ static void say(const char *what)
     fprintf(stderr, "uring-repro cost plugin: %s\n", what);
 }
 
-/* A segment of the window ends (count = 1: the executions since the last
- * look go to the series) or starts (count = 0: they go nowhere). Only the
- * blocks entered since the last look have any. */
+/* A span ends (count = 1: the executions since the last look go to the
+ * series) or starts (count = 0: they go nowhere). Only the blocks entered
+ * since the last look have any. */
 static void look(int count)
 {
     for (size_t at = 0; at < n_blocks; at++) {
@@ -158,30 +158,36 @@ static void on_marker(unsigned int vcpu, void *userdata)
             return;
         }
         open_series = m->series;
-        paused = 0;
+        depth = 0;
         this_window[0] = this_window[1] = 0;
-        look(0);
         return;
-    case MARK_PAUSE:
-    case MARK_RESUME:
-        /* Outside a window (warm-ups) they mean nothing. */
+    case MARK_START:
+        if (open_series >= 0 && depth++ == 0) {
+            look(0);
+        }
+        return;
+    case MARK_END:
         if (open_series < 0) {
             return;
         }
-        if (paused == (m->kind == MARK_PAUSE)) {
+        if (depth == 0) {
             unbalanced++;
-            return;
+        } else if (--depth == 0) {
+            look(1);
+            spans++;
         }
-        look(!paused);
-        paused = !paused;
-        pauses += paused;
         return;
     }
     if (open_series != m->series) {
         unbalanced++;
         return;
     }
-    look(!paused);
+    if (depth != 0) {
+        /* A span left open: counted to here, and the counts refused. */
+        unbalanced++;
+        look(1);
+        depth = 0;
+    }
     for (int k = 0; k < 2; k++) {
         in_series[m->series][k] += this_window[k];
     }
@@ -201,10 +207,10 @@ static const struct marker *marker(const struct qemu_plugin_insn *insn)
     static const struct marker all[4][SERIES] = {
         {{MARK_OPEN, 0}, {MARK_OPEN, 1}, {MARK_OPEN, 2}, {MARK_OPEN, 3}},
         {{MARK_CLOSE, 0}, {MARK_CLOSE, 1}, {MARK_CLOSE, 2}, {MARK_CLOSE, 3}},
-        {{MARK_PAUSE, 0}, {MARK_PAUSE, 1}, {MARK_PAUSE, 2}, {MARK_PAUSE, 3}},
-        {{MARK_RESUME, 0}, {MARK_RESUME, 1}, {MARK_RESUME, 2}, {MARK_RESUME, 3}},
+        {{MARK_START, 0}, {MARK_START, 1}, {MARK_START, 2}, {MARK_START, 3}},
+        {{MARK_END, 0}, {MARK_END, 1}, {MARK_END, 2}, {MARK_END, 3}},
     };
-    static const char kinds[] = {MARK_OPEN, MARK_CLOSE, MARK_PAUSE, MARK_RESUME};
+    static const char kinds[] = {MARK_OPEN, MARK_CLOSE, MARK_START, MARK_END};
     const unsigned char *b = qemu_plugin_insn_data(insn);
     if (qemu_plugin_insn_size(insn) != MARKER_LEN ||
         memcmp(b, marker_prefix, sizeof marker_prefix) != 0 || b[6] >= SERIES) {
@@ -270,8 +276,8 @@ static void on_exit(qemu_plugin_id_t id, void *userdata)
             QEMU_PLUGIN_VERSION, api_min, api_cur, target);
     fprintf(out, "translated blocks=%zu insns=%zu kernel_markers=%" PRIu64 "\n",
             n_blocks, n_insns, kernel_markers);
-    fprintf(out, "windows %" PRIu64 " unbalanced=%" PRIu64 " open_at_exit=%d pauses=%" PRIu64 "\n",
-            n_windows, unbalanced, open_series >= 0, pauses);
+    fprintf(out, "windows %" PRIu64 " unbalanced=%" PRIu64 " open_at_exit=%d spans=%" PRIu64 "\n",
+            n_windows, unbalanced, open_series >= 0, spans);
     for (uint64_t i = 0; i < n_windows && i < MAX_WINDOWS; i++) {
         fprintf(out, "window %" PRIu64 " series=%d user=%" PRIu64 " kernel=%" PRIu64 "\n",
                 i, window_log[i].series, window_log[i].insns[0], window_log[i].insns[1]);

@@ -234,7 +234,7 @@ cmd_lines() {
 		$2 == 0 { fn = $3; next }
 		{ insns[$3, fn] += $4; if (!(($3, fn) in seen)) { seen[$3, fn] = 1; nfn[$3]++ } }
 		END {
-			printf "# cost: method counter=qemu-tcg-plugin api=%s window=measured-shares unit=guest-instructions map_sha256=%s\n", api, sha
+			printf "# cost: method counter=qemu-tcg-plugin api=%s window=timed-spans unit=guest-instructions map_sha256=%s\n", api, sha
 			for (k = 0; k < ns; k++) {
 				if (!(k in win)) continue
 				printf "# cost: series %s windows=%d pairs=%.0f user=%.0f kernel=%.0f functions=%d user_per_pair=%.*f kernel_per_pair=%.*f\n", \

@@ -81,6 +81,13 @@ pub fn run_share(
     t
 }
 
+/// The cost counter's marker opening or closing series `k`'s window, out of
+/// line: one call on either side of a measured share.
+#[inline(never)]
+fn mark_share(mark: Mark, k: usize) {
+    sys::cost_mark(mark, k);
+}
+
 /// The measured rows of one series.
 pub struct Rows {
     ns_per_pair: [f64; MAX_ROUNDS as usize],
@@ -205,13 +212,14 @@ pub fn rounds(
             let hist = (!warmup).then_some(&mut share_hist);
             let l = &mut o.ledger;
             // The cost counter's window (docs/cost.md): a measured share's
-            // cycles, and none of the bookkeeping or printing around them.
+            // cycles, and none of the bookkeeping or printing around them;
+            // inside it, the counter counts the timed spans (span.rs).
             if !warmup {
-                sys::cost_mark(Mark::Open, k);
+                mark_share(Mark::Open, k);
             }
             let t = run_share(work, k, ring, clock, l, cfg.cycles, &mut seq, hist);
             if !warmup {
-                sys::cost_mark(Mark::Close, k);
+                mark_share(Mark::Close, k);
             }
             if t.interrupted {
                 o.ledger = before;

@@ -33,18 +33,18 @@ pub mod vdso;
 
 use arch::nr;
 
-/// What a cost marker tells the QEMU plugin that counts the kernel's
-/// instructions inside the measured rounds (docs/cost.md).
+/// What a cost marker tells the QEMU plugin that counts the guest's
+/// instructions inside the measured rounds' timed spans (docs/cost.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mark {
     /// Before a measured share's cycles: the window of its series opens.
     Open,
     /// After them: it closes.
     Close,
-    /// Before untimed kernel work inside a cycle: the window pauses...
-    Pause,
-    /// ...and after it resumes.
-    Resume,
+    /// Just before a timed span's first clock read: counting starts...
+    Start,
+    /// ...and just after its last one it stops.
+    End,
 }
 
 /// The cost counter's markers: x86_64's multi-byte NOPs; no instruction on
