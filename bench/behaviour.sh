@@ -134,4 +134,137 @@ for f in tests/fixtures/bad/*; do
     record - "compare-bad-$b" run compare ${mode:+--mode "$mode"} "bad/$b"
 done
 
+# Saved points beyond the fixtures as they are: made in $T from them (or
+# from scratch: `point`), then read from there under relative names, so
+# that what is echoed is the same on every run.
+point() { # NAME NS LAST_PASS ROUNDS [BANNER_EXTRA]: a stdout point of 15 rounds
+    awk -v name="$1" -v ns="$2" -v last="$3" -v n="$4" -v extra="${5:-}" 'BEGIN {
+        h = 0; for (i = 1; i <= length(name); i++) h = (h * 31 + index("abcdefghijklmnopqrstuvwxyz0123456789_.", substr(name, i, 1))) % 4294967296
+        printf "# uring-repro 0.1.0 profile=s0_wait_wake mode=point kernel=6.15.0-new boot_id=0d0d0d0d-0000-4000-8000-%012x cpu=2 cpu_choice=default clock=vdso%s\n", h, extra
+        print "# ring_entries=64 cq_entries=128 slots=32 vector_width=1 cycles=512 warmups=3 rounds=15 futex=private timeout_s=2"
+        print "round\tpairs\tns_per_pair\tsemantic_pass"
+        split("0.05 -0.05 0.1 -0.1 0.0", d, " ")
+        for (r = 0; r < n; r++) {
+            v = sprintf("%.6f", ns + d[r % 5 + 1]); sum += v
+            printf "%d\t16384\t%s\t%d\n", r, v, (r + 1 == n ? last : 1)
+        }
+        printf "%s\t%d\t%.6f\t%d\n", (n == 15 ? "mean" : "partial"), 16384 * n, sum / n, (last == 1)
+        if (n != 15) printf "# interrupted: %d of 15 rounds\n", n
+        printf "# checks: made up -> %s\n", (n != 15 ? "INTERRUPTED" : (last == 1 ? "PASS" : "FAIL"))
+    }' > "$T/$1"
+}
+export -f point
+# A whole pollwake run of three rounds, boot ID $2 (modes idle and waiter
+# $3 ns above none).
+pollwake() {
+    {
+        printf '# uring-repro 0.1.0 profile=pollwake kernel=6.18.0-test boot_id=%s cpu=1 cpu_choice=default clock=vdso\n' "$2"
+        echo "# burst=32 cycles=512 warmups=3 rounds=3 ring_flags=none waiter_cpu=1 watchdog_ms=1000 ring_entries=64 cq_entries=128 timeout_s=2 features=0x3ffff"
+        printf 'profile\tround\tpairs\tns_per_pair\tsemantic_pass\n'
+        for r in 0 1 2; do
+            for m in none:130 idle:$((195 + $3)) waiter:$((285 + $3)) none_aa:131; do
+                printf 'pollwake_%s\t%d\t16384\t%d.000000\t1\n' "${m%%:*}" "$r" $((${m##*:} + r))
+            done
+        done
+        for m in none:130 idle:$((195 + $3)) waiter:$((285 + $3)) none_aa:131; do
+            printf 'pollwake_%s\tmean\t49152\t%d.000000\t1\n' "${m%%:*}" $((${m##*:} + 1))
+        done
+        echo "# checks: cqes=300000 bad_results=0 -> PASS"
+    } > "$T/$1"
+}
+export -f pollwake
+# A published point with `sed` applied, as $T/NAME.
+edit() { sed "$3" "published/$1" > "$T/$2"; }
+export -f edit
+ico="p=icount/s0_parent_1.txt p=icount/s0_parent_2.txt c=icount/s0_child_1.txt c=icount/s0_child_2.txt"
+record - compare-icount run compare $ico
+record - compare-icount-tsv run compare --tsv $ico
+record - compare-icount-n0 run compare icount/n0_parent.txt icount/n0_child.txt
+record - compare-icount-beside-wall run compare published/parent_a.txt icount/s0_child_1.txt
+record - compare-drop-first-tsv run compare --drop-first --tsv $pub
+record - compare-labels-tsv run compare --tsv a=published/parent_a.txt b=published/child.txt \
+    a=published/parent_b.txt c=published/child_standalone.txt
+record - compare-standalone-alone run compare published/child_standalone.txt
+record - compare-tsv-beside-its-stdout run compare a=published/parent_a.txt a=published/parent_a.tsv \
+    b=published/child.txt
+record - compare-same-file-twice run compare published/child.txt published/child.txt
+record - compare-one-boot-two-labels run compare a=published/parent_a.txt b=published/parent_a.tsv
+record - compare-sandwich-parents-one-boot run compare published/parent_a.txt published/child.txt \
+    published/parent_a.tsv
+record - compare-contract-futex bash -c 'edit child.txt shared.txt s/futex=private/futex=shared/ && cd "$T" &&
+    cp "$OLDPWD"/published/parent_?.txt . && "$B" compare parent_a.txt shared.txt parent_b.txt'
+record - compare-contract-inject bash -c 'edit child.txt inject.txt "s/timeout_s=2/timeout_s=2 inject_ns=100/" &&
+    cd "$T" && cp "$OLDPWD"/published/parent_b.tsv . && "$B" compare inject.txt parent_b.tsv'
+record - compare-witnessed-beside-plain bash -c 'edit child.txt w.txt "s/clock=vdso/clock=vdso witness=on/" &&
+    cd "$T" && cp "$OLDPWD"/published/parent_a.tsv . && "$B" compare w.txt parent_a.tsv'
+record - compare-other-profile bash -c 'edit child.txt c0.txt s/s0_wait_wake/c0_wait_cancel/ &&
+    cd "$T" && cp "$OLDPWD"/published/parent_a.tsv . && "$B" compare c0.txt parent_a.tsv'
+record - compare-failed-point bash -c 'edit child.txt failed.txt "s/^3\t16384\t196.797000\t1/3\t16384\t196.797000\t0/" &&
+    cd "$T" && cp "$OLDPWD"/published/parent_?.txt . && "$B" compare parent_a.txt failed.txt parent_b.txt'
+record - compare-one-round bash -c 'for p in parent_a child parent_b; do
+        awk "/^0\t/ { print; r = \$0; sub(/^0/, \"mean\", r); print r; next } /^[0-9]+\t|^mean\t/ { next }
+            { sub(/rounds=15/, \"rounds=1\"); print }" published/$p.txt > "$T/one_$p.txt"; done &&
+    cd "$T" && "$B" compare one_parent_a.txt one_child.txt one_parent_b.txt &&
+    "$B" compare --tsv one_parent_a.txt one_child.txt one_parent_b.txt;
+    "$B" compare --drop-first one_parent_a.txt one_child.txt one_parent_b.txt'
+record - compare-echoes bash -c 'edit child.txt echo.txt "s/kernel=6.15.0-synthetic-child/kernel=6.15\x1b[31m\xe2\x80\xaebad-$(printf "%0200d" 0)/" &&
+    cd "$T" && cp "$OLDPWD"/published/parent_?.txt . && "$B" compare parent_a.txt echo.txt parent_b.txt &&
+    "$B" report --link https://example.org/a p=parent_a.txt c=echo.txt p=parent_b.txt'
+record - compare-pollwake-modes bash -c 'pollwake pa b1 0 && pollwake c b2 20 && pollwake pb b3 1 && cd "$T" &&
+    "$B" compare --mode idle pa c pb && "$B" compare --mode none_aa --tsv pa c pb;
+    "$B" compare pa c pb; cp "$OLDPWD"/published/child.txt . && "$B" compare --mode idle child.txt'
+record - compare-sixteen bash -c 'cd "$T" && args= && for i in $(seq 1 16); do
+        point "p$i.txt" $((180 + i % 3)) 1 15; args="$args label_${i}_xyz=p$i.txt"; done &&
+    "$B" compare $args'
+record - bisect-good bash -c 'point new.txt 180.2 1 15 && cd "$T" && cp "$OLDPWD"/published/*.txt . &&
+    "$B" compare --bisect good=parent_a.txt good=parent_b.txt bad=child.txt new=new.txt'
+record - bisect-skip bash -c 'point g1.txt 180 1 15 && point g2.txt 180.4 1 15 && point b1.txt 196 1 15 &&
+    point b2.txt 196.4 1 15 && point n.txt 188.2 1 15 && cd "$T" &&
+    "$B" compare --bisect good=g1.txt good=g2.txt bad=b1.txt bad=b2.txt new=n.txt'
+record - bisect-new-failed bash -c 'point g.txt 180 1 15 && point b.txt 196 1 15 && point n.txt 195 0 15 && cd "$T" &&
+    "$B" compare --bisect good=g.txt bad=b.txt new=n.txt'
+record - bisect-new-interrupted bash -c 'point g.txt 180 1 15 && point b.txt 196 1 15 && point n.txt 195 1 4 && cd "$T" &&
+    "$B" compare --bisect good=g.txt bad=b.txt new=n.txt'
+record - bisect-reference-failed bash -c 'point g.txt 180 0 15 && point b.txt 196 1 15 && point n.txt 195 1 15 && cd "$T" &&
+    "$B" compare --bisect good=g.txt bad=b.txt new=n.txt'
+record - bisect-reference-missing bash -c 'point b.txt 196 1 15 && point n.txt 195 1 15 && cd "$T" &&
+    "$B" compare --bisect good=nothing.txt bad=b.txt new=n.txt'
+record - bisect-closer-than-gate run compare --bisect good=published/parent_a.txt bad=published/parent_b.txt \
+    new=published/child.txt
+record - bisect-icount-exact run compare --bisect --gate 1 good=icount/s0_parent_1.txt good=icount/s0_parent_2.txt \
+    bad=icount/s0_child_1.txt new=icount/s0_child_2.txt
+record - bisect-icount-identical bash -c 'sed s/boot_id=./boot_id=f/ icount/n0_child.txt > "$T/n0_new.txt" &&
+    cp icount/n0_*.txt "$T" && cd "$T" && "$B" compare --bisect good=n0_parent.txt bad=n0_child.txt new=n0_new.txt'
+record - bisect-contract bash -c 'edit child.txt shared.txt s/futex=private/futex=shared/ && cd "$T" &&
+    cp "$OLDPWD"/published/parent_?.txt . && "$B" compare --bisect good=parent_a.txt bad=parent_b.txt new=shared.txt'
+record - bisect-new-twice run compare --bisect good=published/parent_a.txt bad=published/child.txt \
+    new=published/parent_a.tsv
+record - bisect-usage run compare --bisect good=published/parent_a.txt bad=published/child.txt
+record - report-tsv-files bash -c 'cd published && "$B" report --introduced 079afb081c42 --parent 1234567 \
+    parent=parent_a.tsv child=child.tsv parent=parent_b.tsv'
+record - report-mixed-tools bash -c 'cd published && "$B" report a=parent_a.txt b=child_standalone.txt a=parent_b.txt'
+record - report-icount bash -c 'cd icount && "$B" report --introduced abcdef1 p=s0_parent_1.txt p=s0_parent_2.txt \
+    c=s0_child_1.txt c=s0_child_2.txt && "$B" report n=n0_parent.txt c=n0_child.txt'
+record - report-failed bash -c 'edit child.txt failed.txt "s/^3\t16384\t196.797000\t1/3\t16384\t196.797000\t0/;s/synthetic -> PASS/cqes=3 bad_results=2 timeouts=0 -> FAIL/" &&
+    cd "$T" && cp "$OLDPWD"/published/parent_?.txt . && "$B" report p=parent_a.txt c=failed.txt p=parent_b.txt'
+record - report-options bash -c 'cd published && "$B" report --gate 12 --introduced 079afb081c42 --parent 0123456789ab \
+    --title "io_uring/futex: WAIT/WAKE slower" --link https://lore.kernel.org/x --link https://example.org/y \
+    parent=parent_a.txt child=child.txt parent=parent_b.txt'
+record - report-one-boot-twice bash -c 'cd published && "$B" report a=parent_a.txt a=parent_a.tsv b=child.txt'
+record - report-odd-paths bash -c 'mkdir -p "$T/a dir/it'"'"'s" && cp published/child.txt "$T/a dir/it'"'"'s/child 1.txt" &&
+    cp published/child.txt "$T/a dir/$(printf "new\tline")" && cd "$T" && cp "$OLDPWD"/published/parent_?.txt . &&
+    sed -i s/0c0c0c0c-/0e0e0e0e-/ "a dir/$(printf "new\tline")" &&
+    mkdir -p "$(printf "%0100d" 0)" && "$B" report p=parent_a.txt "c=a dir/it'"'"'s/child 1.txt" \
+        "d=a dir/$(printf "new\tline")" "p=$(printf "%0100d" 0)/../parent_b.txt"'
+record - report-pollwake bash -c 'pollwake pa b1 0 && pollwake c b2 20 && pollwake pb b3 1 && cd "$T" &&
+    "$B" report --mode waiter a=pa b=c a=pb'
+record - report-one-round bash -c 'cd "$T" && "$B" report a=one_parent_a.txt b=one_child.txt a=one_parent_b.txt'
+record - report-witness-differs bash -c 'sed "s/FUTEX_WAIT=[0-9]*/FUTEX_WAIT=7/" witnessed/b.txt > "$T/wb.txt" &&
+    cd "$T" && cp "$OLDPWD"/witnessed/[ac].txt . && "$B" report a=a.txt b=wb.txt a=c.txt'
+record - report-inject bash -c 'for p in parent_a child parent_b; do
+        edit $p.txt inj_$p.txt "s/timeout_s=2/timeout_s=2 inject_ns=100/"; done && cd "$T" &&
+    "$B" report p=inj_parent_a.txt c=inj_child.txt p=inj_parent_b.txt'
+record - report-sixteen bash -c 'cd "$T" && args= && for i in $(seq 1 16); do
+        args="$args label_${i}_xyz=p$i.txt"; done && "$B" report $args'
+
 echo "$n commands recorded in $out"

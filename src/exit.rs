@@ -3,7 +3,7 @@
 
 use core::fmt::{self, Write};
 
-use crate::report::Line;
+use crate::fmt::Line;
 use crate::sys::out::Out;
 use crate::sys::Errno;
 
@@ -105,8 +105,13 @@ pub fn stdout_failed(e: Errno) -> Exit {
 
 /// Writes `uring-repro: MSG` to stderr and returns `code`.
 pub fn fail(code: i32, msg: fmt::Arguments<'_>) -> i32 {
+    warn(msg);
+    code
+}
+
+/// Writes `uring-repro: MSG` to stderr: a warning, which ends nothing.
+pub fn warn(msg: fmt::Arguments<'_>) {
     let mut err = Out::new(2);
     let _ = writeln!(err, "uring-repro: {msg}");
     err.flush();
-    code
 }

@@ -5,47 +5,56 @@
 
 use core::fmt::Write;
 
-use crate::report::{Bytes, Line};
+use crate::fmt::{Bytes, Line, Text};
 use crate::sys::{self, uapi::Utsname};
 
-/// A fact read from a file: up to N bytes, trimmed of trailing whitespace.
-pub struct Text<const N: usize> {
-    buf: [u8; N],
-    len: usize,
-}
+/// Room for a fact of a word or a few (a boot id, a mode, a policy, a
+/// CPU list): 64 bytes hold any such file's text, or uname's machine.
+const WORD: usize = 64;
 
-impl<const N: usize> Text<N> {
-    pub const fn empty() -> Self {
-        Text {
-            buf: [0; N],
-            len: 0,
-        }
+/// A fact: text read from the box (at most N bytes, trimmed of
+/// surrounding whitespace), `unknown` when nothing could be read.
+pub struct Fact<const N: usize>(Text<N>);
+
+impl<const N: usize> Fact<N> {
+    pub const fn unknown() -> Self {
+        Fact(Text::new())
     }
 
-    /// Copies `s` (truncated to N bytes), trimming surrounding whitespace.
+    /// `s` (cut to N bytes), trimmed.
     pub fn from(s: &[u8]) -> Self {
-        let mut t = Self::empty();
-        t.len = copy_trimmed(s, &mut t.buf);
-        t
+        let mut f = Self::unknown();
+        f.copy(s);
+        f
     }
 
-    /// The whole file at `path` (NUL-terminated), trimmed, or empty.
-    pub fn read(path: &[u8]) -> Self {
-        let mut t = Self::empty();
-        t.len = read_trimmed(path, &mut t.buf);
-        t
+    /// `s` (cut to N bytes), trimmed, as this fact, unknown so far.
+    fn copy(&mut self, s: &[u8]) {
+        self.0.push_with(&mut |buf| copy_trimmed(s, buf));
+    }
+
+    /// The whole file at `path` (NUL-terminated; its first N bytes),
+    /// trimmed, as this fact, unknown so far; it stays unknown when the
+    /// file cannot be read.
+    fn read(&mut self, path: &[u8]) {
+        self.0.push_with(&mut |buf| read_trimmed(path, buf));
+    }
+
+    /// What was read, empty when nothing was.
+    fn bytes(&self) -> &[u8] {
+        self.0.as_bytes()
     }
 
     /// The text, or `unknown` when nothing could be read.
     pub fn get(&self) -> &[u8] {
-        if self.len == 0 {
-            b"unknown"
-        } else {
-            &self.buf[..self.len]
+        match self.bytes() {
+            [] => b"unknown",
+            b => b,
         }
     }
 }
 
+/// `s`, trimmed, into `buf` (cut to fit); its length.
 fn copy_trimmed(s: &[u8], buf: &mut [u8]) -> usize {
     let s = trim(s);
     let n = s.len().min(buf.len());
@@ -53,6 +62,8 @@ fn copy_trimmed(s: &[u8], buf: &mut [u8]) -> usize {
     n
 }
 
+/// The file at `path` into `buf`, trimmed; its length (0 when it cannot
+/// be read).
 fn read_trimmed(path: &[u8], buf: &mut [u8]) -> usize {
     let Ok(n) = sys::read_file(path, buf).map(|s| s.len()) else {
         return 0;
@@ -79,11 +90,13 @@ fn trim(mut s: &[u8]) -> &[u8] {
     s
 }
 
-/// `leaf` of `cpu`'s cpufreq directory into `buf`, trimmed; its length.
-fn read_cpu_path(cpu: u32, leaf: &str, buf: &mut [u8]) -> usize {
+/// `leaf` of `cpu`'s cpufreq directory.
+fn read_cpu_path<const N: usize>(cpu: u32, leaf: &str) -> Fact<N> {
     let mut p = Line::new();
     let _ = write!(p, "/sys/devices/system/cpu/cpu{cpu}/cpufreq/{leaf}\0");
-    read_trimmed(p.as_bytes(), buf)
+    let mut f = Fact::unknown();
+    f.read(p.as_bytes());
+    f
 }
 
 /// Where the preemption mode came from.
@@ -150,35 +163,35 @@ fn cpuinfo_field<'a>(cpuinfo: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
 }
 
 /// The CPU model: x86's `model name`, or arm64's implementer and part.
-fn cpu_model(cpuinfo: &[u8]) -> Text<128> {
+fn cpu_model(cpuinfo: &[u8]) -> Fact<128> {
     let field = |name: &[u8]| cpuinfo_field(cpuinfo, name);
     if let Some(m) = field(b"model name") {
-        return Text::from(m);
+        return Fact::from(m);
     }
     match (field(b"CPU implementer"), field(b"CPU part")) {
         (Some(i), Some(p)) => {
             let mut t = Line::new();
             let _ = write!(t, "implementer={} part={}", Bytes(i), Bytes(p));
-            Text::from(t.as_bytes())
+            Fact::from(t.as_bytes())
         }
-        _ => Text::empty(),
+        _ => Fact::unknown(),
     }
 }
 
 /// Everything the banner states about the box.
 pub struct Facts {
     pub uts: Utsname,
-    pub boot_id: Text<64>,
-    pub cmdline: Text<2048>,
-    pub preempt: Text<32>,
+    pub boot_id: Fact<WORD>,
+    pub cmdline: Fact<2048>,
+    pub preempt: Fact<WORD>,
     pub preempt_source: PreemptSource,
-    pub cpu_model: Text<128>,
-    pub governor: Text<32>,
-    pub epp: Text<48>,
-    pub turbo: Text<8>,
-    pub smt: Text<16>,
-    pub online_cpus: Text<64>,
-    pub io_uring_disabled: Text<8>,
+    pub cpu_model: Fact<128>,
+    pub governor: Fact<WORD>,
+    pub epp: Fact<WORD>,
+    pub turbo: Fact<WORD>,
+    pub smt: Fact<WORD>,
+    pub online_cpus: Fact<WORD>,
+    pub io_uring_disabled: Fact<WORD>,
 }
 
 fn cstr(field: &[u8]) -> &[u8] {
@@ -197,46 +210,43 @@ impl Facts {
                 machine: [0; 65],
                 domainname: [0; 65],
             },
-            boot_id: Text::empty(),
-            cmdline: Text::empty(),
-            preempt: Text::empty(),
+            boot_id: Fact::unknown(),
+            cmdline: Fact::unknown(),
+            preempt: Fact::unknown(),
             preempt_source: PreemptSource::Debugfs,
-            cpu_model: Text::empty(),
-            governor: Text::empty(),
-            epp: Text::empty(),
-            turbo: Text::empty(),
-            smt: Text::empty(),
-            online_cpus: Text::empty(),
-            io_uring_disabled: Text::empty(),
+            cpu_model: Fact::unknown(),
+            governor: Fact::unknown(),
+            epp: Fact::unknown(),
+            turbo: Fact::unknown(),
+            smt: Fact::unknown(),
+            online_cpus: Fact::unknown(),
+            io_uring_disabled: Fact::unknown(),
         };
         let _ = sys::uname(&mut f.uts);
-        f.cmdline.len = read_trimmed(b"/proc/cmdline\0", &mut f.cmdline.buf);
-        let debugfs: Text<64> = Text::read(b"/sys/kernel/debug/sched/preempt\0");
-        let mode = match preempt_from_debugfs(&debugfs.buf[..debugfs.len]) {
+        f.cmdline.read(b"/proc/cmdline\0");
+        let mut debugfs: Fact<WORD> = Fact::unknown();
+        debugfs.read(b"/sys/kernel/debug/sched/preempt\0");
+        let mode = match preempt_from_debugfs(debugfs.bytes()) {
             Some(m) => m,
             None => {
-                let (m, src) =
-                    preempt_derived(cstr(&f.uts.version), &f.cmdline.buf[..f.cmdline.len]);
+                let (m, src) = preempt_derived(cstr(&f.uts.version), f.cmdline.bytes());
                 f.preempt_source = src;
                 m
             }
         };
-        f.preempt.len = copy_trimmed(mode, &mut f.preempt.buf);
+        f.preempt.copy(mode);
         let mut cpuinfo = [0u8; 4096];
         if let Ok(s) = sys::read_file(b"/proc/cpuinfo\0", &mut cpuinfo) {
             f.cpu_model = cpu_model(s);
         }
-        f.boot_id.len = read_trimmed(b"/proc/sys/kernel/random/boot_id\0", &mut f.boot_id.buf);
-        f.governor.len = read_cpu_path(cpu, "scaling_governor", &mut f.governor.buf);
-        f.epp.len = read_cpu_path(cpu, "energy_performance_preference", &mut f.epp.buf);
+        f.boot_id.read(b"/proc/sys/kernel/random/boot_id\0");
+        f.governor = read_cpu_path(cpu, "scaling_governor");
+        f.epp = read_cpu_path(cpu, "energy_performance_preference");
         f.turbo = turbo();
-        f.smt.len = read_trimmed(b"/sys/devices/system/cpu/smt/control\0", &mut f.smt.buf);
-        f.online_cpus.len =
-            read_trimmed(b"/sys/devices/system/cpu/online\0", &mut f.online_cpus.buf);
-        f.io_uring_disabled.len = read_trimmed(
-            b"/proc/sys/kernel/io_uring_disabled\0",
-            &mut f.io_uring_disabled.buf,
-        );
+        f.smt.read(b"/sys/devices/system/cpu/smt/control\0");
+        f.online_cpus.read(b"/sys/devices/system/cpu/online\0");
+        f.io_uring_disabled
+            .read(b"/proc/sys/kernel/io_uring_disabled\0");
         f
     }
 
@@ -261,7 +271,7 @@ impl Facts {
     /// Every fact as (key, value), in output order (also the TSV's extra columns).
     pub fn each(&self, f: &mut dyn FnMut(&'static str, &[u8])) {
         f("kernel_version", self.version());
-        f("machine", Text::<65>::from(cstr(&self.uts.machine)).get());
+        f("machine", Fact::<WORD>::from(cstr(&self.uts.machine)).get());
         f("cmdline", self.cmdline.get());
         f("preempt", self.preempt.get());
         f("preempt_source", self.preempt_source.name().as_bytes());
@@ -283,15 +293,16 @@ impl Facts {
 }
 
 /// Turbo/boost state: intel_pstate's no_turbo, else cpufreq's boost.
-fn turbo() -> Text<8> {
-    let no_turbo: Text<8> = Text::read(b"/sys/devices/system/cpu/intel_pstate/no_turbo\0");
-    let boost: Text<8> = Text::read(b"/sys/devices/system/cpu/cpufreq/boost\0");
+fn turbo() -> Fact<WORD> {
+    let (mut no_turbo, mut boost): (Fact<WORD>, Fact<WORD>) = (Fact::unknown(), Fact::unknown());
+    no_turbo.read(b"/sys/devices/system/cpu/intel_pstate/no_turbo\0");
+    boost.read(b"/sys/devices/system/cpu/cpufreq/boost\0");
     match (no_turbo.get(), boost.get()) {
-        (b"1", _) => Text::from(b"off"),
-        (b"0", _) => Text::from(b"on"),
-        (_, b"1") => Text::from(b"on"),
-        (_, b"0") => Text::from(b"off"),
-        _ => Text::empty(),
+        (b"1", _) => Fact::from(b"off"),
+        (b"0", _) => Fact::from(b"on"),
+        (_, b"1") => Fact::from(b"on"),
+        (_, b"0") => Fact::from(b"off"),
+        _ => Fact::unknown(),
     }
 }
 
@@ -354,10 +365,12 @@ mod tests {
 
     #[test]
     fn text_trims_and_reports_unknown() {
-        assert_eq!(Text::<16>::from(b"  on\n").get(), b"on");
-        assert_eq!(Text::<16>::from(b"\n").get(), b"unknown");
-        assert_eq!(Text::<4>::from(b"abcdefgh").get(), b"abcd");
-        assert_eq!(Text::<16>::read(b"/nonexistent/file\0").get(), b"unknown");
+        assert_eq!(Fact::<WORD>::from(b"  on\n").get(), b"on");
+        assert_eq!(Fact::<WORD>::from(b"\n").get(), b"unknown");
+        assert_eq!(Fact::<4>::from(b"abcdefgh").get(), b"abcd");
+        let mut f = Fact::<WORD>::unknown();
+        f.read(b"/nonexistent/file\0");
+        assert_eq!(f.get(), b"unknown");
     }
 
     #[test]

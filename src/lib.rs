@@ -5,7 +5,7 @@
 //!
 //! Imports run one way: `app` (dispatch) -> `compare` | `profile` (the
 //! workloads and their driver) -> `ring`, `ops` -> `sys` (the kernel
-//! boundary). `check`, `stats`, `hist`, `sha256` and `report` are pure;
+//! boundary). `check`, `stats`, `hist`, `sha256` and `fmt` are pure;
 //! `config` (the run contract) and `exit` (the exit policy) are leaves.
 #![cfg_attr(not(test), no_std)]
 // No heap: a failure carries its one-line cause by value (`exit::Exit`),
@@ -21,11 +21,11 @@ mod config;
 mod cpu;
 pub mod exit;
 mod facts;
+mod fmt;
 mod hist;
 mod initramfs;
 mod ops;
 mod profile;
-mod report;
 mod ring;
 pub mod rt;
 mod selftest;

@@ -34,7 +34,7 @@ use core::fmt::{self, Write};
 use crate::check::{Fail, Kind, Ledger};
 use crate::config::VERSION;
 use crate::facts::Facts;
-use crate::report::{Bytes, Clean, Ratio6};
+use crate::fmt::{Bytes, Clean, Ratio6};
 use crate::sha256::Hex;
 use crate::sys::out::Out;
 use crate::sys::uapi::{RAMFS_MAGIC, TMPFS_MAGIC};

@@ -170,6 +170,32 @@ fn unusable_references_stop_the_bisect() {
     }
 }
 
+/// References of one value (the NOP path under icount: the same guest
+/// instructions on both kernels) are closer than any gate: the bisect
+/// stops, saying their change as compare does, with no sign on a zero.
+#[test]
+fn references_of_one_value_stop_the_bisect() {
+    let d = Scratch::new("bisect-same");
+    let text = std::fs::read_to_string(icount("n0_child.txt")).unwrap();
+    let new = d.file("n0_new.txt");
+    std::fs::write(&new, text.replacen("boot_id=", "boot_id=f", 1)).unwrap();
+    let r = bisect(
+        &[],
+        &[
+            ("good", &icount("n0_parent.txt")),
+            ("bad", &icount("n0_child.txt")),
+            ("new", &new),
+        ],
+    );
+    assert_eq!(r.code, 128, "{}", r.err);
+    assert!(r.out.is_empty(), "{}", r.out);
+    assert_eq!(
+        r.err,
+        "uring-repro: compare --bisect: the references are closer than the gate: \
+         bad vs good 0.000%, gate 5.000%\n"
+    );
+}
+
 /// A reference of another contract than the others stops the bisect
 /// (128); a new point of another contract than the references cannot be
 /// judged (125). Either way the field and both values are named.

@@ -15,9 +15,9 @@ use crate::compare::{self, MAX_LABEL, MAX_POINTS};
 use crate::config::{
     Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES, WAITV_GROUPS,
 };
+use crate::fmt::Clean;
 use crate::initramfs::{self, args::ARGS_MAX};
 use crate::profile::ProfileId;
-use crate::report::Clean;
 
 /// What the command line asks for (parsed once: its size does not matter).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -8,8 +8,8 @@ use super::{Parsed, Why};
 use crate::compare;
 use crate::config::*;
 use crate::exit;
+use crate::fmt::{self, Line};
 use crate::profile::ProfileId;
-use crate::report::{self, Line};
 
 /// The commands, as bits of `Opt::commands`.
 pub const RUN: u8 = 1;
@@ -318,7 +318,7 @@ fn item(w: &mut dyn Write, left: &str, text: &str, indent: usize) {
     } else {
         let _ = write!(w, "{:1$}", "", indent - 2 - left.len());
     }
-    report::wrap(w, text, indent, indent, WIDTH);
+    fmt::wrap(w, text, indent, indent, WIDTH);
 }
 
 /// An option's line: its name and value, its help (the range filled in),
@@ -393,16 +393,16 @@ pub fn help(w: &mut dyn Write) {
     let _ = writeln!(w, "\npollwake only:");
     options(w, RUN, &[For::Pollwake]);
     let _ = w.write_str("\ncompare: ");
-    report::wrap(w, COMPARE_TEXT, 9, 0, WIDTH);
+    fmt::wrap(w, COMPARE_TEXT, 9, 0, WIDTH);
     options(w, COMPARE, &[For::Any]);
     let _ = w.write_str("\ncalibrate: ");
-    report::wrap(w, CALIBRATE_TEXT, 11, 0, WIDTH);
+    fmt::wrap(w, CALIBRATE_TEXT, 11, 0, WIDTH);
     options(w, CALIBRATE, &[For::Any]);
     let _ = w.write_str("\ninitramfs: ");
-    report::wrap(w, INITRAMFS_TEXT, 11, 0, WIDTH);
+    fmt::wrap(w, INITRAMFS_TEXT, 11, 0, WIDTH);
     options(w, INITRAMFS, &[For::Any]);
     let _ = w.write_str("\nreport: ");
-    report::wrap(w, REPORT_TEXT, 8, 0, WIDTH);
+    fmt::wrap(w, REPORT_TEXT, 8, 0, WIDTH);
     options(w, REPORT, &[For::Any]);
     let _ = writeln!(
         w,

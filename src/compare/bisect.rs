@@ -24,14 +24,65 @@
 //! entirely above is bad (1), anything else is "cannot judge" (125), as is
 //! a new point that failed its checks, was interrupted or is unreadable.
 
-use core::fmt;
+use core::fmt::{self, Write};
 
-use super::input::{Point, ALL};
-use super::Boots;
-use crate::report::Dec;
+use super::analysis::Boots;
+use super::load::unusable;
+use super::point::{Point, ALL};
+use super::words::Pct;
+use super::{Args, MAX_POINTS};
+use crate::exit::{self, fail};
+use crate::fmt::{Clean, Dec};
 use crate::stats::{pct_change, sqrt, t975, Contrast};
+use crate::sys::out::Out;
 
 pub use crate::exit::{BISECT_SKIP as SKIP, BISECT_STOP as ABORT};
+
+/// The step: every point read (`load`); the verdict line, and its exit
+/// code (0 good, 1 bad, SKIP), or why the references cannot be used
+/// (ABORT).
+pub fn step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
+    for (i, p) in pts.iter().enumerate() {
+        let file = Clean(a.file(i));
+        if !p.valid() {
+            return fail(unusable(a, i), format_args!("{file}: failed its checks"));
+        }
+        if p.s[ALL].s.n < 2 {
+            let why = "1 round: no spread within the point (it needs 2 or more)";
+            return fail(unusable(a, i), format_args!("{file}: {why}"));
+        }
+    }
+    let mut sides: [[&Point; MAX_POINTS]; 3] = [[&pts[0]; MAX_POINTS]; 3];
+    let mut k = [0; 3];
+    for (i, p) in pts.iter().enumerate() {
+        let side = match a.label(i) {
+            b"good" => 0,
+            b"bad" => 1,
+            _ => 2,
+        };
+        sides[side][k[side]] = p;
+        k[side] += 1;
+    }
+    let (good, bad, new) = (&sides[0][..k[0]], &sides[1][..k[1]], sides[2][0]);
+    match judge(good, bad, new, a.gate) {
+        Err(Abort::CloserThanGate(c)) => fail(
+            ABORT,
+            format_args!(
+                "compare --bisect: the references are closer than the gate: bad vs good {}, gate {}%",
+                Pct(c),
+                Dec(a.gate, 3)
+            ),
+        ),
+        Ok(v) => {
+            let _ = writeln!(out, "{v}");
+            out.flush();
+            match v.code {
+                0 => exit::PASS,
+                code => fail(code, format_args!("compare --bisect: {}", v.why())),
+            }
+        }
+    }
+}
 
 /// Where the new point stands.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -153,18 +204,17 @@ impl fmt::Display for Verdict {
 
 #[cfg(test)]
 mod tests {
-    use super::super::input::Sample;
+    use super::super::point::{Key, Sample};
     use super::*;
     use crate::stats::summarize;
 
     /// A point of `rounds` ns/pair values.
     fn point(rounds: &[f64]) -> Point<'static> {
         let s = summarize(rounds);
-        Point {
-            run_passed: true,
-            s: [Sample { mean: s.mean, s }, Sample::default()],
-            ..Point::default()
-        }
+        let mut p = Point::default();
+        p.run_passed = true;
+        p.s = [Sample { mean: s.mean, s }, Sample::default()];
+        p
     }
 
     fn near(v: f64) -> Point<'static> {
@@ -200,9 +250,7 @@ mod tests {
 
     /// A point of `rounds`, from boot `id`.
     fn booted(v: f64, id: &'static [u8]) -> Point<'static> {
-        let mut p = near(v);
-        p.tags[crate::compare::input::BOOT_ID] = Some(id);
-        p
+        near(v).with(Key::BootId, id)
     }
 
     #[test]
@@ -225,11 +273,7 @@ mod tests {
     #[test]
     fn exact_points_are_placed_exactly() {
         // No spread within or between points: the interval is the position.
-        let flat = |v: f64, id| {
-            let mut p = point(&[v; 15]);
-            p.tags[crate::compare::input::BOOT_ID] = Some(id);
-            p
-        };
+        let flat = |v: f64, id| point(&[v; 15]).with(Key::BootId, id);
         let (g1, g2) = (flat(1500.744629, b"g1"), flat(1500.744629, b"g2"));
         let (b1, b2) = (flat(1558.744922, b"b1"), flat(1558.744922, b"b2"));
         let new = flat(1558.744922, b"n");

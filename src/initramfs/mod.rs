@@ -28,7 +28,7 @@ mod newc;
 use core::fmt::{self, Write};
 
 use crate::exit::{self, Exit};
-use crate::report::{Clean, Text};
+use crate::fmt::{Clean, Text};
 use crate::sys::{self, signal, uapi, CPath, Errno, Fd};
 
 use newc::{Head, S_IFCHR, S_IFDIR, S_IFREG};

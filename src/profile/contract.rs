@@ -13,7 +13,7 @@ use core::fmt::{self, Write};
 use super::ProfileId;
 use crate::check::Kind;
 use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION};
-use crate::report::Text;
+use crate::fmt::Text;
 use crate::sha256::Sha256;
 
 pub struct Contract<'c, 'a> {
@@ -87,7 +87,7 @@ impl Contract<'_, '_> {
 mod tests {
     use super::*;
     use crate::config::Mode;
-    use crate::report::TEXT_MAX;
+    use crate::fmt::TEXT_MAX;
     use crate::sha256::Hex;
 
     fn json_of(id: ProfileId, cfg: &RunConfig) -> String {
@@ -156,7 +156,7 @@ mod tests {
         h.update(json(&cfg).as_bytes());
         assert_eq!(c.sha256(), h.digest());
         assert_eq!(c.json().as_bytes(), json(&cfg).as_bytes());
-        assert!(c.json().as_bytes().len() < crate::report::TEXT_MAX);
+        assert!(c.json().as_bytes().len() < crate::fmt::TEXT_MAX);
         let other = RunConfig {
             shared: true,
             ..cfg

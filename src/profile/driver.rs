@@ -14,8 +14,8 @@ use super::collect::{account, check_cpu};
 use super::Workload;
 use crate::check::Ledger;
 use crate::config::{RunConfig, MAX_ROUNDS};
+use crate::fmt;
 use crate::hist::Histogram;
-use crate::report;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
@@ -251,7 +251,7 @@ pub fn rounds(
                 let _ = writeln!(out, "# warm-up round {r} failed");
             }
             if !warmup {
-                report::row(out, name, r, t.pairs, t.timed_ns, passed);
+                fmt::row(out, name, r, t.pairs, t.timed_ns, passed);
                 out.flush();
                 if t.pairs > 0 {
                     o.rows[k].add(&t);

@@ -7,7 +7,7 @@ use core::fmt::Write;
 use super::{Outcome, RunInfo};
 use crate::check::Failure;
 use crate::config::{Mode, VERSION};
-use crate::report::{self, Bytes};
+use crate::fmt::{self, Bytes};
 use crate::sha256::Hex;
 
 /// The first banner line: tool, workload, kernel, boot, CPU, clock and
@@ -83,8 +83,8 @@ pub fn table_summary(w: &mut dyn Write, o: &Outcome, pairs_per_cycle: u64) {
     let passed = o.ledger.passed();
     let (ns, pairs) = (rows.total_ns, rows.total_pairs);
     let label = o.mean_label();
-    report::mean_and_spread(w, "", label, ns, pairs, passed, rows.per_round());
-    report::per_cycle(w, &o.hist, pairs_per_cycle);
+    fmt::mean_and_spread(w, "", label, ns, pairs, passed, rows.per_round());
+    fmt::per_cycle(w, &o.hist, pairs_per_cycle);
 }
 
 /// The futex workloads' stderr line: the first failure and its cycle.

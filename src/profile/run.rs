@@ -14,7 +14,7 @@ use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
 use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
-use crate::report::{self, Clean};
+use crate::fmt::{self, Clean};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
@@ -235,8 +235,8 @@ fn measure(
         let _ = writeln!(out, "# --tsv {}: write failed: {e}", Clean(path));
     }
     let passed = o.ledger.passed() && lost.is_none();
-    let verdict = report::verdict(passed, o.interrupted != 0);
-    report::checks(out, w.checks(), &o.ledger, verdict);
+    let verdict = fmt::verdict(passed, o.interrupted != 0);
+    fmt::checks(out, w.checks(), &o.ledger, verdict);
     out.flush();
     let interrupted = o.interrupted != 0;
     let tsv = tsv.map(|f| (f, &ctx));
@@ -327,7 +327,7 @@ const TRACE_MARKER: &[u8] = b"/sys/kernel/tracing/trace_marker\0";
 fn trace_mark(marker: Option<Fd>, what: &str, id: ProfileId, out: &mut Out) -> Option<Fd> {
     let marker = marker.or_else(|| sys::open(TRACE_MARKER, O_WRONLY, 0).ok());
     if let Some(m) = &marker {
-        let mut line = report::Line::new();
+        let mut line = fmt::Line::new();
         let _ = write!(line, "uring-repro trace {what}");
         let _ = sys::write(m.raw(), line.as_bytes());
     }

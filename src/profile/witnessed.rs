@@ -34,7 +34,7 @@ use super::{pollwake, Profile, ProfileId, Shape};
 use crate::check::{Kind, Ledger, KINDS};
 use crate::config::{self, RunConfig};
 use crate::exit::{self, Exit};
-use crate::report::{self, Bytes, Line};
+use crate::fmt::{self, Bytes, Line};
 use crate::sys;
 use crate::sys::out::Out;
 use crate::tsv::{self, TsvFile};
@@ -268,7 +268,7 @@ impl Witness {
 }
 
 /// A witness line (the events, the functions).
-type Text = report::Text<1024>;
+type Text = fmt::Text<1024>;
 
 /// The kernel's account of the rounds against `e`: the events line and the
 /// functions line into `lines`, and on a mismatch the expected counts (and

@@ -31,7 +31,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 pub use parse::Tally;
 use parse::{Lines, MAX_NAMES};
 
-use crate::report::{Bytes, Line, Text};
+use crate::fmt::{Bytes, Line, Text};
 use crate::sys::uapi::{O_RDONLY, O_TRUNC, O_WRONLY};
 use crate::sys::{self, Errno};
 

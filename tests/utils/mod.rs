@@ -123,6 +123,32 @@ impl Drop for Scratch {
     }
 }
 
+/// Writes `text` as `name` in `dir`; its path, as an argument.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// The value after `label` on its line of compare's text.
+pub fn field<'a>(text: &'a str, label: &str) -> &'a str {
+    let l = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no {label:?} line in\n{text}"));
+    l.trim_start()[label.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+}
+
+/// Each of `parts` is in `text` (which the failure shows).
+pub fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} in:\n{text}");
+    }
+}
+
 /// The first line of `out` that starts with `prefix`.
 pub fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
     out.lines()

@@ -654,7 +654,7 @@ impl Workload for Pollwake {
 
 /// `/proc/self/task/TID/stat` with its NUL, written into `buf`.
 pub fn task_stat_path(tid: u32, buf: &mut [u8; 48]) -> &[u8] {
-    let mut w = crate::report::Line::new();
+    let mut w = crate::fmt::Line::new();
     let _ = core::fmt::Write::write_fmt(&mut w, format_args!("/proc/self/task/{tid}/stat\0"));
     let len = w.as_bytes().len();
     buf[..len].copy_from_slice(w.as_bytes());

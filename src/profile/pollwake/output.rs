@@ -7,9 +7,9 @@ use core::fmt::Write;
 
 use super::{commit_shape, Mode, Parts, HIST};
 use crate::check::{self, Counter, Fail, Failure, Kind};
+use crate::fmt::{self, Dec, Ratio6, Signed};
 use crate::profile::output::{banner_head, unit_line};
 use crate::profile::{Outcome, RunInfo};
-use crate::report::{self, Dec, Ratio6, Signed};
 use crate::stats;
 
 /// The banner: the first line (no mode: pollwake has one shape), the run's
@@ -61,7 +61,7 @@ pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
         let r = &o.rows[m as usize];
         let tag = Mode::SERIES[m as usize];
         let (ns, pairs, label) = (r.total_ns, r.total_pairs, o.mean_label());
-        report::mean_and_spread(w, tag, label, ns, pairs, l.passed(), r.per_round());
+        fmt::mean_and_spread(w, tag, label, ns, pairs, l.passed(), r.per_round());
         if m == Mode::None {
             continue;
         }

@@ -1,7 +1,7 @@
 //! compare's maths and groups against hand-computed values.
 
-use super::input::{Sample, ALL, REST};
 use super::*;
+use crate::compare::Args;
 use crate::stats::summarize;
 
 /// The arguments of `compare` with these labels (the files' names do
@@ -43,11 +43,8 @@ fn points_with_one_label_form_a_group() {
 /// A point with these rounds (pairs 100 each), every round passing.
 fn point(rounds: &[f64]) -> Point<'static> {
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let mut p = Point {
-        pairs: 100,
-        run_passed: true,
-        ..Point::default()
-    };
+    let mut p = Point::default();
+    (p.pairs, p.run_passed) = (100, true);
     p.s[ALL] = Sample {
         mean: mean(rounds),
         s: summarize(rounds),
@@ -255,10 +252,18 @@ fn intervals_from_raw_rounds() {
 
 #[test]
 fn every_verdict_reason_fits_its_column() {
-    // The text prints each reason alone on a line after 18 blanks.
-    for (set, names) in output::REASONS.iter().enumerate() {
-        for name in names {
-            assert!(18 + name.chars().count() <= output::WIDTH, "{set}: {name}");
+    // The text prints each reason alone on a line after 18 blanks, with
+    // either basis as the cross-check, the one under the gate in both its
+    // wordings.
+    use crate::compare::words::{reason, REASONS, WIDTH};
+    for second in ["drop-first", "all-rounds"] {
+        for i in 0..REASONS.len() {
+            for clear in [false, true] {
+                let mut name = String::new();
+                reason(&mut name, i, second, clear).unwrap();
+                assert!(18 + name.chars().count() <= WIDTH, "{second}: {name}");
+                assert!(!name.contains('{'), "{name}");
+            }
         }
     }
 }
@@ -295,5 +300,5 @@ fn identical_values_are_no_change_and_exact_points_no_nan() {
         c.reasons,
         Reason::UnderGate.bit() | Reason::SecondUnderGate.bit()
     );
-    assert!(output::clear_under_gate(&c));
+    assert!(c.clear_under_gate());
 }

@@ -1,0 +1,509 @@
+//! compare's maths, pure: points grouped by label, a label's boots, and
+//! each label compared with the control (the first label): the change,
+//! drop-first, drifts, the largest CV, and the change's two 95% intervals
+//! (`Intervals`), then the verdict's reasons. `Analysis` holds all of it
+//! for one command line: what compare's text, its TSV and the mail are
+//! written from.
+//!
+//! Points and groups: points with the same label form a group; the
+//! group's value is the mean of its boots' values (with two: their
+//! midpoint), points of one boot counting once (`Boots`). Plain files get
+//! labels (cli/): one `A`; two `A B` (a plain ratio, no drift); three
+//! `A B A` (the sandwich: the outer two are the control).
+//!
+//! CONFIRMED needs |change| >= gate, a drop-first change of the same sign
+//! with |drop-first| >= gate, every row of the points involved passing its
+//! checks, a control drift with |drift| < gate, and the wider interval
+//! clear of 0. `--drop-first` makes the drop-first figures the primary ones
+//! (the table, the intervals) and the all-rounds change the cross-check.
+
+use super::point::{Key, Point, Sample, ALL, REST};
+use super::{Args, MAX_POINTS};
+use crate::stats::{pct_change, sqrt, summarize, Contrast};
+
+/// Points sharing a label, in order of first appearance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Group<'a> {
+    pub label: Option<&'a [u8]>,
+    /// Indices of its points, in command-line order.
+    pub members: [usize; MAX_POINTS],
+    pub k: usize,
+}
+
+impl<'a> Group<'a> {
+    pub fn label(&self) -> &'a [u8] {
+        self.label.unwrap_or(b"")
+    }
+
+    pub fn points(&self) -> &[usize] {
+        &self.members[..self.k]
+    }
+}
+
+/// No group yet.
+const NO_GROUP: Group<'static> = Group {
+    label: None,
+    members: [0; MAX_POINTS],
+    k: 0,
+};
+
+/// Groups the points of `a`; returns how many groups.
+pub fn groups<'a>(a: &Args<'a>, out: &mut [Group<'a>; MAX_POINTS]) -> usize {
+    let mut n = 0;
+    for i in 0..a.n {
+        let g = match out[..n].iter().position(|g| g.label == a.labels[i]) {
+            Some(g) => g,
+            None => {
+                out[n] = Group {
+                    label: a.labels[i],
+                    members: [0; MAX_POINTS],
+                    k: 0,
+                };
+                n += 1;
+                n - 1
+            }
+        };
+        out[g].members[out[g].k] = i;
+        out[g].k += 1;
+    }
+    n
+}
+
+/// A label's points as boots: points that share a boot_id are one boot,
+/// not independent draws, so they count once between points (their boot's
+/// value is the mean of their means). A point without a boot_id is a boot
+/// of its own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Boots {
+    /// Each boot's value, in the order of its first point.
+    means: [f64; MAX_POINTS],
+    /// How many boots.
+    pub k: usize,
+    /// Per point (in the order given): how many points share its boot.
+    share: [usize; MAX_POINTS],
+}
+
+impl Boots {
+    /// The boots of `pts` (at most MAX_POINTS), their values on basis `b`.
+    pub fn of(pts: &[&Point], b: usize) -> Boots {
+        let mut boots = Boots {
+            means: [0.0; MAX_POINTS],
+            k: 0,
+            share: [0; MAX_POINTS],
+        };
+        let pts = &pts[..pts.len().min(MAX_POINTS)];
+        let id = |i: usize| pts[i].tag(Key::BootId);
+        for i in 0..pts.len() {
+            let same = |j: &usize| *j == i || (!id(i).is_empty() && id(*j) == id(i));
+            boots.share[i] = (0..pts.len()).filter(same).count();
+            // A boot is counted at its first point.
+            if (0..i).any(|j| same(&j)) {
+                continue;
+            }
+            let sum: f64 = (0..pts.len()).filter(same).map(|j| pts[j].s[b].mean).sum();
+            boots.means[boots.k] = sum / boots.share[i] as f64;
+            boots.k += 1;
+        }
+        boots
+    }
+
+    /// The boots' values.
+    pub fn means(&self) -> &[f64] {
+        &self.means[..self.k]
+    }
+
+    /// The label's value: the mean of its boots' values.
+    pub fn value(&self) -> f64 {
+        self.means().iter().sum::<f64>() / self.k as f64
+    }
+
+    /// The weight of point `i`'s mean in `value`.
+    pub fn weight(&self, i: usize) -> f64 {
+        1.0 / (self.k * self.share[i]) as f64
+    }
+
+    /// The last boot vs the first in %, NaN with one boot.
+    pub fn drift(&self) -> f64 {
+        match self.k {
+            0 | 1 => f64::NAN,
+            k => pct_change(self.means[k - 1], self.means[0]),
+        }
+    }
+}
+
+/// Why a comparison is NOT CONFIRMED: bit `1 << reason` of
+/// `Comparison::reasons`, named by `words::REASONS[reason]` and
+/// `text::REASON_CODES[reason]`.
+#[derive(Clone, Copy)]
+pub enum Reason {
+    UnderGate,
+    SecondSign,
+    SecondUnderGate,
+    FailedChecks,
+    Drift,
+    NoDrift,
+    FewRounds,
+    SpansZero,
+    /// The values are identical (the points agree to the last bit, as
+    /// exact icount points of an unchanged path do): in place of the
+    /// reasons about the change's size and sign.
+    NoChange,
+}
+
+impl Reason {
+    pub const fn bit(self) -> u16 {
+        1 << self as u16
+    }
+}
+
+/// One test group against the control group.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Comparison {
+    /// Index of the test group (the control is group 0).
+    pub test: usize,
+    /// Control and test values (ns/pair), primary basis.
+    pub control: f64,
+    pub value: f64,
+    /// Change in %, primary basis, and the other basis (drop-first, or all
+    /// rounds with --drop-first).
+    pub change: f64,
+    pub second: f64,
+    /// The change's two 95% intervals (primary basis).
+    pub iv: Intervals,
+    /// Rounds behind the within-point interval: control, test.
+    pub rounds: (usize, usize),
+    /// Boots behind the between-point interval (points that share a boot
+    /// count once): control, test.
+    pub boots: (usize, usize),
+    /// Last vs first boot in %, NaN with one boot: control, test.
+    pub drift: f64,
+    pub test_drift: f64,
+    pub max_cv: f64,
+    /// `Reason` bits; 0 = CONFIRMED.
+    pub reasons: u16,
+}
+
+impl Comparison {
+    /// Under the gate and clear of zero: a change the interval shows,
+    /// smaller than the gate (not noise).
+    pub fn clear_under_gate(&self) -> bool {
+        let (under, spans) = (Reason::UnderGate.bit(), Reason::SpansZero.bit());
+        self.reasons & (under | spans | Reason::FewRounds.bit()) == under
+    }
+}
+
+/// A 95% interval of a change in %: its ends and its degrees of freedom,
+/// all NaN when it is not available. An exact one (no spread at all, as
+/// points on QEMU's instruction clock can be) has low = high and df NaN.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Interval {
+    pub low: f64,
+    pub high: f64,
+    pub df: f64,
+}
+
+impl Interval {
+    /// No spread behind it: its width is 0.
+    pub fn exact(&self) -> bool {
+        self.low == self.high
+    }
+}
+
+/// The change of one label against the control, in %, with its two 95%
+/// intervals.
+///
+/// - `within`: Welch over rounds. Each point's rounds are one sample of
+///   that point's mean; the change is the linear combination of the point
+///   means (1/k for each of the k test points, -1/k for the control's), its
+///   variance sum(c_i^2 s_i^2 / n_i), its df Welch-Satterthwaite's. It
+///   assumes the rounds of a point are independent draws around the
+///   point's mean and that the points' means are what is compared: noise
+///   between boots is not in it.
+/// - `between`: Welch over point means. Each label's point means are one
+///   sample (its size the label's points), so boot-to-boot noise is in it;
+///   it assumes the points of a label are independent draws around the
+///   label's value. A label of one point has no spread of its own: it is
+///   taken to be the other label's (boot noise is the box's, not the
+///   kernel's), so with k points on the other side the variance is
+///   s^2 (1/k + 1) on k - 1 df. NaN when both labels have one point.
+///
+/// Both are in % of the control's value, around `change`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Intervals {
+    pub change: f64,
+    pub within: Interval,
+    pub between: Interval,
+}
+
+impl Intervals {
+    /// The wider interval, the one a claim of significance rests on (the
+    /// within-point one when there is no between-point one).
+    pub fn wider(&self) -> &Interval {
+        let width = |i: &Interval| i.high - i.low;
+        let (b, w) = (width(&self.between), width(&self.within));
+        if b.is_nan() || b <= w {
+            &self.within
+        } else {
+            &self.between
+        }
+    }
+}
+
+/// The change of `other` vs `control` in % with its within-point and
+/// between-point 95% intervals (see `Intervals`), from raw rounds: each
+/// inner slice is one point's per-round ns/pair. A point's mean is the mean
+/// of its rounds (what `compare` computes when every round has the same
+/// pairs); a label's value is the mean of its points' means. At most
+/// MAX_POINTS points a side and `stats::MAX_VALUES` rounds a point are
+/// used; a side without points gives NaN throughout. (`compare` itself
+/// goes through `intervals_of`: its point means weigh rounds by pairs.)
+pub fn intervals(control: &[&[f64]], other: &[&[f64]]) -> Intervals {
+    if control.is_empty() || other.is_empty() {
+        let nan = Interval {
+            low: f64::NAN,
+            high: f64::NAN,
+            df: f64::NAN,
+        };
+        return Intervals {
+            change: f64::NAN,
+            within: nan,
+            between: nan,
+        };
+    }
+    let mut within = Contrast::new();
+    let mut means = [[0f64; MAX_POINTS]; 2];
+    let mut k = [0; 2];
+    for (i, pts) in [control, other].iter().enumerate() {
+        let coef = [-1.0, 1.0][i] / pts.len().min(MAX_POINTS) as f64;
+        for (m, rounds) in means[i].iter_mut().zip(pts.iter()) {
+            let s = summarize(rounds);
+            within.add(coef, &s);
+            (*m, k[i]) = (s.mean, k[i] + 1);
+        }
+    }
+    intervals_of([&means[0][..k[0]], &means[1][..k[1]]], within)
+}
+
+/// `Intervals` of a test label against the control, from each side's
+/// point means ([control's, test's], at least one each) and the
+/// within-point contrast of their rounds.
+fn intervals_of(means: [&[f64]; 2], within: Contrast) -> Intervals {
+    // Each label's point means as one sample: its mean is the label's value.
+    let [c, t] = means.map(summarize);
+    let change = pct_change(t.mean, c.mean);
+    let mut between = Contrast::new();
+    for (s, other) in [(&c, &t), (&t, &c)] {
+        // A label of one point takes the other's spread: with n points
+        // there, the weight 1 + n gives s^2/n + s^2 on n - 1 df.
+        if s.n > 1 {
+            let k = if other.n > 1 { 1.0 } else { 1.0 + s.n as f64 };
+            between.add(sqrt(k), s);
+        }
+    }
+    // Both one point: no spread at all to go by.
+    between.ok &= c.n > 1 || t.n > 1;
+    let mut iv = [Interval::default(); 2];
+    for (i, w) in iv.iter_mut().zip([within, between]) {
+        let hw = w.half_width95() / c.mean * 100.0;
+        // No df without a spread to have it (0 / 0 in Welch's formula).
+        let df = if hw.is_nan() || hw == 0.0 {
+            f64::NAN
+        } else {
+            w.df()
+        };
+        *i = Interval {
+            low: change - hw,
+            high: change + hw,
+            df,
+        };
+    }
+    Intervals {
+        change,
+        within: iv[0],
+        between: iv[1],
+    }
+}
+
+/// Which of a point's samples a figure uses: the primary basis (`second`
+/// false: all rounds, or drop-first with --drop-first) or the other one.
+pub fn basis(drop_first: bool, second: bool) -> usize {
+    if drop_first != second {
+        REST
+    } else {
+        ALL
+    }
+}
+
+/// The boots of group `g`'s points, on basis `b`.
+fn boots(points: &[Point], g: &Group, b: usize) -> Boots {
+    let mut refs = [&points[0]; MAX_POINTS];
+    for (r, &i) in refs.iter_mut().zip(g.points()) {
+        *r = &points[i];
+    }
+    Boots::of(&refs[..g.k], b)
+}
+
+/// Compares group `test` with group 0.
+pub fn compare(
+    points: &[Point],
+    groups: &[Group],
+    test: usize,
+    drop_first: bool,
+    gate: f64,
+) -> Comparison {
+    let (c, t) = (&groups[0], &groups[test]);
+    let (b1, b2) = (basis(drop_first, false), basis(drop_first, true));
+    let second = pct_change(boots(points, t, b2).value(), boots(points, c, b2).value());
+    let bs = [boots(points, c, b1), boots(points, t, b1)];
+    // test value - control value: each point weighs as in its label's
+    // value, + for the test's, - for the control's.
+    let mut within = Contrast::new();
+    // No CV of a point of one round: NaN when no point has two.
+    let (mut max_cv, mut reasons, mut rounds) = (f64::NAN, 0, [0; 2]);
+    for (side, g) in [c, t].iter().enumerate() {
+        let sign = if side == 0 { -1.0 } else { 1.0 };
+        for (j, &i) in g.points().iter().enumerate() {
+            let p = &points[i];
+            let s = &p.s[b1].s;
+            rounds[side] += s.n;
+            within.add(sign * bs[side].weight(j), s);
+            if s.n > 1 {
+                max_cv = max_cv.max(s.cv_pct);
+            }
+            if !p.valid() {
+                reasons |= Reason::FailedChecks.bit();
+            }
+            if p.s[ALL].s.n < 2 {
+                reasons |= Reason::FewRounds.bit();
+            }
+        }
+    }
+    let iv = intervals_of([bs[0].means(), bs[1].means()], within);
+    let (change, w) = (iv.change, iv.wider());
+    let drift_c = bs[0].drift();
+    // Each test fails on NaN (no drop-first with one round, ...).
+    let few = reasons & Reason::FewRounds.bit() != 0;
+    let over = |v: f64| v.abs() >= gate;
+    let one = bs[0].k < 2;
+    // Identical values: no change to size up, which is the reason itself.
+    let same = bs[1].value() == bs[0].value();
+    for (ok, bit) in [
+        (same || over(change), Reason::UnderGate.bit()),
+        (
+            same || few || second * change > 0.0,
+            Reason::SecondSign.bit(),
+        ),
+        (same || few || over(second), Reason::SecondUnderGate.bit()),
+        (one || drift_c.abs() < gate, Reason::Drift.bit()),
+        (!one, Reason::NoDrift.bit()),
+        // With a point of one round there is no interval to judge by: it
+        // is FewRounds that says so.
+        (
+            same || few || w.low > 0.0 || w.high < 0.0,
+            Reason::SpansZero.bit(),
+        ),
+        (!same, Reason::NoChange.bit()),
+    ] {
+        if !ok {
+            reasons |= bit;
+        }
+    }
+    Comparison {
+        test,
+        control: bs[0].value(),
+        value: bs[1].value(),
+        change,
+        second,
+        iv,
+        rounds: (rounds[0], rounds[1]),
+        boots: (bs[0].k, bs[1].k),
+        drift: drift_c,
+        test_drift: bs[1].drift(),
+        max_cv,
+        reasons,
+    }
+}
+
+/// Every label of one command line compared with the control.
+pub struct Analysis<'r, 'a> {
+    pub args: &'r Args<'a>,
+    pub points: &'r [Point<'r>],
+    groups: [Group<'a>; MAX_POINTS],
+    n: usize,
+    /// `cmps[t]`: group t against group 0 (t >= 1).
+    cmps: [Comparison; MAX_POINTS],
+}
+
+impl<'r, 'a> Analysis<'r, 'a> {
+    /// The groups of `args` and every label's comparison with the control.
+    pub fn of(args: &'r Args<'a>, points: &'r [Point<'r>]) -> Self {
+        let mut an = Analysis {
+            args,
+            points,
+            groups: [NO_GROUP; MAX_POINTS],
+            n: 0,
+            cmps: [Comparison::default(); MAX_POINTS],
+        };
+        an.n = groups(args, &mut an.groups);
+        for t in 1..an.n {
+            an.cmps[t] = compare(points, an.groups(), t, args.drop_first, args.gate);
+        }
+        an
+    }
+
+    /// The labels' groups, the control's first.
+    pub fn groups(&self) -> &[Group<'a>] {
+        &self.groups[..self.n]
+    }
+
+    /// Every other label against the control, in order.
+    pub fn cmps(&self) -> &[Comparison] {
+        &self.cmps[1.min(self.n)..self.n]
+    }
+
+    /// The primary sample of point `i`.
+    pub fn sample(&self, i: usize) -> &Sample {
+        &self.points[i].s[basis(self.args.drop_first, false)]
+    }
+
+    /// The tool behind every point, or `mixed tools`.
+    pub fn tool(&self) -> &'static str {
+        let t = self.points[0].format.tool();
+        if self.points.iter().all(|p| p.format.tool() == t) {
+            t
+        } else {
+            "mixed tools"
+        }
+    }
+
+    /// The points were timed on QEMU TCG's instruction clock (`load`
+    /// made sure they all were, or none).
+    pub fn icount(&self) -> bool {
+        self.points.first().is_some_and(Point::icount)
+    }
+
+    /// The profile the points name (`load` made sure it is one).
+    pub fn profile(&self) -> &'r [u8] {
+        self.points
+            .iter()
+            .map(Point::profile)
+            .find(|p| !p.is_empty())
+            .unwrap_or(b"")
+    }
+
+    /// The points of group `g` that share a boot, one mask of point
+    /// indices a shared boot, at that boot's first point `i` (None for
+    /// the others).
+    pub fn shared(&self, g: &Group, i: usize) -> Option<u32> {
+        let id = |j: usize| self.points[j].tag(Key::BootId);
+        let mask = g
+            .points()
+            .iter()
+            .filter(|&&j| !id(i).is_empty() && id(j) == id(i))
+            .fold(0u32, |m, &j| m | 1 << j);
+        (mask.count_ones() > 1 && mask.trailing_zeros() as usize == i).then_some(mask)
+    }
+}
+
+#[cfg(test)]
+mod tests;

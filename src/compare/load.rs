@@ -1,0 +1,360 @@
+//! Every FILE of a command line read and checked, once, for `compare`,
+//! `--bisect` and `report` alike: each into one `Point` (point.rs), all of
+//! them into one buffer, then against each other. Points must be of one
+//! workload and one contract where they state it (the kernel and the boot
+//! are what a comparison varies), never witnessed beside plain, and each
+//! counted once: the same file twice, one boot under two labels or as
+//! both parents of a plain sandwich is refused. The first error is the
+//! command's: one stderr line naming the file (and line), exit 2, or under
+//! `--bisect` 125 for the new point and 128 for a reference.
+
+use core::fmt;
+
+use super::point::{self, Key, Point, ALL, MAX_ROUNDS};
+use super::table::{self, Bad};
+use super::{bisect, Args, MAX_POINTS};
+use crate::exit::{self, fail};
+use crate::fmt::Clean;
+use crate::sys::memory::Mapping;
+use crate::sys::{self, uapi, Errno};
+
+/// Most bytes `compare` reads, all files together (a TSV of 4096 rounds is
+/// ~1 MiB with 250-byte rows; the contract's 15 rounds take 1 KiB on stdout).
+pub const MAX_INPUT_BYTES: usize = 4 << 20;
+
+/// Reads `file` whole into `buf`: the length, or why not (an Errno; None
+/// when it fills `buf`: too much input).
+fn read(file: &[u8], buf: &mut [u8]) -> Result<usize, Option<Errno>> {
+    let mut path = [0u8; 4097];
+    if file.len() >= path.len() {
+        return Err(Some(Errno::ENAMETOOLONG));
+    }
+    path[..file.len()].copy_from_slice(file);
+    let fd = sys::open(&path[..=file.len()], uapi::O_RDONLY, 0)?;
+    let mut len = 0;
+    while len < buf.len() {
+        match sys::read(fd.raw(), &mut buf[len..]) {
+            Ok(0) => return Ok(len),
+            Ok(n) => len += n,
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(Some(e)),
+        }
+    }
+    Err(None)
+}
+
+/// `:LINE` of an error, nothing for line 0 (the whole file).
+struct LineNo(usize);
+
+impl fmt::Display for LineNo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 > 0 {
+            write!(f, ":{}", self.0)?;
+        }
+        Ok(())
+    }
+}
+
+/// What follows the reason: `: `text`` when there is offending text to
+/// show; for an interrupted run, `: N of M rounds` (M the text).
+struct Quoted<'t>(&'t [u8], Option<u32>);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(n) = self.1 {
+            return write!(f, ": {n} of {} rounds", Clean(self.0));
+        }
+        if self.0.is_empty() {
+            return Ok(());
+        }
+        // The excerpt may come from a binary file: shown as every echo is.
+        write!(f, ": `{}`", Clean(self.0))
+    }
+}
+
+/// One workload and one contract across points, where the inputs say:
+/// the first point (in `order`) that breaks that, and why.
+fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Bad<'t>)> {
+    let pts_in_order = || order.iter().map(|&i| (i, &pts[i]));
+    let first = pts_in_order()
+        .map(|(_, p)| p.profile())
+        .find(|p| !p.is_empty())
+        .unwrap_or(b"");
+    let pairs = pts_in_order()
+        .map(|(_, p)| p.pairs)
+        .find(|&n| n != 0)
+        .unwrap_or(0);
+    for (i, p) in pts_in_order() {
+        if !p.profile().is_empty() && p.profile() != first {
+            let why = "another profile than the first file's (one workload at a time)";
+            return Some((i, table::bad(0, why, p.profile())));
+        }
+        if p.pairs != 0 && p.pairs != pairs {
+            let why = "other pairs per round than the first file (another contract)";
+            return Some((i, table::bad(0, why, b"")));
+        }
+    }
+    None
+}
+
+/// The exit code when file `i` cannot be used: a usage error, or under
+/// `--bisect` 125 for the new point (this commit cannot be judged) and 128
+/// for a reference (stop the bisect).
+pub fn unusable(a: &Args, i: usize) -> i32 {
+    match (a.bisect, a.label(i)) {
+        (false, _) => exit::USAGE,
+        (true, b"new") => bisect::SKIP,
+        (true, _) => bisect::ABORT,
+    }
+}
+
+/// The contract fields points must agree on, beyond the profile and the
+/// pairs per round (`across`): what the contract hash covers, with the
+/// injected ns; the witness is checked on its own (`mixed_witness`). The
+/// timebase is checked first of all (`TIMEBASE`): instructions beside time
+/// is the mistake to name, whatever else differs.
+const CONTRACT: [Key; 13] = [
+    Key::Version,
+    Key::Mode,
+    Key::RingEntries,
+    Key::CqEntries,
+    Key::Slots,
+    Key::Cycles,
+    Key::Warmups,
+    Key::Rounds,
+    Key::Cpu,
+    Key::Futex,
+    Key::Timeout,
+    Key::InjectNs,
+    Key::Sha,
+];
+const TIMEBASE: [Key; 1] = [Key::Timebase];
+
+/// What point `p` states for contract field `key`, where it does not say
+/// it outright: no `timebase` is wall time (any tool), no `inject_ns` in
+/// our banner or TSV is none injected; otherwise not stated.
+fn stated<'t>(p: &Point<'t>, key: Key) -> Option<&'t [u8]> {
+    p.get(key).or(match key {
+        Key::Timebase => Some(b"wall"),
+        Key::InjectNs if p.format.ours() => Some(b"0"),
+        _ => None,
+    })
+}
+
+/// The order points are checked against each other in: under `--bisect`
+/// the references first, so that a new point that differs from them is
+/// the one named (it cannot be judged), not a reference.
+fn check_order(a: &Args) -> [usize; MAX_POINTS] {
+    let mut order = [0; MAX_POINTS];
+    let new = |i: usize| a.bisect && a.label(i) == b"new";
+    let mut k = 0;
+    for last in [false, true] {
+        for i in (0..a.n).filter(|&i| new(i) == last) {
+            order[k] = i;
+            k += 1;
+        }
+    }
+    order
+}
+
+/// A contract field two points disagree on: the later point, the field,
+/// its value there, and the earlier point and its value.
+struct Disagree<'t> {
+    at: usize,
+    field: Key,
+    value: &'t [u8],
+    first: usize,
+    was: &'t [u8],
+}
+
+/// The first of `fields` a point states otherwise than an earlier one (in
+/// `order`) that states it; inputs that state less are checked on what they
+/// state.
+fn contract<'t>(pts: &[Point<'t>], order: &[usize], fields: &[Key]) -> Option<Disagree<'t>> {
+    for &f in fields {
+        let mut first: Option<(usize, &[u8])> = None;
+        for &i in order {
+            let Some(v) = stated(&pts[i], f) else {
+                continue;
+            };
+            match first {
+                None => first = Some((i, v)),
+                Some((j, w)) if w != v => {
+                    return Some(Disagree {
+                        at: i,
+                        field: f,
+                        value: v,
+                        first: j,
+                        was: w,
+                    })
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    None
+}
+
+/// The first point (in `order`) whose run was witnessed (`witness=on`:
+/// tracepoints enabled around its rounds) when the first was not, or the
+/// other way round; None when they are all alike.
+fn mixed_witness(pts: &[Point], order: &[usize]) -> Option<usize> {
+    let on = |i: usize| pts[i].get(Key::Witness) == Some(b"on");
+    let first = on(*order.first()?);
+    order.iter().copied().find(|&i| on(i) != first)
+}
+
+/// Why two points cannot both be counted.
+#[derive(Clone, Copy)]
+enum Twice {
+    /// The same bytes (the same file, or a copy).
+    SameFile,
+    /// One boot under two labels: not independent draws of two kernels.
+    OtherLabel,
+    /// One boot as both parents of a plain `A B A`.
+    Parents,
+}
+
+/// Two points that must not both count: the later one (in `order`), the
+/// earlier one, and why. Points of one boot within one label are allowed
+/// (they count once: `Boots`), but not as the parents of a plain sandwich.
+fn twice(
+    a: &Args,
+    pts: &[Point],
+    texts: &[&[u8]],
+    order: &[usize],
+) -> Option<(usize, usize, Twice)> {
+    for (x, &i) in order.iter().enumerate() {
+        for &j in &order[..x] {
+            let id = pts[i].tag(Key::BootId);
+            let why = if texts[i] == texts[j] {
+                Twice::SameFile
+            } else if id.is_empty() || id != pts[j].tag(Key::BootId) {
+                continue;
+            } else if a.label(i) != a.label(j) {
+                Twice::OtherLabel
+            } else if a.plain {
+                Twice::Parents
+            } else {
+                continue;
+            };
+            return Some((i, j, why));
+        }
+    }
+    None
+}
+
+/// What `with_points` hands the points to.
+pub type Then<'c> = dyn FnMut(&[Point]) -> i32 + 'c;
+
+/// Reads and checks every point of `a` (one buffer holds every file's
+/// text, which the points keep slices of), then hands the points to `then`
+/// (one loader for every command: `dyn`); its exit code, or the error's
+/// after its stderr line.
+pub fn with_points(a: &Args, then: &mut Then) -> i32 {
+    let mem = match Mapping::anonymous(MAX_INPUT_BYTES + 1) {
+        Ok(m) => m,
+        Err(e) => {
+            let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
+            return fail(code, format_args!("compare: no memory for input: {e}"));
+        }
+    };
+    // SAFETY: a fresh private mapping of mem.len() zeroed bytes, ours alone
+    // while `mem` lives (until the end of this function).
+    let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), mem.len()) };
+    let mut values = [0f64; MAX_ROUNDS];
+    let mut pts = [Point::default(); MAX_POINTS];
+    let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
+    for i in 0..a.n {
+        let file = Clean(a.file(i));
+        // Every file stays in the buffer: points keep slices of their text.
+        let len = match read(a.file(i), buf) {
+            Ok(n) => n,
+            Err(Some(e)) => return fail(unusable(a, i), format_args!("{file}: cannot read: {e}")),
+            Err(None) => {
+                return fail(
+                    unusable(a, i),
+                    format_args!("{file}: the files exceed 4 MiB together (compare's limit)"),
+                )
+            }
+        };
+        let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
+        buf = rest;
+        let text = &*text;
+        texts[i] = text;
+        pts[i] = match point::read(text, &mut values, a.mode.map(str::as_bytes)) {
+            Ok(p) => p,
+            Err(b) => {
+                return fail(
+                    unusable(a, i),
+                    format_args!(
+                        "{file}{}: {}{}",
+                        LineNo(b.line),
+                        b.why,
+                        Quoted(b.text, b.done)
+                    ),
+                )
+            }
+        };
+        if a.drop_first && pts[i].s[ALL].s.n < 2 {
+            let why = "1 round: --drop-first leaves none (it needs 2 or more)";
+            return fail(unusable(a, i), format_args!("{file}: {why}"));
+        }
+    }
+    let (pts, order) = (&pts[..a.n], &check_order(a)[..a.n]);
+    let file = |i: usize| Clean(a.file(i));
+    let timebase = contract(pts, order, &TIMEBASE);
+    if let (None, Some((i, b))) = (&timebase, across(pts, order)) {
+        return fail(
+            unusable(a, i),
+            format_args!("{}: {}{}", file(i), b.why, Quoted(b.text, None)),
+        );
+    }
+    if let Some(d) = timebase.or_else(|| contract(pts, order, &CONTRACT)) {
+        let why = match d.field {
+            Key::Timebase => "icount counts guest instructions, not time",
+            _ => "another contract",
+        };
+        let key = d.field.name();
+        return fail(
+            unusable(a, d.at),
+            format_args!(
+                "{}: {key}={} beside {key}={} in {}: {why} (compare like with like)",
+                file(d.at),
+                Clean(d.value),
+                Clean(d.was),
+                file(d.first)
+            ),
+        );
+    }
+    if let Some(i) = mixed_witness(pts, order) {
+        let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
+        return fail(unusable(a, i), format_args!("{}: {why}", file(i)));
+    }
+    if let Some((i, j, why)) = twice(a, pts, &texts[..a.n], order) {
+        // Under --bisect the references (or the step) are wrong: stop.
+        let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
+        let (this, that) = (file(i), file(j));
+        let id = Clean(pts[i].tag(Key::BootId));
+        return match why {
+            Twice::SameFile => fail(
+                code,
+                format_args!("{this}: the same file as {that} (a point counts once)"),
+            ),
+            Twice::OtherLabel => fail(
+                code,
+                format_args!(
+                    "{this}: boot {id} is also {that}'s, under another label: points of one \
+                     boot are not independent"
+                ),
+            ),
+            Twice::Parents => fail(
+                code,
+                format_args!(
+                    "{this}: boot {id} is also {that}'s: the parents of a sandwich need a boot each"
+                ),
+            ),
+        };
+    }
+    then(pts)
+}

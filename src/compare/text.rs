@@ -1,0 +1,370 @@
+//! What `compare` prints: a text no wider than 72 columns, ending in a
+//! paragraph to paste into a mail, or (`--tsv`) one TSV row per
+//! comparison.
+
+use core::fmt::{self, Write};
+
+use super::analysis::{Analysis, Comparison, Reason};
+use super::point::Key;
+use super::words::{
+    cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Long, Pct, Points,
+    PointsOf, Units, ICOUNT, LAST, LEFT, WIDTH,
+};
+use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
+use crate::sys::out::Out;
+
+/// The text report.
+pub fn text(r: &Analysis, out: &mut Out) {
+    let a = r.args;
+    let mut head = Line::new();
+    let _ = write!(
+        head,
+        "uring-repro compare: {} point(s), gate {}%, {}",
+        a.n,
+        Dec(a.gate, 3),
+        if a.drop_first {
+            "first round of each point dropped"
+        } else {
+            "every round counted"
+        }
+    );
+    wrap(out, head.as_str(), 0, 2, WIDTH);
+    let _ = writeln!(
+        out,
+        "  #  label         rounds{:>14}     cv%  checks  file",
+        if r.icount() {
+            "insn/pair"
+        } else {
+            "ns/pair mean"
+        }
+    );
+    for i in 0..a.n {
+        let s = r.sample(i);
+        nums(out, 3, &[(i + 1) as f64], 0);
+        out.bytes(b"  ");
+        cell(out, 12, LEFT, format_args!("{}", Clean(a.label(i))));
+        nums(out, 7, &[s.s.n as f64], 0);
+        nums(out, 14, &[s.mean], 3);
+        nums(out, 8, &[spread(&s.s).1], 3);
+        out.bytes(if r.points[i].valid() {
+            b"  pass    "
+        } else {
+            b"  FAIL    "
+        });
+        cell(out, 16, LAST, format_args!("{}", Clean(a.file(i))));
+        out.bytes(b"\n");
+    }
+    out.bytes(b"  #      median         min         max          sd  kernel\n");
+    for i in 0..a.n {
+        let s = &r.sample(i).s;
+        nums(out, 3, &[(i + 1) as f64], 0);
+        nums(out, 12, &[s.median, s.min, s.max, spread(s).0], 3);
+        let kernel = r.points[i].tag(Key::Kernel);
+        if !kernel.is_empty() {
+            out.bytes(b"  ");
+            cell(out, 19, LAST, format_args!("{}", Clean(kernel)));
+        }
+        out.bytes(b"\n");
+    }
+    for (i, p) in r.points.iter().enumerate() {
+        if !p.valid() {
+            let _ = writeln!(
+                out,
+                "  point {} FAILED: {} round(s) with semantic_pass 0{}",
+                i + 1,
+                p.failed_rounds,
+                if p.run_passed { "" } else { ", run FAIL" }
+            );
+        }
+    }
+    for c in r.cmps() {
+        comparison(r, c, out);
+    }
+    // The paragraph: composed whole, then wrapped.
+    let mut para = Long::new();
+    paragraph(r, &mut para);
+    out.bytes(b"\nTo paste:\n\n");
+    wrap(out, para.as_str(), 0, 0, WIDTH);
+}
+
+fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
+    let (ctl, test) = (&r.groups()[0], &r.groups()[c.test]);
+    let _ = writeln!(out, "\n{} vs {}", Clean(test.label()), Clean(ctl.label()));
+    let sides = [
+        (ctl, c.control, "control", c.boots.0),
+        (test, c.value, "test", c.boots.1),
+    ];
+    for (g, v, role, boots) in sides {
+        out.bytes(b"  ");
+        cell(out, 14, LEFT, format_args!("{}", Clean(g.label())));
+        nums(out, 12, &[v], 3);
+        let points = Points { points: g.k, boots };
+        let _ = writeln!(out, " {}  {role}, {points}", unit(r).short);
+    }
+    let some_shared = c.boots != (ctl.k, test.k);
+    // Both intervals; the verdict uses the wider (see `Intervals`).
+    let (w, b) = (&c.iv.within, &c.iv.between);
+    let same = c.reasons & Reason::NoChange.bit() != 0;
+    let none = if same { "  (no change)" } else { "" };
+    let _ = writeln!(out, "  change          {}{none}", Pct(c.change));
+    const NEXT: &str = "\n                  ";
+    out.bytes(b"  within-point    ");
+    let _ = match (w.low.is_nan(), w.exact()) {
+        (true, _) => out.write_str("n/a (a point has 1 round)"),
+        (_, true) => write!(
+            out,
+            "{} exact (no spread){NEXT}every round alike, {} vs {} rounds",
+            Pct(w.low),
+            c.rounds.1,
+            c.rounds.0
+        ),
+        _ => write!(
+            out,
+            "{} .. {}  95% CI{NEXT}Welch, df {}, {} vs {} rounds",
+            Pct(w.low),
+            Pct(w.high),
+            Dec(w.df, 1),
+            c.rounds.1,
+            c.rounds.0,
+        ),
+    };
+    out.bytes(b"\n  between-point   ");
+    let vs = Units(c.boots.0, some_shared);
+    let _ = match (b.low.is_nan(), b.exact()) {
+        (true, _) => write!(
+            out,
+            "n/a (one {} per label): the claim rests{NEXT}on the within-point interval only",
+            noun(some_shared)
+        ),
+        (_, true) => write!(
+            out,
+            "{} exact (no spread){NEXT}identical across {} vs {}",
+            Pct(b.low),
+            c.boots.1,
+            Units(c.boots.0, true)
+        ),
+        _ => write!(
+            out,
+            "{} .. {}  95% CI{NEXT}Welch, df {}, {} vs {vs}",
+            Pct(b.low),
+            Pct(b.high),
+            Dec(b.df, 1),
+            c.boots.1
+        ),
+    };
+    out.bytes(b"\n");
+    for g in [ctl, test] {
+        for &i in g.points() {
+            if let Some(m) = r.shared(g, i) {
+                // Up to 16 points: wrapped, as every line.
+                let mut line = Line::new();
+                let _ = write!(line, "{} (counted once)", PointsOf(m, false));
+                out.bytes(b"  one boot        ");
+                wrap(out, line.as_str(), 18, 18, WIDTH);
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  {:<16}{}\n  \
+         control drift   {}  (last {} vs first)\n  \
+         test drift      {}\n  \
+         max CV          {}",
+        second_name(r),
+        Pct(c.second),
+        Pct(c.drift),
+        noun(c.boots.0 != ctl.k),
+        Pct(c.test_drift),
+        Cv(c.max_cv)
+    );
+    out.bytes(b"  verdict         ");
+    let sep = "\n                  ";
+    verdict(r, c, out, sep, sep);
+    out.bytes(b"\n");
+}
+
+/// The paragraph to paste (unwrapped).
+fn paragraph(r: &Analysis, w: &mut dyn Write) {
+    let _ = write!(w, "Measured with {}", r.tool());
+    if !r.profile().is_empty() {
+        let p = r.profile();
+        let _ = write!(w, ", profile {}", Clip::new(p, 64));
+    }
+    let pairs = r.points.iter().map(|p| p.pairs).max().unwrap_or(0);
+    if pairs > 0 {
+        let _ = write!(w, ", {pairs} pairs per round");
+    }
+    // Claim separate boots only when every point names its boot, all distinct.
+    let id = |i: usize| r.points[i].tag(Key::BootId);
+    let n = r.points.len();
+    let distinct = n > 1 && (0..n).all(|i| !id(i).is_empty() && (0..i).all(|j| id(j) != id(i)));
+    let _ = w.write_str(", one run per point");
+    if distinct {
+        let _ = w.write_str(", each on its own boot (distinct boot ids)");
+    }
+    if r.args.drop_first {
+        let _ = w.write_str(", first round of each point dropped");
+    }
+    let _ = w.write_str(".");
+    if r.icount() {
+        let _ = write!(w, " The points were {ICOUNT}.");
+    }
+    for g in r.groups() {
+        for &i in g.points() {
+            if let Some(m) = r.shared(g, i) {
+                let _ = write!(
+                    w,
+                    " {} share a boot ({}): counted once between points.",
+                    PointsOf(m, true),
+                    Clip::head(id(i), 8)
+                );
+            }
+        }
+    }
+    for i in 0..n {
+        let (p, s) = (&r.points[i], r.sample(i));
+        let _ = write!(
+            w,
+            " Point {} ({}): {} {} over {} round{}, CV {}",
+            i + 1,
+            Clean(r.args.label(i)),
+            Dec(s.mean, 3),
+            unit(r).prose,
+            s.s.n,
+            plural(s.s.n),
+            Cv(spread(&s.s).1)
+        );
+        for (t, name) in [(Key::Kernel, "kernel"), (Key::BootId, "boot")] {
+            let v = p.tag(t);
+            if !v.is_empty() {
+                // A boot id's first group is enough to tell boots apart.
+                let v = match t {
+                    Key::BootId => Clip::head(v, 8),
+                    _ => Clip::new(v, 64),
+                };
+                let _ = write!(w, ", {name} {v}");
+            }
+        }
+        let _ = w.write_str(if p.valid() {
+            "."
+        } else {
+            ", FAILED its checks."
+        });
+    }
+    for c in r.cmps() {
+        let _ = w.write_str(" ");
+        sentence(r, c, w);
+    }
+}
+
+/// TSV columns of `--tsv`, one row per comparison.
+pub const TSV_HEADER: &str = "implementation\tprofile\tcontrol\ttest\tcontrol_points\t\
+test_points\tcontrol_means\ttest_means\tcontrol_value\ttest_value\tchange_pct\t\
+within_ci95_low_pct\twithin_ci95_high_pct\twithin_df\tcontrol_rounds\ttest_rounds\t\
+between_ci95_low_pct\tbetween_ci95_high_pct\tbetween_df\tall_rounds_pct\t\
+drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct\tbasis\t\
+confirmed\treasons\tcontrol_boots\ttest_boots\ttimebase";
+
+/// The result summary as TSV.
+pub fn tsv(r: &Analysis, out: &mut Out) {
+    let _ = writeln!(out, "{TSV_HEADER}");
+    let profile = r.profile();
+    for c in r.cmps() {
+        let (ctl, test) = (&r.groups()[0], &r.groups()[c.test]);
+        let _ = write!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}",
+            r.tool(),
+            Clean(if profile.is_empty() { b"NA" } else { profile }),
+            Clean(ctl.label()),
+            Clean(test.label()),
+            ctl.k,
+            test.k
+        );
+        // Per-point means of each group (comma-separated), then the numbers.
+        for g in [ctl, test] {
+            for (j, &i) in g.points().iter().enumerate() {
+                let sep = if j == 0 { "\t" } else { "," };
+                let _ = write!(out, "{sep}{}", Dec(r.sample(i).mean, 6));
+            }
+        }
+        let (all, drop_first) = match r.args.drop_first {
+            false => (c.change, c.second),
+            true => (c.second, c.change),
+        };
+        let (wi, b) = (&c.iv.within, &c.iv.between);
+        tsv_nums(
+            out,
+            &[c.control, c.value, c.change, wi.low, wi.high, wi.df],
+            6,
+        );
+        tsv_nums(out, &[c.rounds.0 as f64, c.rounds.1 as f64], 0);
+        tsv_nums(
+            out,
+            &[
+                b.low,
+                b.high,
+                b.df,
+                all,
+                drop_first,
+                c.drift,
+                c.test_drift,
+                c.max_cv,
+                r.args.gate,
+            ],
+            6,
+        );
+        for (j, &i) in ctl.points().iter().chain(test.points()).enumerate() {
+            let sep = if j == 0 { "\t" } else { "," };
+            let _ = write!(out, "{sep}{}", Na(spread(&r.sample(i).s).1, 6));
+        }
+        let basis = if r.args.drop_first {
+            "drop-first"
+        } else {
+            "all"
+        };
+        let _ = write!(out, "\t{basis}\t");
+        if c.reasons == 0 {
+            let _ = out.write_str("yes\t-");
+        } else {
+            let _ = out.write_str("no\t");
+            list(out, c.reasons, "", ",", &|w, i| {
+                w.write_str(REASON_CODES[i])
+            });
+        }
+        let timebase = if r.icount() { "icount" } else { "wall" };
+        let _ = writeln!(out, "\t{}\t{}\t{timebase}", c.boots.0, c.boots.1);
+    }
+}
+
+/// The same reasons as TSV codes.
+const REASON_CODES: [&str; 9] = [
+    "under_gate",
+    "second_sign",
+    "second_under_gate",
+    "failed_checks",
+    "drift",
+    "no_drift",
+    "few_rounds",
+    "ci_includes_zero",
+    "no_change",
+];
+
+/// `v` with `d` decimals, `NA` for NaN (TSV).
+struct Na(f64, u32);
+
+impl fmt::Display for Na {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_nan() {
+            return f.write_str("NA");
+        }
+        Dec(self.0, self.1).fmt(f)
+    }
+}
+
+/// Each number after a tab, with `decimals` (`NA` for NaN).
+fn tsv_nums(out: &mut Out, vs: &[f64], decimals: u32) {
+    for &v in vs {
+        let _ = write!(out, "\t{}", Na(v, decimals));
+    }
+}

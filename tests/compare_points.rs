@@ -1,0 +1,497 @@
+//! Which saved points `compare` takes as points, and how each counts: a
+//! whole run only (a cut one refused, a failed one invalid), never a
+//! witnessed run beside plain ones, one contract across points, a boot
+//! counted once, one-round points without NaN, and points on QEMU's
+//! instruction clock, exact and in instructions, never beside wall time.
+
+mod utils;
+
+use std::path::Path;
+
+use utils::{
+    assert_contains, assert_narrow, field, icount, line, published, run, write, Run, Scratch,
+};
+
+/// The published sandwich in our stdout format: parent A, child, parent B.
+fn sandwich() -> [String; 3] {
+    ["parent_a.txt", "child.txt", "parent_b.txt"].map(published)
+}
+
+/// Our TSV of the published child with the `rounds_planned` column (15),
+/// its first `keep` measured rows, the last of them failed when `fail`
+/// (the contract hash ours writes, where the formal tool's is zeros).
+fn child_tsv(keep: usize, fail: bool) -> String {
+    let formal = std::fs::read_to_string(published("child.tsv"))
+        .unwrap()
+        .replace(&"0".repeat(64), CONTRACT);
+    let mut out = String::new();
+    let mut measured = 0;
+    for (i, l) in formal.lines().enumerate() {
+        if i == 0 {
+            out += &format!("{l}\ttool_version\trounds_planned\n");
+            continue;
+        }
+        if l.contains("\tmeasured\t") {
+            measured += 1;
+            if measured > keep {
+                break;
+            }
+        }
+        let l = match fail && measured == keep {
+            // semantic_pass is the third cell from the end.
+            true => l.replace("\t2\t1\t4038", "\t2\t0\t4038"),
+            false => l.to_string(),
+        };
+        out += &format!("{l}\t0.1.0\t15\n");
+    }
+    out
+}
+
+#[test]
+fn a_whole_run_is_a_point_a_cut_one_is_refused_a_failed_one_is_invalid() {
+    let dir = Scratch::new("cut");
+    let (a, c) = (published("parent_a.txt"), published("parent_b.txt"));
+    // All 15 rounds of the 15 planned: the published numbers.
+    let whole = write(&dir, "whole.tsv", &child_tsv(15, false));
+    let Run { code, out, err } = run(&["compare", &a, &whole, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_eq!(field(&out, "change"), "+9.268%");
+    // Killed after 14: every row passed, no trailer.
+    let killed = write(&dir, "killed.tsv", &child_tsv(14, false));
+    let Run { code, out, err } = run(&["compare", &a, &killed, &c]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!("uring-repro: {killed}: interrupted run: 14 of 15 rounds\n")
+    );
+    // Failed in round 6 (the run stops there): a point, an invalid one.
+    let failed = write(&dir, "failed.tsv", &child_tsv(7, true));
+    let Run { code, out, err } = run(&["compare", &a, &failed, &c]);
+    assert_eq!(code, 1, "{err}");
+    assert_contains(&out, &["point 2 FAILED: 1 round(s) with semantic_pass 0"]);
+    // An older TSV (no rounds_planned) of 14 rounds is read as before.
+    let old: String = child_tsv(14, false)
+        .lines()
+        .map(|l| format!("{}\n", l.rsplit_once('\t').unwrap().0))
+        .collect();
+    let old = write(&dir, "old.tsv", &old);
+    let Run { code, out, err } = run(&["compare", &a, &old, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_contains(&out, &["  2  B                14  "]);
+}
+
+/// A witnessed run (tracepoints on around its rounds) is not comparable
+/// with plain ones: refused, naming the first point that differs.
+#[test]
+fn witnessed_and_plain_points_are_not_mixed() {
+    let dir = Scratch::new("witness-mix");
+    let a = std::fs::read_to_string(published("parent_a.txt")).unwrap();
+    let first = a.lines().find(|l| l.starts_with("# uring-repro ")).unwrap();
+    let witnessed = a.replacen(first, &format!("{first} witness=on"), 1);
+    let w = write(&dir, "witnessed.txt", &witnessed);
+    let (b, c) = (published("child.txt"), published("parent_b.txt"));
+    let Run { code, out, err } = run(&["compare", &b, &w, &c]);
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(
+        err,
+        format!(
+            "uring-repro: {w}: a witnessed run beside plain ones (enabled tracepoints cost \
+             time: compare like with like)\n"
+        )
+    );
+    // All witnessed, or all plain: compared as usual.
+    let c_text = std::fs::read_to_string(&c).unwrap();
+    let first_c = c_text
+        .lines()
+        .find(|l| l.starts_with("# uring-repro "))
+        .unwrap();
+    let w2 = write(
+        &dir,
+        "witnessed2.txt",
+        &c_text.replacen(first_c, &format!("{first_c} witness=on"), 1),
+    );
+    assert_eq!(run(&["compare", &w, &w2]).code, 0);
+}
+
+/// Points of different contracts are never compared: every field the
+/// banners (or TSV columns) state must agree, and the error names the
+/// field, both values and the file it disagrees with. A point that states
+/// less (the formal C reproducer's TSV) is checked on what it states; no
+/// `timebase` word means wall time, no `inject_ns` in our banner none.
+#[test]
+fn points_of_different_contracts_are_refused() {
+    let dir = Scratch::new("contract");
+    let (a, c) = (published("parent_a.txt"), published("parent_b.txt"));
+    let child = std::fs::read_to_string(published("child.txt")).unwrap();
+    let why = "another contract (compare like with like)";
+    for (i, (from, to, said)) in [
+        ("futex=private", "futex=shared", format!("futex=shared beside futex=private in {a}: {why}")),
+        (" clock=vdso\n", " clock=vdso inject_ns=100\n", format!("inject_ns=100 beside inject_ns=0 in {a}: {why}")),
+        ("warmups=3", "warmups=0", format!("warmups=0 beside warmups=3 in {a}: {why}")),
+        (" cpu=2 ", " cpu=3 ", format!("cpu=3 beside cpu=2 in {a}: {why}")),
+        ("slots=32", "slots=16", format!("slots=16 beside slots=32 in {a}: {why}")),
+        ("cycles=512", "cycles=256", format!("cycles=256 beside cycles=512 in {a}: {why}")),
+        ("timeout_s=2", "timeout_s=5", format!("timeout_s=5 beside timeout_s=2 in {a}: {why}")),
+        ("input_sha256=4", "input_sha256=5", format!("input_sha256=5{} beside input_sha256=4{} in {a}: {why}", &CONTRACT[1..], &CONTRACT[1..])),
+        (
+            " clock=vdso\n",
+            " clock=vdso timebase=icount\n",
+            format!("timebase=icount beside timebase=wall in {a}: icount counts guest instructions, not time (compare like with like)"),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert!(child.contains(from), "{from}");
+        let b = write(&dir, &format!("b{i}.txt"), &child.replacen(from, to, 1));
+        let Run { code, out, err } = run(&["compare", &a, &b, &c]);
+        assert_eq!((code, out.as_str()), (2, ""), "{to}");
+        assert_eq!(err, format!("uring-repro: {b}: {said}\n"));
+    }
+    // The formal TSV states cycles (and no futex scope, inject_ns or
+    // warm-ups): checked on that.
+    let formal = std::fs::read_to_string(published("child.tsv")).unwrap();
+    let b = write(
+        &dir,
+        "b.tsv",
+        &formal.replace("\t512\t16384\t", "\t256\t16384\t"),
+    );
+    let Run { code, err, .. } = run(&["compare", &a, &b, &c]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!("uring-repro: {b}: cycles=256 beside cycles=512 in {a}: {why}\n")
+    );
+    // Our TSV's timebase column: icount beside a wall-clock stdout point.
+    let ours: String = formal
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            format!(
+                "{l}\t{}\n",
+                ["tool_version\ttimebase", "0.1.0\ticount"][(i > 0) as usize]
+            )
+        })
+        .collect();
+    let b = write(&dir, "icount.tsv", &ours);
+    let Run { code, err, .. } = run(&["compare", &a, &b, &c]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(&format!(
+            "uring-repro: {b}: timebase=icount beside timebase=wall in {a}: "
+        )),
+        "{err}"
+    );
+    // The same contract stated twice ways: compared.
+    let wall = write(
+        &dir,
+        "wall.txt",
+        &child.replacen(" clock=vdso\n", " clock=vdso timebase=wall\n", 1),
+    );
+    assert_eq!(run(&["compare", &a, &wall, &c]).code, 0);
+    let b = write(
+        &dir,
+        "b.txt",
+        &child.replacen(" clock=vdso\n", " clock=vdso inject_ns=0\n", 1),
+    );
+    assert_eq!(run(&["compare", &a, &b, &c]).code, 0);
+}
+
+/// The published points' contract hash.
+const CONTRACT: &str = "40383f68e91cc249d50cd7cb5170861f61d6f0991bf93c2dbf6edd549520f072";
+
+/// Points from one boot are not independent. The same file twice is
+/// refused; so is one boot under two labels, or as both parents of a plain
+/// sandwich. One boot twice within a label (a run's stdout beside its own
+/// --tsv) counts once in the between-point spread, and the text says so.
+#[test]
+fn a_boot_counts_once() {
+    let [a, b, c] = sandwich();
+    // The published parent twice: no drift, no spread, CONFIRMED before.
+    let Run { code, out, err } = run(&["compare", &a, &b, &a]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!("uring-repro: {a}: the same file as {a} (a point counts once)\n")
+    );
+    // A run's stdout and its TSV (one boot) as the two parents.
+    let a_tsv = published("parent_a.tsv");
+    let Run { code, err, .. } = run(&["compare", &a, &b, &a_tsv]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "uring-repro: {a_tsv}: boot 0a0a0a0a-0000-4000-8000-000000000001 is also {a}'s: \
+             the parents of a sandwich need a boot each\n"
+        )
+    );
+    // One boot under two labels.
+    let dir = Scratch::new("one-boot");
+    let same_boot = write(
+        &dir,
+        "child-on-a.txt",
+        &std::fs::read_to_string(&b).unwrap().replace(
+            "0c0c0c0c-0000-4000-8000-000000000002",
+            "0a0a0a0a-0000-4000-8000-000000000001",
+        ),
+    );
+    let Run { code, err, .. } = run(&[
+        "compare",
+        &format!("base={a}"),
+        &format!("patch={same_boot}"),
+        &format!("base={c}"),
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "uring-repro: {same_boot}: boot 0a0a0a0a-0000-4000-8000-000000000001 is also {a}'s, \
+             under another label: points of one boot are not independent\n"
+        )
+    );
+    // Within one label: the stdout and the TSV of parent A are one boot,
+    // so the control is the midpoint of two boots, as in the published
+    // sandwich: the same figures, to the last digit.
+    let Run { code, out, err } = run(&[
+        "compare",
+        &format!("base={a}"),
+        &format!("base={a_tsv}"),
+        &format!("patch={b}"),
+        &format!("base={c}"),
+    ]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    assert_eq!(field(&out, "change"), "+9.268%");
+    assert_contains(
+        &out,
+        &[
+            "control, midpoint of 2 boots\n",
+            "between-point   +7.905% .. +10.632%  95% CI\n",
+            "Welch, df 1.0, 1 vs 2 boots\n",
+            "  one boot        points 1 and 2 (counted once)\n",
+        ],
+    );
+    let para = out.split("To paste:").nth(1).unwrap().replace('\n', " ");
+    assert_contains(
+        &para,
+        &[
+            "Points 1 and 2 share a boot (0a0a0a0a): counted once between points.",
+            "(midpoint of 2 boots, 179.968 ns/pair)",
+        ],
+    );
+    // Fifteen runs of one boot under one label: one boot, and the line
+    // naming them still fits.
+    let dir = Scratch::new("one-boot-15");
+    let text = std::fs::read_to_string(&a).unwrap();
+    let mut args = vec!["compare".to_string()];
+    for i in 0..15 {
+        let copy = format!("# run {i} of this boot\n{text}");
+        args.push(format!(
+            "base={}",
+            write(&dir, &format!("run{i}.txt"), &copy)
+        ));
+    }
+    args.push(format!("patch={b}"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let Run { code, out, err } = run(&args);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    assert_contains(
+        &out,
+        &["control, 1 boot\n", "  one boot        points 1, 2, 3,"],
+    );
+}
+
+/// The published point `name` cut to its first round (the banner says
+/// `rounds=1`), in `dir`.
+fn one_round(dir: &Path, name: &str) -> String {
+    let text = std::fs::read_to_string(published(name)).unwrap();
+    let mut out = String::new();
+    for l in text.lines() {
+        let cells: Vec<&str> = l.split('\t').collect();
+        match cells[0] {
+            "0" => out += &format!("{l}\n"),
+            "mean" => {
+                out += &format!(
+                    "mean\t16384\t{}\t1\n",
+                    line(&text, "0\t").split('\t').nth(2).unwrap()
+                )
+            }
+            c if c.parse::<u32>().is_ok() => {}
+            _ => out += &format!("{}\n", l.replace("rounds=15", "rounds=1")),
+        }
+    }
+    write(dir, name, &out)
+}
+
+/// One-round points: `--drop-first` would leave nothing and is refused;
+/// without it, what needs two rounds (the within-point interval, drop-first,
+/// a CV) reads n/a with the reason, never `nan`, and the verdict is NOT
+/// CONFIRMED for that reason alone.
+#[test]
+fn one_round_points_never_give_nan() {
+    let dir = Scratch::new("one-round");
+    let (a, b, c) = (
+        one_round(&dir, "parent_a.txt"),
+        one_round(&dir, "child.txt"),
+        one_round(&dir, "parent_b.txt"),
+    );
+    for extra in [&["--drop-first"][..], &["--drop-first", "--tsv"]] {
+        let mut args = vec!["compare"];
+        args.extend(extra);
+        args.extend([&a[..], &b, &c]);
+        let Run { code, out, err } = run(&args);
+        assert_eq!((code, out.as_str()), (2, ""), "{extra:?}");
+        assert_eq!(
+            err,
+            format!("uring-repro: {a}: 1 round: --drop-first leaves none (it needs 2 or more)\n")
+        );
+    }
+    let Run { code, out, err } = run(&["compare", &a, &b, &c]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    assert!(!out.contains("nan"), "{out}");
+    assert_contains(
+        &out,
+        &[
+            "  within-point    n/a (a point has 1 round)\n",
+            "between-point   ",
+        ],
+    );
+    assert_eq!(field(&out, "drop-first"), "n/a");
+    assert_eq!(field(&out, "max CV"), "n/a");
+    assert_contains(&out, &["verdict         NOT CONFIRMED at the 5.000% gate:\n                  a point has 1 round: no drop-first, no spread\n"]);
+    let para = out.split("To paste:").nth(1).unwrap().replace('\n', " ");
+    assert_contains(
+        &para,
+        &[
+            "over 1 round, CV n/a",
+            "95% CI within points n/a, a point has 1 round; between points",
+        ],
+    );
+    let Run { code, out, .. } = run(&["compare", "--tsv", &a, &b, &c]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("nan"), "{out}");
+    assert!(
+        out.lines().nth(1).unwrap().contains("\tno\tfew_rounds\t"),
+        "{out}"
+    );
+    let Run { code, out, .. } = run(&[
+        "report",
+        &format!("A={a}"),
+        &format!("B={b}"),
+        &format!("A={c}"),
+    ]);
+    assert_eq!(code, 0);
+    assert_narrow(&out);
+    assert!(!out.contains("nan"), "{out}");
+}
+
+/// Points on QEMU TCG's instruction clock: exact across boots. Zero spread
+/// reads as exact (no NaN, no `inf`), a change clear of zero but under the
+/// gate is named as such, the unchanged NOP control reads "no change", and
+/// every figure is in instructions, never ns.
+#[test]
+fn icount_points_are_exact_and_counted_in_instructions() {
+    let (p1, c1, p2, c2) = (
+        icount("s0_parent_1.txt"),
+        icount("s0_child_1.txt"),
+        icount("s0_parent_2.txt"),
+        icount("s0_child_2.txt"),
+    );
+    let args = [
+        format!("parent={p1}"),
+        format!("child={c1}"),
+        format!("parent={p2}"),
+        format!("child={c2}"),
+    ];
+    let mut argv = vec!["compare"];
+    argv.extend(args.iter().map(String::as_str));
+    let Run { code, out, err } = run(&argv);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    for bad in ["nan", "df inf", "inf%", " ns/pair"] {
+        assert!(!out.contains(bad), "{bad:?} in\n{out}");
+    }
+    assert_contains(
+        &out,
+        &["  parent            1500.745 insn/pair  control, midpoint of 2 points\n"],
+    );
+    assert_eq!(field(&out, "change"), "+3.865%");
+    assert_contains(&out, &["  between-point   +3.865% exact (no spread)\n                  identical across 2 vs 2 boots\n", "NOT CONFIRMED at the 5.000% gate:\n                  |change| is under the gate, though clear of zero\n"]);
+    let para = out
+        .split("To paste:")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for s in [
+        "so every figure is guest instructions per pair (user + kernel), not time.",
+        "Point 1 (parent): 1500.745 instructions/pair over 15 rounds",
+        "child vs parent (midpoint of 2 points, 1500.745 instructions/pair): +3.865%",
+        "between points +3.865% exact, identical across 2 vs 2 boots)",
+    ] {
+        assert!(para.contains(s), "{s:?} in {para}");
+    }
+    // At a gate the change clears: CONFIRMED.
+    let mut gated = vec!["compare", "--gate", "1"];
+    gated.extend(args.iter().map(String::as_str));
+    let Run { code, out, .. } = run(&gated);
+    assert_eq!(code, 0);
+    assert_contains(&out, &["verdict         CONFIRMED at the 1.000% gate\n"]);
+    // The TSV: exact intervals have no df (NA), and the timebase is named.
+    let mut tsv = vec!["compare", "--tsv"];
+    tsv.extend(args.iter().map(String::as_str));
+    let Run { code, out, .. } = run(&tsv);
+    assert_eq!(code, 0);
+    let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    let get = |name: &str| lines[1][lines[0].iter().position(|h| *h == name).unwrap()];
+    assert_eq!(
+        (
+            get("between_ci95_low_pct"),
+            get("between_ci95_high_pct"),
+            get("between_df")
+        ),
+        ("3.864768", "3.864768", "NA")
+    );
+    assert_eq!(
+        (get("timebase"), get("reasons")),
+        ("icount", "under_gate,second_under_gate")
+    );
+    assert!(!out.contains("nan") && !out.contains("\tinf"), "{out}");
+    // n0, the NOP control, on both kernels: no change, said so.
+    let Run { code, out, err } =
+        run(&["compare", &icount("n0_parent.txt"), &icount("n0_child.txt")]);
+    assert_eq!((code, err.as_str()), (0, ""), "{out}");
+    assert_narrow(&out);
+    assert_contains(&out, &["  change          0.000%  (no change)\n", "  within-point    0.000% exact (no spread)\n                  every round alike, 15 vs 15 rounds\n", "NOT CONFIRMED at the 5.000% gate:\n                  no drift: one control boot (run A B A)\n                  no change: the values are identical\n"]);
+    assert!(
+        !out.contains("nan") && !out.contains("df inf") && !out.contains("other sign"),
+        "{out}"
+    );
+    let Run { out, .. } = run(&[
+        "compare",
+        "--tsv",
+        &icount("n0_parent.txt"),
+        &icount("n0_child.txt"),
+    ]);
+    assert_contains(&out, &["\tno_drift,no_change\t"]);
+}
+
+/// An icount point beside a wall-clock one (the published parents):
+/// refused, naming the timebase.
+#[test]
+fn icount_and_wall_clock_points_are_not_mixed() {
+    let (a, c) = (published("parent_a.txt"), published("parent_b.txt"));
+    let b = icount("s0_child_1.txt");
+    let Run { code, out, err } = run(&["compare", &a, &b, &c]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err,
+        format!(
+            "uring-repro: {b}: timebase=icount beside timebase=wall in {a}: icount counts \
+             guest instructions, not time (compare like with like)\n"
+        )
+    );
+}
