@@ -4,7 +4,15 @@
 # and keeps the report the guest's /init prints on the console, in the form
 # `uring-repro compare` reads: the `# uring-repro` banner, the facts, the table, the summary
 # and checks lines. Kernel log lines, the final `uring-repro: exit N` line and CRs are
-# stripped. Exits with the run's own code.
+# stripped. Exits with the run's own code. POINT appears whole or not at all: the report is
+# written to a temporary file beside it (created before the boot, which proves the directory
+# writable) and published with link(2), which never replaces a file.
+#
+# --accel icount runs TCG on QEMU's instruction clock (-icount shift=0,sleep=off): the
+# guest's clocks advance one nanosecond per guest instruction, so the point's ns per pair is
+# guest instructions per pair, identical boot to boot (docs/reproduction.md). The kernel
+# command line then carries URING_REPRO_TIMEBASE=icount, which the kernel hands /init as an
+# environment word and the banner states as timebase=icount.
 #
 # POSIX sh (checked with dash). Needs qemu-system-ARCH and the usual POSIX tools (plus
 # timeout(1) and mktemp(1)).
@@ -15,12 +23,28 @@ PROG=boot-point.sh
 DEFAULT_TIMEOUT=300 # seconds for the whole boot; a default run takes < 30 s under TCG
 DEFAULT_CPUS=1
 GUEST_MEM=512M
+# --accel icount: QEMU's instruction clock. shift=0: 1 ns of guest time per instruction;
+# sleep=off: an idle vCPU jumps to its next timer deadline instead of waiting in host time;
+# single-threaded TCG (icount requires it). The environment word tells /init.
+ICOUNT_OPTS=shift=0,sleep=off,align=off
+ICOUNT_ENV=URING_REPRO_TIMEBASE=icount
+# The x86_64 CPU model, named so a point does not depend on QEMU's default one (the kernel
+# picks its code paths, and so its instruction counts, by the CPU's features).
+ICOUNT_X86_CPU=qemu64
+# Every guest instruction counts, whoever runs it, so nothing else may run during the rounds
+# and nothing may vary between boots. norandmaps: user-space addresses fixed (without it
+# the point means of five boots spread over 2 instructions per pair). cryptomgr.notests=1:
+# a distribution kernel's crypto self-tests (RSA, DH) still run in kthreads for about a
+# second of guest time after /init starts, and take whole ticks from the run (the steps of
+# 4 M instructions, docs/reproduction.md); a kernel without the crypto manager ignores it.
+ICOUNT_APPEND="norandmaps cryptomgr.notests=1"
 
 usage() {
 	cat <<EOF
-usage: $PROG --kernel IMAGE -o POINT [--arch x86_64|aarch64|riscv64] [--accel kvm|tcg]
-                     [--append ARGS] [--cpus N] [--timeout S] [--bin PATH] [--host-bin PATH]
-                     [--cost SYSTEM.MAP] [-- RUN-OPTIONS]
+usage: $PROG --kernel IMAGE -o POINT [--arch x86_64|aarch64|riscv64]
+                     [--accel kvm|tcg|icount] [--append ARGS] [--cpus N] [--timeout S]
+                     [--bin PATH] [--host-bin PATH] [--check] [--cost SYSTEM.MAP]
+                     [-- RUN-OPTIONS]
 
 Boots IMAGE under QEMU with uring-repro as /init and writes its report to POINT, which
 \`uring-repro compare\` reads. RUN-OPTIONS (those of \`uring-repro run\`) are baked into the
@@ -29,8 +53,10 @@ initramfs and checked before anything boots.
   --kernel IMAGE   the kernel to boot (bzImage/vmlinuz; riscv64: the Image/vmlinux)
   -o POINT         where the report goes (never overwritten)
   --arch A         the guest's architecture (default: this machine's, $(host_arch))
-  --accel kvm|tcg  QEMU's accelerator (default tcg: KVM must be asked for, as a /dev/kvm
-                   that exists may still not boot a kernel; TCG timings are not evidence)
+  --accel A        QEMU's accelerator (default tcg: KVM must be asked for, as a /dev/kvm
+                   that exists may still not boot a kernel; TCG timings are not evidence);
+                   icount: TCG on the instruction clock (-icount $ICOUNT_OPTS),
+                   the point counts guest instructions per pair, exactly, not time
   --append ARGS    more kernel parameters (words after a \`--\` in them reach /init and win
                    over the baked RUN-OPTIONS)
   --cpus N         guest CPUs (default $DEFAULT_CPUS)
@@ -39,14 +65,21 @@ initramfs and checked before anything boots.
                    arch, target/release/uring-repro or target/TRIPLE/release/uring-repro)
   --host-bin PATH  the uring-repro that runs here to write the initramfs (default: --bin
                    when the arch is this machine's, else target/release/uring-repro)
-  --cost MAP       count the kernel's instructions inside the measured rounds with a TCG
-                   plugin and add them to POINT, per function of this System.map, as
-                   \`# cost:\` lines (scripts/cost.sh, docs/cost.md; x86_64, one vCPU)
+  --check          check everything that does not need IMAGE (the arguments, the run
+                   options, QEMU and its accelerator, POINT's directory) and exit 0
+                   without booting; IMAGE need not exist yet (a bisect step runs this
+                   before it builds)
+  --cost MAP       count the guest's instructions inside the measured rounds' timed spans
+                   with a TCG plugin and add them to POINT, per function of this
+                   System.map, as \`# cost:\` lines (scripts/cost.sh, docs/cost.md;
+                   x86_64, one vCPU; --check checks it too)
   -h, --help       this text
 
 exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interrupted);
-      2 also for a usage error here or an existing POINT; 124 the boot timed out;
-      125 QEMU could not start or no report came back.
+      2 also for a usage error here, an existing POINT or one that cannot be written
+      (its directory, checked before the boot, or the write itself: nothing is left at
+      POINT); 124 the boot timed out; 125 QEMU is missing, lacks the accelerator, could
+      not start, no report came back, or an icount point's banner does not say so.
 EOF
 }
 
@@ -70,7 +103,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
-timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" cost_map="" cost_plugin=""
+timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--)
@@ -80,6 +113,10 @@ while [ $# -gt 0 ]; do
 	-h | --help)
 		usage
 		exit 0
+		;;
+	--check)
+		check=1
+		shift
 		;;
 	--kernel | -o | --arch | --accel | --append | --cpus | --timeout | --bin | --host-bin | --cost)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
@@ -104,11 +141,19 @@ done
 
 [ -n "$kernel" ] || usage_error "--kernel IMAGE is required"
 [ -n "$point" ] || usage_error "-o POINT is required"
-{ [ -f "$kernel" ] && [ -r "$kernel" ]; } || usage_error "--kernel: not a readable file: $kernel"
+[ "$check" = 1 ] || { [ -f "$kernel" ] && [ -r "$kernel" ]; } ||
+	usage_error "--kernel: not a readable file: $kernel"
 if [ -e "$point" ] || [ -L "$point" ]; then
 	say "$point: exists (never overwritten)"
 	exit 2
 fi
+case $point in */) usage_error "-o: a file name, not a directory: $point" ;; esac
+# The timebase is the accelerator's to state: a hand-set word would make a TCG point claim
+# to count instructions.
+case " $append " in *[[:space:]]URING_REPRO_TIMEBASE=*)
+	usage_error "--append: URING_REPRO_TIMEBASE is set by --accel icount, not by hand"
+	;;
+esac
 case $arch in
 x86_64) triple="" console=ttyS0 ;;
 aarch64) triple=aarch64-unknown-linux-musl console=ttyAMA0 ;;
@@ -116,8 +161,8 @@ riscv64) triple=riscv64gc-unknown-linux-gnu console=ttyS0 ;;
 *) usage_error "--arch: x86_64, aarch64 or riscv64, not '$arch'" ;;
 esac
 case $accel in
-kvm | tcg) ;;
-*) usage_error "--accel: kvm or tcg, not '$accel'" ;;
+kvm | tcg | icount) ;;
+*) usage_error "--accel: kvm, tcg or icount, not '$accel'" ;;
 esac
 case $cpus in
 '' | *[!0-9]* | 0*) usage_error "--cpus: a positive number, not '$cpus'" ;;
@@ -141,6 +186,7 @@ command -v "$qemu" >/dev/null 2>&1 || {
 }
 
 # The machine QEMU emulates or runs, per arch and accelerator.
+accel_opts=$accel icount="" cpu=""
 case $accel in
 kvm)
 	if [ "$arch" != "$(host_arch)" ]; then
@@ -152,16 +198,26 @@ kvm)
 	}
 	cpu=host
 	;;
-tcg)
-	say "WARNING: TCG, an emulated CPU: this point's timings are NOT evidence of a kernel's speed (only of what it does); use --accel kvm on a box where KVM works, or bare metal"
+tcg | icount)
 	case $arch in
 	# pauth-impdef: QEMU's architected pointer-auth emulation is slow; this boots ~3x faster.
 	aarch64) cpu=max,pauth-impdef=on ;;
-	# QEMU's default CPU models (as tests/boot/run.sh boots them).
-	*) cpu="" ;;
+	# QEMU's default CPU models (as tests/boot/run.sh boots them); named under icount.
+	x86_64) [ "$accel" = tcg ] || cpu=$ICOUNT_X86_CPU ;;
 	esac
 	;;
 esac
+if [ "$accel" = icount ]; then
+	accel_opts=tcg,thread=single icount=$ICOUNT_OPTS
+	# Whether this QEMU has TCG with the instruction clock: a machine-less start that its
+	# monitor quits at once (about 0.1 s). QEMU's own complaint names what is missing.
+	if ! probe=$(echo quit | "$qemu" -M none -accel "$accel_opts" -icount "$icount" -nodefaults \
+		-display none -monitor stdio 2>&1 >/dev/null); then
+		say "--accel icount: $qemu cannot run TCG on the instruction clock ($(printf '%s' "$probe" |
+			grep -v 'warning:' | head -n 1))"
+		exit 125
+	fi
+fi
 case $arch in
 x86_64) machine="" bios="" ;;
 aarch64) machine=virt bios="" ;;
@@ -169,8 +225,18 @@ aarch64) machine=virt bios="" ;;
 riscv64) machine=virt bios=default ;;
 esac
 
+# POINT's directory, proven writable now rather than after the boot: the report goes to
+# this file beside POINT and is published at the end.
+pdir=$(dirname "$point")
+[ -d "$pdir" ] || usage_error "-o: no such directory: $pdir"
+partial=$(mktemp "$pdir/.$(basename "$point").XXXXXX" 2>/dev/null) || {
+	say "-o: cannot create a file in $pdir (not writable?)"
+	exit 2
+}
+# mktemp's 0600, made what a plain `>` would have created.
+chmod "$(printf %o $((0666 & ~$(umask))))" "$partial"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/boot-point.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK"; rm -f "$partial"' EXIT
 trap 'exit 130' INT TERM
 
 # The initramfs: the binary's own writer, so the run options are checked as `run` checks
@@ -185,20 +251,34 @@ case $rc in
 	exit 125
 	;;
 esac
-
 # --cost: the counter's -plugin option, once the map, the settings and QEMU are checked.
 [ -z "$cost_map" ] || cost_plugin=$("$HERE/cost.sh" plugin --map "$cost_map" --qemu "$qemu" \
 	--accel "$accel" --arch "$arch" --cpus "$cpus" --out "$WORK/cost.counts") || exit $?
+[ "$check" = 0 ] || {
+	say "checked: the arguments, the run options, $qemu -accel $accel_opts, $pdir writable; not booted"
+	exit 0
+}
 
+case $accel in
+icount)
+	say "NOTE: icount, QEMU's instruction clock: this point counts guest instructions per pair (user and kernel), exactly and the same every boot. It is evidence of how much work a kernel does per pair, NOT of its speed: a locked instruction, a cache miss and a register move each count one."
+	;;
+tcg)
+	say "WARNING: TCG, an emulated CPU: this point's timings are NOT evidence of a kernel's speed (only of what it does); use --accel kvm on a box where KVM works, or bare metal, or --accel icount to count instructions instead"
+	;;
+esac
 # panic=-1 with -no-reboot: a panicking guest ends QEMU at once instead of at the timeout.
-cmdline="console=$console panic=-1 loglevel=4${append:+ $append}"
+cmdline="console=$console panic=-1 loglevel=4"
+[ "$accel" != icount ] || cmdline="$cmdline $ICOUNT_APPEND $ICOUNT_ENV"
+cmdline="$cmdline${append:+ $append}"
 start=$(date +%s)
 rc=0
 # stdin from /dev/null: QEMU must not put a terminal into raw mode.
 timeout -k 10 "$timeout_s" "$qemu" ${machine:+-M "$machine"} ${bios:+-bios "$bios"} \
-	-accel "$accel" ${cpu:+-cpu "$cpu"} -smp "$cpus" -m "$GUEST_MEM" -nodefaults -nographic \
-	-serial stdio -no-reboot -kernel "$kernel" -initrd "$WORK/initramfs.cpio" \
-	-append "$cmdline" ${cost_plugin:+-plugin "$cost_plugin"} </dev/null >"$WORK/console.raw" 2>"$WORK/qemu.err" || rc=$?
+	-accel "$accel_opts" ${icount:+-icount "$icount"} ${cpu:+-cpu "$cpu"} -smp "$cpus" -m "$GUEST_MEM" \
+	-nodefaults -nographic -serial stdio -no-reboot -kernel "$kernel" -initrd "$WORK/initramfs.cpio" \
+	-append "$cmdline" ${cost_plugin:+-plugin "$cost_plugin"} </dev/null >"$WORK/console.raw" \
+	2>"$WORK/qemu.err" || rc=$?
 secs=$(($(date +%s) - start))
 
 # The console as lines: CRs and terminal escapes out; a terminal reset (ESC c, the x86
@@ -220,6 +300,13 @@ awk '
 	/^uring-repro: / { next }
 	{ print }
 ' "$WORK/console" >"$WORK/point"
+# How the point was made, as one more fact line (`# key=value`) after the report.
+if [ -s "$WORK/point" ]; then
+	version=$("$qemu" --version | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')
+	printf '# boot=%s %s -accel %s%s%s -smp %s -m %s\n' "$qemu" "${version:-unknown}" \
+		"$accel_opts" "${icount:+ -icount $icount}" "${cpu:+ -cpu $cpu}" "$cpus" \
+		"$GUEST_MEM" >>"$WORK/point"
+fi
 grep '^uring-repro: ' "$WORK/console" | grep -v '^uring-repro: exit [0-9]*$' >&2 || true
 
 tail_console() {
@@ -243,6 +330,12 @@ if [ ! -s "$WORK/point" ]; then
 	[ "$code" -ne 0 ] || exit 125
 	exit "$code"
 fi
+# An icount point must say so: a binary that predates URING_REPRO_TIMEBASE would print a
+# banner that reads as wall time.
+if [ "$accel" = icount ] && ! head -n 1 "$WORK/point" | grep -q ' timebase=icount\( \|$\)'; then
+	say "the booted binary's banner does not say timebase=icount (it predates URING_REPRO_TIMEBASE?): its point would read as wall time; $point not written"
+	exit 125
+fi
 if [ -n "$cost_plugin" ] && [ "$code" -eq 0 ]; then
 	"$HERE/cost.sh" lines --map "$cost_map" --counts "$WORK/cost.counts" \
 		--point "$WORK/point" >"$WORK/cost.lines" || exit $?
@@ -250,9 +343,19 @@ if [ -n "$cost_plugin" ] && [ "$code" -eq 0 ]; then
 elif [ -n "$cost_plugin" ]; then
 	say "no # cost: lines: the run ended with exit $code"
 fi
-# noclobber: a POINT that appeared meanwhile is not overwritten either.
-if ! (set -C && cat "$WORK/point" >"$point") 2>/dev/null; then
-	say "$point: exists or cannot be created (never overwritten)"
+# Published whole or not at all: the report into the file beside POINT, then link(2), which
+# fails rather than replace a POINT that appeared meanwhile.
+if ! err=$(cat "$WORK/point" 2>&1 >"$partial"); then
+	say "$point: not written: writing it failed (${err##*: }); nothing left at $point"
+	exit 2
+fi
+if ! err=$(ln "$partial" "$point" 2>&1); then
+	if [ -e "$point" ] || [ -L "$point" ]; then
+		say "$point: appeared during the boot (never overwritten); this report is kept as $partial"
+		partial=""
+	else
+		say "$point: not written: cannot link it into place (${err##*: })"
+	fi
 	exit 2
 fi
 say "$point: $(wc -l <"$point") lines, exit $code, boot to power-off ${secs}s ($accel, $arch)"

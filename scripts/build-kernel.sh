@@ -1,0 +1,173 @@
+#!/bin/sh
+# build-kernel.sh: a kernel tree -> the smallest x86_64 image that boots uring-repro's
+# initramfs and runs every profile. `make tinyconfig`, then the fragment
+# (kernel/uring-repro.config, each option with what needs it) merged with the tree's own
+# scripts/kconfig/merge_config.sh, then `make olddefconfig`; every option the fragment asks
+# for must have survived, else it fails naming the option. Then `make bzImage`.
+#
+# The object directory is kept (--objdir): the next build in it, from the next commit of a
+# bisect or from a patched copy of the tree, only recompiles what changed. By default it is
+# a subdirectory of the tree, so kbuild writes every path relative to the tree ("..") and a
+# copy of tree and objdir together still builds incrementally.
+#
+# Prints the image's path on stdout; make's own output goes to stderr. As a bisect step:
+#   bisect-step.sh --build '/path/to/build-kernel.sh' --image .uring-repro-obj/arch/x86/boot/bzImage
+#
+# POSIX sh (checked with dash). Needs make, gcc, flex, bison, bc, and the headers of
+# libelf and libssl (Debian: build-essential flex bison bc libelf-dev libssl-dev).
+set -eu
+
+PROG=build-kernel.sh
+# Defaults, named so --help and the code agree.
+DEFAULT_OBJDIR=.uring-repro-obj # inside the tree: kbuild then uses relative paths
+DEFAULT_FRAGMENT=kernel/uring-repro.config # in this checkout
+# Exit codes: the build failed for this tree (a bisect skips the commit) or cannot start.
+FAILED=1 USAGE=2
+
+usage() {
+	cat <<EOF
+usage: $PROG [--src DIR] [--objdir DIR] [--fragment FILE] [--arch x86_64] [--jobs N]
+
+Builds the kernel in DIR for uring-repro: tinyconfig + FILE, olddefconfig, a check that
+every option of FILE survived, then the image. Prints the image's path on stdout.
+
+  --src DIR        the kernel tree (default: the current directory, as in git bisect run)
+  --objdir DIR     the object directory, kept for the next build (default:
+                   DIR/$DEFAULT_OBJDIR; a subdirectory of the tree keeps kbuild's paths
+                   relative, so a copy of tree and objdir rebuilds incrementally)
+  --fragment FILE  the config fragment merged on top of tinyconfig (default: this
+                   checkout's $DEFAULT_FRAGMENT)
+  --arch A         the image's architecture; only x86_64 (bzImage) for now
+  --jobs N         make -jN (default: the number of online CPUs, $(ncpus))
+  -h, --help       this text
+
+exit: 0 built (the path on stdout); $FAILED the configuration or the build failed (the
+      reason on stderr: a fragment option the tree does not know or that did not survive
+      olddefconfig, or make's error); $USAGE a usage error, DIR is not a kernel tree, or a
+      build tool is missing.
+EOF
+}
+
+say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+usage_error() {
+	say "$* (try --help)"
+	exit $USAGE
+}
+ncpus() { getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$HERE")
+
+src=. objdir="" fragment=$REPO/$DEFAULT_FRAGMENT arch=x86_64 jobs=$(ncpus)
+while [ $# -gt 0 ]; do
+	case $1 in
+	-h | --help)
+		usage
+		exit 0
+		;;
+	--src | --objdir | --fragment | --arch | --jobs)
+		[ $# -ge 2 ] || usage_error "$1 needs a value"
+		case $1 in
+		--src) src=$2 ;;
+		--objdir) objdir=$2 ;;
+		--fragment) fragment=$2 ;;
+		--arch) arch=$2 ;;
+		--jobs) jobs=$2 ;;
+		esac
+		shift 2
+		;;
+	*) usage_error "unknown argument '$1'" ;;
+	esac
+done
+
+case $arch in
+x86_64) karch=x86 image=arch/x86/boot/bzImage target=bzImage ;;
+aarch64 | riscv64)
+	usage_error "--arch $arch: not supported yet (it needs a cross compiler and a fragment with that arch's console and power-off); x86_64 only"
+	;;
+*) usage_error "--arch: x86_64, not '$arch'" ;;
+esac
+case $jobs in
+'' | *[!0-9]* | 0*) usage_error "--jobs: a positive number, not '$jobs'" ;;
+esac
+[ -d "$src" ] || usage_error "--src: not a directory: $src"
+src=$(cd "$src" && pwd)
+# A kernel tree: the top Makefile names the version, and the tree has kbuild's merge tool.
+if ! grep -q '^VERSION = [0-9]' "$src/Makefile" 2>/dev/null ||
+	! grep -q '^PATCHLEVEL = [0-9]' "$src/Makefile" ||
+	[ ! -f "$src/scripts/kconfig/merge_config.sh" ] || [ ! -d "$src/arch/$karch" ]; then
+	say "$src is not a kernel tree (no top Makefile with VERSION and PATCHLEVEL, scripts/kconfig/merge_config.sh or arch/$karch)"
+	exit $USAGE
+fi
+[ -f "$fragment" ] && [ -r "$fragment" ] || usage_error "--fragment: not a readable file: $fragment"
+for tool in make gcc flex bison bc; do
+	command -v "$tool" >/dev/null 2>&1 || {
+		say "$tool not found (Debian: build-essential flex bison bc libelf-dev libssl-dev)"
+		exit $USAGE
+	}
+done
+objdir=${objdir:-$src/$DEFAULT_OBJDIR}
+mkdir -p "$objdir" || usage_error "--objdir: cannot create $objdir"
+objdir=$(cd "$objdir" && pwd)
+
+kmake() { make -C "$src" O="$objdir" ARCH=$karch "$@" >&2; }
+
+# The configuration, from scratch at every build: the same tree and fragment always give
+# the same .config, and kbuild recompiles only what a changed option touches.
+start=$(date +%s)
+say "configuring $src in $objdir: tinyconfig + $fragment"
+kmake -s tinyconfig || {
+	say "make tinyconfig failed in $src"
+	exit $FAILED
+}
+(cd "$objdir" && sh "$src/scripts/kconfig/merge_config.sh" -m -O "$objdir" "$objdir/.config" "$fragment") >"$objdir/merge_config.log" 2>&1 || {
+	say "merge_config.sh failed (its log: $objdir/merge_config.log)"
+	exit $FAILED
+}
+kmake -s olddefconfig || {
+	say "make olddefconfig failed in $src"
+	exit $FAILED
+}
+
+# Every option of the fragment must be in .config as asked. One that is not was either
+# unknown to this tree (no Kconfig symbol: olddefconfig drops it) or not allowed by its
+# dependencies (olddefconfig leaves it unset, or out when it is not even offered).
+# known SYMBOL: a Kconfig file of the tree (not the objdir's copies) defines it.
+known() {
+	grep -rqsE --include='Kconfig*' --exclude-dir="$(basename "$objdir")" \
+		"^[[:space:]]*(menu)?config[[:space:]]+$1[[:space:]]*\$" "$src"
+}
+bad=0
+while IFS= read -r line || [ -n "$line" ]; do
+	case $line in
+	CONFIG_*=*) sym=${line%%=*} want=$line ;;
+	'# CONFIG_'*' is not set') sym=${line#\# } sym=${sym%% *} want=$line ;;
+	*) continue ;;
+	esac
+	grep -qxF -- "$want" "$objdir/.config" && continue
+	bad=$((bad + 1))
+	if ! known "${sym#CONFIG_}"; then
+		say "$sym: $src does not know this option (no Kconfig defines ${sym#CONFIG_}); asked by $fragment"
+	else
+		got=$(grep -E "^($sym=|# $sym is not set)" "$objdir/.config") || got="no line for it"
+		say "$sym: asked '$want', olddefconfig left '$got' (its dependencies do not allow it: see its Kconfig entry)"
+	fi
+done <"$fragment"
+[ "$bad" -eq 0 ] || {
+	say "$bad option(s) of $fragment did not survive olddefconfig; nothing built"
+	exit $FAILED
+}
+
+# A failed build must not leave the previous build's image where the caller looks.
+rm -f "$objdir/$image"
+say "building $target with -j$jobs"
+kmake -j"$jobs" "$target" || {
+	say "make $target failed (make's output above)"
+	exit $FAILED
+}
+[ -f "$objdir/$image" ] || {
+	say "make $target succeeded but left no $objdir/$image"
+	exit $FAILED
+}
+say "$objdir/$image: $(wc -c <"$objdir/$image") bytes, $(($(date +%s) - start)) s"
+printf '%s\n' "$objdir/$image"

@@ -1,0 +1,458 @@
+#!/usr/bin/env bash
+# Kernel tests: both regressions reproduced on real kernels built from source, measured on
+# QEMU's instruction clock.
+#
+# Why: a TCG timing says what a kernel does, not how fast; on a box without usable KVM (most
+# shared cloud VMs) uring-repro could show a kernel change only as plumbing. Under
+# `boot-point.sh --accel icount` a point counts guest instructions per pair, exactly and the
+# same every boot (docs/reproduction.md), so a real kernel change can be seen and judged
+# anywhere. This builds Debian's linux-source-6.12 three times with scripts/build-kernel.sh
+# (tinyconfig + kernel/uring-repro.config):
+#   parent  the source as shipped (it does not carry 079afb081c42);
+#   child   + kernel/child-futex-inflight.patch (079afb081c42 forward-ported);
+#   poll    + kernel/poll-skip-redundant-wakeups.patch (the "skip redundant poll wakeups"
+#           mechanism);
+# the parent in full once, the others incrementally from a copy of its object directory in
+# a hard-linked copy of its tree (the objdir sits inside the tree, so kbuild's paths are
+# relative and the copy is up to date but for the patched files). Then it boots them under
+# icount and asserts what the points must show.
+#
+# usage: tests/kernel/run.sh --bin PATH [--cache DIR] [--keep DIR] [--fixtures DIR]
+#                            [--jobs N] [--timeout S] [--source-version V]
+# Output: one TAP-like line per case, then "N passed, N failed, N skipped" and the times.
+# Exit status: 0 iff no case failed; 2 on a usage error. With CI set in the environment a
+# case that would skip fails instead.
+set -Eeuo pipefail
+trap 'printf "run.sh: internal error: status %s at line %s\n" "$?" "$LINENO" >&2' ERR
+
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+readonly HERE
+REPO=$(cd -- "$HERE/../.." && pwd)
+readonly REPO
+
+# Defaults, named so --help and the code agree.
+readonly DEFAULT_CACHE=${URING_REPRO_KERNEL_CACHE:-/var/tmp/uring-repro-kernel}
+readonly DEFAULT_TIMEOUT=600 # seconds per boot; one takes 10-40 s here under icount
+readonly SOURCE_PKG=linux-source-6.12
+# The source the fixtures were made from; when the archive no longer has it, the candidate
+# is used with a warning (the assertions hold on any 6.12; the exact figures may move).
+readonly DEFAULT_SOURCE_VERSION=6.12.117-1~deb12u1
+readonly CHILD_PATCH=$REPO/kernel/child-futex-inflight.patch
+readonly POLL_PATCH=$REPO/kernel/poll-skip-redundant-wakeups.patch
+readonly OBJ=.uring-repro-obj # build-kernel.sh's default objdir, inside each tree
+readonly IMAGE=arch/x86/boot/bzImage
+# Build tools (Debian packages) and the QEMU that boots the kernels.
+readonly BUILD_PKGS=(make gcc libc6-dev flex bison bc libelf-dev libssl-dev xz-utils patch qemu-system-x86)
+# The commit the child reproduces, for report's mail.
+readonly INTRODUCED=079afb081c42
+# Boots of one kernel must agree exactly: every round's figure, to the printed decimal
+# (docs/reproduction.md: five boots of each kernel gave identical points).
+readonly SPREAD_TOLERANCE=0
+# n0 is the NOP control: no futex code runs, so parent and child may differ only by what
+# moved in the layout of io_uring.o (alignment NOPs executed on the way into a loop).
+readonly N0_TOLERANCE=1.0 # instructions per pair
+
+usage() {
+	cat <<EOF
+usage: $0 --bin PATH [options]
+
+  --bin PATH          the x86_64 uring-repro to boot (a release build)
+  --cache DIR         sources, trees and object directories, kept between runs (default:
+                      $DEFAULT_CACHE; env URING_REPRO_KERNEL_CACHE)
+  --keep DIR          keep the points, logs and the report in DIR (default: a temporary
+                      directory, removed at exit)
+  --fixtures DIR      also copy the points and the report there (the repository's are
+                      tests/fixtures/kernel)
+  --jobs N            make -jN (default: the number of online CPUs)
+  --timeout S         per boot (default: $DEFAULT_TIMEOUT)
+  --source-version V  the $SOURCE_PKG version (default: $DEFAULT_SOURCE_VERSION, else the
+                      archive's candidate)
+  -h, --help          this text
+EOF
+}
+
+# Output helpers, results (a skip fails under CI) and apt: tests/lib/harness.sh.
+# shellcheck source=../lib/harness.sh
+. "$HERE/../lib/harness.sh"
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# result_fail NAME REASON [LOG]: not ok, with LOG's last lines.
+result_fail() {
+	result_not_ok "$1" "$2"
+	if [[ -n ${3:-} && -e $3 ]]; then
+		tail -n 15 "$3" | sed 's/^/#   | /'
+	fi
+}
+# judge NAME LOG REASON...: ok when no reason was given.
+judge() {
+	local name=$1 log=$2
+	shift 2
+	if (($# == 0)); then result_ok "$name"; else result_fail "$name" "$(printf '%s; ' "$@" | sed 's/; $//')" "$log"; fi
+}
+# Times, reported at the end.
+TIMES=()
+timed() { TIMES+=("$1: $2 s"); }
+
+# ---------------------------------------------------------------------------------------
+# Tools: the build dependencies and QEMU, installed with apt when missing (root only).
+ensure_tools() {
+	local p missing=()
+	for p in "${BUILD_PKGS[@]}"; do
+		[[ $(dpkg-query -W -f '${Status}' "$p" 2>/dev/null) == *' installed' ]] || missing+=("$p")
+	done
+	((${#missing[@]} == 0)) && return 0
+	apt_install "$WORK/apt-install.log" "${missing[@]}"
+}
+
+# fetch_source: SRC_VERSION and SRC_DEB (the .deb in the cache), or status 1 with WHY set.
+WHY=""
+fetch_source() {
+	local want=$1 v deb
+	mkdir -p "$CACHE/deb"
+	for v in "$want" candidate; do
+		if [[ $v == candidate ]]; then
+			v=$(apt-cache policy "$SOURCE_PKG" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+			if [[ -z $v || $v == '(none)' ]]; then
+				note "apt-get update (no candidate for $SOURCE_PKG)"
+				apt-get -q update >"$WORK/apt-update.log" 2>&1 || true
+				v=$(apt-cache policy "$SOURCE_PKG" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+			fi
+			[[ -n $v && $v != '(none)' ]] || break
+			warn "$SOURCE_PKG $want is not to be had; using the archive's $v (figures may differ from the fixtures)"
+		fi
+		deb=$CACHE/deb/${SOURCE_PKG}_${v//:/%3a}_all.deb
+		if [[ ! -s $deb ]]; then
+			note "apt-get download $SOURCE_PKG=$v"
+			# apt downloads as _apt where it can: let it write to a fresh directory.
+			local tmp
+			tmp=$(mktemp -d "$CACHE/deb/.dl.XXXXXX")
+			if id _apt >/dev/null 2>&1; then chown _apt "$tmp" 2>/dev/null || true; fi
+			if ! (cd "$tmp" && apt-get -q download "$SOURCE_PKG=$v") >"$WORK/download.log" 2>&1; then
+				rm -rf "$tmp"
+				[[ $v == "$want" ]] && continue
+				WHY="apt-get download $SOURCE_PKG=$v failed: $(grep -m1 '^E:' "$WORK/download.log" || echo 'no E: line')"
+				return 1
+			fi
+			mv "$tmp"/*.deb "$deb" && rm -rf "$tmp"
+		fi
+		SRC_VERSION=$v SRC_DEB=$deb
+		return 0
+	done
+	WHY="no $SOURCE_PKG to be had from apt (offline?)"
+	return 1
+}
+
+# unpack_source: $ROOT/parent, the pristine tree (unpacked once; the stamp says it is whole).
+unpack_source() {
+	[[ -e $ROOT/parent/.uring-repro-unpacked ]] && return 0
+	note "unpacking $SRC_DEB into $ROOT/parent"
+	rm -rf "$ROOT/parent" "$ROOT/.unpack"
+	mkdir -p "$ROOT/.unpack"
+	dpkg-deb --fsys-tarfile "$SRC_DEB" | tar -x -O ./usr/src/linux-source-6.12.tar.xz |
+		tar -xJ -C "$ROOT/.unpack"
+	mv "$ROOT/.unpack/linux-source-6.12" "$ROOT/parent"
+	rm -rf "$ROOT/.unpack"
+	: >"$ROOT/parent/.uring-repro-unpacked"
+}
+
+# variant NAME PATCH: $ROOT/NAME, the parent tree hard-linked (patch(1) writes new files, so
+# the parent's stay as they are) with PATCH applied, and a copy of the parent's built objdir.
+# Kept while PATCH is the same (build-kernel.sh then rebuilds in it what changed); made anew
+# from the parent when PATCH changed.
+variant() {
+	local name=$1 patch=$2 dir=$ROOT/$1 stamp e
+	stamp=$(sha256sum <"$patch" | cut -d' ' -f1)
+	if [[ -e $dir/.uring-repro-variant && $(cat "$dir/.uring-repro-variant") == "$stamp" ]]; then
+		return 0
+	fi
+	rm -rf "$dir"
+	mkdir "$dir"
+	for e in "$ROOT"/parent/* "$ROOT"/parent/.[!.]*; do
+		[[ ${e##*/} == "$OBJ" || ${e##*/} == .uring-repro-unpacked ]] || cp -al "$e" "$dir/"
+	done
+	if ! patch -p1 -s -d "$dir" <"$patch" >"$WORK/$name.patch.log" 2>&1; then
+		WHY="${patch##*/} does not apply to $SOURCE_PKG $SRC_VERSION: $(head -n 3 "$WORK/$name.patch.log" | tr '\n' ' ')"
+		rm -rf "$dir"
+		return 1
+	fi
+	cp -a "$ROOT/parent/$OBJ" "$dir/$OBJ"
+	printf '%s\n' "$stamp" >"$dir/.uring-repro-variant"
+}
+
+# build NAME: build-kernel.sh in $ROOT/NAME, timed; IMG[NAME] set on success.
+declare -A IMG=()
+build() {
+	local name=$1 t0 img
+	t0=$(now)
+	if img=$("$REPO/scripts/build-kernel.sh" --src "$ROOT/$name" --jobs "$JOBS" 2>"$WORK/build-$name.log"); then
+		IMG[$name]=$img
+		timed "build $name" "$(since "$t0")"
+		return 0
+	fi
+	timed "build $name (failed)" "$(since "$t0")"
+	return 1
+}
+
+# ---------------------------------------------------------------------------------------
+# Points. POINTS[key] is the point file of a boot that passed.
+declare -A POINTS=()
+BOOTS=()
+# boot KEY KERNEL RUN-OPTIONS...: one boot-point.sh --accel icount; status 0 iff a point.
+boot() {
+	local key=$1 kernel=$2 t0 rc=0
+	shift 2
+	local point=$WORK/points/$key.txt
+	t0=$(now)
+	"$REPO/scripts/boot-point.sh" --kernel "${IMG[$kernel]}" -o "$point" --accel icount \
+		--timeout "$TIMEOUT" --bin "$BIN" -- "$@" >"$WORK/boot-$key.log" 2>&1 || rc=$?
+	BOOTS+=("$key $(since "$t0")")
+	note "boot $key: $(tail -n 1 "$WORK/boot-$key.log")"
+	((rc == 0)) && [[ -s $point ]] || return 1
+	POINTS[$key]=$point
+}
+
+# mean FILE [MODE]: the mean row's ns/pair (instructions per pair under icount); with MODE,
+# the mean row of that mode in a pollwake table (`pollwake_MODE  mean  pairs  ns_per_pair`).
+mean() {
+	if (($# == 1)); then
+		awk -F'\t' '$1 == "mean" { print $3; exit }' "$1"
+	else
+		awk -F'\t' -v m="pollwake_$2" '$1 == m && $2 == "mean" { print $4; exit }' "$1"
+	fi
+}
+# rounds FILE: every measured round's figure, one a line.
+rounds() { awk -F'\t' '$1 ~ /^[0-9]+$/ { print $3 }' "$1"; }
+# field TSV NAME: the value of column NAME in the first row of compare's --tsv output.
+field() {
+	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
+		NR == 2 && c { print $c; exit }' "$1"
+}
+# cmp A OP B: awk's arithmetic comparison of two decimals.
+cmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
+
+# ---------------------------------------------------------------------------------------
+main() {
+	local keep="" fixtures="" version=$DEFAULT_SOURCE_VERSION t_all
+	BIN="" CACHE=$DEFAULT_CACHE TIMEOUT=$DEFAULT_TIMEOUT JOBS=$(getconf _NPROCESSORS_ONLN)
+	while (($#)); do
+		case $1 in
+		--bin | --cache | --keep | --fixtures | --jobs | --timeout | --source-version)
+			(($# >= 2)) || usage_error "$1 needs a value"
+			case $1 in
+			--bin) BIN=$2 ;;
+			--cache) CACHE=$2 ;;
+			--keep) keep=$2 ;;
+			--fixtures) fixtures=$2 ;;
+			--jobs) JOBS=$2 ;;
+			--timeout) TIMEOUT=$2 ;;
+			--source-version) version=$2 ;;
+			esac
+			shift 2
+			;;
+		-h | --help) usage && exit 0 ;;
+		*) usage_error "unknown argument '$1'" ;;
+		esac
+	done
+	[[ -n $BIN ]] || usage_error "--bin PATH is required"
+	[[ -x $BIN ]] || usage_error "--bin: not an executable: $BIN"
+	BIN=$(realpath "$BIN")
+	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs: a positive number, not '$JOBS'"
+	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout: a positive number, not '$TIMEOUT'"
+	work_dir "$keep" kernel
+	mkdir -p "$WORK/points" "$CACHE"
+	t_all=$(now)
+
+	# One run at a time per cache: trees and objdirs are rebuilt in place.
+	exec {lockfd}>"$CACHE/.lock"
+	flock "$lockfd"
+
+	local t0 reasons=()
+	if ! ensure_tools; then
+		result_skip build-parent "the build tools or QEMU are missing and cannot be installed (not root): ${BUILD_PKGS[*]}"
+		finish "$t_all"
+	fi
+	t0=$(now)
+	if ! fetch_source "$version"; then
+		result_skip build-parent "$WHY"
+		finish "$t_all"
+	fi
+	ROOT=$CACHE/$SRC_VERSION
+	mkdir -p "$ROOT"
+	unpack_source
+	timed "source ($SOURCE_PKG $SRC_VERSION: fetch and unpack, or found in the cache)" "$(since "$t0")"
+
+	# The three kernels.
+	if build parent; then
+		result_ok "build-parent"
+	else
+		result_fail build-parent "build-kernel.sh failed" "$WORK/build-parent.log"
+	fi
+	local v patch
+	for v in child poll; do
+		patch=$CHILD_PATCH
+		[[ $v == poll ]] && patch=$POLL_PATCH
+		if [[ -z ${IMG[parent]:-} ]]; then
+			result_fail "build-$v" "no parent to start from"
+		elif ! variant "$v" "$patch"; then
+			result_fail "build-$v" "$WHY"
+		elif build "$v"; then
+			result_ok "build-$v"
+		else
+			result_fail "build-$v" "build-kernel.sh failed" "$WORK/build-$v.log"
+		fi
+	done
+
+	# Bad input: a fragment option the tree does not know, and one whose dependency is unmet.
+	# Both named, nothing built (a scratch objdir: configuring only).
+	if [[ -d $ROOT/parent ]]; then
+		local frag=$WORK/bad.config rc=0 out=$WORK/bad-fragment.log
+		printf '%s\n' '# a fragment with two options that cannot survive' \
+			'CONFIG_URING_REPRO_NO_SUCH_OPTION=y' 'CONFIG_KVM=y' >"$frag"
+		t0=$(now)
+		"$REPO/scripts/build-kernel.sh" --src "$ROOT/parent" --objdir "$WORK/bad-obj" \
+			--fragment "$frag" --jobs "$JOBS" >"$WORK/bad-fragment.out" 2>"$out" || rc=$?
+		timed "a bad fragment refused (configure only)" "$(since "$t0")"
+		reasons=()
+		((rc == 1)) || reasons+=("exit $rc, not 1")
+		grep -q '^build-kernel.sh: CONFIG_URING_REPRO_NO_SUCH_OPTION: .* does not know this option' "$out" ||
+			reasons+=("the unknown option is not named")
+		grep -q "^build-kernel.sh: CONFIG_KVM: asked 'CONFIG_KVM=y', olddefconfig left 'no line for it' (its dependencies do not allow it" "$out" ||
+			reasons+=("the option with an unmet dependency is not named")
+		[[ ! -s $WORK/bad-fragment.out && ! -e $WORK/bad-obj/$IMAGE ]] || reasons+=("it built anyway")
+		judge build-kernel-bad-fragment "$out" "${reasons[@]}"
+		rm -rf "$WORK/bad-obj"
+	fi
+
+	# The boots, on the instruction clock. s0: the sandwich parent, child, child, parent.
+	local k
+	if [[ -n ${IMG[parent]:-} && -n ${IMG[child]:-} ]]; then
+		for k in s0-parent-1:parent s0-child-1:child s0-child-2:child s0-parent-2:parent; do
+			boot "${k%%:*}" "${k#*:}" || true
+		done
+		for p in n0 v0 c0; do
+			for v in parent child; do boot "$p-$v" "$v" --profile "$p" || true; done
+		done
+	fi
+	if [[ -n ${IMG[parent]:-} && -n ${IMG[poll]:-} ]]; then
+		boot pollwake-parent parent --profile pollwake || true
+		boot pollwake-poll poll --profile pollwake || true
+	fi
+	local want key
+	for key in s0-parent-1 s0-child-1 s0-child-2 s0-parent-2 n0-parent n0-child v0-parent \
+		v0-child c0-parent c0-child pollwake-parent pollwake-poll; do
+		if [[ -n ${POINTS[$key]:-} ]]; then
+			reasons=()
+			grep -q '^# checks: .* -> PASS$' "${POINTS[$key]}" || reasons+=("no passing checks line")
+			grep -q '^# uring-repro .* timebase=icount' "${POINTS[$key]}" ||
+				reasons+=("the banner does not say timebase=icount")
+			grep -q '^# unit=guest_instructions_per_pair ' "${POINTS[$key]}" ||
+				reasons+=("no unit line")
+			judge "boot-$key" "$WORK/boot-$key.log" "${reasons[@]}"
+		elif [[ -e $WORK/boot-$key.log ]]; then
+			result_fail "boot-$key" "no point" "$WORK/boot-$key.log"
+		fi
+	done
+
+	# Boots of one kernel agree: every round, to the printed decimal.
+	local a b
+	for k in parent child; do
+		a=${POINTS[s0-$k-1]:-} b=${POINTS[s0-$k-2]:-}
+		[[ -n $a && -n $b ]] || continue
+		reasons=()
+		if ! diff -q <(rounds "$a") <(rounds "$b") >/dev/null; then
+			reasons+=("the rounds of two boots differ (tolerance $SPREAD_TOLERANCE): $(diff <(rounds "$a") <(rounds "$b") | grep '^[<>]' | head -n 4 | tr '\n' ' ')")
+		fi
+		[[ $(rounds "$a" | wc -l) -gt 0 ]] || reasons+=("no rounds")
+		[[ $(grep -o 'boot_id=[^ ]*' "$a") != "$(grep -o 'boot_id=[^ ]*' "$b")" ]] ||
+			reasons+=("the two points share a boot_id")
+		judge "s0-$k-boots-agree" "$b" "${reasons[@]}"
+	done
+
+	# s0: the child costs more per pair, clear of zero: compare's between-boot interval is
+	# exact (the boots agree) and above zero, its within-boot one too; and every child
+	# round is above every parent round.
+	local p1=${POINTS[s0-parent-1]:-} p2=${POINTS[s0-parent-2]:-} c1=${POINTS[s0-child-1]:-} c2=${POINTS[s0-child-2]:-}
+	if [[ -n $p1 && -n $p2 && -n $c1 && -n $c2 ]]; then
+		local pm cm pmax cmin
+		pm=$(mean "$p1") cm=$(mean "$c1")
+		pmax=$(cat <(rounds "$p1") <(rounds "$p2") | sort -g | tail -n 1)
+		cmin=$(cat <(rounds "$c1") <(rounds "$c2") | sort -g | head -n 1)
+		# In the points' directory, with their names as typed: the draft's own command line
+		# is then the same on every machine.
+		local sandwich=(parent=s0-parent-1.txt child=s0-child-1.txt child=s0-child-2.txt parent=s0-parent-2.txt)
+		(cd "$WORK/points" && "$BIN" compare "${sandwich[@]}") >"$WORK/compare-s0.txt" 2>&1 || true
+		(cd "$WORK/points" && "$BIN" compare --tsv "${sandwich[@]}") >"$WORK/compare-s0.tsv" 2>&1 || true
+		local t=$WORK/compare-s0.tsv lo hi
+		lo=$(field "$t" between_ci95_low_pct) hi=$(field "$t" between_ci95_high_pct)
+		reasons=()
+		[[ $(field "$t" timebase) == icount ]] || reasons+=("compare does not read the points as icount")
+		[[ -n $lo && $lo == "$hi" ]] || reasons+=("the between-boot interval is not exact: $lo .. $hi")
+		cmp "${lo:-0}" '>' 0 || reasons+=("the between-boot change $lo% is not above zero")
+		cmp "$(field "$t" within_ci95_low_pct)" '>' 0 || reasons+=("the within-boot interval reaches zero")
+		cmp "$cm" '>' "$pm" || reasons+=("child mean $cm is not above the parent's $pm")
+		cmp "$cmin" '>' "$pmax" || reasons+=("the lowest child round $cmin is not above the highest parent round $pmax")
+		judge s0-child-above-parent "$t" "${reasons[@]}"
+		note "s0: parent $pm, child $cm instructions per pair: $(awk -v a="$pm" -v b="$cm" 'BEGIN { printf "%+.3f (%+.3f%%)", b - a, (b - a) / a * 100 }')"
+		(cd "$WORK/points" && "$BIN" report --introduced "$INTRODUCED" "${sandwich[@]}") \
+			>"$WORK/report-s0.txt" 2>"$WORK/report-s0.err" && rc=0 || rc=$?
+		reasons=()
+		((rc == 0)) || reasons+=("report exited $rc: $(head -n 2 "$WORK/report-s0.err" | tr '\n' ' ')")
+		[[ -s $WORK/report-s0.txt ]] || reasons+=("an empty draft")
+		awk 'length > 72 { bad = 1 } END { exit bad }' "$WORK/report-s0.txt" || reasons+=("a line over 72 columns")
+		judge s0-report "$WORK/report-s0.err" "${reasons[@]}"
+	fi
+
+	# n0: the NOP control does not move: compare's interval holds zero, and the change is
+	# within the tolerance.
+	a=${POINTS[n0-parent]:-} b=${POINTS[n0-child]:-}
+	if [[ -n $a && -n $b ]]; then
+		local d
+		d=$(awk -v a="$(mean "$a")" -v b="$(mean "$b")" 'BEGIN { d = b - a; printf "%.6f", d < 0 ? -d : d }')
+		(cd "$WORK/points" && "$BIN" compare --tsv parent=n0-parent.txt child=n0-child.txt) \
+			>"$WORK/compare-n0.tsv" 2>&1 || true
+		reasons=()
+		cmp "$d" '<=' "$N0_TOLERANCE" || reasons+=("n0 moved by $d instructions per pair (at most $N0_TOLERANCE)")
+		[[ ,$(field "$WORK/compare-n0.tsv" reasons), == *,ci_includes_zero,* ]] ||
+			reasons+=("compare finds a change: $(field "$WORK/compare-n0.tsv" reasons)")
+		judge n0-unchanged "$b" "${reasons[@]}"
+		note "n0: parent $(mean "$a"), child $(mean "$b"): |change| $d"
+	fi
+	for p in v0 c0; do
+		a=${POINTS[$p-parent]:-} b=${POINTS[$p-child]:-}
+		[[ -n $a && -n $b ]] && note "$p: parent $(mean "$a"), child $(mean "$b")"
+	done
+
+	# pollwake: the idle epoll set's overhead per completion (idle minus none) is lower on
+	# the poll kernel.
+	a=${POINTS[pollwake-parent]:-} b=${POINTS[pollwake-poll]:-}
+	if [[ -n $a && -n $b ]]; then
+		local oa ob
+		oa=$(awk -v i="$(mean "$a" idle)" -v n="$(mean "$a" none)" 'BEGIN { printf "%.6f", i - n }')
+		ob=$(awk -v i="$(mean "$b" idle)" -v n="$(mean "$b" none)" 'BEGIN { printf "%.6f", i - n }')
+		reasons=()
+		[[ -n $(mean "$a" idle) && -n $(mean "$b" idle) ]] || reasons+=("no idle mode in the points")
+		cmp "$ob" '<' "$oa" || reasons+=("idle overhead $ob on poll is not below the parent's $oa")
+		judge pollwake-idle-overhead-lower "$b" "${reasons[@]}"
+		note "pollwake idle - none: parent $oa, poll $ob instructions per completion"
+	fi
+
+	if [[ -n $fixtures ]]; then
+		mkdir -p "$fixtures"
+		for key in "${!POINTS[@]}"; do cp "${POINTS[$key]}" "$fixtures/$key.txt"; done
+		[[ -s $WORK/report-s0.txt ]] && cp "$WORK/report-s0.txt" "$fixtures/report-s0.txt"
+		note "points and the report copied to $fixtures"
+	fi
+	finish "$t_all"
+}
+
+finish() {
+	local b
+	for b in "${BOOTS[@]}"; do TIMES+=("boot ${b% *}: ${b##* } s"); done
+	TIMES+=("all: $(since "$1") s")
+	printf '# time: %s\n' "${TIMES[@]}" >&2
+	[[ -n ${keep:-} ]] && note "points and logs kept in $WORK"
+	summary
+}
+
+main "$@"

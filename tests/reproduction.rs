@@ -1,0 +1,127 @@
+//! The real kernels' points (tests/fixtures/kernel, made by
+//! tests/kernel/run.sh on QEMU's instruction clock) and what
+//! docs/reproduction.md says of them: the s0 sandwich's mail drafted by
+//! `report` is the one kept there and shown in the doc; compare reads the
+//! sandwich as exact (identical boots) and the child clear of zero above
+//! the parent; the NOP control does not move; every point states its
+//! timebase. The kernels themselves are built and booted by
+//! tests/kernel/run.sh, not here.
+
+mod utils;
+
+use std::process::Command;
+
+use utils::{assert_narrow, Run, BIN};
+
+fn dir() -> String {
+    format!("{}/tests/fixtures/kernel", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/{name}", dir())).unwrap()
+}
+
+/// The binary with `args`, run in the fixtures' directory (the names as
+/// typed, so a draft's own command line is the same on every clone).
+fn run_in_fixtures(args: &[&str]) -> Run {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir())
+        .output()
+        .expect("spawn uring-repro")
+        .into()
+}
+
+const SANDWICH: [&str; 4] = [
+    "parent=s0-parent-1.txt",
+    "child=s0-child-1.txt",
+    "child=s0-child-2.txt",
+    "parent=s0-parent-2.txt",
+];
+
+/// compare --tsv's one comparison, as column name -> value.
+fn compare_tsv(points: &[&str]) -> std::collections::HashMap<String, String> {
+    let mut args = vec!["compare", "--tsv"];
+    args.extend(points);
+    let r = run_in_fixtures(&args);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let mut lines = r.out.lines();
+    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let row: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    head.iter()
+        .zip(row)
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn every_point_counts_guest_instructions() {
+    for e in std::fs::read_dir(dir()).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        if !name.ends_with(".txt") || name.starts_with("report") {
+            continue;
+        }
+        let text = read(&name);
+        let banner = text.lines().next().unwrap();
+        assert!(banner.contains(" timebase=icount"), "{name}: {banner}");
+        assert!(
+            text.contains("\n# unit=guest_instructions_per_pair "),
+            "{name}"
+        );
+        assert!(
+            text.contains("\n# boot=qemu-system-x86_64 ")
+                && text.contains(" -icount shift=0,sleep=off"),
+            "{name}: no # boot= line with the instruction clock"
+        );
+    }
+}
+
+#[test]
+fn the_s0_sandwich_is_exact_and_the_child_clear_of_zero_above() {
+    let t = compare_tsv(&SANDWICH);
+    assert_eq!(t["timebase"], "icount");
+    assert_eq!(
+        (t["control_boots"].as_str(), t["test_boots"].as_str()),
+        ("2", "2")
+    );
+    // Identical boots: the between-boot interval is the change itself.
+    assert_eq!(t["between_ci95_low_pct"], t["between_ci95_high_pct"]);
+    assert_eq!(t["between_ci95_low_pct"], t["change_pct"]);
+    let change: f64 = t["change_pct"].parse().unwrap();
+    let within_low: f64 = t["within_ci95_low_pct"].parse().unwrap();
+    assert!(change > 0.0 && within_low > 0.0, "{t:?}");
+    assert_eq!(t["control_drift_pct"], "0.000000");
+    assert_eq!(t["test_drift_pct"], "0.000000");
+}
+
+#[test]
+fn the_nop_control_does_not_move() {
+    let t = compare_tsv(&["parent=n0-parent.txt", "child=n0-child.txt"]);
+    assert_eq!(t["timebase"], "icount");
+    assert!(
+        t["reasons"].split(',').any(|r| r == "ci_includes_zero"),
+        "{t:?}"
+    );
+    let change: f64 = t["change_pct"].parse().unwrap();
+    assert!(change.abs() < 0.01, "{t:?}");
+}
+
+#[test]
+fn the_s0_mail_is_the_one_kept_and_shown() {
+    let mut args = vec!["report", "--introduced", "079afb081c42"];
+    args.extend(SANDWICH);
+    let r = run_in_fixtures(&args);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    assert_eq!(r.out, read("report-s0.txt"));
+    let docs = std::fs::read_to_string(format!(
+        "{}/docs/reproduction.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert!(
+        docs.contains(&format!("```\n{}```\n", r.out)),
+        "docs/reproduction.md does not show this draft:\n{}",
+        r.out
+    );
+}
