@@ -158,18 +158,36 @@ qemu_header() {
 	printf '%s\n' "$dir/qemu-plugin.h"
 }
 
-# boot NAME CPIO [PLUGIN]: one boot on the instruction clock, QEMU's command as boot-point.sh
-# --accel icount gives it; the report (as boot-point.sh keeps it) in $WORK/NAME.point.
-boot() {
-	local name=$1 cpio=$2 plugin=${3:-}
-	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single \
-		-icount shift=0,sleep=off,align=off -cpu qemu64 -smp 1 -m 512M -nodefaults \
-		-nographic -serial stdio -no-reboot -kernel "$KERNEL" -initrd "$cpio" \
-		-append "console=ttyS0 panic=-1 loglevel=4 norandmaps" ${plugin:+-plugin "$plugin"} \
+# point NAME [ARGS...]: boot-point.sh --accel icount into $WORK/NAME.point (the short s0
+# run); status 0 iff a point came back.
+point() {
+	local name=$1
+	shift
+	"$REPO/scripts/boot-point.sh" --kernel "$KERNEL" -o "$WORK/$name.point" --accel icount \
+		--bin "$BIN" --timeout "$BOOT_TIMEOUT" "$@" -- "${RUN[@]}" >/dev/null 2>"$WORK/$name.err"
+}
+
+# direct NAME FROM PLUGIN: the boot FROM.point was made of (its `# boot=` line: QEMU and its
+# settings; its `# cmdline=`: the kernel's), run by hand with -plugin PLUGIN; the report in
+# $WORK/NAME.point, as boot-point.sh keeps it.
+direct() {
+	local name=$1 from=$WORK/$2.point plugin=$3 cmdline
+	local -a args
+	read -ra args < <(sed -n 's/^# boot=[^ ]* [^ ]* //p' "$from")
+	cmdline=$(sed -n 's/^# cmdline=//p' "$from")
+	((${#args[@]})) && [[ -n $cmdline ]] || return 1
+	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 "${args[@]}" -nodefaults -nographic -serial stdio \
+		-no-reboot -kernel "$KERNEL" -initrd "$WORK/s0.cpio" -append "$cmdline" -plugin "$plugin" \
 		</dev/null >"$WORK/$name.console" 2>"$WORK/$name.qemu" || true
 	tr -d '\r' <"$WORK/$name.console" | sed -E 's#\x1bc#\n#g; s#\x1b\[[0-?]*[ -/]*[@-~]##g; s#\x1b[@-~]##g' |
 		awk '/^uring-repro: exit [0-9]+$/ { exit } /^# uring-repro / { on = 1 } !on { next }
 			/^\[ *[0-9]+\.[0-9]+\]/ { next } /^uring-repro: / { next } { print }' >"$WORK/$name.point"
+}
+
+# The report of a point: what a boot gives the same every time (not its boot_id, nor the
+# `# boot=` and `# cost:` lines, which a boot by hand or without --cost has not).
+report() {
+	grep -v '^# boot=\|^# cost: ' "$WORK/$1.point" | sed 's/boot_id=[^ ]*//'
 }
 
 # ---------------------------------------------------------------------------------------
@@ -295,37 +313,37 @@ need_kernel() {
 
 case_boot_unchanged() {
 	need_kernel || return $?
-	local so
-	so=$("$COST" build)
-	boot plain "$WORK/s0.cpio"
-	boot counted "$WORK/s0.cpio" "$so,out=$WORK/counted.counts"
+	point plain || { FAIL_WHY="boot-point.sh: $(tail -c 600 "$WORK/plain.err")"; return 1; }
+	point counted --cost "$MAP" || { FAIL_WHY="boot-point.sh --cost: $(tail -c 600 "$WORK/counted.err")"; return 1; }
 	grep -q -- '-> PASS$' "$WORK/plain.point" || { FAIL_WHY="the plain boot did not pass"; return 1; }
-	# Everything but the boot_id: rows, mean, spread, histogram, checks.
-	diff <(sed 's/boot_id=[^ ]*//' "$WORK/plain.point") <(sed 's/boot_id=[^ ]*//' "$WORK/counted.point") >"$WORK/diff" ||
+	# Every row, the mean, the spread, the histogram, the checks.
+	diff <(report plain) <(report counted) >"$WORK/diff" ||
 		{ FAIL_WHY="the plugin changed the point: $(head -c 600 "$WORK/diff")"; return 1; }
 }
 
 case_boot_windows() {
 	need_kernel || return $?
-	[[ -s $WORK/counted.counts ]] || case_boot_unchanged || return $?
-	"$COST" lines --map "$MAP" --counts "$WORK/counted.counts" --point "$WORK/counted.point" \
-		>"$WORK/counted.lines" 2>"$WORK/err" || { FAIL_WHY="lines: $(cat "$WORK/err")"; return 1; }
+	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
+	local so
+	so=$("$COST" build)
+	direct raw plain "$so,out=$WORK/raw.counts" || { FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
+	diff <(report plain) <(report raw) >"$WORK/diff" ||
+		{ FAIL_WHY="a boot by hand differs from boot-point.sh's: $(head -c 600 "$WORK/diff")"; return 1; }
+	# The same boot gives the same counts: boot-point.sh's lines are these.
+	"$COST" lines --map "$MAP" --counts "$WORK/raw.counts" --point "$WORK/raw.point" \
+		>"$WORK/raw.lines" 2>"$WORK/err" || { FAIL_WHY="lines: $(cat "$WORK/err")"; return 1; }
+	diff "$WORK/raw.lines" <(grep '^# cost: ' "$WORK/counted.point") >"$WORK/diff" ||
+		{ FAIL_WHY="boot-point.sh --cost's lines differ from a boot by hand: $(head -c 600 "$WORK/diff")"; return 1; }
 	# One window a measured round, one span a cycle (s0 times one span a cycle).
-	grep -q "^windows 3 unbalanced=0 open_at_exit=0 spans=48\$" "$WORK/counted.counts" ||
-		{ FAIL_WHY="want 3 windows of 16 spans: $(grep '^windows' "$WORK/counted.counts")"; return 1; }
-	# The s0 path: io_uring's submission and the futex wait and wake.
-	local f
-	for f in io_submit_sqes io_futex_wait io_futex_wake futex_wake; do
-		grep -q "^# cost: fn s0_wait_wake [0-9.]* [0-9]* $f\$" "$WORK/counted.lines" ||
-			{ FAIL_WHY="no fn line for $f"; return 1; }
-	done
+	grep -q "^windows 3 unbalanced=0 open_at_exit=0 spans=48\$" "$WORK/raw.counts" ||
+		{ FAIL_WHY="want 3 windows of 16 spans: $(grep '^windows' "$WORK/raw.counts")"; return 1; }
 	# A window is its round's timed spans plus their clock reads (the part of each read
 	# outside the span) and markers: window minus the round's timed ns is one value on
 	# every round, within the clock's rounding (each span's reading rounds to the ns: at
 	# most one per cycle), save a round an interrupt fell into a clock read (more, never
 	# less). The cycles a round come from the banner.
 	local cycles
-	cycles=$(sed -n 's/.* cycles=\([0-9]*\) .*/\1/p' "$WORK/counted.point" | head -n 1)
+	cycles=$(sed -n 's/.* cycles=\([0-9]*\) .*/\1/p' "$WORK/raw.point" | head -n 1)
 	awk -v cycles="$cycles" '
 		FNR == NR && $1 == "window" { split($4, u, "="); split($5, k, "="); w[n++] = u[2] + k[2]; next }
 		FNR == NR || /^#/ || $1 !~ /^[0-9]+$/ { next }
@@ -334,20 +352,23 @@ case_boot_windows() {
 			for (r in d) if (d[r] > base + cycles) { extra++; print "round " r ": window - timed = " d[r] ", others from " base }
 			if (rounds != n) { print rounds " rounds, " n " windows"; exit 1 }
 			exit !(cycles > 0 && base > 0 && extra <= 1)
-		}' "$WORK/counted.counts" "$WORK/counted.point" >"$WORK/recon" ||
+		}' "$WORK/raw.counts" "$WORK/raw.point" >"$WORK/recon" ||
 		{ FAIL_WHY="$(cat "$WORK/recon")"; return 1; }
 }
 
 case_boot_point() {
 	need_kernel || return $?
-	local p=$WORK/bp.point sum kern
-	"$REPO/scripts/boot-point.sh" --kernel "$KERNEL" -o "$p" --bin "$BIN" --cost "$MAP" \
-		--timeout "$BOOT_TIMEOUT" -- "${RUN[@]}" >/dev/null 2>"$WORK/err" ||
-		{ FAIL_WHY="boot-point.sh --cost: $(tail -c 600 "$WORK/err")"; return 1; }
-	grep -q '^# cost: method counter=qemu-tcg-plugin api=1 ' "$p" || { FAIL_WHY="no method line"; return 1; }
-	kern=$(sed -n 's/^# cost: series s0_wait_wake windows=3 pairs=[0-9]* user=[0-9]* kernel=\([0-9]*\) .*/\1/p' "$p")
+	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
+	local p=$WORK/counted.point sum kern f
+	grep -q '^# cost: method counter=qemu-tcg-plugin api=1 window=timed-spans ' "$p" ||
+		{ FAIL_WHY="no method line"; return 1; }
+	kern=$(sed -n 's/^# cost: series s0_wait_wake windows=3 pairs=1536 user=[0-9]* kernel=\([0-9]*\) .*/\1/p' "$p")
 	sum=$(awk '$3 == "fn" { s += $6 } END { printf "%.0f", s }' "$p")
 	[[ -n $kern && $kern == "$sum" ]] || { FAIL_WHY="fn lines add up to $sum, series kernel=$kern"; return 1; }
+	# The s0 path: io_uring's submission and the futex wait and wake.
+	for f in io_submit_sqes io_futex_wait io_futex_wake futex_wake; do
+		grep -q "^# cost: fn s0_wait_wake [0-9.]* [0-9]* $f\$" "$p" || { FAIL_WHY="no fn line for $f"; return 1; }
+	done
 	"$BIN" compare "$p" >/dev/null 2>"$WORK/err" || { FAIL_WHY="compare refused the point: $(cat "$WORK/err")"; return 1; }
 }
 
@@ -355,7 +376,7 @@ case_boot_point_errors() {
 	need_kernel || return $?
 	local p=$WORK/bpe.point
 	expect bp-no-map 2 'not a readable file: /nonexistent' "$REPO/scripts/boot-point.sh" --kernel "$KERNEL" \
-		-o "$p" --bin "$BIN" --cost /nonexistent -- --smoke || return 1
+		-o "$p" --bin "$BIN" --accel icount --cost /nonexistent -- --smoke || return 1
 	mkdir -p "$WORK/fakebin"
 	fake_qemu fakebin/qemu-system-x86_64 "plugin interface not enabled in this build"
 	expect bp-no-plugins 125 'plugin interface not enabled' env PATH="$WORK/fakebin:$PATH" \
