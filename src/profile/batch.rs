@@ -13,7 +13,7 @@
 use super::collect::{collect, pushed, submitted};
 use super::futex::Futex;
 use super::shape::RES_AGAIN;
-use super::{inject, wait_wake, Names, Profile, SetUp, Shape, Timed, Workload};
+use super::{span, wait_wake, Names, Profile, SetUp, Shape, Timed, Workload};
 use super::{FUTEX_WAIT, FUTEX_WAKE, NOP, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::config::DEFAULT_SLOTS;
@@ -106,7 +106,7 @@ impl Workload for Batch {
         let n = f.slots;
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &f.plan);
-        let t0 = clock.now_ns();
+        let t0 = span::start(clock);
         match k {
             Kind::Wake => f.set_words(n, 0),
             Kind::Wait => f.set_words(n, MISMATCH_WORD),
@@ -123,7 +123,7 @@ impl Workload for Batch {
         if pushed(sqes, ledger, seq) && submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
             collect(ring, &mut check, ledger, n, seq);
         }
-        let t1 = inject::end_ns(clock, f.inject_ns);
+        let t1 = span::end(clock, f.inject_ns);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

@@ -20,6 +20,7 @@ use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
+use crate::sys::{self, Mark};
 use crate::tsv::{self, TsvFile};
 
 /// Most series a workload has (pollwake's four modes).
@@ -78,6 +79,13 @@ pub fn run_share(
         }
     }
     t
+}
+
+/// The cost counter's marker opening or closing series `k`'s window, out of
+/// line: one call on either side of a measured share.
+#[inline(never)]
+fn mark_share(mark: Mark, k: usize) {
+    sys::cost_mark(mark, k);
 }
 
 /// The measured rows of one series.
@@ -204,7 +212,16 @@ pub fn rounds(
             check_cpu(cpu, &mut o.ledger);
             let hist = (!warmup).then_some(&mut share_hist);
             let l = &mut o.ledger;
+            // The cost counter's window (docs/cost.md): a measured share's
+            // cycles, and none of the bookkeeping or printing around them;
+            // inside it, the counter counts the timed spans (span.rs).
+            if !warmup {
+                mark_share(Mark::Open, k);
+            }
             let t = run_share(work, k, ring, clock, l, cfg.cycles, &mut seq, hist);
+            if !warmup {
+                mark_share(Mark::Close, k);
+            }
             if t.interrupted {
                 o.ledger = before;
                 o.interrupted = signal::caught();

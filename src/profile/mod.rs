@@ -23,6 +23,7 @@ mod pollwake;
 mod run;
 mod setup;
 mod shape;
+mod span;
 mod wait_cancel;
 mod wait_wake;
 mod waitv_wake;

@@ -38,6 +38,28 @@ pub use path::{BadPath, CPath};
 use core::ffi::CStr;
 
 use arch::nr;
+
+/// What a cost marker tells the QEMU plugin that counts the guest's
+/// instructions inside the measured rounds' timed spans (docs/cost.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// Before a measured share's cycles: the window of its series opens.
+    Open,
+    /// After them: it closes.
+    Close,
+    /// Just before a timed span's first clock read: counting starts...
+    Start,
+    /// ...and just after its last one it stops.
+    End,
+}
+
+/// The cost counter's markers: x86_64's multi-byte NOPs; no instruction on
+/// the other architectures, where the counter does not run.
+#[cfg(target_arch = "x86_64")]
+pub use arch::cost_mark;
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+pub fn cost_mark(_mark: Mark, _series: usize) {}
 use arch::{syscall1, syscall2, syscall3, syscall4, syscall5, syscall6};
 
 /// A kernel error number, kept as the positive value (the kernel returns -errno).

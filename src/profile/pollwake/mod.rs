@@ -41,7 +41,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, enter, pushed, submitted};
-use super::{inject, setup, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
+use super::{setup, span, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
 use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
 use crate::cpu;
@@ -351,7 +351,7 @@ impl Pollwake {
         set_values(&mut self.plan, seq, n);
         let mut check = CycleCheck::new(seq, &self.plan);
         let fd = p.target(m).fd();
-        let t0 = clock.now_ns();
+        let t0 = span::start(clock);
         let mut ok = send(src, fd, seq, n, &mut check, l);
         if ok && p.o.flags.deferred() {
             // EINTR is no failure: a caught signal ends the run after this
@@ -366,18 +366,18 @@ impl Pollwake {
                 }
             }
         }
-        let t1 = clock.now_ns();
+        let t1 = span::end(clock, 0);
         if ok && m == Mode::Idle {
             p.idle_check(seq, l);
         }
-        let t2 = clock.now_ns();
+        let t2 = span::start(clock);
         if ok {
             match m {
                 Mode::Waiter => p.take_handed(&mut check, clock, l, seq),
                 _ => collect(&mut p.targets[slot(m)], &mut check, l, n, seq),
             }
         }
-        let t3 = inject::end_ns(clock, p.o.inject_ns);
+        let t3 = span::end(clock, p.o.inject_ns);
         p.gap_ns[m as usize] += t2.wrapping_sub(t1);
         p.gap_bursts[m as usize] += 1;
         let clean = check.finish(l, before) && ok;
