@@ -3,6 +3,7 @@
 //! print the banner and the facts, drive the rounds (driver.rs), print the
 //! summary and the checks line, and judge.
 
+use core::ffi::CStr;
 use core::fmt::Write;
 
 use super::driver::{self, Outcome, Sinks};
@@ -20,7 +21,7 @@ use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
 use crate::sys::uapi::O_WRONLY;
-use crate::sys::{self, CpuSet, Errno, Fd, SysResult, CPU_SET_BYTES};
+use crate::sys::{self, CPath, CpuSet, Errno, Fd, SysResult, CPU_SET_BYTES};
 use crate::tsv::{self, TsvFile};
 
 /// Runs workload `id` with `cfg` and reports it on `out` (and `--tsv`).
@@ -129,13 +130,13 @@ fn tsv_file(cfg: &RunConfig) -> Result<Option<TsvFile>, Exit> {
     let Some(path) = cfg.tsv else {
         return Ok(None);
     };
-    TsvFile::create(path).map(Some).map_err(|e| {
-        let why = match e {
-            Errno::EEXIST => "exists (never overwritten)",
-            _ => "cannot be created",
-        };
-        let path = Clean(path);
-        Exit::new(exit::USAGE, format_args!("--tsv {path}: {why}: {e}"))
+    let refuse = |why: &dyn core::fmt::Display| {
+        Exit::new(exit::USAGE, format_args!("--tsv {}: {why}", Clean(path)))
+    };
+    let path = CPath::new(path).map_err(|bad| refuse(&format_args!("cannot be created: {bad}")))?;
+    TsvFile::create(path).map(Some).map_err(|e| match e {
+        Errno::EEXIST => refuse(&format_args!("exists (never overwritten): {e}")),
+        _ => refuse(&format_args!("cannot be created: {e}")),
     })
 }
 
@@ -319,7 +320,7 @@ fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Exit> {
 
 /// ftrace's marker file: what is written there lands in the trace, with
 /// the writer's PID.
-const TRACE_MARKER: &[u8] = b"/sys/kernel/tracing/trace_marker\0";
+const TRACE_MARKER: &CStr = c"/sys/kernel/tracing/trace_marker";
 
 /// `--trace`: marks the start or end of the traced cycles on stdout (with
 /// the PID, flushed) and, where this process may write it, in ftrace's
@@ -340,4 +341,26 @@ fn trace_mark(marker: Option<Fd>, what: &str, id: ProfileId, out: &mut Out) -> O
     );
     out.flush();
     marker
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--tsv` names what is wrong with a path no file can have (one too
+    /// long is refused as the kernel refuses it; its cause line, 512
+    /// bytes, is all path).
+    #[test]
+    fn a_tsv_path_no_file_can_have_is_refused_by_name() {
+        let cfg = |tsv| RunConfig {
+            tsv: Some(tsv),
+            ..RunConfig::default()
+        };
+        let e = tsv_file(&cfg(b"a\0b")).err().unwrap();
+        let why = "--tsv a\\x00b: cannot be created: a NUL byte in the path";
+        assert_eq!((e.code, e.cause.as_str()), (exit::USAGE, why));
+        let e = tsv_file(&cfg(&[b'x'; 4096])).err().unwrap();
+        assert_eq!(e.code, exit::USAGE);
+        assert!(e.cause.as_str().starts_with("--tsv xxxxxxxx"));
+    }
 }

@@ -52,7 +52,7 @@ use crate::sys::clock::Clock;
 use crate::sys::epoll::{self, EpollEvent, EPOLLIN, EPOLL_CTL_ADD};
 use crate::sys::futex::{self, ETIMEDOUT};
 use crate::sys::uapi::O_RDONLY;
-use crate::sys::{self, CpuSet, Errno, Fd};
+use crate::sys::{self, BadPath, CPath, CpuSet, Errno, Fd};
 
 /// pollwake: a burst per cycle (`--burst`), a series per mode.
 pub static POLLWAKE: Profile = Profile {
@@ -415,9 +415,8 @@ impl Parts {
             let why = format_args!("the waiter thread cannot start on CPU {cpu}: {e}");
             return Err(Exit::new(exit, why));
         }
-        let mut path = [0u8; 48];
-        let path = task_stat_path(self.handoff.tid(), &mut path);
-        self.stat = sys::open(path, O_RDONLY, 0).ok();
+        let path = task_stat_path(self.handoff.tid());
+        self.stat = path.ok().and_then(|p| sys::open(&p, O_RDONLY, 0).ok());
         Ok(())
     }
 
@@ -652,13 +651,9 @@ impl Workload for Pollwake {
     }
 }
 
-/// `/proc/self/task/TID/stat` with its NUL, written into `buf`.
-pub fn task_stat_path(tid: u32, buf: &mut [u8; 48]) -> &[u8] {
-    let mut w = crate::fmt::Line::new();
-    let _ = core::fmt::Write::write_fmt(&mut w, format_args!("/proc/self/task/{tid}/stat\0"));
-    let len = w.as_bytes().len();
-    buf[..len].copy_from_slice(w.as_bytes());
-    &buf[..len]
+/// `/proc/self/task/TID/stat`.
+pub fn task_stat_path(tid: u32) -> Result<CPath, BadPath> {
+    CPath::format(format_args!("/proc/self/task/{tid}/stat"))
 }
 
 /// The state letter of a /proc/PID/stat line ("tid (comm) S ..."); comm may
