@@ -434,7 +434,7 @@ pub fn remove_after_panic() {
 }
 
 /// What the kernel must have seen, from the run's own counts.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Expect {
     submits: [(&'static str, u64); MAX_NAMES],
     n_submits: usize,
@@ -446,6 +446,21 @@ pub struct Expect {
     pub completions: u64,
     functions: [(&'static str, u64); MAX_FUNCTIONS],
     n_functions: usize,
+}
+
+impl Default for Expect {
+    fn default() -> Self {
+        Expect {
+            submits: [("", 0); MAX_NAMES],
+            n_submits: 0,
+            results: [(0, 0); MAX_NAMES],
+            n_results: 0,
+            varied: 0,
+            completions: 0,
+            functions: [("", 0); MAX_FUNCTIONS],
+            n_functions: 0,
+        }
+    }
 }
 
 impl Expect {
