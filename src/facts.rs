@@ -156,22 +156,22 @@ pub fn preempt_derived<'a>(version: &'a [u8], cmdline: &'a [u8]) -> (&'a [u8], P
     (b"none-or-voluntary", PreemptSource::Version)
 }
 
-/// The value of the first `name : value` line of /proc/cpuinfo.
-fn cpuinfo_field<'a>(cpuinfo: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
-    cpuinfo.split(|&b| b == b'\n').find_map(|line| {
-        let colon = line.iter().position(|&b| b == b':')?;
-        (trim(&line[..colon]) == name).then(|| trim(&line[colon + 1..]))
-    })
-}
-
-/// The CPU model: x86's `model name`, or arm64's implementer and part.
+/// The CPU model: x86's `model name`, or arm64's implementer and part
+/// (each the first `name : value` line of /proc/cpuinfo with that name).
 fn cpu_model(cpuinfo: &[u8]) -> Fact<128> {
-    let field = |name: &[u8]| cpuinfo_field(cpuinfo, name);
-    if let Some(m) = field(b"model name") {
-        return Fact::from(m);
+    const NAMES: [&[u8]; 3] = [b"model name", b"CPU implementer", b"CPU part"];
+    let mut values: [Option<&[u8]>; 3] = [None; 3];
+    for line in cpuinfo.split(|&b| b == b'\n') {
+        let Some(colon) = line.iter().position(|&b| b == b':') else {
+            continue;
+        };
+        if let Some(i) = NAMES.iter().position(|&n| n == trim(&line[..colon])) {
+            values[i] = values[i].or(Some(trim(&line[colon + 1..])));
+        }
     }
-    match (field(b"CPU implementer"), field(b"CPU part")) {
-        (Some(i), Some(p)) => {
+    match values {
+        [Some(m), _, _] => Fact::from(m),
+        [None, Some(i), Some(p)] => {
             let mut t = Line::new();
             let _ = write!(t, "implementer={} part={}", Bytes(i), Bytes(p));
             Fact::from(t.as_bytes())

@@ -11,7 +11,7 @@ use super::witnessed::Witness;
 use super::{contract, setup};
 use super::{ProfileId, RunInfo, SetUp, Workload};
 use crate::check::Ledger;
-use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
+use crate::config::{Mode, RunConfig};
 use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
@@ -57,7 +57,8 @@ fn attempt(
     let pinned = choice.cpu();
     cpu::pin(pinned)
         .map_err(|e| Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")))?;
-    let mut ring = the_ring(cfg)?;
+    // The run's ring, its waits bounded by --timeout.
+    let mut ring = setup::ring("", cfg.ring_flags, cfg.timeout_ns())?;
     let profile = id.profile();
     probe(&ring, profile.opcodes)?;
     // Before the workload's set-up: pollwake's waiter thread, started
@@ -114,15 +115,6 @@ fn attempt(
             _ => e,
         })
     })
-}
-
-/// The run's ring: the report's 64 SQ and 128 CQ entries, its waits bounded
-/// by `--timeout`. See `setup` for what a failure to set one up means.
-fn the_ring(cfg: &RunConfig) -> Result<Ring, Exit> {
-    let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, cfg.ring_flags.setup())
-        .map_err(|e| setup::ring_failed("", e))?;
-    ring.set_wait_timeout_ns(cfg.timeout_ns());
-    Ok(ring)
 }
 
 /// `--tsv FILE`, created (never overwritten) before anything runs.

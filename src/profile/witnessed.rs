@@ -110,20 +110,24 @@ pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Expect {
     // A WAIT whose word differs ends inline (-EAGAIN), without task work.
     let inline_end = shape.expect[Kind::Wait as usize].res == RES_AGAIN;
     let completed_waits = if inline_end { 0 } else { l.kind(Kind::Wait) };
+    // What each function of the profiles' lists counts; any other, nothing.
+    let hits = [
+        ("io_futex_prep", wait + wake + check),
+        (INFLIGHT, wait + wake + check + waitv),
+        ("io_futex_wait", wait),
+        ("io_futex_wake", wake + check),
+        ("io_futex_complete", completed_waits),
+        ("io_futex_cancel", sub(Kind::Cancel)),
+        ("io_futexv_prep", waitv),
+        ("io_futexv_wait", waitv),
+        ("io_futexv_complete", l.kind(Kind::Waitv)),
+        ("io_nop_prep", sub(Kind::Nop)),
+        ("io_nop", sub(Kind::Nop)),
+        ("io_msg_ring_prep", sub(Kind::Source)),
+        ("io_msg_ring", sub(Kind::Source)),
+    ];
     for &f in profile.functions {
-        let n = match f {
-            "io_futex_prep" => wait + wake + check,
-            INFLIGHT => wait + wake + check + waitv,
-            "io_futex_wait" => wait,
-            "io_futex_wake" => wake + check,
-            "io_futex_complete" => completed_waits,
-            "io_futex_cancel" => sub(Kind::Cancel),
-            "io_futexv_prep" | "io_futexv_wait" => waitv,
-            "io_futexv_complete" => l.kind(Kind::Waitv),
-            "io_nop_prep" | "io_nop" => sub(Kind::Nop),
-            "io_msg_ring_prep" | "io_msg_ring" => sub(Kind::Source),
-            _ => 0,
-        };
+        let n = hits.iter().find(|h| h.0 == f).map_or(0, |h| h.1);
         e.function(f, n);
     }
     e

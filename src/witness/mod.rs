@@ -215,19 +215,19 @@ impl Instance {
             .map_err(|e| refused(format_args!("{dir}/{name}: {e}")))
     }
 
+    /// Writes the number `n` to the instance's file `name`.
+    fn set_number(&self, name: fmt::Arguments<'_>, n: u64) -> Result<(), Line> {
+        let mut text: Text = Text::new();
+        let _ = write!(text, "{n}");
+        self.set(name, text.as_bytes())
+    }
+
     fn arm_events(&mut self, kb: u64) -> Result<(), Line> {
         self.set(format_args!("tracing_on"), b"0")?;
-        let mut size: Text = Text::new();
-        let _ = write!(size, "{kb}");
         let cpu = self.cpu;
-        self.set(
-            format_args!("per_cpu/cpu{cpu}/buffer_size_kb"),
-            size.as_bytes(),
-        )?;
+        self.set_number(format_args!("per_cpu/cpu{cpu}/buffer_size_kb"), kb)?;
         self.set(format_args!("options/event-fork"), b"1")?;
-        let mut pid: Text = Text::new();
-        let _ = write!(pid, "{}", self.pid);
-        self.set(format_args!("set_event_pid"), pid.as_bytes())?;
+        self.set_number(format_args!("set_event_pid"), self.pid as u64)?;
         for e in EVENTS {
             self.set(format_args!("events/io_uring/{e}/enable"), b"1")?;
         }
@@ -311,9 +311,7 @@ impl Instance {
                 self.n_traced
             )));
         }
-        let mut pid: Text = Text::new();
-        let _ = write!(pid, "{}", self.pid);
-        self.set(format_args!("set_ftrace_pid"), pid.as_bytes())?;
+        self.set_number(format_args!("set_ftrace_pid"), self.pid as u64)?;
         self.set(format_args!("options/function-fork"), b"1")?;
         self.set(format_args!("current_tracer"), b"function")?;
         self.tracer_set = true;
@@ -434,7 +432,7 @@ pub fn remove_after_panic() {
 }
 
 /// What the kernel must have seen, from the run's own counts.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Expect {
     submits: [(&'static str, u64); MAX_NAMES],
     n_submits: usize,
@@ -446,6 +444,21 @@ pub struct Expect {
     pub completions: u64,
     functions: [(&'static str, u64); MAX_FUNCTIONS],
     n_functions: usize,
+}
+
+impl Default for Expect {
+    fn default() -> Self {
+        Expect {
+            submits: [("", 0); MAX_NAMES],
+            n_submits: 0,
+            results: [(0, 0); MAX_NAMES],
+            n_results: 0,
+            varied: 0,
+            completions: 0,
+            functions: [("", 0); MAX_FUNCTIONS],
+            n_functions: 0,
+        }
+    }
 }
 
 impl Expect {

@@ -43,7 +43,7 @@ use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, enter, pushed, submitted};
 use super::{setup, span, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
-use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
+use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
@@ -173,16 +173,9 @@ fn set_up_failed(what: &str, e: Errno) -> Exit {
     setup::step_failed("pollwake ", what, e)
 }
 
-/// `N` rings with the run's flags and wait bound: all of them or none.
-fn new_rings<const N: usize>(o: &Options) -> Result<[Ring; N], Exit> {
-    let mut v = [const { None }; N];
-    for r in v.iter_mut() {
-        let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, o.flags.setup())
-            .map_err(|e| setup::ring_failed("pollwake ", e))?;
-        ring.set_wait_timeout_ns(o.timeout_ns);
-        *r = Some(ring);
-    }
-    Ok(v.map(|r| r.expect("every ring was set up above")))
+/// A ring with the run's flags and wait bound.
+fn new_ring(o: &Options) -> Result<Ring, Exit> {
+    setup::ring("pollwake ", o.flags, o.timeout_ns)
 }
 
 /// What the eventfd pass saw (counts after the send and after the flush).
@@ -212,6 +205,12 @@ fn send(src: &mut Ring, fd: i32, seq: u32, n: u32, check: &mut CycleCheck, l: &m
     }
     collect(src, check, l, n, seq);
     true
+}
+
+/// `collect` for the untimed passes (the eventfd pass, the stop): one
+/// call, where `collect` itself is inlined into each timed span.
+fn collect_untimed(ring: &mut Ring, check: &mut CycleCheck, l: &mut Ledger, n: u32, seq: u32) {
+    collect(ring, check, l, n, seq);
 }
 
 /// A plan for `n` messages of burst `seq` (and `nops` NOPs), each target
@@ -295,8 +294,8 @@ impl Pollwake {
         let failed = |what| move |e| set_up_failed(what, e);
         let ep_idle = epoll::epoll_create1().map_err(failed("epoll_create1"))?;
         let ep_waiter = epoll::epoll_create1().map_err(failed("epoll_create1"))?;
-        let targets = new_rings::<3>(&o)?;
-        let [waiter_ring] = new_rings::<1>(&o)?;
+        let targets = [new_ring(&o)?, new_ring(&o)?, new_ring(&o)?];
+        let waiter_ring = new_ring(&o)?;
         for (ep, fd) in [
             (&ep_idle, targets[slot(Mode::Idle)].fd()),
             (&ep_waiter, waiter_ring.fd()),
@@ -522,7 +521,7 @@ impl Parts {
     /// documents (see docs/pollwake.md).
     fn eventfd_pass(&mut self, src: &mut Ring, l: &mut Ledger) -> Result<[u64; 3], Exit> {
         let (n, seq) = (self.o.burst, PASS_SEQ);
-        let [mut ring] = new_rings::<1>(&self.o)?;
+        let mut ring = new_ring(&self.o)?;
         let efd = epoll::eventfd().map_err(|e| set_up_failed("eventfd2", e))?;
         ring.register_eventfd(efd.raw())
             .map_err(|e| set_up_failed("IORING_REGISTER_EVENTFD", e))?;
@@ -536,11 +535,11 @@ impl Parts {
                 let _ = ring.run_task_work(n);
             }
             counts[1] = take();
-            collect(&mut ring, &mut check, l, n, seq);
+            collect_untimed(&mut ring, &mut check, l, n, seq);
         }
         let nops = ring.push_batch(n, |i| ops::nop(tag(seq, Kind::Nop, i)));
         if pushed(nops, l, seq) && submitted(ring.submit_and_wait(n, n), n, Kind::Nop, l, seq) {
-            collect(&mut ring, &mut check, l, n, seq);
+            collect_untimed(&mut ring, &mut check, l, n, seq);
         }
         counts[2] = take();
         check.finish(l, 0);
@@ -591,7 +590,7 @@ impl Parts {
         if let Some(ring) = self.handoff.ring_mut() {
             // The stop message is the one CQE the waiter leaves behind.
             if stopping {
-                collect(ring, &mut check, l, 1, seq);
+                collect_untimed(ring, &mut check, l, 1, seq);
             }
             account(ring, l, seq);
         }

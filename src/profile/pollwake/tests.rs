@@ -88,7 +88,8 @@ fn options(dog_ms: i32) -> Options {
 
 /// Two rings (a source, a target) with `o`'s flags, or None after a SKIP.
 fn two_rings(o: &Options) -> Option<[Ring; 2]> {
-    match new_rings::<2>(o) {
+    let rings = || -> Result<[Ring; 2], Exit> { Ok([new_ring(o)?, new_ring(o)?]) };
+    match rings() {
         Ok(r) => Some(r),
         Err(e) => {
             skip(&format!("io_uring unavailable: {}", e.cause));
