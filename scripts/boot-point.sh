@@ -43,7 +43,8 @@ usage() {
 	cat <<EOF
 usage: $PROG --kernel IMAGE -o POINT [--arch x86_64|aarch64|riscv64]
                      [--accel kvm|tcg|icount] [--append ARGS] [--cpus N] [--timeout S]
-                     [--bin PATH] [--host-bin PATH] [--check] [-- RUN-OPTIONS]
+                     [--bin PATH] [--host-bin PATH] [--check] [--cost SYSTEM.MAP]
+                     [-- RUN-OPTIONS]
 
 Boots IMAGE under QEMU with uring-repro as /init and writes its report to POINT, which
 \`uring-repro compare\` reads. RUN-OPTIONS (those of \`uring-repro run\`) are baked into the
@@ -68,6 +69,10 @@ initramfs and checked before anything boots.
                    options, QEMU and its accelerator, POINT's directory) and exit 0
                    without booting; IMAGE need not exist yet (a bisect step runs this
                    before it builds)
+  --cost MAP       count the guest's instructions inside the measured rounds' timed spans
+                   with a TCG plugin and add them to POINT, per function of this
+                   System.map, as \`# cost:\` lines (scripts/cost.sh, docs/cost.md;
+                   x86_64, one vCPU; --check checks it too)
   -h, --help       this text
 
 exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interrupted);
@@ -88,7 +93,7 @@ usage_error() {
 }
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
-timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0
+timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--)
@@ -103,7 +108,7 @@ while [ $# -gt 0 ]; do
 		check=1
 		shift
 		;;
-	--kernel | -o | --arch | --accel | --append | --cpus | --timeout | --bin | --host-bin)
+	--kernel | -o | --arch | --accel | --append | --cpus | --timeout | --bin | --host-bin | --cost)
 		[ $# -ge 2 ] || usage_error "$1 needs a value"
 		case $1 in
 		--kernel) kernel=$2 ;;
@@ -115,6 +120,7 @@ while [ $# -gt 0 ]; do
 		--timeout) timeout_s=$2 ;;
 		--bin) bin=$2 ;;
 		--host-bin) host_bin=$2 ;;
+		--cost) cost_map=$2 ;;
 		esac
 		shift 2
 		;;
@@ -227,6 +233,9 @@ case $rc in
 	exit 125
 	;;
 esac
+# --cost: the counter's -plugin option, once the map, the settings and QEMU are checked.
+[ -z "$cost_map" ] || cost_plugin=$("$HERE/cost.sh" plugin --map "$cost_map" --qemu "$qemu" \
+	--accel "$accel" --arch "$arch" --cpus "$cpus" --out "$WORK/cost.counts") || exit $?
 [ "$check" = 0 ] || {
 	say "checked: the arguments, the run options, $qemu -accel $accel_opts, $pdir writable; not booted"
 	exit 0
@@ -250,7 +259,8 @@ rc=0
 timeout -k 10 "$timeout_s" "$qemu" ${machine:+-M "$machine"} ${bios:+-bios "$bios"} \
 	-accel "$accel_opts" ${icount:+-icount "$icount"} ${cpu:+-cpu "$cpu"} -smp "$cpus" -m "$GUEST_MEM" \
 	-nodefaults -nographic -serial stdio -no-reboot -kernel "$kernel" -initrd "$WORK/initramfs.cpio" \
-	-append "$cmdline" </dev/null >"$WORK/console.raw" 2>"$WORK/qemu.err" || rc=$?
+	-append "$cmdline" ${cost_plugin:+-plugin "$cost_plugin"} </dev/null >"$WORK/console.raw" \
+	2>"$WORK/qemu.err" || rc=$?
 secs=$(($(date +%s) - start))
 
 # The console as lines: CRs and terminal escapes out; a terminal reset (ESC c, the x86
@@ -307,6 +317,13 @@ fi
 if [ "$accel" = icount ] && ! head -n 1 "$WORK/point" | grep -q ' timebase=icount\( \|$\)'; then
 	say "the booted binary's banner does not say timebase=icount (it predates URING_REPRO_TIMEBASE?): its point would read as wall time; $point not written"
 	exit 125
+fi
+if [ -n "$cost_plugin" ] && [ "$code" -eq 0 ]; then
+	"$HERE/cost.sh" lines --map "$cost_map" --counts "$WORK/cost.counts" \
+		--point "$WORK/point" >"$WORK/cost.lines" || exit $?
+	cat "$WORK/cost.lines" >>"$WORK/point"
+elif [ -n "$cost_plugin" ]; then
+	say "no # cost: lines: the run ended with exit $code"
 fi
 # Published whole or not at all: the report into the file beside POINT, then link(2), which
 # fails rather than replace a POINT that appeared meanwhile.

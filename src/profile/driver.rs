@@ -20,6 +20,7 @@ use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
+use crate::sys::{self, Mark};
 use crate::tsv::{self, TsvFile};
 
 /// Most series a workload has (pollwake's four modes).
@@ -80,7 +81,15 @@ pub fn run_share(
     t
 }
 
+/// The cost counter's marker opening or closing series `k`'s window, out of
+/// line: one call on either side of a measured share.
+#[inline(never)]
+fn mark_share(mark: Mark, k: usize) {
+    sys::cost_mark(mark, k);
+}
+
 /// The measured rows of one series.
+#[derive(Clone)]
 pub struct Rows {
     ns_per_pair: [f64; MAX_ROUNDS as usize],
     rounds: usize,
@@ -89,7 +98,7 @@ pub struct Rows {
 }
 
 impl Rows {
-    const fn new() -> Rows {
+    pub const fn new() -> Rows {
         Rows {
             ns_per_pair: [0.0; MAX_ROUNDS as usize],
             rounds: 0,
@@ -203,7 +212,16 @@ pub fn rounds(
             check_cpu(cpu, &mut o.ledger);
             let hist = (!warmup).then_some(&mut share_hist);
             let l = &mut o.ledger;
+            // The cost counter's window (docs/cost.md): a measured share's
+            // cycles, and none of the bookkeeping or printing around them;
+            // inside it, the counter counts the timed spans (span.rs).
+            if !warmup {
+                mark_share(Mark::Open, k);
+            }
             let t = run_share(work, k, ring, clock, l, cfg.cycles, &mut seq, hist);
+            if !warmup {
+                mark_share(Mark::Close, k);
+            }
             if t.interrupted {
                 o.ledger = before;
                 o.interrupted = signal::caught();
@@ -320,7 +338,8 @@ mod tests {
         cpu::pin(cpu).unwrap();
         let dir = crate::testing::scratch(&format!("driver-{warmups}-{fail_at}"));
         let path = dir.join("rows.tsv");
-        let mut file = TsvFile::create(path.to_str().unwrap().as_bytes()).unwrap();
+        let mut file =
+            TsvFile::create(sys::CPath::new(path.to_str().unwrap().as_bytes()).unwrap()).unwrap();
         let cfg = RunConfig {
             warmups,
             rounds: rounds_,

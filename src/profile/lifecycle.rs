@@ -13,7 +13,7 @@
 use super::collect::account;
 use super::futex::Futex;
 use super::wait_wake::{self, WaitWake};
-use super::{Names, Profile, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
+use super::{span, Names, Profile, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
 use crate::check::{Call, Fail, Ledger, Returned};
 use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
 use crate::ring::{Ring, SetupError};
@@ -66,7 +66,7 @@ impl Workload for Lifecycle {
     #[inline(never)]
     fn cycle(&mut self, _ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let before = ledger.failures();
-        let t0 = clock.now_ns();
+        let t0 = span::start(clock);
         let mut ring = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
             Ok(r) => r,
             Err(e) => {
@@ -83,7 +83,7 @@ impl Workload for Lifecycle {
                     // A feature missing: no errno to name.
                     SetupError::Feature(_) => ledger.fail(f, what, seq, None),
                 }
-                return (clock.now_ns().wrapping_sub(t0), false);
+                return (span::end(clock, 0).wrapping_sub(t0), false);
             }
         };
         ring.set_wait_timeout_ns(self.timeout_ns);
@@ -91,7 +91,7 @@ impl Workload for Lifecycle {
         // Nothing may be dropped, lost or left in flight when it closes.
         account(&mut ring, ledger, seq);
         drop(ring);
-        let t1 = clock.now_ns();
+        let t1 = span::end(clock, 0);
         (t1.wrapping_sub(t0), ledger.failures() == before)
     }
 

@@ -23,6 +23,7 @@ mod pollwake;
 mod run;
 mod setup;
 mod shape;
+mod span;
 mod wait_cancel;
 mod wait_wake;
 mod waitv_wake;
@@ -30,7 +31,7 @@ mod witnessed;
 
 use core::fmt::{self, Write};
 
-pub use driver::Outcome;
+pub use driver::{Outcome, Rows};
 pub use run::{choose_cpu, run, run_point};
 pub use shape::Shape;
 

@@ -13,7 +13,7 @@ use super::collect::{collect, pushed, submitted};
 use super::futex::Futex;
 use super::shape::{RES_CANCELED, RES_CANCEL_FOUND};
 use super::witnessed::INFLIGHT;
-use super::{inject, Names, Profile, Shape, Timed, Workload};
+use super::{span, Names, Profile, Shape, Timed, Workload};
 use super::{ASYNC_CANCEL, FUTEX_WAIT, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::config::DEFAULT_SLOTS;
@@ -66,7 +66,7 @@ impl Workload for WaitCancel {
         f.set_words(n, 0);
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &f.plan);
-        let t0 = clock.now_ns();
+        let t0 = span::start(clock);
         let waits = ring.push_batch(n, |i| {
             ops::futex_wait(f.word(i), 0, f.flags, tag(seq, Kind::Wait, i))
         });
@@ -81,7 +81,7 @@ impl Workload for WaitCancel {
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }
-        let t1 = inject::end_ns(clock, f.inject_ns);
+        let t1 = span::end(clock, f.inject_ns);
         let clean = check.finish(ledger, before);
         (t1.wrapping_sub(t0), clean)
     }

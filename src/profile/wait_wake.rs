@@ -17,7 +17,7 @@
 use super::collect::{collect, pushed, submitted};
 use super::futex::{Futex, CELL_BYTES};
 use super::witnessed::INFLIGHT;
-use super::{inject, Names, Profile, Shape, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
+use super::{span, Names, Profile, Shape, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::config::DEFAULT_SLOTS;
 use crate::ops;
@@ -76,7 +76,7 @@ impl Workload for WaitWake {
         let (words, flags) = (f.word(0) as usize, f.flags);
         let word = |i: u32| (words + i as usize * CELL_BYTES) as *const u32;
         let mut check = CycleCheck::new(seq, &f.plan);
-        let t0 = clock.now_ns();
+        let t0 = span::start(clock);
         let waits = ring.push_batch(n, |i| {
             ops::futex_wait(word(i), 0, flags, tag(seq, Kind::Wait, i))
         });
@@ -92,7 +92,7 @@ impl Workload for WaitWake {
         if ok {
             collect(ring, &mut check, ledger, 2 * n, seq);
         }
-        let t1 = inject::end_ns(clock, f.inject_ns);
+        let t1 = span::end(clock, f.inject_ns);
         // Every failure outside the check is a failed submission (`ok`).
         let clean = check.finish_own(ledger) && ok;
         (t1.wrapping_sub(t0), clean)

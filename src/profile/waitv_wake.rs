@@ -14,7 +14,7 @@
 use super::collect::{collect, pushed, submitted};
 use super::futex::{mapping_failed, Futex, MAX_CELLS};
 use super::witnessed::INFLIGHT;
-use super::{inject, Names, Profile, Shape, Timed, Workload};
+use super::{span, Names, Profile, Shape, Timed, Workload};
 use super::{FUTEX_WAITV, FUTEX_WAKE, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::config::WAITV_GROUPS;
@@ -125,7 +125,7 @@ impl Workload for WaitvWake {
         self.f.set_words(g * WAITV_WIDTH, 0);
         let before = ledger.failures();
         let mut check = CycleCheck::new(seq, &self.f.plan);
-        let t0 = clock.now_ns();
+        let t0 = span::start(clock);
         let flags = self.f.flags;
         let waitvs = ring.push_batch(g, |i| {
             ops::futex_waitv(self.vec(i), WAITV_WIDTH, tag(seq, Kind::Waitv, i))
@@ -142,7 +142,7 @@ impl Workload for WaitvWake {
         if ok {
             collect(ring, &mut check, ledger, 2 * g, seq);
         }
-        let t1 = inject::end_ns(clock, self.f.inject_ns);
+        let t1 = span::end(clock, self.f.inject_ns);
         if ok {
             // Nobody may be left waiting on any word of a completed WAITV.
             let checks = ring.push_batch(g, |i| {

@@ -1,8 +1,9 @@
 //! What only x86_64 decides: the syscall instructions and numbers, and the
 //! few things its registers or its UAPI layout fix: the signal return
 //! trampoline (`restore_rt`), the raw thread's clone trampoline
-//! (`clone_thread`), the vDSO clock's name, and the packed
-//! `struct epoll_event`. Nothing else lives here.
+//! (`clone_thread`), the vDSO clock's name, the packed `struct
+//! epoll_event`, and the cost counter's marker instructions (`cost_mark`).
+//! Nothing else lives here.
 //!
 //! # Safety
 //! Every function here is a raw system call. The caller guarantees that each
@@ -46,6 +47,7 @@ pub mod nr {
     pub const IO_URING_REGISTER: usize = 427;
     pub const IOCTL: usize = 16;
     pub const MPROTECT: usize = 10;
+    pub const LSEEK: usize = 8;
     pub const PREAD64: usize = 17;
     pub const EXIT: usize = 60;
     pub const EVENTFD2: usize = 290;
@@ -248,4 +250,36 @@ pub unsafe fn clone_thread(
         );
     }
     ret
+}
+
+/// One of the cost counter's markers (docs/cost.md; plugin/cost.c
+/// recognises them): `nop dword ptr [rax + disp32]`, bytes `0f 1f 80` and
+/// a displacement no compiler writes, `'u' 'r' KIND SERIES`: KIND `'o'`
+/// opens the window of `series` (0..=3), `'c'` closes it, `'s'` and `'e'`
+/// start and end a timed span inside it (their SERIES byte is 0). Inlined:
+/// with constant arguments it is that one instruction.
+#[inline(always)]
+pub fn cost_mark(mark: super::Mark, series: usize) {
+    use super::Mark::{Close, End, Open, Start};
+    macro_rules! mark {
+        ($kind:expr, $series:expr) => {
+            // SAFETY: a multi-byte NOP: no register, flag or memory changes.
+            unsafe {
+                asm!(".byte 0x0f, 0x1f, 0x80, 0x75, 0x72, {k}, {s}", k = const $kind,
+                     s = const $series, options(nostack, preserves_flags))
+            }
+        };
+    }
+    match (mark, series) {
+        (Open, 0) => mark!(b'o', 0),
+        (Open, 1) => mark!(b'o', 1),
+        (Open, 2) => mark!(b'o', 2),
+        (Open, _) => mark!(b'o', 3),
+        (Close, 0) => mark!(b'c', 0),
+        (Close, 1) => mark!(b'c', 1),
+        (Close, 2) => mark!(b'c', 2),
+        (Close, _) => mark!(b'c', 3),
+        (Start, _) => mark!(b's', 0),
+        (End, _) => mark!(b'e', 0),
+    }
 }

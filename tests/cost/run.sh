@@ -1,0 +1,400 @@
+#!/usr/bin/env bash
+# Tests of the cost counter (docs/cost.md): the QEMU TCG plugin (plugin/cost.c), its
+# hand-written API declarations against the QEMU Debian ships, scripts/cost.sh's probe,
+# usage errors and mapping, and real boots: the plugin changes no figure of the point, its
+# windows are the measured rounds, and boot-point.sh --cost writes a point compare reads.
+#
+# usage: tests/cost/run.sh [--bin PATH] [--objdir DIR] [--only NAME]... [--keep DIR]
+#                          [--cache DIR] [--list]
+# --objdir: a built kernel's object directory (arch/x86/boot/bzImage and System.map in it),
+# a kernel with the io_uring futex opcodes (6.7 or later) that runs a point the same way on
+# every boot under icount: tests/kernel/run.sh builds such kernels (tinyconfig + the
+# fragment). Debian's own kernels will not do: their packages ship a placeholder System.map
+# and their points vary from boot to boot under icount. Without it the boot cases skip.
+# Output: one TAP-like line per case, then "N passed, N failed, N skipped". Exit 0 iff no
+# case failed, 2 on a usage error. With CI set a case that would skip fails instead.
+#
+# What it fetches (with apt, into --cache, default /var/tmp/uring-repro-cost): the source
+# package of the installed qemu-system-x86 (23 MB; only include/qemu/qemu-plugin.h is read),
+# through a private apt state built from the host's own Debian sources (as deb-src), so the
+# host's lists are neither needed nor touched. It installs gcc, binutils, xz-utils and
+# qemu-system-x86 when missing.
+set -Eeuo pipefail
+trap 'printf "run.sh: internal error: status %s at line %s\n" "$?" "$LINENO" >&2' ERR
+
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd -- "$HERE/../.." && pwd)
+readonly HERE REPO
+COST=$REPO/scripts/cost.sh
+FIX=$HERE/fixtures
+readonly COST FIX
+# A short run: enough rounds to compare windows with rounds, a few seconds under TCG.
+readonly RUN=(--cycles 16 --rounds 3 --warmups 1 --cpu 0)
+readonly BOOT_TIMEOUT=300
+
+CACHE=${URING_REPRO_COST_CACHE:-/var/tmp/uring-repro-cost} KEEP="" BIN="" OBJDIR="" ONLY=()
+usage() { sed -n '8,14p' "$0" | sed 's/^# //'; }
+while (($#)); do
+	case $1 in
+	--bin | --objdir | --only | --keep | --cache)
+		(($# >= 2)) || { echo "run.sh: $1 needs a value" >&2; exit 2; }
+		case $1 in
+		--bin) BIN=$2 ;;
+		--objdir) OBJDIR=$2 ;;
+		--only) ONLY+=("$2") ;;
+		--keep) KEEP=$2 ;;
+		--cache) CACHE=$2 ;;
+		esac
+		shift 2
+		;;
+	--list) LIST=1; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+	esac
+done
+BIN=${BIN:-$REPO/target/release/uring-repro}
+
+CASES=(build symbols api probe usage lines lines-refused boot-unchanged boot-windows
+	boot-point boot-point-errors)
+if [[ -n ${LIST:-} ]]; then printf '%s\n' "${CASES[@]}"; exit 0; fi
+
+note() { printf '# %s\n' "$*" >&2; }
+PASSED=0 FAILED=0 SKIPPED=0 N=0
+ok() { N=$((N + 1)) PASSED=$((PASSED + 1)); printf 'ok %d - %s\n' "$N" "$1"; }
+not_ok() { N=$((N + 1)) FAILED=$((FAILED + 1)); printf 'not ok %d - %s: %s\n' "$N" "$1" "$2"; }
+skip() {
+	if [[ -n ${CI:-} ]]; then
+		not_ok "$1" "SKIP: $2 (a skip fails when CI is set)"
+		return 0
+	fi
+	N=$((N + 1)) SKIPPED=$((SKIPPED + 1))
+	printf 'ok %d - %s # SKIP %s\n' "$N" "$1" "$2"
+}
+# expect NAME WANT-STATUS ERE CMD...: CMD exits WANT-STATUS and its stderr, its lines
+# joined by spaces, matches ERE.
+expect() {
+	local name=$1 want=$2 ere=$3 rc=0
+	shift 3
+	"$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	if [[ $rc != "$want" ]]; then
+		FAIL_WHY="$name: exit $rc, want $want; stderr: $(head -c 400 "$WORK/err")"
+		return 1
+	fi
+	if [[ -n $ere ]] && ! tr '\n' ' ' <"$WORK/err" | grep -Eq -- "$ere"; then
+		FAIL_WHY="$name: stderr does not match /$ere/: $(head -c 400 "$WORK/err")"
+		return 1
+	fi
+}
+
+WORK=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/cost-tests.XXXXXX")}
+mkdir -p "$WORK"
+[[ -n $KEEP ]] || trap 'rm -rf "$WORK"' EXIT
+
+# ---------------------------------------------------------------------------------------
+# Tools and downloads.
+ensure_tools() {
+	local -a need=()
+	command -v gcc >/dev/null || need+=(gcc)
+	command -v nm >/dev/null || need+=(binutils)
+	command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+	command -v xz >/dev/null || need+=(xz-utils)
+	((${#need[@]})) || return 0
+	note "installing ${need[*]}"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${need[@]}" >/dev/null
+}
+
+# A private apt state whose sources are the host's Debian sources, as deb-src.
+APT=()
+apt_state() {
+	((${#APT[@]})) && return 0
+	local d=$CACHE/apt f
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" "$d/sources.list.d"
+	[[ -e $d/status ]] || : >"$d/status"
+	: >"$d/sources.list"
+	if [[ -r /etc/apt/sources.list ]]; then
+		sed -n 's/^[ \t]*deb\([ \t]\)/deb-src\1/p' /etc/apt/sources.list >"$d/sources.list"
+	fi
+	rm -f "$d"/sources.list.d/*
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -r $f ]] || continue
+		sed 's/^Types:.*/Types: deb-src/' "$f" >"$d/sources.list.d/${f##*/}"
+	done
+	APT=(-o "Dir::Etc::SourceList=$d/sources.list" -o "Dir::Etc::SourceParts=$d/sources.list.d"
+		-o "Dir::State::Lists=$d/lists" -o "Dir::State::status=$d/status" -o "Dir::Cache=$d/cache"
+		-o Acquire::Languages=none)
+	if [[ -z $(find "$d/updated" -mmin -360 2>/dev/null) ]]; then
+		note "apt-get update (private state: deb-src of the host's sources)"
+		apt-get -q "${APT[@]}" update >"$d/update.log" 2>&1 && touch "$d/updated" || true
+	fi
+}
+
+# The plugin header of the installed QEMU's source package: prints its path.
+qemu_header() {
+	local ver dir
+	ver=$(dpkg-query -W -f '${source:Version}' qemu-system-x86 2>/dev/null) || {
+		echo "qemu-system-x86 is not a Debian package here" >&2
+		return 1
+	}
+	dir=$CACHE/qemu-source/$ver
+	if [[ ! -s $dir/qemu-plugin.h ]]; then
+		apt_state
+		rm -rf "$dir.dl"
+		mkdir -p "$dir.dl"
+		if ! (cd "$dir.dl" && apt-get -q "${APT[@]}" source --download-only "qemu=$ver") >"$dir.dl/log" 2>&1; then
+			echo "apt-get source --download-only qemu=$ver failed: $(grep -m1 '^E:' "$dir.dl/log")" >&2
+			return 1
+		fi
+		mkdir -p "$dir"
+		tar -xJf "$dir.dl"/qemu_*.orig.tar.xz -C "$dir.dl" --wildcards '*/include/qemu/qemu-plugin.h'
+		# Debian's own patches must not touch the header (else the orig one is not theirs).
+		if tar -tJf "$dir.dl"/qemu_*.debian.tar.xz | grep -q 'qemu-plugin'; then
+			echo "a Debian patch of qemu $ver names the plugin header: check it by hand" >&2
+			return 1
+		fi
+		mv "$dir.dl"/*/include/qemu/qemu-plugin.h "$dir/"
+		rm -rf "$dir.dl"
+	fi
+	printf '%s\n' "$dir/qemu-plugin.h"
+}
+
+# point NAME [ARGS...]: boot-point.sh --accel icount into $WORK/NAME.point (the short s0
+# run); status 0 iff a point came back.
+point() {
+	local name=$1
+	shift
+	"$REPO/scripts/boot-point.sh" --kernel "$KERNEL" -o "$WORK/$name.point" --accel icount \
+		--bin "$BIN" --timeout "$BOOT_TIMEOUT" "$@" -- "${RUN[@]}" >/dev/null 2>"$WORK/$name.err"
+}
+
+# direct NAME FROM PLUGIN: the boot FROM.point was made of (its `# boot=` line: QEMU and its
+# settings; its `# cmdline=`: the kernel's), run by hand with -plugin PLUGIN; the report in
+# $WORK/NAME.point, as boot-point.sh keeps it.
+direct() {
+	local name=$1 from=$WORK/$2.point plugin=$3 cmdline
+	local -a args
+	read -ra args < <(sed -n 's/^# boot=[^ ]* [^ ]* //p' "$from")
+	cmdline=$(sed -n 's/^# cmdline=//p' "$from")
+	((${#args[@]})) && [[ -n $cmdline ]] || return 1
+	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 "${args[@]}" -nodefaults -nographic -serial stdio \
+		-no-reboot -kernel "$KERNEL" -initrd "$WORK/s0.cpio" -append "$cmdline" -plugin "$plugin" \
+		</dev/null >"$WORK/$name.console" 2>"$WORK/$name.qemu" || true
+	tr -d '\r' <"$WORK/$name.console" | sed -E 's#\x1bc#\n#g; s#\x1b\[[0-?]*[ -/]*[@-~]##g; s#\x1b[@-~]##g' |
+		awk '/^uring-repro: exit [0-9]+$/ { exit } /^# uring-repro / { on = 1 } !on { next }
+			/^\[ *[0-9]+\.[0-9]+\]/ { next } /^uring-repro: / { next } { print }' >"$WORK/$name.point"
+}
+
+# The report of a point: what a boot gives the same every time (not its boot_id, nor the
+# `# boot=` and `# cost:` lines, which a boot by hand or without --cost has not).
+report() {
+	grep -v '^# boot=\|^# cost: ' "$WORK/$1.point" | sed 's/boot_id=[^ ]*//'
+}
+
+# ---------------------------------------------------------------------------------------
+# The cases. Each sets FAIL_WHY and returns 1 on failure, or SKIP_WHY and returns 2.
+case_build() {
+	local so exported
+	so=$("$COST" build) || { FAIL_WHY="cost.sh build failed"; return 1; }
+	exported=$(nm -D --defined-only "$so" | awk '{ print $3 }' | sort | tr '\n' ' ')
+	[[ $exported == "qemu_plugin_install qemu_plugin_version " ]] ||
+		{ FAIL_WHY="the plugin exports '$exported', want qemu_plugin_install and qemu_plugin_version only"; return 1; }
+}
+
+case_symbols() {
+	local so need have missing
+	so=$("$COST" build)
+	need=$(nm -D --undefined-only "$so" | awk '$2 ~ /^qemu_plugin_/ { print $2 }' | sort)
+	have=$(nm -D --defined-only "$(command -v qemu-system-x86_64)" | awk '$3 ~ /^qemu_plugin_/ { print $3 }' | sort)
+	[[ -n $need ]] || { FAIL_WHY="the plugin needs no qemu_plugin_ function?"; return 1; }
+	missing=$(comm -23 <(printf '%s\n' "$need") <(printf '%s\n' "$have"))
+	[[ -z $missing ]] || { FAIL_WHY="qemu-system-x86_64 does not export: $missing"; return 1; }
+}
+
+case_api() {
+	local h bad=$WORK/api-bad
+	h=$(qemu_header 2>"$WORK/err") || { SKIP_WHY="no QEMU plugin header: $(cat "$WORK/err")"; return 2; }
+	gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -include "$h" -I"$REPO/plugin" \
+		"$REPO/plugin/check-api.c" 2>"$WORK/err" ||
+		{ FAIL_WHY="plugin/api.h against $h: $(grep -m3 error "$WORK/err")"; return 1; }
+	gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -include "$h" "$REPO/plugin/cost.c" 2>"$WORK/err" ||
+		{ FAIL_WHY="plugin/cost.c against $h: $(grep -m3 error "$WORK/err")"; return 1; }
+	# The check can fail: one changed prototype, one changed field, one changed value.
+	local change
+	for change in 's/^size_t qemu_plugin_insn_size/int qemu_plugin_insn_size/' \
+		's/int max_vcpus;/long max_vcpus;/' 's/QEMU_PLUGIN_CB_R_REGS,/QEMU_PLUGIN_CB_R_REGS = 5,/'; do
+		rm -rf "$bad" && cp -r "$REPO/plugin" "$bad"
+		sed -i "$change" "$bad/api.h" "$bad/api-types.h"
+		if cmp -s "$bad/api.h" "$REPO/plugin/api.h" && cmp -s "$bad/api-types.h" "$REPO/plugin/api-types.h"; then
+			FAIL_WHY="the control change '$change' changed nothing"
+			return 1
+		fi
+		if gcc -std=c11 -Werror -fsyntax-only -include "$h" -I"$bad" "$bad/check-api.c" 2>/dev/null; then
+			FAIL_WHY="check-api.c accepted a changed declaration ($change)"
+			return 1
+		fi
+	done
+}
+
+# A QEMU that is not one that takes the plugin: a script saying what such a QEMU says.
+fake_qemu() {
+	printf '#!/bin/sh\necho "qemu-system-x86_64: %s" >&2\nexit 1\n' "$2" >"$WORK/$1"
+	chmod +x "$WORK/$1"
+}
+
+case_probe() {
+	local out=$WORK/probe.counts
+	expect probe 0 '' "$COST" plugin --map "$FIX/System.map" --out "$out" || return 1
+	[[ $(cat "$WORK/out") == "$REPO/target/cost/cost.so,out=$out" ]] ||
+		{ FAIL_WHY="plugin printed '$(cat "$WORK/out")'"; return 1; }
+	fake_qemu qemu-noplugins "plugin interface not enabled in this build"
+	expect no-plugins 125 'does not accept the cost counter.*plugin interface not enabled' \
+		"$COST" plugin --map "$FIX/System.map" --out "$out" --qemu "$WORK/qemu-noplugins" || return 1
+	fake_qemu qemu-api2 "Could not load plugin cost.so: plugin requires API version 1, but this QEMU supports only a minimum version of 2"
+	expect api-2 125 'API version 1.*minimum version of 2' \
+		"$COST" plugin --map "$FIX/System.map" --out "$out" --qemu "$WORK/qemu-api2" || return 1
+	# The real plugin refuses two vCPUs on its own.
+	local said
+	said=$(qemu-system-x86_64 -M pc -smp 2 -nodefaults -display none \
+		-plugin "$REPO/target/cost/cost.so,probe=on" 2>&1 </dev/null) || true
+	[[ $said == *"counts one vCPU only"* ]] || { FAIL_WHY="-smp 2: QEMU said: $said"; return 1; }
+}
+
+case_usage() {
+	local out=$WORK/usage.counts m=$FIX/System.map
+	expect no-map 2 'not a readable file: /nonexistent' "$COST" plugin --map /nonexistent --out "$out" || return 1
+	expect not-a-map 2 'no x86_64 text symbols' "$COST" plugin --map "$FIX/point.txt" --out "$out" || return 1
+	expect placeholder 2 'placeholder Debian' "$COST" plugin --map "$FIX/System.map-placeholder" --out "$out" || return 1
+	expect cpus 2 'one vCPU only' "$COST" plugin --map "$m" --out "$out" --cpus 2 || return 1
+	expect kvm 2 "TCG only" "$COST" plugin --map "$m" --out "$out" --accel kvm || return 1
+	expect arch 2 'x86_64 guests only' "$COST" plugin --map "$m" --out "$out" --arch aarch64 || return 1
+	expect no-map-lines 2 'not a readable file' "$COST" lines --map /nonexistent \
+		--counts "$FIX/counts.txt" --point "$FIX/point.txt" || return 1
+}
+
+case_lines() {
+	"$COST" lines --map "$FIX/System.map" --counts "$FIX/counts.txt" --point "$FIX/point.txt" >"$WORK/lines" ||
+		{ FAIL_WHY="cost.sh lines failed"; return 1; }
+	diff -u "$FIX/expected.txt" "$WORK/lines" >"$WORK/diff" ||
+		{ FAIL_WHY="s0 lines differ from fixtures/expected.txt: $(head -c 600 "$WORK/diff")"; return 1; }
+	"$COST" lines --map "$FIX/System.map" --counts "$FIX/counts-pollwake.txt" \
+		--point "$FIX/point-pollwake.txt" >"$WORK/lines" || { FAIL_WHY="pollwake lines failed"; return 1; }
+	diff -u "$FIX/expected-pollwake.txt" "$WORK/lines" >"$WORK/diff" ||
+		{ FAIL_WHY="pollwake lines differ: $(head -c 600 "$WORK/diff")"; return 1; }
+}
+
+# broken NAME SED ERE: fixtures/counts.txt changed by SED is refused (125) with ERE.
+broken() {
+	sed "$2" "$FIX/counts.txt" >"$WORK/$1.counts"
+	expect "$1" 125 "$3" "$COST" lines --map "$FIX/System.map" --counts "$WORK/$1.counts" \
+		--point "$FIX/point.txt"
+}
+
+case_lines_refused() {
+	broken no-windows 's/^windows 2 /windows 0 /' 'saw no measured round' || return 1
+	broken unbalanced 's/unbalanced=0/unbalanced=1/' 'did not pair up' || return 1
+	broken rounds 's/^series 0 windows=2/series 0 windows=3/' '3 windows of s0_wait_wake, but .* 2 measured rounds' || return 1
+	broken sum 's/^insn ffffffff81000010 0 5/insn ffffffff81000010 0 6/' 'add up to 27, not 26' || return 1
+	broken series 's/^series 0 /series 1 /' 'windows for series 1' || return 1
+	broken header '1s/.*/junk/' "not the cost counter's output" || return 1
+}
+
+# The initramfs of the boots: s0, short.
+initramfs() {
+	[[ -s $WORK/s0.cpio ]] || "$BIN" initramfs -o "$WORK/s0.cpio" "${RUN[@]}" >/dev/null
+}
+
+KERNEL=$OBJDIR/arch/x86/boot/bzImage MAP=$OBJDIR/System.map
+need_kernel() {
+	[[ -n $OBJDIR ]] || { SKIP_WHY="no --objdir: no kernel to boot (tests/kernel/run.sh builds one)"; return 2; }
+	[[ -f $KERNEL && -f $MAP ]] || { SKIP_WHY="no bzImage or System.map in $OBJDIR"; return 2; }
+	[[ -x $BIN ]] || { FAIL_WHY="no binary at $BIN (cargo build --release)"; return 1; }
+	initramfs
+}
+
+case_boot_unchanged() {
+	need_kernel || return $?
+	point plain || { FAIL_WHY="boot-point.sh: $(tail -c 600 "$WORK/plain.err")"; return 1; }
+	point counted --cost "$MAP" || { FAIL_WHY="boot-point.sh --cost: $(tail -c 600 "$WORK/counted.err")"; return 1; }
+	grep -q -- '-> PASS$' "$WORK/plain.point" || { FAIL_WHY="the plain boot did not pass"; return 1; }
+	# Every row, the mean, the spread, the histogram, the checks.
+	diff <(report plain) <(report counted) >"$WORK/diff" ||
+		{ FAIL_WHY="the plugin changed the point: $(head -c 600 "$WORK/diff")"; return 1; }
+}
+
+case_boot_windows() {
+	need_kernel || return $?
+	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
+	local so
+	so=$("$COST" build)
+	direct raw plain "$so,out=$WORK/raw.counts" || { FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
+	diff <(report plain) <(report raw) >"$WORK/diff" ||
+		{ FAIL_WHY="a boot by hand differs from boot-point.sh's: $(head -c 600 "$WORK/diff")"; return 1; }
+	# The same boot gives the same counts: boot-point.sh's lines are these.
+	"$COST" lines --map "$MAP" --counts "$WORK/raw.counts" --point "$WORK/raw.point" \
+		>"$WORK/raw.lines" 2>"$WORK/err" || { FAIL_WHY="lines: $(cat "$WORK/err")"; return 1; }
+	diff "$WORK/raw.lines" <(grep '^# cost: ' "$WORK/counted.point") >"$WORK/diff" ||
+		{ FAIL_WHY="boot-point.sh --cost's lines differ from a boot by hand: $(head -c 600 "$WORK/diff")"; return 1; }
+	# One window a measured round, one span a cycle (s0 times one span a cycle).
+	grep -q "^windows 3 unbalanced=0 open_at_exit=0 spans=48\$" "$WORK/raw.counts" ||
+		{ FAIL_WHY="want 3 windows of 16 spans: $(grep '^windows' "$WORK/raw.counts")"; return 1; }
+	# A window is its round's timed spans plus their clock reads (the part of each read
+	# outside the span) and markers: window minus the round's timed ns is one value on
+	# every round, within the clock's rounding (each span's reading rounds to the ns: at
+	# most one per cycle), save a round an interrupt fell into a clock read (more, never
+	# less). The cycles a round come from the banner.
+	local cycles
+	cycles=$(sed -n 's/.* cycles=\([0-9]*\) .*/\1/p' "$WORK/raw.point" | head -n 1)
+	awk -v cycles="$cycles" '
+		FNR == NR && $1 == "window" { split($4, u, "="); split($5, k, "="); w[n++] = u[2] + k[2]; next }
+		FNR == NR || /^#/ || $1 !~ /^[0-9]+$/ { next }
+		{ d[$1] = w[$1] - $3 * $2; if (rounds++ == 0 || d[$1] < base) base = d[$1] }
+		END {
+			for (r in d) if (d[r] > base + cycles) { extra++; print "round " r ": window - timed = " d[r] ", others from " base }
+			if (rounds != n) { print rounds " rounds, " n " windows"; exit 1 }
+			exit !(cycles > 0 && base > 0 && extra <= 1)
+		}' "$WORK/raw.counts" "$WORK/raw.point" >"$WORK/recon" ||
+		{ FAIL_WHY="$(cat "$WORK/recon")"; return 1; }
+}
+
+case_boot_point() {
+	need_kernel || return $?
+	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
+	local p=$WORK/counted.point sum kern f
+	grep -q '^# cost: method counter=qemu-tcg-plugin api=1 window=timed-spans ' "$p" ||
+		{ FAIL_WHY="no method line"; return 1; }
+	kern=$(sed -n 's/^# cost: series s0_wait_wake windows=3 pairs=1536 user=[0-9]* kernel=\([0-9]*\) .*/\1/p' "$p")
+	sum=$(awk '$3 == "fn" { s += $6 } END { printf "%.0f", s }' "$p")
+	[[ -n $kern && $kern == "$sum" ]] || { FAIL_WHY="fn lines add up to $sum, series kernel=$kern"; return 1; }
+	# The s0 path: io_uring's submission and the futex wait and wake.
+	for f in io_submit_sqes io_futex_wait io_futex_wake futex_wake; do
+		grep -q "^# cost: fn s0_wait_wake [0-9.]* [0-9]* $f\$" "$p" || { FAIL_WHY="no fn line for $f"; return 1; }
+	done
+	"$BIN" compare "$p" >/dev/null 2>"$WORK/err" || { FAIL_WHY="compare refused the point: $(cat "$WORK/err")"; return 1; }
+}
+
+case_boot_point_errors() {
+	need_kernel || return $?
+	local p=$WORK/bpe.point
+	expect bp-no-map 2 'not a readable file: /nonexistent' "$REPO/scripts/boot-point.sh" --kernel "$KERNEL" \
+		-o "$p" --bin "$BIN" --accel icount --cost /nonexistent -- --smoke || return 1
+	mkdir -p "$WORK/fakebin"
+	fake_qemu fakebin/qemu-system-x86_64 "plugin interface not enabled in this build"
+	expect bp-no-plugins 125 'plugin interface not enabled' env PATH="$WORK/fakebin:$PATH" \
+		"$REPO/scripts/boot-point.sh" --kernel "$KERNEL" -o "$p" --bin "$BIN" --cost "$MAP" -- --smoke || return 1
+	[[ ! -e $p ]] || { FAIL_WHY="a point was written"; return 1; }
+}
+
+# ---------------------------------------------------------------------------------------
+ensure_tools
+for c in "${CASES[@]}"; do
+	if ((${#ONLY[@]})) && [[ " ${ONLY[*]} " != *" $c "* ]]; then continue; fi
+	FAIL_WHY="" SKIP_WHY="" rc=0
+	"case_${c//-/_}" || rc=$?
+	case $rc in
+	0) ok "$c" ;;
+	2) skip "$c" "$SKIP_WHY" ;;
+	*) not_ok "$c" "$FAIL_WHY" ;;
+	esac
+done
+printf '%d passed, %d failed, %d skipped\n' "$PASSED" "$FAILED" "$SKIPPED"
+exit $((FAILED > 0))
