@@ -63,11 +63,10 @@ readonly BISECT_GATE=2
 # hashes and all, on every machine.
 readonly BISECT_NAME='uring-repro bisect' BISECT_EMAIL=bisect@uring-repro.invalid
 readonly BISECT_EPOCH=1764547200 # 2025-12-01 00:00:00 UTC
-# The bisect's ends are the parent's source (good) and the child's change among harmless ones
-# (bad), built again: a build stamps its number and time into the image, so the boot that
-# decompresses it is of another length and the ticks fall elsewhere in the rounds. Each
-# build is exact boot to boot; two builds of one source differed by up to 0.0094
-# instructions per pair here (a ten-thousandth of the s0 change).
+# The bisect's bad end is the child's change among harmless ones, released as 6.12.117+ (a
+# commit past the tag): another image than the child's, so another boot, and the ticks fall
+# elsewhere in the rounds. Measured: 0.009 instructions per pair from the child's (a
+# ten-thousandth of the s0 change). The good end is the parent's image byte for byte.
 readonly BUILD_TOLERANCE=0.1 # instructions per pair
 
 usage() {
@@ -228,18 +227,21 @@ build() {
 
 # bisect_tree: $ROOT/bisect, a git history on Debian's source: its first commit the parent's
 # tree as shipped, less the Debian packaging line `/*` of the top .gitignore (it would hide
-# every file from git), then a commit per line of kernel/bisect/series, each its patch
-# applied with patch(1). The parent's built objdir is copied in, so every build in the tree
-# is incremental. Kept while the source, the series and its patches are the same (the
-# stamp), made anew otherwise. Sets BISECT_GOOD (the first commit), BISECT_BAD (the last)
-# and BISECT_TRACKING (the child's patch); status 1 with WHY set when it cannot be made.
+# every file from git), tagged as the release (v6.12.117, annotated: kbuild then calls its
+# build 6.12.117, as the parent's, and every later commit's 6.12.117+), then a commit per
+# line of kernel/bisect/series, each its patch applied with patch(1). The parent's built
+# objdir is copied in, so every build in the tree is incremental. Kept while the source,
+# the series, its patches and this code are the same (the stamp), made anew otherwise. Sets
+# BISECT_GOOD (the first commit), BISECT_BAD (the last) and BISECT_TRACKING (the child's
+# patch); status 1 with WHY set when it cannot be made.
 bisect_tree() {
-	local dir=$ROOT/bisect stamp patch subject k=0 p
-	local -a git=(git -C "$dir" -c user.name="$BISECT_NAME" -c user.email="$BISECT_EMAIL" -c commit.gpgsign=false)
+	local dir=$ROOT/bisect stamp patch subject k=0 p tag
+	local -a git=(git -C "$dir" -c user.name="$BISECT_NAME" -c user.email="$BISECT_EMAIL" -c commit.gpgsign=false -c tag.gpgsign=false)
 	stamp=$({
 		echo "$SRC_VERSION"
 		cat "$SERIES"
 		grep -v '^#' "$SERIES" | cut -f1 | while read -r p; do cat "$REPO/kernel/$p"; done
+		declare -f bisect_tree commit_at
 	} | sha256sum | cut -d' ' -f1)
 	if [[ ! -e $dir/.uring-repro-bisect || $(head -n 1 "$dir/.uring-repro-bisect") != "$stamp" ]]; then
 		note "making the bisect's history in $dir (git add of the whole source: a minute or two)"
@@ -251,6 +253,12 @@ bisect_tree() {
 			return 1
 		}
 		commit_at 0 "Linux $SRC_VERSION: Debian's $SOURCE_PKG as shipped" "" || return 1
+		tag=v$(awk '$2 == "=" && $1 ~ /^(VERSION|PATCHLEVEL|SUBLEVEL)$/ { v = v (v == "" ? "" : ".") $3 }
+			$1 == "SUBLEVEL" { print v; exit }' "$dir/Makefile")
+		GIT_COMMITTER_DATE="@$BISECT_EPOCH +0000" "${git[@]}" tag -a "$tag" -m "Linux ${tag#v}" || {
+			WHY="git tag $tag failed"
+			return 1
+		}
 		while IFS=$'\t' read -r patch subject; do
 			[[ -z $patch || $patch == '#'* ]] && continue
 			k=$((k + 1))
@@ -566,20 +574,26 @@ bisect_case() {
 			result_fail "bisect-references" "the $end end (${!c:0:12}) did not build" "$WORK/build-bisect-$end.log"
 			return 0
 		fi
+		[[ $end == bad ]] || cp "${IMG[bisect]}" "$WORK/good.bzImage"
 		for k in 1 2; do
 			boot "bisect-$end-$k" bisect && refs+=("--$end" "${POINTS[bisect-$end-$k]}")
 		done
 	done
 	reasons=()
 	((${#refs[@]} == 8)) || reasons+=("$((${#refs[@]} / 2)) of 4 reference boots gave a point")
-	# Each end counts as the kernel it is made of: the good end as the parent, the bad end as
-	# the child (the other commits are off s0's path), both boots of an end exactly alike.
+	# Each end counts as the kernel it is made of, both its boots exactly alike: the good end
+	# is the parent's image byte for byte (the same source, built reproducibly), so its
+	# rounds are the parent's; the bad end is within BUILD_TOLERANCE of the child's.
+	command cmp -s "$WORK/good.bzImage" "${IMG[parent]}" || reasons+=("the good end's image is not the parent's")
 	local a b d
 	for k in good:parent bad:child; do
 		a=${POINTS[bisect-${k%:*}-1]:-} b=${POINTS[s0-${k#*:}-1]:-}
 		[[ -n $a && -n $b && -n ${POINTS[bisect-${k%:*}-2]:-} ]] || continue
 		diff -q <(rounds "$a") <(rounds "${POINTS[bisect-${k%:*}-2]}") >/dev/null ||
 			reasons+=("the ${k%:*} end's two boots differ")
+		if [[ $k == good:* ]]; then
+			diff -q <(rounds "$a") <(rounds "$b") >/dev/null || reasons+=("the good end's rounds are not the parent's")
+		fi
 		d=$(awk -v a="$(mean "$a")" -v b="$(mean "$b")" 'BEGIN { d = a - b; printf "%.6f", d < 0 ? -d : d }')
 		cmp "$d" '<=' "$BUILD_TOLERANCE" ||
 			reasons+=("the ${k%:*} end is $d instructions per pair from the ${k#*:} (at most $BUILD_TOLERANCE)")
