@@ -17,8 +17,8 @@
 //!   first, at most MAX_ROWS; the rest in one row. Then the kernel's total,
 //!   the user instructions (the series line's), both together (what was
 //!   counted), and the point's own change (what was timed), which differ by
-//!   what the windows hold outside the spans (docs/cost.md) and the clock's
-//!   rounding.
+//!   what the windows hold outside the spans (docs/cost.md), the time the
+//!   vCPU idles inside them (no instruction) and the clock's rounding.
 //!
 //! Nothing is printed when no point of a comparison carries cost lines.
 //! When some do, a point without them, lines that do not follow the format
@@ -452,7 +452,8 @@ pub fn write(d: &Diff, labels: [&[u8]; 2], out: &mut Out) {
     let _ = write!(
         s,
         ". The point (timed) moved {}; counted minus timed: {} a pair (the clock reads around \
-         the spans, counted but not timed, and the clock's rounding).",
+         the spans, counted, not timed; the vCPU idle in them, timed, not counted; the clock's \
+         rounding).",
         Signed(timed, 3),
         Signed(change - timed, 3)
     );
