@@ -43,18 +43,18 @@ fn joined(section: &str) -> String {
 
 #[test]
 fn compare_and_the_mail_say_where_the_s0_cost_went() {
-    let (p1, c1, c2, p2) = (
-        fixture("s0-parent-1.txt"),
-        fixture("s0-child-1.txt"),
-        fixture("s0-child-2.txt"),
-        fixture("s0-parent-2.txt"),
-    );
-    let args = [
-        format!("parent={p1}"),
-        format!("child={c1}"),
-        format!("child={c2}"),
-        format!("parent={p2}"),
-    ];
+    // The sandwich, in the order booted.
+    let args: Vec<String> = [
+        "parent=s0-parent-1",
+        "child=s0-child-1",
+        "child=s0-child-2",
+        "parent=s0-parent-2",
+    ]
+    .map(|a| {
+        let (label, name) = a.split_once('=').unwrap();
+        format!("{label}={}", fixture(&format!("{name}.txt")))
+    })
+    .into();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let Run { code, out, err } = run(&[&["compare"], &args[..]].concat());
     assert_eq!((code, err.as_str()), (0, ""), "{out}");
@@ -242,14 +242,8 @@ fn long_function_names_stay_within_72_columns() {
 fn another_system_map_under_one_label_is_refused() {
     let d = Scratch::new("cost-maps");
     let p2 = text("s0-parent-2.txt");
-    let map = p2
-        .split("map_sha256=")
-        .nth(1)
-        .unwrap()
-        .lines()
-        .next()
-        .unwrap();
-    let other = write(&d, "p2.txt", &p2.replace(map, &"0".repeat(64)));
+    let at = p2.find("map_sha256=").unwrap() + "map_sha256=".len();
+    let other = write(&d, "p2.txt", &p2.replace(&p2[at..at + 64], &"0".repeat(64)));
     let p1 = fixture("s0-parent-1.txt");
     let r = run(&[
         "compare",
