@@ -267,4 +267,59 @@ record - report-inject bash -c 'for p in parent_a child parent_b; do
 record - report-sixteen bash -c 'cd "$T" && args= && for i in $(seq 1 16); do
         args="$args label_${i}_xyz=p$i.txt"; done && "$B" report $args'
 
+# Paths at PATH_MAX, which counts the NUL: 4095 bytes are a path, 4096
+# are not (ENAMETOOLONG, or initramfs's refusal). Relative names padded
+# with ./ to the byte, so that the same command is recorded on every run.
+# (A NUL inside a path cannot come through argv: the unit tests hold every
+# path builder to it.)
+padded() { # LENGTH TAIL: TAIL behind ./ and / up to LENGTH bytes
+    local n=$(($1 - ${#2})) p=
+    [ $((n % 2)) = 0 ] || { p=/; n=$((n - 1)); }
+    printf '%s%s%s' "$(printf './%.0s' $(seq $((n / 2))))" "$p" "$2"
+}
+export -f padded
+record - path-max-compare bash -c '"$B" compare published/parent_a.txt "$(padded 4095 published/child.txt)" \
+    published/parent_b.txt | head -3'
+record - path-over-compare bash -c '"$B" compare published/parent_a.txt "$(padded 4096 published/child.txt)" \
+    published/parent_b.txt'
+record - path-over-report bash -c '"$B" report a=published/parent_a.txt "b=$(padded 4096 published/child.txt)"'
+record - path-over-bisect-new bash -c '"$B" compare --bisect good=published/parent_a.txt \
+    bad=published/child.txt "new=$(padded 4096 published/parent_b.txt)"'
+record t path-max-tsv bash -c 'cd "$T" && "$B" --smoke --tsv "$(padded 4095 max.tsv)" > /dev/null; echo "exit $?";
+    wc -l < max.tsv'
+record - path-over-tsv bash -c 'cd "$T" && "$B" --smoke --tsv "$(padded 4096 over.tsv)"; echo "exit $?"; ls over.tsv'
+record - path-max-initramfs bash -c 'cd "$T" && "$B" initramfs -o "$(padded 4095 max.cpio)"; echo "exit $?";
+    ls max.cpio*'
+record - path-over-initramfs bash -c 'cd "$T" && "$B" initramfs -o "$(padded 4096 over.cpio)"'
+record - path-over-init bash -c 'cd "$T" && "$B" initramfs -o init.cpio --init "$(padded 4096 init)"; echo "exit $?";
+    ls init.cpio'
+
+# Writes that fail: a full device (ENOSPC), a file size limit (EFBIG:
+# the --tsv file and the archive removed), a write that takes nothing
+# (strace makes one write(2) return 0: EIO, never a spin).
+record - write-full-version sh -c '"$B" --version > /dev/full'
+record - write-full-help sh -c '"$B" --help > /dev/full'
+record - write-full-describe sh -c '"$B" describe > /dev/full'
+record t write-full-run sh -c '"$B" --smoke > /dev/full'
+record - write-full-compare sh -c '"$B" compare published/parent_a.txt published/child.txt \
+    published/parent_b.txt > /dev/full'
+record - write-full-report sh -c '"$B" report a=published/parent_a.txt b=published/child.txt > /dev/full'
+record t write-efbig-tsv bash -c 'cd "$T" && (ulimit -f 2 && exec "$B" --cycles 64 --rounds 9 --tsv efbig.tsv) | cat;
+    echo "exit ${PIPESTATUS[0]}"; ls efbig.tsv'
+record - write-efbig-initramfs bash -c 'cd "$T" && (ulimit -f 8 && exec "$B" initramfs -o efbig.cpio); echo "exit $?";
+    ls efbig.cpio*'
+if command -v strace > /dev/null; then
+    # The 1st write(2) is stdout's; with --tsv the 1st is the header's,
+    # the 3rd the first row's; initramfs's 3rd is inside the archive.
+    zero() { strace -o /dev/null -e inject=write:retval=0:when="$1" "$B" "${@:2}"; echo "exit $?"; }
+    export -f zero
+    record - write-zero-version bash -c 'zero 1 --version'
+    record - write-zero-compare bash -c 'zero 1 compare published/parent_a.txt published/child.txt published/parent_b.txt'
+    record t write-zero-tsv-header bash -c 'cd "$T" && zero 1 --smoke --tsv zero1.tsv; ls zero1.tsv'
+    record t write-zero-tsv-row bash -c 'cd "$T" && zero 3 --smoke --tsv zero3.tsv; ls zero3.tsv'
+    record - write-zero-initramfs bash -c 'cd "$T" && zero 3 initramfs -o zero.cpio; ls zero.cpio*'
+else
+    echo "SKIP: the writes that take nothing need strace" > "$out/write-zero-skipped"
+fi
+
 echo "$n commands recorded in $out"

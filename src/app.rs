@@ -85,7 +85,7 @@ pub fn main(start: &StartInfo) -> i32 {
         Err(e) => {
             // Under `git bisect run` a usage error must stop the bisect,
             // not mark the commit bad.
-            let bisect = e.command == Some("compare") && start.args().any(|a| a == b"--bisect");
+            let bisect = e.command() == Some("compare") && start.args().any(|a| a == b"--bisect");
             let code = if bisect {
                 exit::BISECT_STOP
             } else {

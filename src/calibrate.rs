@@ -28,46 +28,16 @@
 use core::fmt::Write;
 
 use crate::compare::{self, Interval, Intervals};
-use crate::config::{RunConfig, MAX_INJECT_NS, MAX_ROUNDS};
+use crate::config::{RunConfig, MAX_INJECT_NS};
 use crate::exit::{self, Exit};
 use crate::fmt::{Dec, Signed};
-use crate::profile::{self, Outcome, ProfileId};
+use crate::profile::{self, ProfileId, Rows};
 use crate::stats;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 
 /// Points of each kind, interleaved A B A B A B.
 pub const POINTS_EACH: usize = 3;
-
-/// One point's measured rounds (series 0: pollwake's `none` mode).
-struct Point {
-    per_round: [f64; MAX_ROUNDS as usize],
-    rounds: usize,
-    /// The mean row: total ns over total pairs.
-    mean: f64,
-}
-
-impl Point {
-    const fn new() -> Point {
-        Point {
-            per_round: [0.0; MAX_ROUNDS as usize],
-            rounds: 0,
-            mean: 0.0,
-        }
-    }
-
-    fn keep(&mut self, o: &Outcome) {
-        let rows = &o.rows[0];
-        let r = rows.per_round();
-        self.per_round[..r.len()].copy_from_slice(r);
-        self.rounds = r.len();
-        self.mean = rows.mean();
-    }
-
-    fn rounds(&self) -> &[f64] {
-        &self.per_round[..self.rounds]
-    }
-}
 
 /// What the six points say (every figure in % of A's mean but the means).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -135,7 +105,8 @@ pub fn inject_for(a_mean: f64, pct: f64) -> u32 {
 
 /// `uring-repro calibrate`: see the module docs.
 pub fn run(id: ProfileId, cfg: &RunConfig, pct: f64, clock: &Clock, out: &mut Out) -> Exit {
-    let mut points = [const { Point::new() }; 2 * POINTS_EACH];
+    // Each point's measured rows (series 0: pollwake's `none` mode).
+    let mut points = [const { Rows::new() }; 2 * POINTS_EACH];
     let mut inject_ns = 0;
     for (i, point) in points.iter_mut().enumerate() {
         let is_b = i % 2 == 1;
@@ -150,18 +121,18 @@ pub fn run(id: ProfileId, cfg: &RunConfig, pct: f64, clock: &Clock, out: &mut Ou
             c.inject_ns
         );
         out.flush();
-        let e = profile::run_point(id, &c, clock, out, &mut |o| point.keep(o));
+        let e = profile::run_point(id, &c, clock, out, &mut |o| point.clone_from(&o.rows[0]));
         if e.code != exit::PASS {
             return e;
         }
         if i == 0 {
-            inject_ns = inject_for(point.mean, pct);
+            inject_ns = inject_for(point.mean(), pct);
         }
     }
     let pick = |b: usize| {
         let mut v: [&[f64]; POINTS_EACH] = [&[]; POINTS_EACH];
         for (k, p) in points.iter().skip(b).step_by(2).enumerate() {
-            v[k] = p.rounds();
+            v[k] = p.per_round();
         }
         v
     };

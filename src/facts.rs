@@ -3,10 +3,11 @@
 //! online CPUs, io_uring policy. Printed as `# key=value` lines; a fact that
 //! cannot be read is `unknown`, never an error.
 
+use core::ffi::CStr;
 use core::fmt::Write;
 
 use crate::fmt::{Bytes, Line, Text};
-use crate::sys::{self, uapi::Utsname};
+use crate::sys::{self, uapi::Utsname, CPath};
 
 /// Room for a fact of a word or a few (a boot id, a mode, a policy, a
 /// CPU list): 64 bytes hold any such file's text, or uname's machine.
@@ -33,10 +34,9 @@ impl<const N: usize> Fact<N> {
         self.0.push_with(&mut |buf| copy_trimmed(s, buf));
     }
 
-    /// The whole file at `path` (NUL-terminated; its first N bytes),
-    /// trimmed, as this fact, unknown so far; it stays unknown when the
-    /// file cannot be read.
-    fn read(&mut self, path: &[u8]) {
+    /// The whole file at `path` (its first N bytes), trimmed, as this
+    /// fact, unknown so far; it stays unknown when the file cannot be read.
+    fn read(&mut self, path: &CStr) {
         self.0.push_with(&mut |buf| read_trimmed(path, buf));
     }
 
@@ -64,7 +64,7 @@ fn copy_trimmed(s: &[u8], buf: &mut [u8]) -> usize {
 
 /// The file at `path` into `buf`, trimmed; its length (0 when it cannot
 /// be read).
-fn read_trimmed(path: &[u8], buf: &mut [u8]) -> usize {
+fn read_trimmed(path: &CStr, buf: &mut [u8]) -> usize {
     let Ok(n) = sys::read_file(path, buf).map(|s| s.len()) else {
         return 0;
     };
@@ -92,10 +92,12 @@ fn trim(mut s: &[u8]) -> &[u8] {
 
 /// `leaf` of `cpu`'s cpufreq directory.
 fn read_cpu_path<const N: usize>(cpu: u32, leaf: &str) -> Fact<N> {
-    let mut p = Line::new();
-    let _ = write!(p, "/sys/devices/system/cpu/cpu{cpu}/cpufreq/{leaf}\0");
     let mut f = Fact::unknown();
-    f.read(p.as_bytes());
+    if let Ok(p) = CPath::format(format_args!(
+        "/sys/devices/system/cpu/cpu{cpu}/cpufreq/{leaf}"
+    )) {
+        f.read(&p);
+    }
     f
 }
 
@@ -154,22 +156,22 @@ pub fn preempt_derived<'a>(version: &'a [u8], cmdline: &'a [u8]) -> (&'a [u8], P
     (b"none-or-voluntary", PreemptSource::Version)
 }
 
-/// The value of the first `name : value` line of /proc/cpuinfo.
-fn cpuinfo_field<'a>(cpuinfo: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
-    cpuinfo.split(|&b| b == b'\n').find_map(|line| {
-        let colon = line.iter().position(|&b| b == b':')?;
-        (trim(&line[..colon]) == name).then(|| trim(&line[colon + 1..]))
-    })
-}
-
-/// The CPU model: x86's `model name`, or arm64's implementer and part.
+/// The CPU model: x86's `model name`, or arm64's implementer and part
+/// (each the first `name : value` line of /proc/cpuinfo with that name).
 fn cpu_model(cpuinfo: &[u8]) -> Fact<128> {
-    let field = |name: &[u8]| cpuinfo_field(cpuinfo, name);
-    if let Some(m) = field(b"model name") {
-        return Fact::from(m);
+    const NAMES: [&[u8]; 3] = [b"model name", b"CPU implementer", b"CPU part"];
+    let mut values: [Option<&[u8]>; 3] = [None; 3];
+    for line in cpuinfo.split(|&b| b == b'\n') {
+        let Some(colon) = line.iter().position(|&b| b == b':') else {
+            continue;
+        };
+        if let Some(i) = NAMES.iter().position(|&n| n == trim(&line[..colon])) {
+            values[i] = values[i].or(Some(trim(&line[colon + 1..])));
+        }
     }
-    match (field(b"CPU implementer"), field(b"CPU part")) {
-        (Some(i), Some(p)) => {
+    match values {
+        [Some(m), _, _] => Fact::from(m),
+        [None, Some(i), Some(p)] => {
             let mut t = Line::new();
             let _ = write!(t, "implementer={} part={}", Bytes(i), Bytes(p));
             Fact::from(t.as_bytes())
@@ -223,9 +225,9 @@ impl Facts {
             io_uring_disabled: Fact::unknown(),
         };
         let _ = sys::uname(&mut f.uts);
-        f.cmdline.read(b"/proc/cmdline\0");
+        f.cmdline.read(c"/proc/cmdline");
         let mut debugfs: Fact<WORD> = Fact::unknown();
-        debugfs.read(b"/sys/kernel/debug/sched/preempt\0");
+        debugfs.read(c"/sys/kernel/debug/sched/preempt");
         let mode = match preempt_from_debugfs(debugfs.bytes()) {
             Some(m) => m,
             None => {
@@ -236,17 +238,17 @@ impl Facts {
         };
         f.preempt.copy(mode);
         let mut cpuinfo = [0u8; 4096];
-        if let Ok(s) = sys::read_file(b"/proc/cpuinfo\0", &mut cpuinfo) {
+        if let Ok(s) = sys::read_file(c"/proc/cpuinfo", &mut cpuinfo) {
             f.cpu_model = cpu_model(s);
         }
-        f.boot_id.read(b"/proc/sys/kernel/random/boot_id\0");
+        f.boot_id.read(c"/proc/sys/kernel/random/boot_id");
         f.governor = read_cpu_path(cpu, "scaling_governor");
         f.epp = read_cpu_path(cpu, "energy_performance_preference");
         f.turbo = turbo();
-        f.smt.read(b"/sys/devices/system/cpu/smt/control\0");
-        f.online_cpus.read(b"/sys/devices/system/cpu/online\0");
+        f.smt.read(c"/sys/devices/system/cpu/smt/control");
+        f.online_cpus.read(c"/sys/devices/system/cpu/online");
         f.io_uring_disabled
-            .read(b"/proc/sys/kernel/io_uring_disabled\0");
+            .read(c"/proc/sys/kernel/io_uring_disabled");
         f
     }
 
@@ -270,18 +272,23 @@ impl Facts {
 
     /// Every fact as (key, value), in output order (also the TSV's extra columns).
     pub fn each(&self, f: &mut dyn FnMut(&'static str, &[u8])) {
-        f("kernel_version", self.version());
-        f("machine", Fact::<WORD>::from(cstr(&self.uts.machine)).get());
-        f("cmdline", self.cmdline.get());
-        f("preempt", self.preempt.get());
-        f("preempt_source", self.preempt_source.name().as_bytes());
-        f("cpu_model", self.cpu_model.get());
-        f("governor", self.governor.get());
-        f("energy_perf_preference", self.epp.get());
-        f("turbo", self.turbo.get());
-        f("smt", self.smt.get());
-        f("online_cpus", self.online_cpus.get());
-        f("io_uring_disabled", self.io_uring_disabled.get());
+        let machine = Fact::<WORD>::from(cstr(&self.uts.machine));
+        for (key, value) in [
+            ("kernel_version", self.version()),
+            ("machine", machine.get()),
+            ("cmdline", self.cmdline.get()),
+            ("preempt", self.preempt.get()),
+            ("preempt_source", self.preempt_source.name().as_bytes()),
+            ("cpu_model", self.cpu_model.get()),
+            ("governor", self.governor.get()),
+            ("energy_perf_preference", self.epp.get()),
+            ("turbo", self.turbo.get()),
+            ("smt", self.smt.get()),
+            ("online_cpus", self.online_cpus.get()),
+            ("io_uring_disabled", self.io_uring_disabled.get()),
+        ] {
+            f(key, value);
+        }
     }
 
     /// The facts as `# key=value` lines.
@@ -295,8 +302,8 @@ impl Facts {
 /// Turbo/boost state: intel_pstate's no_turbo, else cpufreq's boost.
 fn turbo() -> Fact<WORD> {
     let (mut no_turbo, mut boost): (Fact<WORD>, Fact<WORD>) = (Fact::unknown(), Fact::unknown());
-    no_turbo.read(b"/sys/devices/system/cpu/intel_pstate/no_turbo\0");
-    boost.read(b"/sys/devices/system/cpu/cpufreq/boost\0");
+    no_turbo.read(c"/sys/devices/system/cpu/intel_pstate/no_turbo");
+    boost.read(c"/sys/devices/system/cpu/cpufreq/boost");
     match (no_turbo.get(), boost.get()) {
         (b"1", _) => Fact::from(b"off"),
         (b"0", _) => Fact::from(b"on"),
@@ -369,7 +376,7 @@ mod tests {
         assert_eq!(Fact::<WORD>::from(b"\n").get(), b"unknown");
         assert_eq!(Fact::<4>::from(b"abcdefgh").get(), b"abcd");
         let mut f = Fact::<WORD>::unknown();
-        f.read(b"/nonexistent/file\0");
+        f.read(c"/nonexistent/file");
         assert_eq!(f.get(), b"unknown");
     }
 

@@ -164,17 +164,11 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         l.count(Fail::SubmitError),
         l.count(Fail::Migration),
     )?;
-    // Trailing facts: the same values as the `# key=value` lines. A cell
-    // never holds a tab or a newline (the command line could).
-    let mut cells = [0u8; 2048];
+    // Trailing facts: the same values as the `# key=value` lines.
     let mut result = write!(w, "\t{:#x}", c.ring_features);
     c.facts.each(&mut |_, v| {
-        let n = v.len().min(cells.len());
-        for (d, &b) in cells.iter_mut().zip(&v[..n]) {
-            *d = if b == b'\t' || b == b'\n' { b' ' } else { b };
-        }
         if result.is_ok() {
-            result = write!(w, "\t{}", Bytes(&cells[..n]));
+            result = write!(w, "\t{}", Cell(v));
         }
     });
     result?;
@@ -185,13 +179,25 @@ pub fn write_row(w: &mut dyn Write, c: &Context<'_>, r: &Row<'_>) -> fmt::Result
         c.rounds_planned, c.inject_ns
     )?;
     for text in r.witness {
-        let n = text.len().min(cells.len());
-        for (d, &b) in cells.iter_mut().zip(&text[..n]) {
-            *d = if b == b'\t' || b == b'\n' { b' ' } else { b };
-        }
-        write!(w, "\t{}", Bytes(&cells[..n]))?;
+        write!(w, "\t{}", Cell(text))?;
     }
     writeln!(w, "\t{}", c.timebase)
+}
+
+/// Text from outside (a fact, a witness line) as one cell: a tab or a
+/// newline in it (the command line could hold them) becomes a space.
+struct Cell<'a>(&'a [u8]);
+
+impl fmt::Display for Cell<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, part) in self.0.split(|&b| b == b'\t' || b == b'\n').enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            Bytes(part).fmt(f)?;
+        }
+        Ok(())
+    }
 }
 
 /// An open result file: rows are buffered in `out` and flushed one by one.
@@ -208,11 +214,9 @@ pub struct TsvFile {
 impl TsvFile {
     /// Creates `path` (O_EXCL: EEXIST if it exists) mode 0644 and writes
     /// the header; a header that cannot be written leaves no file.
-    pub fn create(path: &[u8]) -> SysResult<TsvFile> {
-        // Too long, or a path no file can have.
-        let path = CPath::new(path).ok_or(Errno::ENAMETOOLONG)?;
+    pub fn create(path: CPath) -> SysResult<TsvFile> {
         let flags = uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL;
-        let fd = sys::open(path.get(), flags, 0o644)?;
+        let fd = sys::open(&path, flags, 0o644)?;
         let mut f = TsvFile {
             out: Out::new(fd.raw()),
             _fd: fd,
@@ -245,7 +249,7 @@ impl TsvFile {
     pub fn remove(self) -> SysResult<()> {
         let path = self.path;
         drop((self.out, self._fd));
-        sys::unlink(path.get())
+        sys::unlink(&path)
     }
 }
 
@@ -254,10 +258,11 @@ impl TsvFile {
 /// and copies its rows to `out` as `# tsv: ` lines (`compare` and the table
 /// readers skip `#` lines; `sed -n 's/^# tsv: //p'` gets the file back).
 pub fn echo_if_volatile(path: &[u8], out: &mut Out) {
-    let Some(z) = CPath::new(path) else {
+    // A path no file can have was refused by the run (`--tsv`).
+    let Ok(z) = CPath::new(path) else {
         return;
     };
-    let kind = match sys::fs_type(z.get()) {
+    let kind = match sys::fs_type(&z) {
         Ok(RAMFS_MAGIC) => "ramfs",
         Ok(TMPFS_MAGIC) => "tmpfs",
         _ => return,
@@ -267,12 +272,12 @@ pub fn echo_if_volatile(path: &[u8], out: &mut Out) {
         "# --tsv {} is on {kind}, which does not survive power-off; its rows follow",
         Clean(path)
     );
-    let Ok(fd) = sys::open(z.get(), uapi::O_RDONLY, 0) else {
+    let Ok(fd) = sys::open(&z, uapi::O_RDONLY, 0) else {
         return;
     };
     let mut buf = [0u8; 4096];
     let mut at_line_start = true;
-    while let Ok(n @ 1..) = sys::read(fd.raw(), &mut buf) {
+    while let Ok(n @ 1..) = sys::read_to_end(fd.raw(), &mut buf) {
         for line in buf[..n].split_inclusive(|&b| b == b'\n') {
             if at_line_start {
                 out.bytes(b"# tsv: ");
@@ -332,7 +337,8 @@ mod tests {
             .join("target")
             .join(format!("uring-repro-echo-{id}.disk"));
         std::fs::write(&disk, "x\n").unwrap();
-        let on_disk = sys::fs_type(format!("{}\0", disk.display()).as_bytes()).unwrap();
+        let on_disk = CPath::new(disk.to_str().unwrap().as_bytes()).unwrap();
+        let on_disk = sys::fs_type(&on_disk).unwrap();
         echo_if_volatile(disk.to_str().unwrap().as_bytes(), &mut out);
         drop(f);
         let got = std::fs::read_to_string(&sink).unwrap();
@@ -405,6 +411,27 @@ mod tests {
         assert!(HEADER.ends_with('\n') && !HEADER.contains(' '));
     }
 
+    /// A passing warm-up row of one cycle, 32 pairs in 64 ns, counted in `l`.
+    fn row(l: &Ledger) -> Row<'_> {
+        Row {
+            phase: "warmup",
+            round: 0,
+            cycles: 1,
+            pairs: 32,
+            timed_ns: 64,
+            pass: true,
+            counts: l,
+            witness: NO_WITNESS,
+        }
+    }
+
+    /// `r` as the TSV line `write_row` writes.
+    fn text(r: &Row<'_>) -> String {
+        let mut s = String::new();
+        write_row(&mut s, &ctx(), r).unwrap();
+        s
+    }
+
     #[test]
     fn row_fields_line_up_with_the_header() {
         let mut l = Ledger::default();
@@ -424,11 +451,9 @@ mod tests {
             pairs: 16,
             timed_ns: 2_950_366,
             pass: false,
-            counts: &l,
-            witness: NO_WITNESS,
+            ..row(&l)
         };
-        let mut s = String::new();
-        write_row(&mut s, &ctx(), &r).unwrap();
+        let s = text(&r);
         assert!(s.ends_with('\n'));
         let names: Vec<&str> = HEADER.trim_end().split('\t').collect();
         let vals: Vec<&str> = s.trim_end().split('\t').collect();
@@ -482,11 +507,9 @@ mod tests {
             pairs: 0,
             timed_ns: 0,
             pass: false,
-            counts: &l,
-            witness: NO_WITNESS,
+            ..row(&l)
         };
-        let mut s = String::new();
-        write_row(&mut s, &ctx(), &r).unwrap();
+        let s = text(&r);
         let names: Vec<&str> = HEADER.trim_end().split('\t').collect();
         let at = names.iter().position(|n| *n == "ns_per_pair").unwrap();
         assert_eq!(s.split('\t').nth(at), Some("0.000000"), "{s}");
@@ -498,27 +521,16 @@ mod tests {
         let _ = std::fs::create_dir_all(&dir);
         let path = dir.join("r.tsv");
         let _ = std::fs::remove_file(&path);
-        let p = path.to_str().unwrap().as_bytes();
-        let mut f = TsvFile::create(p).unwrap();
+        let p = || CPath::new(path.to_str().unwrap().as_bytes()).unwrap();
+        let mut f = TsvFile::create(p()).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), HEADER);
         let l = Ledger::default();
-        let r = Row {
-            phase: "warmup",
-            round: 0,
-            cycles: 1,
-            pairs: 32,
-            timed_ns: 64,
-            pass: true,
-            counts: &l,
-            witness: NO_WITNESS,
-        };
-        f.row(&ctx(), &r);
+        f.row(&ctx(), &row(&l));
         // On disk before the file is closed.
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
-        assert_eq!(TsvFile::create(p).err(), Some(Errno::EEXIST));
+        assert_eq!(TsvFile::create(p()).err(), Some(Errno::EEXIST));
         drop(f);
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
-        assert_eq!(TsvFile::create(b"a\0b").err(), Some(Errno::ENAMETOOLONG));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -8,7 +8,9 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{icount, published, run, with_stdout_full, Run, Scratch};
+use utils::{
+    assert_contains, assert_starts_with, icount, published, run, with_stdout_full, Run, Scratch,
+};
 
 /// A uring-repro stdout point of 15 rounds around `ns`, the last round's
 /// semantic_pass `last_pass`; `rounds` rows of 15 when it was interrupted.
@@ -63,13 +65,14 @@ fn bisect(options: &[&str], points: &[(&str, &str)]) -> Run {
     run(&args)
 }
 
+/// The published sandwich's points: parent A, parent B, the child.
+fn sandwich() -> [String; 3] {
+    ["parent_a.txt", "parent_b.txt", "child.txt"].map(published)
+}
+
 /// `compare --bisect` with the published references and `new`.
 fn step(new: &str) -> Run {
-    let (a, b, child) = (
-        published("parent_a.txt"),
-        published("parent_b.txt"),
-        published("child.txt"),
-    );
+    let [a, b, child] = sandwich();
     bisect(
         &[],
         &[("good", &a), ("good", &b), ("bad", &child), ("new", new)],
@@ -91,11 +94,7 @@ fn good_bad_and_half_way() {
             assert!(r.err.is_empty(), "{}", r.err);
         } else {
             assert_eq!(r.err.lines().count(), 1, "{}", r.err);
-            assert!(
-                r.err.starts_with("uring-repro: compare --bisect: "),
-                "{}",
-                r.err
-            );
+            assert_starts_with(&r.err, "uring-repro: compare --bisect: ");
         }
     }
 }
@@ -132,11 +131,7 @@ fn unusable_references_stop_the_bisect() {
         &format!("new={new}"),
     ]);
     assert_eq!(r.code, 128, "{}", r.err);
-    assert!(
-        r.err.contains("the references are closer than the gate"),
-        "{}",
-        r.err
-    );
+    assert_contains(&r.err, &["the references are closer than the gate"]);
     // A reference that failed its checks, and one that cannot be read.
     let failed = point(&d, "failed-ref.txt", 196.6, 0, 15);
     let missing = d.file("missing-ref.txt");
@@ -149,11 +144,7 @@ fn unusable_references_stop_the_bisect() {
             &format!("new={new}"),
         ]);
         assert_eq!(r.code, 128, "{bad}: {}", r.err);
-        assert!(
-            r.err.starts_with(&format!("uring-repro: {bad}: ")),
-            "{}",
-            r.err
-        );
+        assert_starts_with(&r.err, &format!("uring-repro: {bad}: "));
     }
     // A usage error stops it too (exit 2 would mark the commit bad).
     for args in [
@@ -202,11 +193,7 @@ fn references_of_one_value_stop_the_bisect() {
 #[test]
 fn points_of_another_contract_are_not_judged() {
     let d = Scratch::new("bisect-contract");
-    let (a, b, child) = (
-        published("parent_a.txt"),
-        published("parent_b.txt"),
-        published("child.txt"),
-    );
+    let [a, b, child] = sandwich();
     let shared = |name: &str, from: &str| {
         let t = std::fs::read_to_string(from)
             .unwrap()
@@ -241,11 +228,7 @@ fn points_of_another_contract_are_not_judged() {
 #[test]
 fn a_reference_counted_twice_stops_the_bisect() {
     let d = Scratch::new("bisect-twice");
-    let (a, b, child) = (
-        published("parent_a.txt"),
-        published("parent_b.txt"),
-        published("child.txt"),
-    );
+    let [a, b, child] = sandwich();
     let new = point(&d, "new.txt", 196.3, 1, 15);
     let tsv = published("child.tsv");
     for args in [
@@ -327,12 +310,9 @@ fn icount_points_are_placed_exactly() {
     let a = published("parent_a.txt");
     let r = step(&new);
     assert_eq!(r.code, 125, "{}", r.err);
-    assert!(
-        r.err.starts_with(&format!(
-            "uring-repro: {new}: timebase=icount beside timebase=wall in {a}: "
-        )),
-        "{}",
-        r.err
+    assert_starts_with(
+        &r.err,
+        &format!("uring-repro: {new}: timebase=icount beside timebase=wall in {a}: "),
     );
 }
 
@@ -343,11 +323,7 @@ fn icount_points_are_placed_exactly() {
 fn a_step_whose_stdout_is_lost_stops_the_bisect() {
     let d = Scratch::new("bisect-stdout");
     let new = point(&d, "good.txt", 180.2, 1, 15);
-    let (a, b, child) = (
-        published("parent_a.txt"),
-        published("parent_b.txt"),
-        published("child.txt"),
-    );
+    let [a, b, child] = sandwich();
     let args = [
         "compare".to_string(),
         "--bisect".into(),

@@ -7,7 +7,9 @@ mod utils;
 use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_usage_error, line, ran, rows, run, skip, tsv_rows, Scratch, BIN};
+use utils::{
+    assert_contains, assert_usage_error, line, ran, rows, run, skip, tsv_rows, Scratch, BIN,
+};
 
 #[test]
 fn inject_ns_adds_at_least_its_ns_per_pair_and_says_so() {
@@ -33,11 +35,7 @@ fn inject_ns_adds_at_least_its_ns_per_pair_and_says_so() {
     let plain = run(&[&["describe"][..], &args[..]].concat());
     let control = run(&[&["describe"][..], &args[..], &["--inject-ns", "3000"]].concat());
     assert!(!plain.out.contains("inject_ns"), "{}", plain.out);
-    assert!(
-        control.out.contains("\"inject_ns\":3000,"),
-        "{}",
-        control.out
-    );
+    assert_contains(&control.out, &["\"inject_ns\":3000,"]);
 }
 
 /// Still two io_uring_enter per cycle with the injection on: the spin

@@ -8,7 +8,10 @@ mod utils;
 use std::path::Path;
 use std::process::Command;
 
-use utils::{assert_narrow, assert_usage_error, icount, made_with, shell_words, Run, Scratch, BIN};
+use utils::{
+    assert_contains, assert_narrow, assert_starts_with, assert_usage_error, icount, made_with,
+    shell_words, Run, Scratch, BIN,
+};
 
 fn published() -> String {
     format!("{}/tests/fixtures/published", env!("CARGO_MANIFEST_DIR"))
@@ -47,6 +50,13 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
 /// wherever the wrap put it.
 fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The draft ended with `code` (its stderr shown if not), and every
+/// line of it fits 72 columns.
+fn assert_drafted(r: &Run, code: i32) {
+    assert_eq!(r.code, code, "{}", r.err);
+    assert_narrow(&r.out);
 }
 
 /// Each of `phrases` is in `draft`, wherever the wrap put it.
@@ -189,8 +199,7 @@ fn points_sharing_a_boot_id_give_the_warning() {
     );
     let c = write(&d, "c.txt", &same);
     let r = aba(dir, [&a, &b, &c]);
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
+    assert_drafted(&r, 0);
     assert_says(
         &r.out,
         &[
@@ -220,13 +229,8 @@ fn a_failing_point_is_not_evidence_and_exits_1() {
     let b = write(&d, "b.txt", &child);
     let c = write(&d, "c.txt", &fixture("parent_b.txt"));
     let r = aba(dir, [&a, &b, &c]);
-    assert_eq!(r.code, 1, "{}", r.err);
-    assert_narrow(&r.out);
-    assert!(
-        r.out.starts_with("NOT EVIDENCE: point 2 failed its checks"),
-        "{}",
-        r.out
-    );
+    assert_drafted(&r, 1);
+    assert_starts_with(&r.out, "NOT EVIDENCE: point 2 failed its checks");
     assert_says(
         &r.out,
         &[
@@ -280,8 +284,7 @@ fn a_missing_banner_fact_is_named_and_left_out() {
         &published(),
         &["A=parent_a.txt", "B=child_standalone.txt", "A=parent_b.txt"],
     );
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
+    assert_drafted(&r, 0);
     assert_eq!(r.err.lines().count(), 1, "{}", r.err);
     assert_eq!(r.err.matches("cpu_model").count(), 1, "{}", r.err);
     assert!(r.err.contains("kernel (not in point 2)"), "{}", r.err);
@@ -308,8 +311,7 @@ fn witness_lines_are_carried_wrapped() {
     let b = write(&d, "b.txt", &witnessed("child.txt", functions));
     let c = write(&d, "c.txt", &witnessed("parent_b.txt", functions));
     let r = aba(dir, [&a, &b, &c]);
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
+    assert_drafted(&r, 0);
     assert_eq!(r.out.matches("witness: events").count(), 1, "{}", r.out);
     assert!(
         r.out.contains(
@@ -337,11 +339,7 @@ fn witness_lines_are_carried_wrapped() {
     let r = aba(dir, [&a, &b, &c]);
     assert_narrow(&r.out);
     assert_eq!(r.out.matches("witness: events").count(), 3, "{}", r.out);
-    assert!(
-        r.out.contains("The kernel's own counts, point 2 (B):\n"),
-        "{}",
-        r.out
-    );
+    assert_contains(&r.out, &["The kernel's own counts, point 2 (B):\n"]);
     assert!(
         flat(&r.out).contains("io_futex_complete=0 -> MISMATCH"),
         "{}",
@@ -430,8 +428,7 @@ fn real_witnessed_points_from_a_guest() {
             &format!("A={}", f("c.txt")),
         ],
     );
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
+    assert_drafted(&r, 0);
     let flat = flat(&r.out);
     assert!(
         flat.contains("The kernel's own counts (the same on every point):"),
@@ -490,8 +487,7 @@ fn long_paths_and_long_values_stay_within_72_columns() {
         format!("parent={c}"),
     ];
     let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
+    assert_drafted(&r, 0);
     // A kernel release is at most 64 characters (uname's limit): a longer
     // one is shown cut, and says so.
     assert!(flat(&r.out).contains("kernel 6.15.0-xxxx"), "{}", r.out);
@@ -516,8 +512,7 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
     let b = write(&d, "b.txt", &injected);
     let c = write(&d, "c.tsv", &fixture("parent_b.tsv"));
     let r = aba(dir, [&a, &b, &c]);
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
+    assert_drafted(&r, 0);
     let f = flat(&r.out);
     let run = &f[f.find("uring-repro run").expect("the run command")..];
     let run = &run[..run.find("point.txt").unwrap()];
@@ -544,14 +539,8 @@ fn the_reproduce_command_names_the_profile_it_can() {
     let b = write(&d, "b.txt", &later("child.txt"));
     let c = write(&d, "c.txt", &later("parent_b.txt"));
     let r = aba(dir, [&a, &b, &c]);
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
-    assert!(
-        r.out
-            .starts_with("Subject: [REGRESSION] x9_later_thing +9.268%\n"),
-        "{}",
-        r.out
-    );
+    assert_drafted(&r, 0);
+    assert_starts_with(&r.out, "Subject: [REGRESSION] x9_later_thing +9.268%\n");
     assert_says(
         &r.out,
         &["uring-repro run --profile x9_later_thing --cpu 2 --slots 32"],
@@ -576,14 +565,10 @@ fn icount_points_are_drafted_in_instructions() {
         format!("child={}", icount("s0_child_2.txt")),
     ];
     let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
-    assert!(
-        r.out.starts_with(
-            "Subject: [REGRESSION] io_uring futex WAIT/WAKE +3.865% at 079afb081c42\n"
-        ),
-        "{}",
-        r.out
+    assert_drafted(&r, 0);
+    assert_starts_with(
+        &r.out,
+        "Subject: [REGRESSION] io_uring futex WAIT/WAKE +3.865% at 079afb081c42\n",
     );
     for bad in [" ns/pair", "Results, ns", "nan", "inf%"] {
         assert!(!r.out.contains(bad), "{bad:?} in\n{}", r.out);
@@ -607,8 +592,7 @@ fn icount_points_are_drafted_in_instructions() {
         &format!("parent={}", icount("n0_parent.txt")),
         &format!("child={}", icount("n0_child.txt")),
     ]);
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
+    assert_drafted(&r, 0);
     assert_says(
         &r.out,
         &[
@@ -625,11 +609,7 @@ fn icount_points_are_drafted_in_instructions() {
         &format!("child={}", icount("s0_child_1.txt")),
     ]);
     assert_eq!(r.code, 2, "{}", r.out);
-    assert!(
-        r.err.contains(": timebase=icount beside timebase=wall in "),
-        "{}",
-        r.err
-    );
+    assert_contains(&r.err, &[": timebase=icount beside timebase=wall in "]);
 }
 
 /// pollwake's points, one mode read (`--mode idle`): the subject names that
@@ -661,13 +641,10 @@ fn a_pollwake_mode_is_named_in_kernel_words() {
             &format!("B={}", files[1]),
         ],
     );
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_narrow(&r.out);
-    assert!(
-        r.out
-            .starts_with("Subject: [REGRESSION] io_uring poll wakeup, idle epoll "),
-        "{}",
-        r.out
+    assert_drafted(&r, 0);
+    assert_starts_with(
+        &r.out,
+        "Subject: [REGRESSION] io_uring poll wakeup, idle epoll ",
     );
     assert!(
         flat(&r.out).contains("Results, ns per MSG_RING completion"),

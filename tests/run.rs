@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::Command;
 
 use utils::{
-    assert_usage_error, assert_zero, line, ran, rows, run, skip, tsv_rows, with_injected_fault,
-    Run, Scratch, BIN, FAILURES,
+    assert_starts_with, assert_usage_error, assert_zero, line, ran, rows, run, skip, tsv_rows,
+    with_injected_fault, Run, Scratch, BIN, FAILURES,
 };
 
 #[test]
@@ -22,10 +22,9 @@ fn smoke_passes_with_every_check() {
     assert_eq!(out.code, 0, "stdout:\n{stdout}\nstderr:\n{}", out.err);
     assert!(out.err.is_empty(), "stderr: {}", out.err);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert!(
-        lines[0].starts_with("# uring-repro 0.1.0 profile=s0_wait_wake mode=smoke kernel="),
-        "{}",
-        lines[0]
+    assert_starts_with(
+        lines[0],
+        "# uring-repro 0.1.0 profile=s0_wait_wake mode=smoke kernel=",
     );
     assert!(
         lines[0].contains(" clock=vdso"),

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use utils::{
-    assert_usage_error, ran, run, skip, tsv_rows, with_file_size_limit, with_injected_fault,
+    assert_usage_error, ran, run, skip, tsv_rows, with_file_size_limit, with_injected_fault, Run,
     Scratch, BIN,
 };
 
@@ -247,37 +247,56 @@ fn smoke_rows_are_not_measured() {
 /// round its TSV row and (measured rounds) its stdout row.
 const SHORT: [&str; 6] = ["--cycles", "2", "--warmups", "1", "--rounds", "3"];
 
+/// A short run with `--tsv FILE` in a fresh directory `name`, under
+/// strace's `inject` (None: `ulimit -f 1` instead): what it did, FILE,
+/// and the directory (removed when dropped). None where io_uring or
+/// strace is missing here (skipped).
+fn faulted(name: &str, inject: Option<&str>) -> Option<(Run, String, Scratch)> {
+    ran(&["--smoke"])?;
+    let d = Scratch::new(name);
+    let f = d.file("rows.tsv");
+    let args = [&SHORT[..], &["--tsv", &f]].concat();
+    let o = match inject {
+        Some(inject) => with_injected_fault(inject, &args)?,
+        None => with_file_size_limit(1, &args),
+    };
+    Some((o, f, d))
+}
+
+/// The run failed (exit 1) with `uring-repro: {why}` alone on stderr
+/// (`{f}` in it the TSV's path), and left no TSV behind.
+fn assert_failed_and_removed(o: &Run, f: &str, why: &str) {
+    assert_eq!(o.code, 1, "{}{}", o.out, o.err);
+    assert_eq!(o.err, format!("uring-repro: {}\n", why.replace("{f}", f)));
+    assert!(!Path::new(f).exists(), "a cut TSV was left behind");
+}
+
 /// A TSV write that fails after some rows (a full disk) names its errno,
 /// leaves no file behind, and the run cannot pass: stdout says why before
 /// its checks line, which ends FAIL.
 #[test]
 fn a_failed_write_names_its_errno_and_leaves_no_file() {
-    if ran(&["--smoke"]).is_none() {
-        return;
-    }
-    let d = Scratch::new("enospc");
-    let f = d.file("rows.tsv");
     // Write 4: the first measured row, after the header and a warm-up row.
-    let args = [&SHORT[..], &["--tsv", &f]].concat();
-    let Some(o) = with_injected_fault("write:error=ENOSPC:when=4", &args) else {
+    let Some((o, f, _d)) = faulted("enospc", Some("write:error=ENOSPC:when=4")) else {
         return;
     };
-    assert_eq!(o.code, 1, "{}{}", o.out, o.err);
-    assert_eq!(
-        o.err,
-        format!("uring-repro: --tsv {f}: write failed: ENOSPC (28); removed\n")
-    );
-    assert!(!Path::new(&f).exists(), "a cut TSV was left behind");
+    assert_failed_and_removed(&o, &f, "--tsv {f}: write failed: ENOSPC (28); removed");
     let said = format!("# --tsv {f}: write failed: ENOSPC (28)");
     let lines: Vec<&str> = o.out.lines().collect();
     assert_eq!(lines[lines.len() - 2], said, "{}", o.out);
     assert!(lines[lines.len() - 1].ends_with(" -> FAIL"), "{}", o.out);
     // A disk full from the start: no file, nothing runs.
-    let Some(o) = with_injected_fault("write:error=ENOSPC:when=1", &args) else {
+    let Some((o, f, _d)) = faulted("enospc-1", Some("write:error=ENOSPC:when=1")) else {
         return;
     };
     assert_usage_error(&o, &format!("--tsv {f}: cannot be created: ENOSPC (28)"));
     assert!(!Path::new(&f).exists(), "an empty TSV was left behind");
+    // A write that takes nothing (returns 0) would be written again for
+    // ever: it is EIO, and the row's file goes as a failed one does.
+    let Some((o, f, _d)) = faulted("zero", Some("write:retval=0:when=4")) else {
+        return;
+    };
+    assert_failed_and_removed(&o, &f, "--tsv {f}: write failed: EIO (5); removed");
 }
 
 /// `ulimit -f`: the write past the limit fails with EFBIG (SIGXFSZ is
@@ -285,19 +304,11 @@ fn a_failed_write_names_its_errno_and_leaves_no_file() {
 /// the cut file is removed.
 #[test]
 fn a_file_size_limit_is_a_named_failure_not_a_kill() {
-    if ran(&["--smoke"]).is_none() {
-        return;
-    }
-    let d = Scratch::new("efbig");
-    let f = d.file("rows.tsv");
     // The header fits in 1 KiB, the first row does not.
-    let o = with_file_size_limit(1, &[&SHORT[..], &["--tsv", &f]].concat());
-    assert_eq!(o.code, 1, "{}{}", o.out, o.err);
-    assert_eq!(
-        o.err,
-        format!("uring-repro: --tsv {f}: write failed: EFBIG (27); removed\n")
-    );
-    assert!(!Path::new(&f).exists(), "a cut TSV was left behind");
+    let Some((o, f, _d)) = faulted("efbig", None) else {
+        return;
+    };
+    assert_failed_and_removed(&o, &f, "--tsv {f}: write failed: EFBIG (27); removed");
     assert!(o.out.trim_end().ends_with(" -> FAIL"), "{}", o.out);
 }
 
@@ -305,19 +316,10 @@ fn a_file_size_limit_is_a_named_failure_not_a_kill() {
 /// removed, and the one stderr line says so.
 #[test]
 fn a_tsv_cut_short_by_stdout_is_removed() {
-    if ran(&["--smoke"]).is_none() {
-        return;
-    }
-    let d = Scratch::new("stdout-cut");
-    let f = d.file("rows.tsv");
     // Write 5: stdout's row of round 0.
-    let args = [&SHORT[..], &["--tsv", &f]].concat();
-    let Some(o) = with_injected_fault("write:error=EIO:when=5", &args) else {
+    let Some((o, f, _d)) = faulted("stdout-cut", Some("write:error=EIO:when=5")) else {
         return;
     };
-    assert_eq!(o.code, 1, "{}{}", o.out, o.err);
-    let want =
-        format!("uring-repro: stdout: write failed: EIO (5); --tsv {f} removed (cut short)\n");
-    assert_eq!(o.err, want);
-    assert!(!Path::new(&f).exists(), "a cut TSV was left behind");
+    let why = "stdout: write failed: EIO (5); --tsv {f} removed (cut short)";
+    assert_failed_and_removed(&o, &f, why);
 }

@@ -42,8 +42,9 @@ pub enum Command<'a> {
 /// A usage error: the argument as typed and what is wrong with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UsageError<'a> {
-    /// `compare` or `calibrate` for their errors (they say so first).
-    pub command: Option<&'static str>,
+    /// The command the arguments are for, as its bit (`RUN`, `COMPARE`,
+    /// ...): see `command`.
+    command: u8,
     /// The argument as typed (`--rounds=0`, or `--rounds` when the value
     /// came as the next argument); empty for the command line as a whole.
     pub arg: &'a [u8],
@@ -90,9 +91,23 @@ pub enum Why {
     NoContract(&'static str),
 }
 
+impl UsageError<'_> {
+    /// `compare`, `calibrate`, `initramfs` or `report` for their errors
+    /// (they say so first).
+    pub fn command(&self) -> Option<&'static str> {
+        match self.command {
+            COMPARE => Some("compare"),
+            CALIBRATE => Some("calibrate"),
+            INITRAMFS => Some("initramfs"),
+            REPORT => Some("report"),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for UsageError<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(c) = self.command {
+        if let Some(c) = self.command() {
             write!(f, "{c}: ")?;
         }
         if !self.arg.is_empty() {
@@ -344,13 +359,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
 
 fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> UsageError<'a> {
     UsageError {
-        command: match command {
-            COMPARE => Some("compare"),
-            CALIBRATE => Some("calibrate"),
-            INITRAMFS => Some("initramfs"),
-            REPORT => Some("report"),
-            _ => None,
-        },
+        command,
         arg,
         value,
         why,

@@ -303,6 +303,15 @@ const INITRAMFS_TEXT: &str = "writes FILE, an uncompressed newc cpio: /init (thi
     with nothing after `--` on the kernel command line, /init runs those; arguments after \
     `--` win (README: Boot a kernel into a point):";
 
+/// The commands with options of their own, in --help's order: what each
+/// does (wrapped after its name, then its options follow).
+const SECTIONS: [(&str, &str, u8); 4] = [
+    ("compare", COMPARE_TEXT, COMPARE),
+    ("calibrate", CALIBRATE_TEXT, CALIBRATE),
+    ("initramfs", INITRAMFS_TEXT, INITRAMFS),
+    ("report", REPORT_TEXT, REPORT),
+];
+
 /// Where help text wraps.
 const WIDTH: usize = 80;
 /// Where an item's text starts, and its default (from there).
@@ -392,18 +401,11 @@ pub fn help(w: &mut dyn Write) {
     item(w, "--version", "the version", INDENT);
     let _ = writeln!(w, "\npollwake only:");
     options(w, RUN, &[For::Pollwake]);
-    let _ = w.write_str("\ncompare: ");
-    fmt::wrap(w, COMPARE_TEXT, 9, 0, WIDTH);
-    options(w, COMPARE, &[For::Any]);
-    let _ = w.write_str("\ncalibrate: ");
-    fmt::wrap(w, CALIBRATE_TEXT, 11, 0, WIDTH);
-    options(w, CALIBRATE, &[For::Any]);
-    let _ = w.write_str("\ninitramfs: ");
-    fmt::wrap(w, INITRAMFS_TEXT, 11, 0, WIDTH);
-    options(w, INITRAMFS, &[For::Any]);
-    let _ = w.write_str("\nreport: ");
-    fmt::wrap(w, REPORT_TEXT, 8, 0, WIDTH);
-    options(w, REPORT, &[For::Any]);
+    for (name, text, command) in SECTIONS {
+        let _ = write!(w, "\n{name}: ");
+        fmt::wrap(w, text, name.len() + 2, 0, WIDTH);
+        options(w, command, &[For::Any]);
+    }
     let _ = writeln!(
         w,
         "\nOptions take their value as `--opt N` or `--opt=N`.\n\nexit codes:"

@@ -32,6 +32,13 @@ fn why(args: &[&'static str]) -> (String, Why) {
     (arg, e.why)
 }
 
+/// `args` are refused, naming `arg` (and its value, where it came
+/// separately) for `reason`.
+#[track_caller]
+fn refused(args: &[&'static str], arg: &str, reason: Why) {
+    assert_eq!(why(args), (arg.to_string(), reason), "{args:?}");
+}
+
 fn help_text() -> String {
     let mut s = String::new();
     help(&mut s);
@@ -65,10 +72,7 @@ fn compare_has_its_own_rows_of_the_table() {
         e.to_string(),
         "compare: --rounds: does not apply to compare"
     );
-    assert_eq!(
-        why(&["--gate", "5"]),
-        ("--gate".into(), Why::NotForCommand("run"))
-    );
+    refused(&["--gate", "5"], "--gate", Why::NotForCommand("run"));
     assert_eq!(p(&["compare", "a", "--help"]), Ok(Command::Help));
 }
 
@@ -109,13 +113,15 @@ fn waitv_slots_are_groups() {
     let c = cfg(&["--profile", "v0"]);
     assert_eq!(c.slots, WAITV_GROUPS);
     assert_eq!(cfg(&["--slots", "3", "--profile", "v0"]).slots, 3);
-    assert_eq!(
-        why(&["--slots", "9", "--profile", "v0"]),
-        ("--slots 9".into(), Why::OutOfRange(1, 8))
+    refused(
+        &["--slots", "9", "--profile", "v0"],
+        "--slots 9",
+        Why::OutOfRange(1, 8),
     );
-    assert_eq!(
-        why(&["--profile=v0", "--slots=64"]),
-        ("--slots=64".into(), Why::OutOfRange(1, 8))
+    refused(
+        &["--profile=v0", "--slots=64"],
+        "--slots=64",
+        Why::OutOfRange(1, 8),
     );
     assert_eq!(cfg(&["--profile", "s0"]).slots, 32);
 }
@@ -150,17 +156,18 @@ fn shared_scope_only_where_it_means_something() {
 fn tsv_describe_selftest() {
     assert_eq!(cfg(&["--tsv", "a.tsv"]).tsv, Some(b"a.tsv".as_slice()));
     assert_eq!(cfg(&["--tsv=b"]).tsv, Some(b"b".as_slice()));
-    assert_eq!(why(&["--tsv="]), ("--tsv=".into(), Why::MissingValue));
-    assert_eq!(why(&["--tsv"]), ("--tsv".into(), Why::MissingValue));
+    refused(&["--tsv="], "--tsv=", Why::MissingValue);
+    refused(&["--tsv"], "--tsv", Why::MissingValue);
     match p(&["describe", "--profile", "v0", "--smoke"]) {
         Ok(Command::Describe(id, c)) => {
             assert_eq!((id, c.mode, c.slots), (ProfileId::V0, Mode::Smoke, 8))
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(
-        why(&["describe", "--tsv", "x"]),
-        ("--tsv".into(), Why::NotForCommand("describe"))
+    refused(
+        &["describe", "--tsv", "x"],
+        "--tsv",
+        Why::NotForCommand("describe"),
     );
     match p(&["selftest", "--cpu", "1", "--timeout=3"]) {
         Ok(Command::Selftest(c)) => assert_eq!((c.cpu, c.timeout_s), (Some(1), 3)),
@@ -170,26 +177,19 @@ fn tsv_describe_selftest() {
         p(&["selftest"]),
         Ok(Command::Selftest(RunConfig::default()))
     );
-    assert_eq!(
-        why(&["selftest", "--smoke"]),
-        ("--smoke".into(), Why::NotForCommand("selftest"))
+    refused(
+        &["selftest", "--smoke"],
+        "--smoke",
+        Why::NotForCommand("selftest"),
     );
-    assert_eq!(
-        why(&["selftest", "--profile", "s0"]),
-        ("--profile".into(), Why::NotForCommand("selftest"))
+    refused(
+        &["selftest", "--profile", "s0"],
+        "--profile",
+        Why::NotForCommand("selftest"),
     );
-    assert_eq!(
-        why(&["--smoke", "--trace"]),
-        ("--trace".into(), Why::Conflict)
-    );
-    assert_eq!(
-        why(&["--shared=1"]),
-        ("--shared=1".into(), Why::UnexpectedValue)
-    );
-    assert_eq!(
-        why(&["--shared", "--shared"]),
-        ("--shared".into(), Why::Duplicate)
-    );
+    refused(&["--smoke", "--trace"], "--trace", Why::Conflict);
+    refused(&["--shared=1"], "--shared=1", Why::UnexpectedValue);
+    refused(&["--shared", "--shared"], "--shared", Why::Duplicate);
 }
 
 #[test]
@@ -265,77 +265,38 @@ fn help_and_version() {
 
 #[test]
 fn every_error_names_its_argument() {
-    assert_eq!(why(&["--bogus"]), ("--bogus".into(), Why::UnknownOption));
-    assert_eq!(why(&["bench"]), ("bench".into(), Why::UnknownCommand));
-    assert_eq!(
-        why(&["run", "extra"]),
-        ("extra".into(), Why::UnknownCommand)
+    refused(&["--bogus"], "--bogus", Why::UnknownOption);
+    refused(&["bench"], "bench", Why::UnknownCommand);
+    refused(&["run", "extra"], "extra", Why::UnknownCommand);
+    refused(&["--rounds"], "--rounds", Why::MissingValue);
+    refused(&["--rounds", "x1"], "--rounds x1", Why::NotANumber);
+    refused(&["--rounds", "-1"], "--rounds -1", Why::NotANumber);
+    refused(&["--rounds="], "--rounds=", Why::NotANumber);
+    refused(&["--rounds", "0"], "--rounds 0", Why::OutOfRange(1, 4096));
+    refused(
+        &["--rounds=4097"],
+        "--rounds=4097",
+        Why::OutOfRange(1, 4096),
     );
-    assert_eq!(why(&["--rounds"]), ("--rounds".into(), Why::MissingValue));
-    assert_eq!(
-        why(&["--rounds", "x1"]),
-        ("--rounds x1".into(), Why::NotANumber)
+    refused(&["--slots", "65"], "--slots 65", Why::OutOfRange(1, 64));
+    refused(&["--slots", "0"], "--slots 0", Why::OutOfRange(1, 64));
+    refused(&["--timeout", "0"], "--timeout 0", Why::OutOfRange(1, 3600));
+    refused(&["--cpu", "1024"], "--cpu 1024", Why::OutOfRange(0, 1023));
+    refused(
+        &["--cycles", "99999999999999999999999"],
+        "--cycles 99999999999999999999999",
+        Why::NotANumber,
     );
-    assert_eq!(
-        why(&["--rounds", "-1"]),
-        ("--rounds -1".into(), Why::NotANumber)
+    refused(
+        &["--cycles", "18446744073709551616"],
+        "--cycles 18446744073709551616",
+        Why::OutOfRange(1, MAX_CYCLES as u64),
     );
-    assert_eq!(why(&["--rounds="]), ("--rounds=".into(), Why::NotANumber));
-    assert_eq!(
-        why(&["--rounds", "0"]),
-        ("--rounds 0".into(), Why::OutOfRange(1, 4096))
-    );
-    assert_eq!(
-        why(&["--rounds=4097"]),
-        ("--rounds=4097".into(), Why::OutOfRange(1, 4096))
-    );
-    assert_eq!(
-        why(&["--slots", "65"]),
-        ("--slots 65".into(), Why::OutOfRange(1, 64))
-    );
-    assert_eq!(
-        why(&["--slots", "0"]),
-        ("--slots 0".into(), Why::OutOfRange(1, 64))
-    );
-    assert_eq!(
-        why(&["--timeout", "0"]),
-        ("--timeout 0".into(), Why::OutOfRange(1, 3600))
-    );
-    assert_eq!(
-        why(&["--cpu", "1024"]),
-        ("--cpu 1024".into(), Why::OutOfRange(0, 1023))
-    );
-    assert_eq!(
-        why(&["--cycles", "99999999999999999999999"]),
-        ("--cycles 99999999999999999999999".into(), Why::NotANumber)
-    );
-    assert_eq!(
-        why(&["--cycles", "18446744073709551616"]),
-        (
-            "--cycles 18446744073709551616".into(),
-            Why::OutOfRange(1, MAX_CYCLES as u64)
-        )
-    );
-    assert_eq!(
-        why(&["--cpu", "1", "--cpu", "1"]),
-        ("--cpu".into(), Why::Duplicate)
-    );
-    assert_eq!(
-        why(&["--smoke", "--smoke"]),
-        ("--smoke".into(), Why::Duplicate)
-    );
-    assert_eq!(
-        why(&["--smoke=1"]),
-        ("--smoke=1".into(), Why::UnexpectedValue)
-    );
-    assert_eq!(
-        why(&["--profile", "zz"]),
-        ("--profile zz".into(), Why::UnknownProfile)
-    );
-    assert_eq!(
-        why(&["--cpu", "\u{e9}"]),
-        ("--cpu \u{e9}".into(), Why::NotANumber)
-    );
+    refused(&["--cpu", "1", "--cpu", "1"], "--cpu", Why::Duplicate);
+    refused(&["--smoke", "--smoke"], "--smoke", Why::Duplicate);
+    refused(&["--smoke=1"], "--smoke=1", Why::UnexpectedValue);
+    refused(&["--profile", "zz"], "--profile zz", Why::UnknownProfile);
+    refused(&["--cpu", "\u{e9}"], "--cpu \u{e9}", Why::NotANumber);
 }
 
 #[test]
@@ -397,9 +358,10 @@ fn pollwake_options() {
         assert_eq!(String::from_utf8_lossy(e.arg), arg, "{args:?}");
         assert!(matches!(e.why, Why::NotForProfile(_)), "{args:?}");
     }
-    assert_eq!(
-        why(&["--profile", "pollwake", "--ring-flags", "x"]),
-        ("--ring-flags x".into(), Why::UnknownRingFlags)
+    refused(
+        &["--profile", "pollwake", "--ring-flags", "x"],
+        "--ring-flags x",
+        Why::UnknownRingFlags,
     );
     // describe has no contract for pollwake, and says so of the profile
     // (it used to say --profile did not apply to describe).
@@ -434,10 +396,7 @@ fn witness_is_a_flag_with_one_optional_word() {
         }
     }
     // The word is inline only: a following argument is never taken.
-    assert_eq!(
-        why(&["--witness=on"]),
-        ("--witness=on".into(), Why::UnknownWitness)
-    );
+    refused(&["--witness=on"], "--witness=on", Why::UnknownWitness);
     assert_eq!(why(&["--witness", "optional"]).1, Why::UnknownCommand);
     assert_eq!(why(&["--witness", "--witness"]).1, Why::Duplicate);
     let e = p(&["describe", "--witness"]).unwrap_err();

@@ -16,32 +16,11 @@ use super::{bisect, Args, MAX_POINTS};
 use crate::exit::{self, fail};
 use crate::fmt::Clean;
 use crate::sys::memory::Mapping;
-use crate::sys::{self, uapi, Errno};
+use crate::sys::{self, CPath};
 
 /// Most bytes `compare` reads, all files together (a TSV of 4096 rounds is
 /// ~1 MiB with 250-byte rows; the contract's 15 rounds take 1 KiB on stdout).
 pub const MAX_INPUT_BYTES: usize = 4 << 20;
-
-/// Reads `file` whole into `buf`: the length, or why not (an Errno; None
-/// when it fills `buf`: too much input).
-fn read(file: &[u8], buf: &mut [u8]) -> Result<usize, Option<Errno>> {
-    let mut path = [0u8; 4097];
-    if file.len() >= path.len() {
-        return Err(Some(Errno::ENAMETOOLONG));
-    }
-    path[..file.len()].copy_from_slice(file);
-    let fd = sys::open(&path[..=file.len()], uapi::O_RDONLY, 0)?;
-    let mut len = 0;
-    while len < buf.len() {
-        match sys::read(fd.raw(), &mut buf[len..]) {
-            Ok(0) => return Ok(len),
-            Ok(n) => len += n,
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(Some(e)),
-        }
-    }
-    Err(None)
-}
 
 /// `:LINE` of an error, nothing for line 0 (the whole file).
 struct LineNo(usize);
@@ -267,16 +246,25 @@ pub fn with_points(a: &Args, then: &mut Then) -> i32 {
     let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
     for i in 0..a.n {
         let file = Clean(a.file(i));
+        let cannot = |why: &dyn fmt::Display| {
+            fail(unusable(a, i), format_args!("{file}: cannot read: {why}"))
+        };
+        let path = match CPath::new(a.file(i)) {
+            Ok(p) => p,
+            Err(bad) => return cannot(&bad),
+        };
         // Every file stays in the buffer: points keep slices of their text.
-        let len = match read(a.file(i), buf) {
-            Ok(n) => n,
-            Err(Some(e)) => return fail(unusable(a, i), format_args!("{file}: cannot read: {e}")),
-            Err(None) => {
+        // One that fills what is left of it may have more behind.
+        let room = buf.len();
+        let len = match sys::read_file(&path, buf) {
+            Ok(text) if text.len() < room => text.len(),
+            Ok(_) => {
                 return fail(
                     unusable(a, i),
                     format_args!("{file}: the files exceed 4 MiB together (compare's limit)"),
                 )
             }
+            Err(e) => return cannot(&e),
         };
         let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
         buf = rest;
@@ -357,4 +345,38 @@ pub fn with_points(a: &Args, then: &mut Then) -> i32 {
         };
     }
     then(pts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name with a NUL inside names no file: the kernel would read it
+    /// up to the NUL, another file (here one that exists), so it is
+    /// refused before anything is opened.
+    #[test]
+    fn a_file_name_with_a_nul_is_refused_not_cut_short() {
+        let dir = crate::testing::scratch("load-nul");
+        let real = dir.join("child.txt");
+        let published = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/published/child.txt"
+        );
+        std::fs::copy(published, &real).unwrap();
+        let name = real.to_str().unwrap().as_bytes();
+        let mut a = Args::default();
+        let (read, nul) = (name.to_vec(), [name, b"\0.old"].concat());
+        for (file, code, called) in [(&read, 0, true), (&nul, exit::USAGE, false)] {
+            a.files[0] = Some(file);
+            a.labels[0] = Some(b"a");
+            a.n = 1;
+            let mut seen = false;
+            let got = with_points(&a, &mut |pts| {
+                seen = pts.len() == 1;
+                0
+            });
+            assert_eq!((got, seen), (code, called), "{file:?}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

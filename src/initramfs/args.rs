@@ -5,13 +5,14 @@
 //! kernel command line (nothing after `--`), the binary runs what it says.
 //! Arguments after `--` win: the file is then not even opened.
 
+use core::ffi::CStr;
 use core::iter::Peekable;
 
 use crate::exit::{self, Exit};
 use crate::sys::{self, Errno};
 
 /// Where the file is at boot (the root of the initramfs).
-pub const PATH: &[u8] = b"/uring-repro.args\0";
+pub const PATH: &CStr = c"/uring-repro.args";
 /// Its name in the archive.
 pub const NAME: &[u8] = b"uring-repro.args";
 /// Longest file accepted, in bytes: `initramfs` refuses to write a longer one.

@@ -25,6 +25,7 @@
 pub mod args;
 mod newc;
 
+use core::ffi::CStr;
 use core::fmt::{self, Write};
 
 use crate::exit::{self, Exit};
@@ -109,29 +110,29 @@ pub fn write(spec: &Spec<'_>) -> Exit {
         Ok(n) => n,
         Err(b) => return refuse(b"run options", format_args!("{}", b.text())),
     };
-    let Some(init_z) = CPath::new(spec.init) else {
+    let Ok(init_z) = CPath::new(spec.init) else {
         return refuse(spec.init, format_args!("{BAD_PATH}"));
     };
-    let mut pid = Text::<16>::new();
+    let mut pid: Text = Text::new();
     let _ = write!(pid, ".partial-{}", sys::getpid());
-    let (Some(out_z), Some(temp)) = (
+    let (Ok(out_z), Ok(temp)) = (
         CPath::new(spec.out),
         CPath::concat(&[spec.out, pid.as_bytes()]),
     ) else {
         return refuse(spec.out, format_args!("{BAD_PATH}"));
     };
-    let init = match open_init(init_z.get()) {
+    let init = match open_init(&init_z) {
         Ok(v) => v,
         Err(Fault::Sys(e)) => return refuse(spec.init, format_args!("cannot be read: {e}")),
         Err(_) => return refuse(spec.init, format_args!("not an ELF file, or over 4 GiB")),
     };
     // The rename refuses an existing FILE too (one made meanwhile); this
     // says so before anything is written.
-    if sys::file_id(out_z.get(), false).is_ok() {
+    if sys::file_id(&out_z, false).is_ok() {
         return refuse(spec.out, format_args!("{EXISTS}"));
     }
     let flags = uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL;
-    let fd = match sys::open(temp.get(), flags, 0o644) {
+    let fd = match sys::open(&temp, flags, 0o644) {
         Ok(fd) => fd,
         Err(e) => return refuse(spec.out, format_args!("cannot be created: {e}")),
     };
@@ -142,7 +143,7 @@ pub fn write(spec: &Spec<'_>) -> Exit {
         return Exit::pass();
     };
     // Half an archive must not pass for one.
-    let _ = sys::unlink(temp.get());
+    let _ = sys::unlink(&temp);
     match f {
         Fault::Rename(Errno::EEXIST) => refuse(spec.out, format_args!("{EXISTS}")),
         Fault::Rename(e) => refuse(
@@ -193,24 +194,23 @@ struct Init {
     size: u32,
 }
 
-fn open_init(path: &[u8]) -> Result<Init, Fault> {
+/// Opens the `/init` and reads it through to size it (a file in /proc may
+/// say 0 where it has bytes).
+fn open_init(path: &CStr) -> Result<Init, Fault> {
     let fd = sys::open(path, uapi::O_RDONLY, 0)?;
     let mut buf = [0u8; CHUNK];
     let mut size = 0u64;
     loop {
-        match sys::pread(fd.raw(), &mut buf, size) {
-            Ok(0) => break,
-            Ok(n) => {
-                if size == 0 && !buf[..n].starts_with(b"\x7fELF") {
-                    return Err(Fault::Shape);
-                }
-                size += n as u64;
-            }
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(e.into()),
+        let n = sys::read_to_end(fd.raw(), &mut buf)?;
+        if size == 0 && !buf[..n].starts_with(b"\x7fELF") {
+            return Err(Fault::Shape);
+        }
+        size += n as u64;
+        if n < CHUNK {
+            break;
         }
     }
-    if size == 0 || size > u32::MAX as u64 {
+    if size > u32::MAX as u64 {
         return Err(Fault::Shape);
     }
     Ok(Init {
@@ -257,20 +257,21 @@ fn archive(fd: i32, init: &Init, args: &[&[u8]], args_len: usize) -> Result<(), 
     Ok(())
 }
 
-/// The `/init`'s bytes, exactly as many as it had when sized.
+/// The `/init`'s bytes from its start again, exactly as many as it had
+/// when sized.
 fn copy(init: &Init, fd: i32) -> Result<(), Fault> {
+    sys::seek(init.fd.raw(), 0)?;
     let mut buf = [0u8; CHUNK];
     let mut at = 0u64;
     loop {
-        match sys::pread(init.fd.raw(), &mut buf, at) {
-            Ok(0) => break,
-            Ok(n) if at + n as u64 > init.size as u64 => return Err(Fault::Shape),
-            Ok(n) => {
-                write_all(fd, &buf[..n])?;
-                at += n as u64;
-            }
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(e.into()),
+        let n = sys::read_to_end(init.fd.raw(), &mut buf)?;
+        at += n as u64;
+        if at > init.size as u64 {
+            return Err(Fault::Shape);
+        }
+        write_all(fd, &buf[..n])?;
+        if n < CHUNK {
+            break;
         }
     }
     if at != init.size as u64 {
@@ -279,21 +280,13 @@ fn copy(init: &Init, fd: i32) -> Result<(), Fault> {
     Ok(())
 }
 
-/// Writes all of `b`; a caught SIGINT or SIGTERM stops it first.
-fn write_all(fd: i32, mut b: &[u8]) -> Result<(), Fault> {
-    while !b.is_empty() {
-        if signal::caught() != 0 {
-            return Err(Fault::Interrupted(signal::caught()));
-        }
-        match sys::write(fd, b) {
-            // A write that makes no progress would loop for ever.
-            Ok(0) => return Err(Errno::EIO.into()),
-            Ok(n) => b = b.get(n..).unwrap_or_default(),
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(e.into()),
-        }
+/// Writes all of `b` (sys::write_all); a caught SIGINT or SIGTERM stops
+/// the archive first.
+fn write_all(fd: i32, b: &[u8]) -> Result<(), Fault> {
+    match signal::caught() {
+        0 => Ok(sys::write_all(fd, b)?),
+        sig => Err(Fault::Interrupted(sig)),
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -307,6 +300,28 @@ mod tests {
             Ok(other) => panic!("{args:?}: {other:?}"),
             Err(e) => Err(e.to_string()),
         }
+    }
+
+    /// `-o` and `--init` refuse a path no file can have before anything
+    /// is opened: with a NUL inside it would name another file.
+    #[test]
+    fn paths_no_file_can_have_are_refused() {
+        let refused = |out, init| {
+            let args = [&b""[..]; args::ARGS_MAX];
+            let e = write(&Spec {
+                out,
+                init,
+                args,
+                n: 0,
+            });
+            (e.code, e.cause.as_str().to_string())
+        };
+        let why = |shown| format!("initramfs: {shown}: a path too long or holding a NUL");
+        let (nul_out, nul_init) = (b"/nonexistent/a\0b", b"/proc/self/exe\0junk");
+        let out = refused(nul_out, DEFAULT_INIT);
+        assert_eq!(out, (exit::USAGE, why("/nonexistent/a\\x00b")));
+        let init = refused(b"/nonexistent/x.cpio", nul_init);
+        assert_eq!(init, (exit::USAGE, why("/proc/self/exe\\x00junk")));
     }
 
     #[test]
@@ -326,42 +341,38 @@ mod tests {
         assert_eq!(s.args(), &want[..4]);
         let s = spec(&["initramfs", "--init", "/b", "-o", "y"]).unwrap();
         assert_eq!((s.out, s.init, s.n), (&b"y"[..], &b"/b"[..], 0));
-        for (args, msg) in [
+        // initramfs's command lines (its words split at spaces), and what
+        // each is told.
+        for (line, why) in [
+            ("--smoke", "-o FILE is required (see --help)"),
+            ("-o", "-o: needs a value"),
+            ("-o ", "-o : needs a value"),
+            ("-o a -o b", "-o: given more than once"),
+            ("-o a --rounds 0", "--rounds 0: out of range (1..=4096)"),
             (
-                &["initramfs", "--smoke"][..],
-                "initramfs: -o FILE is required (see --help)",
-            ),
-            (&["initramfs", "-o"], "initramfs: -o: needs a value"),
-            (&["initramfs", "-o", ""], "initramfs: -o : needs a value"),
-            (
-                &["initramfs", "-o", "a", "-o", "b"],
-                "initramfs: -o: given more than once",
-            ),
-            (
-                &["initramfs", "-o", "a", "--rounds", "0"],
-                "initramfs: --rounds 0: out of range (1..=4096)",
+                "-o a --smoke --trace",
+                "--trace: --smoke and --trace exclude each other",
             ),
             (
-                &["initramfs", "-o", "a", "--smoke", "--trace"],
-                "initramfs: --trace: --smoke and --trace exclude each other",
+                "-o a --burst 2",
+                "--burst: does not apply to profile s0_wait_wake",
             ),
+            ("-o a --gate 2", "--gate: does not apply to initramfs"),
             (
-                &["initramfs", "-o", "a", "--burst", "2"],
-                "initramfs: --burst: does not apply to profile s0_wait_wake",
+                "-o a --tsv a\nb",
+                "--tsv: an argument with a newline cannot be baked",
             ),
-            (
-                &["initramfs", "-o", "a", "--gate", "2"],
-                "initramfs: --gate: does not apply to initramfs",
-            ),
-            (
-                &["initramfs", "-o", "a", "--tsv", "a\nb"],
-                "initramfs: --tsv: an argument with a newline cannot be baked",
-            ),
-            (&["run", "-o", "a"], "-o: does not apply to run"),
-            (&["run", "--init", "a"], "--init: does not apply to run"),
         ] {
-            assert_eq!(spec(args).unwrap_err(), msg, "{args:?}");
+            let args: Vec<_> = ["initramfs"].into_iter().chain(line.split(' ')).collect();
+            let want = format!("initramfs: {why}");
+            assert_eq!(spec(&args).unwrap_err(), want, "{line}");
         }
+        let not_run = |args| spec(args).unwrap_err();
+        assert_eq!(not_run(&["run", "-o", "a"]), "-o: does not apply to run");
+        assert_eq!(
+            not_run(&["run", "--init", "a"]),
+            "--init: does not apply to run"
+        );
         // Every option at most once: too many arguments cannot happen,
         // too many bytes can.
         let long: &'static str = "x".repeat(args::FILE_MAX - 10).leak();

@@ -84,67 +84,49 @@ fn hex8(v: u32, out: &mut [u8]) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_character_node_header_byte_for_byte() {
+    /// The header of an empty entry (size 0), or None where `head` refuses it.
+    fn header(ino: u32, mode: u32, rdev: (u32, u32), name: &[u8]) -> Option<Vec<u8>> {
         let mut buf = [0u8; HEAD_MAX];
         let h = Head {
-            ino: 2,
-            mode: S_IFCHR | 0o600,
-            rdev: (5, 1),
+            ino,
+            mode,
+            rdev,
             size: 0,
-            name: b"dev/console",
+            name,
         };
-        let n = head(&h, &mut buf).unwrap();
+        head(&h, &mut buf).map(|n| buf[..n].to_vec())
+    }
+
+    #[test]
+    fn a_character_node_header_byte_for_byte() {
+        let h = header(2, S_IFCHR | 0o600, (5, 1), b"dev/console").unwrap();
         // 110 + 12 = 122, padded to 124.
-        assert_eq!(n, 124);
+        assert_eq!(h.len(), 124);
         let want = "070701\
             00000002000021800000000000000000000000010000000000000000\
             00000000000000000000000500000001\
             0000000C00000000dev/console\0\0\0";
-        assert_eq!(&buf[..n], want.as_bytes());
+        assert_eq!(h, want.as_bytes());
     }
 
     #[test]
     fn directories_have_two_links_and_names_are_padded() {
-        let mut buf = [0u8; HEAD_MAX];
-        let h = Head {
-            ino: 1,
-            mode: S_IFDIR | 0o755,
-            rdev: (0, 0),
-            size: 0,
-            name: b"dev",
-        };
-        let n = head(&h, &mut buf).unwrap();
-        assert_eq!(n, 116);
-        assert_eq!(&buf[6 + 32..6 + 40], b"00000002");
-        assert_eq!(&buf[110..116], b"dev\0\0\0");
+        let h = header(1, S_IFDIR | 0o755, (0, 0), b"dev").unwrap();
+        assert_eq!(h.len(), 116);
+        assert_eq!(&h[6 + 32..6 + 40], b"00000002");
+        assert_eq!(&h[110..116], b"dev\0\0\0");
         assert_eq!(pad4(0), 0);
         assert_eq!(pad4(5), 3);
     }
 
     #[test]
     fn bad_names_are_refused() {
-        let mut buf = [0u8; HEAD_MAX];
         let long = [b'a'; NAME_MAX + 1];
         for name in [&long[..], b"a\0b"] {
-            let h = Head {
-                ino: 1,
-                mode: S_IFREG,
-                rdev: (0, 0),
-                size: 0,
-                name,
-            };
-            assert_eq!(head(&h, &mut buf), None);
+            assert_eq!(header(1, S_IFREG, (0, 0), name), None);
         }
-        let ok = [b'a'; NAME_MAX];
-        let h = Head {
-            ino: 1,
-            mode: S_IFREG,
-            rdev: (0, 0),
-            size: 0,
-            name: &ok,
-        };
         // 110 + 65 = 175, padded to 176.
-        assert_eq!(head(&h, &mut buf), Some(176));
+        let ok = header(1, S_IFREG, (0, 0), &long[..NAME_MAX]).unwrap();
+        assert_eq!(ok.len(), 176);
     }
 }

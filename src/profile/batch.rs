@@ -13,7 +13,7 @@
 use super::collect::{collect, pushed, submitted};
 use super::futex::Futex;
 use super::shape::RES_AGAIN;
-use super::{span, wait_wake, Names, Profile, SetUp, Shape, Timed, Workload};
+use super::{span, wait_wake, Names, Profile, SetUp, Shape, Then, Timed, Workload};
 use super::{FUTEX_WAIT, FUTEX_WAKE, NOP, ONE_TABLE};
 use crate::check::{tag, CycleCheck, Kind, Ledger};
 use crate::config::DEFAULT_SLOTS;
@@ -36,7 +36,7 @@ pub static Z0: Profile = Profile {
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wake, cfg.slots, 0),
     series: ONE_TABLE,
     functions: &wait_wake::FUNCTIONS,
-    start: |s, ring, ledger, then| then(&mut Batch::new(Kind::Wake, s)?, ring, ledger),
+    start,
 };
 
 /// e0: WAITs on words that do not hold the expected value.
@@ -53,7 +53,7 @@ pub static E0: Profile = Profile {
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wait, cfg.slots, RES_AGAIN),
     series: ONE_TABLE,
     functions: &wait_wake::FUNCTIONS,
-    start: |s, ring, ledger, then| then(&mut Batch::new(Kind::Wait, s)?, ring, ledger),
+    start,
 };
 
 /// n0: NOPs, the ring's own floor; no futex words to scope.
@@ -70,7 +70,7 @@ pub static N0: Profile = Profile {
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
     series: ONE_TABLE,
     functions: &["io_nop_prep", "io_nop"],
-    start: |s, ring, ledger, then| then(&mut Batch::new(Kind::Nop, s)?, ring, ledger),
+    start,
 };
 
 /// e0's words hold 1 and every WAIT expects 0: each one sees a mismatch
@@ -84,14 +84,16 @@ pub struct Batch {
     f: Futex,
 }
 
-impl Batch {
-    /// A batch of `kind` requests on the words a run's set-up maps.
-    fn new(kind: Kind, s: &SetUp) -> Result<Batch, Exit> {
-        Ok(Batch {
-            kind,
-            f: Futex::set_up(s)?,
-        })
-    }
+/// z0's, e0's and n0's set-up: a batch of the one kind of request their
+/// shape expects.
+fn start(s: &SetUp, ring: &mut Ring, ledger: &mut Ledger, then: Then) -> Result<Exit, Exit> {
+    let expected = |k: &Kind| s.shape.expect[*k as usize].count > 0;
+    let kind = Kind::ALL.into_iter().find(expected).unwrap_or(Kind::Nop);
+    let mut batch = Batch {
+        kind,
+        f: Futex::set_up(s)?,
+    };
+    then(&mut batch, ring, ledger)
 }
 
 impl Workload for Batch {

@@ -89,6 +89,7 @@ fn mark_share(mark: Mark, k: usize) {
 }
 
 /// The measured rows of one series.
+#[derive(Clone)]
 pub struct Rows {
     ns_per_pair: [f64; MAX_ROUNDS as usize],
     rounds: usize,
@@ -97,7 +98,7 @@ pub struct Rows {
 }
 
 impl Rows {
-    const fn new() -> Rows {
+    pub const fn new() -> Rows {
         Rows {
             ns_per_pair: [0.0; MAX_ROUNDS as usize],
             rounds: 0,
@@ -337,7 +338,8 @@ mod tests {
         cpu::pin(cpu).unwrap();
         let dir = crate::testing::scratch(&format!("driver-{warmups}-{fail_at}"));
         let path = dir.join("rows.tsv");
-        let mut file = TsvFile::create(path.to_str().unwrap().as_bytes()).unwrap();
+        let mut file =
+            TsvFile::create(sys::CPath::new(path.to_str().unwrap().as_bytes()).unwrap()).unwrap();
         let cfg = RunConfig {
             warmups,
             rounds: rounds_,

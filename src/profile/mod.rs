@@ -31,7 +31,7 @@ mod witnessed;
 
 use core::fmt::{self, Write};
 
-pub use driver::Outcome;
+pub use driver::{Outcome, Rows};
 pub use run::{choose_cpu, run, run_point};
 pub use shape::Shape;
 

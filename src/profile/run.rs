@@ -3,6 +3,7 @@
 //! print the banner and the facts, drive the rounds (driver.rs), print the
 //! summary and the checks line, and judge.
 
+use core::ffi::CStr;
 use core::fmt::Write;
 
 use super::driver::{self, Outcome, Sinks};
@@ -10,7 +11,7 @@ use super::witnessed::Witness;
 use super::{contract, setup};
 use super::{ProfileId, RunInfo, SetUp, Workload};
 use crate::check::Ledger;
-use crate::config::{Mode, RunConfig, CQ_ENTRIES, RING_ENTRIES};
+use crate::config::{Mode, RunConfig};
 use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
@@ -20,7 +21,7 @@ use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
 use crate::sys::uapi::O_WRONLY;
-use crate::sys::{self, CpuSet, Errno, Fd, SysResult, CPU_SET_BYTES};
+use crate::sys::{self, CPath, CpuSet, Errno, Fd, SysResult, CPU_SET_BYTES};
 use crate::tsv::{self, TsvFile};
 
 /// Runs workload `id` with `cfg` and reports it on `out` (and `--tsv`).
@@ -56,7 +57,8 @@ fn attempt(
     let pinned = choice.cpu();
     cpu::pin(pinned)
         .map_err(|e| Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")))?;
-    let mut ring = the_ring(cfg)?;
+    // The run's ring, its waits bounded by --timeout.
+    let mut ring = setup::ring("", cfg.ring_flags, cfg.timeout_ns())?;
     let profile = id.profile();
     probe(&ring, profile.opcodes)?;
     // Before the workload's set-up: pollwake's waiter thread, started
@@ -115,27 +117,18 @@ fn attempt(
     })
 }
 
-/// The run's ring: the report's 64 SQ and 128 CQ entries, its waits bounded
-/// by `--timeout`. See `setup` for what a failure to set one up means.
-fn the_ring(cfg: &RunConfig) -> Result<Ring, Exit> {
-    let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, cfg.ring_flags.setup())
-        .map_err(|e| setup::ring_failed("", e))?;
-    ring.set_wait_timeout_ns(cfg.timeout_ns());
-    Ok(ring)
-}
-
 /// `--tsv FILE`, created (never overwritten) before anything runs.
 fn tsv_file(cfg: &RunConfig) -> Result<Option<TsvFile>, Exit> {
     let Some(path) = cfg.tsv else {
         return Ok(None);
     };
-    TsvFile::create(path).map(Some).map_err(|e| {
-        let why = match e {
-            Errno::EEXIST => "exists (never overwritten)",
-            _ => "cannot be created",
-        };
-        let path = Clean(path);
-        Exit::new(exit::USAGE, format_args!("--tsv {path}: {why}: {e}"))
+    let refuse = |why: &dyn core::fmt::Display| {
+        Exit::new(exit::USAGE, format_args!("--tsv {}: {why}", Clean(path)))
+    };
+    let path = CPath::new(path).map_err(|bad| refuse(&format_args!("cannot be created: {bad}")))?;
+    TsvFile::create(path).map(Some).map_err(|e| match e {
+        Errno::EEXIST => refuse(&format_args!("exists (never overwritten): {e}")),
+        _ => refuse(&format_args!("cannot be created: {e}")),
     })
 }
 
@@ -319,7 +312,7 @@ fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Exit> {
 
 /// ftrace's marker file: what is written there lands in the trace, with
 /// the writer's PID.
-const TRACE_MARKER: &[u8] = b"/sys/kernel/tracing/trace_marker\0";
+const TRACE_MARKER: &CStr = c"/sys/kernel/tracing/trace_marker";
 
 /// `--trace`: marks the start or end of the traced cycles on stdout (with
 /// the PID, flushed) and, where this process may write it, in ftrace's
@@ -340,4 +333,26 @@ fn trace_mark(marker: Option<Fd>, what: &str, id: ProfileId, out: &mut Out) -> O
     );
     out.flush();
     marker
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--tsv` names what is wrong with a path no file can have (one too
+    /// long is refused as the kernel refuses it; its cause line, 512
+    /// bytes, is all path).
+    #[test]
+    fn a_tsv_path_no_file_can_have_is_refused_by_name() {
+        let cfg = |tsv| RunConfig {
+            tsv: Some(tsv),
+            ..RunConfig::default()
+        };
+        let e = tsv_file(&cfg(b"a\0b")).err().unwrap();
+        let why = "--tsv a\\x00b: cannot be created: a NUL byte in the path";
+        assert_eq!((e.code, e.cause.as_str()), (exit::USAGE, why));
+        let e = tsv_file(&cfg(&[b'x'; 4096])).err().unwrap();
+        assert_eq!(e.code, exit::USAGE);
+        assert!(e.cause.as_str().starts_with("--tsv xxxxxxxx"));
+    }
 }

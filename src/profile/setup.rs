@@ -1,17 +1,28 @@
-//! What a failed set-up means for the exit code. A skip (4) says "this
-//! kernel cannot run the workload": io_uring disabled or absent (EPERM,
-//! EACCES, ENOSYS), or a missing opcode or feature. Anything else that
-//! breaks the set-up (io_uring_setup EINVAL or EFAULT, a ring that cannot
-//! be mapped, a failed probe) is a failure (1), naming the step and the
-//! errno: a bisect must not skip a kernel that breaks ring set-up.
+//! Every ring a run sets up (`ring`), and what a failed set-up means for
+//! the exit code. A skip (4) says "this kernel cannot run the workload":
+//! io_uring disabled or absent (EPERM, EACCES, ENOSYS), or a missing
+//! opcode or feature. Anything else that breaks the set-up (io_uring_setup
+//! EINVAL or EFAULT, a ring that cannot be mapped, a failed probe) is a
+//! failure (1), naming the step and the errno: a bisect must not skip a
+//! kernel that breaks ring set-up.
 
+use crate::config::{RingFlags, CQ_ENTRIES, RING_ENTRIES};
 use crate::exit::{self, Exit};
-use crate::ring::SetupError;
+use crate::ring::{Ring, SetupError};
 use crate::sys::Errno;
 
 /// io_uring is disabled (sysctl, seccomp, LSM) or not built in.
 fn unavailable(e: Errno) -> bool {
     e == Errno::EPERM || e == Errno::EACCES || e == Errno::ENOSYS
+}
+
+/// A ring of the report's 64 SQ and 128 CQ entries with `flags`, its waits
+/// bounded by `timeout_ns`; `what` names it in a failure (see `ring_failed`).
+pub fn ring(what: &str, flags: RingFlags, timeout_ns: u64) -> Result<Ring, Exit> {
+    let mut ring =
+        Ring::new(RING_ENTRIES, CQ_ENTRIES, flags.setup()).map_err(|e| ring_failed(what, e))?;
+    ring.set_wait_timeout_ns(timeout_ns);
+    Ok(ring)
 }
 
 /// A ring that could not be set up: `what` names the ring in the message

@@ -60,6 +60,11 @@ fn default_shape(id: ProfileId) -> Shape {
     shape_of(id.names().short, id.default_slots())
 }
 
+/// The ledger's counts of `fails`, in that order.
+fn counts<const N: usize>(l: &Ledger, fails: [Fail; N]) -> [u64; N] {
+    fails.map(|f| l.count(f))
+}
+
 #[test]
 fn every_profile_accepts_its_clean_cycle() {
     for id in futex_workloads() {
@@ -101,12 +106,8 @@ fn a_wrong_result_for_the_workload_is_a_bad_result() {
         let (l, ok) = verdict(3, &s, &v);
         assert!(!ok, "{id:?} {why}");
         assert_eq!(
-            (
-                l.count(Fail::BadResult),
-                l.count(Fail::Missing),
-                l.count(Fail::Duplicate)
-            ),
-            (1, 0, 0),
+            counts(&l, [Fail::BadResult, Fail::Missing, Fail::Duplicate]),
+            [1, 0, 0],
             "{id:?} {why}"
         );
         let f = l.first.unwrap();
@@ -156,12 +157,8 @@ fn extra_and_foreign_cqes_per_profile() {
         let (l, ok) = verdict(5, &s, &v);
         assert!(!ok, "{id:?}");
         assert_eq!(
-            (
-                l.count(Fail::UnknownTag),
-                l.count(Fail::Missing),
-                l.count(Fail::BadResult)
-            ),
-            (3, 0, 0),
+            counts(&l, [Fail::UnknownTag, Fail::Missing, Fail::BadResult]),
+            [3, 0, 0],
             "{id:?}"
         );
         // A CQE with flags set.

@@ -9,6 +9,8 @@
 
 pub mod pid1;
 
+use core::ffi::{c_char, CStr};
+
 use crate::sys::uapi::{AT_EXECFN, AT_NULL};
 
 /// What the kernel gave the process at start.
@@ -57,18 +59,12 @@ impl StartInfo {
     }
 
     /// The path the kernel executed this program as (`AT_EXECFN`: `/init`
-    /// for an initramfs's init), its NUL included.
-    pub fn execfn(&self) -> Option<&'static [u8]> {
-        let p = self.auxv(AT_EXECFN).filter(|&p| p != 0)? as *const u8;
+    /// for an initramfs's init).
+    pub fn execfn(&self) -> Option<&'static CStr> {
+        let p = self.auxv(AT_EXECFN).filter(|&p| p != 0)? as *const c_char;
         // SAFETY: AT_EXECFN points at a NUL-terminated string the kernel
         // put on the initial stack, which lives for the whole process.
-        unsafe {
-            let mut len = 0;
-            while *p.add(len) != 0 {
-                len += 1;
-            }
-            Some(core::slice::from_raw_parts(p, len + 1))
-        }
+        Some(unsafe { CStr::from_ptr(p) })
     }
 
     /// The value of auxv entry `kind`, if present.
@@ -149,7 +145,7 @@ mod tests {
         assert_eq!(info.auxv(AT_PAGESZ), Some(4096));
         assert_eq!(info.auxv(AT_SYSINFO_EHDR), Some(0x7fff_0000));
         assert_eq!(info.auxv(99), None);
-        assert_eq!(info.execfn(), Some(&b"/init\0"[..]));
+        assert_eq!(info.execfn(), Some(c"/init"));
     }
 
     #[test]

@@ -27,11 +27,11 @@ static INIT: AtomicBool = AtomicBool::new(false);
 /// process.
 pub fn detect(start: &StartInfo) -> bool {
     let init = sys::getpid() == 1
-        && sys::open(b"/proc/self/stat\0", O_RDONLY, 0).is_err()
-        && matches!(sys::fs_type(b"/\0"), Ok(RAMFS_MAGIC | TMPFS_MAGIC))
+        && sys::open(c"/proc/self/stat", O_RDONLY, 0).is_err()
+        && matches!(sys::fs_type(c"/"), Ok(RAMFS_MAGIC | TMPFS_MAGIC))
         && start.execfn().is_some_and(|exe| {
             let this = sys::file_id(exe, true);
-            this.is_ok() && this == sys::file_id(b"/init\0", true)
+            this.is_ok() && this == sys::file_id(c"/init", true)
         });
     INIT.store(init, Ordering::Relaxed);
     init
@@ -47,12 +47,12 @@ pub fn is_init() -> bool {
 /// Failures are fine: a fact that cannot be read is printed as `unknown`,
 /// and a witness without tracefs says so.
 pub fn mount_pseudo_filesystems() {
-    let _ = sys::mkdir(b"/proc\0", 0o555);
-    let _ = sys::mount(b"proc\0", b"/proc\0", b"proc\0");
-    let _ = sys::mkdir(b"/sys\0", 0o555);
-    let _ = sys::mount(b"sysfs\0", b"/sys\0", b"sysfs\0");
-    let _ = sys::mount(b"debugfs\0", b"/sys/kernel/debug\0", b"debugfs\0");
-    let _ = sys::mount(b"tracefs\0", b"/sys/kernel/tracing\0", b"tracefs\0");
+    let _ = sys::mkdir(c"/proc", 0o555);
+    let _ = sys::mount(c"proc", c"/proc", c"proc");
+    let _ = sys::mkdir(c"/sys", 0o555);
+    let _ = sys::mount(c"sysfs", c"/sys", c"sysfs");
+    let _ = sys::mount(c"debugfs", c"/sys/kernel/debug", c"debugfs");
+    let _ = sys::mount(c"tracefs", c"/sys/kernel/tracing", c"tracefs");
 }
 
 /// Prints `uring-repro: exit N` (the code a shell would have seen), lets the

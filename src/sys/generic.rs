@@ -14,6 +14,7 @@ pub mod nr {
     pub const STATFS: usize = 43;
     pub const OPENAT: usize = 56;
     pub const CLOSE: usize = 57;
+    pub const LSEEK: usize = 62;
     pub const READ: usize = 63;
     pub const WRITE: usize = 64;
     pub const PREAD64: usize = 67;

@@ -6,7 +6,7 @@
 
 use core::fmt;
 
-use super::{write, Errno};
+use super::{write_all, Errno};
 
 pub struct Out {
     fd: i32,
@@ -44,19 +44,8 @@ impl Out {
 
     /// Writes out what is buffered (a row is flushed as its round ends).
     pub fn flush(&mut self) {
-        if self.fd < 0 {
-            self.len = 0;
-            return;
-        }
-        let mut off = 0;
-        while off < self.len && self.error.is_none() {
-            match write(self.fd, &self.buf[off..self.len]) {
-                // A write that makes no progress would loop for ever.
-                Ok(0) => self.error = Some(Errno::EIO),
-                Ok(n) => off += n,
-                Err(Errno::EINTR) => {}
-                Err(e) => self.error = Some(e),
-            }
+        if self.fd >= 0 && self.error.is_none() {
+            self.error = write_all(self.fd, &self.buf[..self.len]).err();
         }
         self.len = 0;
     }

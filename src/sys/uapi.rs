@@ -259,6 +259,8 @@ pub const MAP_PRIVATE: usize = 0x02;
 pub const MAP_ANONYMOUS: usize = 0x20;
 pub const MAP_POPULATE: usize = 0x8000;
 
+/// The longest path the kernel reads, its NUL included (linux/limits.h).
+pub const PATH_MAX: usize = 4096;
 /// openat(2).
 pub const AT_FDCWD: i32 = -100;
 pub const O_RDONLY: u32 = 0;
@@ -273,6 +275,8 @@ pub const AT_SYMLINK_NOFOLLOW: u32 = 0x100;
 /// renameat2(2): fail with EEXIST rather than replace the target.
 pub const RENAME_NOREPLACE: u32 = 1;
 pub const O_CLOEXEC: u32 = 0o2000000;
+/// lseek(2): the offset is from the start of the file.
+pub const SEEK_SET: u32 = 0;
 
 /// statfs(2)'s f_type of the filesystems that live in RAM (an initramfs
 /// is unpacked into one of them).

@@ -47,6 +47,7 @@ pub mod nr {
     pub const IO_URING_REGISTER: usize = 427;
     pub const IOCTL: usize = 16;
     pub const MPROTECT: usize = 10;
+    pub const LSEEK: usize = 8;
     pub const PREAD64: usize = 17;
     pub const EXIT: usize = 60;
     pub const EVENTFD2: usize = 290;

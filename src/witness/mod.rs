@@ -31,9 +31,9 @@ use core::sync::atomic::{AtomicU32, Ordering};
 pub use parse::Tally;
 use parse::{Lines, MAX_NAMES};
 
-use crate::fmt::{Bytes, Line, Text};
+use crate::fmt::{Bytes, Line, Text, TEXT_MAX};
 use crate::sys::uapi::{O_RDONLY, O_TRUNC, O_WRONLY};
-use crate::sys::{self, Errno};
+use crate::sys::{self, CPath, Errno};
 
 /// Where tracefs is (PID 1 mounts it there).
 pub const TRACEFS: &str = "/sys/kernel/tracing";
@@ -54,11 +54,11 @@ const FUNCTION_BYTES: u64 = 48;
 const SLACK_KB: u64 = 512;
 /// Most functions a profile names.
 pub const MAX_FUNCTIONS: usize = 8;
+// set_ftrace_filter's text, a name (under 48 bytes) and a space each, is
+// one Text.
+const _: () = assert!(MAX_FUNCTIONS * 48 <= TEXT_MAX);
 /// Highest CPU whose stats are read.
 const MAX_CPU: u32 = 1023;
-
-/// A tracefs path, NUL-terminated.
-type Path = Text<192>;
 
 /// The PID whose instance exists (0: none), for `remove_after_panic`.
 static LIVE: AtomicU32 = AtomicU32::new(0);
@@ -95,7 +95,7 @@ pub struct Untraced {
 
 /// The live instance.
 pub struct Instance {
-    dir: Path,
+    dir: Text,
     pid: u32,
     cpu: u32,
     /// Functions the tracer counts.
@@ -109,43 +109,39 @@ pub struct Instance {
     removed: bool,
 }
 
-fn path(args: fmt::Arguments<'_>) -> Path {
-    let mut p = Path::new();
-    let _ = p.write_fmt(args);
-    let _ = p.write_str("\0");
-    p
+/// The instance's directory: named for the process that made it.
+fn instance_dir(pid: u32) -> Text {
+    let mut dir = Text::new();
+    let _ = write!(dir, "{TRACEFS}/instances/uring-repro-{pid}");
+    dir
 }
 
-/// Writes `text` to the tracefs file `p` (O_TRUNC too when `trunc`). A
-/// filter file takes one word per write(2) and says so with a short
-/// count: the rest is written again until all of it is taken.
-fn put(p: &Path, text: &[u8], trunc: bool) -> Result<(), Errno> {
+/// A tracefs or /proc path: made of constants, this process's PID and CPU
+/// numbers, so never refused (it would be an error like any other).
+fn path(args: fmt::Arguments<'_>) -> Result<CPath, Errno> {
+    Ok(CPath::format(args)?)
+}
+
+/// Writes `text` to the file `p` (O_TRUNC too when `trunc`). A filter
+/// file takes one word per write(2) and says so with a short count:
+/// write_all writes the rest again until all of it is taken.
+fn put(p: fmt::Arguments<'_>, text: &[u8], trunc: bool) -> Result<(), Errno> {
     let flags = O_WRONLY | if trunc { O_TRUNC } else { 0 };
-    let fd = sys::open(p.as_bytes(), flags, 0)?;
-    let mut rest = text;
-    while !rest.is_empty() {
-        match sys::write(fd.raw(), rest) {
-            Ok(0) => return Err(Errno::EIO),
-            Ok(n) => rest = &rest[n.min(rest.len())..],
-            Err(Errno::EINTR) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
+    let fd = sys::open(&path(p)?, flags, 0)?;
+    sys::write_all(fd.raw(), text)
 }
 
 /// Reads the file `p` line by line (a line too long for the scanner is
 /// handed on as None).
-fn scan(p: &Path, f: &mut dyn FnMut(Option<&[u8]>)) -> Result<(), Errno> {
-    let fd = sys::open(p.as_bytes(), O_RDONLY, 0)?;
+fn scan(p: fmt::Arguments<'_>, f: &mut dyn FnMut(Option<&[u8]>)) -> Result<(), Errno> {
+    let fd = sys::open(&path(p)?, O_RDONLY, 0)?;
     let mut buf = [0u8; 16 * 1024];
     let mut lines = Lines::default();
     loop {
-        match sys::read(fd.raw(), &mut buf) {
-            Ok(0) => break,
-            Ok(n) => lines.feed(&buf[..n], f),
-            Err(Errno::EINTR) => continue,
-            Err(e) => return Err(e),
+        let n = sys::read_to_end(fd.raw(), &mut buf)?;
+        lines.feed(&buf[..n], f);
+        if n < buf.len() {
+            break;
         }
     }
     lines.finish(f);
@@ -164,7 +160,7 @@ impl Instance {
     /// `start`). Err: why the run cannot be witnessed, in one line.
     pub fn create(plan: &Plan) -> Result<Instance, Line> {
         let instances = path(format_args!("{TRACEFS}/instances"));
-        if let Err(e) = sys::open(instances.as_bytes(), O_RDONLY, 0) {
+        if let Err(e) = instances.and_then(|p| sys::open(&p, O_RDONLY, 0)) {
             return Err(match e {
                 Errno::ENOENT => refused(format_args!(
                     "no tracefs at {TRACEFS} ({TRACEFS}/instances: {e}; \
@@ -182,10 +178,8 @@ impl Instance {
                 plan.events + plan.function_hits
             )));
         }
-        let mut dir = Path::new();
-        let _ = write!(dir, "{TRACEFS}/instances/uring-repro-{}", plan.pid);
-        let made = path(format_args!("{dir}"));
-        if let Err(e) = sys::mkdir(made.as_bytes(), 0o755) {
+        let dir = instance_dir(plan.pid);
+        if let Err(e) = path(format_args!("{dir}")).and_then(|p| sys::mkdir(&p, 0o755)) {
             let hint = match e {
                 Errno::EPERM | Errno::EACCES => " (not root, or the kernel's lockdown)",
                 Errno::EEXIST => " (left by an earlier run with this PID? never touched)",
@@ -214,32 +208,26 @@ impl Instance {
         Ok(ins)
     }
 
-    fn file(&self, name: fmt::Arguments<'_>) -> Path {
-        path(format_args!("{}/{name}", self.dir))
-    }
-
     /// Writes `text` to the instance's file `name`; Err names it.
     fn set(&self, name: fmt::Arguments<'_>, text: &[u8]) -> Result<(), Line> {
-        let p = self.file(name);
-        put(&p, text, false).map_err(|e| {
-            let shown = &p.as_bytes()[..p.as_bytes().len() - 1];
-            refused(format_args!("{}: {e}", Bytes(shown)))
-        })
+        let dir = &self.dir;
+        put(format_args!("{dir}/{name}"), text, false)
+            .map_err(|e| refused(format_args!("{dir}/{name}: {e}")))
+    }
+
+    /// Writes the number `n` to the instance's file `name`.
+    fn set_number(&self, name: fmt::Arguments<'_>, n: u64) -> Result<(), Line> {
+        let mut text: Text = Text::new();
+        let _ = write!(text, "{n}");
+        self.set(name, text.as_bytes())
     }
 
     fn arm_events(&mut self, kb: u64) -> Result<(), Line> {
         self.set(format_args!("tracing_on"), b"0")?;
-        let mut size = Text::<24>::new();
-        let _ = write!(size, "{kb}");
         let cpu = self.cpu;
-        self.set(
-            format_args!("per_cpu/cpu{cpu}/buffer_size_kb"),
-            size.as_bytes(),
-        )?;
+        self.set_number(format_args!("per_cpu/cpu{cpu}/buffer_size_kb"), kb)?;
         self.set(format_args!("options/event-fork"), b"1")?;
-        let mut pid = Text::<16>::new();
-        let _ = write!(pid, "{}", self.pid);
-        self.set(format_args!("set_event_pid"), pid.as_bytes())?;
+        self.set_number(format_args!("set_event_pid"), self.pid as u64)?;
         for e in EVENTS {
             self.set(format_args!("events/io_uring/{e}/enable"), b"1")?;
         }
@@ -256,21 +244,22 @@ impl Instance {
         }
         let functions = &functions[..functions.len().min(MAX_FUNCTIONS)];
         let mut found = [false; MAX_FUNCTIONS];
-        let avail = path(format_args!("{TRACEFS}/available_filter_functions"));
-        scan(&avail, &mut |l| {
-            let Some(l) = l else { return };
-            let name = l.split(|&b| b == b' ').next().unwrap_or(l);
-            for (f, hit) in functions.iter().zip(found.iter_mut()) {
-                *hit |= f.as_bytes() == name;
-            }
-        })
+        scan(
+            format_args!("{TRACEFS}/available_filter_functions"),
+            &mut |l| {
+                let Some(l) = l else { return };
+                let name = l.split(|&b| b == b' ').next().unwrap_or(l);
+                for (f, hit) in functions.iter().zip(found.iter_mut()) {
+                    *hit |= f.as_bytes() == name;
+                }
+            },
+        )
         .map_err(|e| refused(format_args!("{TRACEFS}/available_filter_functions: {e}")))?;
         let mut in_kallsyms = [false; MAX_FUNCTIONS];
         let kallsyms_read = if found[..functions.len()].iter().all(|&f| f) {
             true
         } else {
-            let p = path(format_args!("/proc/kallsyms"));
-            scan(&p, &mut |l| {
+            scan(format_args!("/proc/kallsyms"), &mut |l| {
                 let Some(l) = l else { return };
                 let mut words = l.split(|&b| b == b' ' || b == b'\t');
                 let name = words.nth(2).unwrap_or(b"");
@@ -280,7 +269,7 @@ impl Instance {
             })
             .is_ok()
         };
-        let mut filter = Text::<{ MAX_FUNCTIONS * 48 }>::new();
+        let mut filter: Text = Text::new();
         for (i, &f) in functions.iter().enumerate() {
             if found[i] {
                 self.traced[self.n_traced] = f;
@@ -301,13 +290,17 @@ impl Instance {
                 "none of the profile's functions is traceable on this kernel"
             )));
         }
-        let p = self.file(format_args!("set_ftrace_filter"));
-        put(&p, filter.as_bytes(), true)
-            .map_err(|e| refused(format_args!("set_ftrace_filter: {e}")))?;
+        let dir = &self.dir;
+        put(
+            format_args!("{dir}/set_ftrace_filter"),
+            filter.as_bytes(),
+            true,
+        )
+        .map_err(|e| refused(format_args!("set_ftrace_filter: {e}")))?;
         // Never start a function tracer whose filter is empty: it would
         // trace every function of the kernel.
         let mut listed = 0;
-        let _ = scan(&p, &mut |l| {
+        let _ = scan(format_args!("{dir}/set_ftrace_filter"), &mut |l| {
             if l.is_some_and(|l| !l.is_empty() && l[0] != b'#') {
                 listed += 1;
             }
@@ -318,9 +311,7 @@ impl Instance {
                 self.n_traced
             )));
         }
-        let mut pid = Text::<16>::new();
-        let _ = write!(pid, "{}", self.pid);
-        self.set(format_args!("set_ftrace_pid"), pid.as_bytes())?;
+        self.set_number(format_args!("set_ftrace_pid"), self.pid as u64)?;
         self.set(format_args!("options/function-fork"), b"1")?;
         self.set(format_args!("current_tracer"), b"function")?;
         self.tracer_set = true;
@@ -361,16 +352,15 @@ impl Instance {
     pub fn read(&self) -> Result<Tally, Line> {
         let mut t = Tally::default();
         let cpu = self.cpu;
-        let p = self.file(format_args!("trace"));
-        scan(&p, &mut |l| match l {
+        let dir = &self.dir;
+        scan(format_args!("{dir}/trace"), &mut |l| match l {
             Some(l) => t.add_line(l, cpu),
             None => t.unparsed += 1,
         })
         .map_err(|e| refused(format_args!("reading the trace: {e}")))?;
         let mut lost = 0u64;
         for c in 0..=MAX_CPU {
-            let p = self.file(format_args!("per_cpu/cpu{c}/stats"));
-            let r = scan(&p, &mut |l| {
+            let r = scan(format_args!("{dir}/per_cpu/cpu{c}/stats"), &mut |l| {
                 let Some(l) = l else { return };
                 for key in [&b"overrun: "[..], b"dropped events: "] {
                     if let Some(v) = l.strip_prefix(key) {
@@ -402,9 +392,9 @@ impl Instance {
         if self.tracer_set {
             let _ = self.set(format_args!("current_tracer"), b"nop");
         }
-        let d = path(format_args!("{}", self.dir));
-        let r = sys::rmdir(d.as_bytes());
-        if r.is_ok() || sys::open(d.as_bytes(), O_RDONLY, 0).err() == Some(Errno::ENOENT) {
+        let d = path(format_args!("{}", self.dir))?;
+        let r = sys::rmdir(&d);
+        if r.is_ok() || sys::open(&d, O_RDONLY, 0).err() == Some(Errno::ENOENT) {
             self.removed = true;
             LIVE.store(0, Ordering::Relaxed);
             return Ok(());
@@ -435,14 +425,14 @@ pub fn remove_after_panic() {
     if pid == 0 {
         return;
     }
-    let dir = |name: &str| path(format_args!("{TRACEFS}/instances/uring-repro-{pid}{name}"));
-    let _ = put(&dir("/tracing_on"), b"0", false);
-    let _ = put(&dir("/current_tracer"), b"nop", false);
-    let _ = sys::rmdir(dir("").as_bytes());
+    let dir = instance_dir(pid);
+    let _ = put(format_args!("{dir}/tracing_on"), b"0", false);
+    let _ = put(format_args!("{dir}/current_tracer"), b"nop", false);
+    let _ = path(format_args!("{dir}")).and_then(|p| sys::rmdir(&p));
 }
 
 /// What the kernel must have seen, from the run's own counts.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Expect {
     submits: [(&'static str, u64); MAX_NAMES],
     n_submits: usize,
@@ -454,6 +444,21 @@ pub struct Expect {
     pub completions: u64,
     functions: [(&'static str, u64); MAX_FUNCTIONS],
     n_functions: usize,
+}
+
+impl Default for Expect {
+    fn default() -> Self {
+        Expect {
+            submits: [("", 0); MAX_NAMES],
+            n_submits: 0,
+            results: [(0, 0); MAX_NAMES],
+            n_results: 0,
+            varied: 0,
+            completions: 0,
+            functions: [("", 0); MAX_FUNCTIONS],
+            n_functions: 0,
+        }
+    }
 }
 
 impl Expect {

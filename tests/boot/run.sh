@@ -495,6 +495,18 @@ result_fail() {
 	fi
 }
 
+# judge NAME LOG [REASON...]: ok with no reason, else not ok naming every reason (and the
+# console that explains them).
+judge() {
+	local name=$1 log=$2
+	shift 2
+	if (($# == 0)); then
+		result_ok "$name"
+	else
+		result_fail "$name" "$(printf '%s; ' "$@" | sed 's/; $//')" "$log"
+	fi
+}
+
 # run_point_case I: scripts/boot-point.sh for case I: its exit code, and the point it wrote
 # (the report and nothing else, which `uring-repro compare` reads) when the run passed.
 run_point_case() {
@@ -539,11 +551,7 @@ run_point_case() {
 		((again == 2)) || reasons+=("a second run over the existing point exited $again, not 2")
 	fi
 	note "$name: ${BOOT_SECS}s, boot-point.sh status $rc"
-	if ((${#reasons[@]} == 0)); then
-		result_ok "$name"
-	else
-		result_fail "$name" "$(printf '%s; ' "${reasons[@]}" | sed 's/; $//')" "$log"
-	fi
+	judge "$name" "$log" "${reasons[@]}"
 }
 
 # run_bisect_case I: a real `git bisect run` of scripts/bisect-step.sh (see the case row).
@@ -593,11 +601,7 @@ run_bisect_case() {
 	n=$(find "$dir/points" -name '*.txt' | wc -l)
 	((n >= 2)) || reasons+=("only $n point(s) kept in --points")
 	note "$name: ${BOOT_SECS}s for 4 reference boots and $n bisect steps"
-	if ((${#reasons[@]} == 0)); then
-		result_ok "$name"
-	else
-		result_fail "$name" "$(printf '%s; ' "${reasons[@]}" | sed 's/; $//')" "$log"
-	fi
+	judge "$name" "$log" "${reasons[@]}"
 }
 
 # run_case I: boot case I and judge its console.
@@ -671,11 +675,7 @@ run_case() {
 		fi
 	done <<<"$line"
 	note "$name: ${BOOT_SECS}s, qemu status $BOOT_RC, verdict ${verdict:-none}"
-	if ((${#reasons[@]} == 0)); then
-		result_ok "$name"
-	else
-		result_fail "$name" "$(printf '%s; ' "${reasons[@]}" | sed 's/; $//')" "$log"
-	fi
+	judge "$name" "$log" "${reasons[@]}"
 }
 
 # ---------------------------------------------------------------------------------------

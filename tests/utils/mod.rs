@@ -149,6 +149,12 @@ pub fn assert_contains(text: &str, parts: &[&str]) {
     }
 }
 
+/// `text` starts with `prefix` (shown whole where it does not).
+#[track_caller]
+pub fn assert_starts_with(text: &str, prefix: &str) {
+    assert!(text.starts_with(prefix), "{prefix:?} first in:\n{text}");
+}
+
 /// The first line of `out` that starts with `prefix`.
 pub fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
     out.lines()

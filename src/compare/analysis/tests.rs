@@ -275,26 +275,16 @@ fn identical_values_are_no_change_and_exact_points_no_nan() {
     // other sign, not "the CI includes 0").
     let a = args(&["A", "B", "A", "B"]);
     let gs = groups_of(&a);
-    let pts = [
-        point(&[396.5; 15]),
-        point(&[396.5; 15]),
-        point(&[396.5; 15]),
-        point(&[396.5; 15]),
-    ];
-    let c = compare(&pts, &gs, 1, false, 5.0);
+    // Points of 15 rounds alike, each of one value.
+    let flat = |values: [f64; 4]| values.map(|v| point(&[v; 15]));
+    let c = compare(&flat([396.5; 4]), &gs, 1, false, 5.0);
     assert_eq!(c.change, 0.0);
     assert!(c.iv.within.exact() && c.iv.between.exact());
     assert!(!c.iv.within.low.is_nan() && !c.iv.between.low.is_nan());
     assert_eq!(c.reasons, Reason::NoChange.bit());
     // A change clear of zero but under the gate: UnderGate without
     // SpansZero (the text names it as a real change under the gate).
-    let pts = [
-        point(&[100.0; 15]),
-        point(&[103.0; 15]),
-        point(&[100.0; 15]),
-        point(&[103.0; 15]),
-    ];
-    let c = compare(&pts, &gs, 1, false, 5.0);
+    let c = compare(&flat([100.0, 103.0, 100.0, 103.0]), &gs, 1, false, 5.0);
     assert!(c.iv.between.exact() && (c.iv.between.low - 3.0).abs() < 1e-9);
     assert_eq!(
         c.reasons,

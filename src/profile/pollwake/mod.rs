@@ -43,7 +43,7 @@ use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, enter, pushed, submitted};
 use super::{setup, span, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
-use crate::config::{RingFlags, RunConfig, CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
+use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
@@ -52,7 +52,7 @@ use crate::sys::clock::Clock;
 use crate::sys::epoll::{self, EpollEvent, EPOLLIN, EPOLL_CTL_ADD};
 use crate::sys::futex::{self, ETIMEDOUT};
 use crate::sys::uapi::O_RDONLY;
-use crate::sys::{self, CpuSet, Errno, Fd};
+use crate::sys::{self, BadPath, CPath, CpuSet, Errno, Fd};
 
 /// pollwake: a burst per cycle (`--burst`), a series per mode.
 pub static POLLWAKE: Profile = Profile {
@@ -173,16 +173,9 @@ fn set_up_failed(what: &str, e: Errno) -> Exit {
     setup::step_failed("pollwake ", what, e)
 }
 
-/// `N` rings with the run's flags and wait bound: all of them or none.
-fn new_rings<const N: usize>(o: &Options) -> Result<[Ring; N], Exit> {
-    let mut v = [const { None }; N];
-    for r in v.iter_mut() {
-        let mut ring = Ring::new(RING_ENTRIES, CQ_ENTRIES, o.flags.setup())
-            .map_err(|e| setup::ring_failed("pollwake ", e))?;
-        ring.set_wait_timeout_ns(o.timeout_ns);
-        *r = Some(ring);
-    }
-    Ok(v.map(|r| r.expect("every ring was set up above")))
+/// A ring with the run's flags and wait bound.
+fn new_ring(o: &Options) -> Result<Ring, Exit> {
+    setup::ring("pollwake ", o.flags, o.timeout_ns)
 }
 
 /// What the eventfd pass saw (counts after the send and after the flush).
@@ -212,6 +205,12 @@ fn send(src: &mut Ring, fd: i32, seq: u32, n: u32, check: &mut CycleCheck, l: &m
     }
     collect(src, check, l, n, seq);
     true
+}
+
+/// `collect` for the untimed passes (the eventfd pass, the stop): one
+/// call, where `collect` itself is inlined into each timed span.
+fn collect_untimed(ring: &mut Ring, check: &mut CycleCheck, l: &mut Ledger, n: u32, seq: u32) {
+    collect(ring, check, l, n, seq);
 }
 
 /// A plan for `n` messages of burst `seq` (and `nops` NOPs), each target
@@ -295,8 +294,8 @@ impl Pollwake {
         let failed = |what| move |e| set_up_failed(what, e);
         let ep_idle = epoll::epoll_create1().map_err(failed("epoll_create1"))?;
         let ep_waiter = epoll::epoll_create1().map_err(failed("epoll_create1"))?;
-        let targets = new_rings::<3>(&o)?;
-        let [waiter_ring] = new_rings::<1>(&o)?;
+        let targets = [new_ring(&o)?, new_ring(&o)?, new_ring(&o)?];
+        let waiter_ring = new_ring(&o)?;
         for (ep, fd) in [
             (&ep_idle, targets[slot(Mode::Idle)].fd()),
             (&ep_waiter, waiter_ring.fd()),
@@ -415,9 +414,8 @@ impl Parts {
             let why = format_args!("the waiter thread cannot start on CPU {cpu}: {e}");
             return Err(Exit::new(exit, why));
         }
-        let mut path = [0u8; 48];
-        let path = task_stat_path(self.handoff.tid(), &mut path);
-        self.stat = sys::open(path, O_RDONLY, 0).ok();
+        let path = task_stat_path(self.handoff.tid());
+        self.stat = path.ok().and_then(|p| sys::open(&p, O_RDONLY, 0).ok());
         Ok(())
     }
 
@@ -523,7 +521,7 @@ impl Parts {
     /// documents (see docs/pollwake.md).
     fn eventfd_pass(&mut self, src: &mut Ring, l: &mut Ledger) -> Result<[u64; 3], Exit> {
         let (n, seq) = (self.o.burst, PASS_SEQ);
-        let [mut ring] = new_rings::<1>(&self.o)?;
+        let mut ring = new_ring(&self.o)?;
         let efd = epoll::eventfd().map_err(|e| set_up_failed("eventfd2", e))?;
         ring.register_eventfd(efd.raw())
             .map_err(|e| set_up_failed("IORING_REGISTER_EVENTFD", e))?;
@@ -537,11 +535,11 @@ impl Parts {
                 let _ = ring.run_task_work(n);
             }
             counts[1] = take();
-            collect(&mut ring, &mut check, l, n, seq);
+            collect_untimed(&mut ring, &mut check, l, n, seq);
         }
         let nops = ring.push_batch(n, |i| ops::nop(tag(seq, Kind::Nop, i)));
         if pushed(nops, l, seq) && submitted(ring.submit_and_wait(n, n), n, Kind::Nop, l, seq) {
-            collect(&mut ring, &mut check, l, n, seq);
+            collect_untimed(&mut ring, &mut check, l, n, seq);
         }
         counts[2] = take();
         check.finish(l, 0);
@@ -592,7 +590,7 @@ impl Parts {
         if let Some(ring) = self.handoff.ring_mut() {
             // The stop message is the one CQE the waiter leaves behind.
             if stopping {
-                collect(ring, &mut check, l, 1, seq);
+                collect_untimed(ring, &mut check, l, 1, seq);
             }
             account(ring, l, seq);
         }
@@ -652,13 +650,9 @@ impl Workload for Pollwake {
     }
 }
 
-/// `/proc/self/task/TID/stat` with its NUL, written into `buf`.
-pub fn task_stat_path(tid: u32, buf: &mut [u8; 48]) -> &[u8] {
-    let mut w = crate::fmt::Line::new();
-    let _ = core::fmt::Write::write_fmt(&mut w, format_args!("/proc/self/task/{tid}/stat\0"));
-    let len = w.as_bytes().len();
-    buf[..len].copy_from_slice(w.as_bytes());
-    &buf[..len]
+/// `/proc/self/task/TID/stat`.
+pub fn task_stat_path(tid: u32) -> Result<CPath, BadPath> {
+    CPath::format(format_args!("/proc/self/task/{tid}/stat"))
 }
 
 /// The state letter of a /proc/PID/stat line ("tid (comm) S ..."); comm may

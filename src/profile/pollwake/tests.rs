@@ -59,14 +59,14 @@ fn task_state_and_path() {
     assert_eq!(task_state(b"9 (uring-repro) R 0"), Some(b'R'));
     assert_eq!(task_state(b"garbage"), None);
     assert_eq!(task_state(b"1 (x)"), None);
-    let mut buf = [0u8; 48];
+    let path = |tid| task_stat_path(tid).unwrap();
     assert_eq!(
-        task_stat_path(4096, &mut buf),
+        path(4096).to_bytes_with_nul(),
         b"/proc/self/task/4096/stat\0"
     );
-    assert_eq!(task_stat_path(0, &mut buf), b"/proc/self/task/0/stat\0");
+    assert_eq!(path(0).to_bytes_with_nul(), b"/proc/self/task/0/stat\0");
     assert_eq!(
-        task_stat_path(u32::MAX, &mut buf),
+        path(u32::MAX).to_bytes_with_nul(),
         b"/proc/self/task/4294967295/stat\0"
     );
 }
@@ -88,7 +88,8 @@ fn options(dog_ms: i32) -> Options {
 
 /// Two rings (a source, a target) with `o`'s flags, or None after a SKIP.
 fn two_rings(o: &Options) -> Option<[Ring; 2]> {
-    match new_rings::<2>(o) {
+    let rings = || -> Result<[Ring; 2], Exit> { Ok([new_ring(o)?, new_ring(o)?]) };
+    match rings() {
         Ok(r) => Some(r),
         Err(e) => {
             skip(&format!("io_uring unavailable: {}", e.cause));
