@@ -148,9 +148,9 @@ pub struct Point<'t> {
     n_witness: usize,
     /// Its `# checks: ` line, without the `# `.
     pub checks: Option<&'t [u8]>,
-    /// Its `# cost: ` lines (docs/cost.md): the text from the first one on,
-    /// and that line's number; read by cost.rs when a comparison diffs them.
-    pub cost: Option<(usize, &'t [u8])>,
+    /// Its text, whole, when it has `# cost: ` lines (docs/cost.md): read
+    /// by cost.rs when a comparison diffs them.
+    pub cost: Option<&'t [u8]>,
     /// Pairs per round (of the rounds that passed; 0 when none did).
     pub pairs: u64,
     /// Rounds with semantic_pass 0.
@@ -210,11 +210,11 @@ impl<'t> Point<'t> {
     /// What a `#` line of our stdout states (`second`: it follows the
     /// banner, so it is the contract line): the banner's and the contract
     /// line's `key=value` words (the banner's first word is the version),
-    /// a fact line's `# key=value`, a witness line, the checks line, the
-    /// first cost line (`tail`: the text from `line` on, numbered `no`).
-    fn note(&mut self, line: &'t [u8], second: bool, (no, tail): (usize, &'t [u8])) {
+    /// a fact line's `# key=value`, a witness line, a cost line (`text`:
+    /// the point's).
+    fn note(&mut self, line: &'t [u8], second: bool, text: &'t [u8]) {
         if line.starts_with(b"# cost: ") {
-            self.cost = self.cost.or(Some((no, tail)));
+            self.cost = Some(text);
             return;
         }
         if let Some(w) = line.strip_prefix(b"# witness: ") {
@@ -305,9 +305,7 @@ pub fn read<'t>(
                 .as_ref()
                 .is_none_or(|t: &Table| t.format == Format::Stdout)
             {
-                // The text from this line on: `lines` yields slices of it.
-                let at = line.as_ptr() as usize - text.as_ptr() as usize;
-                p.note(line, after_banner, (no, &text[at..]));
+                p.note(line, after_banner, text);
             }
             (after_banner, banner_seen) = (is, banner_seen || is);
             checks |= line.starts_with(b"# checks: ");
