@@ -165,4 +165,12 @@ fn the_cost_tables_are_the_ones_shown() {
             "docs/reproduction.md does not show this table:\n{s}"
         );
     }
+    // docs/compare.md shows the s0 one too.
+    let path = format!("{}/docs/compare.md", env!("CARGO_MANIFEST_DIR"));
+    let compare = std::fs::read_to_string(path).unwrap();
+    let s = cost_section(&SANDWICH);
+    assert!(
+        compare.contains(&format!("```\n{s}```\n")),
+        "docs/compare.md:\n{s}"
+    );
 }
