@@ -74,7 +74,29 @@ fn every_point_counts_guest_instructions() {
                 && text.contains(" -icount shift=0,sleep=off"),
             "{name}: no # boot= line with the instruction clock"
         );
-        // Booted with --cost: the counter's lines close the point.
+    }
+}
+
+/// The profiles' points, booted with --cost.
+const COUNTED: [&str; 12] = [
+    "s0-parent-1",
+    "s0-child-1",
+    "s0-child-2",
+    "s0-parent-2",
+    "n0-parent",
+    "n0-child",
+    "v0-parent",
+    "v0-child",
+    "c0-parent",
+    "c0-child",
+    "pollwake-parent",
+    "pollwake-poll",
+];
+
+#[test]
+fn the_profiles_points_end_with_their_cost_lines() {
+    for name in COUNTED {
+        let text = read(&format!("{name}.txt"));
         assert!(
             text.contains("\n# cost: method counter=qemu-tcg-plugin ")
                 && text.ends_with('\n')
