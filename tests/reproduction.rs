@@ -4,10 +4,11 @@
 //! `report` is the one kept there and shown in the doc; compare reads the
 //! sandwich as exact (identical boots) and the child clear of zero above
 //! the parent; the NOP control does not move; every point states its
-//! timebase; the real `git bisect run` named the tracking change, its
-//! steps' points judged now give the verdicts it gave, and the doc shows
-//! its transcript. The kernels themselves are built and booted by
-//! tests/kernel/run.sh, not here.
+//! timebase; the two tables of where the cost went (the points' cost
+//! lines diffed) are the ones the doc shows; the real `git bisect run`
+//! named the tracking change, its steps' points judged now give the
+//! verdicts it gave, and the doc shows its transcript. The kernels
+//! themselves are built and booted by tests/kernel/run.sh, not here.
 
 mod utils;
 
@@ -82,6 +83,35 @@ fn every_point_counts_guest_instructions() {
             text.contains("\n# boot=qemu-system-x86_64 ")
                 && text.contains(" -icount shift=0,sleep=off"),
             "{name}: no # boot= line with the instruction clock"
+        );
+    }
+}
+
+/// The profiles' points, booted with --cost.
+const COUNTED: [&str; 12] = [
+    "s0-parent-1",
+    "s0-child-1",
+    "s0-child-2",
+    "s0-parent-2",
+    "n0-parent",
+    "n0-child",
+    "v0-parent",
+    "v0-child",
+    "c0-parent",
+    "c0-child",
+    "pollwake-parent",
+    "pollwake-poll",
+];
+
+#[test]
+fn the_profiles_points_end_with_their_cost_lines() {
+    for name in COUNTED {
+        let text = read(&format!("{name}.txt"));
+        assert!(
+            text.contains("\n# cost: method counter=qemu-tcg-plugin ")
+                && text.ends_with('\n')
+                && text.lines().last().unwrap().starts_with("# cost: fn "),
+            "{name}: no # cost: lines at its end"
         );
     }
 }
@@ -206,5 +236,46 @@ fn the_bisect_named_the_tracking_change_and_its_steps_judge_the_same_now() {
     assert!(
         docs().contains(&shown),
         "docs/reproduction.md does not show the bisect:\n{shown}"
+    );
+}
+
+/// compare's cost section for `args` (run in the fixtures' directory), as
+/// printed: from its heading to the blank line after it.
+fn cost_section(args: &[&str]) -> String {
+    let r = run_in_fixtures(&[&["compare"], args].concat());
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    let at = r.out.find("Where the cost went, ").expect("a cost section");
+    let end = r.out[at..].find("\n\n").expect("its end") + at + 1;
+    r.out[at..end].to_string()
+}
+
+#[test]
+fn the_cost_tables_are_the_ones_shown() {
+    let docs = std::fs::read_to_string(format!(
+        "{}/docs/reproduction.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let idle = [
+        "--mode",
+        "idle",
+        "parent=pollwake-parent.txt",
+        "poll=pollwake-poll.txt",
+    ];
+    for args in [&SANDWICH[..], &idle[..]] {
+        let s = cost_section(args);
+        assert!(
+            docs.contains(&format!("```\n{s}```\n")),
+            "docs/reproduction.md does not show this table:\n{s}"
+        );
+    }
+    // docs/compare.md shows the s0 one too.
+    let path = format!("{}/docs/compare.md", env!("CARGO_MANIFEST_DIR"));
+    let compare = std::fs::read_to_string(path).unwrap();
+    let s = cost_section(&SANDWICH);
+    assert!(
+        compare.contains(&format!("```\n{s}```\n")),
+        "docs/compare.md:\n{s}"
     );
 }

@@ -335,7 +335,7 @@ pub fn basis(drop_first: bool, second: bool) -> usize {
 }
 
 /// The boots of group `g`'s points, on basis `b`.
-fn boots(points: &[Point], g: &Group, b: usize) -> Boots {
+pub(super) fn boots(points: &[Point], g: &Group, b: usize) -> Boots {
     let mut refs = [&points[0]; MAX_POINTS];
     for (r, &i) in refs.iter_mut().zip(g.points()) {
         *r = &points[i];

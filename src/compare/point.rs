@@ -148,6 +148,9 @@ pub struct Point<'t> {
     n_witness: usize,
     /// Its `# checks: ` line, without the `# `.
     pub checks: Option<&'t [u8]>,
+    /// Its text, whole, when it has `# cost: ` lines (docs/cost.md): read
+    /// by cost.rs when a comparison diffs them.
+    pub cost: Option<&'t [u8]>,
     /// Pairs per round (of the rounds that passed; 0 when none did).
     pub pairs: u64,
     /// Rounds with semantic_pass 0.
@@ -207,8 +210,13 @@ impl<'t> Point<'t> {
     /// What a `#` line of our stdout states (`second`: it follows the
     /// banner, so it is the contract line): the banner's and the contract
     /// line's `key=value` words (the banner's first word is the version),
-    /// a fact line's `# key=value`, a witness line, the checks line.
-    fn note(&mut self, line: &'t [u8], second: bool) {
+    /// a fact line's `# key=value`, a witness line, a cost line (`text`:
+    /// the point's).
+    fn note(&mut self, line: &'t [u8], second: bool, text: &'t [u8]) {
+        if line.starts_with(b"# cost: ") {
+            self.cost = Some(text);
+            return;
+        }
         if let Some(w) = line.strip_prefix(b"# witness: ") {
             // The clean-up line (`removed INSTANCE tracing=off`) names this
             // run's PID: it is housekeeping, not the kernel's account.
@@ -297,7 +305,7 @@ pub fn read<'t>(
                 .as_ref()
                 .is_none_or(|t: &Table| t.format == Format::Stdout)
             {
-                p.note(line, after_banner);
+                p.note(line, after_banner, text);
             }
             (after_banner, banner_seen) = (is, banner_seen || is);
             checks |= line.starts_with(b"# checks: ");

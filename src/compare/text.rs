@@ -5,6 +5,7 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
+use super::cost;
 use super::point::Key;
 use super::words::{
     cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Long, Pct, Points,
@@ -79,6 +80,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
     }
     for c in r.cmps() {
         comparison(r, c, out);
+        cost::section(r, c, "pair", false, out);
     }
     // The paragraph: composed whole, then wrapped.
     let mut para = Long::new();

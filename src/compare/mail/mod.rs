@@ -16,6 +16,7 @@
 use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison, Group, Reason};
+use super::cost;
 use super::load::with_points;
 use super::point::{Key, Point, ALL};
 use super::words::{self, cell, noun, nums, Cv, Long, Pct, PointsOf, LEFT, RIGHT, WIDTH};
@@ -240,6 +241,7 @@ impl<'r, 'a> Mail<'r, 'a> {
         self.results(out);
         self.checks(bad, out);
         self.witness(out);
+        self.cost(out);
         if let Some(sha) = self.d.introduced {
             let mut p = Para::new();
             self.title(&mut p);
@@ -649,6 +651,15 @@ impl<'r, 'a> Mail<'r, 'a> {
             let mut p = Para::new();
             let _ = write!(p, "{} carry no witness lines.", PointsOf(without, true));
             emit(out, &p, 0, false);
+        }
+    }
+
+    /// Where the cost went, per test label (cost.rs), when the points
+    /// carry cost lines; why there is no table goes to stderr.
+    fn cost(&self, out: &mut Out) {
+        let per = self.known_workload().map_or("pair", |w| w.per);
+        for c in self.cmps {
+            cost::section(self.an, c, per, true, out);
         }
     }
 
