@@ -62,22 +62,13 @@ EOF
 # shellcheck disable=SC2016 # expanded by sh -c, at build time
 DEFAULT_BUILD='make olddefconfig && make -j$(nproc)'
 
-say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$HERE")
+# say, host_arch, arch_set: what the scripts share.
+. "$HERE/common.sh"
 stop() {
 	say "$*"
 	exit $STOP
-}
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(dirname "$HERE")
-
-host_arch() {
-	case $(uname -m) in
-	x86_64 | amd64) echo x86_64 ;;
-	aarch64 | arm64) echo aarch64 ;;
-	riscv64) echo riscv64 ;;
-	*) uname -m ;;
-	esac
 }
 
 goods="" bads="" functional=0 build=$DEFAULT_BUILD image="" arch=$(host_arch) accel="" points=""
@@ -138,13 +129,8 @@ if [ -n "$gate" ]; then
 	awk -v g="$gate" 'BEGIN { exit !(g + 0 > 0 && g + 0 <= 100) }' ||
 		stop "--gate: a percentage in (0, 100], not '$gate'"
 fi
-case $arch in
-x86_64) default_image=arch/x86/boot/bzImage ;;
-aarch64) default_image=arch/arm64/boot/Image ;;
-riscv64) default_image=arch/riscv/boot/Image ;;
-*) stop "--arch: x86_64, aarch64 or riscv64, not '$arch'" ;;
-esac
-image=${image:-$default_image}
+arch_set "$arch" || stop "--arch: $ARCHES, not '$arch'"
+image=${image:-$kimage}
 # Paths given here are taken from here, before the step moves into the tree.
 abs() { (cd "$(dirname "$1")" 2>/dev/null && printf '%s/%s\n' "$(pwd)" "$(basename "$1")") || printf '%s\n' "$1"; }
 old_ifs=$IFS
@@ -213,8 +199,9 @@ say "$commit: building ($build), log in $log"
 if ! (set -C && : >"$log") 2>/dev/null; then
 	stop "$log: exists or cannot be created (never overwritten)"
 fi
+t_build=$(date +%s)
 if ! sh -c "$build" >>"$log" 2>&1; then
-	say "$commit: the build failed (last lines of $log):"
+	say "$commit: the build failed after $(($(date +%s) - t_build)) s (last lines of $log):"
 	tail -n 5 "$log" | sed 's/^/  | /' >&2
 	exit $SKIP
 fi
@@ -223,13 +210,17 @@ fi
 	exit $SKIP
 }
 
+t_boot=$(date +%s)
+t_build=$((t_boot - t_build))
 rc=0
 "$HERE/boot-point.sh" --kernel "$image" -o "$point" --arch "$arch" ${accel:+--accel "$accel"} \
 	${append:+--append "$append"} ${timeout_s:+--timeout "$timeout_s"} ${bin:+--bin "$bin"} \
 	-- "$@" || rc=$?
+t_boot=$(($(date +%s) - t_boot))
 
+# The verdict line: what git bisect is told, the step's times, and its evidence.
 verdict() {
-	say "$commit: $1 (exit $2); point: $point"
+	say "$commit: $1 (exit $2) after $((t_build + t_boot)) s (build $t_build s, boot $t_boot s); point: $point"
 	exit "$2"
 }
 case $rc in

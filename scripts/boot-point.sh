@@ -83,24 +83,14 @@ exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interru
 EOF
 }
 
-say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$HERE")
+# say, host_arch, arch_set: what the scripts share.
+. "$HERE/common.sh"
 usage_error() {
 	say "$* (try --help)"
 	exit 2
 }
-
-# This machine's architecture, in the names --arch takes.
-host_arch() {
-	case $(uname -m) in
-	x86_64 | amd64) echo x86_64 ;;
-	aarch64 | arm64) echo aarch64 ;;
-	riscv64) echo riscv64 ;;
-	*) uname -m ;;
-	esac
-}
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(dirname "$HERE")
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
 timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin=""
@@ -154,12 +144,7 @@ case " $append " in *[[:space:]]URING_REPRO_TIMEBASE=*)
 	usage_error "--append: URING_REPRO_TIMEBASE is set by --accel icount, not by hand"
 	;;
 esac
-case $arch in
-x86_64) triple="" console=ttyS0 ;;
-aarch64) triple=aarch64-unknown-linux-musl console=ttyAMA0 ;;
-riscv64) triple=riscv64gc-unknown-linux-gnu console=ttyS0 ;;
-*) usage_error "--arch: x86_64, aarch64 or riscv64, not '$arch'" ;;
-esac
+arch_set "$arch" || usage_error "--arch: $ARCHES, not '$arch'"
 case $accel in
 kvm | tcg | icount) ;;
 *) usage_error "--accel: kvm, tcg or icount, not '$accel'" ;;
@@ -199,6 +184,10 @@ kvm)
 	cpu=host
 	;;
 tcg | icount)
+	# More than one vCPU under plain TCG: one host thread each (MTTCG), so the guest's CPUs
+	# really run in parallel, as a race needs. QEMU's default where the guest's memory model
+	# allows it; named, so the point says so and a QEMU that cannot do it refuses.
+	[ "$accel" = icount ] || [ "$cpus" -eq 1 ] || accel_opts=tcg,thread=multi
 	case $arch in
 	# pauth-impdef: QEMU's architected pointer-auth emulation is slow; this boots ~3x faster.
 	aarch64) cpu=max,pauth-impdef=on ;;
@@ -218,13 +207,6 @@ if [ "$accel" = icount ]; then
 		exit 125
 	fi
 fi
-case $arch in
-x86_64) machine="" bios="" ;;
-aarch64) machine=virt bios="" ;;
-# -bios default: QEMU's OpenSBI runs in M-mode and enters the kernel.
-riscv64) machine=virt bios=default ;;
-esac
-
 # POINT's directory, proven writable now rather than after the boot: the report goes to
 # this file beside POINT and is published at the end.
 pdir=$(dirname "$point")

@@ -10,6 +10,12 @@
 # a subdirectory of the tree, so kbuild writes every path relative to the tree ("..") and a
 # copy of tree and objdir together still builds incrementally.
 #
+# The image is reproducible: kbuild stamps the build's number, time, user and host into the
+# kernel (uname -v, /proc/version), and they are fixed here unless the caller sets them, so
+# two builds of one source are the same image byte for byte. Under QEMU's instruction clock
+# that matters: another image is another boot (its decompression alone), so the ticks fall
+# elsewhere in the rounds and a rebuild's point moved by up to 0.01 instructions per pair.
+#
 # Prints the image's path on stdout; make's own output goes to stderr. As a bisect step:
 #   bisect-step.sh --build '/path/to/build-kernel.sh' --image .uring-repro-obj/arch/x86/boot/bzImage
 #
@@ -48,15 +54,15 @@ exit: 0 built (the path on stdout); $FAILED the configuration or the build faile
 EOF
 }
 
-say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$HERE")
+# say and arch_set: what the scripts share.
+. "$HERE/common.sh"
 usage_error() {
 	say "$* (try --help)"
 	exit $USAGE
 }
 ncpus() { getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(dirname "$HERE")
 
 src=. objdir="" fragment=$REPO/$DEFAULT_FRAGMENT arch=x86_64 jobs=$(ncpus)
 while [ $# -gt 0 ]; do
@@ -81,12 +87,14 @@ while [ $# -gt 0 ]; do
 done
 
 case $arch in
-x86_64) karch=x86 image=arch/x86/boot/bzImage target=bzImage ;;
+x86_64) ;;
 aarch64 | riscv64)
 	usage_error "--arch $arch: not supported yet (it needs a cross compiler and a fragment with that arch's console and power-off); x86_64 only"
 	;;
 *) usage_error "--arch: x86_64, not '$arch'" ;;
 esac
+arch_set "$arch"
+image=$kimage target=${kimage##*/}
 case $jobs in
 '' | *[!0-9]* | 0*) usage_error "--jobs: a positive number, not '$jobs'" ;;
 esac
@@ -110,6 +118,10 @@ objdir=${objdir:-$src/$DEFAULT_OBJDIR}
 mkdir -p "$objdir" || usage_error "--objdir: cannot create $objdir"
 objdir=$(cd "$objdir" && pwd)
 
+# The build's stamps, fixed (a caller's own values win).
+: "${KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970}" "${KBUILD_BUILD_VERSION=1}"
+: "${KBUILD_BUILD_USER=uring-repro}" "${KBUILD_BUILD_HOST=uring-repro}"
+export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_VERSION KBUILD_BUILD_USER KBUILD_BUILD_HOST
 kmake() { make -C "$src" O="$objdir" ARCH=$karch "$@" >&2; }
 
 # The configuration, from scratch at every build: the same tree and fragment always give

@@ -5,8 +5,10 @@
 //! sandwich as exact (identical boots) and the child clear of zero above
 //! the parent; the NOP control does not move; every point states its
 //! timebase; the two tables of where the cost went (the points' cost
-//! lines diffed) are the ones the doc shows. The kernels themselves are
-//! built and booted by tests/kernel/run.sh, not here.
+//! lines diffed) are the ones the doc shows; the real `git bisect run`
+//! named the tracking change, its steps' points judged now give the
+//! verdicts it gave, and the doc shows its transcript. The kernels
+//! themselves are built and booted by tests/kernel/run.sh, not here.
 
 mod utils;
 
@@ -20,6 +22,14 @@ fn dir() -> String {
 
 fn read(name: &str) -> String {
     std::fs::read_to_string(format!("{}/{name}", dir())).unwrap()
+}
+
+fn docs() -> String {
+    std::fs::read_to_string(format!(
+        "{}/docs/reproduction.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 /// The binary with `args`, run in the fixtures' directory (the names as
@@ -144,15 +154,88 @@ fn the_s0_mail_is_the_one_kept_and_shown() {
     assert_eq!(r.code, 0, "{}", r.err);
     assert_narrow(&r.out);
     assert_eq!(r.out, read("report-s0.txt"));
-    let docs = std::fs::read_to_string(format!(
-        "{}/docs/reproduction.md",
+    assert!(
+        docs().contains(&format!("```\n{}```\n", r.out)),
+        "docs/reproduction.md does not show this draft:\n{}",
+        r.out
+    );
+}
+
+/// The references of the bisect, as bisect-step.sh passed them.
+const BISECT_REFS: [&str; 4] = [
+    "good=bisect-good-1.txt",
+    "good=bisect-good-2.txt",
+    "bad=bisect-bad-1.txt",
+    "bad=bisect-bad-2.txt",
+];
+/// Its --gate (tests/kernel/run.sh's BISECT_GATE).
+const BISECT_GATE: &str = "2";
+
+/// The lines of the bisect's transcript that say what happened: git's
+/// (the commit checked out, how much is left, the first bad commit),
+/// compare's verdict and bisect-step.sh's, without the point's path.
+fn bisect_story(transcript: &str) -> Vec<&str> {
+    transcript
+        .lines()
+        .filter(|l| {
+            l.starts_with("Bisecting: ")
+                || l.starts_with('[')
+                || l.starts_with("bisect: ")
+                || (l.starts_with("bisect-step.sh: ") && l.contains(" (exit "))
+                || l.ends_with(" is the first bad commit")
+        })
+        .map(|l| l.split("; point: ").next().unwrap())
+        .collect()
+}
+
+#[test]
+fn the_bisect_named_the_tracking_change_and_its_steps_judge_the_same_now() {
+    let transcript = read("bisect-transcript.log");
+    let story = bisect_story(&transcript);
+    // git named a commit, and it is the one the series made of the child's patch.
+    let first = story.last().unwrap();
+    let sha = first.strip_suffix(" is the first bad commit").unwrap();
+    let series = std::fs::read_to_string(format!(
+        "{}/kernel/bisect/series",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
+    let subject = series
+        .lines()
+        .find_map(|l| l.strip_prefix("child-futex-inflight.patch\t"))
+        .unwrap();
     assert!(
-        docs.contains(&format!("```\n{}```\n", r.out)),
-        "docs/reproduction.md does not show this draft:\n{}",
-        r.out
+        story.contains(&format!("[{sha}] {subject}").as_str()),
+        "{story:#?}"
+    );
+    // Every step: its point, judged now against the references, gives the
+    // verdict line and the exit code the step gave.
+    let mut steps = 0;
+    for (i, line) in story.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("bisect-step.sh: ") else {
+            continue;
+        };
+        let (commit, verdict) = rest.split_once(": ").unwrap();
+        let code = match verdict.split(' ').next().unwrap() {
+            "good" => 0,
+            "bad" => 1,
+            other => panic!("step {commit}: {other}"),
+        };
+        let new = format!("new=bisect-step-{commit}.txt");
+        let mut args = vec!["compare", "--bisect", "--gate", BISECT_GATE];
+        args.extend(BISECT_REFS);
+        args.push(&new);
+        let r = run_in_fixtures(&args);
+        assert_eq!(r.code, code, "{commit}: {}", r.err);
+        assert_eq!(r.out, format!("{}\n", story[i - 1]), "{commit}");
+        steps += 1;
+    }
+    assert!(steps >= 2, "{story:#?}");
+    // The doc shows this transcript.
+    let shown = format!("```\n{}\n```\n", story.join("\n"));
+    assert!(
+        docs().contains(&shown),
+        "docs/reproduction.md does not show the bisect:\n{shown}"
     );
 }
 

@@ -298,6 +298,23 @@ fn tcg_has_no_instruction_clock_and_its_warning_names_icount() {
         warning.contains("NOT evidence") && warning.contains("--accel icount"),
         "{warning}"
     );
+    assert!(log.contains(" [-accel] [tcg] "), "{log}");
+}
+
+#[test]
+fn tcg_with_more_than_one_cpu_names_one_host_thread_each() {
+    let b = Box::new("mttcg");
+    let point = b.dir.file("p.txt");
+    let r = b.boot_point(&["-o", &point, "--cpus", "2"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let log = b.qemu_log();
+    assert!(log.contains(" [-accel] [tcg,thread=multi] "), "{log}");
+    assert!(log.contains(" [-smp] [2] "), "{log}");
+    let text = fs::read_to_string(&point).unwrap();
+    assert!(
+        text.ends_with("# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=multi -smp 2 -m 512M\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -490,6 +507,16 @@ fn a_commit_tested_again_gets_its_own_log_and_point() {
     );
     assert_eq!(read(&format!("{commit}.2.build.log")), "second attempt\n");
     assert!(read(&format!("{commit}.2.txt")).starts_with("# uring-repro "));
+    // The verdict line: what git bisect is told, the step's times, the point.
+    let verdict = utils::line(&r.err, &format!("bisect-step.sh: {commit}: good"));
+    assert!(
+        verdict.starts_with(&format!(
+            "bisect-step.sh: {commit}: good: the run passed (exit 0) after "
+        )) && verdict.contains(" s (build ")
+            && verdict.contains(" s, boot ")
+            && verdict.ends_with(&format!(" s); point: {points}/{commit}.2.txt")),
+        "{verdict}"
+    );
     assert_eq!(listing(Path::new(&points)).len(), 3);
 }
 

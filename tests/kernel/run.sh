@@ -15,7 +15,10 @@
 # the parent in full once, the others incrementally from a copy of its object directory in
 # a hard-linked copy of its tree (the objdir sits inside the tree, so kbuild's paths are
 # relative and the copy is up to date but for the patched files). Then it boots them under
-# icount and asserts what the points must show.
+# icount and asserts what the points must show. Last, a real `git bisect run` of
+# scripts/bisect-step.sh over a git history of the same source (kernel/bisect/series: seven
+# commits, the child's change fourth), every step an incremental build and an icount boot:
+# git must name the child's commit.
 #
 # usage: tests/kernel/run.sh --bin PATH [--cache DIR] [--keep DIR] [--fixtures DIR]
 #                            [--jobs N] [--timeout S] [--source-version V]
@@ -52,6 +55,20 @@ readonly SPREAD_TOLERANCE=0
 # else falls into the spans (the cost lines show the timer tick's work: +0.011 over 125
 # functions, none of io_uring's).
 readonly N0_TOLERANCE=1.0 # instructions per pair
+# The bisect's history: one commit per line on top of the parent's source (kernel/bisect/).
+readonly SERIES=$REPO/kernel/bisect/series
+# Its references are s0 points of both ends, 3.9% apart in instructions: under compare's
+# default gate of 5% (set for wall time), which would refuse them as too close to decide.
+readonly BISECT_GATE=2
+# Every commit of that history has this author and date, a minute apart: the same commits,
+# hashes and all, on every machine.
+readonly BISECT_NAME='uring-repro bisect' BISECT_EMAIL=bisect@uring-repro.invalid
+readonly BISECT_EPOCH=1764547200 # 2025-12-01 00:00:00 UTC
+# The bisect's bad end is the child's change among harmless ones, released as 6.12.117+ (a
+# commit past the tag): another image than the child's, so another boot, and the ticks fall
+# elsewhere in the rounds. Measured: 0.009 instructions per pair from the child's (a
+# ten-thousandth of the s0 change). The good end is the parent's image byte for byte.
+readonly BUILD_TOLERANCE=0.1 # instructions per pair
 
 usage() {
 	cat <<EOF
@@ -157,23 +174,36 @@ unpack_source() {
 	: >"$ROOT/parent/.uring-repro-unpacked"
 }
 
-# variant NAME PATCH: $ROOT/NAME, the parent tree hard-linked (patch(1) writes new files, so
-# the parent's stay as they are) with PATCH applied, and a copy of the parent's built objdir.
-# Kept while PATCH is the same (build-kernel.sh then rebuilds in it what changed); made anew
-# from the parent when PATCH changed.
+# link_tree DIR: DIR made anew, the parent's tree in it hard-linked, without its objdir and
+# stamp. patch(1) and git write a file they change as a new one, so the parent's files stay
+# as they are.
+link_tree() {
+	local e
+	rm -rf "$1"
+	mkdir "$1"
+	for e in "$ROOT"/parent/* "$ROOT"/parent/.[!.]*; do
+		[[ ${e##*/} == "$OBJ" || ${e##*/} == .uring-repro-unpacked ]] || cp -al "$e" "$1/"
+	done
+}
+
+# apply_patch DIR PATCH LOG: patch(1) in DIR, or status 1 with WHY set.
+apply_patch() {
+	patch -p1 -s --no-backup-if-mismatch -d "$1" <"$2" >"$3" 2>&1 && return 0
+	WHY="${2##*/} does not apply to $SOURCE_PKG $SRC_VERSION: $(head -n 3 "$3" | tr '\n' ' ')"
+	return 1
+}
+
+# variant NAME PATCH: $ROOT/NAME, the parent tree hard-linked with PATCH applied, and a copy
+# of the parent's built objdir. Kept while PATCH is the same (build-kernel.sh then rebuilds
+# in it what changed); made anew from the parent when PATCH changed.
 variant() {
-	local name=$1 patch=$2 dir=$ROOT/$1 stamp e
+	local name=$1 patch=$2 dir=$ROOT/$1 stamp
 	stamp=$(sha256sum <"$patch" | cut -d' ' -f1)
 	if [[ -e $dir/.uring-repro-variant && $(cat "$dir/.uring-repro-variant") == "$stamp" ]]; then
 		return 0
 	fi
-	rm -rf "$dir"
-	mkdir "$dir"
-	for e in "$ROOT"/parent/* "$ROOT"/parent/.[!.]*; do
-		[[ ${e##*/} == "$OBJ" || ${e##*/} == .uring-repro-unpacked ]] || cp -al "$e" "$dir/"
-	done
-	if ! patch -p1 -s -d "$dir" <"$patch" >"$WORK/$name.patch.log" 2>&1; then
-		WHY="${patch##*/} does not apply to $SOURCE_PKG $SRC_VERSION: $(head -n 3 "$WORK/$name.patch.log" | tr '\n' ' ')"
+	link_tree "$dir"
+	if ! apply_patch "$dir" "$patch" "$WORK/$name.patch.log"; then
 		rm -rf "$dir"
 		return 1
 	fi
@@ -181,17 +211,81 @@ variant() {
 	printf '%s\n' "$stamp" >"$dir/.uring-repro-variant"
 }
 
-# build NAME: build-kernel.sh in $ROOT/NAME, timed; IMG[NAME] set on success.
+# build NAME [WHAT]: build-kernel.sh in $ROOT/NAME, timed, its log build-WHAT.log (WHAT:
+# NAME unless given); IMG[NAME] set on success.
 declare -A IMG=()
 build() {
-	local name=$1 t0 img
+	local name=$1 what=${2:-$1} t0 img
 	t0=$(now)
-	if img=$("$REPO/scripts/build-kernel.sh" --src "$ROOT/$name" --jobs "$JOBS" 2>"$WORK/build-$name.log"); then
+	if img=$("$REPO/scripts/build-kernel.sh" --src "$ROOT/$name" --jobs "$JOBS" 2>"$WORK/build-$what.log"); then
 		IMG[$name]=$img
-		timed "build $name" "$(since "$t0")"
+		timed "build $what" "$(since "$t0")"
 		return 0
 	fi
-	timed "build $name (failed)" "$(since "$t0")"
+	timed "build $what (failed)" "$(since "$t0")"
+	return 1
+}
+
+# bisect_tree: $ROOT/bisect, a git history on Debian's source: its first commit the parent's
+# tree as shipped, less the Debian packaging line `/*` of the top .gitignore (it would hide
+# every file from git), tagged as the release (v6.12.117, annotated: kbuild then calls its
+# build 6.12.117, as the parent's, and every later commit's 6.12.117+), then a commit per
+# line of kernel/bisect/series, each its patch applied with patch(1). The parent's built
+# objdir is copied in, so every build in the tree is incremental. Kept while the source,
+# the series, its patches and this code are the same (the stamp), made anew otherwise. Sets
+# BISECT_GOOD (the first commit), BISECT_BAD (the last) and BISECT_TRACKING (the child's
+# patch); status 1 with WHY set when it cannot be made.
+bisect_tree() {
+	local dir=$ROOT/bisect stamp patch subject k=0 p tag
+	local -a git=(git -C "$dir" -c user.name="$BISECT_NAME" -c user.email="$BISECT_EMAIL" -c commit.gpgsign=false -c tag.gpgsign=false)
+	stamp=$({
+		echo "$SRC_VERSION"
+		cat "$SERIES"
+		grep -v '^#' "$SERIES" | cut -f1 | while read -r p; do cat "$REPO/kernel/$p"; done
+		declare -f bisect_tree commit_at
+	} | sha256sum | cut -d' ' -f1)
+	if [[ ! -e $dir/.uring-repro-bisect || $(head -n 1 "$dir/.uring-repro-bisect") != "$stamp" ]]; then
+		note "making the bisect's history in $dir (git add of the whole source: a minute or two)"
+		link_tree "$dir"
+		# A new .gitignore (sed writes a new file: the parent's link stays as it is).
+		sed '/^\/\*$/d' "$dir/.gitignore" >"$dir/.gitignore.new" && mv "$dir/.gitignore.new" "$dir/.gitignore"
+		git init -q -b series "$dir" && "${git[@]}" add -A || {
+			WHY="git init or git add failed in $dir"
+			return 1
+		}
+		commit_at 0 "Linux $SRC_VERSION: Debian's $SOURCE_PKG as shipped" "" || return 1
+		tag=v$(awk '$2 == "=" && $1 ~ /^(VERSION|PATCHLEVEL|SUBLEVEL)$/ { v = v (v == "" ? "" : ".") $3 }
+			$1 == "SUBLEVEL" { print v; exit }' "$dir/Makefile")
+		GIT_COMMITTER_DATE="@$BISECT_EPOCH +0000" "${git[@]}" tag -a "$tag" -m "Linux ${tag#v}" || {
+			WHY="git tag $tag failed"
+			return 1
+		}
+		while IFS=$'\t' read -r patch subject; do
+			[[ -z $patch || $patch == '#'* ]] && continue
+			k=$((k + 1))
+			apply_patch "$dir" "$REPO/kernel/$patch" "$WORK/bisect-$k.patch.log" || return 1
+			commit_at "$k" "$subject" "$(sed -n '/^--- /q; p' "$REPO/kernel/$patch")" -a || return 1
+			printf '%s\t%s\n' "$("${git[@]}" rev-parse HEAD)" "$patch" >>"$dir/.uring-repro-commits"
+		done <"$SERIES"
+		cp -a "$ROOT/parent/$OBJ" "$dir/$OBJ"
+		printf '%s\n' "$stamp" >"$dir/.uring-repro-bisect"
+	fi
+	"${git[@]}" bisect reset >/dev/null 2>&1 || true
+	BISECT_GOOD=$("${git[@]}" rev-list --max-parents=0 series)
+	BISECT_BAD=$("${git[@]}" rev-parse series)
+	BISECT_TRACKING=$(awk -F'\t' -v p="${CHILD_PATCH#"$REPO"/kernel/}" '$2 == p { print $1 }' "$dir/.uring-repro-commits")
+	[[ -n $BISECT_TRACKING ]] || {
+		WHY="kernel/bisect/series has no commit of ${CHILD_PATCH#"$REPO"/}"
+		return 1
+	}
+}
+# commit_at K SUBJECT BODY [GIT-COMMIT-OPTIONS]: commit K of the history, at its fixed date
+# (with bisect_tree's git command).
+commit_at() {
+	local when="@$((BISECT_EPOCH + $1 * 60)) +0000" msg=$2
+	[[ -z $3 ]] || msg=$(printf '%s\n\n%s' "$2" "$3")
+	GIT_AUTHOR_DATE=$when GIT_COMMITTER_DATE=$when "${git[@]}" commit -q --no-verify "${@:4}" -m "$msg" && return 0
+	WHY="git commit $1 ($2) failed"
 	return 1
 }
 
@@ -442,13 +536,107 @@ main() {
 
 	cost_checks
 
+	# A real git bisect run over real kernel builds: it must name the tracking change.
+	if [[ -n ${IMG[parent]:-} ]]; then
+		bisect_case
+	fi
+
 	if [[ -n $fixtures ]]; then
 		mkdir -p "$fixtures"
 		for key in "${!POINTS[@]}"; do cp "${POINTS[$key]}" "$fixtures/$key.txt"; done
 		[[ -s $WORK/report-s0.txt ]] && cp "$WORK/report-s0.txt" "$fixtures/report-s0.txt"
+		if [[ -s $WORK/bisect/transcript.txt ]]; then
+			cp "$WORK/bisect/transcript.txt" "$fixtures/bisect-transcript.log"
+			for f in "$WORK"/bisect/points/*.txt; do cp "$f" "$fixtures/bisect-step-${f##*/}"; done
+		fi
 		note "points and the report copied to $fixtures"
 	fi
 	finish "$t_all"
+}
+
+# bisect_case: `git bisect run scripts/bisect-step.sh` over bisect_tree's history, as a user
+# runs it: the references are s0 points of both ends, each built in the tree and booted
+# twice; every step is a real incremental build of the commit checked out and a boot on the
+# instruction clock. Cases: the references, the bisect (git names the tracking change, every
+# step's verdict is right: good before it, bad from it on, none skipped).
+bisect_case() {
+	local dir=$ROOT/bisect bw=$WORK/bisect t0 rc=0 end k c want got log refs=() reasons=()
+	mkdir -p "$bw/points"
+	t0=$(now)
+	if ! bisect_tree; then
+		result_fail bisect-history "$WHY"
+		return 0
+	fi
+	timed "the bisect's history (made, or found in the cache)" "$(since "$t0")"
+	# The references: the good end first (the objdir is the parent's: little to rebuild).
+	for end in good bad; do
+		c=BISECT_${end^^}
+		if ! git -C "$dir" checkout -q --detach "${!c}" 2>"$WORK/checkout-$end.log"; then
+			result_fail bisect-references "git checkout of the $end end failed" "$WORK/checkout-$end.log"
+			return 0
+		fi
+		if ! build bisect "bisect-$end"; then
+			result_fail "bisect-references" "the $end end (${!c:0:12}) did not build" "$WORK/build-bisect-$end.log"
+			return 0
+		fi
+		[[ $end == bad ]] || cp "${IMG[bisect]}" "$WORK/good.bzImage"
+		for k in 1 2; do
+			boot "bisect-$end-$k" bisect && refs+=("--$end" "${POINTS[bisect-$end-$k]}")
+		done
+	done
+	reasons=()
+	((${#refs[@]} == 8)) || reasons+=("$((${#refs[@]} / 2)) of 4 reference boots gave a point")
+	# Each end counts as the kernel it is made of, both its boots exactly alike: the good end
+	# is the parent's image byte for byte (the same source, built reproducibly), so its
+	# rounds are the parent's; the bad end is within BUILD_TOLERANCE of the child's.
+	command cmp -s "$WORK/good.bzImage" "${IMG[parent]}" || reasons+=("the good end's image is not the parent's")
+	local a b d
+	for k in good:parent bad:child; do
+		a=${POINTS[bisect-${k%:*}-1]:-} b=${POINTS[s0-${k#*:}-1]:-}
+		[[ -n $a && -n $b && -n ${POINTS[bisect-${k%:*}-2]:-} ]] || continue
+		diff -q <(rounds "$a") <(rounds "${POINTS[bisect-${k%:*}-2]}") >/dev/null ||
+			reasons+=("the ${k%:*} end's two boots differ")
+		if [[ $k == good:* ]]; then
+			diff -q <(rounds "$a") <(rounds "$b") >/dev/null || reasons+=("the good end's rounds are not the parent's")
+		fi
+		d=$(awk -v a="$(mean "$a")" -v b="$(mean "$b")" 'BEGIN { d = a - b; printf "%.6f", d < 0 ? -d : d }')
+		cmp "$d" '<=' "$BUILD_TOLERANCE" ||
+			reasons+=("the ${k%:*} end is $d instructions per pair from the ${k#*:} (at most $BUILD_TOLERANCE)")
+		note "bisect: the ${k%:*} end $(mean "$a"), the ${k#*:} $(mean "$b") instructions per pair"
+	done
+	judge bisect-references "$WORK/boot-bisect-bad-2.log" "${reasons[@]}"
+	((${#refs[@]} == 8)) || return 0
+
+	log=$bw/transcript.txt
+	t0=$(now)
+	{
+		git -C "$dir" bisect start "$BISECT_BAD" "$BISECT_GOOD" &&
+			(cd "$dir" && git bisect run "$REPO/scripts/bisect-step.sh" "${refs[@]}" \
+				--build "\"$REPO/scripts/build-kernel.sh\" --jobs $JOBS" --image "$OBJ/$IMAGE" \
+				--accel icount --gate "$BISECT_GATE" --points "$bw/points" --bin "$BIN" \
+				--timeout "$TIMEOUT")
+	} >"$log" 2>&1 </dev/null || rc=$?
+	timed "git bisect run" "$(since "$t0")"
+	git -C "$dir" bisect log >"$bw/bisect.log" 2>&1 || true
+	git -C "$dir" bisect reset >/dev/null 2>&1 || true
+
+	reasons=()
+	((rc == 0)) || reasons+=("git bisect run exited $rc")
+	grep -q "^$BISECT_TRACKING is the first bad commit" "$log" ||
+		reasons+=("git did not name the tracking change ${BISECT_TRACKING:0:12}: $(grep -m1 'is the first bad commit' "$log" || echo 'no first bad commit')")
+	# Every step's verdict: bad exactly from the tracking change on.
+	local steps=0
+	while read -r c got; do
+		steps=$((steps + 1))
+		want=good
+		git -C "$dir" merge-base --is-ancestor "$BISECT_TRACKING" "$c" && want=bad
+		[[ $got == "$want" ]] || reasons+=("step $steps: $c is $want, the step said $got")
+	done < <(sed -nE 's/^bisect-step\.sh: ([0-9a-f]{12}): (good|bad|cannot be judged)[^a-z].*\(exit [0-9]+\).*/\1 \2/p' "$log")
+	((steps > 0)) || reasons+=("no step gave a verdict")
+	judge bisect-names-the-tracking-change "$log" "${reasons[@]}"
+	note "git bisect run: $steps steps, first bad commit ${BISECT_TRACKING:0:12}"
+	sed -nE 's/^bisect-step\.sh: ([0-9a-f]{12}): ([a-z]+) \(exit [0-9]+\) after ([0-9]+) s \(build ([0-9]+) s, boot ([0-9]+) s\).*/\1 \2 \3 \4 \5/p' "$log" |
+		while read -r c got k b t; do note "  step $c: $got, $k s (build $b s, boot $t s)"; done
 }
 
 # ---------------------------------------------------------------------------------------
