@@ -87,10 +87,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
 # say, host_arch, arch_set: what the scripts share.
 . "$HERE/common.sh"
-usage_error() {
-	say "$* (try --help)"
-	exit 2
-}
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
 timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin=""

@@ -58,10 +58,6 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
 # say and arch_set: what the scripts share.
 . "$HERE/common.sh"
-usage_error() {
-	say "$* (try --help)"
-	exit $USAGE
-}
 ncpus() { getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
 
 src=. objdir="" fragment=$REPO/$DEFAULT_FRAGMENT arch=x86_64 jobs=$(ncpus)

@@ -1,9 +1,14 @@
-# common.sh: what boot-point.sh, bisect-step.sh and build-kernel.sh share, sourced by each
-# (POSIX sh, checked with dash; not run on its own): the stderr line, this machine's
-# architecture, and one table of what each architecture is to them.
+# common.sh: what boot-point.sh, bisect-step.sh, build-kernel.sh and cost.sh share, sourced
+# by each (POSIX sh, checked with dash; not run on its own): the stderr line, the usage
+# error, this machine's architecture, and one table of what each architecture is to them.
 
 # say MESSAGE: one stderr line, prefixed with the script's name (PROG).
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+# usage_error MESSAGE: say it, with where help is, and exit 2 (every script's usage code).
+usage_error() {
+	say "$* (try --help)"
+	exit 2
+}
 
 # host_arch: this machine's architecture, in the names --arch takes.
 host_arch() {

@@ -27,12 +27,9 @@ SRC=$REPO/plugin
 SO=$REPO/target/cost/cost.so
 # The decimals of instructions per pair in a `fn` line (the exact count is beside it).
 DECIMALS=3
+# say, usage_error: what the scripts share.
+. "$HERE/common.sh"
 
-say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
-usage_error() {
-	say "$* (try --help)"
-	exit 2
-}
 cannot() {
 	say "$*"
 	exit 125

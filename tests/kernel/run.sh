@@ -351,11 +351,9 @@ main() {
 		*) usage_error "unknown argument '$1'" ;;
 		esac
 	done
-	[[ -n $BIN ]] || usage_error "--bin PATH is required"
-	[[ -x $BIN ]] || usage_error "--bin: not an executable: $BIN"
-	BIN=$(realpath "$BIN")
-	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs: a positive number, not '$JOBS'"
-	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout: a positive number, not '$TIMEOUT'"
+	need_bin
+	positive --jobs "$JOBS"
+	positive --timeout "$TIMEOUT"
 	work_dir "$keep" kernel
 	mkdir -p "$WORK/points" "$CACHE"
 	t_all=$(now)

@@ -14,6 +14,14 @@ usage_error() {
 	printf 'run.sh: %s (try --help)\n' "$*" >&2
 	exit 2
 }
+# need_bin: the --bin a script was given (in BIN) exists and runs; made absolute.
+need_bin() {
+	[[ -n $BIN ]] || usage_error "--bin PATH is required"
+	[[ -x $BIN ]] || usage_error "--bin: not an executable: $BIN"
+	BIN=$(realpath "$BIN")
+}
+# positive OPTION VALUE: a usage error unless VALUE is a positive whole number.
+positive() { [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1: a positive number, not '$2'"; }
 
 PASSED=0 FAILED=0 SKIPPED=0 N=0
 result_ok() {
