@@ -18,13 +18,9 @@
 # Exit status: 0 iff no case failed; 2 on a usage error; 1 when the harness itself cannot run.
 # With CI set in the environment a skipped case counts as failed: CI never passes untested.
 set -Eeuo pipefail
-# A bug here must not look like a quiet exit 1: name the line that failed.
-trap 'printf "run.sh: internal error: status %s at line %s\n" "$?" "$LINENO" >&2' ERR
-
-HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-readonly HERE
-REPO=$(cd -- "$HERE/../.." && pwd)
-readonly REPO
+# Output helpers, results (a skip fails under CI), apt, the ERR trap, HERE and REPO.
+# shellcheck source=../lib/harness.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 # Defaults, named so --help and the code agree.
 readonly DEFAULT_CACHE=${URING_REPRO_BOOT_CACHE:-/var/tmp/uring-repro-boot}
@@ -53,9 +49,6 @@ EOF
 }
 
 # ---------------------------------------------------------------------------------------
-# Output helpers, results (a skip fails under CI) and apt: tests/lib/harness.sh.
-# shellcheck source=../lib/harness.sh
-. "$HERE/../lib/harness.sh"
 
 # ---------------------------------------------------------------------------------------
 # Cases. One row each: name, guest arch, kernel slot, cmdline words before "--", argv words

@@ -25,12 +25,9 @@
 # Exit status: 0 iff the poll kernel lost --catches wake-ups and no control lost one in as
 # many bursts; 1 otherwise (too few caught within the bound, or one on a control); 2 usage.
 set -Eeuo pipefail
-trap 'printf "lost-wakeup.sh: internal error: status %s at line %s\n" "$?" "$LINENO" >&2' ERR
-
-HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-readonly HERE
-REPO=$(cd -- "$HERE/../.." && pwd)
-readonly REPO
+# Output helpers, results (a skip fails under CI), apt, the ERR trap, HERE and REPO.
+# shellcheck source=../lib/harness.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 # Defaults, named so --help and the code agree.
 readonly DEFAULT_CACHE=${URING_REPRO_KERNEL_CACHE:-/var/tmp/uring-repro-kernel}
@@ -62,9 +59,6 @@ usage: $0 --bin PATH [options]
 EOF
 }
 
-# Output helpers and results: tests/lib/harness.sh.
-# shellcheck source=../lib/harness.sh
-. "$HERE/../lib/harness.sh"
 
 # field POINT KEY: KEY's value on the point's `# waiter:` line.
 field() { sed -n "s/^# waiter: .* $2=\\([0-9]*\\).*/\\1/p" "$1"; }

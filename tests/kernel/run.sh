@@ -26,12 +26,9 @@
 # Exit status: 0 iff no case failed; 2 on a usage error. With CI set in the environment a
 # case that would skip fails instead.
 set -Eeuo pipefail
-trap 'printf "run.sh: internal error: status %s at line %s\n" "$?" "$LINENO" >&2' ERR
-
-HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-readonly HERE
-REPO=$(cd -- "$HERE/../.." && pwd)
-readonly REPO
+# Output helpers, results (a skip fails under CI), apt, the ERR trap, HERE and REPO.
+# shellcheck source=../lib/harness.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 # Defaults, named so --help and the code agree.
 readonly DEFAULT_CACHE=${URING_REPRO_KERNEL_CACHE:-/var/tmp/uring-repro-kernel}
@@ -89,9 +86,6 @@ usage: $0 --bin PATH [options]
 EOF
 }
 
-# Output helpers, results (a skip fails under CI) and apt: tests/lib/harness.sh.
-# shellcheck source=../lib/harness.sh
-. "$HERE/../lib/harness.sh"
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 

@@ -2,16 +2,25 @@
 # and errors, TAP-like results in which a skip fails when CI is set (so CI never passes
 # with a case untested), the summary, and installing missing Debian packages.
 # Results go to stdout; progress and diagnostics go to stderr as "# ..." lines so a TAP
-# reader ignores them.
+# reader ignores them. Sourced first (after set -Eeuo pipefail), it also sets the ERR trap
+# and HERE (the sourcing script's directory) and REPO (the checkout).
+
+# A bug in a script must not look like a quiet exit 1: name the line that failed.
+trap 'printf "%s: internal error: status %s at line %s\n" "${0##*/}" "$?" "$LINENO" >&2' ERR
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[1]}")" && pwd)
+readonly HERE
+REPO=$(cd -- "$HERE/../.." && pwd)
+readonly REPO
+
 
 note() { printf '# %s\n' "$*" >&2; }
 warn() { printf '# WARNING: %s\n' "$*" >&2; }
 die() {
-	printf 'run.sh: %s\n' "$*" >&2
+	printf '%s: %s\n' "${0##*/}" "$*" >&2
 	exit 1
 }
 usage_error() {
-	printf 'run.sh: %s (try --help)\n' "$*" >&2
+	printf '%s: %s (try --help)\n' "${0##*/}" "$*" >&2
 	exit 2
 }
 # need_bin: the --bin a script was given (in BIN) exists and runs; made absolute.
