@@ -170,22 +170,35 @@ fn print(out: &mut Out, r: &Analysis, a: &[&[f64]], b: &[&[f64]], ns: u32, pct: 
     let iv = |i: &Interval| (Signed(i.low, 2), Signed(i.high, 2));
     let (c, ci) = (&r.change, iv(&r.ci));
     let ((wl, wh), (bl, bh)) = (iv(&c.within), iv(&c.between));
-    let _ = writeln!(
+    let _ = write!(
         out,
         "\n# calibrate: B inject_ns={ns} ({}% of the first A's mean) = {}% of A's {}\n\
          # calibrate: A/A noise floor {}% (sd of the A point means over their mean; all six \
          points share one process and one boot: separate boots spread more)\n\
-         # calibrate: B vs A {}%: within-point 95% CI [{wl}%, {wh}%] (Welch over {}+{} rounds), \
-         between-point 95% CI [{bl}%, {bh}%] (Welch over {}+{} point means); the wider is used\n\
-         # calibrate: injected={}% measured={}% ci=[{}%, {}%] noise_floor={}% \
-         smallest_resolvable={}%",
+         # calibrate: B vs A {}%: within-point 95% CI ",
         Dec(pct, 3),
         Signed(r.injected, 3),
         Dec(r.a, 3),
         Dec(r.noise_floor, 2),
         Signed(c.change, 2),
-        rounds(b),
-        rounds(a),
+    );
+    // One round a point (--smoke) has no spread within a point: say so, never nan.
+    let _ = if c.within.low.is_nan() {
+        write!(out, "n/a (one round a point)")
+    } else {
+        write!(
+            out,
+            "[{wl}%, {wh}%] (Welch over {}+{} rounds)",
+            rounds(b),
+            rounds(a)
+        )
+    };
+    let _ = writeln!(
+        out,
+        ", between-point 95% CI [{bl}%, {bh}%] (Welch over {}+{} point means); the wider is \
+         used\n\
+         # calibrate: injected={}% measured={}% ci=[{}%, {}%] noise_floor={}% \
+         smallest_resolvable={}%",
         b.len(),
         a.len(),
         Signed(r.injected, 3),

@@ -153,6 +153,20 @@ fn calibrate_prints_six_points_and_a_verdict_that_matches_its_line() {
 }
 
 #[test]
+fn one_round_points_say_their_within_interval_is_missing_never_nan() {
+    // --smoke: one round a point, so no spread within a point to weigh.
+    let Some(o) = ran(&["calibrate", "--smoke"]) else {
+        return;
+    };
+    let out = &o.out;
+    assert!(!out.contains("nan") && !out.contains("inf%"), "{out}");
+    assert!(
+        out.contains("within-point 95% CI n/a (one round a point), between-point 95% CI ["),
+        "{out}"
+    );
+}
+
+#[test]
 fn calibrate_usage_errors() {
     for (args, msg) in [
         (
