@@ -1,0 +1,131 @@
+# Sourced by tests/kernel/run.sh (bash; not run on its own): its cost checks.
+#
+# Where the cost went: every boot of run.sh ran with --cost, so each point carries `# cost:`
+# lines (kernel instructions per function inside the timed spans, docs/cost.md), and
+# compare diffs them per function. The tables are checked against the points' own lines
+# (an awk of its own here) and against what each kernel change is known to do.
+
+# How far the counter's change (kernel + user, `counted`) may be from the point's (`the
+# point`, timed) in s0: the clock's rounding (under 0.001 a pair) and the timer interrupts
+# that land in a clock read's instructions outside the timed spans, counted but not timed
+# (2,320 instructions each: 0.0094 a pair of the contract's 245,760 pairs). Measured
+# (docs/reproduction.md, "Where the cost went"): none in the fixtures' boots (0.0004 apart);
+# with another build of the binary one in the child's, none in the parent's (0.0099 apart).
+# Two such interrupts.
+readonly COST_TOLERANCE=0.02
+# How far the functions listed (those that moved by one instruction a cycle or more) may be
+# from the point's change: the rest is the timer tick's work, of which the child's longer
+# rounds hold more (the fixtures: +0.036 over 98 functions).
+readonly LISTED_TOLERANCE=0.1
+# pollwake's idle mode: the wake-up path a message's completion takes on the parent and the
+# poll kernel skips (`__wake_up` and what it calls here: the epoll callback under the wait
+# queue's lock), and the poll kernel's own change in `io_poll_wq_wake` (the flag's exchange).
+# `__raw_write_unlock_irqrestore` is the name the mapping gives `_raw_spin_unlock_irqrestore`'s
+# alias (docs/cost.md).
+readonly WAKE_PATH=(__wake_up __wake_up_common_lock __wake_up_common ep_poll_callback
+	_raw_spin_lock_irqsave do_raw_spin_lock _raw_spin_unlock_irqrestore
+	__raw_write_unlock_irqrestore)
+readonly WAKE_FLAG=io_poll_wq_wake
+
+# cost_rows TEXT: the first cost table's rows in compare's TEXT, one `CHANGE<TAB>WHAT` a line
+# (its columns: the control's figure in 14, the change in 12, then what).
+cost_rows() {
+	awk '/^Where the cost went, / { on = 1; next }
+		on && substr($0, 15, 12) ~ /^ *[-+]?[0-9]+\.[0-9][0-9][0-9]$/ {
+			c = substr($0, 15, 12); gsub(/ /, "", c); print c "\t" substr($0, 29); seen = 1; next }
+		seen { exit }' "$1"
+}
+# cost_row TEXT WHAT: the change on the row of WHAT (`kernel, all functions`, a function).
+cost_row() { cost_rows "$1" | awk -F'\t' -v w="$2" '$2 == w { print $1; exit }'; }
+# cost_listed TEXT: the functions listed by name in that table, `NAME<TAB>CHANGE` a line
+# (the rows above `the N listed` and `N other functions`; NAME without its `(LABEL only)`).
+cost_listed() {
+	cost_rows "$1" | awk -F'\t' '$2 ~ /^the [0-9]+ listed$/ || $2 ~ / other functions?$/ { exit }
+		{ sub(/ \([^ ]* only\)$/, "", $2); print $2 "\t" $1 }'
+}
+# cost_says TEXT PHRASE: the sentences under the first cost table in TEXT (joined across
+# their lines) hold PHRASE.
+cost_says() {
+	awk '/^Where the cost went, / { on = 1 } on && /^  [A-Z]/ { s = 1 } s && /^$/ { exit }
+		s { sub(/^ +/, ""); printf "%s ", $0 }' "$1" | grep -qF -- "$2"
+}
+# lines_change SERIES FUNCTION N FILE...: FUNCTION's change per pair from the points' own
+# `# cost: fn` lines, the first N files the control's, the rest the test's (each label the
+# mean of its points), 6 decimals.
+lines_change() {
+	awk -v s="$1" -v f="$2" -v nc="$3" '
+		FNR == 1 { side = ++k > nc; n[side]++ }
+		$1 == "#" && $2 == "cost:" && $3 == "series" && $4 == s {
+			for (i = 5; i <= NF; i++) if ($i ~ /^pairs=/) pairs = substr($i, 7) }
+		$1 == "#" && $2 == "cost:" && $3 == "fn" && $4 == s && $7 == f { v[side] += $6 / pairs }
+		END { printf "%.6f\n", v[1] / n[1] - v[0] / n[0] }' "${@:4}"
+}
+# cmp_within A B TOL: |A - B| <= TOL.
+cmp_within() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !((d < 0 ? -d : d) <= t) }'; }
+
+cost_checks() {
+	local p1=${POINTS[s0-parent-1]:-} p2=${POINTS[s0-parent-2]:-} c1=${POINTS[s0-child-1]:-} c2=${POINTS[s0-child-2]:-}
+	local t reasons f got want sum
+	if [[ -n $p1 && -n $p2 && -n $c1 && -n $c2 ]]; then
+		# The sandwich as in the mail; compare's text has the table after the comparison.
+		t=$WORK/compare-s0.txt
+		local counted point
+		counted=$(cost_row "$t" "counted (kernel + user)") point=$(cost_row "$t" "the point (timed)")
+		reasons=()
+		[[ -n $counted && -n $point ]] || reasons+=("no cost table in compare's text")
+		# The point's change, from compare's TSV (6 decimals): the table's `the point` row.
+		want=$(awk -v a="$(field "$WORK/compare-s0.tsv" control_value)" \
+			-v b="$(field "$WORK/compare-s0.tsv" test_value)" 'BEGIN { printf "%+.3f", b - a }')
+		[[ $point == "$want" ]] || reasons+=("the table's point row $point is not compare's change $want")
+		cmp_within "${counted:-0}" "${point:-1}" "$COST_TOLERANCE" ||
+			reasons+=("counted $counted is not the point's change $point within $COST_TOLERANCE")
+		sum=$(cost_listed "$t" | awk -F'\t' '{ s += $2 } END { printf "%.3f", s }')
+		cmp_within "$sum" "${point:-1}" "$LISTED_TOLERANCE" ||
+			reasons+=("the listed functions make $sum, not the point's $point within $LISTED_TOLERANCE")
+		# Every row of a function as the points' own lines give it.
+		while IFS=$'\t' read -r f got; do
+			want=$(lines_change s0_wait_wake "$f" 2 "$p1" "$p2" "$c1" "$c2")
+			cmp_within "$got" "$want" 0.0005 || reasons+=("$f: the table says $got, the lines $want")
+		done < <(cost_listed "$t")
+		judge s0-cost-explains-the-change "$t" "${reasons[@]}"
+		note "s0 cost: counted $counted, the point $point, the listed functions $sum"
+		reasons=()
+		grep -q '^ *- *+[0-9.]*  io_req_track_inflight (child only)$' "$t" ||
+			reasons+=("io_req_track_inflight is not listed as the child's only")
+		judge s0-cost-new-helper "$t" "${reasons[@]}"
+	fi
+	local a=${POINTS[n0-parent]:-} b=${POINTS[n0-child]:-}
+	if [[ -n $a && -n $b ]]; then
+		t=$WORK/compare-n0-cost.txt
+		(cd "$WORK/points" && "$BIN" compare parent=n0-parent.txt child=n0-child.txt) >"$t" 2>&1 || true
+		reasons=()
+		[[ -n $(cost_row "$t" "kernel, all functions") ]] || reasons+=("no cost table")
+		cost_says "$t" 'Functions that moved by one instruction a cycle (0.031 a pair) or more: 0.' ||
+			reasons+=("functions moved: $(cost_listed "$t" | tr '\t\n' ' ;')")
+		judge n0-cost-no-function-moves "$t" "${reasons[@]}"
+	fi
+	a=${POINTS[pollwake-parent]:-} b=${POINTS[pollwake-poll]:-}
+	if [[ -n $a && -n $b ]]; then
+		t=$WORK/compare-pollwake-idle.txt
+		(cd "$WORK/points" && "$BIN" compare --mode idle parent=pollwake-parent.txt \
+			poll=pollwake-poll.txt) >"$t" 2>&1 || true
+		reasons=()
+		local listed
+		listed=$(cost_listed "$t")
+		[[ -n $listed ]] || reasons+=("no function listed")
+		while IFS=$'\t' read -r f got; do
+			[[ -n $f ]] || continue
+			if [[ $f == "$WAKE_FLAG" ]]; then
+				cmp "$got" '>' 0 || reasons+=("$f moved $got, not up")
+			elif [[ " ${WAKE_PATH[*]} " == *" $f "* ]]; then
+				cmp "$got" '<' 0 || reasons+=("$f moved $got, not down")
+			else
+				reasons+=("$f moved $got: not on the wake-up path")
+			fi
+		done <<<"$listed"
+		for f in __wake_up ep_poll_callback __wake_up_common; do
+			grep -q "^$f"$'\t' <<<"$listed" || reasons+=("$f is not listed")
+		done
+		judge pollwake-cost-wake-path "$t" "${reasons[@]}"
+	fi
+}
