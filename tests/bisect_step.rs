@@ -1,0 +1,290 @@
+//! scripts/bisect-step.sh and build-kernel.sh without building a kernel:
+//! what a step refuses before building (128, so git stops the bisect), that
+//! no log or point is overwritten, and what build-kernel.sh takes for a
+//! kernel tree. The stand-in QEMU of tests/stand_in boots; real builds are
+//! tests/kernel/run.sh's.
+
+mod stand_in;
+mod utils;
+
+use stand_in::*;
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use utils::BIN;
+
+/// A git tree of one commit, for bisect-step to build.
+fn git_tree(b: &Box) -> std::path::PathBuf {
+    let tree = b.dir.join("tree");
+    fs::create_dir(&tree).unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "one",
+        ],
+    ] {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(&tree)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+    tree
+}
+
+#[test]
+fn a_commit_tested_again_gets_its_own_log_and_point() {
+    let b = Box::new("logs");
+    let tree = git_tree(&b);
+    let points = b.dir.file("points");
+    let step = |build: &str| {
+        let args = [
+            "--functional",
+            "--build",
+            build,
+            "--image",
+            "vmlinuz",
+            "--points",
+            &points,
+            "--bin",
+            BIN,
+        ];
+        b.run_in(&tree, &[], "bisect-step.sh", &args)
+    };
+    // First attempt: the build fails, and leaves only its log.
+    let r = step("echo first attempt; exit 1");
+    assert_eq!(r.code, 125, "{}", r.err);
+    let first = listing(Path::new(&points));
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(first[0].ends_with(".build.log"), "{first:?}");
+    // Second attempt at the same commit: builds, boots, passes.
+    let r = step("echo second attempt; echo k >vmlinuz");
+    assert_eq!(r.code, 0, "{}", r.err);
+    let commit = first[0].trim_end_matches(".build.log");
+    let read = |n: &str| fs::read_to_string(format!("{points}/{n}")).unwrap();
+    assert_eq!(
+        read(&first[0]),
+        "first attempt\n",
+        "the first log was overwritten"
+    );
+    assert_eq!(read(&format!("{commit}.2.build.log")), "second attempt\n");
+    assert!(read(&format!("{commit}.2.txt")).starts_with("# uring-repro "));
+    // The verdict line: what git bisect is told, the step's times, the point.
+    let verdict = utils::line(&r.err, &format!("bisect-step.sh: {commit}: good"));
+    assert!(
+        verdict.starts_with(&format!(
+            "bisect-step.sh: {commit}: good: the run passed (exit 0) after "
+        )) && verdict.contains(" s (build ")
+            && verdict.contains(" s, boot ")
+            && verdict.ends_with(&format!(" s); point: {points}/{commit}.2.txt")),
+        "{verdict}"
+    );
+    assert_eq!(listing(Path::new(&points)).len(), 3);
+}
+
+#[test]
+fn the_trees_own_kernel_parameters_and_run_options_are_read_at_every_step() {
+    let b = Box::new("from-tree");
+    let tree = git_tree(&b);
+    let points = b.dir.file("points");
+    fs::write(tree.join("append"), "audit=1\n\nquiet").unwrap();
+    fs::write(tree.join("options"), "--cycles\n8\n").unwrap();
+    let mut args = vec![
+        "--functional",
+        "--build",
+        "echo k >vmlinuz",
+        "--image",
+        "vmlinuz",
+    ];
+    args.extend(["--points", &points, "--bin", BIN, "--append", "loglevel=7"]);
+    args.extend(["--append-from", "append", "--options-from", "options"]);
+    let r = b.run_in(&tree, &[], "bisect-step.sh", &args);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let log = b.qemu_log();
+    assert!(
+        log.contains("[console=ttyS0 panic=-1 loglevel=4 loglevel=7 audit=1 quiet]"),
+        "{log}"
+    );
+    // A file the tree lacks at this commit, or a bad option in it, stops the bisect.
+    let step = |extra: &[&str]| {
+        let mut a = vec![
+            "--functional",
+            "--build",
+            "touch built",
+            "--image",
+            "vmlinuz",
+        ];
+        a.extend(["--points", &points, "--bin", BIN]);
+        a.extend(extra);
+        b.run_in(&tree, &[], "bisect-step.sh", &a)
+    };
+    let r = step(&["--append-from", "no-such-file"]);
+    assert_eq!(r.code, 128, "{}", r.err);
+    assert!(
+        r.err
+            .contains("--append-from: no-such-file is not in the tree at "),
+        "{}",
+        r.err
+    );
+    fs::write(tree.join("options"), "--bogus\n").unwrap();
+    let r = step(&["--options-from", "options"]);
+    assert_eq!(r.code, 128, "{}", r.err);
+    assert!(r.err.contains("--bogus"), "{}", r.err);
+    assert!(!tree.join("built").exists(), "it built first");
+    assert_eq!(b.boots(), 1);
+}
+
+/// bisect-step.sh with `args` in a fresh tree whose build would leave a
+/// mark: it must stop (128) with `why` before building.
+fn stops_before_building(b: &Box, args: &[&str], why: &str) {
+    let tree = git_tree(b);
+    let mut a = vec![
+        "--build",
+        "touch built; echo k >vmlinuz",
+        "--image",
+        "vmlinuz",
+        "--bin",
+        BIN,
+    ];
+    a.extend(args);
+    let r = b.run_in(&tree, &[], "bisect-step.sh", &a);
+    assert_eq!(r.code, 128, "{args:?}: {}", r.err);
+    assert!(r.err.contains(why), "{args:?}: no {why:?} in {}", r.err);
+    assert!(!tree.join("built").exists(), "{args:?}: it built first");
+    assert_eq!(b.boots(), 0);
+}
+
+#[test]
+fn permanent_problems_stop_the_bisect_before_the_build() {
+    let good = format!("{REPO}/tests/fixtures/witnessed/a.txt");
+    let bad = format!("{REPO}/tests/fixtures/witnessed/b.txt");
+    let b = Box::new("stop-refs");
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &[
+            "--good",
+            &good,
+            "--bad",
+            "/nonexistent/bad1.txt",
+            "--points",
+            &points,
+        ],
+        "not a readable file: /nonexistent/bad1.txt",
+    );
+    let b = Box::new("stop-gate");
+    for gate in ["0", "101", "5%", "1.2.3", "x"] {
+        stops_before_building(
+            &b,
+            &[
+                "--good", &good, "--bad", &bad, "--gate", gate, "--points", &points,
+            ],
+            "--gate: a percentage in (0, 100]",
+        );
+        fs::remove_dir_all(b.dir.join("tree")).unwrap();
+    }
+    let mut b = Box::new("stop-qemu");
+    b.without_qemu();
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &["--functional", "--points", &points],
+        "qemu-system-x86_64 not found",
+    );
+    let mut b = Box::new("stop-icount");
+    b.set("FAKE_QEMU_NO_TCG", "1");
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &["--functional", "--accel", "icount", "--points", &points],
+        "cannot run TCG on the instruction clock",
+    );
+    let b = Box::new("stop-options");
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &["--functional", "--points", &points, "--", "--bogus"],
+        "--bogus",
+    );
+    let b = Box::new("stop-points-file");
+    let points = b.dir.file("a-file");
+    fs::write(&points, "").unwrap();
+    stops_before_building(
+        &b,
+        &["--functional", "--points", &points],
+        "--points: cannot create",
+    );
+}
+
+#[test]
+fn a_full_points_directory_stops_the_bisect_before_the_build() {
+    let b = Box::new("stop-full");
+    let tree = git_tree(&b);
+    let points = b.dir.join("points");
+    fs::create_dir(&points).unwrap();
+    let (points_s, seen) = (points.to_str().unwrap(), b.dir.file("seen.txt"));
+    let Some(wrap) = on_full_disk(points_s, &seen) else {
+        return;
+    };
+    let wrap: Vec<&str> = wrap.iter().map(String::as_str).collect();
+    let args = [
+        "--functional",
+        "--build",
+        "touch built; echo k >vmlinuz",
+        "--image",
+        "vmlinuz",
+        "--points",
+        points_s,
+        "--bin",
+        BIN,
+    ];
+    let r = b.run_in(&tree, &wrap, "bisect-step.sh", &args);
+    assert_eq!(r.code, 128, "{}", r.err);
+    assert!(
+        r.err.contains("--points: cannot write 64 KiB in ")
+            && r.err.contains("(No space left on device)"),
+        "{}",
+        r.err
+    );
+    assert!(!tree.join("built").exists(), "it built first");
+    assert_eq!(fs::read_to_string(&seen).unwrap(), "filler\n");
+}
+
+// build-kernel.sh: what it refuses before configuring anything
+
+#[test]
+fn build_kernel_refuses_what_is_not_a_kernel_tree() {
+    let b = Box::new("not-a-tree");
+    let src = b.dir.join("src");
+    fs::create_dir(&src).unwrap();
+    fs::write(src.join("Makefile"), "all:\n\ttrue\n").unwrap();
+    let r = b.run("build-kernel.sh", &["--src", src.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert_eq!(r.err.lines().count(), 1, "{}", r.err);
+    assert!(r.err.contains("is not a kernel tree"), "{}", r.err);
+    assert!(r.out.is_empty());
+    assert_eq!(
+        listing(&src),
+        ["Makefile"],
+        "it wrote into what is not a tree"
+    );
+    let r = b.run(
+        "build-kernel.sh",
+        &["--src", src.to_str().unwrap(), "--arch", "aarch64"],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err.contains("--arch aarch64: not supported yet"),
+        "{}",
+        r.err
+    );
+}
