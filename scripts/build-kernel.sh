@@ -113,6 +113,9 @@ done
 objdir=${objdir:-$src/$DEFAULT_OBJDIR}
 mkdir -p "$objdir" || usage_error "--objdir: cannot create $objdir"
 objdir=$(cd "$objdir" && pwd)
+# A failed configuration or build must not leave the previous build's image where the
+# caller looks.
+rm -f "$objdir/$image"
 
 # The build's stamps, fixed (a caller's own values win).
 : "${KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970}" "${KBUILD_BUILD_VERSION=1}"
@@ -166,8 +169,6 @@ done <"$fragment"
 	exit $FAILED
 }
 
-# A failed build must not leave the previous build's image where the caller looks.
-rm -f "$objdir/$image"
 say "building $target with -j$jobs"
 kmake -j"$jobs" "$target" || {
 	say "make $target failed (make's output above)"

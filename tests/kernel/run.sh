@@ -398,6 +398,9 @@ main() {
 		local frag=$WORK/bad.config rc=0 out=$WORK/bad-fragment.log
 		printf '%s\n' '# a fragment with two options that cannot survive' \
 			'CONFIG_URING_REPRO_NO_SUCH_OPTION=y' 'CONFIG_KVM=y' >"$frag"
+		# An image an earlier build left there must go: the caller would take it for this one.
+		mkdir -p "$(dirname "$WORK/bad-obj/$IMAGE")"
+		echo 'an earlier build' >"$WORK/bad-obj/$IMAGE"
 		t0=$(now)
 		"$REPO/scripts/build-kernel.sh" --src "$ROOT/parent" --objdir "$WORK/bad-obj" \
 			--fragment "$frag" --jobs "$JOBS" >"$WORK/bad-fragment.out" 2>"$out" || rc=$?
@@ -408,7 +411,8 @@ main() {
 			reasons+=("the unknown option is not named")
 		grep -q "^build-kernel.sh: CONFIG_KVM: asked 'CONFIG_KVM=y', olddefconfig left 'no line for it' (its dependencies do not allow it" "$out" ||
 			reasons+=("the option with an unmet dependency is not named")
-		[[ ! -s $WORK/bad-fragment.out && ! -e $WORK/bad-obj/$IMAGE ]] || reasons+=("it built anyway")
+		[[ ! -s $WORK/bad-fragment.out && ! -e $WORK/bad-obj/$IMAGE ]] ||
+			reasons+=("it built anyway, or left the earlier image in place")
 		judge build-kernel-bad-fragment "$out" "${reasons[@]}"
 		rm -rf "$WORK/bad-obj"
 	fi
