@@ -184,11 +184,18 @@ if [ -n "$append_from" ]; then
 	done <"$append_from"
 fi
 
-# What boot-point.sh needs beyond the image (QEMU, the accelerator, the run options, the
-# point's directory), checked before the build: a missing one would fail every commit.
+# boot-point.sh as this step calls it, with its options (ARGS: --check, and -- and the run
+# options); one list, so the check before the build is of the very boot after it.
+boot_point() {
+	"$HERE/boot-point.sh" --kernel "$image" -o "$point" --arch "$arch" ${accel:+--accel "$accel"} \
+		${append:+--append "$append"} ${timeout_s:+--timeout "$timeout_s"} ${bin:+--bin "$bin"} "$@"
+}
+
+# What boot-point.sh needs beyond the image (QEMU, the accelerator, the run options, its
+# timeout, the point's directory), checked before the build: a missing one would fail every
+# commit.
 rc=0
-out=$("$HERE/boot-point.sh" --check --kernel "$image" -o "$point" --arch "$arch" \
-	${accel:+--accel "$accel"} ${append:+--append "$append"} ${bin:+--bin "$bin"} -- "$@" 2>&1) || rc=$?
+out=$(boot_point --check -- "$@" 2>&1) || rc=$?
 if [ "$rc" -ne 0 ]; then
 	printf '%s\n' "$out" | sed 's/^/  | /' >&2
 	stop "$commit: boot-point.sh --check exit $rc: no commit can be booted so (fix it and restart)"
@@ -213,9 +220,7 @@ fi
 t_boot=$(date +%s)
 t_build=$((t_boot - t_build))
 rc=0
-"$HERE/boot-point.sh" --kernel "$image" -o "$point" --arch "$arch" ${accel:+--accel "$accel"} \
-	${append:+--append "$append"} ${timeout_s:+--timeout "$timeout_s"} ${bin:+--bin "$bin"} \
-	-- "$@" || rc=$?
+boot_point -- "$@" || rc=$?
 t_boot=$(($(date +%s) - t_boot))
 
 # The verdict line: what git bisect is told, the step's times, and its evidence.

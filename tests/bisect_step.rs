@@ -215,6 +215,13 @@ fn permanent_problems_stop_the_bisect_before_the_build() {
         &["--functional", "--points", &points, "--", "--bogus"],
         "--bogus",
     );
+    let b = Box::new("stop-timeout");
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &["--functional", "--timeout", "5m", "--points", &points],
+        "--timeout",
+    );
     let b = Box::new("stop-points-file");
     let points = b.dir.file("a-file");
     fs::write(&points, "").unwrap();
