@@ -203,6 +203,11 @@ if [ "$accel" = icount ]; then
 		exit 125
 	fi
 fi
+# What is made from here on goes at exit, however it comes (the traps are set first, so
+# nothing made is left behind).
+WORK="" partial=""
+trap 'rm -rf "$WORK"; rm -f "$partial"' EXIT
+trap 'exit 130' INT TERM
 # POINT's directory, proven writable now rather than after the boot: the report goes to
 # this file beside POINT and is published at the end.
 pdir=$(dirname "$point")
@@ -214,8 +219,6 @@ partial=$(mktemp "$pdir/.$(basename "$point").XXXXXX" 2>/dev/null) || {
 # mktemp's 0600, made what a plain `>` would have created.
 chmod "$(printf %o $((0666 & ~$(umask))))" "$partial"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/boot-point.XXXXXX")
-trap 'rm -rf "$WORK"; rm -f "$partial"' EXIT
-trap 'exit 130' INT TERM
 
 # The initramfs: the binary's own writer, so the run options are checked as `run` checks
 # them (a bad one is its exit 2 and its message, before anything boots).
