@@ -174,11 +174,13 @@ impl Ledger {
     /// `fail`, with the system call to blame.
     #[cold]
     pub fn fail_call(&mut self, f: Fail, what: &'static str, seq: u32, call: Call) {
-        let noted = self.first.is_none();
-        self.fail(f, what, seq, None);
-        if let (true, Some(first)) = (noted, self.first.as_mut()) {
-            first.call = Some(call);
-        }
+        self.add(f, 1);
+        self.first.get_or_insert(Failure {
+            what,
+            seq,
+            cqe: None,
+            call: Some(call),
+        });
     }
 
     /// Counts `n` failures of class `f` (the caller notes the first).
@@ -241,8 +243,9 @@ impl Ledger {
         for (n, p) in self.fails.iter_mut().zip(&pass.fails) {
             *n += p;
         }
-        if let Some(f) = pass.first {
-            self.note(f.what, f.seq, f.cqe.as_ref());
+        // The pass's first failure whole, the call it blames included.
+        if self.first.is_none() {
+            self.first = pass.first;
         }
     }
 }
@@ -681,6 +684,25 @@ mod tests {
         assert_eq!((run.cqes, run.kind(Kind::Source)), (96, 64));
         assert_eq!(run.count(Fail::EventfdBad), 1);
         assert_eq!(run.first.unwrap().what, "eventfd_commits");
+    }
+
+    #[test]
+    fn an_untimed_pass_keeps_the_call_its_first_failure_blames() {
+        let call = Call {
+            name: "io_uring_enter",
+            ret: Returned::Errno(crate::sys::Errno(16)),
+        };
+        let mut pass = Ledger::default();
+        pass.fail_call(Fail::SubmitError, "submit_error", 3, call);
+        pass.fail_call(Fail::SubmitError, "submit_error", 4, call);
+        let mut run = Ledger::default();
+        run.absorb_untimed(&pass);
+        assert_eq!(run.count(Fail::SubmitError), 2);
+        let first = run.first.unwrap();
+        assert_eq!(
+            (first.what, first.seq, first.call),
+            ("submit_error", 3, Some(call))
+        );
     }
 
     #[test]
