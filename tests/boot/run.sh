@@ -291,18 +291,6 @@ result_fail() {
 	fi
 }
 
-# judge NAME LOG [REASON...]: ok with no reason, else not ok naming every reason (and the
-# console that explains them).
-judge() {
-	local name=$1 log=$2
-	shift 2
-	if (($# == 0)); then
-		result_ok "$name"
-	else
-		result_fail "$name" "$(printf '%s; ' "$@" | sed 's/; $//')" "$log"
-	fi
-}
-
 # run_point_case I: scripts/boot-point.sh for case I: its exit code, and the point it wrote
 # (the report and nothing else, which `uring-repro compare` reads) when the run passed.
 run_point_case() {
@@ -503,7 +491,7 @@ main() {
 		printf '%s\n' "${CASE_NAMES[@]}"
 		exit 0
 	fi
-	[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || usage_error "--timeout wants a positive integer, got '$TIMEOUT'"
+	positive --timeout "$TIMEOUT"
 
 	# Selected case indices; every --only must name a case, so a typo is not a green run.
 	sel=()

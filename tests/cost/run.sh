@@ -20,11 +20,9 @@
 # host's lists are neither needed nor touched. It installs gcc, binutils, xz-utils and
 # qemu-system-x86 when missing.
 set -Eeuo pipefail
-trap 'printf "run.sh: internal error: status %s at line %s\n" "$?" "$LINENO" >&2' ERR
-
-HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd -- "$HERE/../.." && pwd)
-readonly HERE REPO
+# Output helpers, results (a skip fails under CI), apt, the ERR trap, HERE and REPO.
+# shellcheck source=../lib/harness.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/../lib/harness.sh"
 COST=$REPO/scripts/cost.sh
 FIX=$HERE/fixtures
 readonly COST FIX
@@ -37,7 +35,7 @@ usage() { sed -n '8,14p' "$0" | sed 's/^# //'; }
 while (($#)); do
 	case $1 in
 	--bin | --objdir | --only | --keep | --cache)
-		(($# >= 2)) || { echo "run.sh: $1 needs a value" >&2; exit 2; }
+		(($# >= 2)) || usage_error "$1 needs a value"
 		case $1 in
 		--bin) BIN=$2 ;;
 		--objdir) OBJDIR=$2 ;;
@@ -49,7 +47,7 @@ while (($#)); do
 		;;
 	--list) LIST=1; shift ;;
 	-h | --help) usage; exit 0 ;;
-	*) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+	*) usage_error "unknown argument '$1'" ;;
 	esac
 done
 BIN=${BIN:-$REPO/target/release/uring-repro}
@@ -58,18 +56,6 @@ CASES=(build symbols api probe usage lines lines-refused boot-unchanged boot-win
 	boot-point boot-point-errors)
 if [[ -n ${LIST:-} ]]; then printf '%s\n' "${CASES[@]}"; exit 0; fi
 
-note() { printf '# %s\n' "$*" >&2; }
-PASSED=0 FAILED=0 SKIPPED=0 N=0
-ok() { N=$((N + 1)) PASSED=$((PASSED + 1)); printf 'ok %d - %s\n' "$N" "$1"; }
-not_ok() { N=$((N + 1)) FAILED=$((FAILED + 1)); printf 'not ok %d - %s: %s\n' "$N" "$1" "$2"; }
-skip() {
-	if [[ -n ${CI:-} ]]; then
-		not_ok "$1" "SKIP: $2 (a skip fails when CI is set)"
-		return 0
-	fi
-	N=$((N + 1)) SKIPPED=$((SKIPPED + 1))
-	printf 'ok %d - %s # SKIP %s\n' "$N" "$1" "$2"
-}
 # expect NAME WANT-STATUS ERE CMD...: CMD exits WANT-STATUS and its stderr, its lines
 # joined by spaces, matches ERE.
 expect() {
@@ -86,9 +72,7 @@ expect() {
 	fi
 }
 
-WORK=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/cost-tests.XXXXXX")}
-mkdir -p "$WORK"
-[[ -n $KEEP ]] || trap 'rm -rf "$WORK"' EXIT
+work_dir "$KEEP" cost
 
 # ---------------------------------------------------------------------------------------
 # Tools and downloads.
@@ -99,9 +83,7 @@ ensure_tools() {
 	command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
 	command -v xz >/dev/null || need+=(xz-utils)
 	((${#need[@]})) || return 0
-	note "installing ${need[*]}"
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "${need[@]}" >/dev/null
+	apt_install "$WORK/apt-install.log" "${need[@]}" || exit 1
 }
 
 # A private apt state whose sources are the host's Debian sources, as deb-src.
@@ -391,10 +373,9 @@ for c in "${CASES[@]}"; do
 	FAIL_WHY="" SKIP_WHY="" rc=0
 	"case_${c//-/_}" || rc=$?
 	case $rc in
-	0) ok "$c" ;;
-	2) skip "$c" "$SKIP_WHY" ;;
-	*) not_ok "$c" "$FAIL_WHY" ;;
+	0) result_ok "$c" ;;
+	2) result_skip "$c" "$SKIP_WHY" ;;
+	*) result_not_ok "$c" "$FAIL_WHY" ;;
 	esac
 done
-printf '%d passed, %d failed, %d skipped\n' "$PASSED" "$FAILED" "$SKIPPED"
-exit $((FAILED > 0))
+summary

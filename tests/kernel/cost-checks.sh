@@ -116,9 +116,9 @@ cost_checks() {
 		while IFS=$'\t' read -r f got; do
 			[[ -n $f ]] || continue
 			if [[ $f == "$WAKE_FLAG" ]]; then
-				cmp "$got" '>' 0 || reasons+=("$f moved $got, not up")
+				num "$got" '>' 0 || reasons+=("$f moved $got, not up")
 			elif [[ " ${WAKE_PATH[*]} " == *" $f "* ]]; then
-				cmp "$got" '<' 0 || reasons+=("$f moved $got, not down")
+				num "$got" '<' 0 || reasons+=("$f moved $got, not down")
 			else
 				reasons+=("$f moved $got: not on the wake-up path")
 			fi

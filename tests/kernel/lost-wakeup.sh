@@ -30,8 +30,10 @@ set -Eeuo pipefail
 . "$(dirname -- "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 # Defaults, named so --help and the code agree.
-readonly DEFAULT_CACHE=${URING_REPRO_KERNEL_CACHE:-/var/tmp/uring-repro-kernel}
-readonly DEFAULT_VERSION=6.12.117-1~deb12u1 # tests/kernel/run.sh's source
+# Where tests/kernel/run.sh keeps its kernels: DEFAULT_CACHE, DEFAULT_SOURCE_VERSION, OBJ,
+# IMAGE.
+# shellcheck source=layout.sh
+. "$HERE/layout.sh"
 readonly DEFAULT_MINUTES=30 # for each kernel
 # Rounds a boot: 51,200 bursts, under a minute of the poll kernel here, so the time bound
 # is overrun by at most one boot.
@@ -46,7 +48,7 @@ usage: $0 --bin PATH [options]
 
   --bin PATH       the x86_64 uring-repro to boot (a release build)
   --poll IMAGE     the poll kernel (default: tests/kernel/run.sh's, in
-                   $DEFAULT_CACHE/$DEFAULT_VERSION/poll)
+                   $DEFAULT_CACHE/$DEFAULT_SOURCE_VERSION/poll)
   --parent IMAGE   the parent kernel, the control (default: beside the poll kernel's)
   --barrier IMAGE  the poll kernel with kernel/poll-barrier.patch, a second control
                    (default: none)
@@ -140,7 +142,7 @@ main() {
 	positive --minutes "$minutes"
 	positive --catches "$catches"
 	positive --rounds "$ROUNDS"
-	poll=${poll:-$DEFAULT_CACHE/$DEFAULT_VERSION/poll/.uring-repro-obj/arch/x86/boot/bzImage}
+	poll=${poll:-$DEFAULT_CACHE/$DEFAULT_SOURCE_VERSION/poll/$OBJ/$IMAGE}
 	parent=${parent:-${poll%/poll/*}/parent/${poll#*/poll/}}
 	work_dir "$keep" lost-wakeup
 

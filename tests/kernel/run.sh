@@ -30,17 +30,15 @@ set -Eeuo pipefail
 # shellcheck source=../lib/harness.sh
 . "$(dirname -- "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
+# The cache's layout: DEFAULT_CACHE, DEFAULT_SOURCE_VERSION, OBJ, IMAGE.
+# shellcheck source=layout.sh
+. "$HERE/layout.sh"
+
 # Defaults, named so --help and the code agree.
-readonly DEFAULT_CACHE=${URING_REPRO_KERNEL_CACHE:-/var/tmp/uring-repro-kernel}
 readonly DEFAULT_TIMEOUT=600 # seconds per boot; one takes 10-40 s here under icount
 readonly SOURCE_PKG=linux-source-6.12
-# The source the fixtures were made from; when the archive no longer has it, the candidate
-# is used with a warning (the assertions hold on any 6.12; the exact figures may move).
-readonly DEFAULT_SOURCE_VERSION=6.12.117-1~deb12u1
 readonly CHILD_PATCH=$REPO/kernel/child-futex-inflight.patch
 readonly POLL_PATCH=$REPO/kernel/poll-skip-redundant-wakeups.patch
-readonly OBJ=.uring-repro-obj # build-kernel.sh's default objdir, inside each tree
-readonly IMAGE=arch/x86/boot/bzImage
 # Build tools (Debian packages) and the QEMU that boots the kernels.
 readonly BUILD_PKGS=(make gcc libc6-dev flex bison bc libelf-dev libssl-dev xz-utils patch qemu-system-x86)
 # The commit the child reproduces, for report's mail.
@@ -95,12 +93,6 @@ result_fail() {
 	if [[ -n ${3:-} && -e $3 ]]; then
 		tail -n 15 "$3" | sed 's/^/#   | /'
 	fi
-}
-# judge NAME LOG REASON...: ok when no reason was given.
-judge() {
-	local name=$1 log=$2
-	shift 2
-	if (($# == 0)); then result_ok "$name"; else result_fail "$name" "$(printf '%s; ' "$@" | sed 's/; $//')" "$log"; fi
 }
 # Times, reported at the end.
 TIMES=()
@@ -319,8 +311,8 @@ field() {
 	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
 		NR == 2 && c { print $c; exit }' "$1"
 }
-# cmp A OP B: awk's arithmetic comparison of two decimals.
-cmp() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
+# num A OP B: awk's arithmetic comparison of two decimals.
+num() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
 
 # ---------------------------------------------------------------------------------------
 main() {
@@ -481,10 +473,10 @@ main() {
 		reasons=()
 		[[ $(field "$t" timebase) == icount ]] || reasons+=("compare does not read the points as icount")
 		[[ -n $lo && $lo == "$hi" ]] || reasons+=("the between-boot interval is not exact: $lo .. $hi")
-		cmp "${lo:-0}" '>' 0 || reasons+=("the between-boot change $lo% is not above zero")
-		cmp "$(field "$t" within_ci95_low_pct)" '>' 0 || reasons+=("the within-boot interval reaches zero")
-		cmp "$cm" '>' "$pm" || reasons+=("child mean $cm is not above the parent's $pm")
-		cmp "$cmin" '>' "$pmax" || reasons+=("the lowest child round $cmin is not above the highest parent round $pmax")
+		num "${lo:-0}" '>' 0 || reasons+=("the between-boot change $lo% is not above zero")
+		num "$(field "$t" within_ci95_low_pct)" '>' 0 || reasons+=("the within-boot interval reaches zero")
+		num "$cm" '>' "$pm" || reasons+=("child mean $cm is not above the parent's $pm")
+		num "$cmin" '>' "$pmax" || reasons+=("the lowest child round $cmin is not above the highest parent round $pmax")
 		judge s0-child-above-parent "$t" "${reasons[@]}"
 		note "s0: parent $pm, child $cm instructions per pair: $(awk -v a="$pm" -v b="$cm" 'BEGIN { printf "%+.3f (%+.3f%%)", b - a, (b - a) / a * 100 }')"
 		(cd "$WORK/points" && "$BIN" report --introduced "$INTRODUCED" "${sandwich[@]}") \
@@ -505,7 +497,7 @@ main() {
 		(cd "$WORK/points" && "$BIN" compare --tsv parent=n0-parent.txt child=n0-child.txt) \
 			>"$WORK/compare-n0.tsv" 2>&1 || true
 		reasons=()
-		cmp "$d" '<=' "$N0_TOLERANCE" || reasons+=("n0 moved by $d instructions per pair (at most $N0_TOLERANCE)")
+		num "$d" '<=' "$N0_TOLERANCE" || reasons+=("n0 moved by $d instructions per pair (at most $N0_TOLERANCE)")
 		[[ ,$(field "$WORK/compare-n0.tsv" reasons), == *,ci_includes_zero,* ]] ||
 			reasons+=("compare finds a change: $(field "$WORK/compare-n0.tsv" reasons)")
 		judge n0-unchanged "$b" "${reasons[@]}"
@@ -525,7 +517,7 @@ main() {
 		ob=$(awk -v i="$(mean "$b" idle)" -v n="$(mean "$b" none)" 'BEGIN { printf "%.6f", i - n }')
 		reasons=()
 		[[ -n $(mean "$a" idle) && -n $(mean "$b" idle) ]] || reasons+=("no idle mode in the points")
-		cmp "$ob" '<' "$oa" || reasons+=("idle overhead $ob on poll is not below the parent's $oa")
+		num "$ob" '<' "$oa" || reasons+=("idle overhead $ob on poll is not below the parent's $oa")
 		judge pollwake-idle-overhead-lower "$b" "${reasons[@]}"
 		note "pollwake idle - none: parent $oa, poll $ob instructions per completion"
 	fi
@@ -585,7 +577,7 @@ bisect_case() {
 	# Each end counts as the kernel it is made of, both its boots exactly alike: the good end
 	# is the parent's image byte for byte (the same source, built reproducibly), so its
 	# rounds are the parent's; the bad end is within BUILD_TOLERANCE of the child's.
-	command cmp -s "$WORK/good.bzImage" "${IMG[parent]}" || reasons+=("the good end's image is not the parent's")
+	cmp -s "$WORK/good.bzImage" "${IMG[parent]}" || reasons+=("the good end's image is not the parent's")
 	local a b d
 	for k in good:parent bad:child; do
 		a=${POINTS[bisect-${k%:*}-1]:-} b=${POINTS[s0-${k#*:}-1]:-}
@@ -596,7 +588,7 @@ bisect_case() {
 			diff -q <(rounds "$a") <(rounds "$b") >/dev/null || reasons+=("the good end's rounds are not the parent's")
 		fi
 		d=$(awk -v a="$(mean "$a")" -v b="$(mean "$b")" 'BEGIN { d = a - b; printf "%.6f", d < 0 ? -d : d }')
-		cmp "$d" '<=' "$BUILD_TOLERANCE" ||
+		num "$d" '<=' "$BUILD_TOLERANCE" ||
 			reasons+=("the ${k%:*} end is $d instructions per pair from the ${k#*:} (at most $BUILD_TOLERANCE)")
 		note "bisect: the ${k%:*} end $(mean "$a"), the ${k#*:} $(mean "$b") instructions per pair"
 	done

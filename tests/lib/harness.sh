@@ -1,6 +1,8 @@
-# What tests/boot/run.sh and tests/kernel/run.sh share, sourced by both (bash): stderr notes
-# and errors, TAP-like results in which a skip fails when CI is set (so CI never passes
-# with a case untested), the summary, and installing missing Debian packages.
+# What the test scripts share (tests/boot/run.sh, tests/kernel/run.sh and lost-wakeup.sh,
+# tests/cost/run.sh), sourced by each (bash): stderr notes and errors, option checks,
+# TAP-like results in which a skip fails when CI is set (so CI never passes with a case
+# untested), judging a case by its reasons, the summary, the work directory, and
+# installing missing Debian packages.
 # Results go to stdout; progress and diagnostics go to stderr as "# ..." lines so a TAP
 # reader ignores them. Sourced first (after set -Eeuo pipefail), it also sets the ERR trap
 # and HERE (the sourcing script's directory) and REPO (the checkout).
@@ -52,6 +54,17 @@ result_skip() {
 result_not_ok() {
 	N=$((N + 1)) FAILED=$((FAILED + 1))
 	printf 'not ok %d - %s: %s\n' "$N" "$1" "$2"
+}
+# judge NAME LOG [REASON...]: ok with no reason, else not ok naming every reason; the
+# caller's result_fail NAME WHY LOG shows from LOG what explains them.
+judge() {
+	local name=$1 log=$2
+	shift 2
+	if (($# == 0)); then
+		result_ok "$name"
+	else
+		result_fail "$name" "$(printf '%s; ' "$@" | sed 's/; $//')" "$log"
+	fi
 }
 # summary: the last stdout line, and the exit status: 0 iff nothing failed. (exit, not a
 # false test: a failing last command would trip the callers' ERR trap.)
