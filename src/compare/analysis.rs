@@ -56,8 +56,7 @@ pub fn groups<'a>(a: &Args<'a>, out: &mut [Group<'a>; MAX_POINTS]) -> usize {
             None => {
                 out[n] = Group {
                     label: a.labels[i],
-                    members: [0; MAX_POINTS],
-                    k: 0,
+                    ..NO_GROUP
                 };
                 n += 1;
                 n - 1

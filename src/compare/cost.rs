@@ -452,11 +452,8 @@ pub fn section(an: &Analysis, c: &Comparison, what: &str, mail: bool, out: &mut 
         Err(n) => n,
     };
     // As compare's errors name a file: `FILE:LINE: why`.
-    let _ = write!(p, ": no table, {}", Clean(an.args.file(n.at)));
-    if n.line > 0 {
-        let _ = write!(p, ":{}", n.line);
-    }
-    let _ = write!(p, ": {}", n.why);
+    let (file, line) = (Clean(an.args.file(n.at)), super::load::LineNo(n.line));
+    let _ = write!(p, ": no table, {file}{line}: {}", n.why);
     match mail {
         true => crate::exit::warn(format_args!("report: {p}")),
         false => wrap(out, p.as_str(), 0, 2, WIDTH),

@@ -23,7 +23,7 @@ use crate::sys::{self, CPath};
 pub const MAX_INPUT_BYTES: usize = 4 << 20;
 
 /// `:LINE` of an error, nothing for line 0 (the whole file).
-struct LineNo(usize);
+pub(super) struct LineNo(pub usize);
 
 impl fmt::Display for LineNo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -291,8 +291,8 @@ pub fn read<'t>(
     let mut columns: Columns = [None; KEYS.len()];
     let mut rounds = Rounds::new(values);
     // The run's own verdict, once its mean row is read; whether it says it
-    // was interrupted; whether its checks line was read.
-    let (mut verdict, mut cut, mut checks) = (None, false, false);
+    // was interrupted.
+    let (mut verdict, mut cut) = (None, false);
     for (no, line) in lines(text) {
         if line[0] == b'#' {
             let is = banner(line).is_some();
@@ -308,7 +308,6 @@ pub fn read<'t>(
                 p.note(line, after_banner, text);
             }
             (after_banner, banner_seen) = (is, banner_seen || is);
-            checks |= line.starts_with(b"# checks: ");
             cut |= line.starts_with(b"# interrupted: ") || line.ends_with(b"-> INTERRUPTED");
             continue;
         }
@@ -390,7 +389,8 @@ pub fn read<'t>(
     if verdict.is_none() && !table.format.tsv() {
         return Err(bad(0, "no mean row (was the run cut short?)", b""));
     }
-    if table.format == Format::Stdout && !checks {
+    // Every `#` line of our stdout went through `note`, which keeps the checks line.
+    if table.format == Format::Stdout && p.checks.is_none() {
         return Err(bad(0, "incomplete run: no checks line", b""));
     }
     p.format = table.format;

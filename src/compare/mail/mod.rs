@@ -173,11 +173,6 @@ fn emit(out: &mut Out, p: &Para, indent: usize, alone: bool) {
 }
 
 impl<'r, 'a> Mail<'r, 'a> {
-    /// The points were timed on QEMU TCG's instruction clock.
-    fn icount(&self) -> bool {
-        self.pts.first().is_some_and(Point::icount)
-    }
-
     fn unit(&self) -> words::Unit {
         words::unit(self.an)
     }
@@ -462,7 +457,7 @@ impl<'r, 'a> Mail<'r, 'a> {
             let _ = p.write_str(", the kernel witness on");
         }
         let _ = p.write_str(".");
-        if self.icount() {
+        if self.an.icount() {
             let _ = write!(p, " The points were {}.", words::ICOUNT);
         }
         let none = self.mask(&|i| self.pts[i].states_nothing());
@@ -482,7 +477,7 @@ impl<'r, 'a> Mail<'r, 'a> {
     fn table(&self, out: &mut Out) {
         let control = self.cmps.first().map_or(f64::NAN, |c| c.control);
         let per = self.known_workload().map_or("pair", |w| w.per);
-        let (icount, unit) = (self.icount(), self.unit());
+        let (icount, unit) = (self.an.icount(), self.unit());
         let mut p = Para::new();
         let what = if icount { "guest instructions" } else { "ns" };
         let _ = write!(p, "Results, {what} per {per}");

@@ -114,7 +114,7 @@ impl Mail<'_, '_> {
     pub(super) fn reproduce(&self, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) {
         let mut p = Para::new();
         let _ = p.write_str("To reproduce, boot each kernel");
-        if self.icount() {
+        if self.an.icount() {
             let _ = p.write_str(" under QEMU TCG with -icount shift=0 (as the points were)");
         }
         let _ = p.write_str(" and run there");
