@@ -95,8 +95,13 @@ impl UsageError<'_> {
     /// `compare`, `calibrate`, `initramfs` or `report` for their errors
     /// (they say so first).
     pub fn command(&self) -> Option<&'static str> {
-        matches!(self.command, COMPARE | CALIBRATE | INITRAMFS | REPORT)
-            .then(|| command_name(self.command))
+        match self.command {
+            COMPARE => Some("compare"),
+            CALIBRATE => Some("calibrate"),
+            INITRAMFS => Some("initramfs"),
+            REPORT => Some("report"),
+            _ => None,
+        }
     }
 }
 
