@@ -406,7 +406,7 @@ fn banner(line: &[u8]) -> Option<&[u8]> {
 }
 
 /// `key=value` split at the first `=`.
-fn key_value(word: &[u8]) -> Option<(&[u8], &[u8])> {
+pub(super) fn key_value(word: &[u8]) -> Option<(&[u8], &[u8])> {
     let i = word.iter().position(|&b| b == b'=')?;
     Some((&word[..i], &word[i + 1..]))
 }

@@ -18,7 +18,7 @@ use core::fmt::Write;
 use super::analysis::{Analysis, Comparison, Group, Reason};
 use super::cost;
 use super::load::with_points;
-use super::point::{Key, Point, ALL};
+use super::point::{key_value, Key, Point, ALL};
 use super::words::{self, cell, noun, nums, Cv, Long, Pct, PointsOf, LEFT, RIGHT, WIDTH};
 use super::{checked, Args, MAX_POINTS};
 use crate::exit;
@@ -593,11 +593,11 @@ impl<'r, 'a> Mail<'r, 'a> {
             }
             // The checks line's counters that are not 0 (CQE totals aside).
             let mut sep = " (";
-            for word in self.pts[i].checks.unwrap_or(b"").split(|&b| b == b' ') {
-                let Some(eq) = word.iter().position(|&b| b == b'=') else {
+            for word in pt.checks.unwrap_or(b"").split(|&b| b == b' ') {
+                let Some((key, value)) = key_value(word) else {
                     continue;
                 };
-                if !word[..eq].ends_with(b"cqes") && &word[eq + 1..] != b"0" {
+                if !key.ends_with(b"cqes") && value != b"0" {
                     let _ = write!(p, "{sep}{}", Clean(word));
                     sep = " ";
                 }
