@@ -222,18 +222,18 @@ fn measure(
         let done = o.complete_rounds();
         let _ = writeln!(out, "# interrupted: {done} of {} rounds", cfg.rounds);
     }
-    // An output asked for and lost: the run cannot pass.
+    let interrupted = o.interrupted != 0;
+    let account = witness.settle(&window, interrupted, tsv.as_deref_mut().map(|f| (f, &ctx)));
+    // An output asked for and lost (the witness's row, its last, written): the run cannot pass.
     let lost = tsv.as_ref().and_then(|f| f.error());
     if let (Some(e), Some(path)) = (lost, cfg.tsv) {
         let _ = writeln!(out, "# --tsv {}: write failed: {e}", Clean(path));
     }
     let passed = o.ledger.passed() && lost.is_none();
-    let verdict = fmt::verdict(passed, o.interrupted != 0);
+    let verdict = fmt::verdict(passed, interrupted);
     fmt::checks(out, w.checks(), &o.ledger, verdict);
     out.flush();
-    let interrupted = o.interrupted != 0;
-    let tsv = tsv.map(|f| (f, &ctx));
-    witness.verdict(&window, interrupted, out, tsv)
+    account.print(out)
 }
 
 /// The exit code of a run that started, and its cause: stdout's or the

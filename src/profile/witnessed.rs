@@ -209,21 +209,27 @@ impl Witness {
         }
     }
 
-    /// The verdict on the rounds that `window` counts: the witness lines
-    /// after the checks line, the witness's TSV row, and the instance
-    /// removed. Err: why the kernel's account fails the run.
-    pub fn verdict(
+    /// The kernel's account of the rounds that `window` counts, settled
+    /// before the checks line: judged, the witness's TSV row written (so the
+    /// checks line knows whether the `--tsv` file took every row), the
+    /// instance removed. Its lines are printed after the checks line
+    /// (`Account::print`).
+    pub fn settle(
         &mut self,
         window: &Ledger,
         interrupted: bool,
-        out: &mut Out,
         tsv: Option<(&mut TsvFile, &tsv::Context)>,
-    ) -> Result<(), &'static str> {
+    ) -> Account {
+        let mut a = Account {
+            lines: [const { Text::new() }; 5],
+            verdict: Ok(()),
+        };
+        let [expected, unparsed, events, functions, removal] = &mut a.lines;
         let (i, profile, shape) = match self {
-            Witness::Off => return Ok(()),
+            Witness::Off => return a,
             Witness::Unavailable(why) => {
-                let _ = writeln!(out, "# witness: unavailable: {why}");
-                return Ok(());
+                let _ = write!(events, "unavailable: {why}");
+                return a;
             }
             Witness::On {
                 instance,
@@ -231,26 +237,22 @@ impl Witness {
                 shape,
             } => (instance, *profile, &*shape),
         };
-        let mut events = Text::new();
-        let mut functions = Text::new();
-        let mut verdict = if interrupted {
+        a.verdict = if interrupted {
             let _ = write!(events, "not judged: the run was interrupted");
             Ok(())
         } else {
             let e = expect(profile, shape, window);
-            judge(i, &e, [&mut events, &mut functions], out)
+            judge(i, &e, [events, functions], [expected, unparsed])
         };
-        let _ = writeln!(out, "# witness: {events}");
-        if !functions.as_bytes().is_empty() {
-            let _ = writeln!(out, "# witness: {functions}");
-        }
         match i.remove() {
             Ok(()) => {
-                let _ = writeln!(out, "# witness: removed {} tracing=off", Bytes(i.dir()));
+                let _ = write!(removal, "removed {} tracing=off", Bytes(i.dir()));
             }
             Err(e) => {
-                let _ = writeln!(out, "# witness: NOT removed: {}: {e}", Bytes(i.dir()));
-                verdict = verdict.and(Err("its trace instance could not be removed"));
+                let _ = write!(removal, "NOT removed: {}: {e}", Bytes(i.dir()));
+                a.verdict = a
+                    .verdict
+                    .and(Err("its trace instance could not be removed"));
             }
         }
         if let Some((file, ctx)) = tsv {
@@ -260,14 +262,34 @@ impl Witness {
                 cycles: 0,
                 pairs: 0,
                 timed_ns: 0,
-                pass: verdict.is_ok(),
+                pass: a.verdict.is_ok(),
                 counts: &Ledger::default(),
                 witness: [events.as_bytes(), functions.as_bytes()],
             };
             file.row(ctx, &row);
         }
+        a
+    }
+}
+
+/// A settled witness: its lines, in the order they are printed (on a
+/// mismatch the expected counts and the first trace line not understood,
+/// then the events, the functions, the instance's removal; an empty one is
+/// not printed), and its verdict. Err: why the kernel's account fails the
+/// run.
+pub struct Account {
+    lines: [Text; 5],
+    verdict: Result<(), &'static str>,
+}
+
+impl Account {
+    /// The witness lines after the checks line; the verdict.
+    pub fn print(&self, out: &mut Out) -> Result<(), &'static str> {
+        for l in self.lines.iter().filter(|l| !l.as_bytes().is_empty()) {
+            let _ = writeln!(out, "# witness: {l}");
+        }
         out.flush();
-        verdict
+        self.verdict
     }
 }
 
@@ -275,13 +297,13 @@ impl Witness {
 type Text = fmt::Text<1024>;
 
 /// The kernel's account of the rounds against `e`: the events line and the
-/// functions line into `lines`, and on a mismatch the expected counts (and
-/// the first trace line not understood) on `out`. Err: why it fails the run.
+/// functions line, and on a mismatch the expected counts and the first
+/// trace line not understood (if any). Err: why it fails the run.
 fn judge(
     i: &Instance,
     e: &Expect,
     [events, functions]: [&mut Text; 2],
-    out: &mut Out,
+    [expected, unparsed]: [&mut Text; 2],
 ) -> Result<(), &'static str> {
     let t = match i.read() {
         Ok(t) => t,
@@ -302,12 +324,10 @@ fn judge(
     if ok_events && ok_functions {
         return Ok(());
     }
-    let mut x = Text::new();
-    witness::expected_line(&mut x, e, traced);
-    let _ = writeln!(out, "# witness: {x}");
+    witness::expected_line(expected, e, traced);
     if t.unparsed > 0 {
         let first = Bytes(t.first_unparsed());
-        let _ = writeln!(out, "# witness: first unparsed line: {first}");
+        let _ = write!(unparsed, "first unparsed line: {first}");
     }
     Err("the kernel's counts differ from the run's (MISMATCH on stdout)")
 }
