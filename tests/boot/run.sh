@@ -49,8 +49,6 @@ EOF
 }
 
 # ---------------------------------------------------------------------------------------
-
-# ---------------------------------------------------------------------------------------
 # Cases. One row each: name, guest arch, kernel slot, cmdline words before "--", argv words
 # after "--" ("" = no "--" at all), expected exit code, EREs one per line, each of which some
 # console line must match ("" = none), and the run options baked into the initramfs
