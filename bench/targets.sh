@@ -5,15 +5,14 @@
 #   2. user-space instructions per wait/wake pair over a whole default run,
 #      at most 100 (valgrind --tool=callgrind; warm-ups and set-up included;
 #      valgrind hides the vDSO, so the clock falls back to the syscall there);
-#   3. the stripped static binary within its size budget, 224 KiB, and the
-#      riscv64 build's too (the same budget). It was 128 KiB until the
-#      positive control, the between-point interval, the initramfs writer,
-#      compare --bisect, --witness and report took the x86_64 build past it:
-#      opt-level "z" turns off loop unrolling in the timed s0 cycle too
-#      (+6.4 user instructions per pair, over the target of item 2) and
-#      saves under a tenth, and size-only flags (inline thresholds) are not
-#      used anywhere; the timed path comes first, then readable code, then
-#      bytes. How far over 128 KiB the build is, is printed;
+#   3. the stripped static binary within its size budget, 320 KiB, and the
+#      riscv64 build's too (the same budget). The budget catches bloat
+#      (core::fmt's machinery, a table of strings pulled in); it is not a
+#      target to trade a clear line for. It was 128 KiB, then 224 KiB, and
+#      code began to bend to save bytes: the timed path comes first, then
+#      readable code, then bytes. opt-level "z" is not used (it turns off
+#      loop unrolling in the timed s0 cycle: +6.4 user instructions per
+#      pair, over the target of item 2), nor any size-only flag;
 #   4. that the mem* functions do not call themselves (LLVM idiom check).
 # Timing medians are noisy on this shared 2-core box; instruction counts
 # are repeatable. Usage: bench/targets.sh [extra run args...]
@@ -56,8 +55,8 @@ awk -v t="$total" -v p="$pairs" 'BEGIN { printf "instructions per pair: %.1f (ta
 echo "== size"
 strip -o "$tmp/stripped" "$bin"
 size=$(stat -c %s "$tmp/stripped")
-budget=${URING_REPRO_SIZE_BUDGET:-229376}
-echo "stripped binary: $size bytes (budget <= $budget; the former 128 KiB: $(( size <= 131072 ? 0 : size - 131072 )) bytes over it)"
+budget=${URING_REPRO_SIZE_BUDGET:-327680}
+echo "stripped binary: $size bytes (budget <= $budget)"
 # riscv64, cross-built: GNU strip here reads only the host's formats, so the
 # llvm-objcopy that ships with rustc strips it (its RUNPATH misses the
 # toolchain's libLLVM, hence LD_LIBRARY_PATH).
