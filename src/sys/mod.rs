@@ -449,15 +449,34 @@ pub fn sync() {
 
 /// reboot(LINUX_REBOOT_CMD_POWER_OFF): only returns on failure.
 pub fn power_off() -> Errno {
+    const CMD_POWER_OFF: usize = 0x4321_fedc;
+    match reboot(CMD_POWER_OFF) {
+        Err(e) => e,
+        Ok(()) => Errno(0),
+    }
+}
+
+/// reboot(LINUX_REBOOT_CMD_CAD_ON): Ctrl-Alt-Del restarts the machine at
+/// once, the kernel's own setting at boot (C_A_D = 1, kernel/reboot.c),
+/// so a boot's init changes nothing by it. Anywhere but the initial PID
+/// namespace it fails and changes nothing: EINVAL for a process that may
+/// reboot its namespace (reboot_pid_ns takes only RESTART, RESTART2,
+/// POWER_OFF and HALT there), EPERM without CAP_SYS_BOOT in the user
+/// namespace owning the PID namespace (or under a seccomp filter that
+/// forbids reboot).
+pub fn reboot_cad_on() -> SysResult<()> {
+    const CMD_CAD_ON: usize = 0x89ab_cdef;
+    reboot(CMD_CAD_ON)
+}
+
+/// reboot(2) with the documented magic numbers and `cmd`.
+fn reboot(cmd: usize) -> SysResult<()> {
     const MAGIC1: usize = 0xfee1_dead;
     const MAGIC2: usize = 672_274_793;
-    const CMD_POWER_OFF: usize = 0x4321_fedc;
-    // SAFETY: reboot with the documented magic numbers takes no memory.
-    let raw = unsafe { syscall4(nr::REBOOT, MAGIC1, MAGIC2, CMD_POWER_OFF, 0) };
-    match Errno::result(raw) {
-        Err(e) => e,
-        Ok(_) => Errno(0),
-    }
+    // SAFETY: reboot with the documented magic numbers takes no memory
+    // for these commands.
+    let raw = unsafe { syscall4(nr::REBOOT, MAGIC1, MAGIC2, cmd, 0) };
+    Errno::result(raw).map(|_| ())
 }
 
 /// statfs(path): the filesystem's magic number (struct statfs's first
