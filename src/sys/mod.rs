@@ -373,26 +373,26 @@ fn unlinkat(path: &CStr, flags: u32) -> SysResult<()> {
     Errno::result(raw).map(|_| ())
 }
 
-/// Gives the file `from` the name `to` unless `to` exists (EEXIST):
-/// renameat2(RENAME_NOREPLACE), one atomic step. Where the filesystem or
-/// the kernel lacks that flag (EINVAL; ENOSYS before Linux 3.15), link(2)
-/// then unlink(2) of `from`: link never replaces `to` either, so `to` is
-/// still complete or absent. Once linked, `to` is published: an unlink
-/// that fails then leaves `from` as a second name, and is not an error.
+/// renameat2(from, to, RENAME_NOREPLACE): gives the file `from` the name
+/// `to` in one atomic step unless `to` exists (EEXIST). A filesystem
+/// without the flag says EINVAL; a kernel before Linux 3.15, ENOSYS.
 pub fn rename_noreplace(from: &CStr, to: &CStr) -> SysResult<()> {
     let dir = uapi::AT_FDCWD as usize;
     let (old, new) = (from.as_ptr() as usize, to.as_ptr() as usize);
     let noreplace = uapi::RENAME_NOREPLACE as usize;
     // SAFETY: both paths are NUL-terminated (CStr) and outlive the call.
     let raw = unsafe { syscall5(nr::RENAMEAT2, dir, old, dir, new, noreplace) };
-    match Errno::result(raw) {
-        Err(Errno::EINVAL | Errno::ENOSYS) => {}
-        other => return other.map(|_| ()),
-    }
-    // SAFETY: as above.
-    Errno::result(unsafe { syscall5(nr::LINKAT, dir, old, dir, new, 0) })?;
-    let _ = unlink(from);
-    Ok(())
+    Errno::result(raw).map(|_| ())
+}
+
+/// link(from, to): a second name for the file `from`, never over an
+/// existing `to` (EEXIST).
+pub fn link(from: &CStr, to: &CStr) -> SysResult<()> {
+    let dir = uapi::AT_FDCWD as usize;
+    let (old, new) = (from.as_ptr() as usize, to.as_ptr() as usize);
+    // SAFETY: both paths are NUL-terminated (CStr) and outlive the call.
+    let raw = unsafe { syscall5(nr::LINKAT, dir, old, dir, new, 0) };
+    Errno::result(raw).map(|_| ())
 }
 
 /// The (device, inode) pair naming the file at `path`, or the symbolic
