@@ -520,13 +520,25 @@ fn pid_1_without_proc_is_not_an_initramfs_boot() {
         .output()
         .unwrap()
         .into();
-    assert_eq!(out.code, 0, "{}\n{}", out.out, out.err);
-    assert!(out.err.is_empty(), "{}", out.err);
-    assert!(!out.out.contains("uring-repro: exit"), "{}", out.out);
+    assert_ordinary_without_proc(&out, "umount -l /proc");
+}
+
+/// `out` is a PID 1 that ran as an ordinary process (`what`): exit 0,
+/// nothing on stderr, no init's last line, and no /proc mounted for its
+/// facts (the command line is unknown).
+#[track_caller]
+fn assert_ordinary_without_proc(out: &Run, what: &str) {
+    assert_eq!(out.code, 0, "{what}\n{}\n{}", out.out, out.err);
+    assert!(out.err.is_empty(), "{what}: {}", out.err);
+    assert!(
+        !out.out.contains("uring-repro: exit"),
+        "{what}: {}",
+        out.out
+    );
     assert_eq!(
         line(&out.out, "# cmdline="),
         "# cmdline=unknown",
-        "proc was mounted"
+        "{what}: proc was mounted"
     );
 }
 
@@ -563,13 +575,6 @@ fn pid_1_chrooted_into_a_ram_root_is_not_an_initramfs_boot() {
         if out.err.starts_with("unshare: ") {
             return skip(format!("unshare {ns} does not work here: {}", out.err));
         }
-        assert_eq!(out.code, 0, "{ns}\n{}\n{}", out.out, out.err);
-        assert!(out.err.is_empty(), "{ns}: {}", out.err);
-        assert!(!out.out.contains("uring-repro: exit"), "{ns}: {}", out.out);
-        assert_eq!(
-            line(&out.out, "# cmdline="),
-            "# cmdline=unknown",
-            "{ns}: proc was mounted"
-        );
+        assert_ordinary_without_proc(&out, ns);
     }
 }
