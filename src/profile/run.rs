@@ -16,12 +16,13 @@ use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::fmt::{self, Clean};
+use crate::outfile::Removal;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
 use crate::sys::uapi::O_WRONLY;
-use crate::sys::{self, CPath, CpuSet, Errno, Fd, SysResult, CPU_SET_BYTES};
+use crate::sys::{self, CpuSet, Errno, Fd, SysResult, CPU_SET_BYTES};
 use crate::tsv::{self, TsvFile};
 
 /// Runs workload `id` with `cfg` and reports it on `out` (and `--tsv`).
@@ -119,17 +120,7 @@ fn attempt(
 
 /// `--tsv FILE`, created (never overwritten) before anything runs.
 fn tsv_file(cfg: &RunConfig) -> Result<Option<TsvFile>, Exit> {
-    let Some(path) = cfg.tsv else {
-        return Ok(None);
-    };
-    let refuse = |why: &dyn core::fmt::Display| {
-        Exit::new(exit::USAGE, format_args!("--tsv {}: {why}", Clean(path)))
-    };
-    let path = CPath::new(path).map_err(|bad| refuse(&format_args!("cannot be created: {bad}")))?;
-    TsvFile::create(path).map(Some).map_err(|e| match e {
-        Errno::EEXIST => refuse(&format_args!("exists (never overwritten): {e}")),
-        _ => refuse(&format_args!("cannot be created: {e}")),
-    })
+    cfg.tsv.map(tsv::open).transpose()
 }
 
 /// A `--tsv` file that is not the whole run, removed: why (its own write
@@ -147,18 +138,6 @@ fn settle(t: TsvFile, stdout_cut: bool) -> Option<Dropped> {
         write,
         removed: t.remove(),
     })
-}
-
-/// `removed`, or `NOT removed: ERRNO`.
-struct Removal<'r>(&'r SysResult<()>);
-
-impl core::fmt::Display for Removal<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.0 {
-            Ok(()) => f.write_str("removed"),
-            Err(e) => write!(f, "NOT removed: {e}"),
-        }
-    }
 }
 
 /// The banner, the rounds (between `--trace`'s markers, with the witness
@@ -256,13 +235,13 @@ fn judge(
             if x.cause.as_bytes().is_empty() {
                 let _ = write!(x.cause, "stdout was closed");
             }
-            let removal = Removal(&d.removed);
+            let removal = Removal::of(&d.removed);
             let _ = write!(x.cause, "; --tsv {} {removal} (cut short)", Clean(path));
         }
         return x;
     }
     if let (true, Some((path, d))) = (passed, &dropped) {
-        let (e, removal) = (d.write.unwrap_or(Errno::EIO), Removal(&d.removed));
+        let (e, removal) = (d.write.unwrap_or(Errno::EIO), Removal::of(&d.removed));
         let path = Clean(path);
         return Exit::new(
             exit::FAIL,

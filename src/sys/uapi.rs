@@ -311,6 +311,9 @@ check_struct!(Utsname, size 390, align 1,
 /// riscv64 has no such flag and no such field (see `KernelSigaction`).
 #[cfg(not(target_arch = "riscv64"))]
 pub const SA_RESTORER: u64 = 0x0400_0000;
+/// sa_flags: the action becomes the default again once the handler is
+/// entered (the same value on every arch built here).
+pub const SA_RESETHAND: u64 = 0x8000_0000;
 /// rt_sigaction's sigsetsize: the kernel's sigset_t, 64 signals.
 pub const SIGSET_BYTES: usize = 8;
 
