@@ -154,7 +154,7 @@ pub struct Parsed<'a> {
     profile: ProfileId,
     cfg: RunConfig<'a>,
     /// `--smoke` or `--trace`.
-    shape: Option<Mode>,
+    mode: Option<Mode>,
     compare: compare::Args<'a>,
     draft: compare::Draft<'a>,
     /// After compare's `--`: every argument is a FILE.
@@ -252,7 +252,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
     let mut p = Parsed {
         profile: ProfileId::S0,
         cfg: RunConfig::default(),
-        shape: None,
+        mode: None,
         compare: compare::Args::default(),
         draft: compare::Draft::default(),
         files_only: false,
@@ -316,12 +316,11 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             Value::Number { .. } | Value::Text { .. }
         );
         let choice = matches!(OPTIONS[idx].value, Value::Choice { .. });
-        let value = match (takes_value, inline) {
-            (false, Some(v)) if choice => Some(v),
-            (false, Some(_)) => return Err(err(Why::UnexpectedValue)),
-            (false, None) => None,
-            (true, Some(v)) => Some(v),
-            (true, None) => Some(args.next().ok_or(err(Why::MissingValue))?),
+        let value = match inline {
+            Some(v) if takes_value || choice => Some(v),
+            Some(_) => return Err(err(Why::UnexpectedValue)),
+            None if takes_value => Some(args.next().ok_or(err(Why::MissingValue))?),
+            None => None,
         };
         let separate = if inline.is_none() { value } else { None };
         typed[idx] = Some((arg, separate));
@@ -334,8 +333,8 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         let verr = |why| error(command, arg, separate, why);
         match OPTIONS[idx].value {
             Value::Flag(set) => set(&mut p),
-            Value::Shape(_) if p.shape.is_some() => return Err(err(Why::Conflict)),
-            Value::Shape(mode) => p.shape = Some(mode),
+            Value::Mode(_) if p.mode.is_some() => return Err(err(Why::Conflict)),
+            Value::Mode(mode) => p.mode = Some(mode),
             Value::Number { lo, hi, set, .. } => {
                 set(&mut p, number(value.unwrap_or(b""), lo, hi).map_err(verr)?)
             }
@@ -367,7 +366,7 @@ fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> U
 }
 
 /// The run a `run`, `describe` or `selftest` command line describes:
-/// --smoke/--trace set the shape unless rounds, cycles or warm-ups are
+/// --smoke/--trace set the mode and its rounds, cycles and warm-ups unless rounds, cycles or warm-ups are
 /// given; v0 counts its slots in groups; an option must apply to the
 /// profile.
 fn run_config<'a>(
@@ -382,7 +381,7 @@ fn run_config<'a>(
         i.and_then(|i| typed[i])
     };
     let cfg = &mut p.cfg;
-    if let Some(mode) = p.shape {
+    if let Some(mode) = p.mode {
         cfg.mode = mode;
         let cycles = if mode == Mode::Smoke {
             SMOKE_CYCLES

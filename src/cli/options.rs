@@ -34,8 +34,8 @@ pub enum For {
 #[derive(Clone, Copy)]
 pub enum Value {
     Flag(fn(&mut Parsed)),
-    /// `--smoke` or `--trace`: the run's shape (one of them at most).
-    Shape(Mode),
+    /// `--smoke` or `--trace`: the run's mode (one of them at most).
+    Mode(Mode),
     /// A decimal number in `lo..=hi`, named `meta` in the help.
     Number {
         meta: &'static str,
@@ -197,9 +197,9 @@ use Shown::{Num, Word};
 pub const OPTIONS: [Opt; 29] = [
     opt("--profile", text("P", profile), POINTS, Any,
         "workload, see above", Word("s0")),
-    opt("--smoke", Value::Shape(Mode::Smoke), POINTS, Any,
+    opt("--smoke", Value::Mode(Mode::Smoke), POINTS, Any,
         "2 cycles, 1 round, no warm-up (explicit options still win)", Shown::None),
-    opt("--trace", Value::Shape(Mode::Trace), RUNS, Any,
+    opt("--trace", Value::Mode(Mode::Trace), RUNS, Any,
         "16 cycles, 1 round, no warm-up: a window with ftrace markers", Shown::None),
     opt("--cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.cpu = Some(v)), ALL, Any,
         "CPU to pin to", Num(DEFAULT_CPU, ", else the highest allowed")),
@@ -336,14 +336,16 @@ fn option(w: &mut dyn Write, o: &Opt) {
     let mut left = Line::new();
     let mut text = Line::new();
     let _ = match o.value {
-        Value::Flag(_) | Value::Shape(_) => write!(left, "{}", o.name),
+        Value::Flag(_) | Value::Mode(_) => write!(left, "{}", o.name),
         Value::Number { meta, .. } | Value::Text { meta, .. } => write!(left, "{} {meta}", o.name),
         Value::Choice { meta, .. } => write!(left, "{}[={meta}]", o.name),
     };
     let (before, after) = o.help.split_once("{}").unwrap_or((o.help, ""));
     let _ = text.write_str(before);
-    if let (Value::Number { lo, hi, .. }, true) = (o.value, o.help.contains("{}")) {
-        let _ = write!(text, "{lo}..={hi}");
+    if let Value::Number { lo, hi, .. } = o.value {
+        if o.help.contains("{}") {
+            let _ = write!(text, "{lo}..={hi}");
+        }
     }
     let _ = text.write_str(after);
     let mut default = Line::new();
@@ -356,9 +358,10 @@ fn option(w: &mut dyn Write, o: &Opt) {
     // on a line of its own. (Every option's help fits one line.)
     let (len, dlen) = (text.as_bytes().len(), default.as_bytes().len());
     // A name and value as wide as the column: the help on the next line.
-    let _ = match left.as_bytes().len() >= INDENT - 2 {
-        true => write!(w, "  {}\n{:INDENT$}{text}", left.as_str(), ""),
-        false => write!(w, "  {:<1$}{text}", left.as_str(), INDENT - 2),
+    let _ = if left.as_bytes().len() >= INDENT - 2 {
+        write!(w, "  {}\n{:INDENT$}{text}", left.as_str(), "")
+    } else {
+        write!(w, "  {:<1$}{text}", left.as_str(), INDENT - 2)
     };
     let _ = if dlen == 0 {
         writeln!(w)

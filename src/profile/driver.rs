@@ -28,7 +28,7 @@ pub const MAX_SERIES: usize = 4;
 
 /// One share of a round: `cycles` cycles of one series.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub struct Share {
     pub timed_ns: u64,
     pub cycles: u32,
     pub pairs: u64,
@@ -52,10 +52,10 @@ pub fn run_share(
     cycles: u32,
     seq: &mut u32,
     mut hist: Option<&mut Histogram>,
-) -> Tally {
-    let mut t = Tally {
+) -> Share {
+    let mut t = Share {
         passed: true,
-        ..Tally::default()
+        ..Share::default()
     };
     work.select(series);
     for _ in 0..cycles {
@@ -107,7 +107,7 @@ impl Rows {
         }
     }
 
-    fn add(&mut self, t: &Tally) {
+    fn add(&mut self, t: &Share) {
         self.ns_per_pair[self.rounds] = t.timed_ns as f64 / t.pairs as f64;
         self.rounds += 1;
         self.total_ns += t.timed_ns;

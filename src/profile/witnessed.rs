@@ -1,6 +1,6 @@
 //! A run's witness (`--witness`): opened before the workload's set-up,
 //! tracing during the rounds, and after the checks line its lines and its
-//! verdict (`Witness`). What the kernel must have seen is derived from the
+//! verdict (`RunWitness`). What the kernel must have seen is derived from the
 //! run's own counts (the ledger's submitted requests and checked CQEs of
 //! the traced rounds), never from constants: warm-ups, rounds and slots
 //! all count.
@@ -38,7 +38,7 @@ use crate::fmt::{self, Bytes, Line};
 use crate::sys;
 use crate::sys::out::Out;
 use crate::tsv::{self, TsvFile};
-use crate::witness::{self, Expect, Instance};
+use crate::witness::{self, Instance, Wanted};
 
 /// The function 079afb081c42 added to every futex request's prep.
 pub const INFLIGHT: &str = "io_req_track_inflight";
@@ -71,8 +71,8 @@ pub fn bound(profile: &Profile, shape: &Shape, cycles: u64) -> (u64, u64) {
 
 /// What the kernel must have seen of the rounds of `profile` (with
 /// `shape`) that `l` counts.
-pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Expect {
-    let mut e = Expect::default();
+pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Wanted {
+    let mut e = Wanted::default();
     let sub = |k: Kind| l.submitted[k as usize];
     for k in Kind::ALL {
         if let Some(op) = opcode(k) {
@@ -135,12 +135,12 @@ pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Expect {
 
 /// What the witness of a run of `id` with `cfg` asks of the kernel: the
 /// most it records in every cycle of every series, warm-ups included.
-fn plan(id: ProfileId, cfg: &RunConfig, cpu: u32) -> witness::Plan<'static> {
+fn watch(id: ProfileId, cfg: &RunConfig, cpu: u32) -> witness::Watch<'static> {
     let profile = id.profile();
     let series = profile.series.len() as u64;
     let cycles = (cfg.warmups + cfg.rounds) as u64 * cfg.cycles as u64 * series;
     let (events, function_hits) = bound(profile, &id.shape(cfg), cycles);
-    witness::Plan {
+    witness::Watch {
         pid: sys::getpid(),
         cpu,
         events,
@@ -153,7 +153,7 @@ fn plan(id: ProfileId, cfg: &RunConfig, cpu: u32) -> witness::Plan<'static> {
 /// a live trace instance and what the run's workload must make the kernel
 /// record (one per run, by value: no heap).
 #[allow(clippy::large_enum_variant)]
-pub enum Witness {
+pub enum RunWitness {
     Off,
     Unavailable(Line),
     On {
@@ -163,22 +163,24 @@ pub enum Witness {
     },
 }
 
-impl Witness {
+impl RunWitness {
     /// `--witness`: the run's trace instance, armed, tracing off, its
     /// buffer sized for every cycle of every series. A run that cannot be
     /// witnessed is a skip naming why (`--witness=optional`: it runs,
     /// unwitnessed, and says so).
-    pub fn open(id: ProfileId, cfg: &RunConfig, cpu: u32) -> Result<Witness, Exit> {
+    pub fn open(id: ProfileId, cfg: &RunConfig, cpu: u32) -> Result<RunWitness, Exit> {
         if cfg.witness == config::Witness::Off {
-            return Ok(Witness::Off);
+            return Ok(RunWitness::Off);
         }
-        match Instance::create(&plan(id, cfg, cpu)) {
-            Ok(instance) => Ok(Witness::On {
+        match Instance::create(&watch(id, cfg, cpu)) {
+            Ok(instance) => Ok(RunWitness::On {
                 instance,
                 profile: id.profile(),
                 shape: id.shape(cfg),
             }),
-            Err(why) if cfg.witness == config::Witness::Optional => Ok(Witness::Unavailable(why)),
+            Err(why) if cfg.witness == config::Witness::Optional => {
+                Ok(RunWitness::Unavailable(why))
+            }
             Err(why) => Err(Exit::new(
                 exit::SKIP,
                 format_args!("--witness: this run cannot be witnessed: {why}"),
@@ -189,22 +191,22 @@ impl Witness {
     /// The banner's `witness=` words (None: not asked for).
     pub fn banner(&self) -> Option<(&'static str, &'static str)> {
         match self {
-            Witness::Off => None,
-            Witness::Unavailable(_) => Some(("unavailable", "none")),
-            Witness::On { instance, .. } => Some(("on", instance.sources())),
+            RunWitness::Off => None,
+            RunWitness::Unavailable(_) => Some(("unavailable", "none")),
+            RunWitness::On { instance, .. } => Some(("on", instance.sources())),
         }
     }
 
     /// Tracing on, just before the first round (outside every timed span).
     pub fn start(&mut self) {
-        if let Witness::On { instance, .. } = self {
+        if let RunWitness::On { instance, .. } = self {
             let _ = instance.start();
         }
     }
 
     /// Tracing off, just after the last round.
     pub fn stop(&mut self) {
-        if let Witness::On { instance, .. } = self {
+        if let RunWitness::On { instance, .. } = self {
             let _ = instance.stop();
         }
     }
@@ -226,12 +228,12 @@ impl Witness {
         };
         let [expected, unparsed, events, functions, removal] = &mut a.lines;
         let (i, profile, shape) = match self {
-            Witness::Off => return a,
-            Witness::Unavailable(why) => {
+            RunWitness::Off => return a,
+            RunWitness::Unavailable(why) => {
                 let _ = write!(events, "unavailable: {why}");
                 return a;
             }
-            Witness::On {
+            RunWitness::On {
                 instance,
                 profile,
                 shape,
@@ -301,7 +303,7 @@ type Text = fmt::Text<1024>;
 /// trace line not understood (if any). Err: why it fails the run.
 fn judge(
     i: &Instance,
-    e: &Expect,
+    e: &Wanted,
     [events, functions]: [&mut Text; 2],
     [expected, unparsed]: [&mut Text; 2],
 ) -> Result<(), &'static str> {
@@ -340,7 +342,7 @@ mod tests {
 
     /// What the kernel must have seen of profile `name`'s rounds that `l`
     /// counts, with the default options.
-    fn expect_of(name: &str, l: &Ledger) -> Expect {
+    fn expect_of(name: &str, l: &Ledger) -> Wanted {
         let id = ProfileId::parse(name.as_bytes()).unwrap();
         expect(id.profile(), &id.shape(&RunConfig::default()), l)
     }
@@ -419,7 +421,7 @@ mod tests {
     /// not (refused, naming the size: "shorten it").
     #[test]
     fn trace_and_smoke_fit_the_buffer_and_a_point_does_not() {
-        let plan_of = |id: ProfileId, mode, rounds, cycles, warmups| {
+        let watch_of = |id: ProfileId, mode, rounds, cycles, warmups| {
             let cfg = RunConfig {
                 mode,
                 rounds,
@@ -428,11 +430,11 @@ mod tests {
                 slots: id.default_slots(),
                 ..RunConfig::default()
             };
-            plan(id, &cfg, 0)
+            watch(id, &cfg, 0)
         };
         for id in ProfileId::ALL {
-            let trace = plan_of(id, Mode::Trace, 1, TRACE_CYCLES, 0).buffer_kb();
-            let smoke = plan_of(id, Mode::Smoke, SMOKE_ROUNDS, SMOKE_CYCLES, 0).buffer_kb();
+            let trace = watch_of(id, Mode::Trace, 1, TRACE_CYCLES, 0).buffer_kb();
+            let smoke = watch_of(id, Mode::Smoke, SMOKE_ROUNDS, SMOKE_CYCLES, 0).buffer_kb();
             assert!(
                 trace <= MAX_BUFFER_KB && smoke < trace,
                 "{id:?}: {trace} {smoke}"
@@ -440,11 +442,11 @@ mod tests {
         }
         // pollwake --trace: 4 modes x 16 bursts of 32 messages, each with a
         // source and a target CQE: at most 8,192 events, 12,288 hits.
-        let pw = plan_of(ProfileId::POLLWAKE, Mode::Trace, 1, TRACE_CYCLES, 0);
+        let pw = watch_of(ProfileId::POLLWAKE, Mode::Trace, 1, TRACE_CYCLES, 0);
         assert_eq!((pw.events, pw.function_hits), (8192, 12288));
         // s0's point: 18 rounds x 512 cycles x 64 requests, a submission
         // and a completion each: 1,179,648 events, about 110 MiB.
-        let s0 = plan_of(ProfileId::S0, Mode::Point, 15, 512, 3);
+        let s0 = watch_of(ProfileId::S0, Mode::Point, 15, 512, 3);
         assert_eq!(s0.events, 1_179_648);
         assert!(s0.buffer_kb() > MAX_BUFFER_KB);
     }

@@ -67,7 +67,7 @@ pub static POLLWAKE: Profile = Profile {
     default_slots: DEFAULT_SLOTS,
     futex_scope: false,
     shape: |cfg| shape(cfg.burst),
-    series: &Mode::SERIES,
+    series: &Poller::SERIES,
     functions: &["io_msg_ring_prep", "io_msg_ring"],
     start: |s, ring, ledger, then| {
         let mut pw = Pollwake::new(s, ring, ledger)?;
@@ -117,15 +117,15 @@ pub fn zero_values(bursts: u64) -> u64 {
 
 /// The modes, in the order each round runs them (the workload's series).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub enum Poller {
     None = 0,
     Idle = 1,
     Waiter = 2,
     NoneAa = 3,
 }
 
-impl Mode {
-    pub const ALL: [Mode; 4] = [Mode::None, Mode::Idle, Mode::Waiter, Mode::NoneAa];
+impl Poller {
+    pub const ALL: [Poller; 4] = [Poller::None, Poller::Idle, Poller::Waiter, Poller::NoneAa];
     /// The rows' first column, in `ALL` order.
     pub const SERIES: [&'static str; 4] = [
         "pollwake_none",
@@ -237,7 +237,7 @@ fn set_values(plan: &mut Plan, seq: u32, n: u32) {
 pub struct Pollwake {
     plan: Plan,
     /// The mode the next bursts run in.
-    mode: Mode,
+    mode: Poller,
     p: Parts,
 }
 
@@ -297,7 +297,7 @@ impl Pollwake {
         let targets = [new_ring(&o)?, new_ring(&o)?, new_ring(&o)?];
         let waiter_ring = new_ring(&o)?;
         for (ep, fd) in [
-            (&ep_idle, targets[slot(Mode::Idle)].fd()),
+            (&ep_idle, targets[slot(Poller::Idle)].fd()),
             (&ep_waiter, waiter_ring.fd()),
         ] {
             epoll::epoll_ctl(ep.raw(), EPOLL_CTL_ADD, fd, EPOLLIN, TOKEN)
@@ -313,7 +313,7 @@ impl Pollwake {
         let handoff = Handoff::new(waiter_ring, brief).map_err(failed("mmap"))?;
         let mut pw = Pollwake {
             plan: plan(0, o.burst, 0),
-            mode: Mode::None,
+            mode: Poller::None,
             p: Parts {
                 o,
                 targets,
@@ -340,11 +340,18 @@ impl Pollwake {
     }
 
     /// Runs burst `seq` in mode `m`.
-    fn burst(&mut self, m: Mode, src: &mut Ring, seq: u32, clock: &Clock, l: &mut Ledger) -> Timed {
+    fn burst(
+        &mut self,
+        m: Poller,
+        src: &mut Ring,
+        seq: u32,
+        clock: &Clock,
+        l: &mut Ledger,
+    ) -> Timed {
         let p = &mut self.p;
         let n = p.o.burst;
         let before = l.failures();
-        if m == Mode::Waiter {
+        if m == Poller::Waiter {
             p.wait_parked(seq, l);
         }
         set_values(&mut self.plan, seq, n);
@@ -366,13 +373,13 @@ impl Pollwake {
             }
         }
         let t1 = span::end(clock, 0);
-        if ok && m == Mode::Idle {
+        if ok && m == Poller::Idle {
             p.idle_check(seq, l);
         }
         let t2 = span::start(clock);
         if ok {
             match m {
-                Mode::Waiter => p.take_handed(&mut check, clock, l, seq),
+                Poller::Waiter => p.take_handed(&mut check, clock, l, seq),
                 _ => collect(&mut p.targets[slot(m)], &mut check, l, n, seq),
             }
         }
@@ -385,19 +392,19 @@ impl Pollwake {
 }
 
 /// Where mode `m`'s target is in `Parts::targets` (not for `waiter`).
-fn slot(m: Mode) -> usize {
+fn slot(m: Poller) -> usize {
     match m {
-        Mode::None => 0,
-        Mode::Idle => 1,
+        Poller::None => 0,
+        Poller::Idle => 1,
         _ => 2,
     }
 }
 
 impl Parts {
     /// Mode `m`'s target ring (the waiter's is shared with the waiter).
-    fn target(&self, m: Mode) -> &Ring {
+    fn target(&self, m: Poller) -> &Ring {
         match m {
-            Mode::Waiter => self.handoff.ring(),
+            Poller::Waiter => self.handoff.ring(),
             _ => &self.targets[slot(m)],
         }
     }
@@ -613,7 +620,7 @@ impl Workload for Pollwake {
     }
 
     fn select(&mut self, series: usize) {
-        self.mode = Mode::ALL[series];
+        self.mode = Poller::ALL[series];
     }
 
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
