@@ -10,12 +10,13 @@
 //! the formal program does: z0 stores 0, e0 stores 1) and the first SQE is
 //! written, to after the last CQE is checked.
 
-use super::collect::{collect, pushed, submitted};
+use super::collect::Batch;
+use super::cycle::Cycle;
 use super::futex::Futex;
 use super::shape::RES_AGAIN;
-use super::{span, wait_wake, Names, Profile, SetUp, Shape, Then, Timed, Workload};
+use super::{wait_wake, Names, Profile, SetUp, Shape, Then, Timed, Workload};
 use super::{FUTEX_WAIT, FUTEX_WAKE, NOP, ONE_TABLE};
-use crate::check::{tag, CycleCheck, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger};
 use crate::config::DEFAULT_SLOTS;
 use crate::exit::Exit;
 use crate::ops;
@@ -78,7 +79,7 @@ pub static N0: Profile = Profile {
 const MISMATCH_WORD: u32 = 1;
 const MISMATCH_EXPECTED: u32 = 0;
 
-pub struct Batch {
+pub struct OneBatch {
     /// Wake (z0), Wait (e0) or Nop (n0).
     kind: Kind,
     f: Futex,
@@ -89,14 +90,14 @@ pub struct Batch {
 fn start(s: &SetUp, ring: &mut Ring, ledger: &mut Ledger, then: Then) -> Result<Exit, Exit> {
     let expected = |k: &Kind| s.shape.expect[*k as usize].count > 0;
     let kind = Kind::ALL.into_iter().find(expected).unwrap_or(Kind::Nop);
-    let mut batch = Batch {
+    let mut batch = OneBatch {
         kind,
         f: Futex::set_up(s)?,
     };
     then(&mut batch, ring, ledger)
 }
 
-impl Workload for Batch {
+impl Workload for OneBatch {
     fn pairs_per_cycle(&self) -> u64 {
         self.f.slots as u64
     }
@@ -106,15 +107,13 @@ impl Workload for Batch {
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let (f, k) = (&self.f, self.kind);
         let n = f.slots;
-        let before = ledger.failures();
-        let mut check = CycleCheck::new(seq, &f.plan);
-        let t0 = span::start(clock);
+        let mut c = Cycle::start(seq, &f.plan, clock);
         match k {
             Kind::Wake => f.set_words(n, 0),
             Kind::Wait => f.set_words(n, MISMATCH_WORD),
             _ => {}
         }
-        let sqes = ring.push_batch(n, |i| {
+        let requests = Batch::new(k, n, |i| {
             let t = tag(seq, k, i);
             match k {
                 Kind::Wake => ops::futex_wake(f.word(i), 1, f.flags, t),
@@ -122,11 +121,8 @@ impl Workload for Batch {
                 _ => ops::nop(t),
             }
         });
-        if pushed(sqes, ledger, seq) && submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
-            collect(ring, &mut check, ledger, n, seq);
-        }
-        let t1 = span::end(clock, f.inject_ns);
-        let clean = check.finish(ledger, before);
-        (t1.wrapping_sub(t0), clean)
+        c.one_batch(ring, ledger, requests);
+        let ns = c.stop(clock, f.inject_ns);
+        (ns, c.finish(ledger))
     }
 }

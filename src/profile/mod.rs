@@ -6,7 +6,9 @@
 //!   `wait_cancel.rs` c0, `waitv_wake.rs` v0, `batch.rs` z0 e0 n0,
 //!   `lifecycle.rs` l0, `pollwake/` the poll-wakeup workload. A new one is
 //!   a new file, its `mod` line and its line in `ProfileId::ALL`.
-//! - `shape.rs`: the form of what a cycle submits and must get back.
+//! - `shape.rs`: the form of what a cycle submits and must get back;
+//!   `cycle.rs`: the frame of a cycle made of one or two batches (every
+//!   futex workload's and n0's), `collect.rs` what it does with each.
 //! - `driver.rs`: warm-ups and rounds of cycles, the rows, the ledger.
 //! - `run.rs`: a run from CPU choice to verdict; `witnessed.rs`: its
 //!   witness; `contract.rs`: `describe`.
@@ -14,6 +16,7 @@
 mod batch;
 mod collect;
 pub mod contract;
+mod cycle;
 mod driver;
 mod futex;
 mod inject;

@@ -6,10 +6,11 @@ use super::shape::tests::shape_of;
 use super::shape::RES_CANCEL_FOUND;
 use super::waitv_wake::WAITV_WAKE_INDEX;
 use super::*;
-use crate::check::{tag, CycleCheck, Fail, Kind, Ledger, Plan};
+use crate::check::{tag, CycleCheck, Fail, Kind, Ledger, Plan, Returned, KINDS};
 use crate::config::{CQ_ENTRIES, RING_ENTRIES};
 use crate::ops;
-use crate::sys::uapi::IoUringCqe;
+use crate::sys::uapi::{IoUringCqe, IORING_SETUP_R_DISABLED};
+use crate::sys::Errno;
 use crate::testing::skip;
 
 /// Every workload but pollwake (its bursts are tested in pollwake/tests.rs).
@@ -276,4 +277,75 @@ fn a_cq_overflow_flushed_mid_round_is_counted_once() {
     assert!(!ring.overflow_pending(), "flushed");
     // The round's end finds nothing new: counted once, not lost, not twice.
     assert_eq!(ring.state().cq_overflow, 0);
+}
+
+/// A ring whose every io_uring_enter fails in the kernel: set up disabled
+/// (IORING_SETUP_R_DISABLED) and never enabled, each enter is EBADFD, and
+/// what a cycle pushed stays in the SQ.
+fn refusing_ring() -> Option<Ring> {
+    match Ring::new(RING_ENTRIES, CQ_ENTRIES, IORING_SETUP_R_DISABLED) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            skip(&format!("io_uring unavailable here: {e:?}"));
+            None
+        }
+    }
+}
+
+/// io_uring_enter on a ring not yet enabled.
+const EBADFD: Errno = Errno(77);
+
+/// Every workload whose cycle is batches (cycle.rs), its first batch
+/// refused by the kernel: the cycle is unclean, its failure names the
+/// enter and the errno, and no batch is pushed after the failed one (the
+/// SQ holds that batch alone: nothing else is left unsubmitted). Nothing
+/// is counted as submitted or received; every expected CQE is missing.
+#[test]
+fn a_failed_first_batch_ends_the_cycle_with_nothing_pushed_after_it() {
+    for short in ["s0", "c0", "v0", "z0", "e0", "n0"] {
+        let id = id(short);
+        let Some(mut ring) = refusing_ring() else {
+            return;
+        };
+        let cfg = RunConfig {
+            slots: id.default_slots(),
+            ..RunConfig::default()
+        };
+        let allowed = crate::cpu::only(0);
+        let s = SetUp {
+            cfg: &cfg,
+            shape: id.shape(&cfg),
+            cpu: Choice::Requested(0),
+            allowed: &allowed,
+        };
+        let mut l = Ledger::default();
+        let mut seen = None;
+        let started = (id.profile().start)(&s, &mut ring, &mut l, &mut |w, ring, l| {
+            let (_, clean) = w.cycle(ring, &Clock::syscall(), l, 7);
+            seen = Some((clean, ring.state()));
+            Ok(Exit::pass())
+        });
+        assert!(started.is_ok(), "{id:?}");
+        let (clean, state) = seen.unwrap();
+        assert!(!clean, "{id:?}");
+        let first = s.shape.slots;
+        assert_eq!(
+            state.outstanding, first,
+            "{id:?}: pushed after the failed batch"
+        );
+        assert_eq!(l.count(Fail::SubmitError), 1, "{id:?}");
+        // Every CQE the cycle expected is missing, and nothing else counted.
+        let expected: u32 = s.shape.expect.iter().map(|e| e.count).sum();
+        assert_eq!(l.count(Fail::Missing), expected as u64, "{id:?}");
+        assert_eq!(l.failures(), 1 + expected as u64, "{id:?}: {l:?}");
+        let f = l.first.unwrap();
+        let call = f.call.unwrap();
+        assert_eq!(
+            (f.what, f.seq, call.name, call.ret),
+            ("submit_error", 7, "io_uring_enter", Returned::Errno(EBADFD)),
+            "{id:?}"
+        );
+        assert_eq!((l.submitted, l.cqes), ([0; KINDS], 0), "{id:?}");
+    }
+    assert_eq!(EBADFD.name(), "EBADFD");
 }

@@ -9,13 +9,14 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked, as in s0.
 
-use super::collect::{collect, pushed, submitted};
+use super::collect::Batch;
+use super::cycle::Cycle;
 use super::futex::Futex;
 use super::shape::{RES_CANCELED, RES_CANCEL_FOUND};
 use super::witnessed::INFLIGHT;
-use super::{span, Names, Profile, Shape, Timed, Workload};
+use super::{Names, Profile, Shape, Timed, Workload};
 use super::{ASYNC_CANCEL, FUTEX_WAIT, ONE_TABLE};
-use crate::check::{tag, CycleCheck, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger};
 use crate::config::DEFAULT_SLOTS;
 use crate::ops;
 use crate::ring::Ring;
@@ -64,25 +65,18 @@ impl Workload for WaitCancel {
         let f = &self.0;
         let n = f.slots;
         f.set_words(n, 0);
-        let before = ledger.failures();
-        let mut check = CycleCheck::new(seq, &f.plan);
-        let t0 = span::start(clock);
-        let waits = ring.push_batch(n, |i| {
-            ops::futex_wait(f.word(i), 0, f.flags, tag(seq, Kind::Wait, i))
-        });
-        let mut ok =
-            pushed(waits, ledger, seq) && submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
-        let cancels = ring.push_batch(n, |i| {
-            ops::cancel(tag(seq, Kind::Wait, i), tag(seq, Kind::Cancel, i))
-        });
-        ok = ok
-            && pushed(cancels, ledger, seq)
-            && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Cancel, ledger, seq);
-        if ok {
-            collect(ring, &mut check, ledger, 2 * n, seq);
-        }
-        let t1 = span::end(clock, f.inject_ns);
-        let clean = check.finish(ledger, before);
-        (t1.wrapping_sub(t0), clean)
+        let mut c = Cycle::start(seq, &f.plan, clock);
+        c.two_batches(
+            ring,
+            ledger,
+            Batch::new(Kind::Wait, n, |i| {
+                ops::futex_wait(f.word(i), 0, f.flags, tag(seq, Kind::Wait, i))
+            }),
+            Batch::new(Kind::Cancel, n, |i| {
+                ops::cancel(tag(seq, Kind::Wait, i), tag(seq, Kind::Cancel, i))
+            }),
+        );
+        let ns = c.stop(clock, f.inject_ns);
+        (ns, c.finish(ledger))
     }
 }

@@ -14,11 +14,12 @@
 //!
 //! Two syscalls per cycle, both io_uring_enter: the clock is the vDSO's.
 
-use super::collect::{collect, pushed, submitted};
+use super::collect::Batch;
+use super::cycle::Cycle;
 use super::futex::{Futex, CELL_BYTES};
 use super::witnessed::INFLIGHT;
-use super::{span, Names, Profile, Shape, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
-use crate::check::{tag, CycleCheck, Kind, Ledger};
+use super::{Names, Profile, Shape, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
+use crate::check::{tag, Kind, Ledger};
 use crate::config::DEFAULT_SLOTS;
 use crate::ops;
 use crate::ring::Ring;
@@ -75,26 +76,18 @@ impl Workload for WaitWake {
         // Locals, so stores into the SQ ring do not force reloads of self.
         let (words, flags) = (f.word(0) as usize, f.flags);
         let word = |i: u32| (words + i as usize * CELL_BYTES) as *const u32;
-        let mut check = CycleCheck::new(seq, &f.plan);
-        let t0 = span::start(clock);
-        let waits = ring.push_batch(n, |i| {
-            ops::futex_wait(word(i), 0, flags, tag(seq, Kind::Wait, i))
-        });
-        let mut ok =
-            pushed(waits, ledger, seq) && submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
-        if ok {
-            let wakes = ring.push_batch(n, |i| {
+        let mut c = Cycle::start(seq, &f.plan, clock);
+        c.two_batches(
+            ring,
+            ledger,
+            Batch::new(Kind::Wait, n, |i| {
+                ops::futex_wait(word(i), 0, flags, tag(seq, Kind::Wait, i))
+            }),
+            Batch::new(Kind::Wake, n, |i| {
                 ops::futex_wake(word(i), 1, flags, tag(seq, Kind::Wake, i))
-            });
-            ok = pushed(wakes, ledger, seq)
-                && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Wake, ledger, seq);
-        }
-        if ok {
-            collect(ring, &mut check, ledger, 2 * n, seq);
-        }
-        let t1 = span::end(clock, f.inject_ns);
-        // Every failure outside the check is a failed submission (`ok`).
-        let clean = check.finish_own(ledger) && ok;
-        (t1.wrapping_sub(t0), clean)
+            }),
+        );
+        let ns = c.stop(clock, f.inject_ns);
+        (ns, c.finish(ledger))
     }
 }

@@ -11,12 +11,13 @@
 //! WAKE/WAITV CQE is checked. The check wakes are not timed: they prove
 //! correctness and are not part of the WAITV->WAKE path being measured.
 
-use super::collect::{collect, pushed, submitted};
+use super::collect::Batch;
+use super::cycle::Cycle;
 use super::futex::{mapping_failed, Futex, MAX_CELLS};
 use super::witnessed::INFLIGHT;
-use super::{span, Names, Profile, Shape, Timed, Workload};
+use super::{Names, Profile, Shape, Timed, Workload};
 use super::{FUTEX_WAITV, FUTEX_WAKE, ONE_TABLE};
-use crate::check::{tag, CycleCheck, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger};
 use crate::config::WAITV_GROUPS;
 use crate::ops;
 use crate::ring::Ring;
@@ -123,39 +124,30 @@ impl Workload for WaitvWake {
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let g = self.groups;
         self.f.set_words(g * WAITV_WIDTH, 0);
-        let before = ledger.failures();
-        let mut check = CycleCheck::new(seq, &self.f.plan);
-        let t0 = span::start(clock);
         let flags = self.f.flags;
-        let waitvs = ring.push_batch(g, |i| {
-            ops::futex_waitv(self.vec(i), WAITV_WIDTH, tag(seq, Kind::Waitv, i))
-        });
-        let mut ok =
-            pushed(waitvs, ledger, seq) && submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
-        let wakes = ring.push_batch(g, |i| {
-            let w = self.word(i, WAITV_WAKE_INDEX);
-            ops::futex_wake(w, 1, flags, tag(seq, Kind::Wake, i))
-        });
-        ok = ok
-            && pushed(wakes, ledger, seq)
-            && submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
-        if ok {
-            collect(ring, &mut check, ledger, 2 * g, seq);
-        }
-        let t1 = span::end(clock, self.f.inject_ns);
-        if ok {
-            // Nobody may be left waiting on any word of a completed WAITV.
-            let checks = ring.push_batch(g, |i| {
+        let mut c = Cycle::start(seq, &self.f.plan, clock);
+        c.two_batches(
+            ring,
+            ledger,
+            Batch::new(Kind::Waitv, g, |i| {
+                ops::futex_waitv(self.vec(i), WAITV_WIDTH, tag(seq, Kind::Waitv, i))
+            }),
+            Batch::new(Kind::Wake, g, |i| {
+                let w = self.word(i, WAITV_WAKE_INDEX);
+                ops::futex_wake(w, 1, flags, tag(seq, Kind::Wake, i))
+            }),
+        );
+        let ns = c.stop(clock, self.f.inject_ns);
+        // Untimed: nobody may be left waiting on any word of a completed
+        // WAITV (skipped when a timed batch failed).
+        c.one_batch(
+            ring,
+            ledger,
+            Batch::new(Kind::Check, g, |i| {
                 let w = self.word(i, WAITV_CHECK_INDEX);
                 ops::futex_wake(w, 1, flags, tag(seq, Kind::Check, i))
-            });
-            if pushed(checks, ledger, seq)
-                && submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq)
-            {
-                collect(ring, &mut check, ledger, g, seq);
-            }
-        }
-        let clean = check.finish(ledger, before);
-        (t1.wrapping_sub(t0), clean)
+            }),
+        );
+        (ns, c.finish(ledger))
     }
 }

@@ -40,7 +40,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
-use super::collect::{account, collect, enter, pushed, submitted};
+use super::collect::{account, collect, enter, one_batch, Batch};
 use super::{setup, span, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
 use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS};
@@ -196,15 +196,11 @@ fn commit_shape(counts: &[u64; 3], n: u32, deferred: bool) -> Option<&'static st
 /// submits them with one enter, then takes their source CQEs into `check`.
 /// False when the submission failed.
 fn send(src: &mut Ring, fd: i32, seq: u32, n: u32, check: &mut CycleCheck, l: &mut Ledger) -> bool {
-    let msgs = src.push_batch(n, |i| {
+    let msgs = Batch::new(Kind::Source, n, |i| {
         let msg = tag(seq, Kind::Target, i);
         ops::msg_ring_data(fd, value(seq, i), msg, tag(seq, Kind::Source, i))
     });
-    if !(pushed(msgs, l, seq) && submitted(src.submit_and_wait(n, n), n, Kind::Source, l, seq)) {
-        return false;
-    }
-    collect(src, check, l, n, seq);
-    true
+    one_batch(src, check, l, seq, msgs)
 }
 
 /// `collect` for the untimed passes (the eventfd pass, the stop): one
@@ -544,10 +540,8 @@ impl Parts {
             counts[1] = take();
             collect_untimed(&mut ring, &mut check, l, n, seq);
         }
-        let nops = ring.push_batch(n, |i| ops::nop(tag(seq, Kind::Nop, i)));
-        if pushed(nops, l, seq) && submitted(ring.submit_and_wait(n, n), n, Kind::Nop, l, seq) {
-            collect_untimed(&mut ring, &mut check, l, n, seq);
-        }
+        let nops = Batch::new(Kind::Nop, n, |i| ops::nop(tag(seq, Kind::Nop, i)));
+        one_batch(&mut ring, &mut check, l, seq, nops);
         counts[2] = take();
         check.finish(l, 0);
         if commit_shape(&counts, n, self.o.flags.deferred()).is_none() {
