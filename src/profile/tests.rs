@@ -349,3 +349,31 @@ fn a_failed_first_batch_ends_the_cycle_with_nothing_pushed_after_it() {
     }
     assert_eq!(EBADFD.name(), "EBADFD");
 }
+
+/// What the cycle frame relies on to judge a cycle by its check alone
+/// (cycle.rs): a wait for late CQEs that fails or expires spoils the
+/// check, even when no CQE is missing (here: a check that expects none).
+#[test]
+fn a_wait_that_fails_or_expires_spoils_the_check() {
+    let nothing = Plan::new(&[crate::check::Expect::default(); KINDS]);
+    let Some(mut refusing) = refusing_ring() else {
+        return;
+    };
+    let Some(mut idle) = live_ring(id("n0")) else {
+        return;
+    };
+    idle.set_wait_timeout_ns(1_000_000);
+    for (ring, fail) in [
+        (&mut refusing, Fail::SubmitError),
+        (&mut idle, Fail::Timeout),
+    ] {
+        let mut l = Ledger::default();
+        let mut check = CycleCheck::new(2, &nothing);
+        collect::wait_rest(ring, &mut check, &mut l, 0, 1, 2);
+        assert_eq!((l.count(fail), l.failures()), (1, 1), "{fail:?}");
+        assert!(
+            !check.finish_own(&mut l),
+            "{fail:?}: the check still passes"
+        );
+    }
+}
