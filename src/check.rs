@@ -214,6 +214,11 @@ impl Ledger {
         self.failures() == 0
     }
 
+    /// Requests of `kind` the kernel accepted.
+    pub fn requests(&self, kind: Kind) -> u64 {
+        self.submitted[kind as usize]
+    }
+
     /// CQEs of `kind` that passed their checks.
     pub fn kind(&self, kind: Kind) -> u64 {
         self.kind_cqes[kind as usize]

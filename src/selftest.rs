@@ -8,7 +8,7 @@ use core::fmt::Write;
 use crate::config::{Mode, RunConfig, SMOKE_CYCLES, SMOKE_ROUNDS};
 use crate::exit::{self, fail};
 use crate::fmt::Line;
-use crate::profile::{self, ProfileId};
+use crate::profile::{self, ProfileId, Takes};
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
@@ -33,7 +33,7 @@ fn tests() -> impl Iterator<Item = (ProfileId, bool)> {
     let scopes = |id: ProfileId| {
         [(id, false), (id, true)]
             .into_iter()
-            .take(1 + id.has_futex_scope() as usize)
+            .take(1 + id.takes(Takes::Shared) as usize)
     };
     ProfileId::ALL.into_iter().flat_map(scopes)
 }
@@ -104,7 +104,7 @@ mod tests {
             rounds: 9,
             ..RunConfig::default()
         };
-        let s = smoke(&base, ProfileId::V0, true);
+        let s = smoke(&base, ProfileId::parse(b"v0").unwrap(), true);
         assert_eq!(
             (
                 s.mode,

@@ -12,12 +12,12 @@
 
 use super::collect::Batch;
 use super::cycle::Cycle;
-use super::futex::Futex;
+use super::futex::{self, Futex};
 use super::shape::RES_AGAIN;
-use super::{wait_wake, Names, Profile, SetUp, Shape, Then, Timed, Workload};
-use super::{FUTEX_WAIT, FUTEX_WAKE, NOP, ONE_TABLE};
+use super::{wait_wake, Function, Names, Profile, Series, SetUp, Shape, Takes, Then, Timed};
+use super::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
 use crate::check::{tag, Kind, Ledger};
-use crate::config::DEFAULT_SLOTS;
+use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
 use crate::ops;
 use crate::ring::Ring;
@@ -31,11 +31,17 @@ pub static Z0: Profile = Profile {
         formal: "z0_zero_wake",
         help: "32 FUTEX_WAKE nobody waits on (res 0)",
     },
+    per: "WAKE",
     opcodes: &[FUTEX_WAKE],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: true,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wake, cfg.slots, 0),
-    series: ONE_TABLE,
+    series: &[Series::only(
+        "z0_zero_wake",
+        "io_uring FUTEX_WAKE, no waiter",
+    )],
     functions: &wait_wake::FUNCTIONS,
     start,
 };
@@ -48,16 +54,31 @@ pub static E0: Profile = Profile {
         formal: "e0_mismatch",
         help: "32 FUTEX_WAIT on a changed value (res -EAGAIN)",
     },
+    per: "WAIT",
     opcodes: &[FUTEX_WAIT],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: true,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wait, cfg.slots, RES_AGAIN),
-    series: ONE_TABLE,
-    functions: &wait_wake::FUNCTIONS,
+    series: &[Series::only("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN")],
+    functions: &[
+        futex::PREP,
+        futex::WAIT,
+        futex::WAKE,
+        // A WAIT whose word differs ends -EAGAIN in io_futex_wait itself,
+        // without task work: never here.
+        Function {
+            name: "io_futex_complete",
+            hits: |_| 0,
+        },
+        futex::INFLIGHT,
+    ],
     start,
 };
 
-/// n0: NOPs, the ring's own floor; no futex words to scope.
+/// n0: NOPs, the ring's own floor; no request uses its futex words, and
+/// they stay private (its contract has always stated `futex=private`).
 pub static N0: Profile = Profile {
     names: Names {
         short: "n0",
@@ -65,12 +86,25 @@ pub static N0: Profile = Profile {
         formal: "n0_nop",
         help: "32 NOP (res 0)",
     },
+    per: "NOP",
     opcodes: &[NOP],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: false,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
-    series: ONE_TABLE,
-    functions: &["io_nop_prep", "io_nop"],
+    series: &[Series::only("n0_nop", "io_uring NOP")],
+    // NOP's `.prep` and `.issue` (io_uring/nop.c), once per SQE each.
+    functions: &[
+        Function {
+            name: "io_nop_prep",
+            hits: |l| l.requests(Kind::Nop),
+        },
+        Function {
+            name: "io_nop",
+            hits: |l| l.requests(Kind::Nop),
+        },
+    ],
     start,
 };
 

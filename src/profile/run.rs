@@ -177,7 +177,7 @@ fn measure(
 ) -> Result<(), &'static str> {
     let (cfg, facts) = (info.cfg, info.facts);
     w.banner(out, info);
-    if !o.series[0].is_empty() {
+    if info.id.tagged() {
         out.bytes(b"profile\t");
     }
     let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");

@@ -17,7 +17,7 @@ use crate::testing::skip;
 fn futex_workloads() -> impl Iterator<Item = ProfileId> {
     ProfileId::ALL
         .into_iter()
-        .filter(|&p| p != ProfileId::POLLWAKE)
+        .filter(|&p| p != ProfileId::parse(b"pollwake").unwrap())
 }
 
 /// The workload with the short name `short`.
@@ -376,4 +376,57 @@ fn a_wait_that_fails_or_expires_spoils_the_check() {
             "{fail:?}: the check still passes"
         );
     }
+}
+
+/// What every workload's `Profile` must hold for the rest of the tool to
+/// read it without knowing the workload: names no other workload has,
+/// series named by the one rule (its formal name, or several each
+/// `FORMAL_MODE` with its `--mode` word) and printable as `# series:`
+/// words, its slots within the limits, at most the functions the witness
+/// traces, each once.
+#[test]
+fn every_profile_states_its_facts_in_one_form() {
+    let mut names = Vec::new();
+    let word = |w: &str| !w.is_empty() && !w.contains([' ', '"', '\\', '\n']);
+    let quoted = |q: &str| !q.is_empty() && !q.contains(['"', '\\', '\n']);
+    for id in ProfileId::ALL {
+        let p = id.profile();
+        let n = &p.names;
+        names.extend([n.short, n.long]);
+        // pollwake's formal name is its short name.
+        if n.formal != n.short {
+            names.push(n.formal);
+        }
+        assert!(word(n.short) && word(n.formal) && quoted(p.per), "{id:?}");
+        assert!(!p.opcodes.is_empty(), "{id:?}");
+        assert!((1..=driver::MAX_SERIES).contains(&p.series.len()), "{id:?}");
+        for s in p.series {
+            assert!(word(s.name) && quoted(s.about), "{id:?} {}", s.name);
+            match s.mode {
+                None => assert!(p.series.len() == 1 && s.name == n.formal, "{id:?}"),
+                Some(m) => {
+                    assert!(p.series.len() > 1 && word(m), "{id:?}");
+                    assert_eq!(s.name, format!("{}_{m}", n.formal));
+                    names.push(m);
+                }
+            }
+            if s.name != n.formal {
+                names.push(s.name);
+            }
+        }
+        assert!(
+            1 <= p.default_slots && p.default_slots <= p.max_slots,
+            "{id:?}"
+        );
+        assert!(p.max_slots <= crate::config::MAX_SLOTS, "{id:?}");
+        assert!(!p.functions.is_empty(), "{id:?}");
+        assert!(p.functions.len() <= crate::witness::MAX_FUNCTIONS, "{id:?}");
+        for (i, f) in p.functions.iter().enumerate() {
+            assert!(p.functions[..i].iter().all(|g| g.name != f.name), "{id:?}");
+        }
+    }
+    let all = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), all, "a name means one workload, or one mode");
 }

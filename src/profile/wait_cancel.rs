@@ -11,13 +11,12 @@
 
 use super::collect::Batch;
 use super::cycle::Cycle;
-use super::futex::Futex;
+use super::futex::{self, Futex};
 use super::shape::{RES_CANCELED, RES_CANCEL_FOUND};
-use super::witnessed::INFLIGHT;
-use super::{Names, Profile, Shape, Timed, Workload};
-use super::{ASYNC_CANCEL, FUTEX_WAIT, ONE_TABLE};
+use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::{ASYNC_CANCEL, FUTEX_WAIT};
 use crate::check::{tag, Kind, Ledger};
-use crate::config::DEFAULT_SLOTS;
+use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -31,23 +30,26 @@ pub static C0: Profile = Profile {
         formal: "c0_wait_cancel",
         help: "32 FUTEX_WAIT, 32 ASYNC_CANCEL by user_data (-ECANCELED, 1)",
     },
+    per: "WAIT/ASYNC_CANCEL pair",
     opcodes: &[FUTEX_WAIT, ASYNC_CANCEL],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: true,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| {
         let n = cfg.slots;
         Shape::new(n)
             .with(Kind::Wait, n, RES_CANCELED)
             .with(Kind::Cancel, n, RES_CANCEL_FOUND)
     },
-    series: ONE_TABLE,
+    series: &[Series::only("c0_wait_cancel", "io_uring futex WAIT/cancel")],
     functions: &[
-        "io_futex_prep",
-        "io_futex_wait",
-        "io_futex_wake",
-        "io_futex_complete",
-        "io_futex_cancel",
-        INFLIGHT,
+        futex::PREP,
+        futex::WAIT,
+        futex::WAKE,
+        futex::COMPLETE,
+        futex::CANCEL,
+        futex::INFLIGHT,
     ],
     start: |s, ring, ledger, then| then(&mut WaitCancel(Futex::set_up(s)?), ring, ledger),
 };

@@ -16,11 +16,11 @@
 
 use super::collect::Batch;
 use super::cycle::Cycle;
-use super::futex::{Futex, CELL_BYTES};
-use super::witnessed::INFLIGHT;
-use super::{Names, Profile, Shape, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
+use super::futex::{self, Futex, CELL_BYTES};
+use super::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::{FUTEX_WAIT, FUTEX_WAKE};
 use crate::check::{tag, Kind, Ledger};
-use crate::config::DEFAULT_SLOTS;
+use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -33,11 +33,14 @@ pub static S0: Profile = Profile {
         formal: "s0_wait_wake",
         help: "32 FUTEX_WAIT, 32 FUTEX_WAKE (wait res 0, wake res 1)",
     },
+    per: "WAIT/WAKE pair",
     opcodes: &[FUTEX_WAIT, FUTEX_WAKE],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: true,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| shape(cfg.slots),
-    series: ONE_TABLE,
+    series: &[Series::only("s0_wait_wake", "io_uring futex WAIT/WAKE")],
     functions: &FUNCTIONS,
     start: |s, ring, ledger, then| then(&mut WaitWake(Futex::set_up(s)?), ring, ledger),
 };
@@ -50,13 +53,13 @@ pub fn shape(slots: u32) -> Shape {
 }
 
 /// The kernel functions of a WAIT and a WAKE (where each hit comes from:
-/// witnessed.rs); z0 and e0 name the same.
-pub const FUNCTIONS: [&str; 5] = [
-    "io_futex_prep",
-    "io_futex_wait",
-    "io_futex_wake",
-    "io_futex_complete",
-    INFLIGHT,
+/// futex.rs); l0 and z0 name the same.
+pub const FUNCTIONS: [Function; 5] = [
+    futex::PREP,
+    futex::WAIT,
+    futex::WAKE,
+    futex::COMPLETE,
+    futex::INFLIGHT,
 ];
 
 pub struct WaitWake(pub Futex);

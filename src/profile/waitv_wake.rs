@@ -13,12 +13,10 @@
 
 use super::collect::Batch;
 use super::cycle::Cycle;
-use super::futex::{mapping_failed, Futex, MAX_CELLS};
-use super::witnessed::INFLIGHT;
-use super::{Names, Profile, Shape, Timed, Workload};
-use super::{FUTEX_WAITV, FUTEX_WAKE, ONE_TABLE};
+use super::futex::{self, mapping_failed, Futex, MAX_CELLS};
+use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::{FUTEX_WAITV, FUTEX_WAKE};
 use crate::check::{tag, Kind, Ledger};
-use crate::config::WAITV_GROUPS;
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -26,7 +24,7 @@ use crate::sys::memory::Mapping;
 use crate::sys::uapi::FutexWaitv;
 use crate::sys::SysResult;
 
-/// v0: `slots` counts WAITV groups here (at most WAITV_GROUPS, 8x8 words).
+/// v0: `slots` counts WAITV groups here (at most 8, of 8 words each).
 pub static V0: Profile = Profile {
     names: Names {
         short: "v0",
@@ -34,9 +32,12 @@ pub static V0: Profile = Profile {
         formal: "v0_waitv_wake",
         help: "8 WAITV x 8 words, WAKE index 3 (res 3, 1), check WAKE (0)",
     },
+    per: "WAITV/WAKE pair",
     opcodes: &[FUTEX_WAITV, FUTEX_WAKE],
-    default_slots: WAITV_GROUPS,
-    futex_scope: true,
+    default_slots: MAX_GROUPS,
+    max_slots: MAX_GROUPS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| {
         let g = cfg.slots;
         Shape {
@@ -47,14 +48,14 @@ pub static V0: Profile = Profile {
         .with(Kind::Wake, g, 1)
         .with(Kind::Check, g, 0)
     },
-    series: ONE_TABLE,
+    series: &[Series::only("v0_waitv_wake", "io_uring FUTEX_WAITV/WAKE")],
     functions: &[
-        "io_futexv_prep",
-        "io_futexv_wait",
-        "io_futexv_complete",
-        "io_futex_prep",
-        "io_futex_wake",
-        INFLIGHT,
+        futex::WAITV_PREP,
+        futex::WAITV,
+        futex::WAITV_COMPLETE,
+        futex::PREP,
+        futex::WAKE,
+        futex::INFLIGHT,
     ],
     start: |s, ring, ledger, then| {
         let mut v0 = WaitvWake::new(Futex::set_up(s)?).map_err(mapping_failed)?;
@@ -68,8 +69,8 @@ pub const WAITV_WIDTH: u32 = 8;
 pub const WAITV_WAKE_INDEX: u32 = 3;
 /// The word of each group the check WAKE targets after the WAITV ended.
 pub const WAITV_CHECK_INDEX: u32 = 0;
-/// Most groups: every word of MAX_CELLS in one WAITV.
-const MAX_GROUPS: usize = MAX_CELLS / WAITV_WIDTH as usize;
+/// Most groups, and the default: every word of MAX_CELLS in one WAITV.
+const MAX_GROUPS: u32 = MAX_CELLS as u32 / WAITV_WIDTH;
 
 pub struct WaitvWake {
     /// `slots` counts WAITV groups here.
@@ -83,7 +84,7 @@ pub struct WaitvWake {
 impl WaitvWake {
     /// `f.slots` groups (1..=8) of WAITV_WIDTH of `f`'s words.
     pub fn new(f: Futex) -> SysResult<WaitvWake> {
-        let groups = f.slots.min(MAX_GROUPS as u32);
+        let groups = f.slots.min(MAX_GROUPS);
         let vecs = Mapping::anonymous(MAX_CELLS * core::mem::size_of::<FutexWaitv>())?;
         let v = vecs.ptr() as *mut FutexWaitv;
         for i in 0..groups * WAITV_WIDTH {

@@ -41,9 +41,10 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use self::handoff::{Brief, Handoff};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, enter, one_batch, Batch};
-use super::{setup, span, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
+use super::{setup, span, Function, Names, Profile, Series, SetUp, Shape, Takes, Timed, Workload};
+use super::{MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
-use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS};
+use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
@@ -63,12 +64,26 @@ pub static POLLWAKE: Profile = Profile {
         help: "MSG_RING bursts into rings in no epoll set, an idle epoll set \
                and one a waiter thread polls: the poll-wakeup cost (docs/pollwake.md)",
     },
+    per: "MSG_RING completion",
     opcodes: &[MSG_RING, NOP],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: false,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Burst, Takes::WaiterCpu, Takes::RingFlags],
+    futex_words: false,
     shape: |cfg| shape(cfg.burst),
-    series: &Poller::SERIES,
-    functions: &["io_msg_ring_prep", "io_msg_ring"],
+    series: &SERIES,
+    // MSG_RING's `.prep` and `.issue` (io_uring/msg_ring.c), once per
+    // message each.
+    functions: &[
+        Function {
+            name: "io_msg_ring_prep",
+            hits: |l| l.requests(Kind::Source),
+        },
+        Function {
+            name: "io_msg_ring",
+            hits: |l| l.requests(Kind::Source),
+        },
+    ],
     start: |s, ring, ledger, then| {
         let mut pw = Pollwake::new(s, ring, ledger)?;
         then(&mut pw, ring, ledger)
@@ -115,7 +130,8 @@ pub fn zero_values(bursts: u64) -> u64 {
     bursts.div_ceil(1 << 23)
 }
 
-/// The modes, in the order each round runs them (the workload's series).
+/// The modes: what polls the target ring of a burst, each a series of the
+/// workload, in the order each round runs them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Poller {
     None = 0,
@@ -124,18 +140,42 @@ pub enum Poller {
     NoneAa = 3,
 }
 
+/// The series, in `Poller` order: the rows' first column, the mode's word
+/// (`compare --mode`) and the mode in kernel words.
+const SERIES: [Series; 4] = [
+    mode("pollwake_none", "none", "io_uring MSG_RING, no poller"),
+    mode("pollwake_idle", "idle", "io_uring poll wakeup, idle epoll"),
+    mode(
+        "pollwake_waiter",
+        "waiter",
+        "io_uring poll wakeup, epoll waiter",
+    ),
+    mode(
+        "pollwake_none_aa",
+        "none_aa",
+        "io_uring MSG_RING, A/A control",
+    ),
+];
+
+const fn mode(name: &'static str, word: &'static str, about: &'static str) -> Series {
+    Series {
+        name,
+        mode: Some(word),
+        about,
+    }
+}
+
 impl Poller {
     pub const ALL: [Poller; 4] = [Poller::None, Poller::Idle, Poller::Waiter, Poller::NoneAa];
-    /// The rows' first column, in `ALL` order.
-    pub const SERIES: [&'static str; 4] = [
-        "pollwake_none",
-        "pollwake_idle",
-        "pollwake_waiter",
-        "pollwake_none_aa",
-    ];
 
+    /// Its series.
+    pub fn series(self) -> &'static Series {
+        &SERIES[self as usize]
+    }
+
+    /// Its mode's word (`idle`).
     pub fn name(self) -> &'static str {
-        ["none", "idle", "waiter", "none_aa"][self as usize]
+        self.series().mode.unwrap_or("")
     }
 }
 
