@@ -119,8 +119,9 @@ mod tests {
             (Mode::Smoke, 1, 2, 0, 8, true, Some(1), 5)
         );
         assert_eq!(smoke(&base, ProfileId::S0, false).slots, 32);
-        // 8 profiles, 5 of them in both scopes.
-        assert_eq!(tests().count(), 13);
-        assert_eq!(tests().filter(|t| t.1).count(), 5);
+        // Every profile privately, and shared where it takes --shared.
+        let shared = ProfileId::ALL.iter().filter(|id| id.takes(Takes::Shared));
+        assert_eq!(tests().filter(|t| !t.1).count(), ProfileId::ALL.len());
+        assert!(tests().filter(|t| t.1).map(|t| t.0).eq(shared.copied()));
     }
 }

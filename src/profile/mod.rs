@@ -1,17 +1,28 @@
 //! The workloads, and the one driver that runs them all.
 //!
-//! - One file per workload holds all of it: its `Profile` (names, opcodes,
-//!   shape, rows, kernel functions, set-up) and its `Workload` (the cycle).
-//!   `wait_wake.rs`: s0, the report's cycle (start reading here);
-//!   `wait_cancel.rs` c0, `waitv_wake.rs` v0, `batch.rs` z0 e0 n0,
-//!   `lifecycle.rs` l0, `pollwake/` the poll-wakeup workload. A new one is
-//!   a new file, its `mod` line and its line in `ProfileId::ALL`.
+//! - One file per workload holds all of it: its `Profile` and its
+//!   `Workload` (the cycle). `wait_wake.rs`: s0, the report's cycle (start
+//!   reading here); `wait_cancel.rs` c0, `waitv_wake.rs` v0, `batch.rs` z0
+//!   e0 n0, `lifecycle.rs` l0, `pollwake/` the poll-wakeup workload.
+//! - A new workload is a new file, its `mod` line and its line in
+//!   `ProfileId::ALL`, and nothing else: the command line, `--help`, the
+//!   banner, `describe`, the witness and selftest read its `Profile`, and
+//!   compare, report and the mail its point's `# series:` lines. The file
+//!   holds a `static` `Profile` (every field is required: its names and
+//!   help line, what a figure is per, the opcodes to probe, its slots, the
+//!   options it takes beyond every workload's, whether it has futex words,
+//!   its shape, its series in kernel words, its kernel functions with the
+//!   hits each must show, its set-up) and a `Workload` whose `cycle` runs
+//!   one cycle, most simply with `cycle.rs`'s frame. (A new opcode is more:
+//!   its encoder in ops.rs, its request `Kind` in check.rs, its kernel name
+//!   in witnessed.rs.)
 //! - `shape.rs`: the form of what a cycle submits and must get back;
 //!   `cycle.rs`: the frame of a cycle made of one or two batches (every
 //!   futex workload's and n0's), `collect.rs` what it does with each.
 //! - `driver.rs`: warm-ups and rounds of cycles, the rows, the ledger.
-//! - `run.rs`: a run from CPU choice to verdict; `witnessed.rs`: its
-//!   witness; `contract.rs`: `describe`.
+//! - `run.rs`: a run from CPU choice to verdict; `output.rs`: the banner;
+//!   `contract.rs`: the contract (`describe`, `input_sha256`);
+//!   `witnessed.rs`: the witness.
 
 mod batch;
 mod collect;
