@@ -33,15 +33,17 @@
 //! misrouted CQE is caught.
 
 mod handoff;
+mod modes;
 mod output;
 pub mod waiter;
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use self::handoff::{Brief, Handoff};
+use self::modes::{slot, Poller, SERIES};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, enter, one_batch, Batch};
-use super::{setup, span, Function, Names, Profile, Series, SetUp, Shape, Takes, Timed, Workload};
+use super::{setup, span, Function, Names, Profile, SetUp, Shape, Takes, Timed, Workload};
 use super::{MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
 use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS, MAX_SLOTS};
@@ -128,55 +130,6 @@ const fn value(seq: u32, i: u32) -> u32 {
 /// witness counts those with the source CQEs' res 0.
 pub fn zero_values(bursts: u64) -> u64 {
     bursts.div_ceil(1 << 23)
-}
-
-/// The modes: what polls the target ring of a burst, each a series of the
-/// workload, in the order each round runs them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Poller {
-    None = 0,
-    Idle = 1,
-    Waiter = 2,
-    NoneAa = 3,
-}
-
-/// The series, in `Poller` order: the rows' first column, the mode's word
-/// (`compare --mode`) and the mode in kernel words.
-const SERIES: [Series; 4] = [
-    mode("pollwake_none", "none", "io_uring MSG_RING, no poller"),
-    mode("pollwake_idle", "idle", "io_uring poll wakeup, idle epoll"),
-    mode(
-        "pollwake_waiter",
-        "waiter",
-        "io_uring poll wakeup, epoll waiter",
-    ),
-    mode(
-        "pollwake_none_aa",
-        "none_aa",
-        "io_uring MSG_RING, A/A control",
-    ),
-];
-
-const fn mode(name: &'static str, word: &'static str, about: &'static str) -> Series {
-    Series {
-        name,
-        mode: Some(word),
-        about,
-    }
-}
-
-impl Poller {
-    pub const ALL: [Poller; 4] = [Poller::None, Poller::Idle, Poller::Waiter, Poller::NoneAa];
-
-    /// Its series.
-    pub fn series(self) -> &'static Series {
-        &SERIES[self as usize]
-    }
-
-    /// Its mode's word (`idle`).
-    pub fn name(self) -> &'static str {
-        self.series().mode.unwrap_or("")
-    }
 }
 
 /// The run's shape (from the command line).
@@ -424,15 +377,6 @@ impl Pollwake {
         p.gap_bursts[m as usize] += 1;
         let clean = check.finish(l, before) && ok;
         (t1.wrapping_sub(t0) + t3.wrapping_sub(t2), clean)
-    }
-}
-
-/// Where mode `m`'s target is in `Parts::targets` (not for `waiter`).
-fn slot(m: Poller) -> usize {
-    match m {
-        Poller::None => 0,
-        Poller::Idle => 1,
-        _ => 2,
     }
 }
 
