@@ -66,12 +66,7 @@ pub static E0: Profile = Profile {
         futex::PREP,
         futex::WAIT,
         futex::WAKE,
-        // A WAIT whose word differs ends -EAGAIN in io_futex_wait itself,
-        // without task work: never here.
-        Function {
-            name: "io_futex_complete",
-            hits: |_| 0,
-        },
+        futex::COMPLETE_NEVER,
         futex::INFLIGHT,
     ],
     start,
@@ -96,14 +91,8 @@ pub static N0: Profile = Profile {
     series: &[Series::only("n0_nop", "io_uring NOP")],
     // NOP's `.prep` and `.issue` (io_uring/nop.c), once per SQE each.
     functions: &[
-        Function {
-            name: "io_nop_prep",
-            hits: |l| l.requests(Kind::Nop),
-        },
-        Function {
-            name: "io_nop",
-            hits: |l| l.requests(Kind::Nop),
-        },
+        Function::per_request("io_nop_prep", &[Kind::Nop]),
+        Function::per_request("io_nop", &[Kind::Nop]),
     ],
     start,
 };

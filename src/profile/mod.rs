@@ -49,7 +49,7 @@ pub use driver::{Outcome, Rows};
 pub use run::{choose_cpu, run, run_point};
 pub use shape::Shape;
 
-use crate::check::{Counter, Ledger, TOTALS};
+use crate::check::{Counter, Kind, Ledger, TOTALS};
 use crate::config::RunConfig;
 use crate::cpu::Choice;
 use crate::exit::Exit;
@@ -135,12 +135,40 @@ impl Series {
     }
 }
 
-/// A kernel function the witness counts, and the hits the rounds a ledger
-/// counts must give it (from the requests submitted and the CQEs checked,
-/// never a constant).
+/// A kernel function the witness counts, and the hits it must show.
 pub struct Function {
     pub name: &'static str,
-    pub hits: fn(&Ledger) -> u64,
+    pub hits: Hits,
+}
+
+/// The hits a kernel function must show in the rounds a ledger counts:
+/// from the requests submitted and the CQEs checked, never a constant.
+pub enum Hits {
+    /// Once per request of these kinds the kernel accepted.
+    PerRequest(&'static [Kind]),
+    /// Once per checked CQE of this kind.
+    PerCqe(Kind),
+    /// Never: the workload's requests do not reach it.
+    Never,
+}
+
+impl Function {
+    /// `name`, hit once per request of `kinds`.
+    pub const fn per_request(name: &'static str, kinds: &'static [Kind]) -> Function {
+        Function {
+            name,
+            hits: Hits::PerRequest(kinds),
+        }
+    }
+
+    /// The hits the rounds `l` counts must give it.
+    pub fn hits(&self, l: &Ledger) -> u64 {
+        match self.hits {
+            Hits::PerRequest(kinds) => kinds.iter().map(|&k| l.requests(k)).sum(),
+            Hits::PerCqe(k) => l.kind(k),
+            Hits::Never => 0,
+        }
+    }
 }
 
 /// A profile's names: short, long, and the formal reproducer's (banner,

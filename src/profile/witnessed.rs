@@ -83,7 +83,7 @@ pub fn wanted(profile: &Profile, shape: &Shape, l: &Ledger) -> Wanted {
         e.varied(unchecked);
     }
     for f in profile.functions {
-        e.function(f.name, (f.hits)(l));
+        e.function(f.name, f.hits(l));
     }
     e
 }

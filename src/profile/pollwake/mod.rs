@@ -77,14 +77,8 @@ pub static POLLWAKE: Profile = Profile {
     // MSG_RING's `.prep` and `.issue` (io_uring/msg_ring.c), once per
     // message each.
     functions: &[
-        Function {
-            name: "io_msg_ring_prep",
-            hits: |l| l.requests(Kind::Source),
-        },
-        Function {
-            name: "io_msg_ring",
-            hits: |l| l.requests(Kind::Source),
-        },
+        Function::per_request("io_msg_ring_prep", &[Kind::Source]),
+        Function::per_request("io_msg_ring", &[Kind::Source]),
     ],
     start: |s, ring, ledger, then| {
         let mut pw = Pollwake::new(s, ring, ledger)?;
