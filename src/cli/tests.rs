@@ -2,9 +2,9 @@
 
 use super::*;
 use crate::config::{RingFlags, Witness, MAX_CYCLES};
-use crate::profile::contract::{Contract, Field};
+use crate::profile::contract::{Contract, Field, Value};
 use crate::profile::Takes;
-use options::{Figures, CALIBRATE, SELFTEST};
+use options::{Figures, CALIBRATE};
 
 fn p(args: &[&'static str]) -> Result<Command<'static>, UsageError<'static>> {
     parse(args.iter().map(|s| s.as_bytes()))
@@ -522,7 +522,7 @@ fn kernel_words_before_ours_are_skipped_and_named() {
     assert_eq!((said.as_str(), rest.len()), ("", 0));
 }
 
-/// A value for every option a run, describe, calibrate or selftest takes:
+/// A value for every option a run, describe or calibrate takes:
 /// what `every_option_changes_the_contract_or_says_why_not` gives it.
 /// An option added to the table without one here fails that test.
 const SAMPLES: [(&str, &[&str]); 17] = [
@@ -556,27 +556,28 @@ const DERIVED: [Field; 5] = [
     Field::WatchdogMs,
 ];
 
-/// The workload and run a command line asks for (None: not a run).
+/// The workload and run a run, describe or calibrate command line asks for.
 fn asked(args: &[&'static str]) -> (ProfileId, RunConfig<'static>) {
     match p(args) {
         Ok(Command::Run(id, c) | Command::Describe(id, c) | Command::Calibrate(id, c, _)) => {
             (id, c)
         }
-        Ok(Command::Selftest(c)) => (ProfileId::S0, c),
         other => panic!("{args:?}: {other:?}"),
     }
 }
 
-/// The JSON `describe` prints for a command line's run (the CPU a
-/// stand-in for the one `run` would choose: 3 unless --cpu says).
-fn contract_of(args: &[&'static str]) -> String {
+/// The contract of a command line's run (the CPU a stand-in for the one
+/// `run` would choose: 3 unless --cpu says): `describe`'s JSON, and the
+/// value of field `f`.
+fn contract_of(args: &[&'static str], f: Field) -> (String, Option<Value>) {
     let (id, cfg) = asked(args);
     let c = Contract {
         id,
         cfg: &cfg,
         cpu: cfg.cpu.unwrap_or(3),
     };
-    String::from_utf8(c.json().as_bytes().to_vec()).unwrap()
+    let json = String::from_utf8(c.json().as_bytes().to_vec()).unwrap();
+    (json, c.value(f))
 }
 
 /// Every option of the table says what it does to a run's figures, and
@@ -591,54 +592,49 @@ fn contract_of(args: &[&'static str]) -> String {
 fn every_option_changes_the_contract_or_says_why_not() {
     let mut set = Vec::new();
     for o in &OPTIONS {
-        let Some(command) = [RUN, DESCRIBE, CALIBRATE, SELFTEST]
+        let Some(command) = [RUN, DESCRIBE, CALIBRATE]
             .into_iter()
             .find(|&c| o.commands & c != 0)
         else {
-            // compare's, report's and initramfs's own: no run of theirs.
+            // compare's, report's, initramfs's and selftest's own: they
+            // make no point.
             assert!(matches!(o.figures, Figures::None(_)), "{}", o.name);
             continue;
         };
-        let sample = SAMPLES.iter().find(|s| s.0 == o.name);
-        let Some(&(_, sample)) = sample else {
+        let Some(&(_, sample)) = SAMPLES.iter().find(|s| s.0 == o.name) else {
             panic!(
-                "{}: no sample value: add one, and say what it does to figures",
+                "{}: no sample: add one, and say what it does to figures",
                 o.name
             );
         };
         let word = COMMANDS.iter().find(|c| c.1 == command).unwrap().0;
-        for id in ProfileId::ALL
+        let takers = ProfileId::ALL
             .into_iter()
-            .filter(|&id| options::takes(id, o))
-        {
+            .filter(|&id| options::takes(id, o));
+        for id in takers {
             let short = id.names().short;
-            if command == SELFTEST && o.commands & RUN == 0 {
-                continue;
-            }
             let mut base = vec![word];
-            if o.name != "--profile" && command != SELFTEST {
+            if o.name != "--profile" {
                 base.extend(["--profile", short]);
             }
             let with = [&base[..], sample].concat();
-            let (before, after) = (contract_of(&base), contract_of(&with));
             let what = format!("{} for {short}", o.name);
+            // Field::Profile stands in where the option names none.
+            let f = match o.figures {
+                Figures::Contract(f) => f,
+                _ => Field::Profile,
+            };
+            let ((before, was), (after, is)) = (contract_of(&base, f), contract_of(&with, f));
             match o.figures {
                 Figures::Contract(f) => {
                     set.push(f);
-                    let (_, cfg) = asked(&with);
-                    let c = Contract {
-                        id: asked(&with).0,
-                        cfg: &cfg,
-                        cpu: cfg.cpu.unwrap_or(3),
+                    let member = match is {
+                        Some(Value::Num(n)) => format!("\"{}\":{n},", f.name()),
+                        Some(Value::Word(w)) => format!("\"{}\":\"{w}\",", f.name()),
+                        None => panic!("{what}: {f:?} not stated"),
                     };
-                    let stated = c
-                        .value(f)
-                        .unwrap_or_else(|| panic!("{what}: {f:?} not stated"));
-                    assert!(
-                        after.contains(&format!("\"{}\":", f.name())),
-                        "{what}: {after}"
-                    );
-                    assert!(after.contains(&format!("{stated}")), "{what}: {after}");
+                    assert_ne!(was, is, "{what}: {f:?} did not change");
+                    assert!(after.contains(&member), "{what}: {member} in {after}");
                     assert_ne!(before, after, "{what}: the contract did not change");
                 }
                 Figures::Measured(key) => {
