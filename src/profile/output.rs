@@ -87,7 +87,7 @@ fn contract_line(w: &mut dyn Write, run: &RunInfo, c: &Contract) {
 /// are named, the `--profile` that runs it, what a figure is per, the
 /// workload in kernel words, and the `--mode` word that selects it in a
 /// table of several (compare, report and the mail read these).
-pub fn series(w: &mut dyn Write, p: &Profile) {
+fn series(w: &mut dyn Write, p: &Profile) {
     for s in p.series {
         let _ = write!(
             w,
