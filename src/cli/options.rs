@@ -425,26 +425,25 @@ fn help_text(w: &mut dyn Write, o: &Opt) {
             }
             ("takers", _) => {
                 let takers = ProfileId::ALL.into_iter().filter(|&id| takes(id, o));
-                for (i, id) in takers.enumerate() {
-                    let _ = write!(w, "{}{}", if i == 0 { "" } else { " " }, id.names().short);
-                }
+                joined(w, " ", takers.map(|id| id.names().short));
             }
-            ("tagged", _) => {
-                for (i, id) in tagged().enumerate() {
-                    let _ = write!(w, "{}{}", if i == 0 { "" } else { "/" }, id.formal_name());
-                }
-            }
+            ("tagged", _) => joined(w, "/", tagged().map(ProfileId::formal_name)),
             ("modes", _) => {
-                let modes = tagged().flat_map(|id| id.profile().series.iter());
-                for (i, m) in modes.filter_map(|s| s.mode).enumerate() {
-                    let _ = write!(w, "{}{m}", if i == 0 { "" } else { "|" });
-                }
+                let series = tagged().flat_map(|id| id.profile().series.iter());
+                joined(w, "|", series.filter_map(|s| s.mode));
             }
             _ => {}
         }
         rest = after;
     }
     let _ = w.write_str(rest);
+}
+
+/// `words`, `sep` between each two.
+fn joined<'w>(w: &mut dyn Write, sep: &str, words: impl Iterator<Item = &'w str>) {
+    for (i, word) in words.enumerate() {
+        let _ = write!(w, "{}{word}", if i == 0 { "" } else { sep });
+    }
 }
 
 /// Whether workload `id` takes option `o`.
