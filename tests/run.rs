@@ -208,10 +208,6 @@ fn usage_errors_exit_2_with_one_stderr_line() {
         ),
         (&["--version", "extra"], "extra: unexpected after --version"),
         (&["--help", "extra"], "extra: unexpected after --help"),
-        (
-            &["describe", "--profile", "pollwake"],
-            "--profile pollwake: describe has no contract for pollwake",
-        ),
     ];
     for (args, want) in cases {
         assert_usage_error(&run(args), want);

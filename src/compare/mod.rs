@@ -31,7 +31,7 @@ mod words;
 
 pub use analysis::{intervals, Interval, Intervals};
 pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
-pub use table::{decimal, MODES};
+pub use table::decimal;
 
 use crate::exit::{self, fail};
 use crate::sys::out::Out;

@@ -26,13 +26,6 @@ pub const MAX_COLS: usize = 64;
 pub const TABLE_HEADER: &[u8] = b"round\tpairs\tns_per_pair\tsemantic_pass";
 /// pollwake's table: the same columns after the row's profile.
 pub const MODE_TABLE_HEADER: &[u8] = b"profile\tround\tpairs\tns_per_pair\tsemantic_pass";
-/// The `--mode` names and the profile each selects in a pollwake table.
-pub const MODES: [(&str, &str); 4] = [
-    ("none", "pollwake_none"),
-    ("idle", "pollwake_idle"),
-    ("waiter", "pollwake_waiter"),
-    ("none_aa", "pollwake_none_aa"),
-];
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {

@@ -7,7 +7,7 @@ use core::ffi::CStr;
 use core::fmt::Write;
 
 use super::driver::{self, Outcome, Sinks};
-use super::witnessed::Witness;
+use super::witnessed::RunWitness;
 use super::{contract, setup};
 use super::{ProfileId, RunInfo, SetUp, Workload};
 use crate::check::Ledger;
@@ -64,7 +64,7 @@ fn attempt(
     probe(&ring, profile.opcodes)?;
     // Before the workload's set-up: pollwake's waiter thread, started
     // there, is followed from its first instruction.
-    let mut witness = Witness::open(id, cfg, pinned)?;
+    let mut witness = RunWitness::open(id, cfg, pinned)?;
     let s = SetUp {
         cfg,
         shape: id.shape(cfg),
@@ -152,11 +152,11 @@ fn measure(
     o: &mut Outcome,
     out: &mut Out,
     mut tsv: Option<&mut TsvFile>,
-    witness: &mut Witness,
+    witness: &mut RunWitness,
 ) -> Result<(), &'static str> {
     let (cfg, facts) = (info.cfg, info.facts);
     w.banner(out, info);
-    if !o.series[0].is_empty() {
+    if info.id.tagged() {
         out.bytes(b"profile\t");
     }
     let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");
@@ -224,12 +224,16 @@ fn judge(
     stdout: Option<Errno>,
     dropped: Option<(&[u8], Dropped)>,
 ) -> Exit {
-    let passed = o.ledger.passed();
     if o.interrupted != 0 {
         let sig = signal::name(o.interrupted);
         return Exit::new(exit::INTERRUPTED, format_args!("interrupted by {sig}"));
     }
-    if let (true, Some(e)) = (passed, stdout) {
+    if !o.ledger.passed() {
+        let mut e = Exit::new(exit::FAIL, format_args!(""));
+        w.cause(&mut e.cause, o);
+        return e;
+    }
+    if let Some(e) = stdout {
         let mut x = exit::stdout_failed(e);
         if let Some((path, d)) = dropped {
             if x.cause.as_bytes().is_empty() {
@@ -240,7 +244,7 @@ fn judge(
         }
         return x;
     }
-    if let (true, Some((path, d))) = (passed, &dropped) {
+    if let Some((path, d)) = dropped {
         let (e, removal) = (d.write.unwrap_or(Errno::EIO), Removal::of(&d.removed));
         let path = Clean(path);
         return Exit::new(
@@ -248,12 +252,7 @@ fn judge(
             format_args!("--tsv {path}: write failed: {e}; {removal}"),
         );
     }
-    if passed {
-        return Exit::pass();
-    }
-    let mut e = Exit::new(exit::FAIL, format_args!(""));
-    w.cause(&mut e.cause, o);
-    e
+    Exit::pass()
 }
 
 /// The CPU a run with `--cpu requested` pins to (a bad --cpu is a usage

@@ -26,6 +26,10 @@ const fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
 
 /// Ask for `cq_entries` completion slots instead of twice sq_entries.
 pub const IORING_SETUP_CQSIZE: u32 = 1 << 3;
+/// Start disabled: every io_uring_enter fails (EBADFD) until the ring is
+/// enabled (IORING_REGISTER_ENABLE_RINGS). The tests make a cycle's first
+/// submission fail with it.
+pub const IORING_SETUP_R_DISABLED: u32 = 1 << 6;
 /// Only one task submits.
 pub const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
 /// Defer task work to io_uring_enter(GETEVENTS).
