@@ -209,6 +209,14 @@ lifetime_begin() {
 	exec 9>&2
 }
 
+# _lifetime_begun NAME: NAME (a function of the lifetime) is called after lifetime_begin.
+_lifetime_begun() {
+	[ -n "$SCRATCH" ] || {
+		say "$1 before lifetime_begin (a bug in $PROG)"
+		exit 70
+	}
+}
+
 _lifetime_signal() {
 	say "interrupted by SIG$1" 2>&9
 	exit 130
@@ -241,6 +249,7 @@ _lifetime_stop_child() {
 # stops it too. Redirections of the call apply to COMMAND; its stdin is /dev/null unless
 # redirected.
 run_child() {
+	_lifetime_begun run_child
 	_rc_limit=0
 	if [ "$1" = --timeout ]; then
 		_rc_limit=$2
@@ -261,6 +270,7 @@ run_child() {
 # XXXXXX; its directory need not be SCRATCH), its path into VAR, removed when the script
 # ends (temp_forget keeps it). Status 1 when it cannot be made (the caller says why).
 temp_file() {
+	_lifetime_begun temp_file
 	_tf_path=$(mktemp "$2" 2>/dev/null) || return 1
 	printf '%s\n' "$_tf_path" >>"$SCRATCH/.temps"
 	eval "$1=\$_tf_path"
