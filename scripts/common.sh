@@ -170,9 +170,13 @@ gone() {
 		while IFS= read -r f; do rm -f -- "$f"; done <"$scratch/.temps"
 	fi
 	rm -rf -- "$scratch"
-	# The nap: $!, set as soon as it is started (a trap may come before the next line).
-	# SIGKILL: it ignores what the guardian ignores.
-	[ -z "${!:-}" ] || kill -KILL "$!" 2>/dev/null
+	# The nap: $!, set as soon as it is started (a trap may come before the next line);
+	# SIGKILL, as it ignores what the guardian ignores; waited for, so that it has gone
+	# when the guardian has.
+	if [ -n "${!:-}" ]; then
+		kill -KILL "$!" 2>/dev/null
+		wait "$!"
+	fi
 	exit 0
 }
 trap gone URG

@@ -18,17 +18,7 @@ fn a_commit_tested_again_gets_its_own_log_and_point() {
     let tree = b.git_tree();
     let points = b.dir.file("points");
     let step = |build: &str| {
-        let args = [
-            "--functional",
-            "--build",
-            build,
-            "--image",
-            "vmlinuz",
-            "--points",
-            &points,
-            "--bin",
-            BIN,
-        ];
+        let args = functional_step(build, &points);
         b.run_in(&tree, &[], "bisect-step.sh", &args)
     };
     // First attempt: the build fails, and leaves only its log.
@@ -309,19 +299,8 @@ fn a_verdict_without_a_point_says_why_and_names_no_point() {
         b.set(env.0, env.1);
         let tree = b.git_tree();
         let points = b.dir.file("points");
-        let args = [
-            "--functional",
-            "--build",
-            "echo k >vmlinuz",
-            "--image",
-            "vmlinuz",
-            "--points",
-            &points,
-            "--bin",
-            BIN,
-            "--timeout",
-            "1",
-        ];
+        let mut args = functional_step("echo k >vmlinuz", &points);
+        args.extend(["--timeout", "1"]);
         let r = b.run_in(&tree, &[], "bisect-step.sh", &args);
         assert_eq!(r.code, 125, "{case}: {}", r.err);
         let verdict = r.err.lines().rfind(|l| l.contains(" (exit 125) after "));

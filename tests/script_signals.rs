@@ -160,19 +160,8 @@ fn bisect_step_stops(phase: &str, build: &str, hang_qemu: bool) {
         }
         let tree = b.git_tree();
         let points = b.dir.join("points");
-        let args = [
-            "--functional",
-            "--build",
-            build,
-            "--image",
-            "vmlinuz",
-            "--points",
-            points.to_str().unwrap(),
-            "--bin",
-            BIN,
-            "--timeout",
-            HANG,
-        ];
+        let mut args = functional_step(build, points.to_str().unwrap());
+        args.extend(["--timeout", HANG]);
         let mut child = b.start(&tree, "bisect-step", "bisect-step.sh", &args);
         if hang_qemu {
             wait_for("the boot", || b.boots() == 1);

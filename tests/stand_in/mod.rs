@@ -304,6 +304,23 @@ pub fn kernel_tree(dir: &Path) {
     fs::write(dir.join("scripts/kconfig/merge_config.sh"), MERGE).unwrap();
 }
 
+/// bisect-step.sh's arguments for a functional step (no references): the
+/// tree's `build` leaves the image `vmlinuz`, the points go to `points`, this
+/// build's binary boots.
+pub fn functional_step<'a>(build: &'a str, points: &'a str) -> Vec<&'a str> {
+    vec![
+        "--functional",
+        "--build",
+        build,
+        "--image",
+        "vmlinuz",
+        "--points",
+        points,
+        "--bin",
+        BIN,
+    ]
+}
+
 pub fn chmod_x(p: &Path) {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(p, fs::Permissions::from_mode(0o755)).unwrap();
