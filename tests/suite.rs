@@ -9,7 +9,7 @@ mod utils;
 
 use utils::{
     assert_usage_error, interrupt, line, ran, run, sha256sum, skip, started, with_injected_fault,
-    with_stdout_full, write, Scratch,
+    with_stdout_full, write, Run, Scratch,
 };
 
 /// stdout cut before each `# uring-repro ` banner line: what precedes the
@@ -118,17 +118,21 @@ fn each_item_is_the_point_run_prints_and_compare_reads_it() {
     assert!(r.out.ends_with(" exit=0\n"));
 }
 
+/// The suite s0, c0, n0 (smokes) with a fault injected (strace's
+/// `inject=`); None, after a loud SKIP, where io_uring or strace cannot run.
+fn three_with(inject: &str) -> Option<Run> {
+    let args = ["suite", "--profiles", "s0,c0,n0", "--smoke"];
+    ran(&args)?;
+    with_injected_fault(inject, &args)
+}
+
 /// A probe that finds no opcode (the kernel before the opcode: faked by
 /// an IORING_REGISTER_PROBE that returns 0 and writes nothing) skips that
 /// item alone; the others run, and the suite passes, the skip named.
 #[test]
 fn an_item_the_kernel_cannot_run_is_skipped_and_the_rest_run() {
-    let args = ["suite", "--profiles", "s0,c0,n0", "--smoke"];
-    if ran(&args).is_none() {
-        return;
-    }
     // c0's probe is the second.
-    let Some(r) = with_injected_fault("io_uring_register:retval=0:when=2", &args) else {
+    let Some(r) = three_with("io_uring_register:retval=0:when=2") else {
         return;
     };
     assert_eq!((r.code, r.err.as_str()), (0, ""), "{}", r.out);
@@ -148,7 +152,7 @@ fn an_item_the_kernel_cannot_run_is_skipped_and_the_rest_run() {
     );
     // io_uring refused every time (as kernel.io_uring_disabled does): every
     // item skipped, the suite too.
-    let r = with_injected_fault("io_uring_setup:error=EPERM", &args).unwrap();
+    let r = three_with("io_uring_setup:error=EPERM").unwrap();
     assert_eq!(
         (r.code, r.err.as_str()),
         (
@@ -170,12 +174,8 @@ fn an_item_the_kernel_cannot_run_is_skipped_and_the_rest_run() {
 /// items after it; one stderr line names the item.
 #[test]
 fn a_failed_item_fails_the_suite_and_the_rest_run() {
-    let args = ["suite", "--profiles", "s0,c0,n0", "--smoke"];
-    if ran(&args).is_none() {
-        return;
-    }
     // An io_uring_enter of s0's (two a cycle, two cycles) that fails.
-    let Some(r) = with_injected_fault("io_uring_enter:error=EIO:when=3", &args) else {
+    let Some(r) = three_with("io_uring_enter:error=EIO:when=3") else {
         return;
     };
     assert_eq!(
