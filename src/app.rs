@@ -1,5 +1,5 @@
-//! Dispatch: argv -> command -> run, describe, selftest, compare, report,
-//! calibrate or initramfs -> exit code. Every non-zero exit writes one stderr line
+//! Dispatch: argv -> command -> run, suite, describe, selftest, compare,
+//! report, calibrate or initramfs -> exit code. Every non-zero exit writes one stderr line
 //! naming its cause (a closed stdout under a command that passed aside:
 //! nobody is listening). A write stdout lost is told after every command,
 //! whatever its verdict (`Exit::with_stdout`).
@@ -18,7 +18,7 @@ use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::uapi::AT_SYSINFO_EHDR;
 use crate::sys::{signal, CPU_SET_BYTES};
-use crate::{calibrate, compare, selftest, tsv};
+use crate::{calibrate, compare, selftest, suite, tsv};
 
 /// The process's entry point after `_start`; returns the exit code.
 pub fn main(start: &StartInfo) -> i32 {
@@ -80,6 +80,16 @@ fn command<'a>(
             }
             Err(e) => e,
         },
+        Ok(Command::Suite(mut s)) => {
+            for item in s.items_mut() {
+                match timebase(start, item.cfg) {
+                    Ok(cfg) => item.cfg = cfg,
+                    Err(e) => return e,
+                }
+            }
+            catch_interrupts();
+            suite::run(&s, &clock(start), out)
+        }
         Ok(Command::Initramfs(spec)) => {
             // Caught so that an interrupted archive leaves no partial file.
             catch_interrupts();
@@ -112,7 +122,8 @@ fn command<'a>(
 }
 
 /// From here on SIGINT and SIGTERM end a run after its current cycle, with
-/// the finished rounds reported (exit 130), and `initramfs` after its
+/// the finished rounds reported (exit 130), a suite with that run, and
+/// `initramfs` after its
 /// current write, its partial file removed. rt_sigaction cannot fail for
 /// these two; if it did, a signal would end the process by its default
 /// action, as before.

@@ -32,6 +32,7 @@ pub mod rt;
 mod selftest;
 mod sha256;
 mod stats;
+mod suite;
 pub mod sys;
 #[cfg(test)]
 mod testing;

@@ -8,7 +8,7 @@ use core::fmt::Write;
 use crate::config::{Mode, RunConfig, SMOKE_CYCLES, SMOKE_ROUNDS};
 use crate::exit::{self, fail};
 use crate::fmt::Line;
-use crate::profile::{self, ProfileId, Takes};
+use crate::profile::{self, ProfileId};
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
@@ -28,22 +28,14 @@ fn smoke<'a>(base: &RunConfig<'a>, id: ProfileId, shared: bool) -> RunConfig<'a>
     }
 }
 
-/// Every (profile, shared) pair selftest runs, in order.
-fn tests() -> impl Iterator<Item = (ProfileId, bool)> {
-    let scopes = |id: ProfileId| {
-        [(id, false), (id, true)]
-            .into_iter()
-            .take(1 + id.takes(Takes::Shared) as usize)
-    };
-    ProfileId::ALL.into_iter().flat_map(scopes)
-}
-
+/// Every workload's smoke, in each of its futex scopes
+/// (`ProfileId::variants`), as TAP on `out`; returns the exit code.
 pub fn run(base: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
-    let total = tests().count();
+    let total = ProfileId::variants().count();
     let _ = writeln!(out, "TAP version 13\n1..{total}");
     out.flush();
     let (mut failed, mut skipped, mut first_skip) = (0, 0, Line::new());
-    for (n, (id, shared)) in tests().enumerate() {
+    for (n, (id, shared)) in ProfileId::variants().enumerate() {
         let cfg = smoke(base, id, shared);
         let e = profile::run(id, &cfg, clock, &mut Out::null());
         if e.code == exit::INTERRUPTED {
@@ -95,6 +87,7 @@ fn bail_out(out: &mut Out, cause: &Line) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::Takes;
 
     #[test]
     fn a_smoke_keeps_the_cpu_and_timeout_and_v0_counts_groups() {
@@ -121,7 +114,13 @@ mod tests {
         assert_eq!(smoke(&base, ProfileId::S0, false).slots, 32);
         // Every profile privately, and shared where it takes --shared.
         let shared = ProfileId::ALL.iter().filter(|id| id.takes(Takes::Shared));
-        assert_eq!(tests().filter(|t| !t.1).count(), ProfileId::ALL.len());
-        assert!(tests().filter(|t| t.1).map(|t| t.0).eq(shared.copied()));
+        assert_eq!(
+            ProfileId::variants().filter(|t| !t.1).count(),
+            ProfileId::ALL.len()
+        );
+        assert!(ProfileId::variants()
+            .filter(|t| t.1)
+            .map(|t| t.0)
+            .eq(shared.copied()));
     }
 }

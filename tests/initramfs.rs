@@ -156,6 +156,47 @@ fn no_options_an_empty_file_and_init_names_the_binary() {
     assert!(!std::path::Path::new(&file).exists());
 }
 
+/// `initramfs ... suite ...` bakes a suite: the word `suite` first, then
+/// its options as typed, one a line; those lines as arguments (what `/init`
+/// runs) are that suite, a point per item.
+#[test]
+fn a_suite_is_baked_as_its_command_line() {
+    let dir = Scratch::new("initramfs-suite");
+    let file = dir.file("s.cpio");
+    let bake = |list| {
+        run(&[
+            "initramfs",
+            "-o",
+            &file,
+            "suite",
+            "--profiles",
+            list,
+            "--smoke",
+        ])
+    };
+    assert_usage_error(
+        &bake("s0,n0:"),
+        "initramfs: --profiles n0:: unknown variant",
+    );
+    let r = bake("s0,n0");
+    assert_eq!((r.code, r.out.as_str(), r.err.as_str()), (0, "", ""));
+    let e = entries(&std::fs::read(&file).unwrap());
+    assert_eq!(e[5].name, "uring-repro.args");
+    let baked = String::from_utf8(e[5].data.clone()).unwrap();
+    assert_eq!(baked, "suite\n--profiles\ns0,n0\n--smoke\n");
+    let argv: Vec<&str> = baked.lines().collect();
+    let r = run(&argv);
+    if r.code == 4 {
+        return skip(format!("io_uring cannot run here: {}", r.err.trim()));
+    }
+    assert_eq!((r.code, r.err.as_str()), (0, ""), "{}", r.out);
+    let banners = r.out.lines().filter(|l| l.starts_with("# uring-repro "));
+    assert_eq!(banners.count(), 2, "{}", r.out);
+    assert!(r.out.ends_with(
+        "# suite: items=2 passed=2 failed=0 skipped=0 interrupted=0 not_run=0 exit=0\n"
+    ));
+}
+
 #[test]
 fn never_overwrites_and_a_usage_error_writes_nothing() {
     let dir = Scratch::new("initramfs-excl");
@@ -184,6 +225,18 @@ fn never_overwrites_and_a_usage_error_writes_nothing() {
         (
             &["--gate", "5"],
             "initramfs: --gate: does not apply to initramfs",
+        ),
+        (
+            &["suite", "--profiles", "s0,x9"],
+            "initramfs: --profiles x9: unknown profile",
+        ),
+        (
+            &["suite", "--profiles", "s0", "--burst", "4"],
+            "initramfs: --burst: no profile of the suite takes it (taken by pollwake)",
+        ),
+        (
+            &["--smoke", "suite"],
+            "initramfs: suite: comes once, before",
         ),
     ] {
         let mut argv = vec!["initramfs", "-o", &file];

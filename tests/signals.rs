@@ -7,68 +7,12 @@
 
 mod utils;
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::Command;
 
-use utils::{assert_zero, line, num, rows, run, skip, tsv_rows, Scratch, FAILURES, POLLWAKE_MODES};
-
-/// What an interrupted run left behind.
-struct Ended {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    /// False when the run ended before `ready` saw its line.
-    signalled: bool,
-}
-
-/// Runs BIN with `args`; once a stdout line satisfies `ready`, sends
-/// `kill -SIG` (`sig` = "INT", "TERM"), then reads everything and waits.
-fn interrupt(args: &[&str], sig: &str, ready: impl Fn(&str) -> bool) -> Ended {
-    let mut child = utils::spawn(args);
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let (mut stdout, mut signalled) = (String::new(), false);
-    loop {
-        let mut line = String::new();
-        if out.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        stdout.push_str(&line);
-        if ready(&line) {
-            let ok = Command::new("kill")
-                .args([&format!("-{sig}"), &child.id().to_string()])
-                .status()
-                .expect("run kill");
-            assert!(ok.success(), "kill -{sig} failed");
-            signalled = true;
-            break;
-        }
-    }
-    // Keep reading: a full pipe would block the report.
-    out.read_to_string(&mut stdout).unwrap();
-    let stderr = utils::drain(child.stderr.take());
-    let code = child.wait().unwrap().code();
-    Ended {
-        code,
-        stdout,
-        stderr,
-        signalled,
-    }
-}
-
-/// None (after a loud SKIP) when the run could not start here.
-fn started(e: Ended, what: &str) -> Option<Ended> {
-    if !e.signalled && e.code == Some(4) {
-        skip(format!("{what} cannot run here: {}", e.stderr.trim()));
-        return None;
-    }
-    assert!(
-        e.signalled,
-        "{what} ended before its first row (exit {:?})\n{}\n{}",
-        e.code, e.stdout, e.stderr
-    );
-    Some(e)
-}
+use utils::{
+    assert_zero, interrupt, line, num, rows, run, skip, started, tsv_rows, Ended, Scratch,
+    FAILURES, POLLWAKE_MODES,
+};
 
 /// Exit 130, exactly one stderr line naming `sig`, and a checks line that
 /// ends `-> INTERRUPTED` with every failure counter at 0; returns it.

@@ -3,17 +3,21 @@
 //! it is about; nothing here can panic on any input.
 
 mod options;
+mod suite;
 
 use core::fmt;
 
 pub use options::help;
-use options::{Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, REPORT, RUN, SELFTEST};
+use options::{
+    Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, REPORT, RUN, SELFTEST, SUITE,
+};
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
 use crate::config::{Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES};
 use crate::fmt::Clean;
 use crate::initramfs::{self, args::ARGS_MAX};
-use crate::profile::ProfileId;
+use crate::profile::{ProfileId, Takes};
+use crate::suite::Suite;
 
 /// What the command line asks for (parsed once: its size does not matter).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,6 +35,8 @@ pub enum Command<'a> {
     Calibrate(ProfileId, RunConfig<'a>, f64),
     /// `initramfs`: the archive to write, the run options checked.
     Initramfs(initramfs::Spec<'a>),
+    /// `suite`: several workloads' points, one after another.
+    Suite(Suite<'a>),
     Help,
     Version,
 }
@@ -47,6 +53,8 @@ pub struct UsageError<'a> {
     /// The separate value (`0` of `--rounds 0`), if that is what is wrong.
     pub value: Option<&'a [u8]>,
     pub why: Why,
+    /// The suite item whose run the error is about (`v0`), if one is.
+    pub item: Option<&'static str>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +91,15 @@ pub enum Why {
     Link,
     /// A word after `--help` or `--version` (which end the command line).
     After(&'static str),
+    /// suite: a run option of `run` that a suite does not take, and why.
+    NotForSuite(&'static str),
+    /// suite: an option only some workloads take (`OPTIONS` index), and no
+    /// item's takes it.
+    NoItemTakes(usize),
+    /// suite: an item of `--profiles` that names no item.
+    Item(&'static str),
+    /// suite: `P:shared` of a workload that does not take `--shared`.
+    NoSharedVariant,
 }
 
 impl UsageError<'_> {
@@ -94,6 +111,7 @@ impl UsageError<'_> {
             CALIBRATE => Some("calibrate"),
             INITRAMFS => Some("initramfs"),
             REPORT => Some("report"),
+            SUITE => Some("suite"),
             _ => None,
         }
     }
@@ -111,32 +129,52 @@ impl fmt::Display for UsageError<'_> {
             }
             f.write_str(": ")?;
         }
-        let text = match self.why {
-            Why::OutOfRange(lo, hi) => return write!(f, "out of range ({lo}..={hi})"),
-            Why::NotForProfile(p) => return write!(f, "does not apply to profile {p}"),
-            Why::NotForCommand(c) => return write!(f, "does not apply to {c}"),
-            Why::After(o) => {
-                return write!(f, "unexpected after {o} (which ends the command line)")
-            }
-            Why::UnknownMode => return unknown_mode(f),
-            Why::UnknownOption => "unknown option (see --help)",
-            Why::UnknownCommand => "unknown command (see --help)",
-            Why::MissingValue => "needs a value",
-            Why::NotANumber => "not a decimal number",
-            Why::Duplicate => "given more than once",
-            Why::UnknownProfile => "unknown profile (see --help)",
-            Why::UnexpectedValue => "takes no value",
-            Why::Conflict => "--smoke and --trace exclude each other",
-            Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
-            Why::Gate => "needs a percentage in (0, 100]",
-            Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
-            Why::Files(why) | Why::Initramfs(why) => why,
-            Why::Commit => "needs a commit id: 7 to 40 hex digits",
-            Why::Title => "needs 1 to 50 printable ASCII characters (the Subject line fits 72)",
-            Why::Link => "needs a URL of 1 to 66 characters, no blanks (a line fits 72)",
-        };
-        f.write_str(text)
+        why(f, self.why)?;
+        match self.item {
+            Some(item) => write!(f, " for {item}"),
+            None => Ok(()),
+        }
     }
+}
+
+/// What is wrong, in words.
+fn why(f: &mut fmt::Formatter<'_>, why: Why) -> fmt::Result {
+    let text = match why {
+        Why::OutOfRange(lo, hi) => return write!(f, "out of range ({lo}..={hi})"),
+        Why::NotForProfile(p) => return write!(f, "does not apply to profile {p}"),
+        Why::NotForCommand(c) => return write!(f, "does not apply to {c}"),
+        Why::After(o) => return write!(f, "unexpected after {o} (which ends the command line)"),
+        Why::UnknownMode => return unknown_mode(f),
+        Why::NotForSuite(hint) => return write!(f, "does not apply to suite: {hint}"),
+        Why::NoItemTakes(i) => {
+            f.write_str("no profile of the suite takes it (taken by ")?;
+            options::takers(f, &OPTIONS[i]);
+            return f.write_str(")");
+        }
+        Why::NoSharedVariant => {
+            f.write_str("no shared variant (P:shared is for a profile that takes --shared:")?;
+            for id in ProfileId::ALL.iter().filter(|id| id.takes(Takes::Shared)) {
+                write!(f, " {}", id.names().short)?;
+            }
+            return f.write_str(")");
+        }
+        Why::UnknownOption => "unknown option (see --help)",
+        Why::UnknownCommand => "unknown command (see --help)",
+        Why::MissingValue => "needs a value",
+        Why::NotANumber => "not a decimal number",
+        Why::Duplicate => "given more than once",
+        Why::UnknownProfile => "unknown profile (see --help)",
+        Why::UnexpectedValue => "takes no value",
+        Why::Conflict => "--smoke and --trace exclude each other",
+        Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
+        Why::Gate => "needs a percentage in (0, 100]",
+        Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
+        Why::Files(why) | Why::Initramfs(why) | Why::Item(why) => why,
+        Why::Commit => "needs a commit id: 7 to 40 hex digits",
+        Why::Title => "needs 1 to 50 printable ASCII characters (the Subject line fits 72)",
+        Why::Link => "needs a URL of 1 to 66 characters, no blanks (a line fits 72)",
+    };
+    f.write_str(text)
 }
 
 /// `--mode`'s error: the modes there are (`needs a pollwake mode: none,
@@ -178,6 +216,8 @@ pub struct Parsed<'a> {
     inject_pct: f64,
     /// initramfs's `-o` and `--init`, and the run options to bake.
     initramfs: Bake<'a>,
+    /// suite's `--profiles`: the items, as typed.
+    profiles: Option<&'a [u8]>,
 }
 
 /// What `initramfs` collects while the arguments are read.
@@ -210,7 +250,7 @@ impl<'a> Bake<'a> {
 type Typed<'a> = Option<(&'a [u8], Option<&'a [u8]>)>;
 
 /// The command words and their bits.
-const COMMANDS: [(&str, u8); 7] = [
+const COMMANDS: [(&str, u8); 8] = [
     ("run", RUN),
     ("describe", DESCRIBE),
     ("selftest", SELFTEST),
@@ -218,6 +258,7 @@ const COMMANDS: [(&str, u8); 7] = [
     ("calibrate", CALIBRATE),
     ("initramfs", INITRAMFS),
     ("report", REPORT),
+    ("suite", SUITE),
 ];
 
 fn command_name(bit: u8) -> &'static str {
@@ -278,15 +319,18 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             args: [b""; ARGS_MAX],
             n: 0,
         },
+        profiles: None,
     };
-    // initramfs takes run's options as well as its own.
-    let takes = if command == INITRAMFS {
-        RUN | INITRAMFS
-    } else {
-        command
-    };
+    // What initramfs bakes: a run, or a suite after the word `suite`.
+    let mut baked = RUN;
     let mut typed: [Typed; OPTIONS.len()] = [None; OPTIONS.len()];
     while let Some(arg) = args.next() {
+        // initramfs takes the baked command's options as well as its own.
+        let takes = if command == INITRAMFS {
+            baked | INITRAMFS
+        } else {
+            command
+        };
         let is_option = arg.len() > 1 && arg[0] == b'-';
         if command & (COMPARE | REPORT) != 0 && (p.files_only || !is_option) {
             file(&mut p.compare, arg).map_err(|why| error(command, arg, None, why))?;
@@ -310,13 +354,27 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             }
             return Ok(done);
         }
+        if command == INITRAMFS && arg == b"suite" {
+            if baked == SUITE || p.initramfs.n > 0 {
+                return Err(err(Why::Initramfs(
+                    "comes once, before the options it bakes",
+                )));
+            }
+            baked = SUITE;
+            p.initramfs.push(arg).map_err(err)?;
+            continue;
+        }
         let named = |o: &&options::Opt| o.name.as_bytes() == name;
         let Some(idx) = OPTIONS
             .iter()
             .position(|o| named(&o) && o.commands & takes != 0)
         else {
             return Err(err(if OPTIONS.iter().any(|o| named(&o)) {
-                Why::NotForCommand(command_name(command))
+                if takes & SUITE != 0 {
+                    suite::not_for_suite(name)
+                } else {
+                    Why::NotForCommand(command_name(command))
+                }
             } else if arg.starts_with(b"-") {
                 Why::UnknownOption
             } else {
@@ -368,6 +426,13 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         }
         return Ok(Command::Report(a, p.draft));
     }
+    if command == SUITE || baked == SUITE {
+        let s = suite::items(command, p.profiles, &typed)?;
+        if command == SUITE {
+            return Ok(Command::Suite(s));
+        }
+        return initramfs_spec(p.initramfs);
+    }
     run_config(command, p, &typed)
 }
 
@@ -377,6 +442,7 @@ fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> U
         arg,
         value,
         why,
+        item: None,
     }
 }
 

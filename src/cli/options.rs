@@ -21,6 +21,8 @@ pub const CALIBRATE: u8 = 16;
 /// `initramfs`: its own options and every option of `run` (parsed as `run`).
 pub const INITRAMFS: u8 = 32;
 pub const REPORT: u8 = 64;
+/// `suite`: `--profiles` and the options of `run` a suite's items take.
+pub const SUITE: u8 = 128;
 
 /// What an option does to a run's figures: each option says, so that an
 /// option that changes them cannot be left out of the contract.
@@ -138,6 +140,11 @@ fn profile(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     Ok(())
 }
 
+fn profiles<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    p.profiles = Some(Some(v).filter(|v| !v.is_empty()).ok_or(Why::MissingValue)?);
+    Ok(())
+}
+
 fn tsv<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     p.cfg.tsv = Some(v).filter(|v| !v.is_empty());
     p.cfg.tsv.map(|_| ()).ok_or(Why::MissingValue)
@@ -218,18 +225,23 @@ fn series_mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     Ok(())
 }
 
-const RUNS: u8 = RUN | DESCRIBE;
-/// What shapes a point: `run`, `describe` and the points of `calibrate`.
-const POINTS: u8 = RUN | DESCRIBE | CALIBRATE;
-const ALL: u8 = RUN | DESCRIBE | SELFTEST | CALIBRATE;
+/// What shapes a run, and each run of a suite.
+const RUNS: u8 = RUN | DESCRIBE | SUITE;
+/// What shapes a point: `run`, `describe`, the points of `calibrate`, and
+/// each point of a suite.
+const POINTS: u8 = RUN | DESCRIBE | CALIBRATE | SUITE;
+const ALL: u8 = RUN | DESCRIBE | SELFTEST | CALIBRATE | SUITE;
 use Shown::{Num, Word};
 
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 29] = [
-    opt("--profile", text("P", profile), POINTS, every(Field::Profile),
+pub const OPTIONS: [Opt; 30] = [
+    opt("--profile", text("P", profile), POINTS & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
+    opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
+        "items, comma-separated: P, or P:shared (P --shared)",
+        Word("every P, and P:shared where P takes --shared")),
     opt("--smoke", Value::Mode(Mode::Smoke), POINTS, every(Field::Mode),
         "2 cycles, 1 round, no warm-up (explicit options still win)", Shown::None),
     opt("--trace", Value::Mode(Mode::Trace), RUNS, every(Field::Mode),
@@ -245,7 +257,7 @@ pub const OPTIONS: [Opt; 29] = [
     opt("--slots", num("N", 1, MAX_SLOTS, |p, v| p.cfg.slots = v), POINTS,
         only(Takes::Slots, Field::Slots),
         "requests a cycle, {}; v0: groups, 1..=8", Num(DEFAULT_SLOTS, "; v0 8")),
-    opt("--shared", Value::Flag(|p| p.cfg.shared = true), POINTS,
+    opt("--shared", Value::Flag(|p| p.cfg.shared = true), POINTS & !SUITE,
         only(Takes::Shared, Field::FutexScope),
         "no FUTEX2_PRIVATE, memory still private ({takers})", Shown::None),
     opt("--timeout", num("SECS", 1, MAX_TIMEOUT_S, |p, v| p.cfg.timeout_s = v), ALL,
@@ -255,7 +267,7 @@ pub const OPTIONS: [Opt; 29] = [
         "also the formal TSV rows, to FILE (never overwritten)", Shown::None),
     opt("--inject-ns", num("N", 0, MAX_INJECT_NS, |p, v| p.cfg.inject_ns = v), RUNS,
         every(Field::InjectNs), "positive control: N ns more per pair, {}", Num(0, "")),
-    opt("--witness", Value::Choice { meta: "optional", set: witness }, RUN,
+    opt("--witness", Value::Choice { meta: "optional", set: witness }, RUN | SUITE,
         (None, Figures::Measured("witness")),
         "the kernel's own counts: ftrace events, functions", Shown::None),
     opt("--burst", num("N", 1, MAX_BURST, |p, v| p.cfg.burst = v), POINTS,
@@ -308,7 +320,9 @@ usage: uring-repro [run] [options]       measure (the default command)
                                        one git bisect run step: 0 1 125 128
        uring-repro calibrate [options] [--inject-pct PCT]
                                        positive control: can this box see it?
-       uring-repro initramfs -o FILE [--init PATH] [options]
+       uring-repro suite [--profiles LIST] [options]
+                                       several profiles in turn, a point each
+       uring-repro initramfs -o FILE [--init PATH] [suite] [options]
                                        a bootable cpio: /init runs the options
        uring-repro report [--gate PCT] [--mode M] [--introduced SHA]
                           [--parent SHA] [--title TEXT] [--link URL]...
@@ -336,17 +350,28 @@ const CALIBRATE_TEXT: &str = "six points A B A B A B in one process, with the ru
     Prints the A/A noise floor, B vs A with its 95% CI, and one `# calibrate:` line; \
     exit 0 when the CI holds the injected change and excludes 0 (docs/calibrate.md):";
 
+const SUITE_TEXT: &str = "runs the items of LIST one after another in this \
+    process, each printing the point `run --profile P` (with --shared for P:shared) prints \
+    with the same options, after a line `# suite: K/N ITEM`; then a line per item with \
+    its exit code, and the counts. An option only some profiles take applies to the items \
+    that take it (one no item takes is a usage error); not --profile, --shared, --tsv. A \
+    skipped or failed item does not stop the next; SIGINT or SIGTERM does (130). Exit 0 \
+    when every item that ran passed, 1 when one did not, 4 when every one skipped \
+    (docs/output.md):";
+
 const INITRAMFS_TEXT: &str = "writes FILE, an uncompressed newc cpio: /init (this \
     binary, or --init's, such as another architecture's build), /dev/console, /proc, /sys \
-    and /uring-repro.args, the options (checked as run checks them) one a line. Booted \
-    with nothing after `--` on the kernel command line, /init runs those; arguments after \
-    `--` win (README: Boot a kernel into a point):";
+    and /uring-repro.args, the options (checked as run checks them; after the word \
+    `suite`, as suite does) one a line. Booted with nothing after `--` on the kernel \
+    command line, /init runs those; arguments after `--` win (README: Boot a kernel into \
+    a point):";
 
 /// The commands with options of their own, in --help's order: what each
 /// does (wrapped after its name, then its options follow).
-const SECTIONS: [(&str, &str, u8); 4] = [
+const SECTIONS: [(&str, &str, u8); 5] = [
     ("compare", COMPARE_TEXT, COMPARE),
     ("calibrate", CALIBRATE_TEXT, CALIBRATE),
+    ("suite", SUITE_TEXT, SUITE),
     ("initramfs", INITRAMFS_TEXT, INITRAMFS),
     ("report", REPORT_TEXT, REPORT),
 ];
@@ -423,10 +448,7 @@ fn help_text(w: &mut dyn Write, o: &Opt) {
             ("", Value::Number { lo, hi, .. }) => {
                 let _ = write!(w, "{lo}..={hi}");
             }
-            ("takers", _) => {
-                let takers = ProfileId::ALL.into_iter().filter(|&id| takes(id, o));
-                joined(w, " ", takers.map(|id| id.names().short));
-            }
+            ("takers", _) => takers(w, o),
             ("tagged", _) => joined(w, "/", tagged().map(ProfileId::formal_name)),
             ("modes", _) => {
                 let series = tagged().flat_map(|id| id.profile().series.iter());
@@ -444,6 +466,12 @@ fn joined<'w>(w: &mut dyn Write, sep: &str, words: impl Iterator<Item = &'w str>
     for (i, word) in words.enumerate() {
         let _ = write!(w, "{}{word}", if i == 0 { "" } else { sep });
     }
+}
+
+/// The short names of the workloads that take `o`, a space between each two.
+pub fn takers(w: &mut dyn Write, o: &Opt) {
+    let takers = ProfileId::ALL.into_iter().filter(|&id| takes(id, o));
+    joined(w, " ", takers.map(|id| id.names().short));
 }
 
 /// Whether workload `id` takes option `o`.

@@ -525,7 +525,7 @@ fn kernel_words_before_ours_are_skipped_and_named() {
 /// A value for every option a run, describe or calibrate takes:
 /// what `every_option_changes_the_contract_or_says_why_not` gives it.
 /// An option added to the table without one here fails that test.
-const SAMPLES: [(&str, &[&str]); 17] = [
+pub(super) const SAMPLES: [(&str, &[&str]); 17] = [
     ("--profile", &["--profile", "c0"]),
     ("--smoke", &["--smoke"]),
     ("--trace", &["--trace"]),

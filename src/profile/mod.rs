@@ -252,6 +252,17 @@ impl ProfileId {
     pub fn shape(self, cfg: &RunConfig) -> Shape {
         (self.0.shape)(cfg)
     }
+
+    /// Every workload in `ALL`'s order, each followed by its shared-futex
+    /// variant where it takes `--shared`: (workload, shared).
+    pub fn variants() -> impl Iterator<Item = (ProfileId, bool)> {
+        let scopes = |id: ProfileId| {
+            [(id, false), (id, true)]
+                .into_iter()
+                .take(1 + id.takes(Takes::Shared) as usize)
+        };
+        Self::ALL.into_iter().flat_map(scopes)
+    }
 }
 
 /// Two ids are the same when they name the same workload.

@@ -56,6 +56,7 @@ fn attempt(
     let mut allowed = [0u8; CPU_SET_BYTES];
     let choice = choose_cpu(cfg.cpu, &mut allowed)?;
     let pinned = choice.cpu();
+    let _unpin = Unpin(&allowed);
     cpu::pin(pinned)
         .map_err(|e| Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")))?;
     // The run's ring, its waits bounded by --timeout.
@@ -116,6 +117,20 @@ fn attempt(
             _ => e,
         })
     })
+}
+
+/// Gives the thread back the CPUs it may use (`allowed`, as the run found
+/// them) when dropped, however the run ends: a run pins its thread to one
+/// CPU, and what runs next in this process (a suite's next item,
+/// calibrate's next point) must find the CPUs this run found (pollwake's
+/// `--waiter-cpu` may name another). Should it fail (none of those CPUs
+/// online any more), the next run's CPU choice says so.
+struct Unpin<'a>(&'a CpuSet);
+
+impl Drop for Unpin<'_> {
+    fn drop(&mut self) {
+        let _ = sys::sched_setaffinity(self.0);
+    }
 }
 
 /// `--tsv FILE`, created (never overwritten) before anything runs.
@@ -316,6 +331,51 @@ fn trace_mark(marker: Option<Fd>, what: &str, id: ProfileId, out: &mut Out) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{RingFlags, SMOKE_CYCLES};
+    use crate::testing::skip;
+
+    /// A run pins its thread to one CPU; whatever ends it (a pass, a
+    /// failure after the pin: pollwake's waiter CPU refused), it gives the
+    /// thread back the CPUs it found, so that what runs next in the same
+    /// process (a suite's next item, calibrate's next point) finds them
+    /// too: pollwake's `--waiter-cpu` may name a CPU other than `--cpu`.
+    #[test]
+    fn a_run_gives_back_the_cpus_it_found() {
+        let mut before = [0u8; CPU_SET_BYTES];
+        sys::sched_getaffinity(&mut before).unwrap();
+        let smoke = RunConfig {
+            mode: Mode::Smoke,
+            rounds: 1,
+            cycles: SMOKE_CYCLES,
+            warmups: 0,
+            ..RunConfig::default()
+        };
+        let refused = RunConfig {
+            waiter_cpu: Some(crate::config::MAX_CPU),
+            ring_flags: RingFlags::None,
+            ..smoke
+        };
+        for (name, cfg, code) in [
+            (&b"n0"[..], smoke, exit::PASS),
+            (b"pollwake", smoke, exit::PASS),
+            (b"pollwake", refused, exit::USAGE),
+        ] {
+            let id = ProfileId::parse(name).unwrap();
+            let e = run(id, &cfg, &Clock::syscall(), &mut Out::null());
+            if e.code == exit::SKIP {
+                return skip(&format!("io_uring cannot run here: {}", e.cause));
+            }
+            assert_eq!(e.code, code, "{id:?}: {}", e.cause);
+            let mut after = [0u8; CPU_SET_BYTES];
+            sys::sched_getaffinity(&mut after).unwrap();
+            assert!(
+                after == before,
+                "{id:?}: {} after {}",
+                cpu::Ranges(&after),
+                cpu::Ranges(&before)
+            );
+        }
+    }
 
     /// `--tsv` names what is wrong with a path no file can have (one too
     /// long is refused as the kernel refuses it; its cause line, 512

@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -379,4 +379,61 @@ pub fn with_stdout_full(args: &[&str]) -> Run {
         .output()
         .expect("spawn uring-repro");
     o.into()
+}
+
+/// What an interrupted run left behind.
+pub struct Ended {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    /// False when the run ended before `ready` saw its line.
+    pub signalled: bool,
+}
+
+/// Runs BIN with `args`; once a stdout line satisfies `ready`, sends
+/// `kill -SIG` (`sig` = "INT", "TERM"), then reads everything and waits.
+pub fn interrupt(args: &[&str], sig: &str, ready: impl Fn(&str) -> bool) -> Ended {
+    let mut child = spawn(args);
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let (mut stdout, mut signalled) = (String::new(), false);
+    loop {
+        let mut line = String::new();
+        if out.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        stdout.push_str(&line);
+        if ready(&line) {
+            let ok = Command::new("kill")
+                .args([&format!("-{sig}"), &child.id().to_string()])
+                .status()
+                .expect("run kill");
+            assert!(ok.success(), "kill -{sig} failed");
+            signalled = true;
+            break;
+        }
+    }
+    // Keep reading: a full pipe would block the report.
+    out.read_to_string(&mut stdout).unwrap();
+    let stderr = drain(child.stderr.take());
+    let code = child.wait().unwrap().code();
+    Ended {
+        code,
+        stdout,
+        stderr,
+        signalled,
+    }
+}
+
+/// None (after a loud SKIP) when the run could not start here.
+pub fn started(e: Ended, what: &str) -> Option<Ended> {
+    if !e.signalled && e.code == Some(4) {
+        skip(format!("{what} cannot run here: {}", e.stderr.trim()));
+        return None;
+    }
+    assert!(
+        e.signalled,
+        "{what} ended before its first row (exit {:?})\n{}\n{}",
+        e.code, e.stdout, e.stderr
+    );
+    Some(e)
 }
