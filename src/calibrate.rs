@@ -41,7 +41,7 @@ pub const POINTS_EACH: usize = 3;
 
 /// What the six points say (every figure in % of A's mean but the means).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Analysis {
+pub struct Calibration {
     /// The mean of the A point means, and of the B point means (ns/pair).
     pub a: f64,
     pub b: f64,
@@ -58,7 +58,7 @@ pub struct Analysis {
     pub smallest_resolvable: f64,
 }
 
-impl Analysis {
+impl Calibration {
     /// The box resolves the injected change: its interval holds it and
     /// excludes zero.
     pub fn resolved(&self) -> bool {
@@ -69,7 +69,7 @@ impl Analysis {
 
 /// The analysis of A's and B's points (each point's rounds) when B had
 /// `inject_ns` more per pair. A point's value is the mean of its rounds.
-pub fn analyse(a: &[&[f64]], b: &[&[f64]], inject_ns: u32) -> Analysis {
+pub fn analyse(a: &[&[f64]], b: &[&[f64]], inject_ns: u32) -> Calibration {
     let change = compare::intervals(a, b);
     let point_means = |p: &[&[f64]]| {
         let mut m = [0f64; POINTS_EACH];
@@ -86,7 +86,7 @@ pub fn analyse(a: &[&[f64]], b: &[&[f64]], inject_ns: u32) -> Analysis {
     let (na, nb) = (sa.n as f64, sb.n as f64);
     let aa = stats::t975(na + nb - 2.0) * sa.stddev * stats::sqrt(1.0 / na + 1.0 / nb);
     let within_half = (change.within.high - change.within.low) / 2.0;
-    Analysis {
+    Calibration {
         a: sa.mean,
         b: sb.mean,
         injected: pct(inject_ns as f64),
@@ -157,7 +157,7 @@ pub fn run(id: ProfileId, cfg: &RunConfig, pct: f64, clock: &Clock, out: &mut Ou
     )
 }
 
-fn print(out: &mut Out, r: &Analysis, a: &[&[f64]], b: &[&[f64]], ns: u32, pct: f64) {
+fn print(out: &mut Out, r: &Calibration, a: &[&[f64]], b: &[&[f64]], ns: u32, pct: f64) {
     let _ = write!(out, "# calibrate: point means (ns/pair): A");
     for p in a {
         let _ = write!(out, " {}", Dec(stats::summarize(p).mean, 3));

@@ -180,7 +180,7 @@ fn link<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
 
 fn mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     let m = compare::MODES.iter().find(|m| m.0.as_bytes() == v);
-    p.compare.mode = Some(m.ok_or(Why::PollwakeMode)?.1);
+    p.compare.mode = Some(m.ok_or(Why::PollwakeMode)?.1.as_bytes());
     Ok(())
 }
 

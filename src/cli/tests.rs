@@ -435,7 +435,7 @@ fn plain_files_get_sandwich_labels() {
         (&b"--odd-name"[..], &b"./k=v"[..], &b"-"[..])
     );
     let a = compare(&["--mode", "none_aa", "x"]).unwrap();
-    assert_eq!(a.mode, Some("pollwake_none_aa"));
+    assert_eq!(a.mode, Some(&b"pollwake_none_aa"[..]));
     let a = compare(&["base=a", "patch1=b", "full=c", "patch1=d", "base=e"]).unwrap();
     assert_eq!(labels(&a), ["base", "patch1", "full", "patch1", "base"]);
     assert_eq!(a.file(4), b"e");

@@ -27,29 +27,26 @@
 use core::fmt::{self, Write};
 
 use super::analysis::Boots;
-use super::load::unusable;
+use super::args::{Args, MAX_POINTS};
 use super::point::{Point, ALL};
 use super::words::Pct;
-use super::{Args, MAX_POINTS};
-use crate::exit::{self, fail};
+use crate::exit::{self, fail, BISECT_SKIP as SKIP};
 use crate::fmt::{Clean, Dec};
 use crate::stats::{pct_change, sqrt, t975, Contrast};
 use crate::sys::out::Out;
 
-pub use crate::exit::{BISECT_SKIP as SKIP, BISECT_STOP as ABORT};
-
 /// The step: every point read (`load`); the verdict line, and its exit
 /// code (0 good, 1 bad, SKIP), or why the references cannot be used
-/// (ABORT).
+/// (128: stop the bisect).
 pub fn step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
     for (i, p) in pts.iter().enumerate() {
         let file = Clean(a.file(i));
         if !p.valid() {
-            return fail(unusable(a, i), format_args!("{file}: failed its checks"));
+            return fail(a.unusable(i), format_args!("{file}: failed its checks"));
         }
         if p.s[ALL].s.n < 2 {
             let why = "1 round: no spread within the point (it needs 2 or more)";
-            return fail(unusable(a, i), format_args!("{file}: {why}"));
+            return fail(a.unusable(i), format_args!("{file}: {why}"));
         }
     }
     let mut sides: [[&Point; MAX_POINTS]; 3] = [[&pts[0]; MAX_POINTS]; 3];
@@ -66,7 +63,7 @@ pub fn step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
     let (good, bad, new) = (&sides[0][..k[0]], &sides[1][..k[1]], sides[2][0]);
     match judge(good, bad, new, a.gate) {
         Err(Abort::CloserThanGate(c)) => fail(
-            ABORT,
+            a.refused(),
             format_args!(
                 "compare --bisect: the references are closer than the gate: bad vs good {}, gate {}%",
                 Pct(c),

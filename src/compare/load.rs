@@ -5,15 +5,17 @@
 //! are what a comparison varies), never witnessed beside plain, and each
 //! counted once: the same file twice, one boot under two labels or as
 //! both parents of a plain sandwich is refused. The first error is the
-//! command's: one stderr line naming the file (and line), exit 2, or under
-//! `--bisect` 125 for the new point and 128 for a reference.
+//! command's: one stderr line naming the file (and line), and the exit
+//! code `Args` gives (2, or under `--bisect` 125 for the new point and 128
+//! for a reference).
 
 use core::fmt;
+use core::ops::Deref;
 
+use super::args::{Args, MAX_POINTS};
 use super::point::{self, Key, Point, ALL, MAX_ROUNDS};
-use super::table::{self, Bad};
-use super::{bisect, Args, MAX_POINTS};
-use crate::exit::{self, fail};
+use super::table::{self, Refusal};
+use crate::exit::fail;
 use crate::fmt::Clean;
 use crate::sys::memory::Mapping;
 use crate::sys::{self, CPath};
@@ -53,7 +55,7 @@ impl fmt::Display for Quoted<'_> {
 
 /// One workload and one contract across points, where the inputs say:
 /// the first point (in `order`) that breaks that, and why.
-fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Bad<'t>)> {
+fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Refusal<'t>)> {
     let pts_in_order = || order.iter().map(|&i| (i, &pts[i]));
     let first = pts_in_order()
         .map(|(_, p)| p.profile())
@@ -66,25 +68,14 @@ fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Bad<'t>)> {
     for (i, p) in pts_in_order() {
         if !p.profile().is_empty() && p.profile() != first {
             let why = "another profile than the first file's (one workload at a time)";
-            return Some((i, table::bad(0, why, p.profile())));
+            return Some((i, table::refuse(0, why, p.profile())));
         }
         if p.pairs != 0 && p.pairs != pairs {
             let why = "other pairs per round than the first file (another contract)";
-            return Some((i, table::bad(0, why, b"")));
+            return Some((i, table::refuse(0, why, b"")));
         }
     }
     None
-}
-
-/// The exit code when file `i` cannot be used: a usage error, or under
-/// `--bisect` 125 for the new point (this commit cannot be judged) and 128
-/// for a reference (stop the bisect).
-pub fn unusable(a: &Args, i: usize) -> i32 {
-    match (a.bisect, a.label(i)) {
-        (false, _) => exit::USAGE,
-        (true, b"new") => bisect::SKIP,
-        (true, _) => bisect::ABORT,
-    }
 }
 
 /// The contract fields points must agree on, beyond the profile and the
@@ -223,58 +214,84 @@ fn twice(
     None
 }
 
-/// What `with_points` hands the points to.
-pub type Then<'c> = dyn FnMut(&[Point]) -> i32 + 'c;
+/// The command stopped: its stderr line is written, `code` is its exit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    pub code: i32,
+}
 
-/// Reads and checks every point of `a` (one buffer holds every file's
-/// text, which the points keep slices of), then hands the points to `then`
-/// (one loader for every command: `dyn`); its exit code, or the error's
-/// after its stderr line.
-pub fn with_points(a: &Args, then: &mut Then) -> i32 {
-    let mem = match Mapping::anonymous(MAX_INPUT_BYTES + 1) {
-        Ok(m) => m,
-        Err(e) => {
-            let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
-            return fail(code, format_args!("compare: no memory for input: {e}"));
+/// `code` after the stderr line `msg`.
+fn stop(code: i32, msg: fmt::Arguments<'_>) -> Stopped {
+    Stopped {
+        code: fail(code, msg),
+    }
+}
+
+/// The memory every FILE of a command line is read into: one buffer
+/// holds every file's text, which the points keep slices of.
+pub struct Inputs {
+    text: Mapping,
+}
+
+/// Every point of a command line, read and checked against each other.
+pub struct Points<'t> {
+    pts: [Point<'t>; MAX_POINTS],
+    n: usize,
+}
+
+impl<'t> Deref for Points<'t> {
+    type Target = [Point<'t>];
+    fn deref(&self) -> &[Point<'t>] {
+        &self.pts[..self.n]
+    }
+}
+
+impl Inputs {
+    /// The memory for `a`'s files.
+    pub fn map(a: &Args) -> Result<Inputs, Stopped> {
+        match Mapping::anonymous(MAX_INPUT_BYTES + 1) {
+            Ok(text) => Ok(Inputs { text }),
+            Err(e) => Err(stop(
+                a.refused(),
+                format_args!("compare: no memory for input: {e}"),
+            )),
         }
-    };
-    // SAFETY: a fresh private mapping of mem.len() zeroed bytes, ours alone
-    // while `mem` lives (until the end of this function).
-    let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), mem.len()) };
-    let mut values = [0f64; MAX_ROUNDS];
-    let mut pts = [Point::default(); MAX_POINTS];
-    let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
-    for i in 0..a.n {
-        let file = Clean(a.file(i));
-        let cannot = |why: &dyn fmt::Display| {
-            fail(unusable(a, i), format_args!("{file}: cannot read: {why}"))
-        };
-        let path = match CPath::new(a.file(i)) {
-            Ok(p) => p,
-            Err(bad) => return cannot(&bad),
-        };
-        // Every file stays in the buffer: points keep slices of their text.
-        // One that fills what is left of it may have more behind.
-        let room = buf.len();
-        let len = match sys::read_file(&path, buf) {
-            Ok(text) if text.len() < room => text.len(),
-            Ok(_) => {
-                return fail(
-                    unusable(a, i),
-                    format_args!("{file}: the files exceed 4 MiB together (compare's limit)"),
-                )
-            }
-            Err(e) => return cannot(&e),
-        };
-        let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
-        buf = rest;
-        let text = &*text;
-        texts[i] = text;
-        pts[i] = match point::read(text, &mut values, a.mode.map(str::as_bytes)) {
-            Ok(p) => p,
-            Err(b) => {
-                return fail(
-                    unusable(a, i),
+    }
+
+    /// Reads and checks every point of `a`, or stops at the first error.
+    pub fn read<'t>(&'t mut self, a: &Args) -> Result<Points<'t>, Stopped> {
+        // SAFETY: a private mapping of len() zeroed bytes, ours alone while
+        // `self` is borrowed (the points keep slices of it as long).
+        let mut buf = unsafe { core::slice::from_raw_parts_mut(self.text.ptr(), self.text.len()) };
+        let mut values = [0f64; MAX_ROUNDS];
+        let mut pts = [Point::default(); MAX_POINTS];
+        let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
+        for i in 0..a.n {
+            let file = Clean(a.file(i));
+            let cannot = |why: &dyn fmt::Display| {
+                stop(a.unusable(i), format_args!("{file}: cannot read: {why}"))
+            };
+            let path = CPath::new(a.file(i)).map_err(|bad| cannot(&bad))?;
+            // Every file stays in the buffer: points keep slices of their
+            // text. One that fills what is left of it may have more behind.
+            let room = buf.len();
+            let len = match sys::read_file(&path, buf) {
+                Ok(text) if text.len() < room => text.len(),
+                Ok(_) => {
+                    return Err(stop(
+                        a.unusable(i),
+                        format_args!("{file}: the files exceed 4 MiB together (compare's limit)"),
+                    ))
+                }
+                Err(e) => return Err(cannot(&e)),
+            };
+            let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
+            buf = rest;
+            let text = &*text;
+            texts[i] = text;
+            pts[i] = point::read(text, &mut values, a.mode).map_err(|b| {
+                stop(
+                    a.unusable(i),
                     format_args!(
                         "{file}{}: {}{}",
                         LineNo(b.line),
@@ -282,21 +299,28 @@ pub fn with_points(a: &Args, then: &mut Then) -> i32 {
                         Quoted(b.text, b.done)
                     ),
                 )
+            })?;
+            if a.drop_first && pts[i].s[ALL].s.n < 2 {
+                let why = "1 round: --drop-first leaves none (it needs 2 or more)";
+                return Err(stop(a.unusable(i), format_args!("{file}: {why}")));
             }
-        };
-        if a.drop_first && pts[i].s[ALL].s.n < 2 {
-            let why = "1 round: --drop-first leaves none (it needs 2 or more)";
-            return fail(unusable(a, i), format_args!("{file}: {why}"));
         }
+        against_each_other(a, &pts[..a.n], &texts[..a.n])?;
+        Ok(Points { pts, n: a.n })
     }
-    let (pts, order) = (&pts[..a.n], &check_order(a)[..a.n]);
+}
+
+/// The points of `a` checked against each other: one workload, one
+/// contract, never witnessed beside plain, each counted once.
+fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), Stopped> {
+    let order = &check_order(a)[..a.n];
     let file = |i: usize| Clean(a.file(i));
     let timebase = contract(pts, order, &TIMEBASE);
     if let (None, Some((i, b))) = (&timebase, across(pts, order)) {
-        return fail(
-            unusable(a, i),
+        return Err(stop(
+            a.unusable(i),
             format_args!("{}: {}{}", file(i), b.why, Quoted(b.text, None)),
-        );
+        ));
     }
     if let Some(d) = timebase.or_else(|| contract(pts, order, &CONTRACT)) {
         let why = match d.field {
@@ -304,8 +328,8 @@ pub fn with_points(a: &Args, then: &mut Then) -> i32 {
             _ => "another contract",
         };
         let key = d.field.name();
-        return fail(
-            unusable(a, d.at),
+        return Err(stop(
+            a.unusable(d.at),
             format_args!(
                 "{}: {key}={} beside {key}={} in {}: {why} (compare like with like)",
                 file(d.at),
@@ -313,43 +337,44 @@ pub fn with_points(a: &Args, then: &mut Then) -> i32 {
                 Clean(d.was),
                 file(d.first)
             ),
-        );
+        ));
     }
     if let Some(i) = mixed_witness(pts, order) {
         let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
-        return fail(unusable(a, i), format_args!("{}: {why}", file(i)));
+        return Err(stop(a.unusable(i), format_args!("{}: {why}", file(i))));
     }
-    if let Some((i, j, why)) = twice(a, pts, &texts[..a.n], order) {
-        // Under --bisect the references (or the step) are wrong: stop.
-        let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
-        let (this, that) = (file(i), file(j));
-        let id = Clean(pts[i].tag(Key::BootId));
-        return match why {
-            Twice::SameFile => fail(
-                code,
-                format_args!("{this}: the same file as {that} (a point counts once)"),
+    let Some((i, j, why)) = twice(a, pts, texts, order) else {
+        return Ok(());
+    };
+    // Under --bisect the references (or the step) are wrong: stop.
+    let code = a.refused();
+    let (this, that) = (file(i), file(j));
+    let id = Clean(pts[i].tag(Key::BootId));
+    Err(match why {
+        Twice::SameFile => stop(
+            code,
+            format_args!("{this}: the same file as {that} (a point counts once)"),
+        ),
+        Twice::OtherLabel => stop(
+            code,
+            format_args!(
+                "{this}: boot {id} is also {that}'s, under another label: points of one \
+                 boot are not independent"
             ),
-            Twice::OtherLabel => fail(
-                code,
-                format_args!(
-                    "{this}: boot {id} is also {that}'s, under another label: points of one \
-                     boot are not independent"
-                ),
+        ),
+        Twice::Parents => stop(
+            code,
+            format_args!(
+                "{this}: boot {id} is also {that}'s: the parents of a sandwich need a boot each"
             ),
-            Twice::Parents => fail(
-                code,
-                format_args!(
-                    "{this}: boot {id} is also {that}'s: the parents of a sandwich need a boot each"
-                ),
-            ),
-        };
-    }
-    then(pts)
+        ),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exit;
 
     /// A name with a NUL inside names no file: the kernel would read it
     /// up to the NUL, another file (here one that exists), so it is
@@ -366,16 +391,13 @@ mod tests {
         let name = real.to_str().unwrap().as_bytes();
         let mut a = Args::default();
         let (read, nul) = (name.to_vec(), [name, b"\0.old"].concat());
-        for (file, code, called) in [(&read, 0, true), (&nul, exit::USAGE, false)] {
+        for (file, got) in [(&read, Ok(1)), (&nul, Err(exit::USAGE))] {
             a.files[0] = Some(file);
             a.labels[0] = Some(b"a");
             a.n = 1;
-            let mut seen = false;
-            let got = with_points(&a, &mut |pts| {
-                seen = pts.len() == 1;
-                0
-            });
-            assert_eq!((got, seen), (code, called), "{file:?}");
+            let mut inputs = Inputs::map(&a).unwrap();
+            let read = inputs.read(&a).map(|p| p.len()).map_err(|s| s.code);
+            assert_eq!(read, got, "{file:?}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

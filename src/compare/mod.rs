@@ -20,6 +20,7 @@
 //! `--bisect` speaks git bisect run's language instead (bisect.rs).
 
 mod analysis;
+mod args;
 mod bisect;
 mod cost;
 mod load;
@@ -30,81 +31,37 @@ mod text;
 mod words;
 
 pub use analysis::{intervals, Interval, Intervals};
+pub use args::{Args, MAX_LABEL, MAX_POINTS};
 pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
 pub use table::{decimal, MODES};
 
 use crate::exit::{self, fail};
 use crate::sys::out::Out;
 use analysis::Analysis;
-use load::with_points;
+use load::Inputs;
 use point::Point;
-
-/// Most files one compare reads.
-pub const MAX_POINTS: usize = 16;
-/// Longest label.
-pub const MAX_LABEL: usize = 12;
-
-/// The command line of `compare` (the options table in cli/ fills it).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Args<'a> {
-    pub gate: f64,
-    pub tsv: bool,
-    pub drop_first: bool,
-    /// `--mode M`: the pollwake profile (`pollwake_M`) every point is read for.
-    pub mode: Option<&'static str>,
-    /// `--bisect`: classify the `new=` point against `good=` and `bad=`.
-    pub bisect: bool,
-    /// Labels (set for every point after parsing) and file names; read
-    /// them through `label(i)` and `file(i)`.
-    pub labels: [Option<&'a [u8]>; MAX_POINTS],
-    pub files: [Option<&'a [u8]>; MAX_POINTS],
-    pub n: usize,
-    /// The files came without labels (`A B A`: the outer two are the
-    /// parents of a sandwich, each its own boot).
-    pub plain: bool,
-}
-
-impl Default for Args<'_> {
-    fn default() -> Self {
-        Args {
-            gate: crate::config::DEFAULT_GATE_PCT as f64,
-            tsv: false,
-            drop_first: false,
-            mode: None,
-            bisect: false,
-            labels: [None; MAX_POINTS],
-            files: [None; MAX_POINTS],
-            n: 0,
-            plain: false,
-        }
-    }
-}
-
-impl<'a> Args<'a> {
-    pub fn label(&self, i: usize) -> &'a [u8] {
-        self.labels[i].unwrap_or(b"")
-    }
-
-    pub fn file(&self, i: usize) -> &'a [u8] {
-        self.files[i].unwrap_or(b"")
-    }
-}
 
 /// Runs `compare` with its parsed arguments; returns the exit code.
 pub fn main(a: &Args, out: &mut Out) -> i32 {
-    with_points(a, &mut |pts| {
-        if a.bisect {
-            return bisect::step(a, pts, out);
-        }
-        let an = Analysis::of(a, pts);
-        if a.tsv {
-            text::tsv(&an, out);
-        } else {
-            text::text(&an, out);
-        }
-        out.flush();
-        checked(pts, "compare", "not evidence (see the table)")
-    })
+    let mut inputs = match Inputs::map(a) {
+        Ok(inputs) => inputs,
+        Err(stopped) => return stopped.code,
+    };
+    let pts = match inputs.read(a) {
+        Ok(pts) => pts,
+        Err(stopped) => return stopped.code,
+    };
+    if a.bisect {
+        return bisect::step(a, &pts, out);
+    }
+    let an = Analysis::of(a, &pts);
+    if a.tsv {
+        text::tsv(&an, out);
+    } else {
+        text::text(&an, out);
+    }
+    out.flush();
+    checked(&pts, "compare", "not evidence (see the table)")
 }
 
 /// Exit 1 when a point failed its checks, saying so (`what` they are

@@ -26,9 +26,9 @@
 
 use core::ops::Range;
 
-pub use super::table::{Bad, Format, Sample, ALL, MAX_ROUNDS, REST};
+pub use super::table::{Format, Refusal, Sample, ALL, MAX_ROUNDS, REST};
 
-use super::table::{bad, mean_row, numbers, round_row, uint, Parsed, Rounds, Row, Table};
+use super::table::{mean_row, numbers, refuse, round_row, uint, PointRow, Rounds, Table};
 
 /// What a point states about its run, by index into `KEYS`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,7 +253,12 @@ impl<'t> Point<'t> {
 
     /// What a TSV row states in `columns` (by `Key`): the first row that
     /// counts states it for the point; every row, the `ONE_RUN` keys alike.
-    fn columns(&mut self, row: &Row<'t>, first: bool, columns: &Columns) -> Parsed<'t, ()> {
+    fn columns(
+        &mut self,
+        row: &PointRow<'t>,
+        first: bool,
+        columns: &KeyColumns,
+    ) -> Result<(), Refusal<'t>> {
         for (k, col) in columns.iter().enumerate() {
             let Some(v) = col.map(|c| row.at(c)) else {
                 continue;
@@ -267,7 +272,7 @@ impl<'t> Point<'t> {
         for (key, why) in ONE_RUN {
             if let Some(v) = columns[key as usize].map(|c| row.at(c)) {
                 if !first && self.tag(key) != v {
-                    return Err(row.bad(why, v));
+                    return Err(row.refuse(why, v));
                 }
             }
         }
@@ -276,7 +281,7 @@ impl<'t> Point<'t> {
 }
 
 /// The TSV column of each key (by `Key`), where the header has it.
-type Columns = [Option<usize>; KEYS.len()];
+type KeyColumns = [Option<usize>; KEYS.len()];
 
 /// Reads one saved point. `values` is scratch space for its rounds; `only`
 /// is the profile whose rows a pollwake table contributes (from `--mode`;
@@ -285,10 +290,10 @@ pub fn read<'t>(
     text: &'t [u8],
     values: &mut [f64; MAX_ROUNDS],
     only: Option<&[u8]>,
-) -> Parsed<'t, Point<'t>> {
+) -> Result<Point<'t>, Refusal<'t>> {
     let mut p = Point::default();
     let (mut table, mut banner_seen, mut after_banner) = (None, false, false);
-    let mut columns: Columns = [None; KEYS.len()];
+    let mut columns: KeyColumns = [None; KEYS.len()];
     let mut rounds = Rounds::new(values);
     // The run's own verdict, once its mean row is read; whether it says it
     // was interrupted.
@@ -297,7 +302,7 @@ pub fn read<'t>(
         if line[0] == b'#' {
             let is = banner(line).is_some();
             if is && (banner_seen || table.is_some()) {
-                return Err(bad(no, "a second run banner (one run per file)", b""));
+                return Err(refuse(no, "a second run banner (one run per file)", b""));
             }
             // Only our stdout's `#` lines state anything (before the
             // header, any file's might: see below).
@@ -357,26 +362,32 @@ pub fn read<'t>(
             Some(_) => "no result header (only comments)",
             None => "empty file",
         };
-        return Err(bad(0, why, b""));
+        return Err(refuse(0, why, b""));
     };
     if let Some(phase) = table.unmeasured {
-        return Err(bad(0, "not a measured point (a smoke or trace run)", phase));
+        return Err(refuse(
+            0,
+            "not a measured point (a smoke or trace run)",
+            phase,
+        ));
     }
     let timebase = p.values[Key::Timebase as usize];
     if let Some(t) = timebase.filter(|&t| t != b"wall" && t != b"icount") {
-        return Err(bad(0, "timebase is neither wall nor icount", t));
+        return Err(refuse(0, "timebase is neither wall nor icount", t));
     }
     let planned = match p.values[Key::Rounds as usize] {
-        Some(m) => Some(uint(m).ok_or(bad(0, "the planned rounds are not a whole number", m))?),
+        Some(m) => {
+            Some(uint(m).ok_or(refuse(0, "the planned rounds are not a whole number", m))?)
+        }
         None => None,
     };
     // A killed run leaves no trailer: passing rounds short of the plan.
     let short =
         table.format.tsv() && rounds.failed == 0 && planned.is_some_and(|m| (rounds.n as u64) < m);
     if cut || short {
-        return Err(Bad {
+        return Err(Refusal {
             done: Some(rounds.n as u32), // at most MAX_ROUNDS
-            ..bad(
+            ..refuse(
                 0,
                 "interrupted run",
                 p.values[Key::Rounds as usize].unwrap_or(b"?"),
@@ -384,14 +395,14 @@ pub fn read<'t>(
         });
     }
     if rounds.n == 0 {
-        return Err(bad(0, "no measured rounds", b""));
+        return Err(refuse(0, "no measured rounds", b""));
     }
     if verdict.is_none() && !table.format.tsv() {
-        return Err(bad(0, "no mean row (was the run cut short?)", b""));
+        return Err(refuse(0, "no mean row (was the run cut short?)", b""));
     }
     // Every `#` line of our stdout went through `note`, which keeps the checks line.
     if table.format == Format::Stdout && p.checks.is_none() {
-        return Err(bad(0, "incomplete run: no checks line", b""));
+        return Err(refuse(0, "incomplete run: no checks line", b""));
     }
     p.format = table.format;
     p.run_passed = verdict.unwrap_or(true);
@@ -422,7 +433,7 @@ fn lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
 mod tests {
     use super::*;
 
-    fn read_str<'t>(s: &'t str, only: Option<&[u8]>) -> Result<Point<'t>, Bad<'t>> {
+    fn read_str<'t>(s: &'t str, only: Option<&[u8]>) -> Result<Point<'t>, Refusal<'t>> {
         read(s.as_bytes(), &mut [0.0; MAX_ROUNDS], only)
     }
 

@@ -31,7 +31,7 @@ fn summed<'t>(
     for (i, (l, _)) in points.iter().enumerate() {
         (a.labels[i], a.files[i]) = (Some(l.as_bytes()), Some(&b"f"[..]));
     }
-    (a.n, a.mode) = (points.len(), mode);
+    (a.n, a.mode) = (points.len(), mode.map(str::as_bytes));
     let pts: Vec<Point> = points.iter().map(|(_, t)| read_point(t, mode)).collect();
     // Analysis ties the points' texts to the slice of them: kept for good.
     let (a, pts) = (Box::leak(Box::new(a)), Box::leak(pts.into_boxed_slice()));

@@ -16,11 +16,12 @@
 use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison, Group, Reason};
+use super::args::{Args, MAX_POINTS};
+use super::checked;
 use super::cost;
-use super::load::with_points;
+use super::load::Inputs;
 use super::point::{key_value, Key, Point, ALL};
 use super::words::{self, cell, noun, nums, Cv, Long, Pct, PointsOf, LEFT, RIGHT, WIDTH};
-use super::{checked, Args, MAX_POINTS};
 use crate::exit;
 use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
@@ -145,22 +146,28 @@ struct Mail<'r, 'a> {
 /// Runs `report`; `argv` is the command line after the program name, to
 /// quote in the draft. Returns the exit code.
 pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) -> i32 {
-    with_points(a, &mut |pts| {
-        let an = Analysis::of(a, pts);
-        let m = Mail {
-            an: &an,
-            a,
-            d,
-            pts,
-            gs: an.groups(),
-            cmps: an.cmps(),
-            all: (1u32 << a.n) - 1,
-        };
-        m.write(&mut *argv, out);
-        out.flush();
-        m.missing();
-        checked(pts, "report", "the draft is NOT EVIDENCE")
-    })
+    let mut inputs = match Inputs::map(a) {
+        Ok(inputs) => inputs,
+        Err(stopped) => return stopped.code,
+    };
+    let pts = match inputs.read(a) {
+        Ok(pts) => pts,
+        Err(stopped) => return stopped.code,
+    };
+    let an = Analysis::of(a, &pts);
+    let m = Mail {
+        an: &an,
+        a,
+        d,
+        pts: &pts,
+        gs: an.groups(),
+        cmps: an.cmps(),
+        all: (1u32 << a.n) - 1,
+    };
+    m.write(argv, out);
+    out.flush();
+    m.missing();
+    checked(&pts, "report", "the draft is NOT EVIDENCE")
 }
 
 /// Wraps a composed paragraph to WIDTH (continued at `indent`), a blank
