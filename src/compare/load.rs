@@ -13,8 +13,9 @@ use core::fmt;
 use core::ops::Deref;
 
 use super::args::{Args, MAX_POINTS};
-use super::point::{self, Key, Point, ALL, MAX_ROUNDS};
+use super::point::{self, Count, CountRoom, Key, Point, ALL, MAX_ROUNDS};
 use super::table::{self, Refusal};
+use super::words::LineNo;
 use crate::exit::fail;
 use crate::fmt::Clean;
 use crate::sys::memory::Mapping;
@@ -23,18 +24,6 @@ use crate::sys::{self, CPath};
 /// Most bytes `compare` reads, all files together (a TSV of 4096 rounds is
 /// ~1 MiB with 250-byte rows; the contract's 15 rounds take 1 KiB on stdout).
 pub const MAX_INPUT_BYTES: usize = 4 << 20;
-
-/// `:LINE` of an error, nothing for line 0 (the whole file).
-pub(super) struct LineNo(pub usize);
-
-impl fmt::Display for LineNo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 > 0 {
-            write!(f, ":{}", self.0)?;
-        }
-        Ok(())
-    }
-}
 
 /// What follows the reason: `: `text`` when there is offending text to
 /// show; for an interrupted run, `: N of M rounds` (M the text).
@@ -228,10 +217,15 @@ fn stop(code: i32, msg: fmt::Arguments<'_>) -> Stopped {
 }
 
 /// The memory every FILE of a command line is read into: one buffer
-/// holds every file's text, which the points keep slices of.
+/// holds every file's text, which the points keep slices of, another the
+/// counts of their cost lines.
 pub struct Inputs {
     text: Mapping,
+    counts: Mapping,
 }
+
+/// The bytes of the counts' room: every point's most.
+const COUNT_BYTES: usize = MAX_POINTS * CountRoom::PER_POINT * core::mem::size_of::<Count>();
 
 /// Every point of a command line, read and checked against each other.
 pub struct Points<'t> {
@@ -249,13 +243,18 @@ impl<'t> Deref for Points<'t> {
 impl Inputs {
     /// The memory for `a`'s files.
     pub fn map(a: &Args) -> Result<Inputs, Stopped> {
-        match Mapping::anonymous(MAX_INPUT_BYTES + 1) {
-            Ok(text) => Ok(Inputs { text }),
-            Err(e) => Err(stop(
-                a.refused(),
-                format_args!("compare: no memory for input: {e}"),
-            )),
-        }
+        let map = |len| {
+            Mapping::anonymous(len).map_err(|e| {
+                stop(
+                    a.refused(),
+                    format_args!("compare: no memory for input: {e}"),
+                )
+            })
+        };
+        Ok(Inputs {
+            text: map(MAX_INPUT_BYTES + 1)?,
+            counts: map(COUNT_BYTES)?,
+        })
     }
 
     /// Reads and checks every point of `a`, or stops at the first error.
@@ -263,6 +262,12 @@ impl Inputs {
         // SAFETY: a private mapping of len() zeroed bytes, ours alone while
         // `self` is borrowed (the points keep slices of it as long).
         let mut buf = unsafe { core::slice::from_raw_parts_mut(self.text.ptr(), self.text.len()) };
+        let counts = self.counts.ptr().cast();
+        let n = self.counts.len() / core::mem::size_of::<Count>();
+        // SAFETY: a private mapping, page-aligned (as a Count needs), of
+        // room for `n` counts, ours alone while `self` is borrowed; the
+        // room hands out only the counts written.
+        let mut room = CountRoom::new(unsafe { core::slice::from_raw_parts_mut(counts, n) });
         let mut values = [0f64; MAX_ROUNDS];
         let mut pts = [Point::default(); MAX_POINTS];
         let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
@@ -274,9 +279,9 @@ impl Inputs {
             let path = CPath::new(a.file(i)).map_err(|bad| cannot(&bad))?;
             // Every file stays in the buffer: points keep slices of their
             // text. One that fills what is left of it may have more behind.
-            let room = buf.len();
+            let left = buf.len();
             let len = match sys::read_file(&path, buf) {
-                Ok(text) if text.len() < room => text.len(),
+                Ok(text) if text.len() < left => text.len(),
                 Ok(_) => {
                     return Err(stop(
                         a.unusable(i),
@@ -289,7 +294,7 @@ impl Inputs {
             buf = rest;
             let text = &*text;
             texts[i] = text;
-            pts[i] = point::read(text, &mut values, a.mode).map_err(|b| {
+            pts[i] = point::read(text, &mut values, &mut room, a.mode).map_err(|b| {
                 stop(
                     a.unusable(i),
                     format_args!(

@@ -23,6 +23,7 @@ mod analysis;
 mod args;
 mod bisect;
 mod cost;
+mod cost_table;
 mod load;
 mod mail;
 mod point;

@@ -5,7 +5,7 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
-use super::cost;
+use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
     cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Long, Pct, Points,
@@ -80,7 +80,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
     }
     for c in r.cmps() {
         comparison(r, c, out);
-        cost::section(r, c, "pair", false, out);
+        cost_table::section(r, c, "pair", Medium::Text, out);
     }
     // The paragraph: composed whole, then wrapped.
     let mut para = Long::new();

@@ -14,6 +14,18 @@ use crate::sys::out::Out;
 /// Width of every text line.
 pub(super) const WIDTH: usize = 72;
 
+/// `:LINE` of an error, nothing for line 0 (the whole file).
+pub struct LineNo(pub usize);
+
+impl fmt::Display for LineNo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 > 0 {
+            write!(f, ":{}", self.0)?;
+        }
+        Ok(())
+    }
+}
+
 /// A change in % with its sign and three decimals (`+9.268%`, `0.000%`),
 /// `n/a` for NaN.
 pub(super) struct Pct(pub f64);

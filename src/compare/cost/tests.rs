@@ -4,8 +4,12 @@
 
 use super::*;
 use crate::compare::analysis::Analysis;
-use crate::compare::point::{self, Point, MAX_ROUNDS};
+use crate::compare::cost_table::MAX_ROWS;
+use crate::compare::point::{self, CountRoom, Point, MAX_ROUNDS};
 use crate::compare::Args;
+
+/// What point.rs says of a line out of docs/cost.md's format.
+const FORMAT: &str = "a cost line out of docs/cost.md's format";
 
 fn fixture(name: &str) -> String {
     let path = format!(
@@ -18,7 +22,13 @@ fn fixture(name: &str) -> String {
 /// `text` read as a point (pollwake: the rows of `mode`, `pollwake_M`).
 fn read_point<'t>(text: &'t str, mode: Option<&str>) -> Point<'t> {
     let mut v = Box::new([0.0; MAX_ROUNDS]);
-    point::read(text.as_bytes(), &mut v, mode.map(str::as_bytes)).unwrap()
+    point::read(
+        text.as_bytes(),
+        &mut v,
+        &mut CountRoom::kept(1),
+        mode.map(str::as_bytes),
+    )
+    .unwrap()
 }
 
 /// `compare LABEL=TEXT...` analysed, and its first comparison's lines
@@ -26,7 +36,7 @@ fn read_point<'t>(text: &'t str, mode: Option<&str>) -> Point<'t> {
 fn summed<'t>(
     points: &[(&'static str, &'t str)],
     mode: Option<&'static str>,
-) -> Result<&'t Sum<'t>, Not> {
+) -> Result<&'t Sum<'t>, NoTable> {
     let mut a = Args::default();
     for (i, (l, _)) in points.iter().enumerate() {
         (a.labels[i], a.files[i]) = (Some(l.as_bytes()), Some(&b"f"[..]));
@@ -160,7 +170,7 @@ type Edit<'e> = &'e dyn Fn(&str) -> Option<String>;
 
 /// Point `text` with its cost line number `k` (0: the first) changed by
 /// `f`, summed against the s0 child.
-fn broken(text: &str, k: usize, f: Edit) -> Not {
+fn broken(text: &str, k: usize, f: Edit) -> NoTable {
     let mut seen = 0;
     let mut out = String::new();
     for l in text.lines() {

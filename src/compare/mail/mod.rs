@@ -18,7 +18,7 @@ use core::fmt::Write;
 use super::analysis::{Analysis, Comparison, Group, Reason};
 use super::args::{Args, MAX_POINTS};
 use super::checked;
-use super::cost;
+use super::cost_table::{self, Medium};
 use super::load::Inputs;
 use super::point::{key_value, Key, Point, ALL};
 use super::words::{self, cell, noun, nums, Cv, Long, Pct, PointsOf, LEFT, RIGHT, WIDTH};
@@ -661,7 +661,7 @@ impl<'r, 'a> Mail<'r, 'a> {
     fn cost(&self, out: &mut Out) {
         let per = self.known_workload().map_or("pair", |w| w.per);
         for c in self.cmps {
-            cost::section(self.an, c, per, true, out);
+            cost_table::section(self.an, c, per, Medium::Mail, out);
         }
     }
 

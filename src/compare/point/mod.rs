@@ -1,0 +1,345 @@
+//! One saved point, read once: every FILE of `compare`, `--bisect` and
+//! `report` is one run on one boot, and this is the one reader of it. Its
+//! text is read line by line into one `Point`: what the run states about
+//! itself (uring-repro's banner lines and `# key=value` fact lines, or
+//! the columns of a TSV's first row: docs/output.md), its rows summed up
+//! (table.rs), its `# witness: ` lines and its checks line.
+//!
+//! - uring-repro's stdout: the banner `# uring-repro VERSION key=value...`
+//!   and the contract line after it, fact lines, the table, `#` summary
+//!   lines, the witness lines, the checks line;
+//! - the C standalone's stdout: the table alone; it states nothing;
+//! - a TSV (ours, or the formal C reproducer's): its columns state what
+//!   they name (the formal tool's `input_sha256` hashes another tool's
+//!   input, so it is not read, nor is a version it does not write); its
+//!   `#` lines are comments.
+//!
+//! A value written `unknown` (the run could not read it) or empty is not
+//! stated. Only a whole run is a point: an interrupted one is refused,
+//! whatever it measured (on stdout, a `partial` row instead of the mean
+//! row, a `# interrupted: N of M rounds` line or a checks line ending
+//! `-> INTERRUPTED`; in our TSV, a row of phase `interrupted`, or, with no
+//! such row (the run was killed), rounds that all passed but fall short of
+//! the `rounds_planned` column). So is our stdout without its `# checks:`
+//! line, and a TSV of a smoke or trace run. A run that failed stops early
+//! as well, but it is a point, an invalid one.
+
+use core::ops::Range;
+
+mod cost_lines;
+mod keys;
+
+pub use super::table::{Format, Refusal, Sample, ALL, MAX_ROUNDS, REST};
+pub use cost_lines::{fnv, Cost, Count, CountRoom, MAX_FUNCTIONS};
+pub use keys::{Key, KEYS};
+
+use super::table::{mean_row, numbers, refuse, round_row, uint, PointRow, Rounds, Table};
+use cost_lines::{Reader, COST_PREFIX};
+use keys::{LINE_KEYS, ONE_RUN};
+
+/// Most `# witness: ` lines kept of one point.
+pub const MAX_WITNESS: usize = 8;
+
+/// One result file: one boot, one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Point<'t> {
+    pub format: Format,
+    /// Each key's value as the point writes it (slices of its text), by
+    /// `Key`; read them through `tag` and `get`.
+    values: [Option<&'t [u8]>; KEYS.len()],
+    /// The profile of the rows read, where the rows name it: a pollwake
+    /// table's mode (`pollwake_idle`, where the banner says `pollwake`).
+    rows_profile: Option<&'t [u8]>,
+    /// Its `# witness: ` lines, without the `# `.
+    witness: [&'t [u8]; MAX_WITNESS],
+    n_witness: usize,
+    /// Its `# checks: ` line, without the `# `.
+    pub checks: Option<&'t [u8]>,
+    /// What its `# cost: ` lines (docs/cost.md) count for the series its
+    /// rows are of, read once: what cost.rs diffs.
+    pub cost: Cost<'t>,
+    /// Pairs per round (of the rounds that passed; 0 when none did).
+    pub pairs: u64,
+    /// Rounds with semantic_pass 0.
+    pub failed_rounds: u32,
+    /// False when the run's own verdict (a stdout mean row) says it failed.
+    pub run_passed: bool,
+    /// All rounds, and all but the first (drop-first: NaN mean for 1 round).
+    pub s: [Sample; 2],
+}
+
+impl<'t> Point<'t> {
+    /// `key` as written, empty when the point does not write it: what is
+    /// echoed and matched as it is (a kernel release, a boot id).
+    pub fn tag(&self, key: Key) -> &'t [u8] {
+        self.values[key as usize].unwrap_or(b"")
+    }
+
+    /// What the point states for `key`: not `unknown` (a fact the run
+    /// could not read), not empty.
+    pub fn get(&self, key: Key) -> Option<&'t [u8]> {
+        self.values[key as usize].filter(|v| !v.is_empty() && *v != b"unknown")
+    }
+
+    /// It states none of the keys (the C standalone).
+    pub fn states_nothing(&self) -> bool {
+        KEYS.iter().all(|k| self.get(k.0).is_none())
+    }
+
+    /// The profile its rows are of (pollwake's: the mode read), as written.
+    pub fn profile(&self) -> &'t [u8] {
+        self.rows_profile.unwrap_or(self.tag(Key::Profile))
+    }
+
+    /// Its `# witness: ` lines, without the `# `.
+    pub fn witness(&self) -> &[&'t [u8]] {
+        &self.witness[..self.n_witness]
+    }
+
+    /// Timed on QEMU TCG's instruction clock: its figures are guest
+    /// instructions per pair, not time.
+    pub fn icount(&self) -> bool {
+        self.tag(Key::Timebase) == b"icount"
+    }
+
+    /// Every row passed its checks.
+    pub fn valid(&self) -> bool {
+        self.failed_rounds == 0 && self.run_passed
+    }
+
+    /// The same point, stating `value` for `key` (tests).
+    #[cfg(test)]
+    pub fn with(mut self, key: Key, value: &'t [u8]) -> Self {
+        self.values[key as usize] = Some(value);
+        self
+    }
+
+    /// What a `#` line of our stdout states (`second`: it follows the
+    /// banner, so it is the contract line): the banner's and the contract
+    /// line's `key=value` words (the banner's first word is the version),
+    /// a fact line's `# key=value`, a witness line.
+    fn note(&mut self, line: &'t [u8], second: bool) {
+        if let Some(w) = line.strip_prefix(b"# witness: ") {
+            // The clean-up line (`removed INSTANCE tracing=off`) names this
+            // run's PID: it is housekeeping, not the kernel's account.
+            if self.n_witness < MAX_WITNESS && !w.is_empty() && !w.starts_with(b"removed ") {
+                self.witness[self.n_witness] = &line[2..];
+                self.n_witness += 1;
+            }
+        } else if line.starts_with(b"# checks: ") {
+            self.checks = Some(&line[2..]);
+        }
+        let words = if let Some(rest) = banner(line) {
+            self.values[Key::Version as usize] = rest.split(|&b| b == b' ').next();
+            rest
+        } else if second {
+            line.strip_prefix(b"# ").unwrap_or(b"")
+        } else {
+            if let Some((key, value)) = line.strip_prefix(b"# ").and_then(key_value) {
+                self.set(LINE_KEYS..KEYS.len(), key, value);
+            }
+            return;
+        };
+        for (key, value) in words.split(|&b| b == b' ').filter_map(key_value) {
+            self.set(0..LINE_KEYS, key, value);
+        }
+    }
+
+    /// `value` for the key whose stdout word is `key`, among `KEYS[keys]`.
+    fn set(&mut self, keys: Range<usize>, key: &[u8], value: &'t [u8]) {
+        let start = keys.start;
+        if let Some(i) = KEYS[keys].iter().position(|k| k.1.as_bytes() == key) {
+            self.values[start + i] = Some(value);
+        }
+    }
+
+    /// What a TSV row states in `columns` (by `Key`): the first row that
+    /// counts states it for the point; every row, the `ONE_RUN` keys alike.
+    fn columns(
+        &mut self,
+        row: &PointRow<'t>,
+        first: bool,
+        columns: &KeyColumns,
+    ) -> Result<(), Refusal<'t>> {
+        for (k, col) in columns.iter().enumerate() {
+            let Some(v) = col.map(|c| row.at(c)) else {
+                continue;
+            };
+            if first {
+                // A TSV has the column always; 0 is what a banner leaves out.
+                let zero = k == Key::InjectNs as usize && v == b"0";
+                self.values[k] = if zero { None } else { Some(v) };
+            }
+        }
+        for (key, why) in ONE_RUN {
+            if let Some(v) = columns[key as usize].map(|c| row.at(c)) {
+                if !first && self.tag(key) != v {
+                    return Err(row.refuse(why, v));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The TSV column of each key (by `Key`), where the header has it.
+type KeyColumns = [Option<usize>; KEYS.len()];
+
+/// Reads one saved point. `values` is scratch space for its rounds; `room`
+/// takes its cost counts; `only` is the profile whose rows a pollwake
+/// table contributes (from `--mode`; None otherwise).
+pub fn read<'t>(
+    text: &'t [u8],
+    values: &mut [f64; MAX_ROUNDS],
+    room: &mut CountRoom<'t>,
+    only: Option<&[u8]>,
+) -> Result<Point<'t>, Refusal<'t>> {
+    let mut p = Point::default();
+    let mut cost = Reader::default();
+    let (mut table, mut banner_seen, mut after_banner) = (None, false, false);
+    let mut columns: KeyColumns = [None; KEYS.len()];
+    let mut rounds = Rounds::new(values);
+    // The run's own verdict, once its mean row is read; whether it says it
+    // was interrupted.
+    let (mut verdict, mut cut) = (None, false);
+    for (no, line) in lines(text) {
+        if line[0] == b'#' {
+            let is = banner(line).is_some();
+            if is && (banner_seen || table.is_some()) {
+                return Err(refuse(no, "a second run banner (one run per file)", b""));
+            }
+            // Only our stdout's `#` lines state anything (before the
+            // header, any file's might: see below).
+            if table
+                .as_ref()
+                .is_none_or(|t: &Table| t.format == Format::Stdout)
+            {
+                if let Some(rest) = line.strip_prefix(COST_PREFIX) {
+                    // The series the rows are of: --mode's, or the banner's.
+                    let rows = only.or(p.values[Key::Profile as usize]);
+                    cost.line(rest, no, &|series| Some(series) == rows, room);
+                } else {
+                    p.note(line, after_banner);
+                }
+            }
+            (after_banner, banner_seen) = (is, banner_seen || is);
+            cut |= line.starts_with(b"# interrupted: ") || line.ends_with(b"-> INTERRUPTED");
+            continue;
+        }
+        after_banner = false;
+        let Some(t) = &mut table else {
+            let t = Table::new(no, line, banner_seen, only)?;
+            if t.format != Format::Stdout {
+                // A TSV's `#` lines are comments; the standalone states nothing.
+                (p, cost) = (Point::default(), Reader::default());
+            }
+            if t.format.tsv() {
+                let formal = t.format == Format::Formal;
+                for (col, k) in columns.iter_mut().zip(KEYS) {
+                    let foreign = formal && matches!(k.0, Key::Sha | Key::Version);
+                    if !k.2.is_empty() && !foreign {
+                        *col = t.column(k.2.as_bytes());
+                    }
+                }
+            }
+            table = Some(t);
+            continue;
+        };
+        let Some(row) = t.row(no, line)? else {
+            continue;
+        };
+        if t.only.is_some() {
+            // pollwake's table: its first column is the row's profile.
+            p.rows_profile = Some(row.at(0));
+        }
+        if row.cut {
+            // The TSV trailer carries the plan too.
+            p.columns(&row, rounds.n == 0, &columns)?;
+            cut = true;
+            continue;
+        }
+        let v = numbers(&row)?;
+        if row.mean {
+            verdict = Some(mean_row(&rounds, &row, &v)?);
+            continue;
+        }
+        round_row(&row, &v)?;
+        p.columns(&row, rounds.n == 0, &columns)?;
+        rounds.add(&row, &v)?;
+    }
+    let Some(table) = table else {
+        let why = match lines(text).next() {
+            Some(_) => "no result header (only comments)",
+            None => "empty file",
+        };
+        return Err(refuse(0, why, b""));
+    };
+    if let Some(phase) = table.unmeasured {
+        return Err(refuse(
+            0,
+            "not a measured point (a smoke or trace run)",
+            phase,
+        ));
+    }
+    let timebase = p.values[Key::Timebase as usize];
+    if let Some(t) = timebase.filter(|&t| t != b"wall" && t != b"icount") {
+        return Err(refuse(0, "timebase is neither wall nor icount", t));
+    }
+    let planned = match p.values[Key::Rounds as usize] {
+        Some(m) => {
+            Some(uint(m).ok_or(refuse(0, "the planned rounds are not a whole number", m))?)
+        }
+        None => None,
+    };
+    // A killed run leaves no trailer: passing rounds short of the plan.
+    let short =
+        table.format.tsv() && rounds.failed == 0 && planned.is_some_and(|m| (rounds.n as u64) < m);
+    if cut || short {
+        return Err(Refusal {
+            done: Some(rounds.n as u32), // at most MAX_ROUNDS
+            ..refuse(
+                0,
+                "interrupted run",
+                p.values[Key::Rounds as usize].unwrap_or(b"?"),
+            )
+        });
+    }
+    if rounds.n == 0 {
+        return Err(refuse(0, "no measured rounds", b""));
+    }
+    if verdict.is_none() && !table.format.tsv() {
+        return Err(refuse(0, "no mean row (was the run cut short?)", b""));
+    }
+    // Every `#` line of our stdout went through `note`, which keeps the checks line.
+    if table.format == Format::Stdout && p.checks.is_none() {
+        return Err(refuse(0, "incomplete run: no checks line", b""));
+    }
+    p.format = table.format;
+    p.run_passed = verdict.unwrap_or(true);
+    (p.pairs, p.failed_rounds, p.s) = (rounds.per_round, rounds.failed, rounds.samples());
+    // The cost lines count every measured round's pairs.
+    p.cost = cost.finish(p.pairs.saturating_mul(rounds.n as u64), room);
+    Ok(p)
+}
+
+/// The rest of the run banner `# uring-repro ...` after its prefix.
+fn banner(line: &[u8]) -> Option<&[u8]> {
+    line.strip_prefix(b"# uring-repro ")
+        .filter(|rest| !rest.is_empty())
+}
+
+/// `key=value` split at the first `=`.
+pub(super) fn key_value(word: &[u8]) -> Option<(&[u8], &[u8])> {
+    let i = word.iter().position(|&b| b == b'=')?;
+    Some((&word[..i], &word[i + 1..]))
+}
+
+/// The lines that are not blank, numbered from 1, without a trailing `\r`.
+fn lines(text: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    text.split(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.strip_suffix(b"\r").unwrap_or(l)))
+        .filter(|(_, l)| !l.is_empty())
+}
+#[cfg(test)]
+mod tests;
