@@ -17,8 +17,8 @@
 //! clear of 0. `--drop-first` makes the drop-first figures the primary ones
 //! (the table, the intervals) and the all-rounds change the cross-check.
 
+use super::args::{Args, MAX_POINTS};
 use super::point::{Key, Point, Sample, ALL, REST};
-use super::{Args, MAX_POINTS};
 use crate::stats::{pct_change, sqrt, summarize, Contrast};
 
 /// Points sharing a label, in order of first appearance.
@@ -131,7 +131,7 @@ impl Boots {
 }
 
 /// Why a comparison is NOT CONFIRMED: bit `1 << reason` of
-/// `Comparison::reasons`, named by `words::REASONS[reason]` and
+/// `Comparison::reasons`, named by `claim::REASONS[reason]` and
 /// `text::REASON_CODES[reason]`.
 #[derive(Clone, Copy)]
 pub enum Reason {

@@ -15,7 +15,7 @@ use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison};
 use super::cost::{sum, Sum};
-use super::words::{cell, nums, LineNo, Long, RIGHT, WIDTH};
+use super::words::{cell, nums, Align, LineNo, Long, WIDTH};
 use crate::fmt::{plural, wrap, Clean, Dec, Signed};
 use crate::sys::out::Out;
 
@@ -34,7 +34,7 @@ pub enum Medium {
 /// The table of `t` (`labels`: control's, test's), rows and sentences,
 /// no line over WIDTH.
 fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
-    cell(out, 14, RIGHT, format_args!("{}", Clean(labels[0])));
+    cell(out, 14, Align::Right, format_args!("{}", Clean(labels[0])));
     out.bytes(b"      change  kernel function\n");
     // Every function that moved, the most first: the first MAX_ROWS listed.
     let (mut last, mut m, mut listed) = (None, 0, [0.0; 2]);
@@ -103,9 +103,9 @@ fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
 fn row(out: &mut Out, control: Option<f64>, change: f64, text: &str) {
     match control {
         Some(v) => nums(out, 14, &[v], 3),
-        None => cell(out, 14, RIGHT, format_args!("-")),
+        None => cell(out, 14, Align::Right, format_args!("-")),
     }
-    cell(out, 12, RIGHT, format_args!("{}", Signed(change, 3)));
+    cell(out, 12, Align::Right, format_args!("{}", Signed(change, 3)));
     out.bytes(b"  ");
     wrap(out, text, 28, 30, WIDTH);
 }

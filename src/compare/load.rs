@@ -16,7 +16,7 @@ use super::args::{Args, MAX_POINTS};
 use super::point::{self, Count, CountRoom, Key, Point, ALL, MAX_ROUNDS};
 use super::table::{self, Refusal};
 use super::words::LineNo;
-use crate::exit::fail;
+use crate::exit::{self, fail};
 use crate::fmt::Clean;
 use crate::sys::memory::Mapping;
 use crate::sys::{self, CPath};
@@ -233,6 +233,20 @@ pub struct Points<'t> {
     n: usize,
 }
 
+impl Points<'_> {
+    /// Exit 1 when a point failed its checks, saying so (`what` they are
+    /// then) on stderr; else 0.
+    pub fn checked(&self, command: &str, what: &str) -> i32 {
+        match self.iter().filter(|p| !p.valid()).count() {
+            0 => exit::PASS,
+            bad => fail(
+                exit::FAIL,
+                format_args!("{command}: {bad} point(s) failed their checks: {what}"),
+            ),
+        }
+    }
+}
+
 impl<'t> Deref for Points<'t> {
     type Target = [Point<'t>];
     fn deref(&self) -> &[Point<'t>] {
@@ -379,7 +393,6 @@ fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exit;
 
     /// A name with a NUL inside names no file: the kernel would read it
     /// up to the NUL, another file (here one that exists), so it is

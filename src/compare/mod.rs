@@ -22,6 +22,7 @@
 mod analysis;
 mod args;
 mod bisect;
+mod claim;
 mod cost;
 mod cost_table;
 mod load;
@@ -36,11 +37,9 @@ pub use args::{Args, MAX_LABEL, MAX_POINTS};
 pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
 pub use table::{decimal, MODES};
 
-use crate::exit::{self, fail};
 use crate::sys::out::Out;
 use analysis::Analysis;
 use load::Inputs;
-use point::Point;
 
 /// Runs `compare` with its parsed arguments; returns the exit code.
 pub fn main(a: &Args, out: &mut Out) -> i32 {
@@ -62,17 +61,5 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
         text::text(&an, out);
     }
     out.flush();
-    checked(&pts, "compare", "not evidence (see the table)")
-}
-
-/// Exit 1 when a point failed its checks, saying so (`what` they are
-/// then) on stderr; else 0.
-fn checked(pts: &[Point], command: &str, what: &str) -> i32 {
-    match pts.iter().filter(|p| !p.valid()).count() {
-        0 => exit::PASS,
-        bad => fail(
-            exit::FAIL,
-            format_args!("{command}: {bad} point(s) failed their checks: {what}"),
-        ),
-    }
+    pts.checked("compare", "not evidence (see the table)")
 }

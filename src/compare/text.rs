@@ -5,11 +5,11 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
+use super::claim::{list, second_name, sentence, verdict};
 use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
-    cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Long, Pct, Points,
-    PointsOf, Units, ICOUNT, LAST, LEFT, WIDTH,
+    cell, noun, nums, spread, unit, Align, Cv, Long, Pct, Points, PointsOf, Units, ICOUNT, WIDTH,
 };
 use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
@@ -43,7 +43,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
         let s = r.sample(i);
         nums(out, 3, &[(i + 1) as f64], 0);
         out.bytes(b"  ");
-        cell(out, 12, LEFT, format_args!("{}", Clean(a.label(i))));
+        cell(out, 12, Align::Left, format_args!("{}", Clean(a.label(i))));
         nums(out, 7, &[s.s.n as f64], 0);
         nums(out, 14, &[s.mean], 3);
         nums(out, 8, &[spread(&s.s).1], 3);
@@ -52,7 +52,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
         } else {
             b"  FAIL    "
         });
-        cell(out, 16, LAST, format_args!("{}", Clean(a.file(i))));
+        cell(out, 16, Align::Last, format_args!("{}", Clean(a.file(i))));
         out.bytes(b"\n");
     }
     out.bytes(b"  #      median         min         max          sd  kernel\n");
@@ -63,7 +63,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
         let kernel = r.points[i].tag(Key::Kernel);
         if !kernel.is_empty() {
             out.bytes(b"  ");
-            cell(out, 19, LAST, format_args!("{}", Clean(kernel)));
+            cell(out, 19, Align::Last, format_args!("{}", Clean(kernel)));
         }
         out.bytes(b"\n");
     }
@@ -98,10 +98,10 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     ];
     for (g, v, role, boots) in sides {
         out.bytes(b"  ");
-        cell(out, 14, LEFT, format_args!("{}", Clean(g.label())));
+        cell(out, 14, Align::Left, format_args!("{}", Clean(g.label())));
         nums(out, 12, &[v], 3);
         let points = Points { points: g.k, boots };
-        let _ = writeln!(out, " {}  {role}, {points}", unit(r).short);
+        let _ = writeln!(out, " {}  {role}, {points}", unit(r.icount()).short);
     }
     let some_shared = c.boots != (ctl.k, test.k);
     // Both intervals; the verdict uses the wider (see `Intervals`).
@@ -231,7 +231,7 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
             i + 1,
             Clean(r.args.label(i)),
             Dec(s.mean, 3),
-            unit(r).prose,
+            unit(r.icount()).prose,
             s.s.n,
             plural(s.s.n),
             Cv(spread(&s.s).1)

@@ -255,7 +255,8 @@ fn every_verdict_reason_fits_its_column() {
     // The text prints each reason alone on a line after 18 blanks, with
     // either basis as the cross-check, the one under the gate in both its
     // wordings.
-    use crate::compare::words::{reason, REASONS, WIDTH};
+    use crate::compare::claim::{reason, REASONS};
+    use crate::compare::words::WIDTH;
     for second in ["drop-first", "all-rounds"] {
         for i in 0..REASONS.len() {
             for clear in [false, true] {

@@ -17,11 +17,11 @@ use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison, Group, Reason};
 use super::args::{Args, MAX_POINTS};
-use super::checked;
+use super::claim;
 use super::cost_table::{self, Medium};
 use super::load::Inputs;
 use super::point::{key_value, Key, Point, ALL};
-use super::words::{self, cell, noun, nums, Cv, Long, Pct, PointsOf, LEFT, RIGHT, WIDTH};
+use super::words::{self, cell, noun, nums, Align, Cv, Long, Pct, PointsOf, WIDTH};
 use crate::exit;
 use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
@@ -167,7 +167,7 @@ pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mu
     m.write(argv, out);
     out.flush();
     m.missing();
-    checked(&pts, "report", "the draft is NOT EVIDENCE")
+    pts.checked("report", "the draft is NOT EVIDENCE")
 }
 
 /// Wraps a composed paragraph to WIDTH (continued at `indent`), a blank
@@ -181,7 +181,7 @@ fn emit(out: &mut Out, p: &Para, indent: usize, alone: bool) {
 
 impl<'r, 'a> Mail<'r, 'a> {
     fn unit(&self) -> words::Unit {
-        words::unit(self.an)
+        words::unit(self.an.icount())
     }
 
     /// The points for which `p` holds, as bits.
@@ -508,12 +508,22 @@ impl<'r, 'a> Mail<'r, 'a> {
             let s = &pt.s[ALL];
             nums(out, 4, &[(i + 1) as f64], 0);
             out.bytes(b"  ");
-            cell(out, 12, LEFT, format_args!("{}", Clean(self.a.label(i))));
+            cell(
+                out,
+                12,
+                Align::Left,
+                format_args!("{}", Clean(self.a.label(i))),
+            );
             nums(out, 8, &[s.s.n as f64], 0);
             nums(out, 11, &[s.mean], 3);
-            cell(out, 8, RIGHT, format_args!("{}", Cv(words::spread(&s.s).1)));
+            cell(
+                out,
+                8,
+                Align::Right,
+                format_args!("{}", Cv(words::spread(&s.s).1)),
+            );
             let pct = crate::stats::pct_change(s.mean, control);
-            cell(out, 12, RIGHT, format_args!("{}", Pct(pct)));
+            cell(out, 12, Align::Right, format_args!("{}", Pct(pct)));
             out.bytes(if pt.valid() { b"\n" } else { b"  FAILED\n" });
         }
         out.bytes(b"\n");
@@ -526,7 +536,7 @@ impl<'r, 'a> Mail<'r, 'a> {
         let r = self.an;
         for c in self.cmps {
             let mut p = Para::new();
-            words::sentence(r, c, &mut p);
+            claim::sentence(r, c, &mut p);
             if c.reasons != 0 {
                 let _ = if c.clear_under_gate() {
                     write!(
