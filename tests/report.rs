@@ -513,7 +513,7 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
     let c = write(&d, "c.tsv", &fixture("parent_b.tsv"));
     let r = aba(dir, [&a, &b, &c]);
     assert_drafted(&r, 0);
-    let f = flat(&r.out);
+    let f = flat(&r.out).replace("\\ ", "");
     let run = &f[f.find("uring-repro run").expect("the run command")..];
     let run = &run[..run.find("point.txt").unwrap()];
     assert!(!run.contains("--inject-ns"), "{run}");
@@ -547,6 +547,39 @@ fn the_reproduce_command_names_the_profile_it_can() {
     );
     let r = aba(&published(), ["parent_a.txt", "child.txt", "parent_b.txt"]);
     assert_says(&r.out, &["uring-repro run --profile s0 --cpu 2"]);
+    // A later profile that states its series: the draft takes its words,
+    // its unit and its option from the points, from no table of its own.
+    let stated = |name: &str| {
+        fixture(name)
+            .replace("s0_wait_wake", "x9_later_thing")
+            .replace(
+                "option=s0 per=\"WAIT/WAKE pair\" about=\"io_uring futex WAIT/WAKE\"",
+                "option=x9 per=\"LATER op\" about=\"io_uring LATER thing\"",
+            )
+    };
+    let a = write(&d, "a.txt", &stated("parent_a.txt"));
+    let b = write(&d, "b.txt", &stated("child.txt"));
+    let c = write(&d, "c.txt", &stated("parent_b.txt"));
+    let r = aba(dir, [&a, &b, &c]);
+    assert_drafted(&r, 0);
+    assert_starts_with(
+        &r.out,
+        "Subject: [REGRESSION] io_uring LATER thing +9.268%\n",
+    );
+    assert_says(
+        &r.out,
+        &[
+            "Results, ns per LATER op (each point's mean",
+            "uring-repro run --profile x9 --cpu 2 --slots 32",
+        ],
+    );
+    assert!(!r.err.contains("series"), "{}", r.err);
+    // A point that does not state it: the draft does not guess, and says so.
+    let b = write(&d, "b.txt", &later("child.txt"));
+    let r = aba(dir, [&a, &b, &c]);
+    assert_starts_with(&r.out, "Subject: [REGRESSION] x9_later_thing +9.268%\n");
+    assert_says(&r.out, &["Results, ns per pair (each point's mean"]);
+    assert_contains(&r.err, &["series (not in point 2)"]);
 }
 
 /// Exact points on QEMU's instruction clock drafted into a mail: the
@@ -566,9 +599,18 @@ fn icount_points_are_drafted_in_instructions() {
     ];
     let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_drafted(&r, 0);
+    // The workload in kernel words and what a figure is per, as the
+    // points' series lines state them; the profile and `pair` for points
+    // without those lines (these fixtures were made before them).
+    let stated = |file: &str, series: &str, key: &str, or: &str| {
+        let point = std::fs::read_to_string(icount(file)).unwrap();
+        utils::series_value(&point, series, key).unwrap_or(or.into())
+    };
+    let about = stated("s0_parent_1.txt", "s0_wait_wake", "about", "s0_wait_wake");
+    let per = stated("s0_parent_1.txt", "s0_wait_wake", "per", "pair");
     assert_starts_with(
         &r.out,
-        "Subject: [REGRESSION] io_uring futex WAIT/WAKE +3.865% at 079afb081c42\n",
+        &format!("Subject: [REGRESSION] {about} +3.865% at 079afb081c42\n"),
     );
     for bad in [" ns/pair", "Results, ns", "nan", "inf%"] {
         assert!(!r.out.contains(bad), "{bad:?} in\n{}", r.out);
@@ -577,12 +619,12 @@ fn icount_points_are_drafted_in_instructions() {
         &r.out,
         &[
         "every figure is guest instructions per pair (user + kernel), not time.",
-        "Results, guest instructions per WAIT/WAKE pair under QEMU TCG icount, not time",
+        &format!("Results, guest instructions per {per} under QEMU TCG icount, not time"),
         "against the control parent at 1500.745 instructions/pair:",
         "rounds insn/pair CV vs control",
         "between points +3.865% exact, identical across 2 vs 2 boots)",
         "The change is clear of zero but under the 5.000% gate: no regression is claimed at this gate.",
-        "#regzbot title: io_uring futex WAIT/WAKE +3.865% at 079afb081c42",
+        &format!("#regzbot title: {about} +3.865% at 079afb081c42"),
         "boot each kernel under QEMU TCG with -icount shift=0 (as the points were) and run there",
     ],
     );
@@ -593,11 +635,13 @@ fn icount_points_are_drafted_in_instructions() {
         &format!("child={}", icount("n0_child.txt")),
     ]);
     assert_drafted(&r, 0);
+    let about = stated("n0_parent.txt", "n0_nop", "about", "n0_nop");
+    let per = stated("n0_parent.txt", "n0_nop", "per", "pair");
     assert_says(
         &r.out,
         &[
-            "Subject: [REGRESSION] io_uring NOP 0.000% ",
-            "Results, guest instructions per NOP under",
+            &format!("Subject: [REGRESSION] {about} 0.000% "),
+            &format!("Results, guest instructions per {per} under"),
             "no change: the values are identical. The values are identical: no change, \
              no regression.",
         ],
@@ -626,12 +670,16 @@ fn a_pollwake_mode_is_named_in_kernel_words() {
         assert_eq!(r.code, 0, "{}", r.err);
         // Each as if from a boot of its own (both ran on this one).
         let id = utils::fields(utils::line(&r.out, "# uring-repro "))["boot_id"].to_owned();
-        files.push(write(
-            &d,
-            name,
-            &r.out.replace(&id, &format!("0{n}0{n}0{n}0{n}-boot")),
-        ));
+        let own = format!("0{n}0{n}0{n}0{n}-0000-4000-8000-00000000000{n}");
+        files.push(write(&d, name, &r.out.replace(&id, &own)));
     }
+    // The workload in kernel words and what a figure is per, as the run
+    // states them in its series lines (the mode's series); without them
+    // the mode's profile and `pair`.
+    let point = std::fs::read_to_string(d.join(&files[0])).unwrap();
+    let stated = |key: &str| utils::series_value(&point, "pollwake_idle", key);
+    let about = stated("about").unwrap_or("pollwake_idle".into());
+    let per = stated("per").unwrap_or("pair".into());
     let r = report_in(
         dir,
         &[
@@ -642,12 +690,9 @@ fn a_pollwake_mode_is_named_in_kernel_words() {
         ],
     );
     assert_drafted(&r, 0);
-    assert_starts_with(
-        &r.out,
-        "Subject: [REGRESSION] io_uring poll wakeup, idle epoll ",
-    );
+    assert_starts_with(&r.out, &format!("Subject: [REGRESSION] {about} "));
     assert!(
-        flat(&r.out).contains("Results, ns per MSG_RING completion"),
+        flat(&r.out).contains(&format!("Results, ns per {per}")),
         "{}",
         r.out
     ); // The run's profile (the banner's), not the mode's rows.

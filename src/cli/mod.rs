@@ -138,7 +138,7 @@ impl fmt::Display for UsageError<'_> {
             Why::Conflict => "--smoke and --trace exclude each other",
             Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
             Why::Gate => "needs a percentage in (0, 100]",
-            Why::PollwakeMode => "needs a pollwake mode: none, idle, waiter or none_aa",
+            Why::PollwakeMode => "needs a mode: a word of a-z, 0-9 and _ (the points name theirs)",
             Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
             Why::Files(why) | Why::Initramfs(why) => why,
             Why::Commit => "needs a commit id: 7 to 40 hex digits",

@@ -178,9 +178,11 @@ fn link<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     Ok(())
 }
 
-fn mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
-    let m = compare::MODES.iter().find(|m| m.0.as_bytes() == v);
-    p.compare.mode = Some(m.ok_or(Why::PollwakeMode)?.1.as_bytes());
+/// A mode word; which modes there are, the points' series lines say.
+fn mode<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    let word = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_';
+    let ok = (1..=32).contains(&v.len()) && v.iter().all(word);
+    p.compare.mode = Some(ok.then_some(v).ok_or(Why::PollwakeMode)?);
     Ok(())
 }
 

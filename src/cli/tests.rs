@@ -435,7 +435,7 @@ fn plain_files_get_sandwich_labels() {
         (&b"--odd-name"[..], &b"./k=v"[..], &b"-"[..])
     );
     let a = compare(&["--mode", "none_aa", "x"]).unwrap();
-    assert_eq!(a.mode, Some(&b"pollwake_none_aa"[..]));
+    assert_eq!(a.mode, Some(&b"none_aa"[..]));
     let a = compare(&["base=a", "patch1=b", "full=c", "patch1=d", "base=e"]).unwrap();
     assert_eq!(labels(&a), ["base", "patch1", "full", "patch1", "base"]);
     assert_eq!(a.file(4), b"e");
@@ -476,8 +476,8 @@ fn every_compare_error_names_its_argument() {
         "compare: --gate=2: given more than once"
     );
     assert_eq!(
-        e(&["--mode", "x", "a"]),
-        "compare: --mode x: needs a pollwake mode: none, idle, waiter or none_aa"
+        e(&["--mode", "X-1", "a"]),
+        "compare: --mode X-1: needs a mode: a word of a-z, 0-9 and _ (the points name theirs)"
     );
     assert_eq!(
         e(&["a", "b", "c", "d"]),

@@ -14,7 +14,7 @@ use core::ops::Deref;
 
 use super::args::{Args, MAX_POINTS};
 use super::point::{self, Count, CountRoom, Key, Point, ALL, MAX_ROUNDS};
-use super::table::{self, Refusal};
+use super::table::{self, Refusal, Shown};
 use super::words::LineNo;
 use crate::exit::{self, fail};
 use crate::fmt::Clean;
@@ -25,20 +25,25 @@ use crate::sys::{self, CPath};
 /// ~1 MiB with 250-byte rows; the contract's 15 rounds take 1 KiB on stdout).
 pub const MAX_INPUT_BYTES: usize = 4 << 20;
 
-/// What follows the reason: `: `text`` when there is offending text to
-/// show; for an interrupted run, `: N of M rounds` (M the text).
-struct Quoted<'t>(&'t [u8], Option<u32>);
+/// What a refusal shows after its reason: `: `text`` for offending text
+/// (from any file: shown as every echo is), `: N of M rounds` for an
+/// interrupted run, ` A|B|C` for the modes to pick from.
+struct After<'r, 't>(&'r Shown<'t>);
 
-impl fmt::Display for Quoted<'_> {
+impl fmt::Display for After<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(n) = self.1 {
-            return write!(f, ": {n} of {} rounds", Clean(self.0));
+        match *self.0 {
+            Shown::Nothing => Ok(()),
+            Shown::Text(t) => write!(f, ": `{}`", Clean(t)),
+            Shown::Rounds { done, planned } => write!(f, ": {done} of {} rounds", Clean(planned)),
+            Shown::Modes(m) => {
+                for (k, name) in m.names().iter().enumerate() {
+                    let sep = if k == 0 { " " } else { "|" };
+                    write!(f, "{sep}{}", Clean(name))?;
+                }
+                Ok(())
+            }
         }
-        if self.0.is_empty() {
-            return Ok(());
-        }
-        // The excerpt may come from a binary file: shown as every echo is.
-        write!(f, ": `{}`", Clean(self.0))
     }
 }
 
@@ -311,12 +316,7 @@ impl Inputs {
             pts[i] = point::read(text, &mut values, &mut room, a.mode).map_err(|b| {
                 stop(
                     a.unusable(i),
-                    format_args!(
-                        "{file}{}: {}{}",
-                        LineNo(b.line),
-                        b.why,
-                        Quoted(b.text, b.done)
-                    ),
+                    format_args!("{file}{}: {}{}", LineNo(b.line), b.why, After(&b.shown)),
                 )
             })?;
             if a.drop_first && pts[i].s[ALL].s.n < 2 {
@@ -338,7 +338,7 @@ fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), St
     if let (None, Some((i, b))) = (&timebase, across(pts, order)) {
         return Err(stop(
             a.unusable(i),
-            format_args!("{}: {}{}", file(i), b.why, Quoted(b.text, None)),
+            format_args!("{}: {}{}", file(i), b.why, After(&b.shown)),
         ));
     }
     if let Some(d) = timebase.or_else(|| contract(pts, order, &CONTRACT)) {

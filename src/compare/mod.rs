@@ -35,7 +35,7 @@ mod words;
 pub use analysis::{intervals, Interval, Intervals};
 pub use args::{Args, MAX_LABEL, MAX_POINTS};
 pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
-pub use table::{decimal, MODES};
+pub use table::decimal;
 
 use crate::sys::out::Out;
 use analysis::Analysis;

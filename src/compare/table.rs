@@ -5,8 +5,9 @@
 //! - uring-repro's stdout and the C standalone's: `round pairs
 //!   ns_per_pair semantic_pass`, ended by the `mean` row (`partial` in
 //!   its place when the run was interrupted);
-//! - pollwake's stdout: the same columns after a `profile` column, one
-//!   set of rows and mean row per mode; `--mode` picks the mode read;
+//! - a table of several series (pollwake's modes): the same columns after
+//!   a `profile` column, the row's series, one set of rows and mean row
+//!   per series; the series read is picked (`Pick`, from `--mode`);
 //! - uring-repro's `--tsv` file and the formal C reproducer's TSV: a
 //!   header starting `schema_version`, columns found by name; ours has a
 //!   `tool_version` column, the formal one does not. Only rows of phase
@@ -24,15 +25,55 @@ pub const MAX_COLS: usize = 64;
 
 /// The stdout table's header (ours and the C standalone's).
 pub const TABLE_HEADER: &[u8] = b"round\tpairs\tns_per_pair\tsemantic_pass";
-/// pollwake's table: the same columns after the row's profile.
+/// A table of several series: the same columns after the row's series.
 pub const MODE_TABLE_HEADER: &[u8] = b"profile\tround\tpairs\tns_per_pair\tsemantic_pass";
-/// The `--mode` names and the profile each selects in a pollwake table.
-pub const MODES: [(&str, &str); 4] = [
-    ("none", "pollwake_none"),
-    ("idle", "pollwake_idle"),
-    ("waiter", "pollwake_waiter"),
-    ("none_aa", "pollwake_none_aa"),
-];
+/// Most modes named of one table.
+pub const MAX_MODES: usize = 8;
+
+/// Which series of a table of several a point contributes: the one its
+/// `# series:` line names for the mode, or, of a point without such
+/// lines (older ones), the rows named PROFILE_MODE (`pollwake_idle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick<'s> {
+    Named(&'s [u8]),
+    Suffixed { profile: &'s [u8], mode: &'s [u8] },
+}
+
+impl Pick<'_> {
+    /// The series named `name` is the one picked.
+    pub fn picks(&self, name: &[u8]) -> bool {
+        match *self {
+            Pick::Named(n) => name == n,
+            Pick::Suffixed { profile, mode } => {
+                name.strip_prefix(profile)
+                    .and_then(|m| m.strip_prefix(b"_"))
+                    == Some(mode)
+            }
+        }
+    }
+}
+
+/// The modes of a table of several series, to name them
+/// (`none|idle|waiter`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Modes<'t> {
+    names: [&'t [u8]; MAX_MODES],
+    n: usize,
+}
+
+impl<'t> Modes<'t> {
+    /// `mode` once (the first MAX_MODES).
+    pub fn add(&mut self, mode: &'t [u8]) {
+        if self.n < MAX_MODES && !self.names[..self.n].contains(&mode) {
+            self.names[self.n] = mode;
+            self.n += 1;
+        }
+    }
+
+    pub fn names(&self) -> &[&'t [u8]] {
+        &self.names[..self.n]
+    }
+}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
@@ -65,24 +106,37 @@ impl Format {
 }
 
 /// Why a file cannot be used: line (1-based; 0 = the whole file), the
-/// reason, and the offending text (possibly empty); for an interrupted run,
-/// `done` is the rounds it completed and `text` the rounds it planned (as
-/// written, `?` when it does not say).
+/// reason, and what is shown after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Refusal<'t> {
     pub line: usize,
     pub why: &'static str,
-    pub text: &'t [u8],
-    pub done: Option<u32>,
+    pub shown: Shown<'t>,
 }
 
+/// What a refusal shows after its reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown<'t> {
+    Nothing,
+    /// The offending text, quoted.
+    Text(&'t [u8]),
+    /// An interrupted run: the rounds it completed, and those it planned
+    /// as written (`?` when it does not say).
+    Rounds {
+        done: u32,
+        planned: &'t [u8],
+    },
+    /// The modes the table holds, to pick from.
+    Modes(Modes<'t>),
+}
+
+/// Line `line` refused for `why`, `text` quoted after it (when any).
 pub fn refuse<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Refusal<'t> {
-    Refusal {
-        line,
-        why,
-        text,
-        done: None,
-    }
+    let shown = match text.is_empty() {
+        true => Shown::Nothing,
+        false => Shown::Text(text),
+    };
+    Refusal { line, why, shown }
 }
 
 // Step 1: the format, from the header.
@@ -104,8 +158,9 @@ pub struct Table<'t, 's> {
     header: Cells<'t>,
     col: RowColumns,
     pub format: Format,
-    /// In a pollwake table, the profile whose rows count.
-    pub only: Option<&'s [u8]>,
+    /// A table of several series: its rows of the series picked count.
+    pub modes: bool,
+    pub pick: Option<Pick<'s>>,
     /// The mean row was read: the table is over.
     ended: bool,
     /// The phase of a `smoke` or `trace` row, once one is read.
@@ -113,14 +168,9 @@ pub struct Table<'t, 's> {
 }
 
 impl<'t, 's> Table<'t, 's> {
-    /// What the header says the file is (`banner`: after a run banner;
-    /// `only`: the `--mode` profile).
-    pub fn new(
-        no: usize,
-        header: &'t [u8],
-        banner: bool,
-        only: Option<&'s [u8]>,
-    ) -> Result<Self, Refusal<'t>> {
+    /// What the header says the file is (`banner`: after a run banner);
+    /// the series a table of several contributes is picked after.
+    pub fn new(no: usize, header: &'t [u8], banner: bool) -> Result<Self, Refusal<'t>> {
         let tsv = header.len() > 15 && header.starts_with(b"schema_version\t");
         let modes = header == MODE_TABLE_HEADER;
         // What the file is comes first: `--mode` on junk is junk.
@@ -130,14 +180,6 @@ impl<'t, 's> Table<'t, 's> {
                 "not a result of uring-repro, the C standalone or the formal C reproducer",
                 excerpt(header),
             ));
-        }
-        if modes != only.is_some() {
-            let why = if modes {
-                "a pollwake table holds several modes: pick one with --mode none|idle|waiter|none_aa"
-            } else {
-                "--mode applies to pollwake results only"
-            };
-            return Err(refuse(no, why, b""));
         }
         let h = Cells::of(header);
         if h.n > MAX_COLS {
@@ -165,7 +207,8 @@ impl<'t, 's> Table<'t, 's> {
             header: h,
             col,
             format,
-            only,
+            modes,
+            pick: None,
             ended: false,
             unmeasured: None,
         })
@@ -178,10 +221,10 @@ impl<'t, 's> Table<'t, 's> {
 
     // Step 2: the one reader of the table's rows.
 
-    /// Line `no` as a row, if it counts (pollwake: of the mode read; TSV:
-    /// of the measured phase). A second header is an error anywhere (in a
-    /// pollwake table too, where it is no row of another mode); after the
-    /// mean row, so is any row.
+    /// Line `no` as a row, if it counts (a table of several series: of the
+    /// series picked; TSV: of the measured phase). A second header is an
+    /// error anywhere (in a table of several series too, where it is no
+    /// row of another one); after the mean row, so is any row.
     pub fn row(&mut self, no: usize, line: &'t [u8]) -> Result<Option<PointRow<'t>>, Refusal<'t>> {
         let header = self.header.line;
         if line == header {
@@ -189,8 +232,8 @@ impl<'t, 's> Table<'t, 's> {
         }
         let (cells, c) = (Cells::of(line), self.col);
         let same_width = cells.n == self.header.n;
-        // pollwake's table: its first column is the row's profile.
-        if self.only.is_some() && same_width && Some(cells.at[0]) != self.only {
+        // A table of several series: its first column is the row's series.
+        if self.modes && same_width && !self.pick.is_some_and(|p| p.picks(cells.at[0])) {
             return Ok(None);
         }
         if self.ended {

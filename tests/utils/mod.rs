@@ -293,6 +293,22 @@ pub fn icount(name: &str) -> String {
     )
 }
 
+/// What a point's `# series: NAME ...` line states for `key` (a quoted
+/// value without its quotes); None when the point has no such line (one
+/// booted before the binary stated its series).
+pub fn series_value(point: &str, name: &str, key: &str) -> Option<String> {
+    let line = point.lines().find(|l| {
+        l.strip_prefix("# series: ")
+            .and_then(|r| r.strip_prefix(name))
+            .is_some_and(|r| r.starts_with(' '))
+    })?;
+    let v = line.split_once(&format!(" {key}="))?.1;
+    Some(match v.strip_prefix('"') {
+        Some(q) => q[..q.find('"').unwrap()].to_owned(),
+        None => v.split(' ').next().unwrap().to_owned(),
+    })
+}
+
 /// Every line of a mail-ready text fits 72 columns and none ends in a
 /// blank.
 pub fn assert_narrow(text: &str) {

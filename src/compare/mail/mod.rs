@@ -20,7 +20,7 @@ use super::args::{Args, MAX_POINTS};
 use super::claim;
 use super::cost_table::{self, Medium};
 use super::load::Inputs;
-use super::point::{key_value, Key, Point, ALL};
+use super::point::{key_value, Key, Point, Series, ALL};
 use super::words::{self, cell, noun, nums, Align, Cv, Long, Pct, PointsOf, WIDTH};
 use crate::exit;
 use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
@@ -45,56 +45,6 @@ pub struct Draft<'a> {
     pub title: Option<&'a [u8]>,
     pub links: [Option<&'a [u8]>; MAX_LINKS],
     pub n_links: usize,
-}
-
-/// A workload as the mail names it.
-struct Workload {
-    /// The profile its rows name (a pollwake mode's: `pollwake_idle`).
-    profile: &'static str,
-    /// Its `--profile` value, the short name.
-    option: &'static str,
-    /// In kernel words: a subject a maintainer recognises.
-    words: &'static str,
-    /// What one of its figures is per.
-    per: &'static str,
-}
-
-/// Every workload this draft names in kernel words.
-#[rustfmt::skip]
-const WORKLOADS: [Workload; 11] = [
-    workload("s0_wait_wake", "s0", "io_uring futex WAIT/WAKE", "WAIT/WAKE pair"),
-    workload("c0_wait_cancel", "c0", "io_uring futex WAIT/cancel", "WAIT/ASYNC_CANCEL pair"),
-    workload("v0_waitv_wake", "v0", "io_uring FUTEX_WAITV/WAKE", "WAITV/WAKE pair"),
-    workload("z0_zero_wake", "z0", "io_uring FUTEX_WAKE, no waiter", "WAKE"),
-    workload("e0_mismatch", "e0", "io_uring FUTEX_WAIT -EAGAIN", "WAIT"),
-    workload("n0_nop", "n0", "io_uring NOP", "NOP"),
-    workload("l0_lifecycle", "l0", "io_uring ring setup to exit", "ring, setup to close"),
-    workload("pollwake_none", "pollwake", "io_uring MSG_RING, no poller", MSG),
-    workload("pollwake_idle", "pollwake", "io_uring poll wakeup, idle epoll", MSG),
-    workload("pollwake_waiter", "pollwake", "io_uring poll wakeup, epoll waiter", MSG),
-    workload("pollwake_none_aa", "pollwake", "io_uring MSG_RING, A/A control", MSG),
-];
-
-/// What a pollwake figure is per.
-const MSG: &str = "MSG_RING completion";
-
-const fn workload(
-    profile: &'static str,
-    option: &'static str,
-    words: &'static str,
-    per: &'static str,
-) -> Workload {
-    Workload {
-        profile,
-        option,
-        words,
-        per,
-    }
-}
-
-/// The workload the points' rows are of, when this draft knows it.
-fn known(profile: &[u8]) -> Option<&'static Workload> {
-    WORKLOADS.iter().find(|w| w.profile.as_bytes() == profile)
 }
 
 /// Longest title `#regzbot title: ` takes within 72 columns.
@@ -256,9 +206,18 @@ impl<'r, 'a> Mail<'r, 'a> {
         self.reproduce(argv, out);
     }
 
-    /// The workload every point's rows are of, when this draft knows it.
-    fn known_workload(&self) -> Option<&'static Workload> {
-        self.profile().and_then(known)
+    /// What the series every point's rows are of is, as every point
+    /// states it alike (`# series:` lines); None when some point does not
+    /// state it (older points, the C tools') or they differ.
+    fn series(&self) -> Option<&'r Series<'r>> {
+        let first = self.pts.first()?.rows_series()?;
+        let alike = self.pts.iter().all(|p| p.rows_series() == Some(first));
+        alike.then_some(first)
+    }
+
+    /// What one figure is per: the series' unit, else a pair.
+    fn per(&self) -> &'r [u8] {
+        self.series().map_or(b"pair", |s| s.per)
     }
 
     /// The profile every point's rows are of (pollwake's: the mode read,
@@ -279,14 +238,10 @@ impl<'r, 'a> Mail<'r, 'a> {
             return;
         }
         let mut t = Line::new();
-        match (self.known_workload(), self.profile()) {
-            (Some(w), _) => {
-                let _ = write!(t, "{} ", w.words);
-            }
-            (None, Some(p)) => {
-                let _ = write!(t, "{} ", Clip::new(p, 24));
-            }
-            (None, None) => {}
+        if let Some(s) = self.series() {
+            let _ = write!(t, "{} ", Clip::new(s.about, MAX_FACT));
+        } else if let Some(p) = self.profile() {
+            let _ = write!(t, "{} ", Clip::new(p, 24));
         }
         if let Some(c) = self.cmps.first() {
             let _ = write!(t, "{}", Pct(c.change));
@@ -483,11 +438,10 @@ impl<'r, 'a> Mail<'r, 'a> {
     /// Per point: label, rounds, ns/pair, CV, change vs the control.
     fn table(&self, out: &mut Out) {
         let control = self.cmps.first().map_or(f64::NAN, |c| c.control);
-        let per = self.known_workload().map_or("pair", |w| w.per);
         let (icount, unit) = (self.an.icount(), self.unit());
         let mut p = Para::new();
         let what = if icount { "guest instructions" } else { "ns" };
-        let _ = write!(p, "Results, {what} per {per}");
+        let _ = write!(p, "Results, {what} per {}", Clean(self.per()));
         if icount {
             let _ = p.write_str(" under QEMU TCG icount, not time");
         }
@@ -669,32 +623,42 @@ impl<'r, 'a> Mail<'r, 'a> {
     /// Where the cost went, per test label (cost.rs), when the points
     /// carry cost lines; why there is no table goes to stderr.
     fn cost(&self, out: &mut Out) {
-        let per = self.known_workload().map_or("pair", |w| w.per);
+        let mut per = Line::new();
+        let _ = write!(per, "{}", Clean(self.per()));
         for c in self.cmps {
-            cost_table::section(self.an, c, per, Medium::Mail, out);
+            cost_table::section(self.an, c, per.as_str(), Medium::Mail, out);
         }
     }
 
     /// One stderr line naming every fact the draft would state that some
-    /// point does not, or on which they disagree (nothing when none).
+    /// point does not, or on which they disagree (nothing when none): the
+    /// keys it uses, and the workload the `# series:` lines state.
     fn missing(&self) {
         let mut p = Para::new();
+        let name = |p: &mut Para, what: &str, lacks: u32, differs: bool| {
+            if lacks == 0 && !differs {
+                return;
+            }
+            let sep = if p.as_bytes().is_empty() { "" } else { ", " };
+            let _ = write!(p, "{sep}{what} (");
+            let _ = if differs {
+                p.write_str("the points differ)")
+            } else if lacks == self.all {
+                p.write_str("no point)")
+            } else {
+                write!(p, "not in {})", PointsOf(lacks, false))
+            };
+        };
         for f in USED {
             let lacks = self.mask(&|i| self.pts[i].get(f).is_none());
             // A kernel and a boot are the point's own: they differ.
             let own = matches!(f, Key::Kernel | Key::BootId);
             let differs = !own && lacks != self.all && self.common(f).is_none();
-            if lacks == 0 && !differs {
-                continue;
-            }
-            let sep = if p.as_bytes().is_empty() { "" } else { ", " };
-            let _ = write!(p, "{sep}{} (", f.name());
-            let _ = match (differs, lacks == self.all) {
-                (true, _) => p.write_str("the points differ)"),
-                (_, true) => p.write_str("no point)"),
-                _ => write!(p, "not in {})", PointsOf(lacks, false)),
-            };
+            name(&mut p, f.name(), lacks, differs);
         }
+        let lacks = self.mask(&|i| self.pts[i].rows_series().is_none());
+        let differs = lacks == 0 && self.series().is_none();
+        name(&mut p, "series", lacks, differs);
         if !p.as_bytes().is_empty() {
             exit::warn(format_args!(
                 "report: left out of the draft, not stated: {p}"

@@ -5,7 +5,7 @@
 
 use core::fmt::{self, Write};
 
-use super::{emit, known, Long, Mail, Para, WIDTH};
+use super::{emit, Long, Mail, Para, WIDTH};
 use crate::compare::point::Key;
 use crate::fmt::{escape, needs_escape, Bytes, Clean};
 use crate::sys::out::Out;
@@ -132,10 +132,9 @@ impl Mail<'_, '_> {
         // The run's options: only what every point states alike (a value
         // some points state is not the others' command).
         if let Some(v) = self.every(Key::Profile) {
-            // The short name of a workload the draft knows; another (the
-            // run's, pollwake, or one of a later version) as the points
-            // state it, which --profile takes as well.
-            let short = known(v).map_or(v, |w| w.option.as_bytes());
+            // The short name the series lines state; without them the
+            // profile as the points state it, which --profile takes too.
+            let short = self.series().map_or(v, |s| s.option);
             let _ = write!(c, "--profile\0{}\0", Shell(short));
         }
         for (f, opt) in [

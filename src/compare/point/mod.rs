@@ -28,14 +28,19 @@ use core::ops::Range;
 
 mod cost_lines;
 mod keys;
+mod series;
 
 pub use super::table::{Format, Refusal, Sample, ALL, MAX_ROUNDS, REST};
 pub use cost_lines::{fnv, Cost, Count, CountRoom, MAX_FUNCTIONS};
 pub use keys::{Key, KEYS};
+pub use series::Series;
 
-use super::table::{mean_row, numbers, refuse, round_row, uint, PointRow, Rounds, Table};
+use super::table::{
+    mean_row, numbers, refuse, round_row, uint, Modes, Pick, PointRow, Rounds, Shown, Table,
+};
 use cost_lines::{Reader, COST_PREFIX};
 use keys::{LINE_KEYS, ONE_RUN};
+use series::{MAX_SERIES, SERIES_PREFIX};
 
 /// Most `# witness: ` lines kept of one point.
 pub const MAX_WITNESS: usize = 8;
@@ -53,6 +58,9 @@ pub struct Point<'t> {
     /// Its `# witness: ` lines, without the `# `.
     witness: [&'t [u8]; MAX_WITNESS],
     n_witness: usize,
+    /// Its `# series:` lines.
+    series: [Series<'t>; MAX_SERIES],
+    n_series: usize,
     /// Its `# checks: ` line, without the `# `.
     pub checks: Option<&'t [u8]>,
     /// What its `# cost: ` lines (docs/cost.md) count for the series its
@@ -89,6 +97,16 @@ impl<'t> Point<'t> {
     /// The profile its rows are of (pollwake's: the mode read), as written.
     pub fn profile(&self) -> &'t [u8] {
         self.rows_profile.unwrap_or(self.tag(Key::Profile))
+    }
+
+    /// Its `# series:` lines: what each series of its table is.
+    pub fn series(&self) -> &[Series<'t>] {
+        &self.series[..self.n_series]
+    }
+
+    /// What the series its rows are of is, when it says.
+    pub fn rows_series(&self) -> Option<&Series<'t>> {
+        self.series().iter().find(|s| s.name == self.profile())
     }
 
     /// Its `# witness: ` lines, without the `# `.
@@ -145,6 +163,17 @@ impl<'t> Point<'t> {
         }
     }
 
+    /// A `# series:` line (`rest`: after its prefix), line `no`.
+    fn add_series(&mut self, rest: &'t [u8], no: usize) -> Result<(), Refusal<'t>> {
+        let s = series::Series::parse(rest).map_err(|why| refuse(no, why, b""))?;
+        if self.n_series == MAX_SERIES {
+            return Err(refuse(no, "more than 8 series lines", b""));
+        }
+        self.series[self.n_series] = s;
+        self.n_series += 1;
+        Ok(())
+    }
+
     /// `value` for the key whose stdout word is `key`, among `KEYS[keys]`.
     fn set(&mut self, keys: Range<usize>, key: &[u8], value: &'t [u8]) {
         let start = keys.start;
@@ -185,17 +214,55 @@ impl<'t> Point<'t> {
 /// The TSV column of each key (by `Key`), where the header has it.
 type KeyColumns = [Option<usize>; KEYS.len()];
 
+/// Why a table of several series was read without `--mode`.
+const SEVERAL: &str = "a table of several modes: pick one with --mode";
+
+/// The series a table of several contributes, picked by `--mode` (at
+/// line `no`, its header): the one a series line states the mode of,
+/// or, without series lines (older points), the rows PROFILE_MODE. None:
+/// no `--mode`, and no series lines to name the modes by (the rows will).
+fn pick<'t: 's, 's>(
+    p: &Point<'t>,
+    mode: Option<&'s [u8]>,
+    no: usize,
+) -> Result<Option<Pick<'s>>, Refusal<'t>> {
+    let mut modes = Modes::default();
+    for m in p.series().iter().filter_map(|s| s.mode) {
+        modes.add(m);
+    }
+    let refused = |why| Refusal {
+        line: no,
+        why,
+        shown: Shown::Modes(modes),
+    };
+    match mode {
+        Some(m) if p.n_series == 0 => Ok(Some(Pick::Suffixed {
+            profile: p.tag(Key::Profile),
+            mode: m,
+        })),
+        Some(m) => match p.series().iter().find(|s| s.mode == Some(m)) {
+            Some(s) => Ok(Some(Pick::Named(s.name))),
+            None => Err(refused("no such mode in this table: pick one with --mode")),
+        },
+        None if p.n_series == 0 => Ok(None),
+        None => Err(refused(SEVERAL)),
+    }
+}
+
 /// Reads one saved point. `values` is scratch space for its rounds; `room`
-/// takes its cost counts; `only` is the profile whose rows a pollwake
-/// table contributes (from `--mode`; None otherwise).
+/// takes its cost counts; `mode` picks the series a table of several
+/// contributes (`--mode`; None otherwise).
 pub fn read<'t>(
     text: &'t [u8],
     values: &mut [f64; MAX_ROUNDS],
     room: &mut CountRoom<'t>,
-    only: Option<&[u8]>,
+    mode: Option<&[u8]>,
 ) -> Result<Point<'t>, Refusal<'t>> {
     let mut p = Point::default();
     let mut cost = Reader::default();
+    // A table of several series: its header's line and (without series
+    // lines) the modes its rows name.
+    let (mut header, mut rows_modes) = (0, Modes::default());
     let (mut table, mut banner_seen, mut after_banner) = (None, false, false);
     let mut columns: KeyColumns = [None; KEYS.len()];
     let mut rounds = Rounds::new(values);
@@ -215,9 +282,13 @@ pub fn read<'t>(
                 .is_none_or(|t: &Table| t.format == Format::Stdout)
             {
                 if let Some(rest) = line.strip_prefix(COST_PREFIX) {
-                    // The series the rows are of: --mode's, or the banner's.
-                    let rows = only.or(p.values[Key::Profile as usize]);
-                    cost.line(rest, no, &|series| Some(series) == rows, room);
+                    // The series the rows are of: the one picked, or the banner's.
+                    let pick = table.as_ref().and_then(|t: &Table| t.pick);
+                    let profile = p.tag(Key::Profile);
+                    let ours = |s: &[u8]| pick.map_or(s == profile, |p| p.picks(s));
+                    cost.line(rest, no, &ours, room);
+                } else if let Some(rest) = line.strip_prefix(SERIES_PREFIX) {
+                    p.add_series(rest, no)?;
                 } else {
                     p.note(line, after_banner);
                 }
@@ -228,7 +299,16 @@ pub fn read<'t>(
         }
         after_banner = false;
         let Some(t) = &mut table else {
-            let t = Table::new(no, line, banner_seen, only)?;
+            let mut t = Table::new(no, line, banner_seen)?;
+            if t.modes {
+                (t.pick, header) = (pick(&p, mode, no)?, no);
+            } else if mode.is_some() {
+                return Err(refuse(
+                    no,
+                    "--mode applies to a table of several modes only",
+                    b"",
+                ));
+            }
             if t.format != Format::Stdout {
                 // A TSV's `#` lines are comments; the standalone states nothing.
                 (p, cost) = (Point::default(), Reader::default());
@@ -245,11 +325,19 @@ pub fn read<'t>(
             table = Some(t);
             continue;
         };
+        if t.modes {
+            // Its first column is the row's series: PROFILE_MODE.
+            let series = line.split(|&b| b == b'\t').next().unwrap_or(b"");
+            let profile = p.tag(Key::Profile);
+            let m = series
+                .strip_prefix(profile)
+                .and_then(|m| m.strip_prefix(b"_"));
+            rows_modes.add(m.unwrap_or(series));
+        }
         let Some(row) = t.row(no, line)? else {
             continue;
         };
-        if t.only.is_some() {
-            // pollwake's table: its first column is the row's profile.
+        if t.modes {
             p.rows_profile = Some(row.at(0));
         }
         if row.cut {
@@ -274,6 +362,17 @@ pub fn read<'t>(
         };
         return Err(refuse(0, why, b""));
     };
+    if table.modes && (table.pick.is_none() || rounds.n == 0 && !cut) {
+        let why = match table.pick {
+            None => SEVERAL,
+            Some(_) => "no rows of this mode in the table: pick one with --mode",
+        };
+        return Err(Refusal {
+            line: header,
+            why,
+            shown: Shown::Modes(rows_modes),
+        });
+    }
     if let Some(phase) = table.unmeasured {
         return Err(refuse(
             0,
@@ -296,12 +395,12 @@ pub fn read<'t>(
         table.format.tsv() && rounds.failed == 0 && planned.is_some_and(|m| (rounds.n as u64) < m);
     if cut || short {
         return Err(Refusal {
-            done: Some(rounds.n as u32), // at most MAX_ROUNDS
-            ..refuse(
-                0,
-                "interrupted run",
-                p.values[Key::Rounds as usize].unwrap_or(b"?"),
-            )
+            line: 0,
+            why: "interrupted run",
+            shown: Shown::Rounds {
+                done: rounds.n as u32, // at most MAX_ROUNDS
+                planned: p.values[Key::Rounds as usize].unwrap_or(b"?"),
+            },
         });
     }
     if rounds.n == 0 {

@@ -82,7 +82,7 @@ fn pollwake_table_one_mode_at_a_time() {
              pollwake_none\tmean\t128\t1.500000\t1\npollwake_idle\tmean\t128\t4.000000\t0\n\
              # checks: cqes=512 -> FAIL\n";
     // The rows' profile is the mode's; the banner's is the run's.
-    let p = read_str(s, Some(b"pollwake_idle")).unwrap();
+    let p = read_str(s, Some(b"idle")).unwrap();
     assert_eq!(p.profile(), b"pollwake_idle");
     assert_eq!(p.get(Key::Profile), Some(&b"pollwake"[..]));
     assert_eq!((p.s[ALL].mean, p.s[REST].mean, p.pairs), (4.0, 5.0, 64));
@@ -195,10 +195,89 @@ fn arbitrary_bytes_never_panic() {
         for b in pieces {
             for c in pieces {
                 let text = [a, b, c].concat();
-                for select in [None, Some(&b"pollwake_none"[..])] {
+                for select in [None, Some(&b"none"[..])] {
                     let _ = read(&text, &mut v, &mut CountRoom::kept(1), select);
                 }
             }
         }
     }
+}
+
+/// A pollwake point of two modes as the binary prints it from 0.1.0 on:
+/// its `# series:` lines say what each mode's series is.
+const SERIES: &str = "\
+# uring-repro 0.1.0 profile=pollwake kernel=6.1.0
+# burst=32 cycles=2 rounds=2 ring_flags=none
+# series: pollwake_none option=pollwake per=\"MSG_RING completion\" about=\"io_uring MSG_RING, no poller\" mode=none
+# series: pollwake_idle option=pollwake per=\"MSG_RING completion\" about=\"io_uring poll wakeup, idle epoll\" mode=idle
+profile\tround\tpairs\tns_per_pair\tsemantic_pass
+pollwake_none\t0\t64\t1.000000\t1
+pollwake_idle\t0\t64\t3.000000\t1
+pollwake_none\t1\t64\t2.000000\t1
+pollwake_idle\t1\t64\t5.000000\t1
+pollwake_none\tmean\t128\t1.500000\t1
+pollwake_idle\tmean\t128\t4.000000\t1
+# checks: cqes=512 -> PASS
+";
+
+#[test]
+fn series_lines_name_the_workload_and_the_modes() {
+    let p = read_str(SERIES, Some(b"idle")).unwrap();
+    assert_eq!(p.series().len(), 2);
+    let s = p.rows_series().unwrap();
+    assert_eq!(
+        (s.name, s.option, s.per, s.about, s.mode),
+        (
+            &b"pollwake_idle"[..],
+            &b"pollwake"[..],
+            &b"MSG_RING completion"[..],
+            &b"io_uring poll wakeup, idle epoll"[..],
+            Some(&b"idle"[..])
+        )
+    );
+    assert_eq!(p.s[ALL].mean, 4.0);
+    // A mode the series lines do not state, or none: the modes they
+    // state are named, at the table's header.
+    fn modes<'t>(r: Result<Point<'t>, Refusal<'t>>) -> (usize, &'static str, Vec<&'t [u8]>) {
+        match r {
+            Err(Refusal {
+                line,
+                why,
+                shown: Shown::Modes(m),
+            }) => (line, why, m.names().to_vec()),
+            other => panic!("{other:?}"),
+        }
+    }
+    let both = vec![&b"none"[..], b"idle"];
+    let (line, why, names) = modes(read_str(SERIES, Some(b"waiter")));
+    assert_eq!(
+        (line, why, names),
+        (
+            5,
+            "no such mode in this table: pick one with --mode",
+            both.clone()
+        )
+    );
+    let (line, why, names) = modes(read_str(SERIES, None));
+    assert_eq!((line, why, names), (5, SEVERAL, both.clone()));
+    // Without series lines (an older point), a mode picks the rows
+    // PROFILE_MODE, and the modes are named from the rows.
+    let old: String = SERIES
+        .lines()
+        .filter(|l| !l.starts_with("# series: "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let p = read_str(&old, Some(b"idle")).unwrap();
+    assert_eq!(
+        (p.profile(), p.s[ALL].mean, p.rows_series()),
+        (&b"pollwake_idle"[..], 4.0, None)
+    );
+    let (line, _, names) = modes(read_str(&old, Some(b"waiter")));
+    assert_eq!((line, names), (3, both.clone()));
+    let (line, why, names) = modes(read_str(&old, None));
+    assert_eq!((line, why, names), (3, SEVERAL, both));
+    // A series line out of its format refuses the point at its line.
+    let bad = SERIES.replace("per=\"MSG_RING completion\" about", "per=\"MSG_RING about");
+    let e = read_str(&bad, Some(b"idle")).unwrap_err();
+    assert_eq!((e.line, e.why), (3, series::FORMAT));
 }
