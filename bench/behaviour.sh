@@ -154,11 +154,11 @@ point() { # NAME NS LAST_PASS ROUNDS [BANNER_EXTRA]: a stdout point of 15 rounds
     }' > "$T/$1"
 }
 export -f point
-# A whole pollwake run of three rounds, boot ID $2 (modes idle and waiter
-# $3 ns above none).
+# A whole pollwake run of three rounds, of boot $2 (two hex digits: its
+# boot id is made of them), modes idle and waiter $3 ns above none.
 pollwake() {
     {
-        printf '# uring-repro 0.1.0 profile=pollwake kernel=6.18.0-test boot_id=%s cpu=1 cpu_choice=default clock=vdso\n' "$2"
+        printf '# uring-repro 0.1.0 profile=pollwake kernel=6.18.0-test boot_id=%s cpu=1 cpu_choice=default clock=vdso\n' "$2$2$2$2-0000-4000-8000-0000000000$2"
         echo "# burst=32 cycles=512 warmups=3 rounds=3 ring_flags=none waiter_cpu=1 watchdog_ms=1000 ring_entries=64 cq_entries=128 timeout_s=2 features=0x3ffff"
         printf 'profile\tround\tpairs\tns_per_pair\tsemantic_pass\n'
         for r in 0 1 2; do

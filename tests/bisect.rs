@@ -169,7 +169,8 @@ fn references_of_one_value_stop_the_bisect() {
     let d = Scratch::new("bisect-same");
     let text = std::fs::read_to_string(icount("n0_child.txt")).unwrap();
     let new = d.file("n0_new.txt");
-    std::fs::write(&new, text.replacen("boot_id=", "boot_id=f", 1)).unwrap();
+    // Its own boot: the first digit of the boot id changed.
+    std::fs::write(&new, text.replacen("boot_id=e", "boot_id=f", 1)).unwrap();
     let r = bisect(
         &[],
         &[

@@ -302,6 +302,208 @@ fn a_boot_counts_once() {
     );
 }
 
+/// The published sandwich with each point's boot id replaced by `ids`
+/// (parent A, child, parent B), in `dir`; their paths.
+fn booted(dir: &Scratch, ids: [&str; 3]) -> [String; 3] {
+    let published_ids = [
+        "0a0a0a0a-0000-4000-8000-000000000001",
+        "0c0c0c0c-0000-4000-8000-000000000002",
+        "0b0b0b0b-0000-4000-8000-000000000003",
+    ];
+    let names = ["parent_a.txt", "child.txt", "parent_b.txt"];
+    let mut out = names.map(String::from);
+    for k in 0..3 {
+        let text = std::fs::read_to_string(published(names[k])).unwrap();
+        let text = text.replace(
+            &format!("boot_id={}", published_ids[k]),
+            &format!("boot_id={}", ids[k]),
+        );
+        out[k] = write(dir, names[k], &text);
+    }
+    out
+}
+
+/// A boot id that states nothing (`unknown`: /proc could not be read, as
+/// in a PID namespace with a fresh /proc; empty; the nil UUID) is no boot
+/// at all: such a point is a boot of its own, for compare, --bisect and
+/// report alike.
+#[test]
+fn a_boot_id_that_states_nothing_is_a_boot_of_its_own() {
+    let d = Scratch::new("boot-nothing");
+    for nothing in [
+        "unknown",
+        "UNKNOWN",
+        "",
+        "00000000-0000-0000-0000-000000000000",
+    ] {
+        let [a, b, c] = booted(&d, [nothing; 3]);
+        // Plain A B A: two parents, two boots; the published figures.
+        let r = run(&["compare", &a, &b, &c]);
+        assert_eq!((r.code, r.err.as_str()), (0, ""), "{nothing:?}: {}", r.out);
+        assert_eq!(field(&r.out, "control drift"), "-0.124%", "{nothing:?}");
+        assert_contains(
+            &r.out,
+            &[
+                "control, midpoint of 2 points\n",
+                "CONFIRMED at the 5.000% gate",
+            ],
+        );
+        assert!(!r.out.contains("each on its own boot"), "{}", r.out);
+        // Labelled, one label each and two in one.
+        let r = run(&[
+            "compare",
+            &format!("p={a}"),
+            &format!("c={b}"),
+            &format!("p={c}"),
+        ]);
+        assert_eq!((r.code, r.err.as_str()), (0, ""), "{nothing:?}: {}", r.out);
+        assert!(
+            !r.out.contains("one boot") && !r.out.contains("no drift"),
+            "{}",
+            r.out
+        );
+        // A bisect step judges them: a run of the child's (another file,
+        // its own boot) is bad.
+        let rerun = format!("# rerun\n{}", std::fs::read_to_string(&b).unwrap());
+        let n = write(&d, "new.txt", &rerun);
+        let r = run(&[
+            "compare",
+            "--bisect",
+            &format!("good={a}"),
+            &format!("good={c}"),
+            &format!("bad={b}"),
+            &format!("new={n}"),
+        ]);
+        assert_eq!(r.code, 1, "{nothing:?}: {}", r.err);
+        // The mail says whether they were fresh boots is not known.
+        let r = run(&[
+            "report",
+            &format!("p={a}"),
+            &format!("c={b}"),
+            &format!("p={c}"),
+        ]);
+        assert_eq!(r.code, 0, "{}", r.err);
+        let flat = r.out.replace('\n', " ");
+        assert_contains(
+            &flat,
+            &[
+                "Points 1, 2 and 3 state no boot_id",
+                "p: 2 points, no boot_id",
+            ],
+        );
+        assert_contains(&r.err, &["boot_id (no point)"]);
+    }
+}
+
+/// Boot ids are 128 bits, not text: the same boot in another letter case
+/// or with blanks around it is the same boot (counted once, never two
+/// labels, never "distinct boot ids"); what is no boot id is refused.
+#[test]
+fn a_boot_id_is_read_as_an_id() {
+    let d = Scratch::new("boot-ids");
+    let id = "0a0a0a0a-0000-4000-8000-00000000000f";
+    // The child on the parents' boot, in upper case: one boot under two
+    // labels.
+    let [a, b, c] = booted(
+        &d,
+        [
+            id,
+            &id.to_uppercase(),
+            "0b0b0b0b-0000-4000-8000-000000000003",
+        ],
+    );
+    let r = run(&[
+        "compare",
+        &format!("p={a}"),
+        &format!("c={b}"),
+        &format!("p={c}"),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.out);
+    assert_eq!(
+        r.err,
+        format!("uring-repro: {b}: boot {id} is also {a}'s, under another label: points of one boot are not independent\n")
+    );
+    // Both parents on one boot written two ways: one boot, refused as the
+    // parents of a plain sandwich; under one label, counted once.
+    let [a, b, c] = booted(
+        &d,
+        [
+            id,
+            "0c0c0c0c-0000-4000-8000-000000000002",
+            "0A0A0A0A-0000-4000-8000-00000000000F",
+        ],
+    );
+    let r = run(&["compare", &a, &b, &c]);
+    assert_eq!(
+        (
+            r.code,
+            r.err.contains("the parents of a sandwich need a boot each")
+        ),
+        (2, true),
+        "{}",
+        r.err
+    );
+    let r = run(&[
+        "compare",
+        &format!("p={a}"),
+        &format!("c={b}"),
+        &format!("p={c}"),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_contains(&r.out, &["control, 1 boot\n", "no drift: one control boot"]);
+    assert!(!r.out.contains("distinct boot ids"), "{}", r.out);
+    let r = run(&[
+        "report",
+        &format!("p={a}"),
+        &format!("c={b}"),
+        &format!("p={c}"),
+    ]);
+    assert!(!r.out.contains("fresh boot (distinct"), "{}", r.out);
+    assert_contains(
+        &r.out.replace('\n', " "),
+        &["points 1 and 3 share boot_id 0a0a0a0a"],
+    );
+    // In a TSV, a cell with blanks around the id: the same boot as the
+    // stdout's (a run beside its own --tsv).
+    let tsv = std::fs::read_to_string(published("parent_a.tsv"))
+        .unwrap()
+        .replace(
+            "\t0a0a0a0a-0000-4000-8000-000000000001\t",
+            "\t 0A0A0A0A-0000-4000-8000-000000000001 \t",
+        );
+    let t = write(&d, "a.tsv", &tsv);
+    let r = run(&[
+        "compare",
+        &published("parent_a.txt"),
+        &published("child.txt"),
+        &t,
+    ]);
+    assert_eq!(r.code, 2, "{}", r.out);
+    assert_contains(&r.err, &["the parents of a sandwich need a boot each"]);
+    // No boot id at all: refused, saying what one is.
+    for junk in [
+        "b1",
+        "0a0a0a0a-0000-4000-8000-00000000000",
+        "0a0a0a0a00004000800000000000000f",
+        "-",
+    ] {
+        let [a, b, c] = booted(
+            &d,
+            [
+                junk,
+                "0c0c0c0c-0000-4000-8000-000000000002",
+                "0b0b0b0b-0000-4000-8000-000000000003",
+            ],
+        );
+        let r = run(&["compare", &a, &b, &c]);
+        assert_eq!(r.code, 2, "{junk}: {}", r.out);
+        assert_eq!(
+            r.err,
+            format!("uring-repro: {a}: boot_id is not a boot id (a UUID as /proc/sys/kernel/random/boot_id gives, or unknown): `{junk}`\n")
+        );
+    }
+}
+
 /// The published point `name` cut to its first round (the banner says
 /// `rounds=1`), in `dir`.
 fn one_round(dir: &Path, name: &str) -> String {

@@ -18,7 +18,7 @@
 //! (the table, the intervals) and the all-rounds change the cross-check.
 
 use super::args::{Args, MAX_POINTS};
-use super::point::{Key, Point, Sample, ALL, REST};
+use super::point::{Point, Sample, ALL, REST};
 use crate::stats::{pct_change, sqrt, summarize, Contrast};
 
 /// Points sharing a label, in order of first appearance.
@@ -91,9 +91,9 @@ impl Boots {
             share: [0; MAX_POINTS],
         };
         let pts = &pts[..pts.len().min(MAX_POINTS)];
-        let id = |i: usize| pts[i].tag(Key::BootId);
+        let id = |i: usize| pts[i].boot();
         for i in 0..pts.len() {
-            let same = |j: &usize| *j == i || (!id(i).is_empty() && id(*j) == id(i));
+            let same = |j: &usize| *j == i || (id(i).is_some() && id(*j) == id(i));
             boots.share[i] = (0..pts.len()).filter(same).count();
             // A boot is counted at its first point.
             if (0..i).any(|j| same(&j)) {
@@ -494,11 +494,11 @@ impl<'r, 'a> Analysis<'r, 'a> {
     /// indices a shared boot, at that boot's first point `i` (None for
     /// the others).
     pub fn shared(&self, g: &Group, i: usize) -> Option<u32> {
-        let id = |j: usize| self.points[j].tag(Key::BootId);
+        let id = |j: usize| self.points[j].boot();
         let mask = g
             .points()
             .iter()
-            .filter(|&&j| !id(i).is_empty() && id(j) == id(i))
+            .filter(|&&j| id(i).is_some() && id(j) == id(i))
             .fold(0u32, |m, &j| m | 1 << j);
         (mask.count_ones() > 1 && mask.trailing_zeros() as usize == i).then_some(mask)
     }

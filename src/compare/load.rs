@@ -13,7 +13,7 @@ use core::fmt;
 use core::ops::Deref;
 
 use super::args::{Args, MAX_POINTS};
-use super::point::{self, Count, CountRoom, Key, Point, ALL, MAX_ROUNDS};
+use super::point::{self, BootId, Count, CountRoom, Key, Point, ALL, MAX_ROUNDS};
 use super::table::{self, Refusal, Shown};
 use super::words::LineNo;
 use crate::exit::{self, fail};
@@ -174,9 +174,9 @@ enum Twice {
     /// The same bytes (the same file, or a copy).
     SameFile,
     /// One boot under two labels: not independent draws of two kernels.
-    OtherLabel,
+    OtherLabel(BootId),
     /// One boot as both parents of a plain `A B A`.
-    Parents,
+    Parents(BootId),
 }
 
 /// Two points that must not both count: the later one (in `order`), the
@@ -190,15 +190,16 @@ fn twice(
 ) -> Option<(usize, usize, Twice)> {
     for (x, &i) in order.iter().enumerate() {
         for &j in &order[..x] {
-            let id = pts[i].tag(Key::BootId);
             let why = if texts[i] == texts[j] {
                 Twice::SameFile
-            } else if id.is_empty() || id != pts[j].tag(Key::BootId) {
-                continue;
-            } else if a.label(i) != a.label(j) {
-                Twice::OtherLabel
-            } else if a.plain {
-                Twice::Parents
+            } else if let Some(id) = pts[i].boot().filter(|&id| Some(id) == pts[j].boot()) {
+                if a.label(i) != a.label(j) {
+                    Twice::OtherLabel(id)
+                } else if a.plain {
+                    Twice::Parents(id)
+                } else {
+                    continue;
+                }
             } else {
                 continue;
             };
@@ -368,20 +369,19 @@ fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), St
     // Under --bisect the references (or the step) are wrong: stop.
     let code = a.refused();
     let (this, that) = (file(i), file(j));
-    let id = Clean(pts[i].tag(Key::BootId));
     Err(match why {
         Twice::SameFile => stop(
             code,
             format_args!("{this}: the same file as {that} (a point counts once)"),
         ),
-        Twice::OtherLabel => stop(
+        Twice::OtherLabel(id) => stop(
             code,
             format_args!(
                 "{this}: boot {id} is also {that}'s, under another label: points of one \
                  boot are not independent"
             ),
         ),
-        Twice::Parents => stop(
+        Twice::Parents(id) => stop(
             code,
             format_args!(
                 "{this}: boot {id} is also {that}'s: the parents of a sandwich need a boot each"

@@ -197,9 +197,9 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
         let _ = write!(w, ", {pairs} pairs per round");
     }
     // Claim separate boots only when every point names its boot, all distinct.
-    let id = |i: usize| r.points[i].tag(Key::BootId);
+    let id = |i: usize| r.points[i].boot();
     let n = r.points.len();
-    let distinct = n > 1 && (0..n).all(|i| !id(i).is_empty() && (0..i).all(|j| id(j) != id(i)));
+    let distinct = n > 1 && (0..n).all(|i| id(i).is_some() && (0..i).all(|j| id(j) != id(i)));
     let _ = w.write_str(", one run per point");
     if distinct {
         let _ = w.write_str(", each on its own boot (distinct boot ids)");
@@ -213,12 +213,12 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
     }
     for g in r.groups() {
         for &i in g.points() {
-            if let Some(m) = r.shared(g, i) {
+            if let (Some(m), Some(b)) = (r.shared(g, i), id(i)) {
                 let _ = write!(
                     w,
                     " {} share a boot ({}): counted once between points.",
                     PointsOf(m, true),
-                    Clip::head(id(i), 8)
+                    b.head()
                 );
             }
         }
@@ -236,16 +236,13 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
             plural(s.s.n),
             Cv(spread(&s.s).1)
         );
-        for (t, name) in [(Key::Kernel, "kernel"), (Key::BootId, "boot")] {
-            let v = p.tag(t);
-            if !v.is_empty() {
-                // A boot id's first group is enough to tell boots apart.
-                let v = match t {
-                    Key::BootId => Clip::head(v, 8),
-                    _ => Clip::new(v, 64),
-                };
-                let _ = write!(w, ", {name} {v}");
-            }
+        let kernel = p.tag(Key::Kernel);
+        if !kernel.is_empty() {
+            let _ = write!(w, ", kernel {}", Clip::new(kernel, 64));
+        }
+        // A boot id's first group is enough to tell boots apart.
+        if let Some(b) = p.boot() {
+            let _ = write!(w, ", boot {}", b.head());
         }
         let _ = w.write_str(if p.valid() {
             "."

@@ -327,10 +327,11 @@ fn boots_that_differ_are_averaged_and_said_to_differ() {
 
 /// A synthetic point of 2 rounds of 2 cycles of 2 pairs (8 pairs; a
 /// cycle's instruction is 0.5 a pair) and its cost lines: `n` functions
-/// f00.., function `i` of `insns(i)` instructions.
+/// f00.., function `i` of `insns(i)` instructions; `boot`, two hex
+/// digits, makes its boot id and names its System.map.
 fn synthetic(boot: &str, n: usize, insns: &dyn Fn(usize) -> u64) -> String {
     let mut s = format!(
-        "# uring-repro 0.1.0 profile=s0_wait_wake boot_id={boot} timebase=icount\n\
+        "# uring-repro 0.1.0 profile=s0_wait_wake boot_id={boot}{boot}{boot}{boot}-0000-4000-8000-000000000001 timebase=icount\n\
          # cycles=2 rounds=2\nround\tpairs\tns_per_pair\tsemantic_pass\n\
          0\t4\t10.000000\t1\n1\t4\t10.000000\t1\nmean\t8\t10.000000\t1\n\
          # checks: x=0 -> PASS\n# cost: method counter=c api=1 map_sha256={boot}\n"
@@ -345,10 +346,10 @@ fn synthetic(boot: &str, n: usize, insns: &dyn Fn(usize) -> u64) -> String {
 
 #[test]
 fn listed_biggest_first_ties_in_byte_order() {
-    let a = synthetic("a", 20, &|_| 8);
+    let a = synthetic("aa", 20, &|_| 8);
     // f00..f13 up by 16 (2 a pair), f14..f15 by 4 (0.5 a pair: one a
     // cycle), f16..f19 by 1 (under one a cycle).
-    let b = synthetic("b", 20, &|i| match i {
+    let b = synthetic("bb", 20, &|i| match i {
         0..=13 => 24,
         14 | 15 => 12,
         _ => 9,
@@ -366,8 +367,8 @@ fn listed_biggest_first_ties_in_byte_order() {
 
 #[test]
 fn more_functions_than_the_table_holds_are_refused() {
-    let s = synthetic("a", MAX_FUNCTIONS + 1, &|_| 1);
-    let t = synthetic("b", MAX_FUNCTIONS + 1, &|_| 1);
+    let s = synthetic("aa", MAX_FUNCTIONS + 1, &|_| 1);
+    let t = synthetic("bb", MAX_FUNCTIONS + 1, &|_| 1);
     let e = summed(&[("p", &s), ("q", &t)], None).err().unwrap();
     assert_eq!(e.why, "over compare's limit of 3072 functions at");
     assert_eq!(MAX_FUNCTIONS, 3072, "the message names the limit");
@@ -376,8 +377,8 @@ fn more_functions_than_the_table_holds_are_refused() {
     assert_eq!(e.line, s.lines().position(|l| l == over).unwrap() + 1);
     // As many as the table holds: read.
     let (s, t) = (
-        synthetic("a", MAX_FUNCTIONS, &|_| 1),
-        synthetic("b", MAX_FUNCTIONS, &|_| 1),
+        synthetic("aa", MAX_FUNCTIONS, &|_| 1),
+        synthetic("bb", MAX_FUNCTIONS, &|_| 1),
     );
     let t = summed(&[("p", &s), ("q", &t)], None).unwrap();
     assert_eq!((t.functions, listed(t).len()), (MAX_FUNCTIONS, 0));

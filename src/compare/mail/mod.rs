@@ -295,10 +295,10 @@ impl<'r, 'a> Mail<'r, 'a> {
         emit(out, &p, 0, false);
         // Per point, the points that share its boot id (itself too), as
         // bits; none for a point that states no boot id.
-        let id = |i: usize| self.pts[i].tag(Key::BootId);
+        let id = |i: usize| self.pts[i].boot();
         let mut same = [0u32; MAX_POINTS];
         for (i, s) in same.iter_mut().enumerate().take(n) {
-            if !id(i).is_empty() {
+            if id(i).is_some() {
                 *s = self.mask(&|j| id(j) == id(i));
             }
         }
@@ -327,18 +327,20 @@ impl<'r, 'a> Mail<'r, 'a> {
         let mut shared = false;
         for (i, &s) in same.iter().enumerate().take(n) {
             // Each shared boot id once, at its first point.
-            if s.count_ones() > 1 && s.trailing_zeros() as usize == i {
-                shared = true;
-                let _ = write!(
-                    p,
-                    " WARNING: {} share boot_id {}: they are not a fresh boot each, and \
-                     count once in the between-point interval.",
-                    PointsOf(s, false),
-                    Clip::head(id(i), 8)
-                );
-            }
+            let Some(b) = id(i).filter(|_| s.count_ones() > 1 && s.trailing_zeros() as usize == i)
+            else {
+                continue;
+            };
+            shared = true;
+            let _ = write!(
+                p,
+                " WARNING: {} share boot_id {}: they are not a fresh boot each, and \
+                 count once in the between-point interval.",
+                PointsOf(s, false),
+                b.head()
+            );
         }
-        let unknown = self.mask(&|i| id(i).is_empty());
+        let unknown = self.mask(&|i| id(i).is_none());
         if unknown != 0 {
             let one = unknown.count_ones() == 1;
             let _ = write!(
@@ -350,8 +352,8 @@ impl<'r, 'a> Mail<'r, 'a> {
             );
         } else if !shared {
             let _ = p.write_str(" Each point was a fresh boot (distinct boot_ids");
-            for i in 0..n {
-                let _ = write!(p, " {}", Clip::head(id(i), 8));
+            for b in (0..n).filter_map(id) {
+                let _ = write!(p, " {}", b.head());
             }
             let _ = p.write_str(").");
         }

@@ -26,11 +26,13 @@
 
 use core::ops::Range;
 
+mod boot_id;
 mod cost_lines;
 mod keys;
 mod series;
 
 pub use super::table::{Format, Refusal, Sample, ALL, MAX_ROUNDS, REST};
+pub use boot_id::BootId;
 pub use cost_lines::{fnv, Cost, Count, CountRoom, MAX_FUNCTIONS};
 pub use keys::{Key, KEYS};
 pub use series::Series;
@@ -58,6 +60,8 @@ pub struct Point<'t> {
     /// Its `# witness: ` lines, without the `# `.
     witness: [&'t [u8]; MAX_WITNESS],
     n_witness: usize,
+    /// The boot it ran on, where it states one.
+    boot: Option<BootId>,
     /// Its `# series:` lines.
     series: [Series<'t>; MAX_SERIES],
     n_series: usize,
@@ -87,6 +91,12 @@ impl<'t> Point<'t> {
     /// could not read), not empty.
     pub fn get(&self, key: Key) -> Option<&'t [u8]> {
         self.values[key as usize].filter(|v| !v.is_empty() && *v != b"unknown")
+    }
+
+    /// The boot it ran on: None where it states none (it is then a boot
+    /// of its own).
+    pub fn boot(&self) -> Option<BootId> {
+        self.boot
     }
 
     /// It states none of the keys (the C standalone).
@@ -125,10 +135,10 @@ impl<'t> Point<'t> {
         self.failed_rounds == 0 && self.run_passed
     }
 
-    /// The same point, stating `value` for `key` (tests).
+    /// The same point, run on boot number `n` (tests).
     #[cfg(test)]
-    pub fn with(mut self, key: Key, value: &'t [u8]) -> Self {
-        self.values[key as usize] = Some(value);
+    pub fn on_boot(mut self, n: u128) -> Self {
+        self.boot = Some(BootId::numbered(n));
         self
     }
 
@@ -202,7 +212,14 @@ impl<'t> Point<'t> {
         }
         for (key, why) in ONE_RUN {
             if let Some(v) = columns[key as usize].map(|c| row.at(c)) {
-                if !first && self.tag(key) != v {
+                // Boot ids are read as ids (BootId): letter case and blanks
+                // say nothing; what is no boot id is refused after.
+                let ids = |w: &[u8]| BootId::parse(w).ok();
+                let same = match key {
+                    Key::BootId => ids(self.tag(key)) == ids(v),
+                    _ => self.tag(key) == v,
+                };
+                if !first && !same {
                     return Err(row.refuse(why, v));
                 }
             }
@@ -379,6 +396,12 @@ pub fn read<'t>(
             "not a measured point (a smoke or trace run)",
             phase,
         ));
+    }
+    // A boot id is read as the UUID it is; what states none is none.
+    let id = p.values[Key::BootId as usize].unwrap_or(b"");
+    p.boot = BootId::parse(id).map_err(|()| refuse(0, boot_id::NOT_A_BOOT_ID, id))?;
+    if p.boot.is_none() {
+        p.values[Key::BootId as usize] = None;
     }
     let timebase = p.values[Key::Timebase as usize];
     if let Some(t) = timebase.filter(|&t| t != b"wall" && t != b"icount") {
