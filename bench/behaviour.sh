@@ -141,7 +141,7 @@ point() { # NAME NS LAST_PASS ROUNDS [BANNER_EXTRA]: a stdout point of 15 rounds
     awk -v name="$1" -v ns="$2" -v last="$3" -v n="$4" -v extra="${5:-}" 'BEGIN {
         h = 0; for (i = 1; i <= length(name); i++) h = (h * 31 + index("abcdefghijklmnopqrstuvwxyz0123456789_.", substr(name, i, 1))) % 4294967296
         printf "# uring-repro 0.1.0 profile=s0_wait_wake mode=point kernel=6.15.0-new boot_id=0d0d0d0d-0000-4000-8000-%012x cpu=2 cpu_choice=default clock=vdso%s\n", h, extra
-        print "# ring_entries=64 cq_entries=128 slots=32 vector_width=1 cycles=512 warmups=3 rounds=15 futex=private timeout_s=2"
+        print "# ring_entries=64 cq_entries=128 slots=32 vector_width=1 cycles=512 warmups=3 rounds=15 futex=private timeout_s=2 features=0x3ffff input_sha256=40383f68e91cc249d50cd7cb5170861f61d6f0991bf93c2dbf6edd549520f072"
         print "round\tpairs\tns_per_pair\tsemantic_pass"
         split("0.05 -0.05 0.1 -0.1 0.0", d, " ")
         for (r = 0; r < n; r++) {

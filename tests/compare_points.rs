@@ -504,6 +504,106 @@ fn a_boot_id_is_read_as_an_id() {
     }
 }
 
+/// A whole pollwake run of three rounds as its stdout is (hand-made), of
+/// boot `n`, its contract line `contract`; modes idle and waiter `up` ns
+/// above none.
+fn pollwake(n: u8, contract: &str, up: u32) -> String {
+    let mut s = format!(
+        "# uring-repro 0.1.0 profile=pollwake kernel=6.18.0-test \
+         boot_id={n:02x}{n:02x}{n:02x}{n:02x}-0000-4000-8000-0000000000{n:02x} cpu=1 \
+         cpu_choice=default clock=vdso\n# {contract}\n\
+         profile\tround\tpairs\tns_per_pair\tsemantic_pass\n"
+    );
+    let modes = [
+        ("none", 130),
+        ("idle", 195 + up),
+        ("waiter", 285 + up),
+        ("none_aa", 131),
+    ];
+    for r in 0..3 {
+        for (m, ns) in modes {
+            s += &format!("pollwake_{m}\t{r}\t16384\t{}.000000\t1\n", ns + r);
+        }
+    }
+    for (m, ns) in modes {
+        s += &format!("pollwake_{m}\tmean\t49152\t{}.000000\t1\n", ns + 1);
+    }
+    s + "# checks: cqes=300000 bad_results=0 -> PASS\n"
+}
+
+/// Every word of the contract line is the contract, whatever the profile:
+/// pollwake's ring flags, waiter CPU, watchdog and burst as much as a
+/// futex workload's slots. Two points whose contract lines state a word
+/// otherwise, or one states a word the other does not, are refused naming
+/// the word and both values; the ring's feature bits (the kernel's) may
+/// differ.
+#[test]
+fn every_word_of_the_contract_line_is_the_contract() {
+    let d = Scratch::new("contract-lines");
+    let base = "burst=32 cycles=512 warmups=3 rounds=3 ring_flags=none waiter_cpu=1 \
+                watchdog_ms=1000 ring_entries=64 cq_entries=128 timeout_s=2 features=0x3ffff";
+    let a = write(&d, "a.txt", &pollwake(1, base, 0));
+    let c = write(&d, "c.txt", &pollwake(3, base, 1));
+    // Another kernel's feature bits: compared (+89% would be the flags').
+    let other_kernel = base.replace("features=0x3ffff", "features=0xffff");
+    let b = write(&d, "b.txt", &pollwake(2, &other_kernel, 20));
+    let r = run(&["compare", "--mode", "idle", &a, &b, &c]);
+    assert_eq!((r.code, r.err.as_str()), (0, ""), "{}", r.out);
+    for (word, other) in [
+        ("ring_flags=none", "ring_flags=defer-taskrun"),
+        ("waiter_cpu=1", "waiter_cpu=0"),
+        ("watchdog_ms=1000", "watchdog_ms=50"),
+        ("burst=32", "burst=8"),
+    ] {
+        let b = write(&d, "b.txt", &pollwake(2, &base.replace(word, other), 20));
+        let r = run(&["compare", "--mode", "idle", &a, &b, &c]);
+        assert_eq!((r.code, r.out.as_str()), (2, ""), "{other}");
+        assert_eq!(
+            r.err,
+            format!(
+                "uring-repro: {b}: {other} beside {word} in {a}: another contract (compare \
+                 like with like)\n"
+            )
+        );
+        // The mail is refused alike, and a bisect step cannot judge it.
+        let m = run(&[
+            "report",
+            "--mode",
+            "idle",
+            &format!("p={a}"),
+            &format!("c={b}"),
+        ]);
+        assert_eq!((m.code, m.err.as_str()), (2, r.err.as_str()));
+        let s = run(&[
+            "compare",
+            "--bisect",
+            "--mode",
+            "idle",
+            &format!("good={a}"),
+            &format!("bad={c}"),
+            &format!("new={b}"),
+        ]);
+        assert_eq!(s.code, 125, "{}", s.err);
+    }
+    // A word one contract line states and the other does not.
+    let fewer = base.replace(" watchdog_ms=1000", "");
+    let b = write(&d, "b.txt", &pollwake(2, &fewer, 20));
+    let r = run(&["compare", "--mode", "idle", &a, &b, &c]);
+    assert_eq!(r.code, 2, "{}", r.out);
+    assert_eq!(
+        r.err,
+        format!(
+            "uring-repro: {b}: no watchdog_ms= beside watchdog_ms=1000 in {a}: another contract \
+             (one contract line states an option the other does not: compare like with like)\n"
+        )
+    );
+    let more = format!("{base} waker=on");
+    let b = write(&d, "b.txt", &pollwake(2, &more, 20));
+    let r = run(&["compare", "--mode", "idle", &a, &b, &c]);
+    assert_eq!(r.code, 2, "{}", r.out);
+    assert_contains(&r.err, &[": waker=on beside no waker= in "]);
+}
+
 /// The published point `name` cut to its first round (the banner says
 /// `rounds=1`), in `dir`.
 fn one_round(dir: &Path, name: &str) -> String {

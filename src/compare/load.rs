@@ -122,13 +122,14 @@ fn check_order(a: &Args) -> [usize; MAX_POINTS] {
 }
 
 /// A contract field two points disagree on: the later point, the field,
-/// its value there, and the earlier point and its value.
+/// its value there, and the earlier point and its value (None: the point
+/// does not state the field).
 struct Disagree<'t> {
     at: usize,
-    field: Key,
-    value: &'t [u8],
+    field: &'t [u8],
+    value: Option<&'t [u8]>,
     first: usize,
-    was: &'t [u8],
+    was: Option<&'t [u8]>,
 }
 
 /// The first of `fields` a point states otherwise than an earlier one (in
@@ -146,10 +147,10 @@ fn contract<'t>(pts: &[Point<'t>], order: &[usize], fields: &[Key]) -> Option<Di
                 Some((j, w)) if w != v => {
                     return Some(Disagree {
                         at: i,
-                        field: f,
-                        value: v,
+                        field: f.name().as_bytes(),
+                        value: Some(v),
                         first: j,
-                        was: w,
+                        was: Some(w),
                     })
                 }
                 Some(_) => {}
@@ -157,6 +158,54 @@ fn contract<'t>(pts: &[Point<'t>], order: &[usize], fields: &[Key]) -> Option<Di
         }
     }
     None
+}
+
+/// The words of a contract line that are no option of the run: the
+/// ring's feature bits are the kernel's, which a comparison varies.
+const NOT_OPTIONS: [&[u8]; 1] = [b"features"];
+
+/// The first word of a point's contract line (every option of the run
+/// that can change a figure: docs/output.md) that an earlier point's (in
+/// `order`) states otherwise, or does not state at all, or the other way
+/// round: generic over the words, so that no option is forgotten. Points
+/// without a contract line (TSVs, the C tools') are checked on what they
+/// state by `contract`.
+fn contract_lines<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<Disagree<'t>> {
+    let value = |p: &Point<'t>, key: &[u8]| p.contract().find(|w| w.0 == key).map(|w| w.1);
+    for (x, &i) in order.iter().enumerate() {
+        if !pts[i].has_contract() {
+            continue;
+        }
+        for &j in order[..x].iter().filter(|&&j| pts[j].has_contract()) {
+            let keys = pts[i].contract().chain(pts[j].contract()).map(|w| w.0);
+            for key in keys.filter(|k| !NOT_OPTIONS.contains(k)) {
+                let (v, w) = (value(&pts[i], key), value(&pts[j], key));
+                if v != w {
+                    return Some(Disagree {
+                        at: i,
+                        field: key,
+                        value: v,
+                        first: j,
+                        was: w,
+                    });
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `key=value` as a contract line states it, or `no key=` where it does
+/// not.
+struct Stated<'t>(&'t [u8], Option<&'t [u8]>);
+
+impl fmt::Display for Stated<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Some(v) => write!(f, "{}={}", Clean(self.0), Clean(v)),
+            None => write!(f, "no {}=", Clean(self.0)),
+        }
+    }
 }
 
 /// The first point (in `order`) whose run was witnessed (`witness=on`:
@@ -342,19 +391,25 @@ fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), St
             format_args!("{}: {}{}", file(i), b.why, After(&b.shown)),
         ));
     }
-    if let Some(d) = timebase.or_else(|| contract(pts, order, &CONTRACT)) {
-        let why = match d.field {
-            Key::Timebase => "icount counts guest instructions, not time",
-            _ => "another contract",
+    let d = timebase
+        .or_else(|| contract(pts, order, &CONTRACT))
+        .or_else(|| contract_lines(pts, order));
+    if let Some(d) = d {
+        let why = if d.field == Key::Timebase.name().as_bytes() {
+            "icount counts guest instructions, not time (compare like with like)"
+        } else if d.value.is_none() || d.was.is_none() {
+            "another contract (one contract line states an option the other does not: \
+             compare like with like)"
+        } else {
+            "another contract (compare like with like)"
         };
-        let key = d.field.name();
         return Err(stop(
             a.unusable(d.at),
             format_args!(
-                "{}: {key}={} beside {key}={} in {}: {why} (compare like with like)",
+                "{}: {} beside {} in {}: {why}",
                 file(d.at),
-                Clean(d.value),
-                Clean(d.was),
+                Stated(d.field, d.value),
+                Stated(d.field, d.was),
                 file(d.first)
             ),
         ));

@@ -62,6 +62,9 @@ pub struct Point<'t> {
     n_witness: usize,
     /// The boot it ran on, where it states one.
     boot: Option<BootId>,
+    /// Its contract line, the banner's second (`key=value` words, without
+    /// the `# `): every option of the run that can change a figure.
+    contract: Option<&'t [u8]>,
     /// Its `# series:` lines.
     series: [Series<'t>; MAX_SERIES],
     n_series: usize,
@@ -97,6 +100,18 @@ impl<'t> Point<'t> {
     /// of its own).
     pub fn boot(&self) -> Option<BootId> {
         self.boot
+    }
+
+    /// The `key=value` words of its contract line (none: it has none, as
+    /// a TSV or the C tools' files).
+    pub fn contract(&self) -> impl Iterator<Item = (&'t [u8], &'t [u8])> {
+        let words = self.contract.unwrap_or(b"").split(|&b| b == b' ');
+        words.filter_map(key_value)
+    }
+
+    /// It has a contract line.
+    pub fn has_contract(&self) -> bool {
+        self.contract.is_some()
     }
 
     /// It states none of the keys (the C standalone).
@@ -161,7 +176,9 @@ impl<'t> Point<'t> {
             self.values[Key::Version as usize] = rest.split(|&b| b == b' ').next();
             rest
         } else if second {
-            line.strip_prefix(b"# ").unwrap_or(b"")
+            let words = line.strip_prefix(b"# ").unwrap_or(b"");
+            self.contract = Some(words);
+            words
         } else {
             if let Some((key, value)) = line.strip_prefix(b"# ").and_then(key_value) {
                 self.set(LINE_KEYS..KEYS.len(), key, value);
