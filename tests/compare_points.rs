@@ -8,9 +8,7 @@ mod utils;
 
 use std::path::Path;
 
-use utils::{
-    assert_contains, assert_narrow, field, icount, line, published, run, write, Run, Scratch,
-};
+use utils::{assert_contains, assert_narrow, field, icount, published, run, write, Run, Scratch};
 
 /// The published sandwich in our stdout format: parent A, child, parent B.
 fn sandwich() -> [String; 3] {
@@ -604,26 +602,71 @@ fn every_word_of_the_contract_line_is_the_contract() {
     assert_contains(&r.err, &[": waker=on beside no waker= in "]);
 }
 
-/// The published point `name` cut to its first round (the banner says
-/// `rounds=1`), in `dir`.
-fn one_round(dir: &Path, name: &str) -> String {
+/// The published point `name` cut to its first `n` rounds (the banner
+/// says `rounds=N`), in `dir`.
+fn first_rounds(dir: &Path, name: &str, n: usize) -> String {
     let text = std::fs::read_to_string(published(name)).unwrap();
     let mut out = String::new();
+    let mut kept = Vec::new();
     for l in text.lines() {
         let cells: Vec<&str> = l.split('\t').collect();
-        match cells[0] {
-            "0" => out += &format!("{l}\n"),
-            "mean" => {
-                out += &format!(
-                    "mean\t16384\t{}\t1\n",
-                    line(&text, "0\t").split('\t').nth(2).unwrap()
-                )
+        match cells[0].parse::<usize>() {
+            Ok(r) if r < n => {
+                kept.push(cells[2].parse::<f64>().unwrap());
+                out += &format!("{l}\n");
             }
-            c if c.parse::<u32>().is_ok() => {}
-            _ => out += &format!("{}\n", l.replace("rounds=15", "rounds=1")),
+            Ok(_) => {}
+            Err(_) if cells[0] == "mean" => {
+                let mean = kept.iter().sum::<f64>() / n as f64;
+                out += &format!("mean\t{}\t{mean:.6}\t1\n", 16384 * n);
+            }
+            Err(_) => out += &format!("{}\n", l.replace("rounds=15", &format!("rounds={n}"))),
         }
     }
     write(dir, name, &out)
+}
+
+/// The published point `name` cut to its first round, in `dir`.
+fn one_round(dir: &Path, name: &str) -> String {
+    first_rounds(dir, name, 1)
+}
+
+/// A verdict needs the figures it rests on: `--drop-first` on points of
+/// two rounds leaves one a point, so no spread within a point and no
+/// within-point interval; that is never CONFIRMED, and the reason says
+/// what is missing (the same data as one-round points never was either).
+#[test]
+fn a_verdict_needs_the_figures_it_rests_on() {
+    let dir = Scratch::new("two-rounds");
+    let [a, b, c] = ["parent_a.txt", "child.txt", "parent_b.txt"].map(|n| first_rounds(&dir, n, 2));
+    let r = run(&["compare", "--drop-first", &a, &b, &c]);
+    assert_eq!((r.code, r.err.as_str()), (0, ""), "{}", r.out);
+    assert_narrow(&r.out);
+    assert!(r.out.contains("NOT CONFIRMED"), "{}", r.out);
+    assert_contains(
+        &r.out,
+        &[
+            "  within-point    n/a (a point keeps 1 round after --drop-first)\n",
+            "verdict         NOT CONFIRMED at the 5.000% gate:\n                  \
+             a point keeps 1 round after --drop-first: no spread\n",
+        ],
+    );
+    assert_eq!(field(&r.out, "max CV"), "n/a");
+    let para = r.out.split("To paste:").nth(1).unwrap().replace('\n', " ");
+    assert_contains(
+        &para,
+        &["95% CI within points n/a, a point keeps 1 round after --drop-first;"],
+    );
+    let t = run(&["compare", "--drop-first", "--tsv", &a, &b, &c]);
+    assert!(
+        t.out.lines().nth(1).unwrap().contains("\tno\tfew_rounds\t"),
+        "{}",
+        t.out
+    );
+    // Every round counted: two rounds a point are enough for each figure.
+    let r = run(&["compare", &a, &b, &c]);
+    assert!(!r.out.contains("n/a (a point"), "{}", r.out);
+    assert!(!r.out.contains("few_rounds"), "{}", r.out);
 }
 
 /// One-round points: `--drop-first` would leave nothing and is refused;

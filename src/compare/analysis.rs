@@ -131,9 +131,9 @@ impl Boots {
 }
 
 /// Why a comparison is NOT CONFIRMED: bit `1 << reason` of
-/// `Comparison::reasons`, named by `claim::REASONS[reason]` and
-/// `text::REASON_CODES[reason]`.
-#[derive(Clone, Copy)]
+/// `Comparison::reasons`, worded by `claim::reason` and coded by
+/// `text::code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
     UnderGate,
     SecondSign,
@@ -141,6 +141,8 @@ pub enum Reason {
     FailedChecks,
     Drift,
     NoDrift,
+    /// A point has fewer than 2 rounds on the primary basis (1 round, or
+    /// 2 with `--drop-first`): no spread within it, no interval to judge by.
     FewRounds,
     SpansZero,
     /// The values are identical (the points agree to the last bit, as
@@ -150,8 +152,26 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in the order they are named.
+    pub const ALL: [Reason; 9] = [
+        Reason::UnderGate,
+        Reason::SecondSign,
+        Reason::SecondUnderGate,
+        Reason::FailedChecks,
+        Reason::Drift,
+        Reason::NoDrift,
+        Reason::FewRounds,
+        Reason::SpansZero,
+        Reason::NoChange,
+    ];
+
     pub const fn bit(self) -> u16 {
         1 << self as u16
+    }
+
+    /// The reasons set in `bits`, in order.
+    pub fn of(bits: u16) -> impl Iterator<Item = Reason> {
+        Reason::ALL.into_iter().filter(move |r| bits & r.bit() != 0)
     }
 }
 
@@ -372,7 +392,10 @@ pub fn compare(
             if !p.valid() {
                 reasons |= Reason::FailedChecks.bit();
             }
-            if p.s[ALL].s.n < 2 {
+            // The figures a verdict rests on need two rounds on the primary
+            // basis: a spread within the point, an interval (with
+            // --drop-first, three rounds in all).
+            if s.n < 2 {
                 reasons |= Reason::FewRounds.bit();
             }
         }

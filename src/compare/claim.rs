@@ -10,65 +10,63 @@ use crate::fmt::{Clean, Dec};
 
 /// The name of the other basis: the cross-check of the primary one.
 pub(super) fn second_name(r: &Analysis) -> &'static str {
+    basis_name(!r.args.drop_first)
+}
+
+/// Why the within-point interval is n/a: a point of too few rounds on the
+/// primary basis.
+pub(super) fn few_rounds(r: &Analysis) -> &'static str {
     if r.args.drop_first {
-        "all-rounds"
+        "a point keeps 1 round after --drop-first"
     } else {
+        "a point has 1 round"
+    }
+}
+
+/// The name of the basis a point's figures are on, primary or the
+/// cross-check.
+fn basis_name(drop_first: bool) -> &'static str {
+    if drop_first {
         "drop-first"
+    } else {
+        "all-rounds"
     }
 }
 
-/// Why a comparison is NOT CONFIRMED, one text per `Reason`, as the text
-/// says it; `{second}` is the cross-check's basis: `drop-first`, or with
-/// --drop-first `all-rounds`.
-pub(super) const REASONS: [&str; 9] = [
-    "|change| is under the gate",
-    "the {second} change has the other sign",
-    "|{second} change| is under the gate",
-    "a point failed its checks",
-    "|control drift| is not under the gate",
-    "no drift: one control boot (run A B A)",
-    "a point has 1 round: no drop-first, no spread",
-    "the wider 95% CI includes 0",
-    "no change: the values are identical",
-];
+/// How one command line words the reasons: whether its primary basis
+/// drops each point's first round (`--drop-first`), and whether the
+/// change, under the gate, is clear of zero.
+#[derive(Clone, Copy)]
+pub(super) struct Wording {
+    pub drop_first: bool,
+    pub clear: bool,
+}
 
-/// The first reason, when the wider interval is clear of zero: a real
-/// change, only smaller than the gate (not noise).
-const UNDER_GATE_CLEAR: &str = "|change| is under the gate, though clear of zero";
-
-/// The reasons set in `bits`, each as `name` writes it: `first` before
-/// the first one, `sep` before the others.
-pub(super) fn list(
-    w: &mut dyn Write,
-    bits: u16,
-    first: &str,
-    sep: &str,
-    name: &dyn Fn(&mut dyn Write, usize) -> fmt::Result,
-) {
-    let mut before = first;
-    for i in (0..REASONS.len()).filter(|i| bits & 1 << i != 0) {
-        let _ = w.write_str(before);
-        let _ = name(w, i);
-        before = sep;
+/// Why a comparison is NOT CONFIRMED, `r` as the text says it.
+pub(super) fn reason(w: &mut dyn Write, r: Reason, how: Wording) -> fmt::Result {
+    // The cross-check's basis: drop-first, or with --drop-first all-rounds.
+    let second = basis_name(!how.drop_first);
+    match r {
+        Reason::UnderGate if how.clear => {
+            w.write_str("|change| is under the gate, though clear of zero")
+        }
+        Reason::UnderGate => w.write_str("|change| is under the gate"),
+        Reason::SecondSign => write!(w, "the {second} change has the other sign"),
+        Reason::SecondUnderGate => write!(w, "|{second} change| is under the gate"),
+        Reason::FailedChecks => w.write_str("a point failed its checks"),
+        Reason::Drift => w.write_str("|control drift| is not under the gate"),
+        Reason::NoDrift => w.write_str("no drift: one control boot (run A B A)"),
+        Reason::FewRounds if how.drop_first => {
+            w.write_str("a point keeps 1 round after --drop-first: no spread")
+        }
+        Reason::FewRounds => w.write_str("a point has 1 round: no drop-first, no spread"),
+        Reason::SpansZero => w.write_str("the wider 95% CI includes 0"),
+        Reason::NoChange => w.write_str("no change: the values are identical"),
     }
 }
 
-/// Reason `i` as the text says it (`second`: the cross-check's basis;
-/// `clear`: the change is under the gate but clear of zero).
-pub(super) fn reason(w: &mut dyn Write, i: usize, second: &str, clear: bool) -> fmt::Result {
-    let text = match clear && i == Reason::UnderGate as usize {
-        true => UNDER_GATE_CLEAR,
-        false => REASONS[i],
-    };
-    const MARK: &[u8] = b"{second}";
-    let at = text.as_bytes().windows(MARK.len()).position(|w| w == MARK);
-    match at.and_then(|i| Some((text.get(..i)?, text.get(i + MARK.len()..)?))) {
-        Some((before, after)) => write!(w, "{before}{second}{after}"),
-        None => w.write_str(text),
-    }
-}
-
-/// `CONFIRMED ...` or `NOT CONFIRMED ...:` and the reasons.
+/// `CONFIRMED ...` or `NOT CONFIRMED ...:` and the reasons, `first`
+/// before the first one, `sep` before the others.
 pub(super) fn verdict(r: &Analysis, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str) {
     let _ = write!(
         w,
@@ -77,10 +75,14 @@ pub(super) fn verdict(r: &Analysis, c: &Comparison, w: &mut dyn Write, first: &s
         Dec(r.args.gate, 3),
         if c.reasons == 0 { "" } else { ":" }
     );
-    let (second, clear) = (second_name(r), c.clear_under_gate());
-    list(w, c.reasons, first, sep, &|w, i| {
-        reason(w, i, second, clear)
-    });
+    let how = Wording {
+        drop_first: r.args.drop_first,
+        clear: c.clear_under_gate(),
+    };
+    for (k, why) in Reason::of(c.reasons).enumerate() {
+        let _ = w.write_str(if k == 0 { first } else { sep });
+        let _ = reason(w, why, how);
+    }
 }
 
 /// One comparison in a sentence: the change against the control's value
@@ -104,7 +106,7 @@ pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
     let (wi, b) = (&c.iv.within, &c.iv.between);
     let (rounds, vs) = (c.rounds, Units(c.boots.0, some_shared));
     let _ = match (wi.low.is_nan(), wi.exact()) {
-        (true, _) => w.write_str(" (95% CI within points n/a, a point has 1 round"),
+        (true, _) => write!(w, " (95% CI within points n/a, {}", few_rounds(r)),
         (_, true) => write!(
             w,
             " (95% CI within points {} exact, every round alike, {} vs {} rounds",

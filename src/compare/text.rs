@@ -5,7 +5,7 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
-use super::claim::{list, second_name, sentence, verdict};
+use super::claim::{few_rounds, second_name, sentence, verdict};
 use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
@@ -112,7 +112,7 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     const NEXT: &str = "\n                  ";
     out.bytes(b"  within-point    ");
     let _ = match (w.low.is_nan(), w.exact()) {
-        (true, _) => out.write_str("n/a (a point has 1 round)"),
+        (true, _) => write!(out, "n/a ({})", few_rounds(r)),
         (_, true) => write!(
             out,
             "{} exact (no spread){NEXT}every round alike, {} vs {} rounds",
@@ -327,27 +327,29 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
             let _ = out.write_str("yes\t-");
         } else {
             let _ = out.write_str("no\t");
-            list(out, c.reasons, "", ",", &|w, i| {
-                w.write_str(REASON_CODES[i])
-            });
+            for (k, why) in Reason::of(c.reasons).enumerate() {
+                let _ = write!(out, "{}{}", if k == 0 { "" } else { "," }, code(why));
+            }
         }
         let timebase = if r.icount() { "icount" } else { "wall" };
         let _ = writeln!(out, "\t{}\t{}\t{timebase}", c.boots.0, c.boots.1);
     }
 }
 
-/// The same reasons as TSV codes.
-const REASON_CODES: [&str; 9] = [
-    "under_gate",
-    "second_sign",
-    "second_under_gate",
-    "failed_checks",
-    "drift",
-    "no_drift",
-    "few_rounds",
-    "ci_includes_zero",
-    "no_change",
-];
+/// A reason as the TSV codes it.
+fn code(r: Reason) -> &'static str {
+    match r {
+        Reason::UnderGate => "under_gate",
+        Reason::SecondSign => "second_sign",
+        Reason::SecondUnderGate => "second_under_gate",
+        Reason::FailedChecks => "failed_checks",
+        Reason::Drift => "drift",
+        Reason::NoDrift => "no_drift",
+        Reason::FewRounds => "few_rounds",
+        Reason::SpansZero => "ci_includes_zero",
+        Reason::NoChange => "no_change",
+    }
+}
 
 /// `v` with `d` decimals, `NA` for NaN (TSV).
 struct Na(f64, u32);
