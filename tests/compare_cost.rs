@@ -110,7 +110,7 @@ fn compare_and_the_mail_say_where_the_s0_cost_went() {
     );
     let mail_table = &r.out[r.out.find(rows[0]).unwrap()..];
     assert!(mail_table.starts_with(&rows.join("\n")), "{}", r.out);
-    assert!(r.out.find(m) < r.out.find("#regzbot introduced:"));
+    assert!(r.out.find(m) < r.out.find("To reproduce,"));
     // --tsv and --bisect are as they were: no table there.
     let t = run(&[&["compare", "--tsv"], &args[..]].concat());
     assert_eq!(t.code, 0, "{}", t.err);

@@ -5,75 +5,14 @@
 
 mod utils;
 
-use std::path::Path;
-use std::process::Command;
-
-use utils::{
-    assert_contains, assert_narrow, assert_starts_with, assert_usage_error, icount, made_with,
-    shell_words, Run, Scratch, BIN,
+use utils::draft::{
+    aba, assert_drafted, assert_never_says, assert_says, fixture, flat, published_dir, report_in,
+    write,
 };
-
-fn published() -> String {
-    format!("{}/tests/fixtures/published", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/{name}", published())).unwrap()
-}
-
-/// `report ARGS` run in `dir` (file names relative to it, as a user types
-/// them, so the draft's own command line is the same on every clone).
-fn report_in(dir: &str, args: &[&str]) -> Run {
-    Command::new(BIN)
-        .arg("report")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spawn uring-repro")
-        .into()
-}
-
-/// `report A=a B=b A=c`, run in `dir`: a sandwich as a user types it.
-fn aba(dir: &str, [a, b, c]: [&str; 3]) -> Run {
-    report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    )
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    std::fs::write(dir.join(name), text).unwrap();
-    name.to_owned()
-}
-
-/// The draft's text with its line breaks as blanks: a phrase is found
-/// wherever the wrap put it.
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The draft ended with `code` (its stderr shown if not), and every
-/// line of it fits 72 columns.
-fn assert_drafted(r: &Run, code: i32) {
-    assert_eq!(r.code, code, "{}", r.err);
-    assert_narrow(&r.out);
-}
-
-/// Each of `phrases` is in `draft`, wherever the wrap put it.
-fn assert_says(draft: &str, phrases: &[&str]) {
-    let f = flat(draft);
-    for phrase in phrases {
-        assert!(f.contains(phrase), "{phrase:?} in\n{draft}");
-    }
-}
-
-/// None of `phrases` is in `draft`, wherever the wrap would put it.
-fn assert_never_says(draft: &str, phrases: &[&str]) {
-    let f = flat(draft);
-    for phrase in phrases {
-        assert!(!f.contains(phrase), "{phrase:?} in\n{draft}");
-    }
-}
+use utils::{
+    assert_contains, assert_narrow, assert_starts_with, assert_usage_error, made_with, shell_words,
+    Run, Scratch,
+};
 
 const SANDWICH: [&str; 4] = [
     "--introduced",
@@ -93,7 +32,7 @@ fn sandwich(extra: &[&str]) -> Vec<String> {
 fn published_sandwich_drafts_the_golden_mail() {
     let args = sandwich(&[]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let Run { code, out, err } = report_in(&published(), &args);
+    let Run { code, out, err } = report_in(&published_dir(), &args);
     assert_eq!(code, 0, "{err}");
     // The facts the fixtures leave `unknown`: named, once, on one line.
     assert_eq!(
@@ -155,7 +94,7 @@ fn title_links_and_the_command_line_as_typed() {
         "0123456789ab",
     ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let Run { code, out, .. } = report_in(&published(), &args);
+    let Run { code, out, .. } = report_in(&published_dir(), &args);
     assert_eq!(code, 0);
     assert_narrow(&out);
     assert!(out.starts_with("Subject: [REGRESSION] io_uring/futex: WAIT->WAKE 9% slower\n"));
@@ -177,7 +116,7 @@ fn title_links_and_the_command_line_as_typed() {
     );
     // No --introduced: no regzbot lines, a title without a commit.
     let r = report_in(
-        &published(),
+        &published_dir(),
         &["A=parent_a.txt", "B=child.txt", "A=parent_b.txt"],
     );
     assert_eq!(r.code, 0);
@@ -281,7 +220,7 @@ fn a_missing_banner_fact_is_named_and_left_out() {
     assert!(!r.out.contains("i7-12700KF"), "{}", r.out);
     // The C standalone states no fact at all: each named once.
     let r = report_in(
-        &published(),
+        &published_dir(),
         &["A=parent_a.txt", "B=child_standalone.txt", "A=parent_b.txt"],
     );
     assert_drafted(&r, 0);
@@ -349,7 +288,7 @@ fn witness_lines_are_carried_wrapped() {
 
 #[test]
 fn usage_errors_and_unusable_input_exit_2() {
-    let dir = published();
+    let dir = published_dir();
     let ok = ["A=parent_a.txt", "B=child.txt"];
     for (args, msg) in [
         (
@@ -523,178 +462,4 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
         &r.out,
         &["a positive control: 100 ns injected per pair (point 2)"],
     );
-}
-
-/// The run's `--profile` is the workload's short name (`s0`), never cut
-/// from the formal one: a profile this draft does not know (a later
-/// version's) is given as the points state it, which `--profile` takes,
-/// and the subject names it as it is.
-#[test]
-fn the_reproduce_command_names_the_profile_it_can() {
-    let d = Scratch::new("report-profile");
-    let dir = d.to_str().unwrap();
-    let later =
-        |name: &str| fixture(name).replace("profile=s0_wait_wake", "profile=x9_later_thing");
-    let a = write(&d, "a.txt", &later("parent_a.txt"));
-    let b = write(&d, "b.txt", &later("child.txt"));
-    let c = write(&d, "c.txt", &later("parent_b.txt"));
-    let r = aba(dir, [&a, &b, &c]);
-    assert_drafted(&r, 0);
-    assert_starts_with(&r.out, "Subject: [REGRESSION] x9_later_thing +9.268%\n");
-    assert_says(
-        &r.out,
-        &["uring-repro run --profile x9_later_thing --cpu 2 --slots 32"],
-    );
-    let r = aba(&published(), ["parent_a.txt", "child.txt", "parent_b.txt"]);
-    assert_says(&r.out, &["uring-repro run --profile s0 --cpu 2"]);
-    // A later profile that states its series: the draft takes its words,
-    // its unit and its option from the points, from no table of its own.
-    let stated = |name: &str| {
-        fixture(name)
-            .replace("s0_wait_wake", "x9_later_thing")
-            .replace(
-                "option=s0 per=\"WAIT/WAKE pair\" about=\"io_uring futex WAIT/WAKE\"",
-                "option=x9 per=\"LATER op\" about=\"io_uring LATER thing\"",
-            )
-    };
-    let a = write(&d, "a.txt", &stated("parent_a.txt"));
-    let b = write(&d, "b.txt", &stated("child.txt"));
-    let c = write(&d, "c.txt", &stated("parent_b.txt"));
-    let r = aba(dir, [&a, &b, &c]);
-    assert_drafted(&r, 0);
-    assert_starts_with(
-        &r.out,
-        "Subject: [REGRESSION] io_uring LATER thing +9.268%\n",
-    );
-    assert_says(
-        &r.out,
-        &[
-            "Results, ns per LATER op (each point's mean",
-            "uring-repro run --profile x9 --cpu 2 --slots 32",
-        ],
-    );
-    assert!(!r.err.contains("series"), "{}", r.err);
-    // A point that does not state it: the draft does not guess, and says so.
-    let b = write(&d, "b.txt", &later("child.txt"));
-    let r = aba(dir, [&a, &b, &c]);
-    assert_starts_with(&r.out, "Subject: [REGRESSION] x9_later_thing +9.268%\n");
-    assert_says(&r.out, &["Results, ns per pair (each point's mean"]);
-    assert_contains(&r.err, &["series (not in point 2)"]);
-}
-
-/// Exact points on QEMU's instruction clock drafted into a mail: the
-/// subject names the workload in kernel words, every figure is in guest
-/// instructions and the mail says they are not time, the exact interval
-/// reads so, and a change clear of zero but under the gate is named.
-#[test]
-fn icount_points_are_drafted_in_instructions() {
-    let args = [
-        "report".to_string(),
-        "--introduced".into(),
-        "079afb081c42".into(),
-        format!("parent={}", icount("s0_parent_1.txt")),
-        format!("child={}", icount("s0_child_1.txt")),
-        format!("parent={}", icount("s0_parent_2.txt")),
-        format!("child={}", icount("s0_child_2.txt")),
-    ];
-    let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_drafted(&r, 0);
-    // The workload in kernel words and what a figure is per, as the
-    // points' series lines state them; the profile and `pair` for points
-    // without those lines (these fixtures were made before them).
-    let stated = |file: &str, series: &str, key: &str, or: &str| {
-        let point = std::fs::read_to_string(icount(file)).unwrap();
-        utils::series_value(&point, series, key).unwrap_or(or.into())
-    };
-    let about = stated("s0_parent_1.txt", "s0_wait_wake", "about", "s0_wait_wake");
-    let per = stated("s0_parent_1.txt", "s0_wait_wake", "per", "pair");
-    assert_starts_with(
-        &r.out,
-        &format!("Subject: [REGRESSION] {about} +3.865% at 079afb081c42\n"),
-    );
-    for bad in [" ns/pair", "Results, ns", "nan", "inf%"] {
-        assert!(!r.out.contains(bad), "{bad:?} in\n{}", r.out);
-    }
-    assert_says(
-        &r.out,
-        &[
-        "every figure is guest instructions per pair (user + kernel), not time.",
-        &format!("Results, guest instructions per {per} under QEMU TCG icount, not time"),
-        "against the control parent at 1500.745 instructions/pair:",
-        "rounds insn/pair CV vs control",
-        "between points +3.865% exact, identical across 2 vs 2 boots)",
-        "The change is clear of zero but under the 5.000% gate: no regression is claimed at this gate.",
-        &format!("#regzbot title: {about} +3.865% at 079afb081c42"),
-        "boot each kernel under QEMU TCG with -icount shift=0 (as the points were) and run there",
-    ],
-    );
-    // n0 on both kernels: no change, in kernel words.
-    let r = utils::run(&[
-        "report",
-        &format!("parent={}", icount("n0_parent.txt")),
-        &format!("child={}", icount("n0_child.txt")),
-    ]);
-    assert_drafted(&r, 0);
-    let about = stated("n0_parent.txt", "n0_nop", "about", "n0_nop");
-    let per = stated("n0_parent.txt", "n0_nop", "per", "pair");
-    assert_says(
-        &r.out,
-        &[
-            &format!("Subject: [REGRESSION] {about} 0.000% "),
-            &format!("Results, guest instructions per {per} under"),
-            "no change: the values are identical. The values are identical: no change, \
-             no regression.",
-        ],
-    );
-    // Beside wall-clock points: refused.
-    let r = utils::run(&[
-        "report",
-        &format!("parent={}/parent_a.txt", published()),
-        &format!("child={}", icount("s0_child_1.txt")),
-    ]);
-    assert_eq!(r.code, 2, "{}", r.out);
-    assert_contains(&r.err, &[": timebase=icount beside timebase=wall in "]);
-}
-
-/// pollwake's points, one mode read (`--mode idle`): the subject names that
-/// mode's workload in kernel words, and what a figure is per.
-#[test]
-fn a_pollwake_mode_is_named_in_kernel_words() {
-    let d = Scratch::new("report-pollwake");
-    let dir = d.to_str().unwrap();
-    let mut files = Vec::new();
-    for (n, name) in ["a.txt", "b.txt"].iter().enumerate() {
-        let Some(r) = utils::ran(&["--profile", "pollwake", "--smoke", "--rounds", "2"]) else {
-            return;
-        };
-        assert_eq!(r.code, 0, "{}", r.err);
-        // Each as if from a boot of its own (both ran on this one).
-        let id = utils::fields(utils::line(&r.out, "# uring-repro "))["boot_id"].to_owned();
-        let own = format!("0{n}0{n}0{n}0{n}-0000-4000-8000-00000000000{n}");
-        files.push(write(&d, name, &r.out.replace(&id, &own)));
-    }
-    // The workload in kernel words and what a figure is per, as the run
-    // states them in its series lines (the mode's series); without them
-    // the mode's profile and `pair`.
-    let point = std::fs::read_to_string(d.join(&files[0])).unwrap();
-    let stated = |key: &str| utils::series_value(&point, "pollwake_idle", key);
-    let about = stated("about").unwrap_or("pollwake_idle".into());
-    let per = stated("per").unwrap_or("pair".into());
-    let r = report_in(
-        dir,
-        &[
-            "--mode",
-            "idle",
-            &format!("A={}", files[0]),
-            &format!("B={}", files[1]),
-        ],
-    );
-    assert_drafted(&r, 0);
-    assert_starts_with(&r.out, &format!("Subject: [REGRESSION] {about} "));
-    assert!(
-        flat(&r.out).contains(&format!("Results, ns per {per}")),
-        "{}",
-        r.out
-    ); // The run's profile (the banner's), not the mode's rows.
-    assert_says(&r.out, &["uring-repro run --profile pollwake --cpu"]);
 }

@@ -5,6 +5,8 @@
 // Each test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
+pub mod draft;
+
 use std::collections::HashMap;
 use std::io::Read;
 use std::ops::Deref;
