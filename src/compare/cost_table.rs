@@ -15,8 +15,8 @@ use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison};
 use super::cost::{sum, Sum};
-use super::words::{cell, nums, Align, LineNo, Long, WIDTH};
-use crate::fmt::{plural, wrap, Clean, Dec, Signed};
+use super::words::{cell, figure, nums, Align, Figure, LineNo, Long, WIDTH};
+use crate::fmt::{plural, wrap, Clean, Dec};
 use crate::sys::out::Out;
 
 /// Most functions listed by name; the others are one row.
@@ -105,7 +105,11 @@ fn row(out: &mut Out, control: Option<f64>, change: f64, text: &str) {
         Some(v) => nums(out, 14, &[v], 3),
         None => cell(out, 14, Align::Right, format_args!("-")),
     }
-    cell(out, 12, Align::Right, format_args!("{}", Signed(change, 3)));
+    let signed = Figure {
+        signed: true,
+        ..Figure::plain(3)
+    };
+    figure(out, 12, change, signed);
     out.bytes(b"  ");
     wrap(out, text, 28, 30, WIDTH);
 }

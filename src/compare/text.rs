@@ -9,9 +9,10 @@ use super::claim::{few_rounds, second_name, sentence, verdict};
 use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
-    cell, noun, nums, spread, unit, Align, Cv, Long, Pct, Points, PointsOf, Units, ICOUNT, WIDTH,
+    cell, noun, nums, spaces, spread, unit, Align, Cv, Long, Pct, Points, PointsOf, Units, ICOUNT,
+    WIDTH,
 };
-use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
+use crate::fmt::{columns, plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
 /// The text report.
@@ -109,52 +110,57 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     let same = c.reasons & Reason::NoChange.bit() != 0;
     let none = if same { "  (no change)" } else { "" };
     let _ = writeln!(out, "  change          {}{none}", Pct(c.change));
-    const NEXT: &str = "\n                  ";
-    out.bytes(b"  within-point    ");
-    let _ = match (w.low.is_nan(), w.exact()) {
-        (true, _) => write!(out, "n/a ({})", few_rounds(r)),
-        (_, true) => write!(
-            out,
-            "{} exact (no spread){NEXT}every round alike, {} vs {} rounds",
+    // Each interval: its ends (or why it has none) and what it rests on.
+    let mut within = Long::new();
+    let _ = if w.low.is_nan() {
+        write!(within, "n/a ({})", few_rounds(r))
+    } else if w.exact() {
+        write!(
+            within,
+            "{} exact (no spread)\nevery round alike, {} vs {} rounds",
             Pct(w.low),
             c.rounds.1,
             c.rounds.0
-        ),
-        _ => write!(
-            out,
-            "{} .. {}  95% CI{NEXT}Welch, df {}, {} vs {} rounds",
+        )
+    } else {
+        write!(
+            within,
+            "{} .. {}  95% CI\nWelch, df {}, {} vs {} rounds",
             Pct(w.low),
             Pct(w.high),
             Dec(w.df, 1),
             c.rounds.1,
             c.rounds.0,
-        ),
+        )
     };
-    out.bytes(b"\n  between-point   ");
-    let vs = Units(c.boots.0, some_shared);
-    let _ = match (b.low.is_nan(), b.exact()) {
-        (true, _) => write!(
-            out,
-            "n/a (one {} per label): the claim rests{NEXT}on the within-point interval only",
+    field(out, "within-point", within.as_str());
+    let mut between = Long::new();
+    let _ = if b.low.is_nan() {
+        write!(
+            between,
+            "n/a (one {} per label): the claim rests\non the within-point interval only",
             noun(some_shared)
-        ),
-        (_, true) => write!(
-            out,
-            "{} exact (no spread){NEXT}identical across {} vs {}",
+        )
+    } else if b.exact() {
+        write!(
+            between,
+            "{} exact (no spread)\nidentical across {} vs {}",
             Pct(b.low),
             c.boots.1,
             Units(c.boots.0, true)
-        ),
-        _ => write!(
-            out,
-            "{} .. {}  95% CI{NEXT}Welch, df {}, {} vs {vs}",
+        )
+    } else {
+        write!(
+            between,
+            "{} .. {}  95% CI\nWelch, df {}, {} vs {}",
             Pct(b.low),
             Pct(b.high),
             Dec(b.df, 1),
-            c.boots.1
-        ),
+            c.boots.1,
+            Units(c.boots.0, some_shared)
+        )
     };
-    out.bytes(b"\n");
+    field(out, "between-point", between.as_str());
     for g in [ctl, test] {
         for &i in g.points() {
             if let Some(m) = r.shared(g, i) {
@@ -183,6 +189,24 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     let sep = "\n                  ";
     verdict(r, c, out, sep, sep);
     out.bytes(b"\n");
+}
+
+/// A field of a comparison: its name in the first 18 columns, then its
+/// lines (`text`, split at `\n`) from column 18, each as it is where it
+/// fits WIDTH, else wrapped there: a figure of many digits never passes
+/// the edge.
+fn field(out: &mut Out, name: &str, text: &str) {
+    let _ = write!(out, "  {name:<16}");
+    for (k, line) in text.split('\n').enumerate() {
+        if k > 0 {
+            spaces(out, 18);
+        }
+        if 18 + columns(line) <= WIDTH {
+            let _ = writeln!(out, "{line}");
+        } else {
+            wrap(out, line, 18, 18, WIDTH);
+        }
+    }
 }
 
 /// The paragraph to paste (unwrapped).

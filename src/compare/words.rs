@@ -6,7 +6,7 @@
 
 use core::fmt::{self, Write};
 
-use crate::fmt::{plural, Dec, Signed, Text};
+use crate::fmt::{columns, plural, unit_len, Dec, Signed, Text};
 use crate::stats::Summary;
 use crate::sys::out::Out;
 
@@ -121,22 +121,22 @@ pub(super) enum Align {
     Last,
 }
 
-/// `args` in a column of `width` characters, cut to fit from the left
-/// behind `...` (the end of a path or a kernel release tells most).
+/// `args` in a column of `width` display columns, cut to fit from the
+/// left behind `...` (the end of a path or a kernel release tells most),
+/// at a unit of the escaped text (an escape is never cut in two).
 pub(super) fn cell(out: &mut Out, width: usize, align: Align, args: fmt::Arguments<'_>) {
     let mut b = Long::new();
     let _ = b.write_fmt(args);
     let mut s = b.as_str();
-    let n = s.chars().count();
-    if n > width {
+    let mut room = width;
+    if columns(s) > width {
         out.bytes(b"...");
-        s = s
-            .char_indices()
-            .nth(n + 3 - width)
-            .and_then(|(at, _)| s.split_at_checked(at))
-            .map_or("", |(_, tail)| tail);
+        room = width.saturating_sub(3);
+        while columns(s) > room {
+            s = &s[unit_len(s)..];
+        }
     }
-    let pad = width - s.chars().count();
+    let pad = room - columns(s);
     if align == Align::Right {
         spaces(out, pad);
     }
@@ -146,21 +146,95 @@ pub(super) fn cell(out: &mut Out, width: usize, align: Align, args: fmt::Argumen
     }
 }
 
-fn spaces(out: &mut Out, n: usize) {
+/// `n` blanks.
+pub(super) fn spaces(out: &mut Out, n: usize) {
     for _ in 0..n {
         out.bytes(b" ");
     }
 }
 
+/// How a figure is written in a column: its decimals, its sign (a change:
+/// `+` before one that prints above zero) and a `%`.
+#[derive(Clone, Copy)]
+pub(super) struct Figure {
+    pub decimals: u32,
+    pub signed: bool,
+    pub pct: bool,
+}
+
+impl Figure {
+    /// A plain figure of `decimals`.
+    pub const fn plain(decimals: u32) -> Figure {
+        Figure {
+            decimals,
+            signed: false,
+            pct: false,
+        }
+    }
+}
+
+/// `v` as `how` writes it, right-aligned in a column of `width` (`n/a`
+/// for NaN), a blank before it. A figure too wide for its column is never
+/// cut, which hid its sign or its size: it is written shorter, to as many
+/// digits as fit, with its power of ten (`+7.5000e16%`).
+pub(super) fn figure(out: &mut Out, width: usize, v: f64, how: Figure) {
+    let pct = if how.pct { "%" } else { "" };
+    let mut t = Text::<48>::new();
+    let _ = if v.is_nan() {
+        t.write_str("n/a")
+    } else if how.signed {
+        write!(t, "{}{pct}", Signed(v, how.decimals))
+    } else {
+        write!(t, "{}{pct}", Dec(v, how.decimals))
+    };
+    // A blank before it at least: columns run together otherwise.
+    if columns(t.as_str()) >= width && v.is_finite() {
+        t = shorter(v, width - 1, how.signed, pct);
+    }
+    cell(
+        out,
+        width.max(columns(t.as_str())),
+        Align::Right,
+        format_args!("{t}"),
+    );
+}
+
+/// `v` as `[sign]M.MMMeE[%]` in `width` columns where it can be: the
+/// mantissa to as many decimals as fit (at least none).
+fn shorter(v: f64, width: usize, signed: bool, pct: &str) -> Text<48> {
+    let sign = if v < 0.0 {
+        "-"
+    } else if signed && v > 0.0 {
+        "+"
+    } else {
+        ""
+    };
+    let (mut m, mut e) = (v.abs(), 0u32);
+    while m >= 10.0 {
+        (m, e) = (m / 10.0, e + 1);
+    }
+    let mut t = Text::<48>::new();
+    for _ in 0..2 {
+        let mut tail = Text::<8>::new();
+        let _ = write!(tail, "e{e}{pct}");
+        // Room for the sign, the first digit, the point and the tail.
+        let room = width.saturating_sub(sign.len() + 2 + tail.as_bytes().len());
+        let d = (room as u32).min(9);
+        t = Text::new();
+        let _ = write!(t, "{sign}{}{tail}", Dec(m, d));
+        // Rounded up to 10 (9.996 to two decimals): one more power of ten.
+        if !t.as_str()[sign.len()..].starts_with("10") {
+            break;
+        }
+        (m, e) = (m / 10.0, e + 1);
+    }
+    t
+}
+
 /// Numbers in right-aligned columns of `width` (`n/a` for NaN).
 pub(super) fn nums(out: &mut Out, width: usize, vs: &[f64], decimals: u32) {
     for &v in vs {
-        cell(
-            out,
-            width,
-            Align::Right,
-            format_args!("{}", Num(v, decimals)),
-        );
+        figure(out, width, v, Figure::plain(decimals));
     }
 }
 
@@ -176,18 +250,6 @@ pub(super) struct Unit {
 pub(super) const ICOUNT: &str = "timed on QEMU TCG's instruction clock (-icount shift=0: one \
 virtual ns per guest instruction), so every figure is guest instructions per pair (user + \
 kernel), not time";
-
-/// `v` with `d` decimals, `n/a` for NaN (text).
-pub(super) struct Num(pub f64, pub u32);
-
-impl fmt::Display for Num {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.is_nan() {
-            true => f.write_str("n/a"),
-            false => Dec(self.0, self.1).fmt(f),
-        }
-    }
-}
 
 /// A CV in % (`0.126%`), `n/a` for NaN.
 pub(super) struct Cv(pub f64);

@@ -311,17 +311,40 @@ pub fn series_value(point: &str, name: &str, key: &str) -> Option<String> {
     })
 }
 
-/// Every line of a mail-ready text fits 72 columns and none ends in a
-/// blank.
+/// Every line of a mail-ready text fits 72 display columns (a wide
+/// character takes two: counted by glibc's wcwidth, `wc -L` in a UTF-8
+/// locale) and none ends in a blank.
 pub fn assert_narrow(text: &str) {
     for line in text.lines() {
         assert!(
             line.chars().count() <= 72,
-            "{} columns: {line:?}",
+            "{} characters: {line:?}",
             line.chars().count()
         );
         assert!(!line.ends_with(' '), "trailing blank: {line:?}");
     }
+    let widest = display_width(text);
+    assert!(widest <= 72, "a line of {widest} columns in:\n{text}");
+}
+
+/// The display width of the widest line of `text`, by `wc -L` in the
+/// C.UTF-8 locale (glibc's wcwidth: no code shared with the binary's).
+pub fn display_width(text: &str) -> usize {
+    use std::io::Write;
+    let mut wc = Command::new("wc")
+        .arg("-L")
+        .env("LC_ALL", "C.UTF-8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run wc");
+    wc.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = wc.wait_with_output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
 }
 
 /// The command line a draft shows (its lines as printed, `uring-repro`

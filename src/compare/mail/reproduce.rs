@@ -7,7 +7,7 @@ use core::fmt::{self, Write};
 
 use super::{emit, Long, Mail, Para, WIDTH};
 use crate::compare::point::Key;
-use crate::fmt::{escape, needs_escape, Bytes, Clean};
+use crate::fmt::{columns, escape, needs_escape, Bytes, Clean};
 use crate::sys::out::Out;
 
 /// A word as the shell reads it back: as is when plain; in `$'...'` with
@@ -61,7 +61,7 @@ impl CommandLine {
     fn word(&mut self, out: &mut Out, word: &str) {
         let (sep, at): (&str, usize) = match self.col {
             0 => ("  ", 2),
-            c if c + 1 + word.chars().count() + 2 > WIDTH => (" \\\n    ", 4),
+            c if c + 1 + columns(word) + 2 > WIDTH => (" \\\n    ", 4),
             c => (" ", c + 1),
         };
         out.bytes(sep.as_bytes());
@@ -85,14 +85,14 @@ impl CommandLine {
                 .split_at_checked(len)
                 .unwrap_or_else(|| rest.split_at_checked(c.len_utf8()).unwrap_or((rest, "")));
             // Room for the unit and a closing `'\` after it.
-            if self.col + unit.chars().count() + 2 > WIDTH {
+            if self.col + columns(unit) + 2 > WIDTH {
                 let close = if quote.is_empty() { "\\\n" } else { "'\\\n" };
                 out.bytes(close.as_bytes());
                 out.bytes(quote.as_bytes());
                 self.col = quote.len();
             }
             out.bytes(unit.as_bytes());
-            self.col += unit.chars().count();
+            self.col += columns(unit);
             quote = match (quote, unit) {
                 ("", "'") => "'",
                 ("", "$'") => "$'",

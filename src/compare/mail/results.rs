@@ -10,7 +10,7 @@ use crate::compare::analysis::Reason;
 use crate::compare::claim;
 use crate::compare::cost_table::{self, Medium};
 use crate::compare::point::{key_value, Key, ALL};
-use crate::compare::words::{self, cell, nums, Align, Cv, Pct, PointsOf, WIDTH};
+use crate::compare::words::{self, cell, figure, nums, Align, Figure, Pct, PointsOf, WIDTH};
 use crate::fmt::{wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
@@ -50,14 +50,14 @@ impl Mail<'_, '_> {
             );
             nums(out, 8, &[s.s.n as f64], 0);
             nums(out, 11, &[s.mean], 3);
-            cell(
-                out,
-                8,
-                Align::Right,
-                format_args!("{}", Cv(words::spread(&s.s).1)),
-            );
+            let cv = Figure {
+                decimals: 3,
+                signed: false,
+                pct: true,
+            };
+            figure(out, 8, words::spread(&s.s).1, cv);
             let pct = crate::stats::pct_change(s.mean, control);
-            cell(out, 12, Align::Right, format_args!("{}", Pct(pct)));
+            figure(out, 12, pct, Figure { signed: true, ..cv });
             out.bytes(if pt.valid() { b"\n" } else { b"  FAILED\n" });
         }
         out.bytes(b"\n");

@@ -20,7 +20,7 @@ use core::fmt::Write;
 use super::{Mail, Para, MAX_FACT};
 use crate::compare::analysis::Reason;
 use crate::compare::words::Pct;
-use crate::fmt::{Clean, Clip, Line};
+use crate::fmt::{columns, Clean, Clip, Line};
 use crate::sys::out::Out;
 
 /// Longest title `#regzbot title: ` takes within 72 columns.
@@ -116,7 +116,7 @@ impl Mail<'_, '_> {
         }
         if let Some(sha) = self.d.introduced {
             let at = 4 + sha.len().min(12);
-            if t.as_str().chars().count() + at <= MAX_REGZBOT_TITLE {
+            if columns(t.as_str()) + at <= MAX_REGZBOT_TITLE {
                 let _ = write!(t, " at {}", Clip::head(sha, 12));
             }
         }
