@@ -290,7 +290,7 @@ fn unusable_input_exits_2_naming_file_and_line() {
     assert_eq!(code, 2);
     assert_eq!(
         err,
-        "uring-repro: compare: --gate 0: needs a percentage in (0, 100]\n"
+        "uring-repro: compare: --gate 0: needs a percentage in (0, 100], at most 3 decimals\n"
     );
 }
 

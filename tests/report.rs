@@ -463,3 +463,74 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
         &["a positive control: 100 ns injected per pair (point 2)"],
     );
 }
+
+/// Words as English has them: `an` before a vowel sound (`an AMD EPYC`),
+/// the singular after 1 (`1 untimed warm-up round`), and a gate printed
+/// as it is applied (one of more decimals than any figure shows is no
+/// gate: it was printed `the 0.000% gate`).
+#[test]
+fn wording_articles_plurals_and_the_gate() {
+    let d = Scratch::new("report-wording");
+    let dir = d.to_str().unwrap();
+    let edit = |name: &str| {
+        fixture(name)
+            .replace(
+                "12th Gen Intel(R) Core(TM) i7-12700KF",
+                "AMD EPYC 7763 64-Core Processor",
+            )
+            .replace(" slots=32 ", " slots=1 ")
+            .replace(" cycles=512 ", " cycles=1 ")
+            .replace(" warmups=3 ", " warmups=1 ")
+    };
+    let (a, b, c) = (
+        write(&d, "a.txt", &edit("parent_a.txt")),
+        write(&d, "b.txt", &edit("child.txt")),
+        write(&d, "c.txt", &edit("parent_b.txt")),
+    );
+    let r = aba(dir, [&a, &b, &c]);
+    assert_drafted(&r, 0);
+    assert_says(
+        &r.out,
+        &[
+            "1 request a cycle, 1 cycle a round, 15 measured rounds after 1 untimed warm-up round,",
+            "(cpu_choice default), an AMD EPYC 7763 64-Core Processor (x86_64)",
+            "on CPU 2 of one AMD EPYC",
+        ],
+    );
+    assert_never_says(
+        &r.out,
+        &[
+            "a AMD",
+            "1 untimed warm-up rounds",
+            "1 requests",
+            "1 cycles",
+        ],
+    );
+    // The published box: a 12th Gen Intel.
+    let r = aba(
+        &published_dir(),
+        ["parent_a.txt", "child.txt", "parent_b.txt"],
+    );
+    assert_says(&r.out, &[", a 12th Gen Intel(R)"]);
+    // A gate finer than every figure is printed: refused, saying why.
+    for gate in ["0.0000000001", "1.2345"] {
+        let r = report_in(dir, &["--gate", gate, &format!("A={a}"), &format!("B={b}")]);
+        assert_usage_error(
+            &r,
+            &format!("report: --gate {gate}: needs a percentage in (0, 100], at most 3 decimals"),
+        );
+        let r = utils::run(&["compare", "--gate", gate, &format!("{dir}/{a}")]);
+        assert_eq!(r.code, 2, "{}", r.out);
+    }
+    let r = report_in(
+        dir,
+        &[
+            "--gate",
+            "0.001",
+            &format!("A={a}"),
+            &format!("B={b}"),
+            &format!("A={c}"),
+        ],
+    );
+    assert_says(&r.out, &["at the 0.001% gate"]);
+}

@@ -137,7 +137,7 @@ impl fmt::Display for UsageError<'_> {
             Why::UnexpectedValue => "takes no value",
             Why::Conflict => "--smoke and --trace exclude each other",
             Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
-            Why::Gate => "needs a percentage in (0, 100]",
+            Why::Gate => "needs a percentage in (0, 100], at most 3 decimals",
             Why::PollwakeMode => "needs a mode: a word of a-z, 0-9 and _ (the points name theirs)",
             Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
             Why::Files(why) | Why::Initramfs(why) => why,

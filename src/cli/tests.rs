@@ -456,7 +456,7 @@ fn every_compare_error_names_its_argument() {
         "compare: --tsv: given more than once"
     );
     assert_eq!(e(&["--tsv=1", "a"]), "compare: --tsv=1: takes no value");
-    let pct = "needs a percentage in (0, 100]";
+    let pct = "needs a percentage in (0, 100], at most 3 decimals";
     assert_eq!(
         e(&["--gate", "0", "a"]),
         format!("compare: --gate 0: {pct}")

@@ -3,12 +3,28 @@
 //! exit code an unusable input gives under each: every reader and judge of
 //! points asks it here.
 
+use super::table::decimal;
 use crate::exit;
 
 /// Most files one compare reads.
 pub const MAX_POINTS: usize = 16;
 /// Longest label.
 pub const MAX_LABEL: usize = 12;
+
+/// A percentage as `--gate` (and calibrate's `--inject-pct`) takes it: in
+/// (0, 100], of at most three decimals. Every change and gate is printed
+/// with three, so the gate printed is the gate applied: `--gate 1e-10`
+/// is no decimal, `0.0000000001` has more decimals than any figure shows
+/// (it was printed `the 0.000% gate`), and `1.2345` would be printed as
+/// 1.235 while a change of 1.2347 passed it.
+pub fn percent(v: &[u8]) -> Option<f64> {
+    let decimals = v
+        .iter()
+        .position(|&b| b == b'.')
+        .map_or(0, |dot| v.len() - dot - 1);
+    let pct = decimal(v).filter(|&p| p > 0.0 && p <= 100.0);
+    pct.filter(|_| decimals <= 3)
+}
 
 /// The command line of `compare`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,6 +92,37 @@ impl<'a> Args<'a> {
             exit::BISECT_STOP
         } else {
             exit::USAGE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_percentage_is_printed_as_it_is_applied() {
+        for (v, pct) in [
+            ("5", 5.0),
+            ("0.001", 0.001),
+            ("2.5", 2.5),
+            ("100", 100.0),
+            ("12.345", 12.345),
+        ] {
+            assert_eq!(percent(v.as_bytes()), Some(pct), "{v}");
+        }
+        for v in [
+            "0",
+            "0.000",
+            "0.0004",
+            "0.0000000001",
+            "1e-10",
+            "1.2345",
+            "100.001",
+            "-1",
+            "",
+        ] {
+            assert_eq!(percent(v.as_bytes()), None, "{v}");
         }
     }
 }

@@ -33,9 +33,8 @@ mod text;
 mod words;
 
 pub use analysis::{intervals, Interval, Intervals};
-pub use args::{Args, MAX_LABEL, MAX_POINTS};
+pub use args::{percent, Args, MAX_LABEL, MAX_POINTS};
 pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
-pub use table::decimal;
 
 use crate::sys::out::Out;
 use analysis::Analysis;

@@ -288,3 +288,42 @@ pub(super) fn unit(icount: bool) -> Unit {
         }
     }
 }
+
+/// `a ` or `an ` before `words`, as their first sound asks: `an` before a
+/// vowel (an Intel, an Opteron), before an initialism whose first letter's
+/// name starts with one (an AMD EPYC, an HP, an SMT) and before a number
+/// said with one (an 8-core, an 11th, an 18-core); else `a` (a 12th Gen
+/// Intel, a QEMU Virtual CPU, a unit, a one-socket box).
+pub(super) fn article(words: &[u8]) -> &'static str {
+    let first = words
+        .split(|b| !b.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or(b"");
+    let lower = |prefix: &[u8]| {
+        first.len() >= prefix.len() && first[..prefix.len()].eq_ignore_ascii_case(prefix)
+    };
+    let an = match first.first() {
+        None => false,
+        Some(d) if d.is_ascii_digit() => {
+            let digits = first.iter().take_while(|b| b.is_ascii_digit()).count();
+            *d == b'8' || ((lower(b"11") || lower(b"18")) && (digits == 2 || digits == 5))
+        }
+        // An initialism is said letter by letter: the letters whose names
+        // start with a vowel.
+        Some(c) if first.len() > 1 && first.iter().all(u8::is_ascii_uppercase) => {
+            b"AEFHILMNORSX".contains(c)
+        }
+        Some(c) => match c.to_ascii_lowercase() {
+            b'a' | b'i' => true,
+            b'e' => !lower(b"eu"),
+            b'o' => !lower(b"one"),
+            b'u' => !(lower(b"uni") || lower(b"use") || lower(b"usu") || lower(b"uti")),
+            _ => false,
+        },
+    };
+    if an {
+        "an "
+    } else {
+        "a "
+    }
+}

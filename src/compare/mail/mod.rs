@@ -23,7 +23,7 @@ use super::load::Inputs;
 use super::point::{Key, Point, Series};
 use super::words::{self, Long, PointsOf, WIDTH};
 use crate::exit;
-use crate::fmt::{wrap, Clip};
+use crate::fmt::wrap;
 use crate::sys::out::Out;
 
 mod points;
@@ -153,23 +153,6 @@ impl<'r, 'a> Mail<'r, 'a> {
     /// of them may say.
     fn every(&self, f: Key) -> Option<&'r [u8]> {
         self.common(f).filter(|c| c.1 == self.all).map(|c| c.0)
-    }
-
-    /// `before`, `f`'s value, `after`, and the points that state it when
-    /// not all do; nothing when `f` has no common value.
-    fn clause(&self, p: &mut Para, before: &str, f: Key, after: &str) {
-        let Some((v, says)) = self.common(f) else {
-            return;
-        };
-        let v = match (f, v) {
-            (Key::Clock, b"vdso") => &b"the vDSO"[..],
-            (Key::Clock, b"syscall") => b"clock_gettime(2)",
-            _ => v,
-        };
-        let _ = write!(p, "{before}{}{after}", Clip::new(v, MAX_FACT));
-        if says != self.all {
-            let _ = write!(p, " ({})", PointsOf(says, false));
-        }
     }
 
     fn write(&self, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) {

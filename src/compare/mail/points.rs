@@ -8,7 +8,7 @@ use core::fmt::Write;
 use super::{emit, Mail, Para, MAX_FACT};
 use crate::compare::args::MAX_POINTS;
 use crate::compare::point::Key;
-use crate::compare::words::{self, noun, PointsOf};
+use crate::compare::words::{self, article, noun, PointsOf};
 use crate::fmt::{plural, Clean, Clip};
 use crate::sys::out::Out;
 
@@ -134,45 +134,15 @@ impl Mail<'_, '_> {
                 let _ = write!(p, " ({})", PointsOf(mine, false));
             }
         }
-        // (text before, fact, text after): one no point states (or the
-        // points disagree on) is left out whole.
-        let clauses: [(&str, Key, &str); 23] = [
-            (", version ", Key::Version, ""),
-            (", profile ", Key::Profile, ""),
-            (", mode ", Key::Mode, ""),
-            (", contract sha256 ", Key::Sha, ""),
-            (", one ring of ", Key::RingEntries, " SQ entries"),
-            (" and ", Key::CqEntries, " CQ entries"),
-            (", ", Key::Slots, " requests a cycle"),
-            (", ", Key::Cycles, " cycles a round"),
-            (", ", Key::Rounds, " measured rounds"),
-            (" after ", Key::Warmups, " untimed warm-up rounds"),
-            (", ", Key::Futex, " futexes"),
-            (", every io_uring wait bounded at ", Key::Timeout, " s"),
-            (", the process pinned to CPU ", Key::Cpu, ""),
-            (" (cpu_choice ", Key::CpuChoice, ")"),
-            (", a ", Key::CpuModel, ""),
-            (" (", Key::Machine, ")"),
-            (", turbo ", Key::Turbo, ""),
-            (", SMT ", Key::Smt, ""),
-            (", governor ", Key::Governor, ""),
-            (", preempt ", Key::Preempt, ""),
-            (" (from ", Key::PreemptSource, ")"),
-            (", CLOCK_MONOTONIC_RAW read through ", Key::Clock, ""),
-            (
-                ", a positive control: ",
-                Key::InjectNs,
-                " ns injected per pair",
-            ),
-        ];
-        for (before, f, after) in clauses {
-            let skip = match f {
-                Key::Mode => self.common(f).is_some_and(|c| c.0 == b"point"),
+        // One no point states (or the points disagree on) is left out whole.
+        for c in CLAUSES {
+            let skip = match c.key {
+                Key::Mode => self.common(c.key).is_some_and(|c| c.0 == b"point"),
                 Key::PreemptSource => self.common(Key::Preempt).is_none(),
                 _ => false,
             };
             if !skip {
-                self.clause(&mut p, before, f, after);
+                self.clause(&mut p, &c);
             }
         }
         if self.every(Key::Witness) == Some(b"on") {
@@ -194,4 +164,101 @@ impl Mail<'_, '_> {
         }
         emit(out, &p, 0, false);
     }
+
+    /// What clause `c` says of its fact, and the points that state it when
+    /// not all do; nothing when the fact has no common value.
+    fn clause(&self, p: &mut Para, c: &Clause) {
+        let Some((v, says)) = self.common(c.key) else {
+            return;
+        };
+        let v = match (c.key, v) {
+            (Key::Clock, b"vdso") => &b"the vDSO"[..],
+            (Key::Clock, b"syscall") => b"clock_gettime(2)",
+            _ => v,
+        };
+        let article = if c.article { article(v) } else { "" };
+        let after = if v == b"1" { c.after_one } else { c.after };
+        let _ = write!(p, "{}{article}{}{after}", c.before, Clip::new(v, MAX_FACT));
+        if says != self.all {
+            let _ = write!(p, " ({})", PointsOf(says, false));
+        }
+    }
 }
+
+/// How the workload paragraph says a fact: the words before and after its
+/// value, after a value of 1 the singular's (`1 untimed warm-up round`);
+/// with `article`, `a` or `an` before it, as its first sound asks (`an
+/// AMD EPYC`).
+pub(super) struct Clause {
+    pub before: &'static str,
+    pub key: Key,
+    pub after: &'static str,
+    pub after_one: &'static str,
+    pub article: bool,
+}
+
+/// A fact said as it is, between `before` and `after`.
+const fn fact(before: &'static str, key: Key, after: &'static str) -> Clause {
+    Clause {
+        before,
+        key,
+        after,
+        after_one: after,
+        article: false,
+    }
+}
+
+/// A count, the thing it counts in the singular after 1.
+const fn count(before: &'static str, key: Key, one: &'static str, many: &'static str) -> Clause {
+    Clause {
+        before,
+        key,
+        after: many,
+        after_one: one,
+        article: false,
+    }
+}
+
+/// The workload's facts in the order the paragraph says them.
+const CLAUSES: [Clause; 23] = [
+    fact(", version ", Key::Version, ""),
+    fact(", profile ", Key::Profile, ""),
+    fact(", mode ", Key::Mode, ""),
+    fact(", contract sha256 ", Key::Sha, ""),
+    count(
+        ", one ring of ",
+        Key::RingEntries,
+        " SQ entry",
+        " SQ entries",
+    ),
+    count(" and ", Key::CqEntries, " CQ entry", " CQ entries"),
+    count(", ", Key::Slots, " request a cycle", " requests a cycle"),
+    count(", ", Key::Cycles, " cycle a round", " cycles a round"),
+    count(", ", Key::Rounds, " measured round", " measured rounds"),
+    count(
+        " after ",
+        Key::Warmups,
+        " untimed warm-up round",
+        " untimed warm-up rounds",
+    ),
+    fact(", ", Key::Futex, " futexes"),
+    fact(", every io_uring wait bounded at ", Key::Timeout, " s"),
+    fact(", the process pinned to CPU ", Key::Cpu, ""),
+    fact(" (cpu_choice ", Key::CpuChoice, ")"),
+    Clause {
+        article: true,
+        ..fact(", ", Key::CpuModel, "")
+    },
+    fact(" (", Key::Machine, ")"),
+    fact(", turbo ", Key::Turbo, ""),
+    fact(", SMT ", Key::Smt, ""),
+    fact(", governor ", Key::Governor, ""),
+    fact(", preempt ", Key::Preempt, ""),
+    fact(" (from ", Key::PreemptSource, ")"),
+    fact(", CLOCK_MONOTONIC_RAW read through ", Key::Clock, ""),
+    fact(
+        ", a positive control: ",
+        Key::InjectNs,
+        " ns injected per pair",
+    ),
+];
