@@ -192,9 +192,10 @@ impl fmt::Display for Verdict {
             Dec(self.bad, 2),
             Dec(self.at, 0),
         )?;
-        match self.low == self.high {
-            true => f.write_str("exact"),
-            false => write!(f, "[{}%,{}%]", Dec(self.low, 0), Dec(self.high, 0)),
+        if self.low == self.high {
+            f.write_str("exact")
+        } else {
+            write!(f, "[{}%,{}%]", Dec(self.low, 0), Dec(self.high, 0))
         }
     }
 }

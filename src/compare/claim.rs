@@ -105,46 +105,51 @@ pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
     );
     let (wi, b) = (&c.iv.within, &c.iv.between);
     let (rounds, vs) = (c.rounds, Units(c.boots.0, some_shared));
-    let _ = match (wi.low.is_nan(), wi.exact()) {
-        (true, _) => write!(w, " (95% CI within points n/a, {}", few_rounds(r)),
-        (_, true) => write!(
+    let _ = if wi.low.is_nan() {
+        write!(w, " (95% CI within points n/a, {}", few_rounds(r))
+    } else if wi.exact() {
+        write!(
             w,
             " (95% CI within points {} exact, every round alike, {} vs {} rounds",
             Pct(wi.low),
             rounds.1,
             rounds.0
-        ),
-        _ => write!(
+        )
+    } else {
+        write!(
             w,
             " (95% CI within points {} to {}, Welch, {} vs {} rounds",
             Pct(wi.low),
             Pct(wi.high),
             rounds.1,
             rounds.0
-        ),
+        )
     };
     let one = noun(some_shared);
-    let _ = match (b.low.is_nan(), b.exact(), wi.low.is_nan()) {
-        (true, _, true) => write!(w, "; between points n/a, one {one} per label)"),
-        (true, _, false) => write!(
+    let _ = if b.low.is_nan() && wi.low.is_nan() {
+        write!(w, "; between points n/a, one {one} per label)")
+    } else if b.low.is_nan() {
+        write!(
             w,
             "; between points n/a, one {one} per label: the claim rests on the within-point \
              interval only)"
-        ),
-        (_, true, _) => write!(
+        )
+    } else if b.exact() {
+        write!(
             w,
             "; between points {} exact, identical across {} vs {})",
             Pct(b.low),
             c.boots.1,
             Units(c.boots.0, true)
-        ),
-        _ => write!(
+        )
+    } else {
+        write!(
             w,
             "; between points {} to {}, {} vs {vs})",
             Pct(b.low),
             Pct(b.high),
             c.boots.1
-        ),
+        )
     };
     let _ = write!(
         w,

@@ -132,9 +132,10 @@ pub enum Shown<'t> {
 
 /// Line `line` refused for `why`, `text` quoted after it (when any).
 pub fn refuse<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Refusal<'t> {
-    let shown = match text.is_empty() {
-        true => Shown::Nothing,
-        false => Shown::Text(text),
+    let shown = if text.is_empty() {
+        Shown::Nothing
+    } else {
+        Shown::Text(text)
     };
     Refusal { line, why, shown }
 }

@@ -311,9 +311,10 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
                 let _ = write!(out, "{sep}{}", Dec(r.sample(i).mean, 6));
             }
         }
-        let (all, drop_first) = match r.args.drop_first {
-            false => (c.change, c.second),
-            true => (c.second, c.change),
+        let (all, drop_first) = if r.args.drop_first {
+            (c.second, c.change)
+        } else {
+            (c.change, c.second)
         };
         let (wi, b) = (&c.iv.within, &c.iv.between);
         tsv_nums(

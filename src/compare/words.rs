@@ -90,10 +90,12 @@ impl fmt::Display for Nums {
         while left != 0 {
             let i = left.trailing_zeros();
             left &= left - 1;
-            let sep = match (i == self.0.trailing_zeros(), left == 0) {
-                (true, _) => "",
-                (false, true) => " and ",
-                (false, false) => ", ",
+            let sep = if i == self.0.trailing_zeros() {
+                ""
+            } else if left == 0 {
+                " and "
+            } else {
+                ", "
             };
             write!(f, "{sep}{}", i + 1)?;
         }
@@ -256,9 +258,10 @@ pub(super) struct Cv(pub f64);
 
 impl fmt::Display for Cv {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.is_nan() {
-            true => f.write_str("n/a"),
-            false => write!(f, "{}%", Dec(self.0, 3)),
+        if self.0.is_nan() {
+            f.write_str("n/a")
+        } else {
+            write!(f, "{}%", Dec(self.0, 3))
         }
     }
 }

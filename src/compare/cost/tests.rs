@@ -174,16 +174,15 @@ fn broken(text: &str, k: usize, f: Edit) -> NoTable {
     let mut seen = 0;
     let mut out = String::new();
     for l in text.lines() {
-        let line = match l.starts_with("# cost: ") {
-            true if seen == k => {
-                seen += 1;
+        let line = if !l.starts_with("# cost: ") {
+            Some(l.to_string())
+        } else {
+            seen += 1;
+            if seen - 1 == k {
                 f(l)
-            }
-            true => {
-                seen += 1;
+            } else {
                 Some(l.to_string())
             }
-            false => Some(l.to_string()),
         };
         if let Some(line) = line {
             out.push_str(&line);

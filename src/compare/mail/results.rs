@@ -118,9 +118,10 @@ impl Mail<'_, '_> {
         let rows: usize = self.pts.iter().map(|p| p.s[ALL].s.n).sum();
         let mut p = Para::new();
         let ours = self.pts.iter().all(|p| p.format.ours());
-        let which = match ours {
-            true => "the CQE, result, timeout, overflow, outstanding-request and CPU checks",
-            false => "their tool's checks (semantic_pass 1)",
+        let which = if ours {
+            "the CQE, result, timeout, overflow, outstanding-request and CPU checks"
+        } else {
+            "their tool's checks (semantic_pass 1)"
         };
         if bad == 0 {
             let _ = write!(p, "All {rows} timing rows passed {which}.");
@@ -174,14 +175,15 @@ impl Mail<'_, '_> {
                 continue;
             }
             let mut p = Para::new();
-            let _ = match same {
-                true => p.write_str("The kernel's own counts (the same on every point):"),
-                false => write!(
+            let _ = if same {
+                p.write_str("The kernel's own counts (the same on every point):")
+            } else {
+                write!(
                     p,
                     "The kernel's own counts, point {} ({}):",
                     i + 1,
                     Clean(self.a.label(i))
-                ),
+                )
             };
             emit(out, &p, 0, true);
             for line in pt.witness() {
