@@ -38,20 +38,20 @@ pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
 
 use crate::sys::out::Out;
 use analysis::Analysis;
-use load::Inputs;
+use load::{Inputs, Stopped};
 
 /// Runs `compare` with its parsed arguments; returns the exit code.
 pub fn main(a: &Args, out: &mut Out) -> i32 {
-    let mut inputs = match Inputs::map(a) {
-        Ok(inputs) => inputs,
-        Err(stopped) => return stopped.code,
-    };
-    let pts = match inputs.read(a) {
-        Ok(pts) => pts,
-        Err(stopped) => return stopped.code,
-    };
+    compare(a, out).unwrap_or_else(|stopped| stopped.code)
+}
+
+/// `compare`: the points read, then judged (`--bisect`) or analysed and
+/// printed; its exit code, or where it stopped.
+fn compare(a: &Args, out: &mut Out) -> Result<i32, Stopped> {
+    let mut inputs = Inputs::map(a)?;
+    let pts = inputs.read(a)?;
     if a.bisect {
-        return bisect::step(a, &pts, out);
+        return Ok(bisect::step(a, &pts, out));
     }
     let an = Analysis::of(a, &pts);
     if a.tsv {
@@ -60,5 +60,5 @@ pub fn main(a: &Args, out: &mut Out) -> i32 {
         text::text(&an, out);
     }
     out.flush();
-    pts.checked("compare", "not evidence (see the table)")
+    Ok(pts.checked("compare", "not evidence (see the table)"))
 }

@@ -19,7 +19,7 @@ use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison, Group};
 use super::args::Args;
-use super::load::Inputs;
+use super::load::{Inputs, Stopped};
 use super::point::{Key, Point, Series};
 use super::words::{self, Long, PointsOf, WIDTH};
 use crate::exit;
@@ -97,14 +97,19 @@ struct Mail<'r, 'a> {
 /// Runs `report`; `argv` is the command line after the program name, to
 /// quote in the draft. Returns the exit code.
 pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mut Out) -> i32 {
-    let mut inputs = match Inputs::map(a) {
-        Ok(inputs) => inputs,
-        Err(stopped) => return stopped.code,
-    };
-    let pts = match inputs.read(a) {
-        Ok(pts) => pts,
-        Err(stopped) => return stopped.code,
-    };
+    draft(a, d, argv, out).unwrap_or_else(|stopped| stopped.code)
+}
+
+/// `report`: the points read, analysed and drafted; its exit code, or
+/// where it stopped.
+fn draft(
+    a: &Args,
+    d: &Draft,
+    argv: &mut dyn Iterator<Item = &[u8]>,
+    out: &mut Out,
+) -> Result<i32, Stopped> {
+    let mut inputs = Inputs::map(a)?;
+    let pts = inputs.read(a)?;
     let an = Analysis::of(a, &pts);
     let m = Mail {
         an: &an,
@@ -118,7 +123,7 @@ pub fn main(a: &Args, d: &Draft, argv: &mut dyn Iterator<Item = &[u8]>, out: &mu
     m.write(argv, out);
     out.flush();
     m.missing();
-    pts.checked("report", "the draft is NOT EVIDENCE")
+    Ok(pts.checked("report", "the draft is NOT EVIDENCE"))
 }
 
 /// Wraps a composed paragraph to WIDTH (continued at `indent`), a blank

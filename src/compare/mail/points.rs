@@ -199,13 +199,7 @@ pub(super) struct Clause {
 
 /// A fact said as it is, between `before` and `after`.
 const fn fact(before: &'static str, key: Key, after: &'static str) -> Clause {
-    Clause {
-        before,
-        key,
-        after,
-        after_one: after,
-        article: false,
-    }
+    count(before, key, after, after)
 }
 
 /// A count, the thing it counts in the singular after 1.
