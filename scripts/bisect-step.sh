@@ -4,10 +4,13 @@
 # git bisect's: 0 good, 1 bad, 125 cannot test this commit (a build that fails, a boot that
 # hangs or prints no report, a point that cannot be judged), 128 and up: stop the bisect
 # (the step itself cannot work: bad arguments, references that cannot decide anything).
-# What would fail every step the same way (a reference file missing, a bad --gate, --points
-# not writable, QEMU or its accelerator missing, bad run options) is checked before the
-# build, so a bisect stops at once instead of building and skipping every commit. Nothing
-# in --points is ever overwritten: a commit tested again gets COMMIT.2.txt and its own log.
+# What would fail every step the same way (a reference file missing, a bad --gate,
+# references compare --bisect cannot use, --points not writable, QEMU or its accelerator
+# missing, bad run options) is checked before the build, so a bisect stops at once instead
+# of building and skipping every commit. Nothing in --points is ever overwritten: a commit
+# tested again gets COMMIT.2.txt and its own log. Ctrl-C, SIGTERM or SIGHUP stop the build
+# or the boot at once (130, which stops the bisect); whatever ends the step, even SIGKILL,
+# neither outlives it (scripts/common.sh, "Lifetime").
 #
 # POSIX sh (checked with dash). Needs git, qemu-system-ARCH, and what boot-point.sh needs.
 set -eu
@@ -34,28 +37,37 @@ checked out, boots it (scripts/boot-point.sh, a fresh boot), and says good or ba
                    failed), 4 (the kernel cannot run it) or no report: 125
   --build CMD      how to build (sh -c, in the tree; default: $DEFAULT_BUILD);
                    a failing build is 125
-  --image PATH     the kernel it builds (default per arch: arch/x86/boot/bzImage,
-                   arch/arm64/boot/Image, arch/riscv/boot/Image)
+  --image PATH     the kernel it builds, in the tree (from its top) unless absolute
+                   (default per arch: arch/x86/boot/bzImage, arch/arm64/boot/Image,
+                   arch/riscv/boot/Image)
   --arch A         x86_64, aarch64 or riscv64 (default: this machine's)
   --accel A        passed to boot-point.sh: kvm, tcg or icount (default tcg, whose
                    timings are not evidence; icount counts instructions)
   --points DIR     where every point is kept, named by commit (default: bisect-points in
                    the tree's parent directory); the build log sits beside it; neither is
                    ever overwritten (a commit tested again gets COMMIT.2.txt)
-  --gate PCT       passed to compare --bisect (default 5)
+  --gate PCT       passed to compare --bisect (default 5); compare judges it and the
+                   references once before the first build: a good reference must come out
+                   good
   --append ARGS    more kernel parameters for every boot
   --timeout S      per boot (boot-point.sh's default otherwise)
   --bin PATH       the uring-repro to boot (boot-point.sh's default otherwise)
   --options-from FILE
-                   run options read from FILE in the tree (one per line) at every step,
-                   after RUN-OPTIONS: for trees that carry their own workload settings
+                   run options read from FILE in the tree (from its top; one per line) at
+                   every step, after RUN-OPTIONS: for trees that carry their own workload
+                   settings
   --append-from FILE
-                   kernel parameters read from FILE in the tree (one per line) at every
-                   step, after --append: for trees that carry their own boot settings
+                   kernel parameters read from FILE in the tree (from its top; one per
+                   line) at every step, after --append: for trees that carry their own boot
+                   settings
   -h, --help       this text
 
+Other paths are taken from the directory it is started in.
+
 exit: 0 good, 1 bad, 125 skip, 128 stop (a usage error, unusable references, or anything
-      else that keeps this step from working: checked before the build where it can be).
+      else that keeps this step from working: checked before the build where it can be),
+      130 interrupted (SIGINT, SIGTERM, SIGHUP: the build or boot stopped; it stops the
+      bisect too).
 EOF
 }
 
@@ -64,16 +76,21 @@ DEFAULT_BUILD='make olddefconfig && make -j$(nproc)'
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
-# say, host_arch, arch_set: what the scripts share.
+# say, usage_error, opt_value, the lifetime, host_arch, arch_set: what the scripts share.
+# shellcheck source=common.sh
 . "$HERE/common.sh"
+# A usage error stops the bisect: git bisect run reads 2 as "bad".
+USAGE_EXIT=$STOP
 stop() {
 	say "$*"
 	exit $STOP
 }
 
-goods="" bads="" functional=0 build=$DEFAULT_BUILD image="" arch=$(host_arch) accel="" points=""
-gate="" append="" timeout_s="" bin="" options_from="" append_from=""
-# Points are file names: kept newline-separated (a name with a newline is refused).
+ref="" probe="" goods="" bads="" functional=0 build=$DEFAULT_BUILD image="" arch=$(host_arch) accel="" points=""
+append="" timeout_s="" bin="" options_from="" append_from=""
+# --gate: unset unless given (then passed on as given, even empty: compare judges it).
+unset gate
+# The references are file names, kept newline-separated (opt_value refuses a newline).
 # At least this much must be writable in --points before a build (a build log and a point).
 PROBE_KB=64
 nl='
@@ -91,72 +108,107 @@ while [ $# -gt 0 ]; do
 	--functional)
 		functional=1
 		shift
+		continue
 		;;
-	--good | --bad | --build | --image | --arch | --accel | --points | --gate | --append | --timeout | --bin | --options-from | --append-from)
-		[ $# -ge 2 ] || stop "$1 needs a value (try --help)"
-		case $2 in *"$nl"*) stop "$1: a newline in a value" ;; esac
-		case $1 in
-		--good) goods="$goods$2$nl" ;;
-		--bad) bads="$bads$2$nl" ;;
-		--build) build=$2 ;;
-		--image) image=$2 ;;
-		--arch) arch=$2 ;;
-		--accel) accel=$2 ;;
-		--points) points=$2 ;;
-		--gate) gate=$2 ;;
-		--append) append=$2 ;;
-		--timeout) timeout_s=$2 ;;
-		--bin) bin=$2 ;;
-		--options-from) options_from=$2 ;;
-		--append-from) append_from=$2 ;;
-		esac
-		shift 2
+	--good)
+		opt_value ref file "$@"
+		goods="$goods$ref$nl"
 		;;
-	*) stop "unknown argument '$1' (try --help)" ;;
+	--bad)
+		opt_value ref file "$@"
+		bads="$bads$ref$nl"
+		;;
+	--build) opt_value build text "$@" ;;
+	# Paths in the tree, from its top, at every step (the tree is checked out anew each time).
+	--image) opt_value image text "$@" ;;
+	--options-from) opt_value options_from text "$@" ;;
+	--append-from) opt_value append_from text "$@" ;;
+	--arch) opt_value arch text "$@" ;;
+	--accel) opt_value accel text "$@" ;;
+	--points) opt_value points new_dir "$@" ;;
+	--gate) opt_value gate text "$@" ;;
+	--append) opt_value append text "$@" ;;
+	--timeout) opt_value timeout_s positive "$@" ;;
+	--bin) opt_value bin exe "$@" ;;
+	*) usage_error "unknown argument '$1'" ;;
 	esac
+	shift 2
 done
 
 if [ "$functional" = 1 ]; then
-	[ -z "$goods$bads" ] || stop "--functional takes no --good or --bad"
+	[ -z "$goods$bads" ] || usage_error "--functional takes no --good or --bad"
+	[ -z "${gate+set}" ] || usage_error "--functional takes no --gate (the run's exit code decides)"
 else
-	{ [ -n "$goods" ] && [ -n "$bads" ]; } || stop "needs --good FILE and --bad FILE, or --functional (try --help)"
+	{ [ -n "$goods" ] && [ -n "$bads" ]; } || usage_error "needs --good FILE and --bad FILE, or --functional"
 fi
-if [ -n "$gate" ]; then
-	# compare's own rule (a percentage in (0, 100]), here so a typo stops before the build.
-	case $gate in
-	'' | *[!0-9.]* | *.*.* | .) stop "--gate: a percentage in (0, 100], not '$gate'" ;;
-	esac
-	awk -v g="$gate" 'BEGIN { exit !(g + 0 > 0 && g + 0 <= 100) }' ||
-		stop "--gate: a percentage in (0, 100], not '$gate'"
-fi
-arch_set "$arch" || stop "--arch: $ARCHES, not '$arch'"
+arch_set "$arch" || usage_error "--arch: $ARCHES, not '$arch'"
 image=${image:-$kimage}
-# Paths given here are taken from here, before the step moves into the tree.
-abs() { (cd "$(dirname "$1")" 2>/dev/null && printf '%s/%s\n' "$(pwd)" "$(basename "$1")") || printf '%s\n' "$1"; }
-old_ifs=$IFS
-IFS=$nl
-refs=""
-for f in $goods $bads; do
-	{ [ -f "$f" ] && [ -r "$f" ]; } || stop "not a readable file: $f (a --good or --bad reference)"
-done
-for f in $goods; do refs="${refs}good=$(abs "$f")$nl"; done
-for f in $bads; do refs="${refs}bad=$(abs "$f")$nl"; done
-IFS=$old_ifs
-[ -z "$bin" ] || bin=$(abs "$bin")
 tree=$(git rev-parse --show-toplevel 2>/dev/null) || stop "not inside a git tree (run it from the tree being bisected)"
 commit=$(git rev-parse --short=12 HEAD) || stop "git rev-parse HEAD failed"
 points=${points:-$(dirname "$tree")/bisect-points}
-mkdir -p "$points" 2>/dev/null || stop "--points: cannot create $points"
-points=$(cd "$points" && pwd)
+make_dir --points "$points"
+# From here on, whatever ends the step (Ctrl-C and SIGKILL too) stops the build or the boot
+# and removes what was made for the step (common.sh, lifetime).
+lifetime_begin bisect-step || exit $STOP
 # Writable, with room for a log and a point: a probe of PROBE_KB written and removed.
-probe=$(mktemp "$points/.probe.XXXXXX" 2>/dev/null) || stop "--points: cannot create a file in $points"
+temp_file probe "$points/.probe.XXXXXX" || stop "--points: cannot create a file in $points"
 if ! err=$(dd if=/dev/zero of="$probe" bs=1024 count=$PROBE_KB 2>&1); then
-	rm -f "$probe"
 	stop "--points: cannot write ${PROBE_KB} KiB in $points ($(printf '%s\n' "$err" | sed -n '1s/.*: //p'))"
 fi
 rm -f "$probe"
 host_bin=$REPO/target/release/uring-repro
 [ "$functional" = 1 ] || [ -x "$host_bin" ] || stop "$host_bin is not built (cargo build --release): it judges the points"
+
+# The references as compare takes them, label=FILE, one a line.
+refs=""
+old_ifs=$IFS
+set -f
+IFS=$nl
+for f in $goods; do refs="${refs}good=$f$nl"; done
+for f in $bads; do refs="${refs}bad=$f$nl"; done
+IFS=$old_ifs
+set +f
+
+# compare_refs [--bisect] [ARGUMENTS...]: uring-repro compare on --gate, the references and
+# the ARGUMENTS (the new point); its exit code.
+compare_refs() {
+	set -- ${gate+--gate "$gate"} "$@"
+	set -f
+	IFS=$nl
+	for r in $refs; do set -- "$@" "$r"; done
+	IFS=$old_ifs
+	set +f
+	"$host_bin" compare "$@"
+}
+
+# The references and --gate, judged once before the first build by compare itself, so that
+# its rules are the only ones (the gate's form, the references' contract, their distance):
+# compare --bisect with one of the good references as the new point, its boot id dropped
+# (compare counts a file once and a boot once; a point without one is a boot of its own).
+# It must come out good: anything else would stop or mislead every step. A reference whose
+# banner states no boot id (not a point uring-repro printed: a TSV file) is judged by plain
+# compare instead, which checks all but the distance (the first step's compare --bisect
+# checks that).
+if [ "$functional" = 0 ]; then
+	first=${goods%%"$nl"*}
+	rc=0
+	if grep -q '^# uring-repro .* boot_id=' "$first"; then
+		sed '/^# uring-repro /s/ boot_id=[^ ]*//' "$first" >"$SCRATCH/reference.txt"
+		said=$(compare_refs --bisect "new=$SCRATCH/reference.txt" 2>&1 >/dev/null) || rc=$?
+		how="compare --bisect"
+	else
+		said=$(compare_refs 2>&1 >/dev/null) || rc=$?
+		how=compare
+	fi
+	said=$(printf '%s\n' "$said" | sed -n '$s/^uring-repro: //;$p')
+	case $how:$rc in
+	*:0) ;;
+	"compare --bisect:1" | "compare --bisect:125")
+		stop "$first, a good reference, is not good as a new point ($said): the references cannot decide; nothing built"
+		;;
+	*) stop "$said ($how, before the build: nothing built)" ;;
+	esac
+fi
 
 # A point's name: the commit, and a count when this commit was tested before (by its point
 # or by its build log alone: an earlier build that failed left only the log).
@@ -185,9 +237,10 @@ if [ -n "$append_from" ]; then
 fi
 
 # boot-point.sh as this step calls it, with its options (ARGS: --check, and -- and the run
-# options); one list, so the check before the build is of the very boot after it.
+# options); one list, so the check before the build is of the very boot after it. A child
+# of the step (run_child): stopped with it.
 boot_point() {
-	"$HERE/boot-point.sh" --kernel "$image" -o "$point" --arch "$arch" ${accel:+--accel "$accel"} \
+	run_child "$HERE/boot-point.sh" --kernel "$image" -o "$point" --arch "$arch" ${accel:+--accel "$accel"} \
 		${append:+--append "$append"} ${timeout_s:+--timeout "$timeout_s"} ${bin:+--bin "$bin"} "$@"
 }
 
@@ -207,7 +260,7 @@ if ! (set -C && : >"$log") 2>/dev/null; then
 	stop "$log: exists or cannot be created (never overwritten)"
 fi
 t_build=$(date +%s)
-if ! sh -c "$build" >>"$log" 2>&1; then
+if ! run_child sh -c "$build" >>"$log" 2>&1; then
 	say "$commit: the build failed after $(($(date +%s) - t_build)) s (last lines of $log):"
 	tail -n 5 "$log" | sed 's/^/  | /' >&2
 	exit $SKIP
@@ -223,16 +276,26 @@ rc=0
 boot_point -- "$@" || rc=$?
 t_boot=$(($(date +%s) - t_boot))
 
-# The verdict line: what git bisect is told, the step's times, and its evidence.
+# The verdict line: what git bisect is told, the step's times, and its evidence: the point,
+# or what came instead of one.
 verdict() {
-	say "$commit: $1 (exit $2) after $((t_build + t_boot)) s (build $t_build s, boot $t_boot s); point: $point"
+	if [ -e "$point" ]; then
+		evidence="point: $point"
+	elif [ "$rc" = 124 ]; then
+		evidence="no point: the boot timed out"
+	elif [ "$rc" = 125 ]; then
+		evidence="no point: no report came back (boot-point.sh's lines above)"
+	else
+		evidence="no point: the run printed no report"
+	fi
+	say "$commit: $1 (exit $2) after $((t_build + t_boot)) s (build $t_build s, boot $t_boot s); $evidence"
 	exit "$2"
 }
 case $rc in
 0) ;;
 1) [ "$functional" = 1 ] && verdict "bad: a check failed" $BAD ;;
 2) stop "$commit: boot-point.sh refused its arguments (exit 2): this step cannot work" ;;
-130) stop "$commit: interrupted" ;;
+130) stop "$commit: boot-point.sh was interrupted" ;;
 esac
 if [ "$rc" -ne 0 ]; then
 	# A run that could not run here (4), failed its checks in a performance bisect (1), a
@@ -242,15 +305,11 @@ fi
 [ "$functional" = 1 ] && verdict "good: the run passed" $GOOD
 
 # Performance: the new point against the references.
-set --
-IFS=$nl
-for r in $refs; do set -- "$@" "$r"; done
-IFS=$old_ifs
 rc=0
-"$host_bin" compare --bisect ${gate:+--gate "$gate"} "$@" "new=$point" >&2 || rc=$?
+compare_refs --bisect "new=$point" >&2 || rc=$?
 case $rc in
 0) verdict good $GOOD ;;
 1) verdict bad $BAD ;;
 125) verdict "cannot be judged" $SKIP ;;
-*) stop "$commit: compare --bisect exit $rc: the references cannot decide (fix them and restart)" ;;
+*) stop "$commit: compare --bisect exit $rc (its line above): this step cannot work" ;;
 esac

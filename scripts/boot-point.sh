@@ -6,7 +6,9 @@
 # and checks lines. Kernel log lines, the final `uring-repro: exit N` line and CRs are
 # stripped. Exits with the run's own code. POINT appears whole or not at all: the report is
 # written to a temporary file beside it (created before the boot, which proves the directory
-# writable) and published with link(2), which never replaces a file.
+# writable) and published with link(2), which never replaces a file. Ctrl-C, SIGTERM or
+# SIGHUP stop QEMU at once and end it with 130; whatever ends it, even SIGKILL, QEMU dies
+# with it and the temporary files go (scripts/common.sh, "Lifetime").
 #
 # --accel icount runs TCG on QEMU's instruction clock (-icount shift=0,sleep=off): the
 # guest's clocks advance one nanosecond per guest instruction, so the point's ns per pair is
@@ -15,7 +17,7 @@
 # environment word and the banner states as timebase=icount.
 #
 # POSIX sh (checked with dash). Needs qemu-system-ARCH and the usual POSIX tools (plus
-# timeout(1) and mktemp(1)).
+# timeout(1), mktemp(1) and util-linux's setpriv(1)).
 set -eu
 
 PROG=boot-point.sh
@@ -79,17 +81,20 @@ exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interru
       2 also for a usage error here, an existing POINT or one that cannot be written
       (its directory, checked before the boot, or the write itself: nothing is left at
       POINT); 124 the boot timed out; 125 QEMU is missing, lacks the accelerator, could
-      not start, no report came back, or an icount point's banner does not say so.
+      not start, no report came back, an icount point's banner does not say so, or
+      setpriv is missing; 130 also when this script is interrupted (SIGINT, SIGTERM,
+      SIGHUP): QEMU stopped, nothing left.
 EOF
 }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
-# say, host_arch, arch_set: what the scripts share.
+# say, usage_error, opt_value, the lifetime, host_arch, arch_set: what the scripts share.
+# shellcheck source=common.sh
 . "$HERE/common.sh"
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
-timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin=""
+timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin="" partial=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--)
@@ -103,25 +108,21 @@ while [ $# -gt 0 ]; do
 	--check)
 		check=1
 		shift
+		continue
 		;;
-	--kernel | -o | --arch | --accel | --append | --cpus | --timeout | --bin | --host-bin | --cost)
-		[ $# -ge 2 ] || usage_error "$1 needs a value"
-		case $1 in
-		--kernel) kernel=$2 ;;
-		-o) point=$2 ;;
-		--arch) arch=$2 ;;
-		--accel) accel=$2 ;;
-		--append) append=$2 ;;
-		--cpus) cpus=$2 ;;
-		--timeout) timeout_s=$2 ;;
-		--bin) bin=$2 ;;
-		--host-bin) host_bin=$2 ;;
-		--cost) cost_map=$2 ;;
-		esac
-		shift 2
-		;;
+	--kernel) opt_value kernel path "$@" ;;
+	-o) opt_value point new_file "$@" ;;
+	--arch) opt_value arch text "$@" ;;
+	--accel) opt_value accel text "$@" ;;
+	--append) opt_value append text "$@" ;;
+	--cpus) opt_value cpus positive "$@" ;;
+	--timeout) opt_value timeout_s positive "$@" ;;
+	--bin) opt_value bin exe "$@" ;;
+	--host-bin) opt_value host_bin exe "$@" ;;
+	--cost) opt_value cost_map file "$@" ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
+	shift 2
 done
 # What is left are the run options.
 
@@ -129,11 +130,6 @@ done
 [ -n "$point" ] || usage_error "-o POINT is required"
 [ "$check" = 1 ] || { [ -f "$kernel" ] && [ -r "$kernel" ]; } ||
 	usage_error "--kernel: not a readable file: $kernel"
-if [ -e "$point" ] || [ -L "$point" ]; then
-	say "$point: exists (never overwritten)"
-	exit 2
-fi
-case $point in */) usage_error "-o: a file name, not a directory: $point" ;; esac
 # The timebase is the accelerator's to state: a hand-set word would make a TCG point claim
 # to count instructions.
 case " $append " in *[[:space:]]URING_REPRO_TIMEBASE=*)
@@ -144,12 +140,6 @@ arch_set "$arch" || usage_error "--arch: $ARCHES, not '$arch'"
 case $accel in
 kvm | tcg | icount) ;;
 *) usage_error "--accel: kvm, tcg or icount, not '$accel'" ;;
-esac
-case $cpus in
-'' | *[!0-9]* | 0*) usage_error "--cpus: a positive number, not '$cpus'" ;;
-esac
-case $timeout_s in
-'' | *[!0-9]* | 0*) usage_error "--timeout: a positive number of seconds, not '$timeout_s'" ;;
 esac
 if [ -z "$bin" ]; then
 	bin=$REPO/target/${triple:+$triple/}release/uring-repro
@@ -203,27 +193,23 @@ if [ "$accel" = icount ]; then
 		exit 125
 	fi
 fi
-# What is made from here on goes at exit, however it comes (the traps are set first, so
-# nothing made is left behind).
-WORK="" partial=""
-trap 'rm -rf "$WORK"; rm -f "$partial"' EXIT
-trap 'exit 130' INT TERM
+# From here on, whatever ends the script (Ctrl-C and SIGKILL too) stops QEMU and removes
+# what was made for the boot: SCRATCH, and the file beside POINT (common.sh, lifetime).
+lifetime_begin boot-point || exit 125
 # POINT's directory, proven writable now rather than after the boot: the report goes to
 # this file beside POINT and is published at the end.
 pdir=$(dirname "$point")
-[ -d "$pdir" ] || usage_error "-o: no such directory: $pdir"
-partial=$(mktemp "$pdir/.$(basename "$point").XXXXXX" 2>/dev/null) || {
+temp_file partial "$pdir/.$(basename "$point").XXXXXX" || {
 	say "-o: cannot create a file in $pdir (not writable?)"
 	exit 2
 }
 # mktemp's 0600, made what a plain `>` would have created.
 chmod "$(printf %o $((0666 & ~$(umask))))" "$partial"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/boot-point.XXXXXX")
 
 # The initramfs: the binary's own writer, so the run options are checked as `run` checks
 # them (a bad one is its exit 2 and its message, before anything boots).
 rc=0
-"$host_bin" initramfs -o "$WORK/initramfs.cpio" --init "$bin" "$@" || rc=$?
+"$host_bin" initramfs -o "$SCRATCH/initramfs.cpio" --init "$bin" "$@" || rc=$?
 case $rc in
 0) ;;
 2) exit 2 ;;
@@ -234,7 +220,7 @@ case $rc in
 esac
 # --cost: the counter's -plugin option, once the map, the settings and QEMU are checked.
 [ -z "$cost_map" ] || cost_plugin=$("$HERE/cost.sh" plugin --map "$cost_map" --qemu "$qemu" \
-	--accel "$accel" --arch "$arch" --cpus "$cpus" --out "$WORK/cost.counts") || exit $?
+	--accel "$accel" --arch "$arch" --cpus "$cpus" --out "$SCRATCH/cost.counts") || exit $?
 [ "$check" = 0 ] || {
 	say "checked: the arguments, the run options, $qemu -accel $accel_opts, $pdir writable; not booted"
 	exit 0
@@ -255,22 +241,22 @@ cmdline="$cmdline${append:+ $append}"
 start=$(date +%s)
 rc=0
 # stdin from /dev/null: QEMU must not put a terminal into raw mode.
-timeout -k 10 "$timeout_s" "$qemu" ${machine:+-M "$machine"} ${bios:+-bios "$bios"} \
+run_child --timeout "$timeout_s" "$qemu" ${machine:+-M "$machine"} ${bios:+-bios "$bios"} \
 	-accel "$accel_opts" ${icount:+-icount "$icount"} ${cpu:+-cpu "$cpu"} -smp "$cpus" -m "$GUEST_MEM" \
-	-nodefaults -nographic -serial stdio -no-reboot -kernel "$kernel" -initrd "$WORK/initramfs.cpio" \
-	-append "$cmdline" ${cost_plugin:+-plugin "$cost_plugin"} </dev/null >"$WORK/console.raw" \
-	2>"$WORK/qemu.err" || rc=$?
+	-nodefaults -nographic -serial stdio -no-reboot -kernel "$kernel" -initrd "$SCRATCH/initramfs.cpio" \
+	-append "$cmdline" ${cost_plugin:+-plugin "$cost_plugin"} </dev/null >"$SCRATCH/console.raw" \
+	2>"$SCRATCH/qemu.err" || rc=$?
 secs=$(($(date +%s) - start))
 
 # The console as lines: CRs and terminal escapes out; a terminal reset (ESC c, the x86
 # firmware's last act) becomes a line break so it does not glue a line to the next.
 esc=$(printf '\033')
-tr -d '\r' <"$WORK/console.raw" |
+tr -d '\r' <"$SCRATCH/console.raw" |
 	sed "s#${esc}c#\\
-#g; s#${esc}\[[0-?]*[ -/]*[@-~]##g; s#${esc}[@-~]##g" >"$WORK/console"
+#g; s#${esc}\[[0-?]*[ -/]*[@-~]##g; s#${esc}[@-~]##g" >"$SCRATCH/console"
 
 # The run's verdict: the last `uring-repro: exit N` line.
-code=$(sed -n 's/^uring-repro: exit \([0-9][0-9]*\)$/\1/p' "$WORK/console" | tail -n 1)
+code=$(sed -n 's/^uring-repro: exit \([0-9][0-9]*\)$/\1/p' "$SCRATCH/console" | tail -n 1)
 # The report: from the run banner to the verdict, without kernel log lines (`[    1.23]`)
 # and without the binary's stderr line(s) (`uring-repro: ...`, shown here instead).
 awk '
@@ -280,20 +266,20 @@ awk '
 	/^\[ *[0-9]+\.[0-9]+\]/ { next }
 	/^uring-repro: / { next }
 	{ print }
-' "$WORK/console" >"$WORK/point"
+' "$SCRATCH/console" >"$SCRATCH/point"
 # How the point was made, as one more fact line (`# key=value`) after the report.
-if [ -s "$WORK/point" ]; then
+if [ -s "$SCRATCH/point" ]; then
 	version=$("$qemu" --version | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')
 	printf '# boot=%s %s -accel %s%s%s -smp %s -m %s\n' "$qemu" "${version:-unknown}" \
 		"$accel_opts" "${icount:+ -icount $icount}" "${cpu:+ -cpu $cpu}" "$cpus" \
-		"$GUEST_MEM" >>"$WORK/point"
+		"$GUEST_MEM" >>"$SCRATCH/point"
 fi
-grep '^uring-repro: ' "$WORK/console" | grep -v '^uring-repro: exit [0-9]*$' >&2 || true
+grep '^uring-repro: ' "$SCRATCH/console" | grep -v '^uring-repro: exit [0-9]*$' >&2 || true
 
 tail_console() {
 	say "last console lines:"
-	tail -n 20 "$WORK/console" | sed 's/^/  | /' >&2
-	[ -s "$WORK/qemu.err" ] && sed 's/^/  qemu: /' "$WORK/qemu.err" >&2
+	tail -n 20 "$SCRATCH/console" | sed 's/^/  | /' >&2
+	[ -s "$SCRATCH/qemu.err" ] && sed 's/^/  qemu: /' "$SCRATCH/qemu.err" >&2
 	return 0
 }
 if [ -z "$code" ]; then
@@ -306,34 +292,34 @@ if [ -z "$code" ]; then
 	tail_console
 	exit 125
 fi
-if [ ! -s "$WORK/point" ]; then
+if [ ! -s "$SCRATCH/point" ]; then
 	say "the run ended with exit $code after ${secs}s but printed no report; $point not written"
 	[ "$code" -ne 0 ] || exit 125
 	exit "$code"
 fi
 # An icount point must say so: a binary that predates URING_REPRO_TIMEBASE would print a
 # banner that reads as wall time.
-if [ "$accel" = icount ] && ! head -n 1 "$WORK/point" | grep -q ' timebase=icount\( \|$\)'; then
+if [ "$accel" = icount ] && ! head -n 1 "$SCRATCH/point" | grep -q ' timebase=icount\( \|$\)'; then
 	say "the booted binary's banner does not say timebase=icount (it predates URING_REPRO_TIMEBASE?): its point would read as wall time; $point not written"
 	exit 125
 fi
 if [ -n "$cost_plugin" ] && [ "$code" -eq 0 ]; then
-	"$HERE/cost.sh" lines --map "$cost_map" --counts "$WORK/cost.counts" \
-		--point "$WORK/point" >"$WORK/cost.lines" || exit $?
-	cat "$WORK/cost.lines" >>"$WORK/point"
+	"$HERE/cost.sh" lines --map "$cost_map" --counts "$SCRATCH/cost.counts" \
+		--point "$SCRATCH/point" >"$SCRATCH/cost.lines" || exit $?
+	cat "$SCRATCH/cost.lines" >>"$SCRATCH/point"
 elif [ -n "$cost_plugin" ]; then
 	say "no # cost: lines: the run ended with exit $code"
 fi
 # Published whole or not at all: the report into the file beside POINT, then link(2), which
 # fails rather than replace a POINT that appeared meanwhile.
-if ! err=$(cat "$WORK/point" 2>&1 >"$partial"); then
+if ! err=$(cat "$SCRATCH/point" 2>&1 >"$partial"); then
 	say "$point: not written: writing it failed (${err##*: }); nothing left at $point"
 	exit 2
 fi
 if ! err=$(ln "$partial" "$point" 2>&1); then
 	if [ -e "$point" ] || [ -L "$point" ]; then
 		say "$point: appeared during the boot (never overwritten); this report is kept as $partial"
-		partial=""
+		temp_forget "$partial"
 	else
 		say "$point: not written: cannot link it into place (${err##*: })"
 	fi

@@ -19,8 +19,13 @@
 # Prints the image's path on stdout; make's own output goes to stderr. As a bisect step:
 #   bisect-step.sh --build '/path/to/build-kernel.sh' --image .uring-repro-obj/arch/x86/boot/bzImage
 #
+# Ctrl-C, SIGTERM or SIGHUP stop make at once (it removes what it was writing) and end the
+# script with 130; make does not outlive the script, even one killed by SIGKILL
+# (scripts/common.sh, "Lifetime").
+#
 # POSIX sh (checked with dash). Needs make, gcc, flex, bison, bc, and the headers of
-# libelf and libssl (Debian: build-essential flex bison bc libelf-dev libssl-dev).
+# libelf and libssl (Debian: build-essential flex bison bc libelf-dev libssl-dev), and
+# util-linux's setpriv(1).
 set -eu
 
 PROG=build-kernel.sh
@@ -47,39 +52,38 @@ every option of FILE survived, then the image. Prints the image's path on stdout
   --jobs N         make -jN (default: the number of online CPUs, $(ncpus))
   -h, --help       this text
 
+Paths are taken from the directory it is started in.
+
 exit: 0 built (the path on stdout); $FAILED the configuration or the build failed (the
       reason on stderr: a fragment option the tree does not know or that did not survive
-      olddefconfig, or make's error); $USAGE a usage error, DIR is not a kernel tree, or a
-      build tool is missing.
+      olddefconfig, or make's error); $USAGE a usage error, DIR is not a kernel tree, a
+      build tool is missing, or the objdir cannot be made or cleared of the last image;
+      130 interrupted (SIGINT, SIGTERM, SIGHUP: make stopped).
 EOF
 }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
-# say and arch_set: what the scripts share.
+# say, usage_error, opt_value, the lifetime, arch_set: what the scripts share.
+# shellcheck source=common.sh
 . "$HERE/common.sh"
 ncpus() { getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
 
-src=. objdir="" fragment=$REPO/$DEFAULT_FRAGMENT arch=x86_64 jobs=$(ncpus)
+src=$PWD objdir="" fragment=$REPO/$DEFAULT_FRAGMENT arch=x86_64 jobs=$(ncpus)
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help)
 		usage
 		exit 0
 		;;
-	--src | --objdir | --fragment | --arch | --jobs)
-		[ $# -ge 2 ] || usage_error "$1 needs a value"
-		case $1 in
-		--src) src=$2 ;;
-		--objdir) objdir=$2 ;;
-		--fragment) fragment=$2 ;;
-		--arch) arch=$2 ;;
-		--jobs) jobs=$2 ;;
-		esac
-		shift 2
-		;;
+	--src) opt_value src dir "$@" ;;
+	--objdir) opt_value objdir new_dir "$@" ;;
+	--fragment) opt_value fragment file "$@" ;;
+	--arch) opt_value arch text "$@" ;;
+	--jobs) opt_value jobs positive "$@" ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
+	shift 2
 done
 
 case $arch in
@@ -91,11 +95,6 @@ aarch64 | riscv64)
 esac
 arch_set "$arch"
 image=$kimage target=${kimage##*/}
-case $jobs in
-'' | *[!0-9]* | 0*) usage_error "--jobs: a positive number, not '$jobs'" ;;
-esac
-[ -d "$src" ] || usage_error "--src: not a directory: $src"
-src=$(cd "$src" && pwd)
 # A kernel tree: the top Makefile names the version, and the tree has kbuild's merge tool.
 if ! grep -q '^VERSION = [0-9]' "$src/Makefile" 2>/dev/null ||
 	! grep -q '^PATCHLEVEL = [0-9]' "$src/Makefile" ||
@@ -103,7 +102,6 @@ if ! grep -q '^VERSION = [0-9]' "$src/Makefile" 2>/dev/null ||
 	say "$src is not a kernel tree (no top Makefile with VERSION and PATCHLEVEL, scripts/kconfig/merge_config.sh or arch/$karch)"
 	exit $USAGE
 fi
-[ -f "$fragment" ] && [ -r "$fragment" ] || usage_error "--fragment: not a readable file: $fragment"
 for tool in make gcc flex bison bc; do
 	command -v "$tool" >/dev/null 2>&1 || {
 		say "$tool not found (Debian: build-essential flex bison bc libelf-dev libssl-dev)"
@@ -111,17 +109,21 @@ for tool in make gcc flex bison bc; do
 	}
 done
 objdir=${objdir:-$src/$DEFAULT_OBJDIR}
-mkdir -p "$objdir" || usage_error "--objdir: cannot create $objdir"
-objdir=$(cd "$objdir" && pwd)
+make_dir --objdir "$objdir"
 # A failed configuration or build must not leave the previous build's image where the
-# caller looks.
-rm -f "$objdir/$image"
+# caller looks: one that cannot go stops the build before it starts.
+if ! err=$(rm -f -- "$objdir/$image" 2>&1); then
+	say "--objdir: cannot remove the last build's image $objdir/$image (${err##*: }): it would be taken for this build's; nothing built"
+	exit $USAGE
+fi
+# From here on, whatever ends the script (Ctrl-C and SIGKILL too) stops make.
+lifetime_begin build-kernel || exit $USAGE
 
 # The build's stamps, fixed (a caller's own values win).
 : "${KBUILD_BUILD_TIMESTAMP=Thu Jan  1 00:00:00 UTC 1970}" "${KBUILD_BUILD_VERSION=1}"
 : "${KBUILD_BUILD_USER=uring-repro}" "${KBUILD_BUILD_HOST=uring-repro}"
 export KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_VERSION KBUILD_BUILD_USER KBUILD_BUILD_HOST
-kmake() { make -C "$src" O="$objdir" ARCH=$karch "$@" >&2; }
+kmake() { run_child make -C "$src" O="$objdir" ARCH="$karch" "$@" >&2; }
 
 # The configuration, from scratch at every build: the same tree and fragment always give
 # the same .config, and kbuild recompiles only what a changed option touches.

@@ -1,14 +1,293 @@
-# common.sh: what boot-point.sh, bisect-step.sh, build-kernel.sh and cost.sh share, sourced
-# by each (POSIX sh, checked with dash; not run on its own): the stderr line, the usage
-# error, this machine's architecture, and one table of what each architecture is to them.
+# shellcheck shell=sh
+# common.sh: what the scripts share, sourced by each (POSIX sh, checked with dash; not run on
+# its own): scripts/boot-point.sh, bisect-step.sh, build-kernel.sh and cost.sh, and the test
+# scripts through tests/lib/harness.sh. The sourcing script sets PROG (its name, as messages
+# start) first. Inside:
+#   messages     say, usage_error
+#   options      opt_value (an option's value, checked), abs_path, make_dir
+#   lifetime     lifetime_begin, run_child, temp_file, temp_forget: whatever ends a script,
+#                even SIGKILL, what it started stops and what it made goes
+#   machines     host_arch, ARCHES, arch_set
+# Names that start with _ are this file's own.
+
+# ---------------------------------------------------------------------------------------
+# Messages.
 
 # say MESSAGE: one stderr line, prefixed with the script's name (PROG).
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
-# usage_error MESSAGE: say it, with where help is, and exit 2 (every script's usage code).
+# USAGE_EXIT: the exit code of a usage error: 2, unless the script must say it otherwise
+# (bisect-step.sh: 128, as git bisect run reads 2 as "bad").
+USAGE_EXIT=2
+# usage_error MESSAGE: say it, with where help is, and exit USAGE_EXIT.
 usage_error() {
 	say "$* (try --help)"
-	exit 2
+	exit "$USAGE_EXIT"
 }
+
+# ---------------------------------------------------------------------------------------
+# Options. Every script reads its options in one loop of one shape, its usage text a heredoc
+# in usage():
+#
+#   while [ $# -gt 0 ]; do
+#   	case $1 in
+#   	--) shift; break ;;
+#   	-h | --help) usage; exit 0 ;;
+#   	--check) check=1; shift; continue ;;        # a flag
+#   	--kernel) opt_value kernel file "$@" ;;      # an option with a value
+#   	*) usage_error "unknown argument '$1'" ;;
+#   	esac
+#   	shift 2
+#   done
+#
+# A path is made absolute as it is read, from the directory the script was started in, so a
+# script may change directory later and every path still names what the user meant.
+
+_nl='
+'
+
+# opt_value VAR CHECK OPTION [VALUE]: OPTION's VALUE, checked, into the variable VAR; a usage
+# error naming OPTION when the value is missing, holds a newline (a value is also a message,
+# and a list item), or fails CHECK. Called with the option loop's "$@" (OPTION is its $1, the
+# value its $2) or, for a default, with OPTION and the value. CHECK is one of:
+#   text      any value
+#   positive  a whole number from 1 to 999999999 (shell arithmetic stays exact)
+#   path      a path, made absolute; it need not exist
+#   file      a readable regular file, made absolute
+#   exe       an executable regular file, made absolute
+#   dir       an existing directory, made absolute
+#   new_dir   a directory, made absolute, that exists or that make_dir can create (nothing in
+#             the way is a file); it is not created here
+#   new_file  made absolute: nothing there yet (never overwritten), in a directory that exists
+opt_value() {
+	_ov_var=$1 _ov_check=$2 _ov_opt=$3
+	[ $# -ge 4 ] || usage_error "$_ov_opt: needs a value"
+	_ov_v=$4
+	case $_ov_v in *"$_nl"*) usage_error "$_ov_opt: a newline in a value" ;; esac
+	case $_ov_check in
+	text) ;;
+	positive)
+		case $_ov_v in
+		'' | *[!0-9]* | 0* | ??????????*) usage_error "$_ov_opt: a positive number, not '$_ov_v'" ;;
+		esac
+		;;
+	path | file | exe | dir | new_dir | new_file)
+		[ -n "$_ov_v" ] || usage_error "$_ov_opt: an empty path"
+		_ov_v=$(abs_path "$_ov_v")
+		_opt_path "$_ov_check" "$_ov_opt" "$_ov_v"
+		;;
+	*)
+		say "opt_value: no check '$_ov_check' (a bug in $PROG)"
+		exit 70
+		;;
+	esac
+	eval "$_ov_var=\$_ov_v"
+}
+
+# _opt_path CHECK OPTION PATH: PATH (absolute) as CHECK wants it, else a usage error.
+_opt_path() {
+	case $1 in
+	file) { [ -f "$3" ] && [ -r "$3" ]; } || usage_error "$2: not a readable file: $3" ;;
+	exe) { [ -f "$3" ] && [ -x "$3" ]; } || usage_error "$2: not an executable file: $3" ;;
+	dir) [ -d "$3" ] || usage_error "$2: not a directory: $3" ;;
+	new_dir)
+		# The nearest part of PATH that exists must be a directory.
+		_op_d=$3
+		while [ ! -e "$_op_d" ] && [ ! -L "$_op_d" ]; do _op_d=$(dirname "$_op_d"); done
+		[ -d "$_op_d" ] || usage_error "$2: not a directory: $_op_d"
+		;;
+	new_file)
+		if [ -e "$3" ] || [ -L "$3" ]; then usage_error "$2: $3 exists (never overwritten)"; fi
+		case $3 in */) usage_error "$2: a file name, not a directory: $3" ;; esac
+		[ -d "$(dirname "$3")" ] || usage_error "$2: no such directory: $(dirname "$3")"
+		;;
+	esac
+	return 0
+}
+
+# abs_path PATH: PATH from the current directory, as an absolute path (not resolved: a
+# symlink stays one, and `..` is left to the kernel, which reads it as the relative path).
+abs_path() {
+	case $1 in
+	/*) printf '%s\n' "$1" ;;
+	.) printf '%s\n' "$PWD" ;;
+	*) printf '%s/%s\n' "${PWD%/}" "${1#./}" ;;
+	esac
+}
+
+# make_dir OPTION DIR: DIR (a new_dir option's value) created with its parents, or a usage
+# error naming OPTION and why not.
+make_dir() {
+	_md_err=$(mkdir -p -- "$2" 2>&1) ||
+		usage_error "$1: cannot create $2 (${_md_err##*: })"
+	[ -w "$2" ] || usage_error "$1: $2 is not writable"
+}
+
+# ---------------------------------------------------------------------------------------
+# Lifetime. Whatever ends a script (its end, a usage error, Ctrl-C, SIGTERM, SIGHUP, even
+# SIGKILL), what it started stops and what it made for itself goes:
+# - lifetime_begin makes SCRATCH, the script's own directory (under TMPDIR), and starts its
+#   guardian: a small process that waits, and when the script is gone (it sends the
+#   guardian SIGURG at its end; the kernel sends it when the script dies, whatever killed
+#   it: setpriv --pdeathsig) stops the child and removes SCRATCH and every temp_file.
+#   SIGURG because its default action is to be ignored: one that comes before the guardian
+#   is ready is lost, not fatal, and the guardian, once ready, looks for itself whether its
+#   parent is still the script.
+# - run_child runs the script's one long command (a build, a boot) in a process group of
+#   its own under timeout(1), which dies with the script too (--pdeathsig TERM: timeout
+#   then sends the group SIGTERM, and SIGKILL LIFETIME_GRACE seconds later), and the
+#   command with timeout (--pdeathsig KILL, should timeout itself be killed).
+# - INT, TERM and HUP end the script with 130 and one line naming the signal, at once: the
+#   script waits for its child with wait(1), which a trapped signal interrupts (a shell
+#   runs a trap only once a foreground command has ended; a boot can take minutes).
+# Nothing the user named is made through this: a file the user named is written beside
+# itself as a temp_file and linked into place whole.
+
+# Seconds a stopped child has between SIGTERM and SIGKILL (make deletes its half-written
+# targets on SIGTERM, QEMU ends at once).
+LIFETIME_GRACE=5
+SCRATCH="" _lt_guardian="" _lt_child=""
+
+# shellcheck disable=SC2016 # expanded by the guardian's sh -c
+# The guardian, run by sh -c with SCRATCH, the grace and the script's pid. SIGURG: the
+# script is gone (or done). It ignores the terminal's signals, which reach the script's
+# whole process group, so it is there to clean up after them. .ready says the trap is set.
+_LT_GUARDIAN='scratch=$1 grace=$2 owner=$3
+# alive PID: running, not a zombie that its new parent has yet to reap.
+alive() {
+	state=$(cut -d " " -f 3 "/proc/$1/stat" 2>/dev/null) && [ "$state" != Z ] && [ "$state" != X ]
+}
+gone() {
+	if [ -s "$scratch/.child" ]; then
+		read -r child <"$scratch/.child"
+		kill -TERM "$child" 2>/dev/null
+		n=$((grace * 10 + 20))
+		while [ "$n" -gt 0 ] && alive "$child"; do
+			sleep 0.1
+			n=$((n - 1))
+		done
+	fi
+	if [ -f "$scratch/.temps" ]; then
+		while IFS= read -r f; do rm -f -- "$f"; done <"$scratch/.temps"
+	fi
+	rm -rf -- "$scratch"
+	# The nap: $!, set as soon as it is started (a trap may come before the next line);
+	# SIGKILL, as it ignores what the guardian ignores; waited for, so that it has gone
+	# when the guardian has.
+	if [ -n "${!:-}" ]; then
+		kill -KILL "$!" 2>/dev/null
+		wait "$!"
+	fi
+	exit 0
+}
+trap gone URG
+trap "" INT TERM HUP QUIT
+: >"$scratch/.ready"
+# Gone already, its signal lost: the parent is no longer the script.
+[ "$(cut -d " " -f 4 "/proc/$$/stat")" = "$owner" ] || gone
+while :; do
+	sleep 1 &
+	wait "$!"
+done'
+
+# lifetime_begin NAME: SCRATCH made (uring-repro-NAME.XXXXXX), the guardian started, the
+# traps set. Status 1 after a line saying why when it cannot be (no setpriv:
+# the caller exits with its own code for a missing tool).
+lifetime_begin() {
+	command -v setpriv >/dev/null 2>&1 || {
+		say "setpriv not found (util-linux 2.33 or later): it makes a boot or a build end with this script"
+		return 1
+	}
+	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-$1.XXXXXX") || {
+		say "cannot make a directory in ${TMPDIR:-/tmp}"
+		return 1
+	}
+	trap _lifetime_end EXIT
+	trap '_lifetime_signal INT' INT
+	trap '_lifetime_signal TERM' TERM
+	trap '_lifetime_signal HUP' HUP
+	setpriv --pdeathsig URG -- sh -c "$_LT_GUARDIAN" guardian "$SCRATCH" \
+		"$LIFETIME_GRACE" "$$" </dev/null >/dev/null 2>&1 9>&- &
+	_lt_guardian=$!
+	# fd 9: the script's stderr, for the line a signal ends it with (a trap runs with the
+	# redirections of the command it interrupts: run_child's, to a log).
+	exec 9>&2
+}
+
+# _lifetime_begun NAME: NAME (a function of the lifetime) is called after lifetime_begin.
+_lifetime_begun() {
+	[ -n "$SCRATCH" ] || {
+		say "$1 before lifetime_begin (a bug in $PROG)"
+		exit 70
+	}
+}
+
+_lifetime_signal() {
+	say "interrupted by SIG$1" 2>&9
+	exit 130
+}
+
+# The EXIT trap: the child stopped, then the guardian (once ready) told to clean up, and
+# waited for (so nothing of the script is left when it has ended). Signals are ignored
+# meanwhile: the cleanup is short (LIFETIME_GRACE at most).
+_lifetime_end() {
+	trap '' INT TERM HUP
+	_lifetime_stop_child
+	[ -n "$_lt_guardian" ] || return 0
+	while [ ! -e "$SCRATCH/.ready" ] && kill -0 "$_lt_guardian" 2>/dev/null; do sleep 0.01; done
+	kill -URG "$_lt_guardian" 2>/dev/null || true
+	wait "$_lt_guardian" 2>/dev/null || true
+}
+
+_lifetime_stop_child() {
+	[ -n "$_lt_child" ] || return 0
+	kill -TERM "$_lt_child" 2>/dev/null || true
+	wait "$_lt_child" 2>/dev/null || true
+	_lt_child=""
+	rm -f -- "$SCRATCH/.child"
+}
+
+# run_child [--timeout S] COMMAND...: COMMAND run to its end (after lifetime_begin), its
+# status returned: in a process group of its own under timeout(1) (S seconds, then SIGTERM,
+# then SIGKILL LIFETIME_GRACE seconds later: timeout's 124 or 137; without --timeout, no
+# limit). A signal to the script stops it and ends the script (130); the script's death
+# stops it too. Redirections of the call apply to COMMAND; its stdin is /dev/null unless
+# redirected.
+run_child() {
+	_lifetime_begun run_child
+	_rc_limit=0
+	if [ "$1" = --timeout ]; then
+		_rc_limit=$2
+		shift 2
+	fi
+	setpriv --pdeathsig TERM -- timeout -k "$LIFETIME_GRACE" "$_rc_limit" \
+		setpriv --pdeathsig KILL -- "$@" 9>&- &
+	_lt_child=$!
+	printf '%s\n' "$_lt_child" >"$SCRATCH/.child"
+	_rc_status=0
+	wait "$_lt_child" || _rc_status=$?
+	_lt_child=""
+	rm -f -- "$SCRATCH/.child"
+	return "$_rc_status"
+}
+
+# temp_file VAR TEMPLATE: a new empty file made by mktemp(1) from TEMPLATE (a path ending in
+# XXXXXX; its directory need not be SCRATCH), its path into VAR, removed when the script
+# ends (temp_forget keeps it). Status 1 when it cannot be made (the caller says why).
+temp_file() {
+	_lifetime_begun temp_file
+	_tf_path=$(mktemp "$2" 2>/dev/null) || return 1
+	printf '%s\n' "$_tf_path" >>"$SCRATCH/.temps"
+	eval "$1=\$_tf_path"
+}
+
+# temp_forget PATH: a temp_file kept after all (the script names it to the user).
+temp_forget() {
+	_tk_left=$(grep -vxF -- "$1" "$SCRATCH/.temps") || true
+	printf '%s\n' "$_tk_left" | sed '/^$/d' >"$SCRATCH/.temps"
+}
+
+# ---------------------------------------------------------------------------------------
+# Machines.
 
 # host_arch: this machine's architecture, in the names --arch takes.
 host_arch() {
@@ -21,6 +300,7 @@ host_arch() {
 }
 
 # The architectures --arch takes, as an error names them.
+# shellcheck disable=SC2034 # for the sourcing script
 ARCHES='x86_64, aarch64 or riscv64'
 
 # arch_set ARCH: what ARCH is to the scripts, as variables; status 1 for one not in ARCHES.
@@ -28,6 +308,7 @@ ARCHES='x86_64, aarch64 or riscv64'
 #   console  the guest's serial console under QEMU
 #   machine  QEMU's -M (empty: QEMU's default); bios: its -bios (empty: none)
 #   karch    the kernel's ARCH=; kimage: the image its build leaves, under the objdir
+# shellcheck disable=SC2034 # for the sourcing script
 arch_set() {
 	case $1 in
 	x86_64)

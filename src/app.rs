@@ -1,13 +1,14 @@
 //! Dispatch: argv -> command -> run, describe, selftest, compare, report,
 //! calibrate or initramfs -> exit code. Every non-zero exit writes one stderr line
-//! naming its cause (a closed stdout aside: nobody is listening; any other
-//! failure to write stdout is named).
+//! naming its cause (a closed stdout under a command that passed aside:
+//! nobody is listening). A write stdout lost is told after every command,
+//! whatever its verdict (`Exit::with_stdout`).
 
 use core::fmt::Write;
 
 use crate::cli::{self, Command};
 use crate::config::{RunConfig, Timebase, VERSION};
-use crate::exit::{self, fail, Exit};
+use crate::exit::{self, Exit};
 use crate::fmt::Clean;
 use crate::initramfs::{self, args};
 use crate::profile::contract::Contract;
@@ -32,55 +33,69 @@ pub fn main(start: &StartInfo) -> i32 {
         // Not arguments: they never stand for the baked ones either.
         cli::skip_kernel_words(&mut given, &mut out);
     }
-    let argv = match args::argv(given, pid1::is_init(), &mut baked) {
-        Ok(argv) => argv,
-        Err(e) => return e.report(),
-    };
     // compare --bisect speaks git bisect run's language, where 1 is "bad".
     let mut bisect = false;
-    let code = match cli::parse(argv) {
+    let verdict = match args::argv(given, pid1::is_init(), &mut baked) {
+        Ok(argv) => command(argv, start, &mut out, &mut bisect),
+        Err(e) => e,
+    };
+    // Every command's output, whatever its verdict: a write lost here
+    // is told too.
+    out.flush();
+    verdict.with_stdout(out.error(), bisect).report()
+}
+
+/// Parses `argv` and runs the command it names, its output on `out`;
+/// `bisect` is set for `compare --bisect`.
+fn command<'a>(
+    argv: impl Iterator<Item = &'a [u8]>,
+    start: &StartInfo,
+    out: &mut Out,
+    bisect: &mut bool,
+) -> Exit {
+    match cli::parse(argv) {
         Ok(Command::Help) => {
-            cli::help(&mut out);
-            exit::PASS
+            cli::help(out);
+            Exit::pass()
         }
         Ok(Command::Version) => {
             let _ = writeln!(out, "uring-repro {VERSION}");
-            exit::PASS
+            Exit::pass()
         }
         Ok(Command::Compare(args)) => {
-            bisect = args.bisect;
-            compare::main(&args, &mut out)
+            *bisect = args.bisect;
+            Exit::printed(compare::main(&args, out))
         }
         Ok(Command::Report(args, draft)) => {
-            compare::report(&args, &draft, &mut start.args(), &mut out)
+            Exit::printed(compare::report(&args, &draft, &mut start.args(), out))
         }
         Ok(Command::Run(id, cfg)) => match timebase(start, cfg) {
             Ok(cfg) => {
                 catch_interrupts();
-                let e = profile::run(id, &cfg, &clock(start), &mut out);
+                let e = profile::run(id, &cfg, &clock(start), out);
                 if let (Some(path), true) = (cfg.tsv, pid1::is_init()) {
-                    tsv::echo_if_volatile(path, &mut out);
+                    tsv::echo_if_volatile(path, out);
                 }
-                e.report()
+                e
             }
-            Err(e) => e.report(),
+            Err(e) => e,
         },
         Ok(Command::Initramfs(spec)) => {
             // Caught so that an interrupted archive leaves no partial file.
             catch_interrupts();
-            initramfs::write(&spec).report()
+            initramfs::write(&spec)
         }
-        Ok(Command::Describe(id, cfg)) => describe(id, &cfg, &mut out).report(),
+        Ok(Command::Describe(id, cfg)) => describe(id, &cfg, out),
         Ok(Command::Calibrate(id, cfg, pct)) => match timebase(start, cfg) {
             Ok(cfg) => {
                 catch_interrupts();
-                calibrate::run(id, &cfg, pct, &clock(start), &mut out).report()
+                calibrate::run(id, &cfg, pct, &clock(start), out)
             }
-            Err(e) => e.report(),
+            Err(e) => e,
         },
         Ok(Command::Selftest(cfg)) => {
             catch_interrupts();
-            selftest::run(&cfg, &clock(start), &mut out)
+            Exit::printed(selftest::run(&cfg, &clock(start), out))
         }
         Err(e) => {
             // Under `git bisect run` a usage error must stop the bisect,
@@ -91,19 +106,9 @@ pub fn main(start: &StartInfo) -> i32 {
             } else {
                 exit::USAGE
             };
-            fail(code, format_args!("{e}"))
+            Exit::new(code, format_args!("{e}"))
         }
-    };
-    out.flush();
-    if let (Some(e), exit::PASS) = (out.error(), code) {
-        let mut lost = exit::stdout_failed(e);
-        if bisect && lost.code == exit::FAIL {
-            // Not a bad commit: the step's output is lost, stop the bisect.
-            lost.code = exit::BISECT_STOP;
-        }
-        return lost.report();
     }
-    code
 }
 
 /// From here on SIGINT and SIGTERM end a run after its current cycle, with

@@ -43,9 +43,6 @@ pub const MAX_BURST: u32 = 64;
 pub const MAX_CPU: u32 = 1023;
 /// `--inject-ns`: at most 100 us per pair (far beyond any regression).
 pub const MAX_INJECT_NS: u32 = 100_000;
-/// v0's shape: up to 8 FUTEX_WAITV groups of 8 words (64 cells); `--slots`
-/// counts groups there.
-pub const WAITV_GROUPS: u32 = 8;
 
 /// What kind of run: the published point, a quick smoke, or a trace window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

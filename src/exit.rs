@@ -10,7 +10,8 @@ use crate::sys::Errno;
 pub const PASS: i32 = 0;
 /// A check failed, or the kernel broke the run or its set-up (an expired
 /// bounded wait counts here: timeouts are a check), or an output the user
-/// asked for could not be written (stdout but for a closed pipe, `--tsv`).
+/// asked for could not be written (stdout but for a closed pipe; a `--tsv`
+/// or `initramfs -o` file, from its creation on: outfile.rs).
 pub const FAIL: i32 = 1;
 /// A usage error or unusable input.
 pub const USAGE: i32 = 2;
@@ -20,12 +21,14 @@ pub const SKIP: i32 = 4;
 /// A panic: a bug (Rust's convention).
 pub const PANIC: i32 = 101;
 /// `compare --bisect`, for `git bisect run`: this commit cannot be judged
-/// (skip it), and the references are unusable (stop the bisect).
+/// (skip it), and the references are unusable or the step's stdout lost a
+/// write (stop the bisect).
 pub const BISECT_SKIP: i32 = 125;
 pub const BISECT_STOP: i32 = 128;
 /// SIGINT or SIGTERM ended the run (as the shell reports 128 + SIGINT).
 pub const INTERRUPTED: i32 = 130;
-/// stdout was closed under us (as a process killed by SIGPIPE reports).
+/// stdout was closed under a command that had not failed otherwise (as a
+/// process killed by SIGPIPE reports).
 pub const STDOUT_CLOSED: i32 = 141;
 
 /// Every code and what it means (`--help` lists them).
@@ -48,7 +51,8 @@ pub const MEANINGS: [(i32, &str); 9] = [
     ),
     (
         BISECT_STOP,
-        "compare --bisect: the references or the command line are unusable (stop)",
+        "compare --bisect: the references or the command line are unusable, or stdout \
+         lost a write (stop)",
     ),
     (INTERRUPTED, "interrupted by SIGINT or SIGTERM"),
     (
@@ -61,24 +65,60 @@ pub const MEANINGS: [(i32, &str); 9] = [
 pub struct Exit {
     pub code: i32,
     pub cause: Line,
+    /// The code and the cause already account for a lost stdout write
+    /// (`stdout_failed`): `with_stdout` leaves them as they are.
+    stdout_told: bool,
 }
 
 impl Exit {
     pub fn pass() -> Exit {
-        Exit {
-            code: PASS,
-            cause: Line::new(),
-        }
+        Exit::printed(PASS)
     }
 
     /// `code` with `cause` as its stderr line.
     pub fn new(code: i32, cause: fmt::Arguments<'_>) -> Exit {
-        let mut e = Exit {
-            code,
-            cause: Line::new(),
-        };
+        let mut e = Exit::printed(code);
         let _ = e.cause.write_fmt(cause);
         e
+    }
+
+    /// `code`, whose stderr line (if any) the command printed itself.
+    pub fn printed(code: i32) -> Exit {
+        Exit {
+            code,
+            cause: Line::new(),
+            stdout_told: false,
+        }
+    }
+
+    /// This exit once stdout lost a write with `lost` (the first failed
+    /// write's errno; None: every write went out). A lost write is always
+    /// told, whatever the verdict was:
+    /// - `compare --bisect` (`bisect`): 128, stop the bisect, for any
+    ///   errno and any verdict (git reads 0, 1 and 125 as verdicts, and this
+    ///   step's record of why is gone);
+    /// - a command that passed fails by it: 1 naming the errno, or 141,
+    ///   quietly, for a closed pipe (`stdout_failed`);
+    /// - a command that had already failed keeps its code and its own
+    ///   line, and a second line names the lost write (a closed pipe too:
+    ///   the failure's details on stdout never arrived).
+    pub fn with_stdout(self, lost: Option<Errno>, bisect: bool) -> Exit {
+        let Some(e) = lost.filter(|_| !self.stdout_told) else {
+            return self;
+        };
+        if self.code == PASS && !bisect {
+            return stdout_failed(e);
+        }
+        // The verdict's own line first (if it has one), then the lost write's.
+        let verdict = self.report();
+        let code = if bisect { BISECT_STOP } else { verdict };
+        Exit::new(code, format_args!("stdout: write failed: {e}"))
+    }
+
+    /// Marks the lost stdout write as accounted for.
+    fn told(mut self) -> Exit {
+        self.stdout_told = true;
+        self
     }
 
     /// Writes the cause to stderr unless the run passed; returns the code.
@@ -95,12 +135,10 @@ impl Exit {
 /// asked for, a failure named on stderr.
 pub fn stdout_failed(e: Errno) -> Exit {
     match e {
-        Errno::EPIPE => Exit {
-            code: STDOUT_CLOSED,
-            cause: Line::new(),
-        },
+        Errno::EPIPE => Exit::printed(STDOUT_CLOSED),
         _ => Exit::new(FAIL, format_args!("stdout: write failed: {e}")),
     }
+    .told()
 }
 
 /// Writes `uring-repro: MSG` to stderr and returns `code`.

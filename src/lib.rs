@@ -25,6 +25,7 @@ mod fmt;
 mod hist;
 mod initramfs;
 mod ops;
+mod outfile;
 mod profile;
 mod ring;
 pub mod rt;

@@ -8,7 +8,7 @@ use core::fmt::Write;
 use crate::config::{Mode, RunConfig, SMOKE_CYCLES, SMOKE_ROUNDS};
 use crate::exit::{self, fail};
 use crate::fmt::Line;
-use crate::profile::{self, ProfileId};
+use crate::profile::{self, ProfileId, Takes};
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
@@ -33,7 +33,7 @@ fn tests() -> impl Iterator<Item = (ProfileId, bool)> {
     let scopes = |id: ProfileId| {
         [(id, false), (id, true)]
             .into_iter()
-            .take(1 + id.has_futex_scope() as usize)
+            .take(1 + id.takes(Takes::Shared) as usize)
     };
     ProfileId::ALL.into_iter().flat_map(scopes)
 }
@@ -104,7 +104,7 @@ mod tests {
             rounds: 9,
             ..RunConfig::default()
         };
-        let s = smoke(&base, ProfileId::V0, true);
+        let s = smoke(&base, ProfileId::parse(b"v0").unwrap(), true);
         assert_eq!(
             (
                 s.mode,
@@ -119,8 +119,9 @@ mod tests {
             (Mode::Smoke, 1, 2, 0, 8, true, Some(1), 5)
         );
         assert_eq!(smoke(&base, ProfileId::S0, false).slots, 32);
-        // 8 profiles, 5 of them in both scopes.
-        assert_eq!(tests().count(), 13);
-        assert_eq!(tests().filter(|t| t.1).count(), 5);
+        // Every profile privately, and shared where it takes --shared.
+        let shared = ProfileId::ALL.iter().filter(|id| id.takes(Takes::Shared));
+        assert_eq!(tests().filter(|t| !t.1).count(), ProfileId::ALL.len());
+        assert!(tests().filter(|t| t.1).map(|t| t.0).eq(shared.copied()));
     }
 }

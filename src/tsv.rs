@@ -10,7 +10,8 @@
 //! - `unexpected_cqes` are CQEs whose user_data names no request of the
 //!   cycle; `outstanding` is what was still in flight when the round ended;
 //!   `sq_dropped`/`cq_overflow` what the kernel reported during the round.
-//! - `input_sha256` is the SHA-256 of the run's contract (src/contract.rs).
+//! - `input_sha256` is the SHA-256 of the run's contract
+//!   (src/profile/contract.rs).
 //! - `trace_enabled` is 1 in `--trace` mode.
 //! - `vector_width` is futex words per wait request (8 for v0, else 1).
 //! - `phase` is `warmup`, or for a timed row `measured` in a point and
@@ -27,14 +28,19 @@
 //! each row is written with one write(2) as its round ends, so a crash
 //! keeps every finished row and a failing round's row (semantic_pass 0)
 //! is on disk before the process exits. A write that fails (a full disk,
-//! `ulimit -f`) leaves no file: the run removes it and fails, naming why.
+//! `ulimit -f`) leaves no file: the run removes it and fails, naming why
+//! (exit 1; the header's write too, before anything runs). What a path
+//! that cannot be a new file is, and what a message says of the removal,
+//! is outfile.rs's, as for every file the user names.
 
 use core::fmt::{self, Write};
 
 use crate::check::{Fail, Kind, Ledger};
 use crate::config::VERSION;
+use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::fmt::{Bytes, Clean, Ratio6};
+use crate::outfile::{self, NotCreated, Removal};
 use crate::sha256::Hex;
 use crate::sys::out::Out;
 use crate::sys::uapi::{RAMFS_MAGIC, TMPFS_MAGIC};
@@ -211,12 +217,22 @@ pub struct TsvFile {
     path: CPath,
 }
 
+/// Why `TsvFile::create` made no file.
+#[derive(Debug, PartialEq)]
+pub enum Uncreated {
+    /// The file could not be made.
+    Open(NotCreated),
+    /// It was made, but its header could not be written; then it was
+    /// removed, or not.
+    Header(Errno, SysResult<()>),
+}
+
 impl TsvFile {
-    /// Creates `path` (O_EXCL: EEXIST if it exists) mode 0644 and writes
-    /// the header; a header that cannot be written leaves no file.
-    pub fn create(path: CPath) -> SysResult<TsvFile> {
-        let flags = uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL;
-        let fd = sys::open(&path, flags, 0o644)?;
+    /// Creates `path` (O_EXCL: never over an existing file) and writes
+    /// the header; a header that cannot be written leaves no file, if the
+    /// file can be removed.
+    pub fn create(path: CPath) -> Result<TsvFile, Uncreated> {
+        let fd = outfile::create(&path).map_err(|e| Uncreated::Open(NotCreated(e)))?;
         let mut f = TsvFile {
             out: Out::new(fd.raw()),
             _fd: fd,
@@ -226,10 +242,7 @@ impl TsvFile {
         f.out.flush();
         match f.error() {
             None => Ok(f),
-            Some(e) => {
-                let _ = f.remove();
-                Err(e)
-            }
+            Some(e) => Err(Uncreated::Header(e, f.remove())),
         }
     }
 
@@ -251,6 +264,29 @@ impl TsvFile {
         drop((self.out, self._fd));
         sys::unlink(&path)
     }
+}
+
+/// `--tsv PATH`, created for a run before anything runs, or the run's
+/// exit: a path that cannot be a new file is a usage error, a disk that
+/// has no room for it (its header included) a lost output (outfile.rs).
+pub fn open(path: &[u8]) -> Result<TsvFile, Exit> {
+    let shown = Clean(path);
+    let z = CPath::new(path).map_err(|bad| {
+        Exit::new(
+            exit::USAGE,
+            format_args!("--tsv {shown}: cannot be created: {bad}"),
+        )
+    })?;
+    TsvFile::create(z).map_err(|why| match why {
+        Uncreated::Open(no) => Exit::new(no.code(), format_args!("--tsv {shown}: {no}")),
+        Uncreated::Header(e, removed) => {
+            let removal = Removal::of(&removed);
+            Exit::new(
+                exit::FAIL,
+                format_args!("--tsv {shown}: write failed: {e}; {removal}"),
+            )
+        }
+    })
 }
 
 /// As `/init` of an initramfs the only lasting record is the console. When
@@ -528,7 +564,8 @@ mod tests {
         f.row(&ctx(), &row(&l));
         // On disk before the file is closed.
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
-        assert_eq!(TsvFile::create(p()).err(), Some(Errno::EEXIST));
+        let exists = Uncreated::Open(NotCreated(Errno::EEXIST));
+        assert_eq!(TsvFile::create(p()).err(), Some(exists));
         drop(f);
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
         let _ = std::fs::remove_dir_all(&dir);

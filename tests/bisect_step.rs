@@ -10,54 +10,15 @@ mod utils;
 use stand_in::*;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 use utils::BIN;
-
-/// A git tree of one commit, for bisect-step to build.
-fn git_tree(b: &Box) -> std::path::PathBuf {
-    let tree = b.dir.join("tree");
-    fs::create_dir(&tree).unwrap();
-    for args in [
-        &["init", "-q"][..],
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.invalid",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "one",
-        ],
-    ] {
-        let ok = Command::new("git")
-            .args(args)
-            .current_dir(&tree)
-            .status()
-            .unwrap();
-        assert!(ok.success());
-    }
-    tree
-}
 
 #[test]
 fn a_commit_tested_again_gets_its_own_log_and_point() {
     let b = Box::new("logs");
-    let tree = git_tree(&b);
+    let tree = b.git_tree();
     let points = b.dir.file("points");
     let step = |build: &str| {
-        let args = [
-            "--functional",
-            "--build",
-            build,
-            "--image",
-            "vmlinuz",
-            "--points",
-            &points,
-            "--bin",
-            BIN,
-        ];
+        let args = functional_step(build, &points);
         b.run_in(&tree, &[], "bisect-step.sh", &args)
     };
     // First attempt: the build fails, and leaves only its log.
@@ -94,7 +55,7 @@ fn a_commit_tested_again_gets_its_own_log_and_point() {
 #[test]
 fn the_trees_own_kernel_parameters_and_run_options_are_read_at_every_step() {
     let b = Box::new("from-tree");
-    let tree = git_tree(&b);
+    let tree = b.git_tree();
     let points = b.dir.file("points");
     fs::write(tree.join("append"), "audit=1\n\nquiet").unwrap();
     fs::write(tree.join("options"), "--cycles\n8\n").unwrap();
@@ -146,7 +107,7 @@ fn the_trees_own_kernel_parameters_and_run_options_are_read_at_every_step() {
 /// bisect-step.sh with `args` in a fresh tree whose build would leave a
 /// mark: it must stop (128) with `why` before building.
 fn stops_before_building(b: &Box, args: &[&str], why: &str) {
-    let tree = git_tree(b);
+    let tree = b.git_tree();
     let mut a = vec![
         "--build",
         "touch built; echo k >vmlinuz",
@@ -181,14 +142,16 @@ fn permanent_problems_stop_the_bisect_before_the_build() {
         ],
         "not a readable file: /nonexistent/bad1.txt",
     );
+    // The gate is compare's to judge, by its own rule (".5" and "5." are
+    // not its numbers), before anything is built.
     let b = Box::new("stop-gate");
-    for gate in ["0", "101", "5%", "1.2.3", "x"] {
+    for gate in ["0", "101", "5%", "1.2.3", "x", ".5", "5.", ""] {
         stops_before_building(
             &b,
             &[
                 "--good", &good, "--bad", &bad, "--gate", gate, "--points", &points,
             ],
-            "--gate: a percentage in (0, 100]",
+            &format!("compare: --gate {gate}: needs a percentage in (0, 100], at most 3 decimals (compare --bisect, before the build: nothing built)"),
         );
         fs::remove_dir_all(b.dir.join("tree")).unwrap();
     }
@@ -228,14 +191,134 @@ fn permanent_problems_stop_the_bisect_before_the_build() {
     stops_before_building(
         &b,
         &["--functional", "--points", &points],
-        "--points: cannot create",
+        &format!("--points: not a directory: {points}"),
     );
+}
+
+#[test]
+fn references_compare_cannot_use_stop_the_bisect_before_the_build() {
+    let k = |n: &str| format!("{REPO}/tests/fixtures/kernel/{n}.txt");
+    let (good1, good2) = (k("bisect-good-1"), k("bisect-good-2"));
+    let (bad1, bad2) = (k("bisect-bad-1"), k("bisect-bad-2"));
+    // 3.9% apart: under compare's default gate of 5%.
+    let b = Box::new("stop-close");
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &[
+            "--good", &good1, "--good", &good2, "--bad", &bad1, "--bad", &bad2, "--accel",
+            "icount", "--points", &points,
+        ],
+        "compare --bisect: the references are closer than the gate: bad vs good +3.866%, gate 5.000% (compare --bisect, before the build: nothing built)",
+    );
+    // Another workload on one side.
+    let b = Box::new("stop-contract");
+    let points = b.dir.file("points");
+    let n0 = k("n0-child");
+    stops_before_building(
+        &b,
+        &[
+            "--good", &good1, "--bad", &n0, "--gate", "1", "--accel", "icount", "--points", &points,
+        ],
+        "another profile than the first file's",
+    );
+    // Far enough apart, but a good reference is not good as a new point: the
+    // good side's two boots are the two kernels, and its spread swallows the
+    // difference.
+    let b = Box::new("stop-undecided");
+    let points = b.dir.file("points");
+    stops_before_building(
+        &b,
+        &[
+            "--good", &bad1, "--good", &good1, "--bad", &bad2, "--gate", "1", "--accel",
+            "icount", "--points", &points,
+        ],
+        &format!("{bad1}, a good reference, is not good as a new point (compare --bisect: cannot judge: its 95% interval holds the midpoint): the references cannot decide; nothing built"),
+    );
+    // References that are no printed point (TSV files): plain compare
+    // judges all it can (here the gate) before the build.
+    let b = Box::new("stop-tsv");
+    let points = b.dir.file("points");
+    let p = |n: &str| format!("{REPO}/tests/fixtures/published/{n}");
+    let (pa, pb, child) = (p("parent_a.tsv"), p("parent_b.tsv"), p("child.tsv"));
+    stops_before_building(
+        &b,
+        &[
+            "--good", &pa, "--good", &pb, "--bad", &child, "--gate", "5.", "--points", &points,
+        ],
+        "compare: --gate 5.: needs a percentage in (0, 100], at most 3 decimals (compare, before the build: nothing built)",
+    );
+    // And the same references, apart by more than the gate: they are used.
+    let b = Box::new("refs-usable");
+    let tree = b.git_tree();
+    let points = b.dir.file("points");
+    b.icount_report();
+    let args = [
+        "--good",
+        &good1,
+        "--good",
+        &good2,
+        "--bad",
+        &bad1,
+        "--bad",
+        &bad2,
+        "--gate",
+        "2",
+        "--accel",
+        "icount",
+        "--points",
+        &points,
+        "--build",
+        "echo k >vmlinuz",
+        "--image",
+        "vmlinuz",
+        "--bin",
+        BIN,
+    ];
+    let r = b.run_in(&tree, &[], "bisect-step.sh", &args);
+    assert_eq!(b.boots(), 1, "{}", r.err);
+}
+
+/// A step whose boot gave no point: the verdict line says what happened
+/// instead, and names no file that is not there.
+#[test]
+fn a_verdict_without_a_point_says_why_and_names_no_point() {
+    for (case, env, why) in [
+        (
+            "hung",
+            ("FAKE_QEMU_HANG", "60"),
+            "no point: the boot timed out",
+        ),
+        (
+            "silent",
+            ("FAKE_QEMU_REPORT", "/dev/null"),
+            "no point: no report came back",
+        ),
+    ] {
+        let mut b = Box::new(&format!("no-point-{case}"));
+        b.set(env.0, env.1);
+        let tree = b.git_tree();
+        let points = b.dir.file("points");
+        let mut args = functional_step("echo k >vmlinuz", &points);
+        args.extend(["--timeout", "1"]);
+        let r = b.run_in(&tree, &[], "bisect-step.sh", &args);
+        assert_eq!(r.code, 125, "{case}: {}", r.err);
+        let verdict = r.err.lines().rfind(|l| l.contains(" (exit 125) after "));
+        let verdict = verdict.unwrap_or_else(|| panic!("{case}: no verdict in {}", r.err));
+        assert!(verdict.contains(&format!("; {why}")), "{case}: {verdict}");
+        assert!(!verdict.contains("point: /"), "{case}: {verdict}");
+        let left = listing(Path::new(&points));
+        assert!(
+            left.iter().all(|f| f.ends_with(".build.log")),
+            "{case}: {left:?}"
+        );
+    }
 }
 
 #[test]
 fn a_full_points_directory_stops_the_bisect_before_the_build() {
     let b = Box::new("stop-full");
-    let tree = git_tree(&b);
+    let tree = b.git_tree();
     let points = b.dir.join("points");
     fs::create_dir(&points).unwrap();
     let (points_s, seen) = (points.to_str().unwrap(), b.dir.file("seen.txt"));

@@ -9,7 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use utils::{
-    assert_usage_error, run, skip, with_file_size_limit, with_injected_fault, Scratch, BIN,
+    assert_usage_error, run, skip, with_file_size_limit, with_injected_fault, with_injected_faults,
+    Scratch, BIN,
 };
 
 /// One entry of a newc archive.
@@ -217,43 +218,51 @@ fn assert_nothing_left(dir: &std::path::Path) {
     assert_eq!(listing(dir), Vec::<String>::new(), "nothing is left");
 }
 
+/// The archive under strace, every write slowed down (0.1 s) so that a
+/// signal lands mid-archive: `sig` is sent once its partial file exists.
+/// How it ended and its stderr; None (skipped) without strace or
+/// /proc/PID/task/TID/children.
+fn signalled(dir: &Scratch, sig: u32) -> Option<(std::process::ExitStatus, String)> {
+    let file = dir.file("a.cpio");
+    let mut slowed = utils::under_strace("write:delay_enter=100000")?;
+    let mut strace = slowed
+        .args(["initramfs", "-o", &file, "--smoke"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The tracee is strace's child; signal it once its file exists.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let pid = loop {
+        assert!(Instant::now() < deadline, "no archive started");
+        let children = format!("/proc/{}/task/{}/children", strace.id(), strace.id());
+        let Ok(kids) = std::fs::read_to_string(children) else {
+            let _ = (strace.kill(), strace.wait());
+            skip("no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)");
+            return None;
+        };
+        if let (Some(pid), false) = (kids.split_whitespace().next(), listing(dir).is_empty()) {
+            break pid.to_owned();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let killed = Command::new("kill")
+        .args([&format!("-{sig}"), &pid])
+        .status();
+    assert!(killed.unwrap().success());
+    let err = utils::drain(strace.stderr.take());
+    Some((strace.wait().unwrap(), err))
+}
+
 /// SIGINT or SIGTERM while the archive is written: exit 130 naming the
-/// signal, and neither FILE nor a partial file is left. strace slows every
-/// write down (0.1 s) so the signal lands mid-archive.
+/// signal, and neither FILE nor a partial file is left.
 #[test]
 fn an_interrupted_archive_leaves_no_file() {
-    for sig in ["INT", "TERM"] {
-        let dir = Scratch::new(&format!("initramfs-sig{sig}"));
+    for (sig, name) in [(2, "SIGINT"), (15, "SIGTERM")] {
+        let dir = Scratch::new(&format!("initramfs-{name}"));
         let file = dir.file("a.cpio");
-        let Some(mut slowed) = utils::under_strace("write:delay_enter=100000") else {
+        let Some((status, err)) = signalled(&dir, sig) else {
             return;
         };
-        let mut strace = slowed
-            .args(["initramfs", "-o", &file, "--smoke"])
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The tracee is strace's child; signal it once its file exists.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let pid = loop {
-            assert!(Instant::now() < deadline, "no archive started");
-            let children = format!("/proc/{}/task/{}/children", strace.id(), strace.id());
-            let Ok(kids) = std::fs::read_to_string(children) else {
-                let _ = (strace.kill(), strace.wait());
-                return skip("no /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN)");
-            };
-            if let (Some(pid), false) = (kids.split_whitespace().next(), listing(&dir).is_empty()) {
-                break pid.to_owned();
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let killed = Command::new("kill")
-            .args([&format!("-{sig}"), &pid])
-            .status();
-        assert!(killed.unwrap().success());
-        let err = utils::drain(strace.stderr.take());
-        let status = strace.wait().unwrap();
-        let name = format!("SIG{sig}");
         assert_eq!(status.code(), Some(130), "{status:?} {err}");
         let want = format!("uring-repro: initramfs: {file}: interrupted by {name}; not written\n");
         assert_eq!(err, want);
@@ -261,11 +270,48 @@ fn an_interrupted_archive_leaves_no_file() {
     }
 }
 
-/// A write that fails leaves no archive, and says why: past `ulimit -f`
-/// (EFBIG; SIGXFSZ is ignored, it used to kill the process and leave a
-/// 1 KiB cpio), or a write(2) that takes nothing (strace makes the 3rd,
-/// inside the archive, return 0; written again it would spin for ever),
-/// EIO.
+/// Every other signal whose default action ends a process (signal(7):
+/// Term or Core) still ends it, by that signal, but removes the partial
+/// file first: SIGHUP (a closed terminal), SIGQUIT, SIGUSR1, SIGALRM, a
+/// SIGSEGV sent by kill, every real-time signal... Only SIGKILL, which
+/// cannot be caught, can leave one. SIGPIPE and SIGXFSZ are ignored (a
+/// write fails instead): the archive is written whole.
+#[test]
+fn every_signal_that_ends_the_archive_removes_its_partial_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let fatal = [
+        1, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 16, 24, 26, 27, 29, 30, 31,
+    ];
+    for sig in fatal.into_iter().chain(32..=64) {
+        let dir = Scratch::new(&format!("initramfs-sig{sig}"));
+        let Some((status, err)) = signalled(&dir, sig) else {
+            return;
+        };
+        // strace ends as its tracee did: killed by the same signal (or,
+        // where strace itself cannot die by it: glibc keeps 32 and 33,
+        // exit 128 + the signal).
+        let by_sig = status.signal() == Some(sig as i32);
+        assert!(
+            by_sig || status.code() == Some(128 + sig as i32),
+            "{sig}: {status:?} {err}"
+        );
+        assert_nothing_left(&dir);
+    }
+    for sig in [13, 25] {
+        let dir = Scratch::new(&format!("initramfs-sig{sig}"));
+        let Some((status, err)) = signalled(&dir, sig) else {
+            return;
+        };
+        assert_eq!((status.code(), err.as_str()), (Some(0), ""), "{sig}");
+        assert_eq!(listing(&dir), ["a.cpio"], "{sig}");
+    }
+}
+
+/// A write that fails leaves no archive, and says why, as a lost output
+/// (exit 1, as a `--tsv` write): past `ulimit -f` (EFBIG; SIGXFSZ is
+/// ignored, it used to kill the process and leave a 1 KiB cpio), or a
+/// write(2) that takes nothing (strace makes the 3rd, inside the archive,
+/// return 0; written again it would spin for ever), EIO.
 #[test]
 fn a_write_that_fails_leaves_no_archive() {
     let dir = Scratch::new("initramfs-write");
@@ -276,15 +322,59 @@ fn a_write_that_fails_leaves_no_archive() {
     // Without strace the second is skipped (and said so).
     for (r, errno) in [(efbig, "EFBIG (27)"), (zero, "EIO (5)")] {
         let Some(r) = r else { continue };
-        let why = format!("initramfs: {file}: write failed: {errno}; removed");
-        assert_usage_error(&r, &why);
+        let why = format!("uring-repro: initramfs: {file}: write failed: {errno}; removed\n");
+        assert_eq!(
+            (r.code, r.err.as_str(), r.out.as_str()),
+            (1, why.as_str(), "")
+        );
         assert_nothing_left(&dir);
+    }
+}
+
+/// The one partial file left in `dir`, by name; none other.
+#[track_caller]
+fn partial_left(dir: &std::path::Path, also: &[&str]) -> String {
+    let names = listing(dir);
+    let partial: Vec<&String> = names.iter().filter(|n| n.contains(".partial-")).collect();
+    assert_eq!(partial.len(), 1, "{names:?}");
+    let others: Vec<&String> = names.iter().filter(|n| !n.contains(".partial-")).collect();
+    assert_eq!(others, also, "{names:?}");
+    dir.join(partial[0]).to_str().unwrap().to_owned()
+}
+
+/// A message claims only what happened: where the partial file cannot be
+/// removed (unlink fails: EROFS), it says so and names it, instead of
+/// `removed`. After a failed write, and after a rename that failed.
+#[test]
+fn a_partial_file_that_could_not_be_removed_is_named() {
+    let dir = Scratch::new("initramfs-unremoved");
+    let file = dir.file("a.cpio");
+    let args = ["initramfs", "-o", &file, "--smoke"];
+    for (inject, why) in [
+        ("write:error=ENOSPC:when=3", "write failed: ENOSPC (28)"),
+        (
+            "renameat2:error=EXDEV",
+            "renaming {partial} into place failed: EXDEV (18)",
+        ),
+    ] {
+        let injects = [inject, "unlinkat:error=EROFS"];
+        let Some(r) = with_injected_faults(&injects, &args) else {
+            return;
+        };
+        let partial = partial_left(&dir, &[]);
+        let why = why.replace("{partial}", &partial);
+        let want =
+            format!("uring-repro: initramfs: {file}: {why}; {partial} NOT removed: EROFS (30)\n");
+        assert_eq!((r.code, r.err.as_str()), (1, want.as_str()), "{injects:?}");
+        std::fs::remove_file(&partial).unwrap();
     }
 }
 
 /// Where renameat2's RENAME_NOREPLACE is refused (EINVAL: a filesystem
 /// without it), link and unlink publish the archive; where link fails
-/// too, nothing is left and the cause is named.
+/// too, nothing is left and the cause is named (a lost output: 1); where
+/// the unlink fails, the archive is in place and whole but its partial
+/// name is still there: that is no success (1), and the message names it.
 #[test]
 fn the_archive_is_published_without_renameat2_too() {
     let dir = Scratch::new("initramfs-link");
@@ -302,7 +392,7 @@ fn the_archive_is_published_without_renameat2_too() {
         return;
     };
     let why = format!("uring-repro: initramfs: {file}: renaming {file}.partial-");
-    assert_eq!(r.code, 2, "{}", r.err);
+    assert_eq!(r.code, 1, "{}", r.err);
     assert!(r.err.starts_with(&why), "{}", r.err);
     assert!(
         r.err
@@ -311,4 +401,14 @@ fn the_archive_is_published_without_renameat2_too() {
         r.err
     );
     assert_nothing_left(&dir);
+    let injects = ["renameat2:error=EINVAL", "unlinkat:error=EROFS"];
+    let Some(r) = with_injected_faults(&injects, &args) else {
+        return;
+    };
+    let partial = partial_left(&dir, &["a.cpio"]);
+    let want =
+        format!("uring-repro: initramfs: {file}: written; {partial} NOT removed: EROFS (30)\n");
+    assert_eq!((r.code, r.err.as_str()), (1, want.as_str()));
+    let e = entries(&std::fs::read(&file).unwrap());
+    assert!(e[4].data == std::fs::read(BIN).unwrap(), "/init is whole");
 }

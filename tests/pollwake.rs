@@ -5,8 +5,8 @@
 mod utils;
 
 use utils::{
-    assert_usage_error, assert_zero, line, num, ran, rows, run, skip, with_injected_fault,
-    FAILURES, POLLWAKE_MODES,
+    assert_usage_error, assert_zero, fields, line, num, ran, rows, run, sha256sum, skip,
+    with_injected_fault, FAILURES, POLLWAKE_MODES,
 };
 
 /// The number `key=` holds on the line of `out` that starts with `prefix`.
@@ -107,6 +107,51 @@ fn smoke_passes_with_exact_counts_for_every_ring_flags_setting() {
         assert!(out.contains(shape), "{flags}\n{out}");
         assert_eq!(field(&out, "# idle:", "epoll_bad"), 0);
     }
+}
+
+/// pollwake's contract is a contract like any workload's: its banner
+/// states every option that changes its figures, and the hash of what
+/// `describe` prints for the same options, so that two points of other
+/// ring flags (or bursts, or waiter CPUs) are not taken for one workload.
+#[test]
+fn the_banner_states_every_option_and_the_hash_describe_gives() {
+    let mut hashes = Vec::new();
+    for flags in ["none", "defer-taskrun"] {
+        let opts = [
+            "--ring-flags",
+            flags,
+            "--burst",
+            "8",
+            "--cpu",
+            "0",
+            "--waiter-cpu",
+            "0",
+        ];
+        let Some(out) = smoke(&opts) else {
+            return;
+        };
+        let head = fields(line(&out, "# uring-repro"));
+        assert_eq!((head["profile"], head["mode"]), ("pollwake", "smoke"));
+        let contract = fields(line(&out, "# burst="));
+        for (key, want) in [
+            ("burst", "8"),
+            ("cycles", "2"),
+            ("warmups", "0"),
+            ("rounds", "1"),
+            ("ring_flags", flags),
+            ("waiter_cpu", "0"),
+            ("watchdog_ms", "1000"),
+            ("timeout_s", "2"),
+        ] {
+            assert_eq!(contract.get(key), Some(&want), "{key}: {out}");
+        }
+        let describe =
+            run(&[&["describe", "--profile", "pollwake", "--smoke"][..], &opts].concat());
+        assert_eq!(describe.code, 0, "{}", describe.err);
+        assert_eq!(contract["input_sha256"], sha256sum(describe.out.as_bytes()));
+        hashes.push(contract["input_sha256"].to_string());
+    }
+    assert_ne!(hashes[0], hashes[1], "other ring flags, another contract");
 }
 
 #[test]

@@ -247,3 +247,144 @@ fn a_point_that_appears_during_the_boot_is_kept_and_so_is_the_report() {
 }
 
 // bisect-step.sh
+
+// tests/kernel/lost-wakeup.sh around the stand-in QEMU: pollwake reports
+// chosen by kernel image, the poll kernel's with a lost wake-up.
+
+/// A box whose stand-in QEMU prints, for `poll.img`, the poll kernel's
+/// pollwake point with `lost` lost wake-ups, and for `parent.img` and
+/// `barrier.img` the parent's (none lost); the images in `rel/`.
+fn pollwake_box(name: &str, lost: u32) -> Box {
+    let mut b = Box::new(name);
+    let reports = b.dir.join("reports");
+    fs::create_dir(&reports).unwrap();
+    let k = |n: &str| fs::read_to_string(format!("{REPO}/tests/fixtures/kernel/{n}.txt")).unwrap();
+    let poll =
+        k("pollwake-poll").replacen(" lost_wakeups=0 ", &format!(" lost_wakeups={lost} "), 1);
+    fs::write(reports.join("poll.img"), poll).unwrap();
+    fs::write(reports.join("parent.img"), k("pollwake-parent")).unwrap();
+    fs::write(reports.join("barrier.img"), k("pollwake-parent")).unwrap();
+    b.set("FAKE_QEMU_REPORTS", reports.to_str().unwrap());
+    fs::create_dir(b.dir.join("rel")).unwrap();
+    for img in ["poll.img", "parent.img", "barrier.img"] {
+        fs::write(b.dir.join("rel").join(img), "k").unwrap();
+    }
+    std::os::unix::fs::symlink(BIN, b.dir.join("rel/uring-repro")).unwrap();
+    b
+}
+
+const LOST_WAKEUP: &str = "tests/kernel/lost-wakeup.sh";
+/// lost-wakeup.sh's binary and kernels, from the box's directory.
+const HUNT: [&str; 6] = [
+    "--bin",
+    "rel/uring-repro",
+    "--poll",
+    "rel/poll.img",
+    "--parent",
+    "rel/parent.img",
+];
+
+#[test]
+fn lost_wakeup_hunts_and_runs_its_controls_with_relative_paths() {
+    let b = pollwake_box("lost-wakeup", 1);
+    let mut args = HUNT.to_vec();
+    args.extend([
+        "--barrier",
+        "rel/barrier.img",
+        "--keep",
+        "rel/kept",
+        "--minutes",
+        "1",
+    ]);
+    let r = b.run_in(&b.dir, &[], LOST_WAKEUP, &args);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    assert_eq!(
+        r.out,
+        "ok 1 - poll-loses-a-wakeup\nok 2 - parent-loses-none\nok 3 - barrier-loses-none\n3 passed, 0 failed, 0 skipped\n"
+    );
+    let kept = listing(&b.dir.join("rel/kept"));
+    for p in ["poll-1.txt", "parent-1.txt", "barrier-1.txt"] {
+        assert!(kept.contains(&p.to_string()), "{kept:?}");
+    }
+    assert!(b.temp_files().is_empty(), "{:?}", b.temp_files());
+}
+
+#[test]
+fn lost_wakeup_refuses_bad_input_with_one_clear_line() {
+    let b = pollwake_box("lost-wakeup-usage", 1);
+    for (extra, says) in [
+        (
+            &["--poll", "/nonexist"][..],
+            "--poll: not a readable file: /nonexist (try --help)",
+        ),
+        (
+            &["--keep", "/proc/x"],
+            "--keep: cannot create /proc/x (No such file or directory) (try --help)",
+        ),
+        (
+            &["--minutes", "0"],
+            "--minutes: a positive number, not '0' (try --help)",
+        ),
+    ] {
+        let mut args = HUNT.to_vec();
+        args.extend(extra);
+        let r = b.run_in(&b.dir, &[], LOST_WAKEUP, &args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+        assert_eq!(r.err, format!("lost-wakeup.sh: {says}\n"), "{args:?}");
+        assert!(r.out.is_empty(), "{args:?}: {}", r.out);
+        assert_eq!(b.boots(), 0);
+    }
+}
+
+/// A run that ran nothing is not a pass: without QEMU it says so and exits
+/// 4 (1 under CI, where a skip fails), never 0.
+#[test]
+fn lost_wakeup_that_ran_nothing_does_not_pass() {
+    let mut b = pollwake_box("lost-wakeup-no-qemu", 1);
+    b.without_qemu();
+    let args = HUNT;
+    for (ci, code) in [(None, 4), (Some("1"), 1)] {
+        let mut c = std::process::Command::new("bash");
+        c.arg(format!("{REPO}/{LOST_WAKEUP}"))
+            .args(args)
+            .current_dir(&*b.dir);
+        c.envs(b.env.iter().map(|(k, v)| (k, v))).env_remove("CI");
+        if let Some(v) = ci {
+            c.env("CI", v);
+        }
+        let r: utils::Run = c.output().unwrap().into();
+        assert_eq!(r.code, code, "CI={ci:?}: {}\n{}", r.out, r.err);
+        assert!(
+            r.out.ends_with("0 passed, 0 failed, 1 skipped\n") || ci.is_some(),
+            "{}",
+            r.out
+        );
+        let said = format!("{}{}", r.out, r.err);
+        assert!(said.contains("qemu-system-x86_64 is missing"), "{said}");
+    }
+}
+
+/// Boots that give no point are no hunt: three in a row fail it, and the
+/// control, with no bursts to match, is not run (and does not pass).
+#[test]
+fn lost_wakeup_whose_boots_give_no_point_fails() {
+    let mut b = pollwake_box("lost-wakeup-no-point", 1);
+    let empty = b.dir.join("reports/poll.img");
+    fs::write(&empty, "").unwrap();
+    fs::write(b.dir.join("reports/parent.img"), "").unwrap();
+    b.set("FAKE_QEMU_REPORT", empty.to_str().unwrap());
+    let args = HUNT;
+    let r = b.run_in(&b.dir, &[], LOST_WAKEUP, &args);
+    assert_eq!(r.code, 1, "{}\n{}", r.out, r.err);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "not ok 1 - poll-loses-a-wakeup: 3 boots in a row gave no point"
+    );
+    assert!(
+        !lines[1].starts_with("ok 2 - parent-loses-none") || lines[1].contains(" # SKIP "),
+        "{}",
+        r.out
+    );
+    assert_eq!(b.boots(), 3);
+}

@@ -67,7 +67,11 @@ fn an_icount_point_says_so_in_its_banner_unit_line_and_tsv() {
     assert_eq!(lines[2], UNIT, "{out}");
     assert_eq!(out.matches("# unit=").count(), 1, "{out}");
     assert!(
-        lines[3].starts_with("# kernel_version="),
+        lines[3].starts_with("# series: "),
+        "the series follow: {out}"
+    );
+    assert!(
+        lines[4].starts_with("# kernel_version="),
         "the facts follow: {out}"
     );
     assert_eq!(rows.len(), 1);

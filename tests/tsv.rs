@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use utils::{
-    assert_usage_error, ran, run, skip, tsv_rows, with_file_size_limit, with_injected_fault, Run,
-    Scratch, BIN,
+    assert_usage_error, ran, run, skip, tsv_rows, with_file_size_limit, with_injected_fault,
+    with_injected_faults, Run, Scratch, BIN,
 };
 
 /// The columns: the formal reproducer's 35 in their order, then ours.
@@ -156,10 +156,7 @@ fn an_existing_file_is_never_touched() {
         return;
     };
     // Nothing ran: stdout stays empty.
-    assert_usage_error(
-        &o,
-        &format!("--tsv {f}: exists (never overwritten): EEXIST"),
-    );
+    assert_usage_error(&o, &format!("--tsv {f}: exists (never overwritten)"));
     assert_eq!(std::fs::read_to_string(&f).unwrap(), "precious\n");
     // A directory that does not exist: also a usage error naming the file.
     let missing = d.file("no/such/dir.tsv");
@@ -285,12 +282,24 @@ fn a_failed_write_names_its_errno_and_leaves_no_file() {
     let lines: Vec<&str> = o.out.lines().collect();
     assert_eq!(lines[lines.len() - 2], said, "{}", o.out);
     assert!(lines[lines.len() - 1].ends_with(" -> FAIL"), "{}", o.out);
-    // A disk full from the start: no file, nothing runs.
+    // A disk full from the start (its header cannot be written): no
+    // file, nothing runs, and it is a lost output, not a usage error
+    // (tests/outputs.rs: a real full disk).
     let Some((o, f, _d)) = faulted("enospc-1", Some("write:error=ENOSPC:when=1")) else {
         return;
     };
-    assert_usage_error(&o, &format!("--tsv {f}: cannot be created: ENOSPC (28)"));
-    assert!(!Path::new(&f).exists(), "an empty TSV was left behind");
+    assert_failed_and_removed(&o, &f, "--tsv {f}: write failed: ENOSPC (28); removed");
+    assert_eq!(o.out, "", "nothing ran");
+    // Where it cannot be removed either (EROFS), the message says so.
+    let d = Scratch::new("enospc-erofs");
+    let f = d.file("rows.tsv");
+    let injects = ["write:error=ENOSPC:when=1", "unlinkat:error=EROFS"];
+    let Some(o) = with_injected_faults(&injects, &[&SHORT[..], &["--tsv", &f]].concat()) else {
+        return;
+    };
+    let why =
+        format!("uring-repro: --tsv {f}: write failed: ENOSPC (28); NOT removed: EROFS (30)\n");
+    assert_eq!((o.code, o.err.as_str()), (1, why.as_str()));
     // A write that takes nothing (returns 0) would be written again for
     // ever: it is EIO, and the row's file goes as a failed one does.
     let Some((o, f, _d)) = faulted("zero", Some("write:retval=0:when=4")) else {

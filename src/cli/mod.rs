@@ -7,14 +7,10 @@ mod options;
 use core::fmt;
 
 pub use options::help;
-use options::{
-    For, Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, REPORT, RUN, SELFTEST,
-};
+use options::{Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, REPORT, RUN, SELFTEST};
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
-use crate::config::{
-    Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES, WAITV_GROUPS,
-};
+use crate::config::{Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES};
 use crate::fmt::Clean;
 use crate::initramfs::{self, args::ARGS_MAX};
 use crate::profile::ProfileId;
@@ -72,8 +68,8 @@ pub enum Why {
     UnknownRingFlags,
     /// compare's --gate.
     Gate,
-    /// compare's --mode.
-    PollwakeMode,
+    /// compare's --mode: not a mode of any table of several series.
+    UnknownMode,
     /// --witness=WORD other than optional.
     UnknownWitness,
     /// compare's FILE arguments.
@@ -87,8 +83,6 @@ pub enum Why {
     Link,
     /// A word after `--help` or `--version` (which end the command line).
     After(&'static str),
-    /// describe with a profile that has no contract (pollwake).
-    NoContract(&'static str),
 }
 
 impl UsageError<'_> {
@@ -124,10 +118,7 @@ impl fmt::Display for UsageError<'_> {
             Why::After(o) => {
                 return write!(f, "unexpected after {o} (which ends the command line)")
             }
-            Why::NoContract(p) => {
-                let why = "no input_sha256: its banner states its shape";
-                return write!(f, "describe has no contract for {p} ({why})");
-            }
+            Why::UnknownMode => return unknown_mode(f),
             Why::UnknownOption => "unknown option (see --help)",
             Why::UnknownCommand => "unknown command (see --help)",
             Why::MissingValue => "needs a value",
@@ -138,7 +129,6 @@ impl fmt::Display for UsageError<'_> {
             Why::Conflict => "--smoke and --trace exclude each other",
             Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
             Why::Gate => "needs a percentage in (0, 100], at most 3 decimals",
-            Why::PollwakeMode => "needs a mode: a word of a-z, 0-9 and _ (the points name theirs)",
             Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
             Why::Files(why) | Why::Initramfs(why) => why,
             Why::Commit => "needs a commit id: 7 to 40 hex digits",
@@ -149,12 +139,37 @@ impl fmt::Display for UsageError<'_> {
     }
 }
 
+/// `--mode`'s error: the modes there are (`needs a pollwake mode: none,
+/// idle, waiter or none_aa`), from every table of several series.
+fn unknown_mode(f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.write_str("needs")?;
+    for (k, id) in ProfileId::ALL
+        .into_iter()
+        .filter(|id| id.tagged())
+        .enumerate()
+    {
+        let sep = if k == 0 { "" } else { ";" };
+        write!(f, "{sep} a {} mode:", id.formal_name())?;
+        let modes = id.profile().series.iter().filter_map(|s| s.mode);
+        let n = modes.clone().count();
+        for (i, m) in modes.enumerate() {
+            let sep = match i {
+                0 => " ",
+                _ if i + 1 == n => " or ",
+                _ => ", ",
+            };
+            write!(f, "{sep}{m}")?;
+        }
+    }
+    Ok(())
+}
+
 /// What the options set while the arguments are read.
 pub struct Parsed<'a> {
     profile: ProfileId,
     cfg: RunConfig<'a>,
     /// `--smoke` or `--trace`.
-    shape: Option<Mode>,
+    mode: Option<Mode>,
     compare: compare::Args<'a>,
     draft: compare::Draft<'a>,
     /// After compare's `--`: every argument is a FILE.
@@ -252,7 +267,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
     let mut p = Parsed {
         profile: ProfileId::S0,
         cfg: RunConfig::default(),
-        shape: None,
+        mode: None,
         compare: compare::Args::default(),
         draft: compare::Draft::default(),
         files_only: false,
@@ -316,12 +331,11 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             Value::Number { .. } | Value::Text { .. }
         );
         let choice = matches!(OPTIONS[idx].value, Value::Choice { .. });
-        let value = match (takes_value, inline) {
-            (false, Some(v)) if choice => Some(v),
-            (false, Some(_)) => return Err(err(Why::UnexpectedValue)),
-            (false, None) => None,
-            (true, Some(v)) => Some(v),
-            (true, None) => Some(args.next().ok_or(err(Why::MissingValue))?),
+        let value = match inline {
+            Some(v) if takes_value || choice => Some(v),
+            Some(_) => return Err(err(Why::UnexpectedValue)),
+            None if takes_value => Some(args.next().ok_or(err(Why::MissingValue))?),
+            None => None,
         };
         let separate = if inline.is_none() { value } else { None };
         typed[idx] = Some((arg, separate));
@@ -334,8 +348,8 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         let verr = |why| error(command, arg, separate, why);
         match OPTIONS[idx].value {
             Value::Flag(set) => set(&mut p),
-            Value::Shape(_) if p.shape.is_some() => return Err(err(Why::Conflict)),
-            Value::Shape(mode) => p.shape = Some(mode),
+            Value::Mode(_) if p.mode.is_some() => return Err(err(Why::Conflict)),
+            Value::Mode(mode) => p.mode = Some(mode),
             Value::Number { lo, hi, set, .. } => {
                 set(&mut p, number(value.unwrap_or(b""), lo, hi).map_err(verr)?)
             }
@@ -367,9 +381,9 @@ fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> U
 }
 
 /// The run a `run`, `describe` or `selftest` command line describes:
-/// --smoke/--trace set the shape unless rounds, cycles or warm-ups are
-/// given; v0 counts its slots in groups; an option must apply to the
-/// profile.
+/// --smoke/--trace set the mode, and its rounds, cycles and warm-ups where
+/// those are not given; `--slots` is at most the workload's most (v0's
+/// groups); the workload must take every option given.
 fn run_config<'a>(
     command: u8,
     mut p: Parsed<'a>,
@@ -382,7 +396,7 @@ fn run_config<'a>(
         i.and_then(|i| typed[i])
     };
     let cfg = &mut p.cfg;
-    if let Some(mode) = p.shape {
+    if let Some(mode) = p.mode {
         cfg.mode = mode;
         let cycles = if mode == Mode::Smoke {
             SMOKE_CYCLES
@@ -400,37 +414,22 @@ fn run_config<'a>(
         }
     }
     let id = p.profile;
+    let max_slots = id.profile().max_slots;
     match given("--slots") {
         None => cfg.slots = id.default_slots(),
-        Some((arg, value)) if id == ProfileId::V0 && cfg.slots > WAITV_GROUPS => {
-            let why = Why::OutOfRange(1, WAITV_GROUPS as u64);
+        Some((arg, value)) if cfg.slots > max_slots => {
+            let why = Why::OutOfRange(1, max_slots as u64);
             return Err(error(command, arg, value, why));
         }
         Some(_) => {}
     }
-    let fits = |f: For| match f {
-        For::Any => true,
-        For::Futex => id != ProfileId::POLLWAKE,
-        For::Pollwake => id == ProfileId::POLLWAKE,
-    };
     let not_for_profile = Why::NotForProfile(id.formal_name());
     for (o, t) in OPTIONS.iter().zip(typed) {
-        if let (false, Some((arg, _))) = (fits(o.profiles), t) {
-            return Err(error(command, arg, None, not_for_profile));
+        if let Some((arg, _)) = t {
+            if !options::takes(id, o) {
+                return Err(error(command, arg, None, not_for_profile));
+            }
         }
-    }
-    if let (true, DESCRIBE, Some((arg, value))) =
-        (id == ProfileId::POLLWAKE, command, given("--profile"))
-    {
-        return Err(error(
-            command,
-            arg,
-            value,
-            Why::NoContract(id.formal_name()),
-        ));
-    }
-    if cfg.shared && !id.has_futex_scope() {
-        return Err(error(command, b"--shared", None, not_for_profile));
     }
     if command == INITRAMFS {
         return initramfs_spec(p.initramfs);

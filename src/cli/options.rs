@@ -9,7 +9,8 @@ use crate::compare;
 use crate::config::*;
 use crate::exit;
 use crate::fmt::{self, Line};
-use crate::profile::ProfileId;
+use crate::profile::contract::Field;
+use crate::profile::{ProfileId, Takes};
 
 /// The commands, as bits of `Opt::commands`.
 pub const RUN: u8 = 1;
@@ -21,21 +22,26 @@ pub const CALIBRATE: u8 = 16;
 pub const INITRAMFS: u8 = 32;
 pub const REPORT: u8 = 64;
 
-/// The profiles an option applies to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum For {
-    Any,
-    /// Every profile but pollwake.
-    Futex,
-    Pollwake,
+/// What an option does to a run's figures: each option says, so that an
+/// option that changes them cannot be left out of the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figures {
+    /// It sets a field of the run's contract: the banner states it, and
+    /// `describe` and so `input_sha256`.
+    Contract(Field),
+    /// It changes how a point is measured, not what runs: the first banner
+    /// line states it under this key (as it states the timebase).
+    Measured(&'static str),
+    /// It changes no figure, for this reason.
+    None(&'static str),
 }
 
 /// What follows an option, and what it sets.
 #[derive(Clone, Copy)]
 pub enum Value {
     Flag(fn(&mut Parsed)),
-    /// `--smoke` or `--trace`: the run's shape (one of them at most).
-    Shape(Mode),
+    /// `--smoke` or `--trace`: the run's mode (one of them at most).
+    Mode(Mode),
     /// A decimal number in `lo..=hi`, named `meta` in the help.
     Number {
         meta: &'static str,
@@ -69,8 +75,15 @@ pub struct Opt {
     pub name: &'static str,
     pub value: Value,
     pub commands: u8,
-    pub profiles: For,
-    /// One line; `{}` stands for the range of a number.
+    /// The workloads it applies to: those that take it (None: every one).
+    pub only: Option<Takes>,
+    // Read by the tests that hold the contract to the table.
+    #[allow(dead_code)]
+    pub figures: Figures,
+    /// One line; `{}` stands for the range of a number, `{takers}` for
+    /// the workloads that take the option, `{modes}` for the `--mode`
+    /// words of the tables of several series, `{tagged}` for their
+    /// workloads.
     pub help: &'static str,
     pub default: Shown,
 }
@@ -79,7 +92,7 @@ const fn opt(
     name: &'static str,
     value: Value,
     commands: u8,
-    profiles: For,
+    (only, figures): (Option<Takes>, Figures),
     help: &'static str,
     default: Shown,
 ) -> Opt {
@@ -87,10 +100,26 @@ const fn opt(
         name,
         value,
         commands,
-        profiles,
+        only,
+        figures,
         help,
         default,
     }
+}
+
+/// An option every workload takes, setting contract field `f`.
+const fn every(f: Field) -> (Option<Takes>, Figures) {
+    (None, Figures::Contract(f))
+}
+
+/// An option only the workloads that take `t` take, setting field `f`.
+const fn only(t: Takes, f: Field) -> (Option<Takes>, Figures) {
+    (Some(t), Figures::Contract(f))
+}
+
+/// An option that changes no figure, and why.
+const fn none(why: &'static str) -> (Option<Takes>, Figures) {
+    (None, Figures::None(why))
 }
 
 const fn num(meta: &'static str, lo: u32, hi: u32, set: fn(&mut Parsed, u32)) -> Value {
@@ -177,11 +206,14 @@ fn link<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     Ok(())
 }
 
-/// A mode word; which modes there are, the points' series lines say.
-fn mode<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
-    let word = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_';
-    let ok = (1..=32).contains(&v.len()) && v.iter().all(word);
-    p.compare.mode = Some(ok.then_some(v).ok_or(Why::PollwakeMode)?);
+/// compare's `--mode`: the series of a table of several that the word
+/// selects (its rows' name, `pollwake_idle`).
+fn series_mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+    let series = ProfileId::ALL.iter().flat_map(|id| id.profile().series);
+    let s = series
+        .into_iter()
+        .find(|s| s.mode.is_some_and(|m| m.as_bytes() == v));
+    p.compare.mode = Some(s.ok_or(Why::UnknownMode)?.name.as_bytes());
     Ok(())
 }
 
@@ -189,70 +221,75 @@ const RUNS: u8 = RUN | DESCRIBE;
 /// What shapes a point: `run`, `describe` and the points of `calibrate`.
 const POINTS: u8 = RUN | DESCRIBE | CALIBRATE;
 const ALL: u8 = RUN | DESCRIBE | SELFTEST | CALIBRATE;
-use For::{Any, Futex, Pollwake};
 use Shown::{Num, Word};
 
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
 pub const OPTIONS: [Opt; 29] = [
-    opt("--profile", text("P", profile), POINTS, Any,
+    opt("--profile", text("P", profile), POINTS, every(Field::Profile),
         "workload, see above", Word("s0")),
-    opt("--smoke", Value::Shape(Mode::Smoke), POINTS, Any,
+    opt("--smoke", Value::Mode(Mode::Smoke), POINTS, every(Field::Mode),
         "2 cycles, 1 round, no warm-up (explicit options still win)", Shown::None),
-    opt("--trace", Value::Shape(Mode::Trace), RUNS, Any,
+    opt("--trace", Value::Mode(Mode::Trace), RUNS, every(Field::Mode),
         "16 cycles, 1 round, no warm-up: a window with ftrace markers", Shown::None),
-    opt("--cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.cpu = Some(v)), ALL, Any,
+    opt("--cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.cpu = Some(v)), ALL, every(Field::Cpu),
         "CPU to pin to", Num(DEFAULT_CPU, ", else the highest allowed")),
-    opt("--rounds", num("N", 1, MAX_ROUNDS, |p, v| p.cfg.rounds = v), POINTS, Any,
-        "measured rounds, {}", Num(DEFAULT_ROUNDS, "")),
-    opt("--cycles", num("N", 1, MAX_CYCLES, |p, v| p.cfg.cycles = v), POINTS, Any,
-        "cycles per round, {}", Num(DEFAULT_CYCLES, "")),
-    opt("--warmups", num("N", 0, MAX_WARMUPS, |p, v| p.cfg.warmups = v), POINTS, Any,
-        "untimed warm-up rounds, {}", Num(DEFAULT_WARMUPS, "")),
-    opt("--slots", num("N", 1, MAX_SLOTS, |p, v| p.cfg.slots = v), POINTS, Futex,
+    opt("--rounds", num("N", 1, MAX_ROUNDS, |p, v| p.cfg.rounds = v), POINTS,
+        every(Field::Rounds), "measured rounds, {}", Num(DEFAULT_ROUNDS, "")),
+    opt("--cycles", num("N", 1, MAX_CYCLES, |p, v| p.cfg.cycles = v), POINTS,
+        every(Field::Cycles), "cycles per round, {}", Num(DEFAULT_CYCLES, "")),
+    opt("--warmups", num("N", 0, MAX_WARMUPS, |p, v| p.cfg.warmups = v), POINTS,
+        every(Field::Warmups), "untimed warm-up rounds, {}", Num(DEFAULT_WARMUPS, "")),
+    opt("--slots", num("N", 1, MAX_SLOTS, |p, v| p.cfg.slots = v), POINTS,
+        only(Takes::Slots, Field::Slots),
         "requests a cycle, {}; v0: groups, 1..=8", Num(DEFAULT_SLOTS, "; v0 8")),
-    opt("--shared", Value::Flag(|p| p.cfg.shared = true), POINTS, Futex,
-        "no FUTEX2_PRIVATE, memory still private (s0 c0 v0 z0 e0)", Shown::None),
-    opt("--timeout", num("SECS", 1, MAX_TIMEOUT_S, |p, v| p.cfg.timeout_s = v), ALL, Any,
+    opt("--shared", Value::Flag(|p| p.cfg.shared = true), POINTS,
+        only(Takes::Shared, Field::FutexScope),
+        "no FUTEX2_PRIVATE, memory still private ({takers})", Shown::None),
+    opt("--timeout", num("SECS", 1, MAX_TIMEOUT_S, |p, v| p.cfg.timeout_s = v), ALL,
+        every(Field::Timeout),
         "bound on every io_uring wait in seconds, {}", Num(DEFAULT_TIMEOUT_S, "")),
-    opt("--tsv", text("FILE", tsv), RUN, Futex,
+    opt("--tsv", text("FILE", tsv), RUN, (Some(Takes::Tsv), Figures::None("an output")),
         "also the formal TSV rows, to FILE (never overwritten)", Shown::None),
-    opt("--inject-ns", num("N", 0, MAX_INJECT_NS, |p, v| p.cfg.inject_ns = v), RUNS, Any,
-        "positive control: N ns more per pair, {}", Num(0, "")),
-    opt("--witness", Value::Choice { meta: "optional", set: witness }, RUN, Any,
+    opt("--inject-ns", num("N", 0, MAX_INJECT_NS, |p, v| p.cfg.inject_ns = v), RUNS,
+        every(Field::InjectNs), "positive control: N ns more per pair, {}", Num(0, "")),
+    opt("--witness", Value::Choice { meta: "optional", set: witness }, RUN,
+        (None, Figures::Measured("witness")),
         "the kernel's own counts: ftrace events, functions", Shown::None),
-    opt("--burst", num("N", 1, MAX_BURST, |p, v| p.cfg.burst = v), POINTS, Pollwake,
-        "MSG_RING messages per burst, {}", Num(DEFAULT_BURST, "")),
-    opt("--waiter-cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.waiter_cpu = Some(v)), POINTS, Pollwake,
-        "CPU of the waiter thread", Word("--cpu's")),
-    opt("--ring-flags", text("F", ring_flags), POINTS, Pollwake,
+    opt("--burst", num("N", 1, MAX_BURST, |p, v| p.cfg.burst = v), POINTS,
+        only(Takes::Burst, Field::Burst), "MSG_RING messages per burst, {}",
+        Num(DEFAULT_BURST, "")),
+    opt("--waiter-cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.waiter_cpu = Some(v)), POINTS,
+        only(Takes::WaiterCpu, Field::WaiterCpu), "CPU of the waiter thread", Word("--cpu's")),
+    opt("--ring-flags", text("F", ring_flags), POINTS, only(Takes::RingFlags, Field::RingFlags),
         "none | single-issuer | defer-taskrun", Word("none")),
-    opt("--inject-pct", text("PCT", inject_pct), CALIBRATE, Any,
+    opt("--inject-pct", text("PCT", inject_pct), CALIBRATE, none("calibrate's B points"),
         "B's injected change, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, ", the gate")),
-    opt("--gate", text("PCT", gate), COMPARE | REPORT, Any,
+    opt("--gate", text("PCT", gate), COMPARE | REPORT, none("reads points"),
         "the preregistered gate, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, "")),
-    opt("--drop-first", Value::Flag(|p| p.compare.drop_first = true), COMPARE, Any,
-        "figures without each point's first round", Word("all rounds")),
-    opt("--tsv", Value::Flag(|p| p.compare.tsv = true), COMPARE, Any,
+    opt("--drop-first", Value::Flag(|p| p.compare.drop_first = true), COMPARE,
+        none("reads points"), "figures without each point's first round", Word("all rounds")),
+    opt("--tsv", Value::Flag(|p| p.compare.tsv = true), COMPARE, none("reads points"),
         "the result summary as TSV instead of text", Shown::None),
-    opt("--mode", text("M", mode), COMPARE | REPORT, Any,
-        "pollwake results: the mode compared, none|idle|waiter|none_aa", Shown::None),
-    opt("--bisect", Value::Flag(|p| p.compare.bisect = true), COMPARE, Any,
+    opt("--mode", text("M", series_mode), COMPARE | REPORT, none("reads points"),
+        "{tagged} results: the mode compared, {modes}", Shown::None),
+    opt("--bisect", Value::Flag(|p| p.compare.bisect = true), COMPARE, none("reads points"),
         "git bisect run: judge new= against good= and bad=", Shown::None),
     opt("--introduced", text("SHA", |p, v| { p.draft.introduced = commit(v)?; Ok(()) }),
-        REPORT, Any, "the commit the regression is claimed for, the test's", Shown::None),
-    opt("--parent", text("SHA", |p, v| { p.draft.parent = commit(v)?; Ok(()) }), REPORT, Any,
-        "the control's commit", Shown::None),
-    opt("--title", text("TEXT", title), REPORT, Any,
+        REPORT, none("reads points"), "the commit the regression is claimed for, the test's",
+        Shown::None),
+    opt("--parent", text("SHA", |p, v| { p.draft.parent = commit(v)?; Ok(()) }), REPORT,
+        none("reads points"), "the control's commit", Shown::None),
+    opt("--title", text("TEXT", title), REPORT, none("reads points"),
         "the subject, at most 50 characters", Word("derived")),
-    opt("--link", text("URL", link), REPORT, Any,
+    opt("--link", text("URL", link), REPORT, none("reads points"),
         "a Link: line, at most 66 characters; up to 4", Shown::None),
-    opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, Any,
+    opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, none("reads points"),
         "every argument after it is a FILE", Shown::None),
-    opt("-o", text("FILE", output), INITRAMFS, Any,
+    opt("-o", text("FILE", output), INITRAMFS, none("an archive"),
         "the cpio to write, required (never overwritten)", Shown::None),
-    opt("--init", text("PATH", init), INITRAMFS, Any,
+    opt("--init", text("PATH", init), INITRAMFS, none("an archive"),
         "the /init to embed", Word("/proc/self/exe")),
 ];
 
@@ -337,16 +374,11 @@ fn option(w: &mut dyn Write, o: &Opt) {
     let mut left = Line::new();
     let mut text = Line::new();
     let _ = match o.value {
-        Value::Flag(_) | Value::Shape(_) => write!(left, "{}", o.name),
+        Value::Flag(_) | Value::Mode(_) => write!(left, "{}", o.name),
         Value::Number { meta, .. } | Value::Text { meta, .. } => write!(left, "{} {meta}", o.name),
         Value::Choice { meta, .. } => write!(left, "{}[={meta}]", o.name),
     };
-    let (before, after) = o.help.split_once("{}").unwrap_or((o.help, ""));
-    let _ = text.write_str(before);
-    if let (Value::Number { lo, hi, .. }, true) = (o.value, o.help.contains("{}")) {
-        let _ = write!(text, "{lo}..={hi}");
-    }
-    let _ = text.write_str(after);
+    help_text(&mut text, o);
     let mut default = Line::new();
     let _ = match o.default {
         Shown::None => Ok(()),
@@ -357,9 +389,10 @@ fn option(w: &mut dyn Write, o: &Opt) {
     // on a line of its own. (Every option's help fits one line.)
     let (len, dlen) = (text.as_bytes().len(), default.as_bytes().len());
     // A name and value as wide as the column: the help on the next line.
-    let _ = match left.as_bytes().len() >= INDENT - 2 {
-        true => write!(w, "  {}\n{:INDENT$}{text}", left.as_str(), ""),
-        false => write!(w, "  {:<1$}{text}", left.as_str(), INDENT - 2),
+    let _ = if left.as_bytes().len() >= INDENT - 2 {
+        write!(w, "  {}\n{:INDENT$}{text}", left.as_str(), "")
+    } else {
+        write!(w, "  {:<1$}{text}", left.as_str(), INDENT - 2)
     };
     let _ = if dlen == 0 {
         writeln!(w)
@@ -377,12 +410,61 @@ fn option(w: &mut dyn Write, o: &Opt) {
     };
 }
 
-/// The options of `commands` for `profiles`, in table order.
-fn options(w: &mut dyn Write, commands: u8, profiles: &[For]) {
+/// An option's help, its placeholders filled in from the table and the
+/// workloads (see `Opt::help`).
+fn help_text(w: &mut dyn Write, o: &Opt) {
+    let tagged = || ProfileId::ALL.into_iter().filter(|id| id.tagged());
+    let mut rest = o.help;
+    while let Some((before, after)) = rest.split_once('{') {
+        let _ = w.write_str(before);
+        let (name, after) = after.split_once('}').unwrap_or((after, ""));
+        match (name, o.value) {
+            ("", Value::Number { lo, hi, .. }) => {
+                let _ = write!(w, "{lo}..={hi}");
+            }
+            ("takers", _) => {
+                let takers = ProfileId::ALL.into_iter().filter(|&id| takes(id, o));
+                joined(w, " ", takers.map(|id| id.names().short));
+            }
+            ("tagged", _) => joined(w, "/", tagged().map(ProfileId::formal_name)),
+            ("modes", _) => {
+                let series = tagged().flat_map(|id| id.profile().series.iter());
+                joined(w, "|", series.filter_map(|s| s.mode));
+            }
+            _ => {}
+        }
+        rest = after;
+    }
+    let _ = w.write_str(rest);
+}
+
+/// `words`, `sep` between each two.
+fn joined<'w>(w: &mut dyn Write, sep: &str, words: impl Iterator<Item = &'w str>) {
+    for (i, word) in words.enumerate() {
+        let _ = write!(w, "{}{word}", if i == 0 { "" } else { sep });
+    }
+}
+
+/// Whether workload `id` takes option `o`.
+pub fn takes(id: ProfileId, o: &Opt) -> bool {
+    o.only.is_none_or(|t| id.takes(t))
+}
+
+/// The options of `commands` that `shown` picks, in table order.
+fn options(w: &mut dyn Write, commands: u8, shown: impl Fn(&Opt) -> bool) {
     for o in OPTIONS.iter().filter(|o| o.commands & commands != 0) {
-        if profiles.contains(&o.profiles) && o.name != "--" {
+        if shown(o) && o.name != "--" {
             option(w, o);
         }
+    }
+}
+
+/// The one workload that takes `o`, if only one does.
+fn taker(o: &Opt) -> Option<ProfileId> {
+    let mut takers = ProfileId::ALL.into_iter().filter(|&id| takes(id, o));
+    match (takers.next(), takers.next()) {
+        (Some(id), None) if o.only.is_some() => Some(id),
+        _ => None,
     }
 }
 
@@ -397,15 +479,23 @@ pub fn help(w: &mut dyn Write) {
         item(w, left.as_str(), n.help, INDENT);
     }
     let _ = writeln!(w, "\noptions (defaults are the report's contract):");
-    options(w, RUN | DESCRIBE, &[For::Any, For::Futex]);
+    options(w, RUN | DESCRIBE, |o| taker(o).is_none());
     item(w, "--help", "this text", INDENT);
     item(w, "--version", "the version", INDENT);
-    let _ = writeln!(w, "\npollwake only:");
-    options(w, RUN, &[For::Pollwake]);
+    // The options a workload alone takes, under its name.
+    for id in ProfileId::ALL {
+        if OPTIONS
+            .iter()
+            .any(|o| o.commands & RUN != 0 && taker(o) == Some(id))
+        {
+            let _ = writeln!(w, "\n{} only:", id.names().short);
+            options(w, RUN, |o| taker(o) == Some(id));
+        }
+    }
     for (name, text, command) in SECTIONS {
         let _ = write!(w, "\n{name}: ");
         fmt::wrap(w, text, name.len() + 2, 0, WIDTH);
-        options(w, command, &[For::Any]);
+        options(w, command, |o| o.only.is_none());
     }
     let _ = writeln!(
         w,

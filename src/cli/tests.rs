@@ -2,6 +2,9 @@
 
 use super::*;
 use crate::config::{RingFlags, Witness, MAX_CYCLES};
+use crate::profile::contract::{Contract, Field, Value};
+use crate::profile::Takes;
+use options::{Figures, CALIBRATE};
 
 fn p(args: &[&'static str]) -> Result<Command<'static>, UsageError<'static>> {
     parse(args.iter().map(|s| s.as_bytes()))
@@ -111,7 +114,7 @@ fn every_profile_by_every_name() {
 #[test]
 fn waitv_slots_are_groups() {
     let c = cfg(&["--profile", "v0"]);
-    assert_eq!(c.slots, WAITV_GROUPS);
+    assert_eq!(c.slots, 8);
     assert_eq!(cfg(&["--slots", "3", "--profile", "v0"]).slots, 3);
     refused(
         &["--slots", "9", "--profile", "v0"],
@@ -133,11 +136,11 @@ fn shared_scope_only_where_it_means_something() {
         let r = parse([b"--shared".as_slice(), b"--profile", short.as_bytes()]);
         match r {
             Ok(Command::Run(_, c)) => {
-                assert!(c.shared && id.has_futex_scope(), "{short}");
+                assert!(c.shared && id.takes(Takes::Shared), "{short}");
                 assert_eq!(c.futex_scope(), "shared");
             }
             Err(e) => {
-                assert!(!id.has_futex_scope(), "{short}");
+                assert!(!id.takes(Takes::Shared), "{short}");
                 assert_eq!(e.why, Why::NotForProfile(formal));
                 assert_eq!(
                     e.to_string(),
@@ -148,8 +151,8 @@ fn shared_scope_only_where_it_means_something() {
         }
     }
     assert_eq!(cfg(&[]).futex_scope(), "private");
-    assert!(!profile(&["--profile=n0"]).has_futex_scope());
-    assert!(!profile(&["--profile=l0"]).has_futex_scope());
+    assert!(!profile(&["--profile=n0"]).takes(Takes::Shared));
+    assert!(!profile(&["--profile=l0"]).takes(Takes::Shared));
 }
 
 #[test]
@@ -160,7 +163,10 @@ fn tsv_describe_selftest() {
     refused(&["--tsv"], "--tsv", Why::MissingValue);
     match p(&["describe", "--profile", "v0", "--smoke"]) {
         Ok(Command::Describe(id, c)) => {
-            assert_eq!((id, c.mode, c.slots), (ProfileId::V0, Mode::Smoke, 8))
+            assert_eq!(
+                (id, c.mode, c.slots),
+                (ProfileId::parse(b"v0").unwrap(), Mode::Smoke, 8)
+            )
         }
         other => panic!("{other:?}"),
     }
@@ -338,7 +344,7 @@ fn pollwake_options() {
         "defer-taskrun",
         "--smoke",
     ]);
-    assert_eq!(id, ProfileId::POLLWAKE);
+    assert_eq!(id, ProfileId::parse(b"pollwake").unwrap());
     assert_eq!((c.burst, c.waiter_cpu), (5, Some(1)));
     assert_eq!(c.ring_flags, RingFlags::DeferTaskrun);
     assert_eq!((c.rounds, c.cycles, c.warmups), (1, 2, 0));
@@ -363,18 +369,11 @@ fn pollwake_options() {
         "--ring-flags x",
         Why::UnknownRingFlags,
     );
-    // describe has no contract for pollwake, and says so of the profile
-    // (it used to say --profile did not apply to describe).
-    let e = p(&["describe", "--profile", "pollwake"]).unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "--profile pollwake: describe has no contract for pollwake (no input_sha256: its \
-         banner states its shape)"
-    );
-    let e = p(&["describe", "--profile=poll-wake"]).unwrap_err();
-    assert!(e
-        .to_string()
-        .starts_with("--profile=poll-wake: describe has no contract"));
+    // describe states pollwake's contract as any workload's.
+    match p(&["describe", "--profile", "pollwake", "--burst", "5"]) {
+        Ok(Command::Describe(id, c)) => assert_eq!((id.formal_name(), c.burst), ("pollwake", 5)),
+        other => panic!("{other:?}"),
+    }
     // A trace window applies to pollwake too (16 bursts of each mode).
     let t = cfg(&["--profile", "pollwake", "--trace"]);
     assert_eq!(
@@ -435,7 +434,7 @@ fn plain_files_get_sandwich_labels() {
         (&b"--odd-name"[..], &b"./k=v"[..], &b"-"[..])
     );
     let a = compare(&["--mode", "none_aa", "x"]).unwrap();
-    assert_eq!(a.mode, Some(&b"none_aa"[..]));
+    assert_eq!(a.mode, Some(&b"pollwake_none_aa"[..]));
     let a = compare(&["base=a", "patch1=b", "full=c", "patch1=d", "base=e"]).unwrap();
     assert_eq!(labels(&a), ["base", "patch1", "full", "patch1", "base"]);
     assert_eq!(a.file(4), b"e");
@@ -476,8 +475,8 @@ fn every_compare_error_names_its_argument() {
         "compare: --gate=2: given more than once"
     );
     assert_eq!(
-        e(&["--mode", "X-1", "a"]),
-        "compare: --mode X-1: needs a mode: a word of a-z, 0-9 and _ (the points name theirs)"
+        e(&["--mode", "x", "a"]),
+        "compare: --mode x: needs a pollwake mode: none, idle, waiter or none_aa"
     );
     assert_eq!(
         e(&["a", "b", "c", "d"]),
@@ -521,4 +520,139 @@ fn kernel_words_before_ours_are_skipped_and_named() {
     }
     let (said, rest) = skip(&[]);
     assert_eq!((said.as_str(), rest.len()), ("", 0));
+}
+
+/// A value for every option a run, describe or calibrate takes:
+/// what `every_option_changes_the_contract_or_says_why_not` gives it.
+/// An option added to the table without one here fails that test.
+const SAMPLES: [(&str, &[&str]); 17] = [
+    ("--profile", &["--profile", "c0"]),
+    ("--smoke", &["--smoke"]),
+    ("--trace", &["--trace"]),
+    ("--cpu", &["--cpu", "0"]),
+    ("--rounds", &["--rounds", "7"]),
+    ("--cycles", &["--cycles", "7"]),
+    ("--warmups", &["--warmups", "7"]),
+    ("--slots", &["--slots", "7"]),
+    ("--shared", &["--shared"]),
+    ("--timeout", &["--timeout", "7"]),
+    ("--tsv", &["--tsv", "x.tsv"]),
+    ("--inject-ns", &["--inject-ns", "7"]),
+    ("--witness", &["--witness"]),
+    ("--burst", &["--burst", "7"]),
+    ("--waiter-cpu", &["--waiter-cpu", "0"]),
+    ("--ring-flags", &["--ring-flags", "defer-taskrun"]),
+    ("--inject-pct", &["--inject-pct", "7"]),
+];
+
+/// The fields no option sets: they follow from the workload and the
+/// fields options set (the ring, a slot's width, the unit, the waiter's
+/// watchdog).
+const DERIVED: [Field; 5] = [
+    Field::RingEntries,
+    Field::CqEntries,
+    Field::VectorWidth,
+    Field::PairsPerCycle,
+    Field::WatchdogMs,
+];
+
+/// The workload and run a run, describe or calibrate command line asks for.
+fn asked(args: &[&'static str]) -> (ProfileId, RunConfig<'static>) {
+    match p(args) {
+        Ok(Command::Run(id, c) | Command::Describe(id, c) | Command::Calibrate(id, c, _)) => {
+            (id, c)
+        }
+        other => panic!("{args:?}: {other:?}"),
+    }
+}
+
+/// The contract of a command line's run (the CPU a stand-in for the one
+/// `run` would choose: 3 unless --cpu says): `describe`'s JSON, and the
+/// value of field `f`.
+fn contract_of(args: &[&'static str], f: Field) -> (String, Option<Value>) {
+    let (id, cfg) = asked(args);
+    let c = Contract {
+        id,
+        cfg: &cfg,
+        cpu: cfg.cpu.unwrap_or(3),
+    };
+    let json = String::from_utf8(c.json().as_bytes().to_vec()).unwrap();
+    (json, c.value(f))
+}
+
+/// Every option of the table says what it does to a run's figures, and
+/// says it truly, for every workload that takes it: one that sets a
+/// contract field changes that field, and so `describe` and the hash; one
+/// that changes how a point is measured, or no figure, changes neither.
+/// So an option that can change a figure cannot be left out of the
+/// contract: it must name its field (or why not) to be in the table at
+/// all, and the claim is checked here. Every field is set by an option or
+/// follows from others (`DERIVED`).
+#[test]
+fn every_option_changes_the_contract_or_says_why_not() {
+    let mut set = Vec::new();
+    for o in &OPTIONS {
+        let Some(command) = [RUN, DESCRIBE, CALIBRATE]
+            .into_iter()
+            .find(|&c| o.commands & c != 0)
+        else {
+            // compare's, report's, initramfs's and selftest's own: they
+            // make no point.
+            assert!(matches!(o.figures, Figures::None(_)), "{}", o.name);
+            continue;
+        };
+        let Some(&(_, sample)) = SAMPLES.iter().find(|s| s.0 == o.name) else {
+            panic!(
+                "{}: no sample: add one, and say what it does to figures",
+                o.name
+            );
+        };
+        let word = COMMANDS.iter().find(|c| c.1 == command).unwrap().0;
+        let takers = ProfileId::ALL
+            .into_iter()
+            .filter(|&id| options::takes(id, o));
+        for id in takers {
+            let short = id.names().short;
+            let mut base = vec![word];
+            if o.name != "--profile" {
+                base.extend(["--profile", short]);
+            }
+            let with = [&base[..], sample].concat();
+            let what = format!("{} for {short}", o.name);
+            // Field::Profile stands in where the option names none.
+            let f = match o.figures {
+                Figures::Contract(f) => f,
+                _ => Field::Profile,
+            };
+            let ((before, was), (after, is)) = (contract_of(&base, f), contract_of(&with, f));
+            match o.figures {
+                Figures::Contract(f) => {
+                    set.push(f);
+                    let member = match is {
+                        Some(Value::Num(n)) => format!("\"{}\":{n},", f.name()),
+                        Some(Value::Word(w)) => format!("\"{}\":\"{w}\",", f.name()),
+                        None => panic!("{what}: {f:?} not stated"),
+                    };
+                    assert_ne!(was, is, "{what}: {f:?} did not change");
+                    assert!(after.contains(&member), "{what}: {member} in {after}");
+                    assert_ne!(before, after, "{what}: the contract did not change");
+                }
+                Figures::Measured(key) => {
+                    assert_eq!(key, "witness", "{what}: the banner's first line states it");
+                    assert_ne!(asked(&base).1, asked(&with).1, "{what}: sets nothing");
+                    assert_eq!(before, after, "{what}: a measurement is not the contract");
+                }
+                Figures::None(why) => {
+                    assert!(!why.is_empty(), "{what}");
+                    assert_eq!(before, after, "{what} changes the contract: {why}?");
+                }
+            }
+        }
+    }
+    for f in Field::ALL {
+        assert!(
+            set.contains(&f) != DERIVED.contains(&f),
+            "{f:?}: set by an option, or derived, not both nor neither"
+        );
+    }
 }

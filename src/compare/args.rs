@@ -33,7 +33,8 @@ pub struct Args<'a> {
     pub tsv: bool,
     pub drop_first: bool,
     /// `--mode M`: the series of a table of several (pollwake's) every
-    /// point is read for, by the mode word its `# series:` line states.
+    /// point is read for, by its name (`pollwake_idle`: cli finds it for
+    /// the word `idle` among the profiles' series).
     pub mode: Option<&'a [u8]>,
     /// `--bisect`: classify the `new=` point against `good=` and `bad=`.
     pub bisect: bool,

@@ -7,7 +7,7 @@
 //!   its place when the run was interrupted);
 //! - a table of several series (pollwake's modes): the same columns after
 //!   a `profile` column, the row's series, one set of rows and mean row
-//!   per series; the series read is picked (`Pick`, from `--mode`);
+//!   per series; the series read is picked (`--mode`);
 //! - uring-repro's `--tsv` file and the formal C reproducer's TSV: a
 //!   header starting `schema_version`, columns found by name; ours has a
 //!   `tool_version` column, the formal one does not. Only rows of phase
@@ -29,29 +29,6 @@ pub const TABLE_HEADER: &[u8] = b"round\tpairs\tns_per_pair\tsemantic_pass";
 pub const MODE_TABLE_HEADER: &[u8] = b"profile\tround\tpairs\tns_per_pair\tsemantic_pass";
 /// Most modes named of one table.
 pub const MAX_MODES: usize = 8;
-
-/// Which series of a table of several a point contributes: the one its
-/// `# series:` line names for the mode, or, of a point without such
-/// lines (older ones), the rows named PROFILE_MODE (`pollwake_idle`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pick<'s> {
-    Named(&'s [u8]),
-    Suffixed { profile: &'s [u8], mode: &'s [u8] },
-}
-
-impl Pick<'_> {
-    /// The series named `name` is the one picked.
-    pub fn picks(&self, name: &[u8]) -> bool {
-        match *self {
-            Pick::Named(n) => name == n,
-            Pick::Suffixed { profile, mode } => {
-                name.strip_prefix(profile)
-                    .and_then(|m| m.strip_prefix(b"_"))
-                    == Some(mode)
-            }
-        }
-    }
-}
 
 /// The modes of a table of several series, to name them
 /// (`none|idle|waiter`).
@@ -159,9 +136,10 @@ pub struct Table<'t, 's> {
     header: Cells<'t>,
     col: RowColumns,
     pub format: Format,
-    /// A table of several series: its rows of the series picked count.
+    /// A table of several series: its rows of the series picked (by its
+    /// name, its rows' first cell) count.
     pub modes: bool,
-    pub pick: Option<Pick<'s>>,
+    pub pick: Option<&'s [u8]>,
     /// The mean row was read: the table is over.
     ended: bool,
     /// The phase of a `smoke` or `trace` row, once one is read.
@@ -234,7 +212,7 @@ impl<'t, 's> Table<'t, 's> {
         let (cells, c) = (Cells::of(line), self.col);
         let same_width = cells.n == self.header.n;
         // A table of several series: its first column is the row's series.
-        if self.modes && same_width && !self.pick.is_some_and(|p| p.picks(cells.at[0])) {
+        if self.modes && same_width && self.pick != Some(cells.at[0]) {
             return Ok(None);
         }
         if self.ended {

@@ -15,12 +15,17 @@
 //!
 //! FILE is complete or absent, whatever happens: the archive is written to
 //! `FILE.partial-PID` beside it (O_EXCL), then renamed to FILE without
-//! replacing anything (`sys::rename_noreplace`: renameat2's
-//! RENAME_NOREPLACE, else link and unlink), so FILE is never overwritten
-//! and never seen half-written. The `/init` is read and checked (an ELF
-//! file) first; a write that fails (a full disk, `ulimit -f`: EFBIG) and
-//! SIGINT or SIGTERM (caught, seen between writes) remove the partial file.
-//! Every failure is exit 2 with its cause, an interruption exit 130.
+//! replacing anything (`publish`: renameat2's RENAME_NOREPLACE, else link
+//! and unlink), so FILE is never overwritten and never seen half-written.
+//! The `/init` is read and checked (an ELF file) first. The partial file
+//! goes whatever stops the archive: a write that fails (a full disk,
+//! `ulimit -f`: EFBIG), SIGINT or SIGTERM (caught, seen between writes),
+//! any other signal that would end the process (removed by its handler,
+//! which then lets the signal end it: `RemovedOnFatal`); only SIGKILL can
+//! leave it. Every message says what became of it (outfile.rs's words).
+//! Exit codes: a path or an `/init` that cannot serve is 2; an archive
+//! that could not be written or put in place, 1 (outfile.rs: a disk
+//! without room is no usage error); an interruption, 130.
 
 pub mod args;
 mod newc;
@@ -30,7 +35,9 @@ use core::fmt::{self, Write};
 
 use crate::exit::{self, Exit};
 use crate::fmt::{Clean, Text};
-use crate::sys::{self, signal, uapi, CPath, Errno, Fd};
+use crate::outfile::{self, NotCreated, Removal};
+use crate::sys::signal::{self, RemovedOnFatal};
+use crate::sys::{self, uapi, CPath, Errno, Fd};
 
 use newc::{Head, S_IFCHR, S_IFDIR, S_IFREG};
 
@@ -123,68 +130,135 @@ pub fn write(spec: &Spec<'_>) -> Exit {
     };
     let init = match open_init(&init_z) {
         Ok(v) => v,
-        Err(Fault::Sys(e)) => return refuse(spec.init, format_args!("cannot be read: {e}")),
+        Err(Fault::Read(e)) => return refuse(spec.init, format_args!("cannot be read: {e}")),
         Err(_) => return refuse(spec.init, format_args!("not an ELF file, or over 4 GiB")),
     };
     // The rename refuses an existing FILE too (one made meanwhile); this
     // says so before anything is written.
     if sys::file_id(&out_z, false).is_ok() {
-        return refuse(spec.out, format_args!("{EXISTS}"));
+        return refuse(spec.out, format_args!("{}", NotCreated(Errno::EEXIST)));
     }
-    let flags = uapi::O_WRONLY | uapi::O_CREAT | uapi::O_EXCL;
-    let fd = match sys::open(&temp, flags, 0o644) {
-        Ok(fd) => fd,
-        Err(e) => return refuse(spec.out, format_args!("cannot be created: {e}")),
+    let (fd, _armed) = match RemovedOnFatal::create(&temp, || outfile::create(&temp)) {
+        Ok(made) => made,
+        Err(e) => {
+            let no = NotCreated(e);
+            let out = Clean(spec.out);
+            return Exit::new(no.code(), format_args!("initramfs: {out}: {no}"));
+        }
     };
     let written = archive(fd.raw(), &init, spec.args(), args_len);
     drop(fd);
-    let result = written.and_then(|()| sys::rename_noreplace(&temp, &out_z).map_err(Fault::Rename));
-    let Err(f) = result else {
+    let Err(f) = written.and_then(|()| publish(&temp, &out_z)) else {
         return Exit::pass();
     };
-    // Half an archive must not pass for one.
-    let _ = sys::unlink(&temp);
+    // Half an archive must not pass for one. A published one whose
+    // partial name could not go was tried already.
+    let removed = match f {
+        Fault::Unlink(e) => Err(e),
+        _ => sys::unlink(&temp),
+    };
+    let removal = Removal {
+        result: &removed,
+        name: Some(temp.name()),
+    };
+    // Where the message does not otherwise speak of the partial file, a
+    // failed removal is still told.
+    let left = Left(&removal);
+    let (code, out) = (f.code(), Clean(spec.out));
     match f {
-        Fault::Rename(Errno::EEXIST) => refuse(spec.out, format_args!("{EXISTS}")),
-        Fault::Rename(e) => refuse(
-            spec.out,
+        Fault::Rename(Errno::EEXIST) => Exit::new(
+            code,
+            format_args!("initramfs: {out}: {}{left}", NotCreated(Errno::EEXIST)),
+        ),
+        Fault::Rename(e) => Exit::new(
+            code,
             format_args!(
-                "renaming {} into place failed: {e}; removed",
+                "initramfs: {out}: renaming {} into place failed: {e}; {removal}",
                 Clean(temp.name())
             ),
         ),
-        Fault::Sys(e) => refuse(spec.out, format_args!("write failed: {e}; removed")),
-        Fault::Shape => refuse(
-            spec.out,
-            format_args!("{} changed while copied; removed", Clean(spec.init)),
+        Fault::Unlink(_) => Exit::new(code, format_args!("initramfs: {out}: written; {removal}")),
+        Fault::Write(e) => Exit::new(
+            code,
+            format_args!("initramfs: {out}: write failed: {e}; {removal}"),
+        ),
+        Fault::Read(e) => Exit::new(
+            code,
+            format_args!(
+                "initramfs: {out}: {} cannot be read: {e}; {removal}",
+                Clean(spec.init)
+            ),
+        ),
+        Fault::Shape => Exit::new(
+            code,
+            format_args!(
+                "initramfs: {out}: {} changed while copied; {removal}",
+                Clean(spec.init)
+            ),
         ),
         Fault::Interrupted(sig) => Exit::new(
-            exit::INTERRUPTED,
+            code,
             format_args!(
-                "initramfs: {}: interrupted by {}; not written",
-                Clean(spec.out),
+                "initramfs: {out}: interrupted by {}; not written{left}",
                 signal::name(sig)
             ),
         ),
     }
 }
 
-const EXISTS: &str = "exists (never overwritten)";
+/// `; NAME NOT removed: ERRNO` when the removal failed, else nothing.
+struct Left<'r>(&'r Removal<'r>);
+
+impl fmt::Display for Left<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.result {
+            Ok(()) => Ok(()),
+            Err(_) => write!(f, "; {}", self.0),
+        }
+    }
+}
+
+/// Gives the whole archive at `temp` the name `out`, never over an
+/// existing file: renameat2's RENAME_NOREPLACE, one atomic step; where the
+/// filesystem (EINVAL) or the kernel (ENOSYS) lacks it, link, which never
+/// replaces a file either, then unlink of `temp`. `out` is complete or
+/// absent all along.
+fn publish(temp: &CStr, out: &CStr) -> Result<(), Fault> {
+    match sys::rename_noreplace(temp, out) {
+        Err(Errno::EINVAL | Errno::ENOSYS) => {}
+        renamed => return renamed.map_err(Fault::Rename),
+    }
+    sys::link(temp, out).map_err(Fault::Rename)?;
+    sys::unlink(temp).map_err(Fault::Unlink)
+}
 
 /// Why an archive could not be made.
 enum Fault {
-    Sys(Errno),
+    /// Reading the `/init`.
+    Read(Errno),
+    /// Writing the archive.
+    Write(Errno),
     /// Not an ELF file, too large, or its size changed under us.
     Shape,
     /// SIGINT or SIGTERM was caught (the signal).
     Interrupted(u32),
     /// The whole archive could not take FILE's name.
     Rename(Errno),
+    /// It took FILE's name by link, but its partial name could not go.
+    Unlink(Errno),
 }
 
-impl From<Errno> for Fault {
-    fn from(e: Errno) -> Fault {
-        Fault::Sys(e)
+impl Fault {
+    /// The exit code: a `/init` that cannot be read or changes is unusable
+    /// input (2), and so is a FILE made meanwhile (outfile.rs); an archive
+    /// that could not be written or put in place is a lost output (1); an
+    /// interruption is 130.
+    fn code(&self) -> i32 {
+        match self {
+            Fault::Read(_) | Fault::Shape | Fault::Rename(Errno::EEXIST) => exit::USAGE,
+            Fault::Write(_) | Fault::Rename(_) | Fault::Unlink(_) => exit::FAIL,
+            Fault::Interrupted(_) => exit::INTERRUPTED,
+        }
     }
 }
 
@@ -197,11 +271,11 @@ struct Init {
 /// Opens the `/init` and reads it through to size it (a file in /proc may
 /// say 0 where it has bytes).
 fn open_init(path: &CStr) -> Result<Init, Fault> {
-    let fd = sys::open(path, uapi::O_RDONLY, 0)?;
+    let fd = sys::open(path, uapi::O_RDONLY, 0).map_err(Fault::Read)?;
     let mut buf = [0u8; CHUNK];
     let mut size = 0u64;
     loop {
-        let n = sys::read_to_end(fd.raw(), &mut buf)?;
+        let n = sys::read_to_end(fd.raw(), &mut buf).map_err(Fault::Read)?;
         if size == 0 && !buf[..n].starts_with(b"\x7fELF") {
             return Err(Fault::Shape);
         }
@@ -260,11 +334,11 @@ fn archive(fd: i32, init: &Init, args: &[&[u8]], args_len: usize) -> Result<(), 
 /// The `/init`'s bytes from its start again, exactly as many as it had
 /// when sized.
 fn copy(init: &Init, fd: i32) -> Result<(), Fault> {
-    sys::seek(init.fd.raw(), 0)?;
+    sys::seek(init.fd.raw(), 0).map_err(Fault::Read)?;
     let mut buf = [0u8; CHUNK];
     let mut at = 0u64;
     loop {
-        let n = sys::read_to_end(init.fd.raw(), &mut buf)?;
+        let n = sys::read_to_end(init.fd.raw(), &mut buf).map_err(Fault::Read)?;
         at += n as u64;
         if at > init.size as u64 {
             return Err(Fault::Shape);
@@ -284,7 +358,7 @@ fn copy(init: &Init, fd: i32) -> Result<(), Fault> {
 /// the archive first.
 fn write_all(fd: i32, b: &[u8]) -> Result<(), Fault> {
     match signal::caught() {
-        0 => Ok(sys::write_all(fd, b)?),
+        0 => sys::write_all(fd, b).map_err(Fault::Write),
         sig => Err(Fault::Interrupted(sig)),
     }
 }

@@ -10,13 +10,14 @@
 //! the formal program does: z0 stores 0, e0 stores 1) and the first SQE is
 //! written, to after the last CQE is checked.
 
-use super::collect::{collect, pushed, submitted};
-use super::futex::Futex;
+use super::collect::Batch;
+use super::cycle::Cycle;
+use super::futex::{self, Futex};
 use super::shape::RES_AGAIN;
-use super::{span, wait_wake, Names, Profile, SetUp, Shape, Then, Timed, Workload};
-use super::{FUTEX_WAIT, FUTEX_WAKE, NOP, ONE_TABLE};
-use crate::check::{tag, CycleCheck, Kind, Ledger};
-use crate::config::DEFAULT_SLOTS;
+use super::{wait_wake, Function, Names, Profile, Series, SetUp, Shape, Takes, Then, Timed};
+use super::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
+use crate::check::{tag, Kind, Ledger};
+use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
 use crate::ops;
 use crate::ring::Ring;
@@ -30,11 +31,17 @@ pub static Z0: Profile = Profile {
         formal: "z0_zero_wake",
         help: "32 FUTEX_WAKE nobody waits on (res 0)",
     },
+    per: "WAKE",
     opcodes: &[FUTEX_WAKE],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: true,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wake, cfg.slots, 0),
-    series: ONE_TABLE,
+    series: &[Series::only(
+        "z0_zero_wake",
+        "io_uring FUTEX_WAKE, no waiter",
+    )],
     functions: &wait_wake::FUNCTIONS,
     start,
 };
@@ -47,16 +54,26 @@ pub static E0: Profile = Profile {
         formal: "e0_mismatch",
         help: "32 FUTEX_WAIT on a changed value (res -EAGAIN)",
     },
+    per: "WAIT",
     opcodes: &[FUTEX_WAIT],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: true,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wait, cfg.slots, RES_AGAIN),
-    series: ONE_TABLE,
-    functions: &wait_wake::FUNCTIONS,
+    series: &[Series::only("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN")],
+    functions: &[
+        futex::PREP,
+        futex::WAIT,
+        futex::WAKE,
+        futex::COMPLETE_NEVER,
+        futex::INFLIGHT,
+    ],
     start,
 };
 
-/// n0: NOPs, the ring's own floor; no futex words to scope.
+/// n0: NOPs, the ring's own floor; no request uses its futex words, and
+/// they stay private (its contract has always stated `futex=private`).
 pub static N0: Profile = Profile {
     names: Names {
         short: "n0",
@@ -64,12 +81,19 @@ pub static N0: Profile = Profile {
         formal: "n0_nop",
         help: "32 NOP (res 0)",
     },
+    per: "NOP",
     opcodes: &[NOP],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: false,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
-    series: ONE_TABLE,
-    functions: &["io_nop_prep", "io_nop"],
+    series: &[Series::only("n0_nop", "io_uring NOP")],
+    // NOP's `.prep` and `.issue` (io_uring/nop.c), once per SQE each.
+    functions: &[
+        Function::per_request("io_nop_prep", &[Kind::Nop]),
+        Function::per_request("io_nop", &[Kind::Nop]),
+    ],
     start,
 };
 
@@ -78,7 +102,7 @@ pub static N0: Profile = Profile {
 const MISMATCH_WORD: u32 = 1;
 const MISMATCH_EXPECTED: u32 = 0;
 
-pub struct Batch {
+pub struct OneBatch {
     /// Wake (z0), Wait (e0) or Nop (n0).
     kind: Kind,
     f: Futex,
@@ -89,14 +113,14 @@ pub struct Batch {
 fn start(s: &SetUp, ring: &mut Ring, ledger: &mut Ledger, then: Then) -> Result<Exit, Exit> {
     let expected = |k: &Kind| s.shape.expect[*k as usize].count > 0;
     let kind = Kind::ALL.into_iter().find(expected).unwrap_or(Kind::Nop);
-    let mut batch = Batch {
+    let mut batch = OneBatch {
         kind,
         f: Futex::set_up(s)?,
     };
     then(&mut batch, ring, ledger)
 }
 
-impl Workload for Batch {
+impl Workload for OneBatch {
     fn pairs_per_cycle(&self) -> u64 {
         self.f.slots as u64
     }
@@ -106,15 +130,13 @@ impl Workload for Batch {
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let (f, k) = (&self.f, self.kind);
         let n = f.slots;
-        let before = ledger.failures();
-        let mut check = CycleCheck::new(seq, &f.plan);
-        let t0 = span::start(clock);
+        let mut c = Cycle::start(seq, &f.plan, clock);
         match k {
             Kind::Wake => f.set_words(n, 0),
             Kind::Wait => f.set_words(n, MISMATCH_WORD),
             _ => {}
         }
-        let sqes = ring.push_batch(n, |i| {
+        let requests = Batch::new(k, n, |i| {
             let t = tag(seq, k, i);
             match k {
                 Kind::Wake => ops::futex_wake(f.word(i), 1, f.flags, t),
@@ -122,11 +144,8 @@ impl Workload for Batch {
                 _ => ops::nop(t),
             }
         });
-        if pushed(sqes, ledger, seq) && submitted(ring.submit_and_wait(n, n), n, k, ledger, seq) {
-            collect(ring, &mut check, ledger, n, seq);
-        }
-        let t1 = span::end(clock, f.inject_ns);
-        let clean = check.finish(ledger, before);
-        (t1.wrapping_sub(t0), clean)
+        c.one_batch(ring, ledger, requests);
+        let ns = c.stop(clock, f.inject_ns);
+        (ns, c.finish(ledger))
     }
 }

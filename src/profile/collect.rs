@@ -1,15 +1,74 @@
-//! What every workload does around its SQEs and CQEs: count a submission
-//! that failed or came up short, take a batch of CQEs into the cycle's
-//! check (waiting again, bounded, for late ones), and add what the kernel
-//! reports of a ring, or of the CPU, to the ledger.
+//! What every workload does around its SQEs and CQEs: push and submit a
+//! batch of requests, counting a submission that failed or came up short;
+//! take a batch of CQEs into the cycle's check (waiting again, bounded, for
+//! late ones); add what the kernel reports of a ring, or of the CPU, to the
+//! ledger.
 
 use crate::check::{Call, CycleCheck, Fail, Kind, Ledger, Returned};
 use crate::ring::Ring;
+use crate::sys::uapi::IoUringSqe;
 use crate::sys::{self, signal, Errno};
 
 /// Most waits for a batch's missing CQEs (each bounded by the ring's wait
 /// timeout), so a broken kernel ends the run instead of hanging it.
 const MAX_EXTRA_WAITS: u32 = 4;
+
+/// Requests of one kind that a cycle submits together: `n` SQEs, the
+/// `i`-th made by `make(i)` (its user_data `tag(seq, kind, i)`).
+pub struct Batch<F> {
+    pub kind: Kind,
+    pub n: u32,
+    pub make: F,
+}
+
+impl<F: FnMut(u32) -> IoUringSqe> Batch<F> {
+    #[inline(always)]
+    pub fn new(kind: Kind, n: u32, make: F) -> Batch<F> {
+        Batch { kind, n, make }
+    }
+}
+
+/// Pushes batch `b` and submits it with one io_uring_enter, which also
+/// waits for `wait` CQEs (0: it does not wait). False, and counted, when
+/// the batch did not fit the SQ (nothing of it was pushed) or the kernel
+/// did not take it whole. Inlined: `wait` is a constant at every call.
+#[inline(always)]
+pub fn submit<F>(ring: &mut Ring, ledger: &mut Ledger, seq: u32, b: Batch<F>, wait: u32) -> bool
+where
+    F: FnMut(u32) -> IoUringSqe,
+{
+    let n = b.n;
+    if !pushed(ring.push_batch(n, b.make), ledger, seq) {
+        return false;
+    }
+    let ret = if wait == 0 {
+        ring.submit(n)
+    } else {
+        ring.submit_and_wait(n, wait)
+    };
+    submitted(ret, n, b.kind, ledger, seq)
+}
+
+/// Submits batch `b` with a wait for its CQEs, and takes them into `check`
+/// (`collect`). False when the submission failed (nothing is collected).
+#[inline(always)]
+pub fn one_batch<F>(
+    ring: &mut Ring,
+    check: &mut CycleCheck<'_>,
+    ledger: &mut Ledger,
+    seq: u32,
+    b: Batch<F>,
+) -> bool
+where
+    F: FnMut(u32) -> IoUringSqe,
+{
+    let n = b.n;
+    let ok = submit(ring, ledger, seq, b, n);
+    if ok {
+        collect(ring, check, ledger, n, seq);
+    }
+    ok
+}
 
 /// Counts a failed or short submission: `ret` must be `want`. What the
 /// kernel did take counts as submitted requests of `kind`.
@@ -99,7 +158,9 @@ pub fn overflowed(ring: &mut Ring, check: &mut CycleCheck<'_>, ledger: &mut Ledg
 /// Collects the rest of a batch of `want` CQEs when the first wait returned
 /// short: waits again (bounded), counting a timeout if the kernel never
 /// delivers. `got` is how many of them were consumed so far. Whatever did
-/// arrive is always taken (`CycleCheck::finish` counts the rest missing).
+/// arrive is always taken (`CycleCheck::finish` counts the rest missing);
+/// a wait that failed or expired spoils the check, so that the check
+/// alone judges the cycle (cycle.rs).
 /// Once SIGINT or SIGTERM is caught it stops waiting (the round driver
 /// then ends the run as interrupted, not failed). Cold: a cycle whose CQEs
 /// all came with the first wait never calls it.
@@ -122,16 +183,24 @@ pub fn wait_rest(
         got += n;
         match waited {
             Ok(_) | Err(Errno::EINTR) => {}
-            Err(Errno::ETIME) => return ledger.fail(Fail::Timeout, "timeout", seq, None),
+            Err(Errno::ETIME) => return timed_out(check, ledger, seq),
             Err(e) => {
+                check.spoil();
                 let call = enter(Returned::Errno(e));
                 return ledger.fail_call(Fail::SubmitError, "enter_error", seq, call);
             }
         }
     }
     if got < want && signal::caught() == 0 {
-        ledger.fail(Fail::Timeout, "timeout", seq, None);
+        timed_out(check, ledger, seq);
     }
+}
+
+/// A bounded wait for a batch's CQEs expired: counted, and the cycle is
+/// unclean even if the CQEs came just after (its check alone judges it).
+fn timed_out(check: &mut CycleCheck<'_>, ledger: &mut Ledger, seq: u32) {
+    check.spoil();
+    ledger.fail(Fail::Timeout, "timeout", seq, None);
 }
 
 /// Adds what the kernel reports of `ring` to the ledger: SQEs it dropped

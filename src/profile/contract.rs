@@ -1,20 +1,170 @@
-//! The contract of a run: what it will submit and expect, on which ring and
-//! CPU, how often. `describe` prints it as one JSON line; its SHA-256 is the
-//! TSV's `input_sha256` (the formal tool hashed its input there; we have no
-//! input file, so we hash the contract instead), so
-//! `uring-repro describe <the run's options> | sha256sum` reproduces the
-//! column. Nothing about the box (kernel, boot) is in it: that is what
-//! changes between the points of a comparison. `inject_ns` appears only in
-//! a positive control's contract, so a plain run's hash is what it always
-//! was.
+//! The contract of a run: what it runs and how often, on which ring and
+//! CPU, and what it must get back. Every run option that can change a
+//! figure sets one of its fields (the options table, cli/options.rs, names
+//! the field of each option, or why an option changes no figure), and
+//! every field is stated three times from the one list here: on the banner
+//! (`Field::stated`), in `describe`'s JSON, and so in its SHA-256, the
+//! banner's and the TSV's `input_sha256` (the formal tool hashed its input
+//! there; we have no input file, so we hash the contract instead):
+//! `uring-repro describe <the run's options> | sha256sum` reproduces it.
+//! Nothing about the box (kernel, boot) is in it: that is what changes
+//! between the points of a comparison. Nor is how a point was measured
+//! (`--witness`, the timebase): the first banner line states that. A field
+//! a workload does not have is not stated (pollwake has no slots, the
+//! futex workloads no burst), and `inject_ns` only in a positive control's
+//! contract, so a plain run's hash is what it always was.
 
 use core::fmt::{self, Write};
 
-use super::ProfileId;
+use super::pollwake::WATCHDOG_MS;
+use super::{Profile, ProfileId, Takes};
 use crate::check::Kind;
 use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION};
 use crate::fmt::Text;
 use crate::sha256::Sha256;
+
+/// A field of the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// `--profile`: the formal name.
+    Profile,
+    /// `--smoke`, `--trace`: point, smoke or trace.
+    Mode,
+    /// pollwake's `--burst`: messages per burst.
+    Burst,
+    /// The ring every workload sets up (io_uring_setup's sizes).
+    RingEntries,
+    CqEntries,
+    /// `--slots`: requests of the main kind per cycle (v0: groups), and
+    /// the futex words per wait request.
+    Slots,
+    VectorWidth,
+    /// The unit of a figure: pairs per cycle (from the slots or burst).
+    PairsPerCycle,
+    Cycles,
+    Warmups,
+    Rounds,
+    /// `--cpu`, as `run` chooses it.
+    Cpu,
+    /// pollwake's `--ring-flags` and `--waiter-cpu` (the producer's CPU
+    /// unless given), and its waiter's watchdog.
+    RingFlags,
+    WaiterCpu,
+    WatchdogMs,
+    /// `--shared`: `private` or `shared`, where the workload has futex words.
+    FutexScope,
+    /// `--timeout`: the bound on every wait, in seconds.
+    Timeout,
+    /// `--inject-ns`: only in a positive control's contract.
+    InjectNs,
+}
+
+/// Where the banner states a field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stated {
+    /// On the first line, among the facts that name the run.
+    Head,
+    /// On the contract line, the second.
+    ContractLine,
+    /// In `describe` only: it follows from fields the banner states.
+    DescribeOnly,
+}
+
+impl Field {
+    /// Every field, in `describe`'s order, which the contract line keeps.
+    pub const ALL: [Field; 18] = [
+        Field::Profile,
+        Field::Mode,
+        Field::Burst,
+        Field::RingEntries,
+        Field::CqEntries,
+        Field::Slots,
+        Field::VectorWidth,
+        Field::PairsPerCycle,
+        Field::Cycles,
+        Field::Warmups,
+        Field::Rounds,
+        Field::Cpu,
+        Field::RingFlags,
+        Field::WaiterCpu,
+        Field::WatchdogMs,
+        Field::FutexScope,
+        Field::Timeout,
+        Field::InjectNs,
+    ];
+
+    /// Its name in `describe`'s JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Profile => "profile",
+            Field::Mode => "mode",
+            Field::Burst => "burst",
+            Field::RingEntries => "ring_entries",
+            Field::CqEntries => "cq_entries",
+            Field::Slots => "slots",
+            Field::VectorWidth => "vector_width",
+            Field::PairsPerCycle => "pairs_per_cycle",
+            Field::Cycles => "cycles",
+            Field::Warmups => "warmups",
+            Field::Rounds => "rounds",
+            Field::Cpu => "cpu",
+            Field::RingFlags => "ring_flags",
+            Field::WaiterCpu => "waiter_cpu",
+            Field::WatchdogMs => "watchdog_ms",
+            Field::FutexScope => "futex_scope",
+            Field::Timeout => "timeout_s",
+            Field::InjectNs => "inject_ns",
+        }
+    }
+
+    /// Its key on the banner: its name, but `futex` (the C standalone's
+    /// word) for the futex scope.
+    pub fn key(self) -> &'static str {
+        match self {
+            Field::FutexScope => "futex",
+            f => f.name(),
+        }
+    }
+
+    pub fn stated(self) -> Stated {
+        match self {
+            Field::Profile | Field::Mode | Field::Cpu | Field::InjectNs => Stated::Head,
+            Field::PairsPerCycle => Stated::DescribeOnly,
+            _ => Stated::ContractLine,
+        }
+    }
+
+    /// Whether a workload has the field: a field of an option only some
+    /// workloads take is theirs alone.
+    pub fn applies(self, p: &Profile) -> bool {
+        let takes = |t| p.takes.contains(&t);
+        match self {
+            Field::Slots | Field::VectorWidth => takes(Takes::Slots),
+            Field::Burst => takes(Takes::Burst),
+            // The watchdog bounds the waiter's every wait.
+            Field::WaiterCpu | Field::WatchdogMs => takes(Takes::WaiterCpu),
+            Field::RingFlags => takes(Takes::RingFlags),
+            Field::FutexScope => p.futex_words,
+            _ => true,
+        }
+    }
+}
+
+/// A field's value: JSON quotes a word, not a number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    Num(u64),
+    Word(&'static str),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Num(n) => write!(f, "{n}"),
+            Value::Word(w) => f.write_str(w),
+        }
+    }
+}
 
 pub struct Contract<'c, 'a> {
     pub id: ProfileId,
@@ -24,46 +174,73 @@ pub struct Contract<'c, 'a> {
 }
 
 impl Contract<'_, '_> {
+    /// Field `f` of this run; None where the run does not state it (the
+    /// workload does not have it; `inject_ns` outside a positive control).
+    pub fn value(&self, f: Field) -> Option<Value> {
+        if !f.applies(self.id.profile()) {
+            return None;
+        }
+        let (c, s) = (self.cfg, self.id.shape(self.cfg));
+        let num = |n: u32| Some(Value::Num(n as u64));
+        match f {
+            Field::Profile => Some(Value::Word(self.id.formal_name())),
+            Field::Mode => Some(Value::Word(c.mode.name())),
+            Field::Burst => num(c.burst),
+            Field::RingEntries => num(RING_ENTRIES),
+            Field::CqEntries => num(CQ_ENTRIES),
+            Field::Slots => num(s.slots),
+            Field::VectorWidth => num(s.vector_width),
+            Field::PairsPerCycle => Some(Value::Num(s.pairs)),
+            Field::Cycles => num(c.cycles),
+            Field::Warmups => num(c.warmups),
+            Field::Rounds => num(c.rounds),
+            Field::Cpu => num(self.cpu),
+            Field::RingFlags => Some(Value::Word(c.ring_flags.name())),
+            Field::WaiterCpu => num(c.waiter_cpu.unwrap_or(self.cpu)),
+            Field::WatchdogMs => num(WATCHDOG_MS as u32),
+            Field::FutexScope => Some(Value::Word(c.futex_scope())),
+            Field::Timeout => num(c.timeout_s),
+            Field::InjectNs => (c.inject_ns != 0).then_some(Value::Num(c.inject_ns as u64)),
+        }
+    }
+
+    /// ` KEY=VALUE` of field `f` on the banner, where the run states it.
+    pub fn word(&self, w: &mut dyn Write, f: Field) {
+        if let Some(v) = self.value(f) {
+            let _ = write!(w, " {}={v}", f.key());
+        }
+    }
+
     /// The JSON object, one line, ending with a newline.
     pub fn write_json(&self, w: &mut dyn Write) -> fmt::Result {
-        let c = self.cfg;
-        let s = self.id.shape(c);
         write!(
             w,
-            "{{\"tool\":\"uring-repro\",\"tool_version\":\"{VERSION}\",\"profile\":\"{}\",\
-             \"mode\":\"{}\",\"ring_entries\":{RING_ENTRIES},\"cq_entries\":{CQ_ENTRIES},\
-             \"slots\":{},\"vector_width\":{},\"pairs_per_cycle\":{},\"cycles\":{},\
-             \"warmups\":{},\"rounds\":{},\"cpu\":{},\"futex_scope\":\"{}\",\"timeout_s\":{},",
-            self.id.formal_name(),
-            c.mode.name(),
-            s.slots,
-            s.vector_width,
-            s.pairs,
-            c.cycles,
-            c.warmups,
-            c.rounds,
-            self.cpu,
-            c.futex_scope(),
-            c.timeout_s,
+            "{{\"tool\":\"uring-repro\",\"tool_version\":\"{VERSION}\","
         )?;
-        if c.inject_ns != 0 {
-            write!(w, "\"inject_ns\":{},", c.inject_ns)?;
+        for f in Field::ALL {
+            match self.value(f) {
+                Some(Value::Num(n)) => write!(w, "\"{}\":{n},", f.name())?,
+                Some(Value::Word(v)) => write!(w, "\"{}\":\"{v}\",", f.name())?,
+                None => {}
+            }
         }
         w.write_str("\"expect\":{")?;
-        // The CQEs a cycle must produce, per kind that it submits.
+        // The CQEs a cycle must produce, per kind that it submits; a kind
+        // whose every request has a res of its own (pollwake's target CQEs:
+        // each its message's value) has no one res to state.
+        let s = self.id.shape(self.cfg);
         let mut sep = "";
         for k in Kind::ALL {
             let e = s.expect[k as usize];
-            if e.count != 0 {
-                write!(
-                    w,
-                    "{sep}\"{}\":{{\"count\":{},\"res\":{}}}",
-                    k.name(),
-                    e.count,
-                    e.res
-                )?;
-                sep = ",";
+            if e.count == 0 {
+                continue;
             }
+            write!(w, "{sep}\"{}\":{{\"count\":{}", k.name(), e.count)?;
+            if k != Kind::Target {
+                write!(w, ",\"res\":{}", e.res)?;
+            }
+            w.write_str("}")?;
+            sep = ",";
         }
         w.write_str("}}\n")
     }
@@ -87,8 +264,101 @@ impl Contract<'_, '_> {
 mod tests {
     use super::*;
     use crate::config::Mode;
+    use crate::cpu::Choice;
+    use crate::facts::Facts;
     use crate::fmt::TEXT_MAX;
+    use crate::profile::{output, RunInfo};
     use crate::sha256::Hex;
+    use crate::sys::clock::ClockSource;
+
+    /// The banner of a run of `id` with `cfg` on CPU 3, witnessed.
+    fn banner_of(id: ProfileId, cfg: &RunConfig) -> String {
+        let facts = Facts::read(3);
+        let run = RunInfo {
+            id,
+            cfg,
+            shape: id.shape(cfg),
+            cpu: Choice::Requested(3),
+            clock: ClockSource::Vdso,
+            facts: &facts,
+            ring_entries: RING_ENTRIES,
+            cq_entries: CQ_ENTRIES,
+            features: 0x3ffff,
+            input_sha256: Contract { id, cfg, cpu: 3 }.sha256(),
+            witness: Some(("on", "events")),
+        };
+        let mut s = String::new();
+        output::banner(&mut s, &run, &|_| {});
+        s
+    }
+
+    /// Every field of every workload's contract is stated where `stated`
+    /// says, with the value `describe` gives it, and in `describe`; a
+    /// field the workload does not have, nowhere. The contract line ends
+    /// with the hash of `describe`'s bytes; a `# series:` line follows per
+    /// series; the witness is stated on the first line, not in the hash.
+    #[test]
+    fn the_banner_states_every_field_describe_does() {
+        for id in ProfileId::ALL {
+            let cfg = RunConfig {
+                inject_ns: 5,
+                slots: id.default_slots(),
+                witness: crate::config::Witness::Required,
+                ..RunConfig::default()
+            };
+            let c = Contract {
+                id,
+                cfg: &cfg,
+                cpu: 3,
+            };
+            let text = banner_of(id, &cfg);
+            let lines: Vec<&str> = text.lines().collect();
+            let (head, line) = (lines[0], lines[1]);
+            let json = String::from_utf8(c.json().as_bytes().to_vec()).unwrap();
+            for f in Field::ALL {
+                let key = format!(" {}=", f.key());
+                let Some(v) = c.value(f) else {
+                    assert!(!head.contains(&key) && !line.contains(&key), "{id:?} {f:?}");
+                    assert!(
+                        !json.contains(&format!("\"{}\":", f.name())),
+                        "{id:?} {f:?}"
+                    );
+                    continue;
+                };
+                let member = match v {
+                    Value::Num(n) => format!("\"{}\":{n},", f.name()),
+                    Value::Word(w) => format!("\"{}\":\"{w}\",", f.name()),
+                };
+                assert!(json.contains(&member), "{id:?} {member} in {json}");
+                let word = format!("{key}{v}");
+                let want = (
+                    f.stated() == Stated::Head,
+                    f.stated() == Stated::ContractLine,
+                );
+                let got = (head.contains(&word), line.contains(&word));
+                assert_eq!(got, want, "{id:?} {f:?}:\n{head}\n{line}");
+            }
+            let hash = format!(" input_sha256={}", Hex(&c.sha256()));
+            assert!(line.starts_with("# ") && line.ends_with(&hash), "{line}");
+            assert!(head.contains(" witness=on ") && !json.contains("witness"));
+            let series: Vec<&str> = lines
+                .iter()
+                .filter_map(|l| l.strip_prefix("# series: "))
+                .collect();
+            assert_eq!(series.len(), id.profile().series.len(), "{id:?}");
+        }
+        let s0 = banner_of(ProfileId::S0, &RunConfig::default());
+        let series = "# series: s0_wait_wake option=s0 per=\"WAIT/WAKE pair\" \
+                      about=\"io_uring futex WAIT/WAKE\"";
+        assert_eq!(s0.lines().nth(2), Some(series));
+        let pw = banner_of(
+            ProfileId::parse(b"pollwake").unwrap(),
+            &RunConfig::default(),
+        );
+        let idle = "# series: pollwake_idle option=pollwake per=\"MSG_RING completion\" \
+                    about=\"io_uring poll wakeup, idle epoll\" mode=idle";
+        assert!(pw.lines().any(|l| l == idle), "{pw}");
+    }
 
     fn json_of(id: ProfileId, cfg: &RunConfig) -> String {
         let mut s = String::new();
@@ -123,7 +393,7 @@ mod tests {
             mode: Mode::Smoke,
             ..RunConfig::default()
         };
-        let s = json_of(ProfileId::V0, &cfg);
+        let s = json_of(ProfileId::parse(b"v0").unwrap(), &cfg);
         assert!(s.len() < TEXT_MAX - 64, "{s}");
         assert!(
             s.contains("\"profile\":\"v0_waitv_wake\",\"mode\":\"smoke\""),

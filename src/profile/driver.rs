@@ -11,7 +11,7 @@
 use core::fmt::Write;
 
 use super::collect::{account, check_cpu};
-use super::Workload;
+use super::{Series, Workload};
 use crate::check::Ledger;
 use crate::config::{RunConfig, MAX_ROUNDS};
 use crate::fmt;
@@ -28,7 +28,7 @@ pub const MAX_SERIES: usize = 4;
 
 /// One share of a round: `cycles` cycles of one series.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
+pub struct Share {
     pub timed_ns: u64,
     pub cycles: u32,
     pub pairs: u64,
@@ -52,10 +52,10 @@ pub fn run_share(
     cycles: u32,
     seq: &mut u32,
     mut hist: Option<&mut Histogram>,
-) -> Tally {
-    let mut t = Tally {
+) -> Share {
+    let mut t = Share {
         passed: true,
-        ..Tally::default()
+        ..Share::default()
     };
     work.select(series);
     for _ in 0..cycles {
@@ -107,7 +107,7 @@ impl Rows {
         }
     }
 
-    fn add(&mut self, t: &Tally) {
+    fn add(&mut self, t: &Share) {
         self.ns_per_pair[self.rounds] = t.timed_ns as f64 / t.pairs as f64;
         self.rounds += 1;
         self.total_ns += t.timed_ns;
@@ -134,7 +134,7 @@ impl Rows {
 pub struct Outcome {
     pub ledger: Ledger,
     /// The workload's series (`Profile::series`): the row sets of a round.
-    pub series: &'static [&'static str],
+    pub series: &'static [Series],
     /// Per series, in that order.
     pub rows: [Rows; MAX_SERIES],
     /// Per-cycle ns of the measured shares.
@@ -169,7 +169,7 @@ impl Outcome {
 
     /// Nothing of `series` run yet; `ledger` holds what the set-up
     /// checked already.
-    pub fn new(ledger: Ledger, series: &'static [&'static str]) -> Outcome {
+    pub fn new(ledger: Ledger, series: &'static [Series]) -> Outcome {
         Outcome {
             ledger,
             series,
@@ -207,7 +207,7 @@ pub fn rounds(
     'rounds: for i in 0..cfg.warmups + cfg.rounds {
         let warmup = i < cfg.warmups;
         let r = if warmup { i } else { i - cfg.warmups };
-        for (k, &name) in series.iter().enumerate().take(MAX_SERIES) {
+        for (k, s) in series.iter().enumerate().take(MAX_SERIES) {
             let before = o.ledger;
             check_cpu(cpu, &mut o.ledger);
             let hist = (!warmup).then_some(&mut share_hist);
@@ -252,7 +252,9 @@ pub fn rounds(
                 let _ = writeln!(out, "# warm-up round {r} failed");
             }
             if !warmup {
-                fmt::row(out, name, r, t.pairs, t.timed_ns, passed);
+                // A table of several series tags each row with its own.
+                let tag = if series.len() > 1 { s.name } else { "" };
+                fmt::row(out, tag, r, t.pairs, t.timed_ns, passed);
                 out.flush();
                 if t.pairs > 0 {
                     o.rows[k].add(&t);
@@ -376,7 +378,8 @@ mod tests {
             tsv: Some((&mut file, &ctx)),
         };
         let clock = Clock::syscall();
-        let mut o = Outcome::new(Ledger::default(), crate::profile::ONE_TABLE);
+        let n0 = crate::profile::ProfileId::parse(b"n0").unwrap();
+        let mut o = Outcome::new(Ledger::default(), n0.profile().series);
         rounds(&cfg, &mut fake, &mut ring, &clock, cpu, &mut o, sinks);
         out.flush();
         // The rows are on disk before the verdict, and before the close.

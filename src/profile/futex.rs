@@ -1,10 +1,12 @@
 //! What the futex workloads share: their words, each alone in a 64-byte
 //! cell (no false sharing) of one anonymous mapping populated before the
-//! first cycle; the requests a cycle makes; the futex2 flags; and the plan
-//! a cycle's CQEs are checked against.
+//! first cycle; the requests a cycle makes; the futex2 flags; the plan a
+//! cycle's CQEs are checked against; and the kernel functions of their
+//! requests, each with the hits the witness must see (Linux 6.12,
+//! io_uring/opdef.c, futex.c, cancel.c).
 
-use super::{setup, SetUp, Shape};
-use crate::check::Plan;
+use super::{setup, Function, Hits, SetUp, Shape};
+use crate::check::{Kind, Plan};
 use crate::exit::Exit;
 use crate::ops;
 use crate::sys::memory::Mapping;
@@ -73,3 +75,48 @@ impl Futex {
         }
     }
 }
+
+/// `.prep` of both IORING_OP_FUTEX_WAIT and IORING_OP_FUTEX_WAKE: once per
+/// SQE of either (v0's check WAKEs included).
+pub const PREP: Function =
+    Function::per_request("io_futex_prep", &[Kind::Wait, Kind::Wake, Kind::Check]);
+
+/// FUTEX_WAIT's and FUTEX_WAKE's `.issue`: once per SQE.
+pub const WAIT: Function = Function::per_request("io_futex_wait", &[Kind::Wait]);
+pub const WAKE: Function = Function::per_request("io_futex_wake", &[Kind::Wake, Kind::Check]);
+
+/// The task work of a FUTEX_WAIT that did not end inline, set by
+/// `io_futex_wake_fn` (woken, res 0) and by `__io_futex_cancel`
+/// (-ECANCELED): once per WAIT CQE. A WAIT whose word differs ends -EAGAIN
+/// in `io_futex_wait` itself and never gets here (`COMPLETE_NEVER`, e0's).
+pub const COMPLETE: Function = Function {
+    name: "io_futex_complete",
+    hits: Hits::PerCqe(Kind::Wait),
+};
+pub const COMPLETE_NEVER: Function = Function {
+    name: "io_futex_complete",
+    hits: Hits::Never,
+};
+
+/// Called once by `io_try_cancel` for each ASYNC_CANCEL by user_data that
+/// finds no io-wq or poll request.
+pub const CANCEL: Function = Function::per_request("io_futex_cancel", &[Kind::Cancel]);
+
+/// FUTEX_WAITV's `.prep` and `.issue`, once per SQE each, and its task
+/// work, set by `io_futex_wakev_fn`: once per WAITV CQE.
+pub const WAITV_PREP: Function = Function::per_request("io_futexv_prep", &[Kind::Waitv]);
+pub const WAITV: Function = Function::per_request("io_futexv_wait", &[Kind::Waitv]);
+pub const WAITV_COMPLETE: Function = Function {
+    name: "io_futexv_complete",
+    hits: Hits::PerCqe(Kind::Waitv),
+};
+
+/// `io_req_track_inflight`: 079afb081c42 calls it from `io_futex_prep` and
+/// `io_futexv_prep`, once per futex SQE. It is declared `inline` in
+/// io_uring.c, and the kernel's `inline` implies `notrace`: listed, it is
+/// reported as not traceable (`notrace` when kallsyms has it, `inlined`
+/// when it has no symbol: Debian's 6.12.117) unless a kernel can trace it.
+pub const INFLIGHT: Function = Function::per_request(
+    "io_req_track_inflight",
+    &[Kind::Wait, Kind::Wake, Kind::Check, Kind::Waitv],
+);

@@ -13,9 +13,9 @@
 use super::collect::account;
 use super::futex::Futex;
 use super::wait_wake::{self, WaitWake};
-use super::{span, Names, Profile, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
+use super::{span, Names, Profile, Series, Takes, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE};
 use crate::check::{Call, Fail, Ledger, Returned};
-use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, RING_ENTRIES};
+use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, MAX_SLOTS, RING_ENTRIES};
 use crate::ring::{Ring, SetupError};
 use crate::sys;
 use crate::sys::clock::Clock;
@@ -28,12 +28,15 @@ pub static L0: Profile = Profile {
         formal: "l0_lifecycle",
         help: "ring setup, one s0 cycle, close; stays 200 ms at the end",
     },
+    per: "ring, setup to close",
     opcodes: &[FUTEX_WAIT, FUTEX_WAKE],
     default_slots: DEFAULT_SLOTS,
+    max_slots: MAX_SLOTS,
     // Private by contract: the populated cache of the report's cycle.
-    futex_scope: false,
+    takes: &[Takes::Slots, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| wait_wake::shape(cfg.slots),
-    series: ONE_TABLE,
+    series: &[Series::only("l0_lifecycle", "io_uring ring setup to exit")],
     functions: &wait_wake::FUNCTIONS,
     start: |s, ring, ledger, then| {
         let s0 = WaitWake(Futex::set_up(s)?);

@@ -1,19 +1,33 @@
 //! The workloads, and the one driver that runs them all.
 //!
-//! - One file per workload holds all of it: its `Profile` (names, opcodes,
-//!   shape, rows, kernel functions, set-up) and its `Workload` (the cycle).
-//!   `wait_wake.rs`: s0, the report's cycle (start reading here);
-//!   `wait_cancel.rs` c0, `waitv_wake.rs` v0, `batch.rs` z0 e0 n0,
-//!   `lifecycle.rs` l0, `pollwake/` the poll-wakeup workload. A new one is
-//!   a new file, its `mod` line and its line in `ProfileId::ALL`.
-//! - `shape.rs`: the form of what a cycle submits and must get back.
+//! - One file per workload holds all of it: its `Profile` and its
+//!   `Workload` (the cycle). `wait_wake.rs`: s0, the report's cycle (start
+//!   reading here); `wait_cancel.rs` c0, `waitv_wake.rs` v0, `batch.rs` z0
+//!   e0 n0, `lifecycle.rs` l0, `pollwake/` the poll-wakeup workload.
+//! - A new workload is a new file, its `mod` line and its line in
+//!   `ProfileId::ALL`, and nothing else: the command line, `--help`, the
+//!   banner, `describe`, the witness and selftest read its `Profile`, and
+//!   compare, report and the mail its point's `# series:` lines. The file
+//!   holds a `static` `Profile` (every field is required: its names and
+//!   help line, what a figure is per, the opcodes to probe, its slots, the
+//!   options it takes beyond every workload's, whether it has futex words,
+//!   its shape, its series in kernel words, its kernel functions with the
+//!   hits each must show, its set-up) and a `Workload` whose `cycle` runs
+//!   one cycle, most simply with `cycle.rs`'s frame. (A new opcode is more:
+//!   its encoder in ops.rs, its request `Kind` in check.rs, its kernel name
+//!   in witnessed.rs.)
+//! - `shape.rs`: the form of what a cycle submits and must get back;
+//!   `cycle.rs`: the frame of a cycle made of one or two batches (every
+//!   futex workload's and n0's), `collect.rs` what it does with each.
 //! - `driver.rs`: warm-ups and rounds of cycles, the rows, the ledger.
-//! - `run.rs`: a run from CPU choice to verdict; `witnessed.rs`: its
-//!   witness; `contract.rs`: `describe`.
+//! - `run.rs`: a run from CPU choice to verdict; `output.rs`: the banner;
+//!   `contract.rs`: the contract (`describe`, `input_sha256`);
+//!   `witnessed.rs`: the witness.
 
 mod batch;
 mod collect;
 pub mod contract;
+mod cycle;
 mod driver;
 mod futex;
 mod inject;
@@ -35,7 +49,7 @@ pub use driver::{Outcome, Rows};
 pub use run::{choose_cpu, run, run_point};
 pub use shape::Shape;
 
-use crate::check::{Counter, Ledger, TOTALS};
+use crate::check::{Counter, Kind, Ledger, TOTALS};
 use crate::config::RunConfig;
 use crate::cpu::Choice;
 use crate::exit::Exit;
@@ -45,30 +59,116 @@ use crate::sys::clock::{Clock, ClockSource};
 use crate::sys::uapi::*;
 use crate::sys::CpuSet;
 
-/// What a workload is, before any of it runs: its names, the opcodes it
-/// needs, its requests per cycle, what a cycle submits and must get back,
-/// its rows, the kernel functions the witness counts, and its set-up. Each
-/// workload's own file holds its `Profile`; `ProfileId::ALL` lists them.
+/// What a workload is, before any of it runs: everything the rest of the
+/// tool knows of it. Each workload's own file holds its `Profile`;
+/// `ProfileId::ALL` lists them. Nothing else names a workload: the command
+/// line, `--help`, the banner, `describe`, the witness and selftest read
+/// these fields, and compare learns what it needs from the banner's
+/// `# series:` lines.
 pub struct Profile {
     pub names: Names,
+    /// What one figure of its table is per: `per=` of its `# series:`
+    /// lines ("WAIT/WAKE pair").
+    pub per: &'static str,
     /// Probed before anything runs: a missing one is a skip naming it.
     pub opcodes: &'static [Opcode],
-    /// Requests per cycle unless `--slots` says otherwise (v0: groups).
+    /// Requests per cycle unless `--slots` says otherwise, and the most
+    /// `--slots` may ask (v0: WAITV groups, 1..=8).
     pub default_slots: u32,
-    /// `--shared` applies: it waits or wakes on futex words, whose scope
-    /// the maintainers' patches distinguish.
-    pub futex_scope: bool,
+    pub max_slots: u32,
+    /// The run options it takes beyond those every workload takes.
+    pub takes: &'static [Takes],
+    /// It maps futex words, whose scope its banner and contract state
+    /// (`futex=`): private, or shared where it takes `--shared`.
+    pub futex_words: bool,
     /// What one cycle of a run with these options submits and must get
     /// back (pollwake: a burst).
     pub shape: fn(&RunConfig) -> Shape,
-    /// The row sets each round prints, in order: one plain table (`""`),
-    /// or tagged rows (pollwake's modes: the rows' first column).
-    pub series: &'static [&'static str],
-    /// Its kernel functions, for the witness's function tracer (what each
-    /// is expected to count: witnessed.rs).
-    pub functions: &'static [&'static str],
+    /// The row sets each round prints, in that order (at most
+    /// `MAX_SERIES`): one plain table, or rows tagged by series (pollwake's
+    /// modes).
+    pub series: &'static [Series],
+    /// Its kernel functions, for the witness, each with the hits it must
+    /// show.
+    pub functions: &'static [Function],
     /// Sets it up on the run's ring and runs the rest of the run with it.
     pub start: Start,
+}
+
+/// A run option only some workloads take (`Profile::takes`); every other
+/// run option applies to every workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Takes {
+    /// `--slots`: requests of the main kind per cycle.
+    Slots,
+    /// `--shared`: futex words without FUTEX2_PRIVATE.
+    Shared,
+    /// `--tsv`: the formal reproducer's rows, one row a round.
+    Tsv,
+    /// `--burst`, `--waiter-cpu`, `--ring-flags`: pollwake's.
+    Burst,
+    WaiterCpu,
+    RingFlags,
+}
+
+/// One row set of a workload's table, a share of every round.
+pub struct Series {
+    /// The name its rows have: the workload's formal name for its only
+    /// series, else the rows' first column (`pollwake_idle`).
+    pub name: &'static str,
+    /// The `compare --mode` word that selects it among several (None: the
+    /// workload's only series).
+    pub mode: Option<&'static str>,
+    /// The workload in kernel words, a subject a maintainer recognises
+    /// ("io_uring futex WAIT/WAKE"): `about=` of its `# series:` line.
+    pub about: &'static str,
+}
+
+impl Series {
+    /// A workload's only series: its formal name, in kernel words.
+    pub const fn only(name: &'static str, about: &'static str) -> Series {
+        Series {
+            name,
+            mode: None,
+            about,
+        }
+    }
+}
+
+/// A kernel function the witness counts, and the hits it must show.
+pub struct Function {
+    pub name: &'static str,
+    pub hits: Hits,
+}
+
+/// The hits a kernel function must show in the rounds a ledger counts:
+/// from the requests submitted and the CQEs checked, never a constant.
+pub enum Hits {
+    /// Once per request of these kinds the kernel accepted.
+    PerRequest(&'static [Kind]),
+    /// Once per checked CQE of this kind.
+    PerCqe(Kind),
+    /// Never: the workload's requests do not reach it.
+    Never,
+}
+
+impl Function {
+    /// `name`, hit once per request of `kinds`.
+    pub const fn per_request(name: &'static str, kinds: &'static [Kind]) -> Function {
+        Function {
+            name,
+            hits: Hits::PerRequest(kinds),
+        }
+    }
+
+    /// The hits the rounds `l` counts must give it.
+    pub fn hits(&self, l: &Ledger) -> u64 {
+        match self.hits {
+            Hits::PerRequest(kinds) => kinds.iter().map(|&k| l.requests(k)).sum(),
+            Hits::PerCqe(k) => l.kind(k),
+            Hits::Never => 0,
+        }
+    }
 }
 
 /// A profile's names: short, long, and the formal reproducer's (banner,
@@ -90,9 +190,6 @@ pub const ASYNC_CANCEL: Opcode = (IORING_OP_ASYNC_CANCEL, "IORING_OP_ASYNC_CANCE
 pub const NOP: Opcode = (IORING_OP_NOP, "IORING_OP_NOP");
 pub const MSG_RING: Opcode = (IORING_OP_MSG_RING, "IORING_OP_MSG_RING");
 
-/// The rows of a workload with one plain table.
-pub const ONE_TABLE: &[&str] = &[""];
-
 /// The workload a run runs (`--profile`): one of `ALL`.
 #[derive(Clone, Copy)]
 pub struct ProfileId(&'static Profile);
@@ -111,9 +208,6 @@ impl ProfileId {
     ];
     /// The report's workload, the default.
     pub const S0: ProfileId = ProfileId(&wait_wake::S0);
-    /// The two the command line has rules of its own for.
-    pub const V0: ProfileId = ProfileId(&waitv_wake::V0);
-    pub const POLLWAKE: ProfileId = ProfileId(&pollwake::POLLWAKE);
 
     /// Everything the workload is.
     pub fn profile(self) -> &'static Profile {
@@ -139,14 +233,19 @@ impl ProfileId {
         })
     }
 
-    /// Whether `--shared` applies.
-    pub fn has_futex_scope(self) -> bool {
-        self.0.futex_scope
+    /// Whether it takes run option `t`.
+    pub fn takes(self, t: Takes) -> bool {
+        self.0.takes.contains(&t)
     }
 
     /// Requests per cycle unless `--slots` says otherwise (v0: groups).
     pub fn default_slots(self) -> u32 {
         self.0.default_slots
+    }
+
+    /// Its rows are tagged by series (a table of several: pollwake's).
+    pub fn tagged(self) -> bool {
+        self.0.series.len() > 1
     }
 
     /// The shape a run with `cfg` gives it.
@@ -214,6 +313,17 @@ pub struct RunInfo<'r> {
     pub witness: Option<(&'static str, &'static str)>,
 }
 
+impl RunInfo<'_> {
+    /// The run's contract.
+    pub fn contract(&self) -> contract::Contract<'_, '_> {
+        contract::Contract {
+            id: self.id,
+            cfg: self.cfg,
+            cpu: self.cpu.cpu(),
+        }
+    }
+}
+
 /// One workload: how a cycle runs and is checked, and what its output
 /// says beyond the rows every workload prints. The defaults are the futex
 /// workloads' output (the C standalone's table); pollwake has its own.
@@ -236,9 +346,9 @@ pub trait Workload {
     /// Once after the last round (l0 lingers; pollwake joins its waiter).
     fn finish(&mut self, _ring: &mut Ring, _ledger: &mut Ledger) {}
 
-    /// Every banner line but the first, the facts included.
+    /// The banner lines, the facts included.
     fn banner(&self, w: &mut dyn Write, run: &RunInfo) {
-        output::contract_banner(w, run);
+        output::banner(w, run, &|_| {});
     }
 
     /// The lines between the last row and the checks line.

@@ -1,79 +1,104 @@
-//! What a run prints around the rows: the first banner line every workload
-//! shares, and the futex workloads' contract line, summary and failure
-//! line (the `Workload` trait's defaults; pollwake has its own).
+//! What a run prints around the rows: the banner every workload shares
+//! (pollwake adds lines of its own), and the futex workloads' summary and
+//! failure line (the `Workload` trait's defaults; pollwake has its own).
 
 use core::fmt::Write;
 
-use super::{Outcome, RunInfo};
+use super::contract::{Contract, Field, Stated};
+use super::{Outcome, Profile, RunInfo};
 use crate::check::Failure;
-use crate::config::{Mode, VERSION};
+use crate::config::VERSION;
 use crate::fmt::{self, Bytes};
 use crate::sha256::Hex;
 
-/// The first banner line: tool, workload, kernel, boot, CPU, clock and
-/// timebase (`mode` is left out where None), `inject_ns=N` when the run is a
-/// positive control, and `witness=on|unavailable witness_sources=...` with
-/// `--witness` (tracepoints cost time: such a point is not a plain one).
-pub fn banner_head(w: &mut dyn Write, run: &RunInfo, mode: Option<Mode>) {
-    let _ = write!(
-        w,
-        "# uring-repro {VERSION} profile={}",
-        run.id.formal_name()
-    );
-    if let Some(m) = mode {
-        let _ = write!(w, " mode={}", m.name());
+/// The banner: the first line, the contract line, what `more` adds (pollwake:
+/// its modes), the unit (icount), the series, the facts.
+pub fn banner(w: &mut dyn Write, run: &RunInfo, more: &dyn Fn(&mut dyn Write)) {
+    let c = run.contract();
+    head(w, run, &c);
+    contract_line(w, run, &c);
+    more(w);
+    if let Some(unit) = run.cfg.timebase.unit_line() {
+        let _ = writeln!(w, "{unit}");
     }
+    series(w, run.id.profile());
+    run.facts.print(w);
+}
+
+/// The first banner line: tool, workload and mode, kernel, boot, CPU and
+/// how it was chosen, clock and timebase, `inject_ns=N` when the run is a
+/// positive control, and `witness=on|unavailable witness_sources=...`
+/// with `--witness` (tracepoints cost time: such a point is not a plain
+/// one). Every field stated `Head` is here.
+fn head(w: &mut dyn Write, run: &RunInfo, c: &Contract) {
+    let _ = write!(w, "# uring-repro {VERSION}");
+    c.word(w, Field::Profile);
+    c.word(w, Field::Mode);
     let f = run.facts;
     let _ = write!(
         w,
-        " kernel={} boot_id={} cpu={} cpu_choice={} clock={} timebase={}",
+        " kernel={} boot_id={}",
         Bytes(f.release()),
-        Bytes(f.boot_id.get()),
-        run.cpu.cpu(),
+        Bytes(f.boot_id.get())
+    );
+    c.word(w, Field::Cpu);
+    let _ = write!(
+        w,
+        " cpu_choice={} clock={} timebase={}",
         run.cpu.how(),
         run.clock.name(),
         run.cfg.timebase.name(),
     );
-    if run.cfg.inject_ns != 0 {
-        let _ = write!(w, " inject_ns={}", run.cfg.inject_ns);
-    }
+    c.word(w, Field::InjectNs);
     if let Some((state, sources)) = run.witness {
         let _ = write!(w, " witness={state} witness_sources={sources}");
     }
     let _ = writeln!(w);
 }
 
-/// After the banner lines of a point whose ns are not time (icount), the
-/// line that says what they are.
-pub fn unit_line(w: &mut dyn Write, run: &RunInfo) {
-    if let Some(unit) = run.cfg.timebase.unit_line() {
-        let _ = writeln!(w, "{unit}");
+/// The contract line: every field stated there, in the contract's order
+/// (the ring's sizes as the kernel set the ring up), then the ring's
+/// feature bits and the contract's SHA-256.
+fn contract_line(w: &mut dyn Write, run: &RunInfo, c: &Contract) {
+    let _ = w.write_str("#");
+    for f in Field::ALL {
+        if f.stated() != Stated::ContractLine {
+            continue;
+        }
+        match f {
+            Field::RingEntries => {
+                let _ = write!(w, " {}={}", f.key(), run.ring_entries);
+            }
+            Field::CqEntries => {
+                let _ = write!(w, " {}={}", f.key(), run.cq_entries);
+            }
+            _ => c.word(w, f),
+        }
     }
-}
-
-/// The futex workloads' banner: the first line, the contract, the unit
-/// (icount), the facts.
-pub fn contract_banner(w: &mut dyn Write, run: &RunInfo) {
-    banner_head(w, run, Some(run.cfg.mode));
-    let (c, s) = (run.cfg, &run.shape);
     let _ = writeln!(
         w,
-        "# ring_entries={} cq_entries={} slots={} vector_width={} cycles={} warmups={} rounds={} \
-         futex={} timeout_s={} features={:#x} input_sha256={}",
-        run.ring_entries,
-        run.cq_entries,
-        s.slots,
-        s.vector_width,
-        c.cycles,
-        c.warmups,
-        c.rounds,
-        c.futex_scope(),
-        c.timeout_s,
+        " features={:#x} input_sha256={}",
         run.features,
-        Hex(&run.input_sha256),
+        Hex(&run.input_sha256)
     );
-    unit_line(w, run);
-    run.facts.print(w);
+}
+
+/// One `# series:` line per series of `p`, in table order: what its rows
+/// are named, the `--profile` that runs it, what a figure is per, the
+/// workload in kernel words, and the `--mode` word that selects it in a
+/// table of several (compare, report and the mail read these).
+fn series(w: &mut dyn Write, p: &Profile) {
+    for s in p.series {
+        let _ = write!(
+            w,
+            "# series: {} option={} per=\"{}\" about=\"{}\"",
+            s.name, p.names.short, p.per, s.about
+        );
+        if let Some(m) = s.mode {
+            let _ = write!(w, " mode={m}");
+        }
+        let _ = writeln!(w);
+    }
 }
 
 /// The futex workloads' summary: the mean row, the spread of the rounds,

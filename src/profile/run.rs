@@ -7,7 +7,7 @@ use core::ffi::CStr;
 use core::fmt::Write;
 
 use super::driver::{self, Outcome, Sinks};
-use super::witnessed::Witness;
+use super::witnessed::RunWitness;
 use super::{contract, setup};
 use super::{ProfileId, RunInfo, SetUp, Workload};
 use crate::check::Ledger;
@@ -16,12 +16,13 @@ use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::fmt::{self, Clean};
+use crate::outfile::Removal;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;
 use crate::sys::uapi::O_WRONLY;
-use crate::sys::{self, CPath, CpuSet, Errno, Fd, SysResult, CPU_SET_BYTES};
+use crate::sys::{self, CpuSet, Errno, Fd, SysResult, CPU_SET_BYTES};
 use crate::tsv::{self, TsvFile};
 
 /// Runs workload `id` with `cfg` and reports it on `out` (and `--tsv`).
@@ -63,7 +64,7 @@ fn attempt(
     probe(&ring, profile.opcodes)?;
     // Before the workload's set-up: pollwake's waiter thread, started
     // there, is followed from its first instruction.
-    let mut witness = Witness::open(id, cfg, pinned)?;
+    let mut witness = RunWitness::open(id, cfg, pinned)?;
     let s = SetUp {
         cfg,
         shape: id.shape(cfg),
@@ -119,17 +120,7 @@ fn attempt(
 
 /// `--tsv FILE`, created (never overwritten) before anything runs.
 fn tsv_file(cfg: &RunConfig) -> Result<Option<TsvFile>, Exit> {
-    let Some(path) = cfg.tsv else {
-        return Ok(None);
-    };
-    let refuse = |why: &dyn core::fmt::Display| {
-        Exit::new(exit::USAGE, format_args!("--tsv {}: {why}", Clean(path)))
-    };
-    let path = CPath::new(path).map_err(|bad| refuse(&format_args!("cannot be created: {bad}")))?;
-    TsvFile::create(path).map(Some).map_err(|e| match e {
-        Errno::EEXIST => refuse(&format_args!("exists (never overwritten): {e}")),
-        _ => refuse(&format_args!("cannot be created: {e}")),
-    })
+    cfg.tsv.map(tsv::open).transpose()
 }
 
 /// A `--tsv` file that is not the whole run, removed: why (its own write
@@ -149,18 +140,6 @@ fn settle(t: TsvFile, stdout_cut: bool) -> Option<Dropped> {
     })
 }
 
-/// `removed`, or `NOT removed: ERRNO`.
-struct Removal<'r>(&'r SysResult<()>);
-
-impl core::fmt::Display for Removal<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.0 {
-            Ok(()) => f.write_str("removed"),
-            Err(e) => write!(f, "NOT removed: {e}"),
-        }
-    }
-}
-
 /// The banner, the rounds (between `--trace`'s markers, with the witness
 /// tracing) into `o`, the workload's end, the summary, the checks line and
 /// the witness's lines (Err: why the witness fails the run).
@@ -173,11 +152,11 @@ fn measure(
     o: &mut Outcome,
     out: &mut Out,
     mut tsv: Option<&mut TsvFile>,
-    witness: &mut Witness,
+    witness: &mut RunWitness,
 ) -> Result<(), &'static str> {
     let (cfg, facts) = (info.cfg, info.facts);
     w.banner(out, info);
-    if !o.series[0].is_empty() {
+    if info.id.tagged() {
         out.bytes(b"profile\t");
     }
     let _ = writeln!(out, "round\tpairs\tns_per_pair\tsemantic_pass");
@@ -245,36 +224,35 @@ fn judge(
     stdout: Option<Errno>,
     dropped: Option<(&[u8], Dropped)>,
 ) -> Exit {
-    let passed = o.ledger.passed();
     if o.interrupted != 0 {
         let sig = signal::name(o.interrupted);
         return Exit::new(exit::INTERRUPTED, format_args!("interrupted by {sig}"));
     }
-    if let (true, Some(e)) = (passed, stdout) {
+    if !o.ledger.passed() {
+        let mut e = Exit::new(exit::FAIL, format_args!(""));
+        w.cause(&mut e.cause, o);
+        return e;
+    }
+    if let Some(e) = stdout {
         let mut x = exit::stdout_failed(e);
         if let Some((path, d)) = dropped {
             if x.cause.as_bytes().is_empty() {
                 let _ = write!(x.cause, "stdout was closed");
             }
-            let removal = Removal(&d.removed);
+            let removal = Removal::of(&d.removed);
             let _ = write!(x.cause, "; --tsv {} {removal} (cut short)", Clean(path));
         }
         return x;
     }
-    if let (true, Some((path, d))) = (passed, &dropped) {
-        let (e, removal) = (d.write.unwrap_or(Errno::EIO), Removal(&d.removed));
+    if let Some((path, d)) = dropped {
+        let (e, removal) = (d.write.unwrap_or(Errno::EIO), Removal::of(&d.removed));
         let path = Clean(path);
         return Exit::new(
             exit::FAIL,
             format_args!("--tsv {path}: write failed: {e}; {removal}"),
         );
     }
-    if passed {
-        return Exit::pass();
-    }
-    let mut e = Exit::new(exit::FAIL, format_args!(""));
-    w.cause(&mut e.cause, o);
-    e
+    Exit::pass()
 }
 
 /// The CPU a run with `--cpu requested` pins to (a bad --cpu is a usage

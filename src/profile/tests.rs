@@ -6,17 +6,18 @@ use super::shape::tests::shape_of;
 use super::shape::RES_CANCEL_FOUND;
 use super::waitv_wake::WAITV_WAKE_INDEX;
 use super::*;
-use crate::check::{tag, CycleCheck, Fail, Kind, Ledger, Plan};
+use crate::check::{tag, CycleCheck, Fail, Kind, Ledger, Plan, Returned, KINDS};
 use crate::config::{CQ_ENTRIES, RING_ENTRIES};
 use crate::ops;
-use crate::sys::uapi::IoUringCqe;
+use crate::sys::uapi::{IoUringCqe, IORING_SETUP_R_DISABLED};
+use crate::sys::Errno;
 use crate::testing::skip;
 
 /// Every workload but pollwake (its bursts are tested in pollwake/tests.rs).
 fn futex_workloads() -> impl Iterator<Item = ProfileId> {
     ProfileId::ALL
         .into_iter()
-        .filter(|&p| p != ProfileId::POLLWAKE)
+        .filter(|&p| p != ProfileId::parse(b"pollwake").unwrap())
 }
 
 /// The workload with the short name `short`.
@@ -276,4 +277,156 @@ fn a_cq_overflow_flushed_mid_round_is_counted_once() {
     assert!(!ring.overflow_pending(), "flushed");
     // The round's end finds nothing new: counted once, not lost, not twice.
     assert_eq!(ring.state().cq_overflow, 0);
+}
+
+/// A ring whose every io_uring_enter fails in the kernel: set up disabled
+/// (IORING_SETUP_R_DISABLED) and never enabled, each enter is EBADFD, and
+/// what a cycle pushed stays in the SQ.
+fn refusing_ring() -> Option<Ring> {
+    match Ring::new(RING_ENTRIES, CQ_ENTRIES, IORING_SETUP_R_DISABLED) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            skip(&format!("io_uring unavailable here: {e:?}"));
+            None
+        }
+    }
+}
+
+/// io_uring_enter on a ring not yet enabled.
+const EBADFD: Errno = Errno(77);
+
+/// Every workload whose cycle is batches (cycle.rs), its first batch
+/// refused by the kernel: the cycle is unclean, its failure names the
+/// enter and the errno, and no batch is pushed after the failed one (the
+/// SQ holds that batch alone: nothing else is left unsubmitted). Nothing
+/// is counted as submitted or received; every expected CQE is missing.
+#[test]
+fn a_failed_first_batch_ends_the_cycle_with_nothing_pushed_after_it() {
+    for short in ["s0", "c0", "v0", "z0", "e0", "n0"] {
+        let id = id(short);
+        let Some(mut ring) = refusing_ring() else {
+            return;
+        };
+        let cfg = RunConfig {
+            slots: id.default_slots(),
+            ..RunConfig::default()
+        };
+        let allowed = crate::cpu::only(0);
+        let s = SetUp {
+            cfg: &cfg,
+            shape: id.shape(&cfg),
+            cpu: Choice::Requested(0),
+            allowed: &allowed,
+        };
+        let mut l = Ledger::default();
+        let mut seen = None;
+        let started = (id.profile().start)(&s, &mut ring, &mut l, &mut |w, ring, l| {
+            let (_, clean) = w.cycle(ring, &Clock::syscall(), l, 7);
+            seen = Some((clean, ring.state()));
+            Ok(Exit::pass())
+        });
+        assert!(started.is_ok(), "{id:?}");
+        let (clean, state) = seen.unwrap();
+        assert!(!clean, "{id:?}");
+        let first = s.shape.slots;
+        assert_eq!(
+            state.outstanding, first,
+            "{id:?}: pushed after the failed batch"
+        );
+        assert_eq!(l.count(Fail::SubmitError), 1, "{id:?}");
+        // Every CQE the cycle expected is missing, and nothing else counted.
+        let expected: u32 = s.shape.expect.iter().map(|e| e.count).sum();
+        assert_eq!(l.count(Fail::Missing), expected as u64, "{id:?}");
+        assert_eq!(l.failures(), 1 + expected as u64, "{id:?}: {l:?}");
+        let f = l.first.unwrap();
+        let call = f.call.unwrap();
+        assert_eq!(
+            (f.what, f.seq, call.name, call.ret),
+            ("submit_error", 7, "io_uring_enter", Returned::Errno(EBADFD)),
+            "{id:?}"
+        );
+        assert_eq!((l.submitted, l.cqes), ([0; KINDS], 0), "{id:?}");
+    }
+    assert_eq!(EBADFD.name(), "EBADFD");
+}
+
+/// What the cycle frame relies on to judge a cycle by its check alone
+/// (cycle.rs): a wait for late CQEs that fails or expires spoils the
+/// check, even when no CQE is missing (here: a check that expects none).
+#[test]
+fn a_wait_that_fails_or_expires_spoils_the_check() {
+    let nothing = Plan::new(&[crate::check::Expect::default(); KINDS]);
+    let Some(mut refusing) = refusing_ring() else {
+        return;
+    };
+    let Some(mut idle) = live_ring(id("n0")) else {
+        return;
+    };
+    idle.set_wait_timeout_ns(1_000_000);
+    for (ring, fail) in [
+        (&mut refusing, Fail::SubmitError),
+        (&mut idle, Fail::Timeout),
+    ] {
+        let mut l = Ledger::default();
+        let mut check = CycleCheck::new(2, &nothing);
+        collect::wait_rest(ring, &mut check, &mut l, 0, 1, 2);
+        assert_eq!((l.count(fail), l.failures()), (1, 1), "{fail:?}");
+        assert!(
+            !check.finish_own(&mut l),
+            "{fail:?}: the check still passes"
+        );
+    }
+}
+
+/// What every workload's `Profile` must hold for the rest of the tool to
+/// read it without knowing the workload: names no other workload has,
+/// series named by the one rule (its formal name, or several each
+/// `FORMAL_MODE` with its `--mode` word) and printable as `# series:`
+/// words, its slots within the limits, at most the functions the witness
+/// traces, each once.
+#[test]
+fn every_profile_states_its_facts_in_one_form() {
+    let mut names = Vec::new();
+    let word = |w: &str| !w.is_empty() && !w.contains([' ', '"', '\\', '\n']);
+    let quoted = |q: &str| !q.is_empty() && !q.contains(['"', '\\', '\n']);
+    for id in ProfileId::ALL {
+        let p = id.profile();
+        let n = &p.names;
+        names.extend([n.short, n.long]);
+        // pollwake's formal name is its short name.
+        if n.formal != n.short {
+            names.push(n.formal);
+        }
+        assert!(word(n.short) && word(n.formal) && quoted(p.per), "{id:?}");
+        assert!(!p.opcodes.is_empty(), "{id:?}");
+        assert!((1..=driver::MAX_SERIES).contains(&p.series.len()), "{id:?}");
+        for s in p.series {
+            assert!(word(s.name) && quoted(s.about), "{id:?} {}", s.name);
+            match s.mode {
+                None => assert!(p.series.len() == 1 && s.name == n.formal, "{id:?}"),
+                Some(m) => {
+                    assert!(p.series.len() > 1 && word(m), "{id:?}");
+                    assert_eq!(s.name, format!("{}_{m}", n.formal));
+                    names.push(m);
+                }
+            }
+            if s.name != n.formal {
+                names.push(s.name);
+            }
+        }
+        assert!(
+            1 <= p.default_slots && p.default_slots <= p.max_slots,
+            "{id:?}"
+        );
+        assert!(p.max_slots <= crate::config::MAX_SLOTS, "{id:?}");
+        assert!(!p.functions.is_empty(), "{id:?}");
+        assert!(p.functions.len() <= crate::witness::MAX_FUNCTIONS, "{id:?}");
+        for (i, f) in p.functions.iter().enumerate() {
+            assert!(p.functions[..i].iter().all(|g| g.name != f.name), "{id:?}");
+        }
+    }
+    let all = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), all, "a name means one workload, or one mode");
 }

@@ -9,14 +9,14 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked, as in s0.
 
-use super::collect::{collect, pushed, submitted};
-use super::futex::Futex;
+use super::collect::Batch;
+use super::cycle::Cycle;
+use super::futex::{self, Futex};
 use super::shape::{RES_CANCELED, RES_CANCEL_FOUND};
-use super::witnessed::INFLIGHT;
-use super::{span, Names, Profile, Shape, Timed, Workload};
-use super::{ASYNC_CANCEL, FUTEX_WAIT, ONE_TABLE};
-use crate::check::{tag, CycleCheck, Kind, Ledger};
-use crate::config::DEFAULT_SLOTS;
+use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::{ASYNC_CANCEL, FUTEX_WAIT};
+use crate::check::{tag, Kind, Ledger};
+use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -30,23 +30,26 @@ pub static C0: Profile = Profile {
         formal: "c0_wait_cancel",
         help: "32 FUTEX_WAIT, 32 ASYNC_CANCEL by user_data (-ECANCELED, 1)",
     },
+    per: "WAIT/ASYNC_CANCEL pair",
     opcodes: &[FUTEX_WAIT, ASYNC_CANCEL],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: true,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| {
         let n = cfg.slots;
         Shape::new(n)
             .with(Kind::Wait, n, RES_CANCELED)
             .with(Kind::Cancel, n, RES_CANCEL_FOUND)
     },
-    series: ONE_TABLE,
+    series: &[Series::only("c0_wait_cancel", "io_uring futex WAIT/cancel")],
     functions: &[
-        "io_futex_prep",
-        "io_futex_wait",
-        "io_futex_wake",
-        "io_futex_complete",
-        "io_futex_cancel",
-        INFLIGHT,
+        futex::PREP,
+        futex::WAIT,
+        futex::WAKE,
+        futex::COMPLETE,
+        futex::CANCEL,
+        futex::INFLIGHT,
     ],
     start: |s, ring, ledger, then| then(&mut WaitCancel(Futex::set_up(s)?), ring, ledger),
 };
@@ -64,25 +67,18 @@ impl Workload for WaitCancel {
         let f = &self.0;
         let n = f.slots;
         f.set_words(n, 0);
-        let before = ledger.failures();
-        let mut check = CycleCheck::new(seq, &f.plan);
-        let t0 = span::start(clock);
-        let waits = ring.push_batch(n, |i| {
-            ops::futex_wait(f.word(i), 0, f.flags, tag(seq, Kind::Wait, i))
-        });
-        let mut ok =
-            pushed(waits, ledger, seq) && submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
-        let cancels = ring.push_batch(n, |i| {
-            ops::cancel(tag(seq, Kind::Wait, i), tag(seq, Kind::Cancel, i))
-        });
-        ok = ok
-            && pushed(cancels, ledger, seq)
-            && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Cancel, ledger, seq);
-        if ok {
-            collect(ring, &mut check, ledger, 2 * n, seq);
-        }
-        let t1 = span::end(clock, f.inject_ns);
-        let clean = check.finish(ledger, before);
-        (t1.wrapping_sub(t0), clean)
+        let mut c = Cycle::start(seq, &f.plan, clock);
+        c.two_batches(
+            ring,
+            ledger,
+            Batch::new(Kind::Wait, n, |i| {
+                ops::futex_wait(f.word(i), 0, f.flags, tag(seq, Kind::Wait, i))
+            }),
+            Batch::new(Kind::Cancel, n, |i| {
+                ops::cancel(tag(seq, Kind::Wait, i), tag(seq, Kind::Cancel, i))
+            }),
+        );
+        let ns = c.stop(clock, f.inject_ns);
+        (ns, c.finish(ledger))
     }
 }

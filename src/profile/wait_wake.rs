@@ -14,12 +14,13 @@
 //!
 //! Two syscalls per cycle, both io_uring_enter: the clock is the vDSO's.
 
-use super::collect::{collect, pushed, submitted};
-use super::futex::{Futex, CELL_BYTES};
-use super::witnessed::INFLIGHT;
-use super::{span, Names, Profile, Shape, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE, ONE_TABLE};
-use crate::check::{tag, CycleCheck, Kind, Ledger};
-use crate::config::DEFAULT_SLOTS;
+use super::collect::Batch;
+use super::cycle::Cycle;
+use super::futex::{self, Futex, CELL_BYTES};
+use super::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::{FUTEX_WAIT, FUTEX_WAKE};
+use crate::check::{tag, Kind, Ledger};
+use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -32,11 +33,14 @@ pub static S0: Profile = Profile {
         formal: "s0_wait_wake",
         help: "32 FUTEX_WAIT, 32 FUTEX_WAKE (wait res 0, wake res 1)",
     },
+    per: "WAIT/WAKE pair",
     opcodes: &[FUTEX_WAIT, FUTEX_WAKE],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: true,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| shape(cfg.slots),
-    series: ONE_TABLE,
+    series: &[Series::only("s0_wait_wake", "io_uring futex WAIT/WAKE")],
     functions: &FUNCTIONS,
     start: |s, ring, ledger, then| then(&mut WaitWake(Futex::set_up(s)?), ring, ledger),
 };
@@ -49,13 +53,13 @@ pub fn shape(slots: u32) -> Shape {
 }
 
 /// The kernel functions of a WAIT and a WAKE (where each hit comes from:
-/// witnessed.rs); z0 and e0 name the same.
-pub const FUNCTIONS: [&str; 5] = [
-    "io_futex_prep",
-    "io_futex_wait",
-    "io_futex_wake",
-    "io_futex_complete",
-    INFLIGHT,
+/// futex.rs); l0 and z0 name the same.
+pub const FUNCTIONS: [Function; 5] = [
+    futex::PREP,
+    futex::WAIT,
+    futex::WAKE,
+    futex::COMPLETE,
+    futex::INFLIGHT,
 ];
 
 pub struct WaitWake(pub Futex);
@@ -75,26 +79,18 @@ impl Workload for WaitWake {
         // Locals, so stores into the SQ ring do not force reloads of self.
         let (words, flags) = (f.word(0) as usize, f.flags);
         let word = |i: u32| (words + i as usize * CELL_BYTES) as *const u32;
-        let mut check = CycleCheck::new(seq, &f.plan);
-        let t0 = span::start(clock);
-        let waits = ring.push_batch(n, |i| {
-            ops::futex_wait(word(i), 0, flags, tag(seq, Kind::Wait, i))
-        });
-        let mut ok =
-            pushed(waits, ledger, seq) && submitted(ring.submit(n), n, Kind::Wait, ledger, seq);
-        if ok {
-            let wakes = ring.push_batch(n, |i| {
+        let mut c = Cycle::start(seq, &f.plan, clock);
+        c.two_batches(
+            ring,
+            ledger,
+            Batch::new(Kind::Wait, n, |i| {
+                ops::futex_wait(word(i), 0, flags, tag(seq, Kind::Wait, i))
+            }),
+            Batch::new(Kind::Wake, n, |i| {
                 ops::futex_wake(word(i), 1, flags, tag(seq, Kind::Wake, i))
-            });
-            ok = pushed(wakes, ledger, seq)
-                && submitted(ring.submit_and_wait(n, 2 * n), n, Kind::Wake, ledger, seq);
-        }
-        if ok {
-            collect(ring, &mut check, ledger, 2 * n, seq);
-        }
-        let t1 = span::end(clock, f.inject_ns);
-        // Every failure outside the check is a failed submission (`ok`).
-        let clean = check.finish_own(ledger) && ok;
-        (t1.wrapping_sub(t0), clean)
+            }),
+        );
+        let ns = c.stop(clock, f.inject_ns);
+        (ns, c.finish(ledger))
     }
 }

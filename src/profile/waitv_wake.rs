@@ -11,13 +11,12 @@
 //! WAKE/WAITV CQE is checked. The check wakes are not timed: they prove
 //! correctness and are not part of the WAITV->WAKE path being measured.
 
-use super::collect::{collect, pushed, submitted};
-use super::futex::{mapping_failed, Futex, MAX_CELLS};
-use super::witnessed::INFLIGHT;
-use super::{span, Names, Profile, Shape, Timed, Workload};
-use super::{FUTEX_WAITV, FUTEX_WAKE, ONE_TABLE};
-use crate::check::{tag, CycleCheck, Kind, Ledger};
-use crate::config::WAITV_GROUPS;
+use super::collect::Batch;
+use super::cycle::Cycle;
+use super::futex::{self, mapping_failed, Futex, MAX_CELLS};
+use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::{FUTEX_WAITV, FUTEX_WAKE};
+use crate::check::{tag, Kind, Ledger};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -25,7 +24,7 @@ use crate::sys::memory::Mapping;
 use crate::sys::uapi::FutexWaitv;
 use crate::sys::SysResult;
 
-/// v0: `slots` counts WAITV groups here (at most WAITV_GROUPS, 8x8 words).
+/// v0: `slots` counts WAITV groups here (at most 8, of 8 words each).
 pub static V0: Profile = Profile {
     names: Names {
         short: "v0",
@@ -33,9 +32,12 @@ pub static V0: Profile = Profile {
         formal: "v0_waitv_wake",
         help: "8 WAITV x 8 words, WAKE index 3 (res 3, 1), check WAKE (0)",
     },
+    per: "WAITV/WAKE pair",
     opcodes: &[FUTEX_WAITV, FUTEX_WAKE],
-    default_slots: WAITV_GROUPS,
-    futex_scope: true,
+    default_slots: MAX_GROUPS,
+    max_slots: MAX_GROUPS,
+    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+    futex_words: true,
     shape: |cfg| {
         let g = cfg.slots;
         Shape {
@@ -46,14 +48,14 @@ pub static V0: Profile = Profile {
         .with(Kind::Wake, g, 1)
         .with(Kind::Check, g, 0)
     },
-    series: ONE_TABLE,
+    series: &[Series::only("v0_waitv_wake", "io_uring FUTEX_WAITV/WAKE")],
     functions: &[
-        "io_futexv_prep",
-        "io_futexv_wait",
-        "io_futexv_complete",
-        "io_futex_prep",
-        "io_futex_wake",
-        INFLIGHT,
+        futex::WAITV_PREP,
+        futex::WAITV,
+        futex::WAITV_COMPLETE,
+        futex::PREP,
+        futex::WAKE,
+        futex::INFLIGHT,
     ],
     start: |s, ring, ledger, then| {
         let mut v0 = WaitvWake::new(Futex::set_up(s)?).map_err(mapping_failed)?;
@@ -67,8 +69,8 @@ pub const WAITV_WIDTH: u32 = 8;
 pub const WAITV_WAKE_INDEX: u32 = 3;
 /// The word of each group the check WAKE targets after the WAITV ended.
 pub const WAITV_CHECK_INDEX: u32 = 0;
-/// Most groups: every word of MAX_CELLS in one WAITV.
-const MAX_GROUPS: usize = MAX_CELLS / WAITV_WIDTH as usize;
+/// Most groups, and the default: every word of MAX_CELLS in one WAITV.
+const MAX_GROUPS: u32 = MAX_CELLS as u32 / WAITV_WIDTH;
 
 pub struct WaitvWake {
     /// `slots` counts WAITV groups here.
@@ -82,7 +84,7 @@ pub struct WaitvWake {
 impl WaitvWake {
     /// `f.slots` groups (1..=8) of WAITV_WIDTH of `f`'s words.
     pub fn new(f: Futex) -> SysResult<WaitvWake> {
-        let groups = f.slots.min(MAX_GROUPS as u32);
+        let groups = f.slots.min(MAX_GROUPS);
         let vecs = Mapping::anonymous(MAX_CELLS * core::mem::size_of::<FutexWaitv>())?;
         let v = vecs.ptr() as *mut FutexWaitv;
         for i in 0..groups * WAITV_WIDTH {
@@ -123,39 +125,30 @@ impl Workload for WaitvWake {
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let g = self.groups;
         self.f.set_words(g * WAITV_WIDTH, 0);
-        let before = ledger.failures();
-        let mut check = CycleCheck::new(seq, &self.f.plan);
-        let t0 = span::start(clock);
         let flags = self.f.flags;
-        let waitvs = ring.push_batch(g, |i| {
-            ops::futex_waitv(self.vec(i), WAITV_WIDTH, tag(seq, Kind::Waitv, i))
-        });
-        let mut ok =
-            pushed(waitvs, ledger, seq) && submitted(ring.submit(g), g, Kind::Waitv, ledger, seq);
-        let wakes = ring.push_batch(g, |i| {
-            let w = self.word(i, WAITV_WAKE_INDEX);
-            ops::futex_wake(w, 1, flags, tag(seq, Kind::Wake, i))
-        });
-        ok = ok
-            && pushed(wakes, ledger, seq)
-            && submitted(ring.submit_and_wait(g, 2 * g), g, Kind::Wake, ledger, seq);
-        if ok {
-            collect(ring, &mut check, ledger, 2 * g, seq);
-        }
-        let t1 = span::end(clock, self.f.inject_ns);
-        if ok {
-            // Nobody may be left waiting on any word of a completed WAITV.
-            let checks = ring.push_batch(g, |i| {
+        let mut c = Cycle::start(seq, &self.f.plan, clock);
+        c.two_batches(
+            ring,
+            ledger,
+            Batch::new(Kind::Waitv, g, |i| {
+                ops::futex_waitv(self.vec(i), WAITV_WIDTH, tag(seq, Kind::Waitv, i))
+            }),
+            Batch::new(Kind::Wake, g, |i| {
+                let w = self.word(i, WAITV_WAKE_INDEX);
+                ops::futex_wake(w, 1, flags, tag(seq, Kind::Wake, i))
+            }),
+        );
+        let ns = c.stop(clock, self.f.inject_ns);
+        // Untimed: nobody may be left waiting on any word of a completed
+        // WAITV (skipped when a timed batch failed).
+        c.one_batch(
+            ring,
+            ledger,
+            Batch::new(Kind::Check, g, |i| {
                 let w = self.word(i, WAITV_CHECK_INDEX);
                 ops::futex_wake(w, 1, flags, tag(seq, Kind::Check, i))
-            });
-            if pushed(checks, ledger, seq)
-                && submitted(ring.submit_and_wait(g, g), g, Kind::Check, ledger, seq)
-            {
-                collect(ring, &mut check, ledger, g, seq);
-            }
-        }
-        let clean = check.finish(ledger, before);
-        (t1.wrapping_sub(t0), clean)
+            }),
+        );
+        (ns, c.finish(ledger))
     }
 }

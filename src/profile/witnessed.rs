@@ -1,35 +1,15 @@
 //! A run's witness (`--witness`): opened before the workload's set-up,
 //! tracing during the rounds, and after the checks line its lines and its
-//! verdict (`Witness`). What the kernel must have seen is derived from the
+//! verdict (`RunWitness`). What the kernel must have seen is derived from the
 //! run's own counts (the ledger's submitted requests and checked CQEs of
 //! the traced rounds), never from constants: warm-ups, rounds and slots
 //! all count.
 //!
-//! The kernel functions the profiles name (each its `Profile::functions`),
-//! and where each hit comes from (Linux
-//! 6.12, io_uring/opdef.c, futex.c, cancel.c, nop.c, msg_ring.c):
-//! - `io_futex_prep`: the `.prep` of both IORING_OP_FUTEX_WAIT and
-//!   IORING_OP_FUTEX_WAKE, once per SQE of either;
-//! - `io_futex_wait` / `io_futex_wake`: their `.issue`, once per SQE;
-//! - `io_futex_complete`: the task work of a FUTEX_WAIT that did not end
-//!   inline: set by `io_futex_wake_fn` (woken, res 0) and by
-//!   `__io_futex_cancel` (-ECANCELED); a WAIT whose word differs returns
-//!   -EAGAIN from `io_futex_wait` itself and never gets here (e0: 0);
-//! - `io_futexv_prep`, `io_futexv_wait`: FUTEX_WAITV's `.prep`, `.issue`;
-//!   `io_futexv_complete`: its task work, set by `io_futex_wakev_fn`;
-//! - `io_futex_cancel`: called once by `io_try_cancel` for each
-//!   ASYNC_CANCEL by user_data that finds no io-wq or poll request;
-//! - `io_nop_prep`, `io_nop`; `io_msg_ring_prep`, `io_msg_ring`: NOP's and
-//!   MSG_RING's `.prep` and `.issue`;
-//! - `io_req_track_inflight`: 079afb081c42 calls it from `io_futex_prep`
-//!   and `io_futexv_prep`, once per futex SQE. It is declared `inline` in
-//!   io_uring.c, and the kernel's `inline` implies `notrace`: listed, it is
-//!   reported as not traceable (`notrace` when kallsyms has it, `inlined`
-//!   when it has no symbol: Debian's 6.12.117) unless a kernel can trace it.
+//! The kernel functions each workload names, and the hits each must show,
+//! are its `Profile::functions` (the futex ones in futex.rs).
 
 use core::fmt::Write;
 
-use super::shape::RES_AGAIN;
 use super::{pollwake, Profile, ProfileId, Shape};
 use crate::check::{Kind, Ledger, KINDS};
 use crate::config::{self, RunConfig};
@@ -38,10 +18,7 @@ use crate::fmt::{self, Bytes, Line};
 use crate::sys;
 use crate::sys::out::Out;
 use crate::tsv::{self, TsvFile};
-use crate::witness::{self, Expect, Instance};
-
-/// The function 079afb081c42 added to every futex request's prep.
-pub const INFLIGHT: &str = "io_req_track_inflight";
+use crate::witness::{self, Instance, Wanted};
 
 /// The kernel's name of the opcode a kind's requests use (io_uring/opdef.c
 /// `.name`); None: no request of its own (pollwake's target CQEs).
@@ -71,8 +48,8 @@ pub fn bound(profile: &Profile, shape: &Shape, cycles: u64) -> (u64, u64) {
 
 /// What the kernel must have seen of the rounds of `profile` (with
 /// `shape`) that `l` counts.
-pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Expect {
-    let mut e = Expect::default();
+pub fn wanted(profile: &Profile, shape: &Shape, l: &Ledger) -> Wanted {
+    let mut e = Wanted::default();
     let sub = |k: Kind| l.submitted[k as usize];
     for k in Kind::ALL {
         if let Some(op) = opcode(k) {
@@ -105,47 +82,44 @@ pub fn expect(profile: &Profile, shape: &Shape, l: &Ledger) -> Expect {
     if unchecked > 0 {
         e.varied(unchecked);
     }
-    let (wait, wake, check) = (sub(Kind::Wait), sub(Kind::Wake), sub(Kind::Check));
-    let waitv = sub(Kind::Waitv);
-    // A WAIT whose word differs ends inline (-EAGAIN), without task work.
-    let inline_end = shape.expect[Kind::Wait as usize].res == RES_AGAIN;
-    let completed_waits = if inline_end { 0 } else { l.kind(Kind::Wait) };
-    // What each function of the profiles' lists counts; any other, nothing.
-    let hits = [
-        ("io_futex_prep", wait + wake + check),
-        (INFLIGHT, wait + wake + check + waitv),
-        ("io_futex_wait", wait),
-        ("io_futex_wake", wake + check),
-        ("io_futex_complete", completed_waits),
-        ("io_futex_cancel", sub(Kind::Cancel)),
-        ("io_futexv_prep", waitv),
-        ("io_futexv_wait", waitv),
-        ("io_futexv_complete", l.kind(Kind::Waitv)),
-        ("io_nop_prep", sub(Kind::Nop)),
-        ("io_nop", sub(Kind::Nop)),
-        ("io_msg_ring_prep", sub(Kind::Source)),
-        ("io_msg_ring", sub(Kind::Source)),
-    ];
-    for &f in profile.functions {
-        let n = hits.iter().find(|h| h.0 == f).map_or(0, |h| h.1);
-        e.function(f, n);
+    for f in profile.functions {
+        e.function(f.name, f.hits(l));
     }
     e
 }
 
-/// What the witness of a run of `id` with `cfg` asks of the kernel: the
-/// most it records in every cycle of every series, warm-ups included.
-fn plan(id: ProfileId, cfg: &RunConfig, cpu: u32) -> witness::Plan<'static> {
+/// The names of a workload's kernel functions (the first MAX_FUNCTIONS:
+/// the tests hold every workload to that many).
+fn function_names(profile: &Profile) -> FunctionNames {
+    let mut names = [""; witness::MAX_FUNCTIONS];
+    for (n, f) in names.iter_mut().zip(profile.functions) {
+        *n = f.name;
+    }
+    (names, profile.functions.len().min(witness::MAX_FUNCTIONS))
+}
+
+/// A workload's function names, and how many there are.
+type FunctionNames = ([&'static str; witness::MAX_FUNCTIONS], usize);
+
+/// What the witness of a run of `id` with `cfg` watches: the most it
+/// records in every cycle of every series, warm-ups included, of the
+/// functions `names`.
+fn watch<'n>(
+    id: ProfileId,
+    cfg: &RunConfig,
+    cpu: u32,
+    names: &'n FunctionNames,
+) -> witness::Watch<'n> {
     let profile = id.profile();
     let series = profile.series.len() as u64;
     let cycles = (cfg.warmups + cfg.rounds) as u64 * cfg.cycles as u64 * series;
     let (events, function_hits) = bound(profile, &id.shape(cfg), cycles);
-    witness::Plan {
+    witness::Watch {
         pid: sys::getpid(),
         cpu,
         events,
         function_hits,
-        functions: profile.functions,
+        functions: &names.0[..names.1],
     }
 }
 
@@ -153,7 +127,7 @@ fn plan(id: ProfileId, cfg: &RunConfig, cpu: u32) -> witness::Plan<'static> {
 /// a live trace instance and what the run's workload must make the kernel
 /// record (one per run, by value: no heap).
 #[allow(clippy::large_enum_variant)]
-pub enum Witness {
+pub enum RunWitness {
     Off,
     Unavailable(Line),
     On {
@@ -163,22 +137,25 @@ pub enum Witness {
     },
 }
 
-impl Witness {
+impl RunWitness {
     /// `--witness`: the run's trace instance, armed, tracing off, its
     /// buffer sized for every cycle of every series. A run that cannot be
     /// witnessed is a skip naming why (`--witness=optional`: it runs,
     /// unwitnessed, and says so).
-    pub fn open(id: ProfileId, cfg: &RunConfig, cpu: u32) -> Result<Witness, Exit> {
+    pub fn open(id: ProfileId, cfg: &RunConfig, cpu: u32) -> Result<RunWitness, Exit> {
         if cfg.witness == config::Witness::Off {
-            return Ok(Witness::Off);
+            return Ok(RunWitness::Off);
         }
-        match Instance::create(&plan(id, cfg, cpu)) {
-            Ok(instance) => Ok(Witness::On {
+        let names = function_names(id.profile());
+        match Instance::create(&watch(id, cfg, cpu, &names)) {
+            Ok(instance) => Ok(RunWitness::On {
                 instance,
                 profile: id.profile(),
                 shape: id.shape(cfg),
             }),
-            Err(why) if cfg.witness == config::Witness::Optional => Ok(Witness::Unavailable(why)),
+            Err(why) if cfg.witness == config::Witness::Optional => {
+                Ok(RunWitness::Unavailable(why))
+            }
             Err(why) => Err(Exit::new(
                 exit::SKIP,
                 format_args!("--witness: this run cannot be witnessed: {why}"),
@@ -189,22 +166,22 @@ impl Witness {
     /// The banner's `witness=` words (None: not asked for).
     pub fn banner(&self) -> Option<(&'static str, &'static str)> {
         match self {
-            Witness::Off => None,
-            Witness::Unavailable(_) => Some(("unavailable", "none")),
-            Witness::On { instance, .. } => Some(("on", instance.sources())),
+            RunWitness::Off => None,
+            RunWitness::Unavailable(_) => Some(("unavailable", "none")),
+            RunWitness::On { instance, .. } => Some(("on", instance.sources())),
         }
     }
 
     /// Tracing on, just before the first round (outside every timed span).
     pub fn start(&mut self) {
-        if let Witness::On { instance, .. } = self {
+        if let RunWitness::On { instance, .. } = self {
             let _ = instance.start();
         }
     }
 
     /// Tracing off, just after the last round.
     pub fn stop(&mut self) {
-        if let Witness::On { instance, .. } = self {
+        if let RunWitness::On { instance, .. } = self {
             let _ = instance.stop();
         }
     }
@@ -226,12 +203,12 @@ impl Witness {
         };
         let [expected, unparsed, events, functions, removal] = &mut a.lines;
         let (i, profile, shape) = match self {
-            Witness::Off => return a,
-            Witness::Unavailable(why) => {
+            RunWitness::Off => return a,
+            RunWitness::Unavailable(why) => {
                 let _ = write!(events, "unavailable: {why}");
                 return a;
             }
-            Witness::On {
+            RunWitness::On {
                 instance,
                 profile,
                 shape,
@@ -241,7 +218,7 @@ impl Witness {
             let _ = write!(events, "not judged: the run was interrupted");
             Ok(())
         } else {
-            let e = expect(profile, shape, window);
+            let e = wanted(profile, shape, window);
             judge(i, &e, [events, functions], [expected, unparsed])
         };
         match i.remove() {
@@ -301,7 +278,7 @@ type Text = fmt::Text<1024>;
 /// trace line not understood (if any). Err: why it fails the run.
 fn judge(
     i: &Instance,
-    e: &Expect,
+    e: &Wanted,
     [events, functions]: [&mut Text; 2],
     [expected, unparsed]: [&mut Text; 2],
 ) -> Result<(), &'static str> {
@@ -340,9 +317,9 @@ mod tests {
 
     /// What the kernel must have seen of profile `name`'s rounds that `l`
     /// counts, with the default options.
-    fn expect_of(name: &str, l: &Ledger) -> Expect {
+    fn wanted_of(name: &str, l: &Ledger) -> Wanted {
         let id = ProfileId::parse(name.as_bytes()).unwrap();
-        expect(id.profile(), &id.shape(&RunConfig::default()), l)
+        wanted(id.profile(), &id.shape(&RunConfig::default()), l)
     }
 
     /// A ledger where each of `requests` was submitted and completed.
@@ -366,7 +343,7 @@ mod tests {
     fn s0_trace_expects_what_the_report_counted_by_hand() {
         // --trace: 16 cycles of 32 WAIT + 32 WAKE.
         let l = completed(&[(Kind::Wait, 512), (Kind::Wake, 512)]);
-        let e = expect_of("s0", &l);
+        let e = wanted_of("s0", &l);
         assert_eq!(e.submits(), &[("FUTEX_WAIT", 512), ("FUTEX_WAKE", 512)]);
         assert_eq!((e.completions, e.varied), (1024, 0));
         assert_eq!(e.results(), &[(0, 512), (1, 512)]);
@@ -385,28 +362,28 @@ mod tests {
     #[test]
     fn c0_v0_e0_and_pollwake_expectations() {
         let l = completed(&[(Kind::Wait, 64), (Kind::Cancel, 64)]);
-        let e = expect_of("c0", &l);
+        let e = wanted_of("c0", &l);
         assert_eq!(e.submits(), &[("FUTEX_WAIT", 64), ("ASYNC_CANCEL", 64)]);
         assert_eq!(e.results(), &[(-125, 64), (1, 64)]);
         assert_eq!(e.hits("io_futex_wake"), Some(0));
         assert_eq!(e.hits("io_futex_complete"), Some(64));
         assert_eq!(e.hits("io_futex_cancel"), Some(64));
         let l = completed(&[(Kind::Waitv, 8), (Kind::Wake, 8), (Kind::Check, 8)]);
-        let e = expect_of("v0", &l);
+        let e = wanted_of("v0", &l);
         assert_eq!(e.submits(), &[("FUTEX_WAKE", 16), ("FUTEX_WAITV", 8)]);
         assert_eq!(e.results(), &[(1, 8), (0, 8), (3, 8)]);
         assert_eq!(e.hits("io_futex_prep"), Some(16));
         assert_eq!(e.hits("io_futexv_complete"), Some(8));
         assert_eq!(e.hits("io_req_track_inflight"), Some(24));
         let l = completed(&[(Kind::Wait, 32)]);
-        let e = expect_of("e0", &l);
+        let e = wanted_of("e0", &l);
         assert_eq!(e.results(), &[(-11, 32)]);
         assert_eq!(e.hits("io_futex_complete"), Some(0));
         let l = ledger(
             &[(Kind::Source, 128)],
             &[(Kind::Source, 128), (Kind::Target, 128)],
         );
-        let e = expect_of("pollwake", &l);
+        let e = wanted_of("pollwake", &l);
         assert_eq!(e.submits(), &[("MSG_RING", 128)]);
         // Message 0 of burst 0 carries the value 0.
         assert_eq!(e.results(), &[(0, 129)]);
@@ -419,7 +396,7 @@ mod tests {
     /// not (refused, naming the size: "shorten it").
     #[test]
     fn trace_and_smoke_fit_the_buffer_and_a_point_does_not() {
-        let plan_of = |id: ProfileId, mode, rounds, cycles, warmups| {
+        let watch_of = |id: ProfileId, mode, rounds, cycles, warmups| {
             let cfg = RunConfig {
                 mode,
                 rounds,
@@ -428,11 +405,13 @@ mod tests {
                 slots: id.default_slots(),
                 ..RunConfig::default()
             };
-            plan(id, &cfg, 0)
+            let names = function_names(id.profile());
+            let w = watch(id, &cfg, 0, &names);
+            (w.events, w.function_hits, w.buffer_kb())
         };
         for id in ProfileId::ALL {
-            let trace = plan_of(id, Mode::Trace, 1, TRACE_CYCLES, 0).buffer_kb();
-            let smoke = plan_of(id, Mode::Smoke, SMOKE_ROUNDS, SMOKE_CYCLES, 0).buffer_kb();
+            let trace = watch_of(id, Mode::Trace, 1, TRACE_CYCLES, 0).2;
+            let smoke = watch_of(id, Mode::Smoke, SMOKE_ROUNDS, SMOKE_CYCLES, 0).2;
             assert!(
                 trace <= MAX_BUFFER_KB && smoke < trace,
                 "{id:?}: {trace} {smoke}"
@@ -440,12 +419,18 @@ mod tests {
         }
         // pollwake --trace: 4 modes x 16 bursts of 32 messages, each with a
         // source and a target CQE: at most 8,192 events, 12,288 hits.
-        let pw = plan_of(ProfileId::POLLWAKE, Mode::Trace, 1, TRACE_CYCLES, 0);
-        assert_eq!((pw.events, pw.function_hits), (8192, 12288));
+        let pw = watch_of(
+            ProfileId::parse(b"pollwake").unwrap(),
+            Mode::Trace,
+            1,
+            TRACE_CYCLES,
+            0,
+        );
+        assert_eq!((pw.0, pw.1), (8192, 12288));
         // s0's point: 18 rounds x 512 cycles x 64 requests, a submission
         // and a completion each: 1,179,648 events, about 110 MiB.
-        let s0 = plan_of(ProfileId::S0, Mode::Point, 15, 512, 3);
-        assert_eq!(s0.events, 1_179_648);
-        assert!(s0.buffer_kb() > MAX_BUFFER_KB);
+        let s0 = watch_of(ProfileId::S0, Mode::Point, 15, 512, 3);
+        assert_eq!(s0.0, 1_179_648);
+        assert!(s0.2 > MAX_BUFFER_KB);
     }
 }

@@ -5,12 +5,21 @@
 //! PID 1 alone is no proof of that: the first process of a PID namespace
 //! (`unshare -p -f`, a container's entrypoint) is PID 1 too, and mounting
 //! over its /proc or powering off would break the namespace it shares. Nor
-//! is a missing /proc (`umount -l /proc` in such a namespace). So init
-//! duties need evidence a container does not give by accident: PID 1, no
-//! procfs mounted yet, a root filesystem that lives in RAM (the rootfs an
-//! initramfs is unpacked into: ramfs or tmpfs), and this very program
-//! there as `/init` (the file the kernel executed is the file `/init`
-//! names).
+//! is a missing /proc (`umount -l /proc` in such a namespace), nor a RAM
+//! root holding this program as `/init` (`unshare -p -f -m chroot ROOT
+//! /init`, ROOT a tmpfs). So init duties need all of:
+//! - PID 1;
+//! - no procfs mounted yet (`/proc/self/stat` cannot be opened);
+//! - a root filesystem that lives in RAM (the rootfs an initramfs is
+//!   unpacked into: ramfs or tmpfs), and this very program there as
+//!   `/init` (the file the kernel executed is the file `/init` names);
+//! - and the one fact no container has: its PID namespace is the initial
+//!   one, where PID 1 is the process the kernel started. reboot(2) says
+//!   so: `LINUX_REBOOT_CMD_CAD_ON` succeeds only there (with
+//!   CAP_SYS_BOOT), and changes nothing on a fresh boot; in any other PID
+//!   namespace it fails (EINVAL, or EPERM without the capability) and
+//!   changes nothing either (`sys::reboot_cad_on`). It is asked last, only
+//!   of a process that passed the rest.
 
 use core::fmt::Write;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -32,7 +41,8 @@ pub fn detect(start: &StartInfo) -> bool {
         && start.execfn().is_some_and(|exe| {
             let this = sys::file_id(exe, true);
             this.is_ok() && this == sys::file_id(c"/init", true)
-        });
+        })
+        && sys::reboot_cad_on().is_ok();
     INIT.store(init, Ordering::Relaxed);
     init
 }

@@ -11,15 +11,21 @@ impl Errno {
     pub const EINTR: Errno = Errno(4);
     pub const EIO: Errno = Errno(5);
     pub const EAGAIN: Errno = Errno(11);
+    pub const ENOMEM: Errno = Errno(12);
     pub const EACCES: Errno = Errno(13);
     pub const EEXIST: Errno = Errno(17);
     pub const EINVAL: Errno = Errno(22);
+    pub const ENFILE: Errno = Errno(23);
+    pub const EMFILE: Errno = Errno(24);
+    pub const EFBIG: Errno = Errno(27);
     pub const ENOSPC: Errno = Errno(28);
+    pub const EROFS: Errno = Errno(30);
     pub const EPIPE: Errno = Errno(32);
     pub const ENAMETOOLONG: Errno = Errno(36);
     pub const ENOSYS: Errno = Errno(38);
     pub const ETIME: Errno = Errno(62);
     pub const EOPNOTSUPP: Errno = Errno(95);
+    pub const EDQUOT: Errno = Errno(122);
     pub const ECANCELED: Errno = Errno(125);
 
     /// The symbolic name (`EPERM`): every errno of the kernel's UAPI

@@ -27,7 +27,9 @@ pub mod nr {
     pub const CLOCK_GETTIME: usize = 113;
     pub const SCHED_SETAFFINITY: usize = 122;
     pub const SCHED_GETAFFINITY: usize = 123;
+    pub const KILL: usize = 129;
     pub const RT_SIGACTION: usize = 134;
+    pub const RT_SIGPROCMASK: usize = 135;
     pub const RT_SIGRETURN: usize = 139;
     pub const REBOOT: usize = 142;
     pub const UNAME: usize = 160;

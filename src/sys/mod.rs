@@ -373,26 +373,26 @@ fn unlinkat(path: &CStr, flags: u32) -> SysResult<()> {
     Errno::result(raw).map(|_| ())
 }
 
-/// Gives the file `from` the name `to` unless `to` exists (EEXIST):
-/// renameat2(RENAME_NOREPLACE), one atomic step. Where the filesystem or
-/// the kernel lacks that flag (EINVAL; ENOSYS before Linux 3.15), link(2)
-/// then unlink(2) of `from`: link never replaces `to` either, so `to` is
-/// still complete or absent. Once linked, `to` is published: an unlink
-/// that fails then leaves `from` as a second name, and is not an error.
+/// renameat2(from, to, RENAME_NOREPLACE): gives the file `from` the name
+/// `to` in one atomic step unless `to` exists (EEXIST). A filesystem
+/// without the flag says EINVAL; a kernel before Linux 3.15, ENOSYS.
 pub fn rename_noreplace(from: &CStr, to: &CStr) -> SysResult<()> {
     let dir = uapi::AT_FDCWD as usize;
     let (old, new) = (from.as_ptr() as usize, to.as_ptr() as usize);
     let noreplace = uapi::RENAME_NOREPLACE as usize;
     // SAFETY: both paths are NUL-terminated (CStr) and outlive the call.
     let raw = unsafe { syscall5(nr::RENAMEAT2, dir, old, dir, new, noreplace) };
-    match Errno::result(raw) {
-        Err(Errno::EINVAL | Errno::ENOSYS) => {}
-        other => return other.map(|_| ()),
-    }
-    // SAFETY: as above.
-    Errno::result(unsafe { syscall5(nr::LINKAT, dir, old, dir, new, 0) })?;
-    let _ = unlink(from);
-    Ok(())
+    Errno::result(raw).map(|_| ())
+}
+
+/// link(from, to): a second name for the file `from`, never over an
+/// existing `to` (EEXIST).
+pub fn link(from: &CStr, to: &CStr) -> SysResult<()> {
+    let dir = uapi::AT_FDCWD as usize;
+    let (old, new) = (from.as_ptr() as usize, to.as_ptr() as usize);
+    // SAFETY: both paths are NUL-terminated (CStr) and outlive the call.
+    let raw = unsafe { syscall5(nr::LINKAT, dir, old, dir, new, 0) };
+    Errno::result(raw).map(|_| ())
 }
 
 /// The (device, inode) pair naming the file at `path`, or the symbolic
@@ -449,15 +449,34 @@ pub fn sync() {
 
 /// reboot(LINUX_REBOOT_CMD_POWER_OFF): only returns on failure.
 pub fn power_off() -> Errno {
+    const CMD_POWER_OFF: usize = 0x4321_fedc;
+    match reboot(CMD_POWER_OFF) {
+        Err(e) => e,
+        Ok(()) => Errno(0),
+    }
+}
+
+/// reboot(LINUX_REBOOT_CMD_CAD_ON): Ctrl-Alt-Del restarts the machine at
+/// once, the kernel's own setting at boot (C_A_D = 1, kernel/reboot.c),
+/// so a boot's init changes nothing by it. Anywhere but the initial PID
+/// namespace it fails and changes nothing: EINVAL for a process that may
+/// reboot its namespace (reboot_pid_ns takes only RESTART, RESTART2,
+/// POWER_OFF and HALT there), EPERM without CAP_SYS_BOOT in the user
+/// namespace owning the PID namespace (or under a seccomp filter that
+/// forbids reboot).
+pub fn reboot_cad_on() -> SysResult<()> {
+    const CMD_CAD_ON: usize = 0x89ab_cdef;
+    reboot(CMD_CAD_ON)
+}
+
+/// reboot(2) with the documented magic numbers and `cmd`.
+fn reboot(cmd: usize) -> SysResult<()> {
     const MAGIC1: usize = 0xfee1_dead;
     const MAGIC2: usize = 672_274_793;
-    const CMD_POWER_OFF: usize = 0x4321_fedc;
-    // SAFETY: reboot with the documented magic numbers takes no memory.
-    let raw = unsafe { syscall4(nr::REBOOT, MAGIC1, MAGIC2, CMD_POWER_OFF, 0) };
-    match Errno::result(raw) {
-        Err(e) => e,
-        Ok(_) => Errno(0),
-    }
+    // SAFETY: reboot with the documented magic numbers takes no memory
+    // for these commands.
+    let raw = unsafe { syscall4(nr::REBOOT, MAGIC1, MAGIC2, cmd, 0) };
+    Errno::result(raw).map(|_| ())
 }
 
 /// statfs(path): the filesystem's magic number (struct statfs's first

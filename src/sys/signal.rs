@@ -5,15 +5,21 @@
 //!
 //! No SA_RESTART: a bounded wait the signal lands in returns EINTR, so the
 //! run stops promptly. Every wait already handles EINTR.
+//!
+//! Every other signal that would end the process can still remove a file
+//! that must not outlive it half-written (`RemovedOnFatal`: initramfs's
+//! partial archive), and then ends it as it would have.
 
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::ffi::{c_char, CStr};
+use core::marker::PhantomData;
+use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
 #[cfg(not(target_arch = "riscv64"))]
 use super::arch;
-use super::arch::{nr, syscall4};
+use super::arch::{nr, syscall2, syscall4};
 #[cfg(not(target_arch = "riscv64"))]
 use super::uapi::SA_RESTORER;
-use super::uapi::{KernelSigaction, SIGSET_BYTES};
+use super::uapi::{KernelSigaction, SA_RESETHAND, SIGSET_BYTES};
 use super::{Errno, SysResult};
 
 pub const SIGINT: u32 = 2;
@@ -24,6 +30,18 @@ pub const SIGPIPE: u32 = 13;
 pub const SIGXFSZ: u32 = 25;
 /// The handler value that ignores a signal.
 const SIG_IGN: usize = 1;
+
+/// The signals whose default action ends the process (signal(7): Term or
+/// Core) that `RemovedOnFatal` catches: all but SIGKILL (which cannot be
+/// caught), SIGINT and SIGTERM (caught as interrupts) and SIGPIPE and
+/// SIGXFSZ (ignored: a write fails instead). SIGHUP SIGQUIT SIGILL
+/// SIGTRAP SIGABRT SIGBUS SIGFPE SIGUSR1 SIGSEGV SIGUSR2 SIGALRM SIGSTKFLT
+/// SIGXCPU SIGVTALRM SIGPROF SIGIO SIGPWR SIGSYS (the same numbers on
+/// every arch built here), then every real-time signal, 32..=64.
+pub const FATAL: [u32; 18] = [
+    1, 3, 4, 5, 6, 7, 8, 10, 11, 12, 14, 16, 24, 26, 27, 29, 30, 31,
+];
+pub const REALTIME: core::ops::RangeInclusive<u32> = 32..=64;
 
 /// The last SIGINT or SIGTERM caught, 0 while none. Plain loads and stores
 /// only: they are async-signal-safe, and a read-modify-write atomic would
@@ -73,17 +91,111 @@ pub fn name(sig: u32) -> &'static str {
 /// (on riscv64 through the vDSO's, the only one its kernel uses), with no
 /// signal blocked meanwhile but `sig` itself.
 pub fn install(sig: u32, handler: extern "C" fn(i32)) -> SysResult<()> {
+    install_with(sig, handler, 0)
+}
+
+/// `install` with sa_flags `flags` besides SA_RESTORER.
+fn install_with(sig: u32, handler: extern "C" fn(i32), flags: u64) -> SysResult<()> {
     let act = KernelSigaction {
         handler: handler as *const () as usize,
         #[cfg(not(target_arch = "riscv64"))]
-        flags: SA_RESTORER,
+        flags: flags | SA_RESTORER,
         #[cfg(not(target_arch = "riscv64"))]
         restorer: arch::restore_rt as *const () as usize,
         #[cfg(target_arch = "riscv64")]
-        flags: 0,
+        flags,
         mask: 0,
     };
     action(sig, Some(&act), None)
+}
+
+/// The file a fatal signal removes before the process ends; null: none.
+static DOOMED: AtomicPtr<c_char> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Removes the file armed, if any, then has `sig` end the process as it
+/// would have: SA_RESETHAND made its action the default again on entry,
+/// and the signal sent again waits (blocked while its handler runs) until
+/// this returns. A fault (SIGSEGV from a bad access) ends it the same way,
+/// before its instruction runs again. unlink and kill are raw system
+/// calls: async-signal-safe.
+extern "C" fn on_fatal(sig: i32) {
+    let path = DOOMED.load(Ordering::Relaxed);
+    if !path.is_null() {
+        // SAFETY: armed from a live &CStr by RemovedOnFatal, disarmed
+        // before that string ends.
+        let _ = super::unlink(unsafe { CStr::from_ptr(path) });
+    }
+    let _ = raise(sig as u32);
+}
+
+/// While it lives, every signal that would end the process (`FATAL`,
+/// `REALTIME`) first removes its file. SIGINT and SIGTERM are the
+/// caller's, to stop between two writes (`catch_interrupts`); SIGKILL
+/// cannot be caught.
+pub struct RemovedOnFatal<'p>(PhantomData<&'p CStr>);
+
+impl<'p> RemovedOnFatal<'p> {
+    /// Runs `create`, which makes the file `path`, with every fatal signal
+    /// held back, and arms its removal once it exists: no signal can end
+    /// the process between the two, and none removes a file of that name
+    /// that `create` did not make. A signal held meanwhile arrives after,
+    /// and removes the file. The error is `create`'s: rt_sigaction and
+    /// rt_sigprocmask cannot fail for these signals (were one to, that
+    /// signal would keep its default action).
+    pub fn create<T>(
+        path: &'p CStr,
+        create: impl FnOnce() -> SysResult<T>,
+    ) -> SysResult<(T, RemovedOnFatal<'p>)> {
+        let mut held = 0u64;
+        for sig in FATAL.into_iter().chain(REALTIME) {
+            let _ = install_with(sig, on_fatal, SA_RESETHAND);
+            held |= 1 << (sig - 1);
+        }
+        let before = mask(SIG_BLOCK, held);
+        let made = create();
+        if made.is_ok() {
+            DOOMED.store(path.as_ptr() as *mut c_char, Ordering::Relaxed);
+        }
+        if let Ok(before) = before {
+            let _ = mask(SIG_SETMASK, before);
+        }
+        made.map(|t| (t, RemovedOnFatal(PhantomData)))
+    }
+}
+
+impl Drop for RemovedOnFatal<'_> {
+    fn drop(&mut self) {
+        DOOMED.store(core::ptr::null_mut(), Ordering::Relaxed);
+    }
+}
+
+/// rt_sigprocmask's `how`.
+const SIG_BLOCK: usize = 0;
+const SIG_SETMASK: usize = 2;
+
+/// rt_sigprocmask(how, &set, &old): the mask before.
+fn mask(how: usize, set: u64) -> SysResult<u64> {
+    let mut old = 0u64;
+    // SAFETY: set and old are sigset_t-sized (SIGSET_BYTES), readable and
+    // writable.
+    let raw = unsafe {
+        syscall4(
+            nr::RT_SIGPROCMASK,
+            how,
+            &set as *const u64 as usize,
+            &mut old as *mut u64 as usize,
+            SIGSET_BYTES,
+        )
+    };
+    Errno::result(raw).map(|_| old)
+}
+
+/// kill(getpid(), sig).
+fn raise(sig: u32) -> SysResult<()> {
+    let pid = super::getpid() as usize;
+    // SAFETY: kill takes no memory.
+    let raw = unsafe { syscall2(nr::KILL, pid, sig as usize) };
+    Errno::result(raw).map(|_| ())
 }
 
 /// rt_sigaction(sig, act, old): sets and/or reads `sig`'s action.

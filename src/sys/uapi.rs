@@ -26,6 +26,10 @@ const fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
 
 /// Ask for `cq_entries` completion slots instead of twice sq_entries.
 pub const IORING_SETUP_CQSIZE: u32 = 1 << 3;
+/// Start disabled: every io_uring_enter fails (EBADFD) until the ring is
+/// enabled (IORING_REGISTER_ENABLE_RINGS). The tests make a cycle's first
+/// submission fail with it.
+pub const IORING_SETUP_R_DISABLED: u32 = 1 << 6;
 /// Only one task submits.
 pub const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
 /// Defer task work to io_uring_enter(GETEVENTS).
@@ -311,6 +315,9 @@ check_struct!(Utsname, size 390, align 1,
 /// riscv64 has no such flag and no such field (see `KernelSigaction`).
 #[cfg(not(target_arch = "riscv64"))]
 pub const SA_RESTORER: u64 = 0x0400_0000;
+/// sa_flags: the action becomes the default again once the handler is
+/// entered (the same value on every arch built here).
+pub const SA_RESETHAND: u64 = 0x8000_0000;
 /// rt_sigaction's sigsetsize: the kernel's sigset_t, 64 signals.
 pub const SIGSET_BYTES: usize = 8;
 

@@ -21,11 +21,13 @@ pub mod nr {
     pub const MMAP: usize = 9;
     pub const MUNMAP: usize = 11;
     pub const RT_SIGACTION: usize = 13;
+    pub const RT_SIGPROCMASK: usize = 14;
     pub const RT_SIGRETURN: usize = 15;
     pub const NANOSLEEP: usize = 35;
     pub const STATFS: usize = 137;
     pub const GETPID: usize = 39;
     pub const CLONE: usize = 56;
+    pub const KILL: usize = 62;
     pub const UNAME: usize = 63;
     pub const SYNC: usize = 162;
     pub const MOUNT: usize = 165;

@@ -29,7 +29,7 @@ use core::fmt::{self, Write};
 use core::sync::atomic::{AtomicU32, Ordering};
 
 pub use parse::Tally;
-use parse::{Lines, MAX_NAMES};
+use parse::{LineSplitter, MAX_NAMES};
 
 use crate::fmt::{Bytes, Line, Text, TEXT_MAX};
 use crate::sys::uapi::{O_RDONLY, O_TRUNC, O_WRONLY};
@@ -63,8 +63,9 @@ const MAX_CPU: u32 = 1023;
 /// The PID whose instance exists (0: none), for `remove_after_panic`.
 static LIVE: AtomicU32 = AtomicU32::new(0);
 
-/// What the run asks of the witness.
-pub struct Plan<'a> {
+/// What the witness watches: the run's process on its pinned CPU, at most
+/// how many events and function hits it records, which kernel functions.
+pub struct Watch<'a> {
     pub pid: u32,
     pub cpu: u32,
     /// io_uring events the run will record at most.
@@ -75,7 +76,7 @@ pub struct Plan<'a> {
     pub functions: &'a [&'static str],
 }
 
-impl Plan<'_> {
+impl Watch<'_> {
     /// KiB of buffer the pinned CPU needs.
     pub fn buffer_kb(&self) -> u64 {
         let bytes = self.events * EVENT_BYTES + self.function_hits * FUNCTION_BYTES;
@@ -136,7 +137,7 @@ fn put(p: fmt::Arguments<'_>, text: &[u8], trunc: bool) -> Result<(), Errno> {
 fn scan(p: fmt::Arguments<'_>, f: &mut dyn FnMut(Option<&[u8]>)) -> Result<(), Errno> {
     let fd = sys::open(&path(p)?, O_RDONLY, 0)?;
     let mut buf = [0u8; 16 * 1024];
-    let mut lines = Lines::default();
+    let mut lines = LineSplitter::default();
     loop {
         let n = sys::read_to_end(fd.raw(), &mut buf)?;
         lines.feed(&buf[..n], f);
@@ -156,9 +157,9 @@ fn refused(args: fmt::Arguments<'_>) -> Line {
 }
 
 impl Instance {
-    /// Makes and arms the instance for `plan` (tracing stays off until
+    /// Makes and arms the instance for `watch` (tracing stays off until
     /// `start`). Err: why the run cannot be witnessed, in one line.
-    pub fn create(plan: &Plan) -> Result<Instance, Line> {
+    pub fn create(watch: &Watch) -> Result<Instance, Line> {
         let instances = path(format_args!("{TRACEFS}/instances"));
         if let Err(e) = instances.and_then(|p| sys::open(&p, O_RDONLY, 0)) {
             return Err(match e {
@@ -169,16 +170,16 @@ impl Instance {
                 _ => refused(format_args!("{TRACEFS}/instances: {e}")),
             });
         }
-        let kb = plan.buffer_kb();
+        let kb = watch.buffer_kb();
         if kb > MAX_BUFFER_KB {
             return Err(refused(format_args!(
                 "the run would record about {} events, {kb} KiB of trace buffer, more than \
                  the {MAX_BUFFER_KB} KiB a witness takes: shorten it (--trace, --smoke, \
                  --rounds, --cycles, --warmups)",
-                plan.events + plan.function_hits
+                watch.events + watch.function_hits
             )));
         }
-        let dir = instance_dir(plan.pid);
+        let dir = instance_dir(watch.pid);
         if let Err(e) = path(format_args!("{dir}")).and_then(|p| sys::mkdir(&p, 0o755)) {
             let hint = match e {
                 Errno::EPERM | Errno::EACCES => " (not root, or the kernel's lockdown)",
@@ -187,11 +188,11 @@ impl Instance {
             };
             return Err(refused(format_args!("mkdir {dir}: {e}{hint}")));
         }
-        LIVE.store(plan.pid, Ordering::Relaxed);
+        LIVE.store(watch.pid, Ordering::Relaxed);
         let mut ins = Instance {
             dir,
-            pid: plan.pid,
-            cpu: plan.cpu,
+            pid: watch.pid,
+            cpu: watch.cpu,
             traced: [""; MAX_FUNCTIONS],
             n_traced: 0,
             untraced: [Untraced { name: "", why: "" }; MAX_FUNCTIONS],
@@ -202,7 +203,7 @@ impl Instance {
         };
         // From here on Drop removes the instance whatever fails.
         ins.arm_events(kb)?;
-        if let Err(why) = ins.arm_functions(plan.functions) {
+        if let Err(why) = ins.arm_functions(watch.functions) {
             ins.functions_refused = Some(why);
         }
         Ok(ins)
@@ -276,10 +277,12 @@ impl Instance {
                 self.n_traced += 1;
                 let _ = write!(filter, "{f} ");
             } else {
-                let why = match (kallsyms_read, in_kallsyms[i]) {
-                    (false, _) => "unknown",
-                    (true, true) => "notrace",
-                    (true, false) => "inlined",
+                let why = if !kallsyms_read {
+                    "unknown"
+                } else if in_kallsyms[i] {
+                    "notrace"
+                } else {
+                    "inlined"
                 };
                 self.untraced[self.n_untraced] = Untraced { name: f, why };
                 self.n_untraced += 1;
@@ -431,9 +434,10 @@ pub fn remove_after_panic() {
     let _ = path(format_args!("{dir}")).and_then(|p| sys::rmdir(&p));
 }
 
-/// What the kernel must have seen, from the run's own counts.
+/// What the kernel must have seen (wanted of its trace), from the run's
+/// own counts.
 #[derive(Clone, Copy, Debug)]
-pub struct Expect {
+pub struct Wanted {
     submits: [(&'static str, u64); MAX_NAMES],
     n_submits: usize,
     results: [(i32, u64); MAX_NAMES],
@@ -446,9 +450,9 @@ pub struct Expect {
     n_functions: usize,
 }
 
-impl Default for Expect {
+impl Default for Wanted {
     fn default() -> Self {
-        Expect {
+        Wanted {
             submits: [("", 0); MAX_NAMES],
             n_submits: 0,
             results: [(0, 0); MAX_NAMES],
@@ -461,7 +465,7 @@ impl Default for Expect {
     }
 }
 
-impl Expect {
+impl Wanted {
     /// `n` more submissions of `opcode` (the kernel's opcode name).
     pub fn submit(&mut self, opcode: &'static str, n: u64) {
         add(&mut self.submits, &mut self.n_submits, opcode, n);
@@ -513,7 +517,7 @@ fn add<K: PartialEq + Copy, const N: usize>(v: &mut [(K, u64); N], n: &mut usize
 
 /// Writes the events line (`events ... -> MATCH|MISMATCH`, without `# witness: `
 /// or newline) and returns whether the kernel's events match `e`.
-pub fn events_line(w: &mut dyn Write, t: &Tally, e: &Expect) -> bool {
+pub fn events_line(w: &mut dyn Write, t: &Tally, e: &Wanted) -> bool {
     let mut ok = true;
     let _ = w.write_str("events");
     for &(op, n) in e.submits() {
@@ -580,7 +584,7 @@ fn lost_and_unparsed(w: &mut dyn Write, t: &Tally) -> bool {
 pub fn functions_line(
     w: &mut dyn Write,
     t: &Tally,
-    e: &Expect,
+    e: &Wanted,
     traced: &[&'static str],
     untraced: &[Untraced],
 ) -> bool {
@@ -607,7 +611,7 @@ pub fn functions_line(
 }
 
 /// What the run should have produced, as one line: `expected FUTEX_WAIT=512 ...`.
-pub fn expected_line(w: &mut dyn Write, e: &Expect, traced: &[&'static str]) {
+pub fn expected_line(w: &mut dyn Write, e: &Wanted, traced: &[&'static str]) {
     let _ = w.write_str("expected");
     for &(op, n) in e.submits() {
         let _ = write!(w, " {op}={n}");

@@ -26,7 +26,7 @@ pub const LINE_MAX: usize = 1024;
 
 /// Counts by name, in first-seen order.
 #[derive(Clone, Copy, Debug)]
-pub struct Names {
+pub struct NameCounts {
     n: usize,
     names: [[u8; NAME_LEN]; MAX_NAMES],
     lens: [u8; MAX_NAMES],
@@ -35,9 +35,9 @@ pub struct Names {
     pub overflow: u64,
 }
 
-impl Default for Names {
+impl Default for NameCounts {
     fn default() -> Self {
-        Names {
+        NameCounts {
             n: 0,
             names: [[0; NAME_LEN]; MAX_NAMES],
             lens: [0; MAX_NAMES],
@@ -47,7 +47,7 @@ impl Default for Names {
     }
 }
 
-impl Names {
+impl NameCounts {
     /// Counts `k` hits of `name`.
     pub fn add(&mut self, name: &[u8], k: u64) {
         let name = &name[..name.len().min(NAME_LEN)];
@@ -284,7 +284,7 @@ pub fn line(l: &[u8]) -> Line<'_> {
 #[derive(Clone, Copy, Debug)]
 pub struct Tally {
     /// io_uring_submit_req by opcode name.
-    pub submits: Names,
+    pub submits: NameCounts,
     /// io_uring_complete, in all and by result.
     pub completions: u64,
     pub results: Results,
@@ -293,7 +293,7 @@ pub struct Tally {
     /// Events (of any kind) recorded on a CPU other than the pinned one.
     pub other_cpu: u64,
     /// Function tracer entries by function.
-    pub functions: Names,
+    pub functions: NameCounts,
     /// Events the trace says it lost (`[LOST N EVENTS]` lines).
     pub lost: u64,
     /// Lines none of the above (and lines longer than LINE_MAX).
@@ -306,13 +306,13 @@ pub struct Tally {
 impl Default for Tally {
     fn default() -> Self {
         Tally {
-            submits: Names::default(),
+            submits: NameCounts::default(),
             completions: 0,
             results: Results::default(),
             async_work: 0,
             overflow: 0,
             other_cpu: 0,
-            functions: Names::default(),
+            functions: NameCounts::default(),
             lost: 0,
             unparsed: 0,
             first_unparsed: [0; 120],
@@ -374,15 +374,15 @@ impl Tally {
 /// Splits a stream read in chunks into lines, carrying a line cut by a
 /// chunk's end into the next; a line longer than LINE_MAX is handed on as
 /// `None` (once).
-pub struct Lines {
+pub struct LineSplitter {
     carry: [u8; LINE_MAX],
     len: usize,
     too_long: bool,
 }
 
-impl Default for Lines {
+impl Default for LineSplitter {
     fn default() -> Self {
-        Lines {
+        LineSplitter {
             carry: [0; LINE_MAX],
             len: 0,
             too_long: false,
@@ -390,7 +390,7 @@ impl Default for Lines {
     }
 }
 
-impl Lines {
+impl LineSplitter {
     /// Hands every line `chunk` completes to `f`.
     pub fn feed(&mut self, chunk: &[u8], f: &mut dyn FnMut(Option<&[u8]>)) {
         let mut rest = chunk;

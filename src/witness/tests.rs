@@ -1,7 +1,7 @@
 use super::*;
 
-fn s0_trace_expect() -> Expect {
-    let mut e = Expect::default();
+fn s0_trace_expect() -> Wanted {
+    let mut e = Wanted::default();
     e.submit("FUTEX_WAIT", 512);
     e.submit("FUTEX_WAKE", 512);
     e.result(0, 512);
@@ -121,7 +121,7 @@ fn s0_trace_tally_lost() -> Tally {
 
 #[test]
 fn varied_results_are_counted_in_all() {
-    let mut e = Expect::default();
+    let mut e = Wanted::default();
     e.submit("MSG_RING", 8);
     e.result(0, 9);
     e.varied(7);
@@ -145,7 +145,7 @@ fn varied_results_are_counted_in_all() {
 #[test]
 fn the_buffer_holds_every_record_rounded_up_with_room_to_spare() {
     let kb = |events, function_hits| {
-        let p = Plan {
+        let p = Watch {
             pid: 1,
             cpu: 0,
             events,

@@ -12,11 +12,10 @@
 # build writes the archives of all three architectures. scripts/boot-point.sh is tested here
 # too: a boot into a point file that `uring-repro compare` must read.
 #
-# usage: tests/boot/run.sh --bin-x86_64 PATH [--bin-aarch64 PATH] [--bin-riscv64 PATH] [--only NAME]...
-#                          [--keep DIR] [--cache DIR] [--timeout SECS] [--refresh] [--list]
-# Output: one TAP-like line per case, then "N passed, N failed, N skipped".
-# Exit status: 0 iff no case failed; 2 on a usage error; 1 when the harness itself cannot run.
-# With CI set in the environment a skipped case counts as failed: CI never passes untested.
+# Options: --help. Output: one TAP-like line per case, then "N passed, N failed, N skipped".
+# Exit status: 0 iff no case failed and one passed; 1 a case failed, or the harness itself
+# cannot run; 2 on a usage error; 4 every case skipped; 130 interrupted. With CI set in the
+# environment a skipped case counts as failed: CI never passes untested.
 set -Eeuo pipefail
 # Output helpers, results (a skip fails under CI), apt, the ERR trap, HERE and REPO.
 # shellcheck source=../lib/harness.sh
@@ -207,11 +206,7 @@ ensure_tools() {
 # kernel panic ("No working init found").
 declare -A BIN=() BIN_PROBLEM=() INITRD=()
 # The binary that runs here and writes every initramfs: the one of this machine's arch.
-HOST_ARCH=$(uname -m)
-case $HOST_ARCH in
-amd64) HOST_ARCH=x86_64 ;;
-arm64) HOST_ARCH=aarch64 ;;
-esac
+HOST_ARCH=$(host_arch)
 readonly HOST_ARCH
 readonly -A ELF_MACHINE=([x86_64]=003e [aarch64]=00b7 [riscv64]=00f3)
 check_binary() {
@@ -466,30 +461,40 @@ main() {
 	CACHE=$DEFAULT_CACHE TIMEOUT=$DEFAULT_TIMEOUT REFRESH=0
 	while (($#)); do
 		case $1 in
-		--bin-x86_64 | --bin-aarch64 | --bin-riscv64 | --only | --keep | --cache | --timeout)
-			(($# >= 2)) || usage_error "$1 needs a value"
-			case $1 in
-			--bin-x86_64) BIN[x86_64]=$2 ;;
-			--bin-aarch64) BIN[aarch64]=$2 ;;
-			--bin-riscv64) BIN[riscv64]=$2 ;;
-			--only) only+=("$2") ;;
-			--keep) keep=$2 ;;
-			--cache) CACHE=$2 ;;
-			--timeout) TIMEOUT=$2 ;;
-			esac
-			shift 2
+		-h | --help)
+			usage
+			exit 0
 			;;
-		--refresh) REFRESH=1 && shift ;;
-		--list) list=1 && shift ;;
-		-h | --help) usage && exit 0 ;;
+		--refresh)
+			REFRESH=1
+			shift
+			continue
+			;;
+		--list)
+			list=1
+			shift
+			continue
+			;;
+		# A binary for another arch is its cases' failures (check_binary).
+		--bin-x86_64) opt_value 'BIN[x86_64]' file "$@" ;;
+		--bin-aarch64) opt_value 'BIN[aarch64]' file "$@" ;;
+		--bin-riscv64) opt_value 'BIN[riscv64]' file "$@" ;;
+		--only)
+			opt_value n text "$@"
+			only+=("$n")
+			;;
+		--keep) opt_value keep new_dir "$@" ;;
+		--cache) opt_value CACHE new_dir "$@" ;;
+		--timeout) opt_value TIMEOUT positive "$@" ;;
 		*) usage_error "unknown argument '$1'" ;;
 		esac
+		shift 2
 	done
 	if ((list)); then
 		printf '%s\n' "${CASE_NAMES[@]}"
 		exit 0
 	fi
-	positive --timeout "$TIMEOUT"
+	opt_value CACHE new_dir --cache "$CACHE"
 
 	# Selected case indices; every --only must name a case, so a typo is not a green run.
 	sel=()

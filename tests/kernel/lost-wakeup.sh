@@ -19,11 +19,10 @@
 # in 107,000 bursts here), so whether it is caught within a bound is chance, and CI
 # must not pass or fail by chance.
 #
-# usage: tests/kernel/lost-wakeup.sh --bin PATH [--poll IMAGE] [--parent IMAGE]
-#            [--barrier IMAGE] [--catches N] [--minutes N] [--rounds N] [--keep DIR]
-# Output: one TAP-like line per kernel, then "N passed, N failed, N skipped".
-# Exit status: 0 iff the poll kernel lost --catches wake-ups and no control lost one in as
-# many bursts; 1 otherwise (too few caught within the bound, or one on a control); 2 usage.
+# Options: --help. Output: one TAP-like line per kernel, then "N passed, N failed, N
+# skipped". Exit status: 0 iff the poll kernel lost --catches wake-ups and no control lost
+# one in as many bursts; 1 otherwise (too few caught within the bound, or one on a control);
+# 2 usage (a kernel that is not there included); 4 nothing ran (no QEMU); 130 interrupted.
 set -Eeuo pipefail
 # Output helpers, results (a skip fails under CI), apt, the ERR trap, HERE and REPO.
 # shellcheck source=../lib/harness.sh
@@ -46,6 +45,8 @@ usage() {
 	cat <<EOF
 usage: $0 --bin PATH [options]
 
+Hunts the poll change's lost wake-up on two vCPUs, then runs the controls.
+
   --bin PATH       the x86_64 uring-repro to boot (a release build)
   --poll IMAGE     the poll kernel (default: tests/kernel/run.sh's, in
                    $DEFAULT_CACHE/$DEFAULT_SOURCE_VERSION/poll)
@@ -58,9 +59,12 @@ usage: $0 --bin PATH [options]
   --rounds N       pollwake rounds a boot (default: $DEFAULT_ROUNDS, 256 bursts of 64 each)
   --keep DIR       keep every boot's point in DIR (default: a temporary directory)
   -h, --help       this text
+
+exit: 0 the poll kernel lost --catches wake-ups and no control lost one in as many
+      bursts; 1 otherwise; 2 usage (a kernel that is not there too); 4 nothing ran (no
+      QEMU); 130 interrupted (SIGINT, SIGTERM, SIGHUP: the boot stopped).
 EOF
 }
-
 
 # field POINT KEY: KEY's value on the point's `# waiter:` line.
 field() { sed -n "s/^# waiter: .* $2=\\([0-9]*\\).*/\\1/p" "$1"; }
@@ -80,8 +84,8 @@ hunt() {
 		k=$((k + 1))
 		point=$WORK/$name-$k.txt
 		rc=0
-		"$REPO/scripts/boot-point.sh" --kernel "$image" -o "$point" --accel tcg --cpus 2 \
-			--bin "$BIN" --timeout $((seconds + 600)) -- "${RUN[@]}" --rounds "$ROUNDS" \
+		run_child "$REPO/scripts/boot-point.sh" --kernel "$image" -o "$point" --accel tcg \
+			--cpus 2 --bin "$BIN" --timeout $((seconds + 600)) -- "${RUN[@]}" --rounds "$ROUNDS" \
 			>"$WORK/$name-$k.log" 2>&1 || rc=$?
 		if [[ ! -s $point ]] || ! b=$(field "$point" bursts) || [[ -z $b ]]; then
 			note "$name boot $k: no point (boot-point.sh exit $rc): $(tail -n 1 "$WORK/$name-$k.log")"
@@ -103,7 +107,9 @@ hunt() {
 # control NAME IMAGE SECONDS BURSTS: a kernel that must lose none in as many bursts.
 control() {
 	local name=$1 image=$2 seconds=$3 want=$4
-	if ! hunt "$name" "$image" "$seconds" 1 "$want"; then
+	if ((want == 0)); then
+		result_skip "$name-loses-none" "not run: the poll kernel ran no bursts to match"
+	elif ! hunt "$name" "$image" "$seconds" 1 "$want"; then
 		result_not_ok "$name-loses-none" "$MAX_NO_POINT boots in a row gave no point"
 	elif ((LOST > 0)); then
 		result_not_ok "$name-loses-none" "a lost wake-up after $BURSTS_RUN bursts (${CAUGHT[0]})"
@@ -120,39 +126,32 @@ main() {
 	BIN="" ROUNDS=$DEFAULT_ROUNDS
 	while (($#)); do
 		case $1 in
-		--bin | --poll | --parent | --barrier | --minutes | --catches | --rounds | --keep)
-			(($# >= 2)) || usage_error "$1 needs a value"
-			case $1 in
-			--bin) BIN=$2 ;;
-			--poll) poll=$2 ;;
-			--parent) parent=$2 ;;
-			--barrier) barrier=$2 ;;
-			--catches) catches=$2 ;;
-			--minutes) minutes=$2 ;;
-			--rounds) ROUNDS=$2 ;;
-			--keep) keep=$2 ;;
-			esac
-			shift 2
+		-h | --help)
+			usage
+			exit 0
 			;;
-		-h | --help) usage && exit 0 ;;
+		--bin) opt_value BIN exe "$@" ;;
+		--poll) opt_value poll file "$@" ;;
+		--parent) opt_value parent file "$@" ;;
+		--barrier) opt_value barrier file "$@" ;;
+		--catches) opt_value catches positive "$@" ;;
+		--minutes) opt_value minutes positive "$@" ;;
+		--rounds) opt_value ROUNDS positive "$@" ;;
+		--keep) opt_value keep new_dir "$@" ;;
 		*) usage_error "unknown argument '$1'" ;;
 		esac
+		shift 2
 	done
-	need_bin
-	positive --minutes "$minutes"
-	positive --catches "$catches"
-	positive --rounds "$ROUNDS"
+	[[ -n $BIN ]] || usage_error "--bin PATH is required"
+	# The kernels tests/kernel/run.sh built, unless named: a hunt without one is no hunt.
+	local k
 	poll=${poll:-$DEFAULT_CACHE/$DEFAULT_SOURCE_VERSION/poll/$OBJ/$IMAGE}
 	parent=${parent:-${poll%/poll/*}/parent/${poll#*/poll/}}
+	for k in poll parent; do
+		[[ -f ${!k} ]] || usage_error "--$k: no kernel at ${!k} (run tests/kernel/run.sh first, or name it)"
+	done
 	work_dir "$keep" lost-wakeup
 
-	local k
-	for k in "$poll" "$parent" ${barrier:+"$barrier"}; do
-		if [[ ! -f $k ]]; then
-			result_skip hunt "no kernel at $k (run tests/kernel/run.sh first, or name it)"
-			summary
-		fi
-	done
 	if ! command -v qemu-system-x86_64 >/dev/null; then
 		result_skip hunt "qemu-system-x86_64 is missing (Debian: qemu-system-x86)"
 		summary

@@ -20,11 +20,10 @@
 # commits, the child's change fourth), every step an incremental build and an icount boot:
 # git must name the child's commit.
 #
-# usage: tests/kernel/run.sh --bin PATH [--cache DIR] [--keep DIR] [--fixtures DIR]
-#                            [--jobs N] [--timeout S] [--source-version V]
-# Output: one TAP-like line per case, then "N passed, N failed, N skipped" and the times.
-# Exit status: 0 iff no case failed; 2 on a usage error. With CI set in the environment a
-# case that would skip fails instead.
+# Options: --help. Output: one TAP-like line per case, then "N passed, N failed, N skipped"
+# and the times. Exit status: 0 iff no case failed and one passed; 1 a case failed; 2 on a
+# usage error; 4 every case skipped; 130 interrupted. With CI set in the environment a case
+# that would skip fails instead.
 set -Eeuo pipefail
 # Output helpers, results (a skip fails under CI), apt, the ERR trap, HERE and REPO.
 # shellcheck source=../lib/harness.sh
@@ -235,6 +234,7 @@ bisect_tree() {
 		link_tree "$dir"
 		# A new .gitignore (sed writes a new file: the parent's link stays as it is).
 		sed '/^\/\*$/d' "$dir/.gitignore" >"$dir/.gitignore.new" && mv "$dir/.gitignore.new" "$dir/.gitignore"
+		# shellcheck disable=SC2015 # either one failing is the failure
 		git init -q -b series "$dir" && "${git[@]}" add -A || {
 			WHY="git init or git add failed in $dir"
 			return 1
@@ -320,26 +320,23 @@ main() {
 	BIN="" CACHE=$DEFAULT_CACHE TIMEOUT=$DEFAULT_TIMEOUT JOBS=$(getconf _NPROCESSORS_ONLN)
 	while (($#)); do
 		case $1 in
-		--bin | --cache | --keep | --fixtures | --jobs | --timeout | --source-version)
-			(($# >= 2)) || usage_error "$1 needs a value"
-			case $1 in
-			--bin) BIN=$2 ;;
-			--cache) CACHE=$2 ;;
-			--keep) keep=$2 ;;
-			--fixtures) fixtures=$2 ;;
-			--jobs) JOBS=$2 ;;
-			--timeout) TIMEOUT=$2 ;;
-			--source-version) version=$2 ;;
-			esac
-			shift 2
+		-h | --help)
+			usage
+			exit 0
 			;;
-		-h | --help) usage && exit 0 ;;
+		--bin) opt_value BIN exe "$@" ;;
+		--cache) opt_value CACHE new_dir "$@" ;;
+		--keep) opt_value keep new_dir "$@" ;;
+		--fixtures) opt_value fixtures new_dir "$@" ;;
+		--jobs) opt_value JOBS positive "$@" ;;
+		--timeout) opt_value TIMEOUT positive "$@" ;;
+		--source-version) opt_value version text "$@" ;;
 		*) usage_error "unknown argument '$1'" ;;
 		esac
+		shift 2
 	done
-	need_bin
-	positive --jobs "$JOBS"
-	positive --timeout "$TIMEOUT"
+	[[ -n $BIN ]] || usage_error "--bin PATH is required"
+	opt_value CACHE new_dir --cache "$CACHE"
 	work_dir "$keep" kernel
 	mkdir -p "$WORK/points" "$CACHE"
 	t_all=$(now)

@@ -1,8 +1,11 @@
+# shellcheck shell=bash
 # What the test scripts share (tests/boot/run.sh, tests/kernel/run.sh and lost-wakeup.sh,
-# tests/cost/run.sh), sourced by each (bash): stderr notes and errors, option checks,
-# TAP-like results in which a skip fails when CI is set (so CI never passes with a case
-# untested), judging a case by its reasons, the summary, the work directory, and
-# installing missing Debian packages.
+# tests/cost/run.sh), sourced by each (bash): stderr notes and errors, TAP-like results in
+# which a skip fails when CI is set (so CI never passes with a case untested), judging a
+# case by its reasons, the summary, the work directory, and installing missing Debian
+# packages; and, from scripts/common.sh, what the scripts share: say, usage_error,
+# opt_value (an option's value, checked), make_dir, the lifetime (run_child; the work
+# directory removed and the children stopped however the script ends), host_arch.
 # Results go to stdout; progress and diagnostics go to stderr as "# ..." lines so a TAP
 # reader ignores them. Sourced first (after set -Eeuo pipefail), it also sets the ERR trap
 # and HERE (the sourcing script's directory) and REPO (the checkout).
@@ -13,26 +16,16 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[1]}")" && pwd)
 readonly HERE
 REPO=$(cd -- "$HERE/../.." && pwd)
 readonly REPO
-
+PROG=${0##*/}
+# shellcheck source=../../scripts/common.sh
+. "$REPO/scripts/common.sh"
 
 note() { printf '# %s\n' "$*" >&2; }
 warn() { printf '# WARNING: %s\n' "$*" >&2; }
 die() {
-	printf '%s: %s\n' "${0##*/}" "$*" >&2
+	say "$*"
 	exit 1
 }
-usage_error() {
-	printf '%s: %s (try --help)\n' "${0##*/}" "$*" >&2
-	exit 2
-}
-# need_bin: the --bin a script was given (in BIN) exists and runs; made absolute.
-need_bin() {
-	[[ -n $BIN ]] || usage_error "--bin PATH is required"
-	[[ -x $BIN ]] || usage_error "--bin: not an executable: $BIN"
-	BIN=$(realpath "$BIN")
-}
-# positive OPTION VALUE: a usage error unless VALUE is a positive whole number.
-positive() { [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "$1: a positive number, not '$2'"; }
 
 PASSED=0 FAILED=0 SKIPPED=0 N=0
 result_ok() {
@@ -66,23 +59,30 @@ judge() {
 		result_fail "$name" "$(printf '%s; ' "$@" | sed 's/; $//')" "$log"
 	fi
 }
-# summary: the last stdout line, and the exit status: 0 iff nothing failed. (exit, not a
-# false test: a failing last command would trip the callers' ERR trap.)
+# summary: the last stdout line, and the exit status: 0 iff nothing failed and something
+# passed; 4 when every case was skipped (nothing was tested: not a pass, even outside CI).
+# (exit, not a false test: a failing last command would trip the callers' ERR trap.)
 summary() {
 	printf '%d passed, %d failed, %d skipped\n' "$PASSED" "$FAILED" "$SKIPPED"
 	if ((FAILED > 0)); then exit 1; fi
+	if ((PASSED == 0 && SKIPPED > 0)); then
+		warn "nothing was tested: every case was skipped"
+		exit 4
+	fi
 	exit 0
 }
 
-# work_dir KEEP NAME: WORK, the run's directory: KEEP (made, kept) when given, else a new
-# temporary one removed at exit.
+# work_dir KEEP NAME: WORK, the run's directory: KEEP (a new_dir option's value: made, kept)
+# when given, else SCRATCH; and the lifetime begun (common.sh): SCRATCH goes and the
+# children stop however the script ends, and Ctrl-C, SIGTERM or SIGHUP end it with 130.
+# shellcheck disable=SC2034 # WORK: for the sourcing script
 work_dir() {
+	lifetime_begin "$2" || exit 1
 	if [[ -n $1 ]]; then
-		mkdir -p "$1"
-		WORK=$(cd "$1" && pwd)
+		WORK=$(abs_path "$1")
+		make_dir --keep "$WORK"
 	else
-		WORK=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-$2.XXXXXX")
-		trap 'rm -rf "$WORK"' EXIT
+		WORK=$SCRATCH
 	fi
 }
 

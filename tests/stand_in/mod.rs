@@ -1,17 +1,19 @@
-//! What tests/scripts.rs and tests/bisect_step.rs share: a scratch
-//! directory with a stand-in `qemu-system-x86_64` (a shell script written
-//! here) that logs its argv, answers the accelerator probe and "boots" by
-//! printing a console with a real point from a 6.12 guest
-//! (tests/fixtures/witnessed/a.txt), and the scripts run by dash when it is
-//! installed (they are POSIX sh).
+//! What the tests of the scripts share (tests/scripts.rs, bisect_step.rs,
+//! script_options.rs, script_signals.rs): a scratch directory with a
+//! stand-in `qemu-system-x86_64` (a shell script written here) that logs its
+//! argv, answers the accelerator probe and "boots" by printing a console
+//! with a real point from a 6.12 guest (tests/fixtures/witnessed/a.txt), or
+//! hangs; a stand-in kernel tree whose "build" is instant; the scripts run by
+//! dash when it is installed (they are POSIX sh); and what a script left
+//! behind: its processes, found by this box's mark in their environment.
 
 // Each test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
 use std::fs;
 use std::os::unix::fs::symlink;
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 
 use crate::utils::{skip, Run, Scratch, BIN};
 
@@ -21,8 +23,11 @@ pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
 /// does (the probe fails like a QEMU built without TCG when
 /// FAKE_QEMU_NO_TCG is set); anything else is a boot: its argv, one `[word]`
 /// each, is logged, FAKE_QEMU_CREATE (if set) is created as if by someone
-/// else meanwhile, and the console is a kernel line, FAKE_QEMU_REPORT with
-/// CRs, and the verdict line.
+/// else meanwhile, and the console is a kernel line, then (FAKE_QEMU_HANG
+/// set) nothing more for that many seconds, one process as QEMU is, or the
+/// report and the verdict line: FAKE_QEMU_REPORT with CRs, or, when
+/// FAKE_QEMU_REPORTS names a directory, its file named as the kernel image
+/// is.
 pub const FAKE_QEMU: &str = r#"#!/bin/sh
 log=${FAKE_QEMU_LOG:?}
 case " $* " in
@@ -45,7 +50,13 @@ for a in "$@"; do printf ' [%s]' "$a" >>"$log"; done
 echo >>"$log"
 [ -z "${FAKE_QEMU_CREATE:-}" ] || echo "made meanwhile" >"$FAKE_QEMU_CREATE"
 printf '[    0.000000] Linux version 6.12.117 (stand-in)\r\n'
-sed 's/$/\r/' "${FAKE_QEMU_REPORT:?}"
+[ -z "${FAKE_QEMU_HANG:-}" ] || exec sleep "$FAKE_QEMU_HANG"
+report=${FAKE_QEMU_REPORT:?}
+if [ -n "${FAKE_QEMU_REPORTS:-}" ]; then
+	while [ $# -gt 0 ] && [ "$1" != -kernel ]; do shift; done
+	report=$FAKE_QEMU_REPORTS/${2##*/}
+fi
+sed 's/$/\r/' "$report"
 printf 'uring-repro: exit 0\r\n'
 "#;
 
@@ -68,12 +79,65 @@ impl Box {
         let a = fs::read_to_string(format!("{REPO}/tests/fixtures/witnessed/a.txt")).unwrap();
         fs::write(&report, a).unwrap();
         let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+        // The scripts' own temporary files go here, where a test sees them.
+        fs::create_dir(dir.join("tmp")).unwrap();
         let env = vec![
             ("PATH".into(), path),
             ("FAKE_QEMU_LOG".into(), dir.file("qemu.log")),
             ("FAKE_QEMU_REPORT".into(), report),
+            ("TMPDIR".into(), dir.file("tmp")),
         ];
         Box { dir, env }
+    }
+
+    /// The processes this box's scripts left running: every process whose
+    /// environment holds this box's FAKE_QEMU_LOG (the scripts, their
+    /// guardians, timeout, setpriv and the stand-in QEMU all inherit it),
+    /// as "PID COMMAND" lines.
+    pub fn processes(&self) -> Vec<String> {
+        let mark = format!("FAKE_QEMU_LOG={}", self.dir.file("qemu.log"));
+        let mut found = Vec::new();
+        for e in fs::read_dir("/proc").unwrap().flatten() {
+            let pid = e.file_name().to_string_lossy().into_owned();
+            if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == std::process::id().to_string() {
+                continue;
+            }
+            let Ok(env) = fs::read(e.path().join("environ")) else {
+                continue;
+            };
+            if env.split(|&b| b == 0).any(|v| v == mark.as_bytes()) {
+                let cmd = fs::read(e.path().join("cmdline")).unwrap_or_default();
+                let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+                found.push(format!("{pid} {cmd}"));
+            }
+        }
+        found
+    }
+
+    /// What is left in the scripts' TMPDIR.
+    pub fn temp_files(&self) -> Vec<String> {
+        listing(&self.dir.join("tmp"))
+    }
+
+    /// `script` (as run_in takes it) with `args` started in `cwd` in a
+    /// process group of its own (as a shell starts a foreground job), stdout
+    /// and stderr to files of the box (`NAME.out`, `NAME.err`).
+    pub fn start(&self, cwd: &Path, name: &str, script: &str, args: &[&str]) -> Child {
+        use std::os::unix::process::CommandExt;
+        let out = fs::File::create(self.dir.join(format!("{name}.out"))).unwrap();
+        let err = fs::File::create(self.dir.join(format!("{name}.err"))).unwrap();
+        let (sh, path) = script_argv(script);
+        Command::new(sh)
+            .arg(path)
+            .args(args)
+            .current_dir(cwd)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .process_group(0)
+            .spawn()
+            .expect("spawn the script")
     }
 
     /// The report as an icount run prints it: `timebase=icount` on its
@@ -88,6 +152,52 @@ impl Box {
     pub fn set(&mut self, key: &str, value: &str) {
         self.env.retain(|(k, _)| k != key);
         self.env.push((key.into(), value.into()));
+    }
+
+    /// A git tree of one empty commit, `tree/` in the box.
+    pub fn git_tree(&self) -> PathBuf {
+        let tree = self.dir.join("tree");
+        fs::create_dir(&tree).unwrap();
+        for args in [
+            &["init", "-q"][..],
+            &["commit", "-q", "--allow-empty", "-m", "one"],
+        ] {
+            let ok = Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+                .args(args)
+                .current_dir(&tree)
+                .status()
+                .unwrap();
+            assert!(ok.success(), "git {args:?}");
+        }
+        tree
+    }
+
+    /// What build-kernel.sh asks for on PATH: stubs in `bin/` for those
+    /// this machine lacks (the stand-in tree's build runs none of them);
+    /// false, after a skip, without make, which it does run.
+    pub fn build_tools(&self) -> bool {
+        let path = &self.env.iter().find(|(k, _)| k == "PATH").unwrap().1;
+        let has = |tool: &str| {
+            Command::new("sh")
+                .args(["-c", &format!("command -v {tool} >/dev/null")])
+                .env("PATH", path)
+                .status()
+                .unwrap()
+                .success()
+        };
+        if !has("make") {
+            crate::utils::skip("make is missing: build-kernel.sh is untested here");
+            return false;
+        }
+        for tool in ["gcc", "flex", "bison", "bc"] {
+            if !has(tool) {
+                let stub = self.dir.join("bin").join(tool);
+                fs::write(&stub, "#!/bin/sh\nexit 1\n").unwrap();
+                chmod_x(&stub);
+            }
+        }
+        true
     }
 
     /// PATH without any qemu-system-*: a directory of links to everything
@@ -122,15 +232,10 @@ impl Box {
             .count()
     }
 
-    /// `script` (under scripts/) with `args`, run by dash if there is one,
-    /// in `cwd`, to its end; optionally wrapped by `wrap` (argv prefix).
+    /// `script` (script_argv) with `args`, in `cwd`, to its end; optionally
+    /// wrapped by `wrap` (argv prefix).
     pub fn run_in(&self, cwd: &Path, wrap: &[&str], script: &str, args: &[&str]) -> Run {
-        let sh = if Path::new("/bin/dash").exists() {
-            "/bin/dash"
-        } else {
-            "/bin/sh"
-        };
-        let path = format!("{REPO}/scripts/{script}");
+        let (sh, path) = script_argv(script);
         let mut argv: Vec<&str> = wrap.to_vec();
         argv.extend([sh, path.as_str()]);
         argv.extend(args);
@@ -158,6 +263,64 @@ impl Box {
     }
 }
 
+/// The shell and the path that run `script`: a bare name is one of
+/// scripts/, run by dash if there is one; a path (`tests/kernel/run.sh`) is
+/// a test script, run by bash.
+fn script_argv(script: &str) -> (&'static str, String) {
+    match script.contains('/') {
+        true => ("bash", format!("{REPO}/{script}")),
+        false => (shell(), format!("{REPO}/scripts/{script}")),
+    }
+}
+
+/// The shell the scripts run under: dash where there is one (they are
+/// POSIX sh, and dash holds them to it).
+pub fn shell() -> &'static str {
+    if Path::new("/bin/dash").exists() {
+        "/bin/dash"
+    } else {
+        "/bin/sh"
+    }
+}
+
+/// A stand-in kernel tree in `dir`: what build-kernel.sh checks (a top
+/// Makefile with VERSION and PATCHLEVEL, scripts/kconfig/merge_config.sh,
+/// arch/x86) and a Makefile whose targets do at once what kbuild's do:
+/// tinyconfig makes an empty .config in O=, merge_config.sh appends the
+/// fragment to it (reading it from its own directory, the objdir, as the
+/// real one does), bzImage writes an image (or, with FAKE_BUILD_HANG set,
+/// marks O=/building and hangs that many seconds).
+pub fn kernel_tree(dir: &Path) {
+    const MAKEFILE: &str = "VERSION = 6\nPATCHLEVEL = 12\n\
+        tinyconfig:\n\tmkdir -p $(O) && : >$(O)/.config\n\
+        olddefconfig:\n\t@:\n\
+        bzImage:\n\
+        \t@if [ -n \"$$FAKE_BUILD_HANG\" ]; then : >$(O)/building; exec sleep $$FAKE_BUILD_HANG; fi\n\
+        \tmkdir -p $(O)/arch/x86/boot && echo stand-in >$(O)/arch/x86/boot/bzImage\n";
+    const MERGE: &str = "#!/bin/sh\n# merge_config.sh -m -O DIR BASE FRAGMENT...\nshift 3\nbase=$1\nshift\ncat \"$@\" >>\"$base\"\n";
+    fs::create_dir_all(dir.join("scripts/kconfig")).unwrap();
+    fs::create_dir_all(dir.join("arch/x86")).unwrap();
+    fs::write(dir.join("Makefile"), MAKEFILE).unwrap();
+    fs::write(dir.join("scripts/kconfig/merge_config.sh"), MERGE).unwrap();
+}
+
+/// bisect-step.sh's arguments for a functional step (no references): the
+/// tree's `build` leaves the image `vmlinuz`, the points go to `points`, this
+/// build's binary boots.
+pub fn functional_step<'a>(build: &'a str, points: &'a str) -> Vec<&'a str> {
+    vec![
+        "--functional",
+        "--build",
+        build,
+        "--image",
+        "vmlinuz",
+        "--points",
+        points,
+        "--bin",
+        BIN,
+    ]
+}
+
 pub fn chmod_x(p: &Path) {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(p, fs::Permissions::from_mode(0o755)).unwrap();
@@ -178,28 +341,59 @@ pub fn listing(dir: &Path) -> Vec<String> {
 /// `ls -A dir` to `seen` before the namespace goes; None (after a skip) when
 /// this box can mount no tmpfs (it needs root or user namespaces).
 pub fn on_full_disk(dir: &str, seen: &str) -> Option<Vec<String>> {
-    const FILL: &str = r#"d=$1 seen=$2; shift 2
-mount -t tmpfs -o size=16k uring-repro-full "$d" || exit 99
-dd if=/dev/zero of="$d/filler" bs=4096 2>/dev/null
-rc=0; "$@" || rc=$?
-ls -A "$d" >"$seen"
-exit $rc"#;
+    const FILL: &str = r#"mount -t tmpfs -o size=16k uring-repro-full "$d" || exit 99
+dd if=/dev/zero of="$d/filler" bs=4096 2>/dev/null"#;
+    in_mount_namespace(
+        FILL,
+        "mount -t tmpfs t /mnt",
+        dir,
+        seen,
+        "the full-disk cases",
+    )
+}
+
+/// The same with `dir` bind-mounted read-only.
+pub fn on_read_only(dir: &str, seen: &str) -> Option<Vec<String>> {
+    const RO: &str = r#"mount --bind "$d" "$d" && mount -o remount,bind,ro "$d" "$d" || exit 99"#;
+    in_mount_namespace(
+        RO,
+        "mount --bind /tmp /mnt",
+        dir,
+        seen,
+        "the read-only cases",
+    )
+}
+
+/// The argv prefix that runs a command in a private mount namespace after
+/// `setup` (sh, `$d` the directory `dir`), then writes `ls -A dir` to
+/// `seen`; None, after a skip naming `untested`, when `probe` cannot run in
+/// such a namespace here (it needs root or user namespaces).
+fn in_mount_namespace(
+    setup: &str,
+    probe: &str,
+    dir: &str,
+    seen: &str,
+    untested: &str,
+) -> Option<Vec<String>> {
     let root = Command::new("id").arg("-u").output().unwrap().stdout == b"0\n";
     let unshare: &[&str] = if root {
         &["unshare", "-m", "--propagation", "private"]
     } else {
         &["unshare", "-r", "-m", "--propagation", "private"]
     };
-    let probe = Command::new(unshare[0])
+    let ok = Command::new(unshare[0])
         .args(&unshare[1..])
-        .args(["sh", "-c", "mount -t tmpfs t /mnt"])
+        .args(["sh", "-c", probe])
         .status();
-    if !probe.is_ok_and(|s| s.success()) {
-        skip("cannot mount a tmpfs in a private mount namespace here (needs root or user namespaces): the full-disk cases are untested");
+    if !ok.is_ok_and(|s| s.success()) {
+        skip(format!("`{probe}` fails in a private mount namespace here (it needs root or user namespaces): {untested} are untested"));
         return None;
     }
+    let script = format!(
+        "d=$1 seen=$2; shift 2\n{setup}\nrc=0; \"$@\" || rc=$?\nls -A \"$d\" >\"$seen\"\nexit $rc"
+    );
     let mut v: Vec<String> = unshare.iter().map(|s| s.to_string()).collect();
-    v.extend(["sh", "-c", FILL, "sh", dir, seen].map(String::from));
+    v.extend(["sh", "-c", &script, "sh", dir, seen].map(String::from));
     Some(v)
 }
 

@@ -261,20 +261,32 @@ pub fn sha256sum(bytes: &[u8]) -> String {
 /// `write:error=ENOSPC:when=4`, `write:delay_enter=100000`), its arguments
 /// still to add; None (SKIP) without strace.
 pub fn under_strace(inject: &str) -> Option<Command> {
+    under_strace_all(&[inject])
+}
+
+/// `under_strace` with each of `injects` (one a system call set).
+pub fn under_strace_all(injects: &[&str]) -> Option<Command> {
     if Command::new("strace").arg("-V").output().is_err() {
-        skip(format!("strace not installed; cannot inject {inject}"));
+        skip(format!("strace not installed; cannot inject {injects:?}"));
         return None;
     }
     let mut c = Command::new("strace");
-    c.args(["-f", "-qq", "-o", "/dev/null", "-e"])
-        .arg(format!("inject={inject}"))
-        .arg(BIN);
+    c.args(["-f", "-qq", "-o", "/dev/null"]);
+    for inject in injects {
+        c.arg("-e").arg(format!("inject={inject}"));
+    }
+    c.arg(BIN);
     Some(c)
 }
 
 /// Runs the binary under strace with a fault injected; None (SKIP) without strace.
 pub fn with_injected_fault(inject: &str, args: &[&str]) -> Option<Run> {
-    let out = under_strace(inject)?.args(args).output().unwrap();
+    with_injected_faults(&[inject], args)
+}
+
+/// `with_injected_fault` with each of `injects`.
+pub fn with_injected_faults(injects: &[&str], args: &[&str]) -> Option<Run> {
+    let out = under_strace_all(injects)?.args(args).output().unwrap();
     Some(out.into())
 }
 

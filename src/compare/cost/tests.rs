@@ -19,7 +19,7 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// `text` read as a point (pollwake: the rows of `mode`).
+/// `text` read as a point (pollwake: the rows of series `mode`).
 fn read_point<'t>(text: &'t str, mode: Option<&str>) -> Point<'t> {
     let mut v = Box::new([0.0; MAX_ROUNDS]);
     point::read(
@@ -132,7 +132,7 @@ fn n0_no_function_moves_by_a_cycles_instruction() {
 #[test]
 fn pollwake_idle_the_wake_up_path_moved() {
     let (a, b) = (fixture("pollwake-parent.txt"), fixture("pollwake-poll.txt"));
-    let t = summed(&[("parent", &a), ("poll", &b)], Some("idle")).unwrap();
+    let t = summed(&[("parent", &a), ("poll", &b)], Some("pollwake_idle")).unwrap();
     let l = listed(t);
     assert_eq!((l[0].0, l[0].2), ("ep_poll_callback", 3));
     assert!(l.iter().any(|f| f.0 == "__wake_up"), "{l:?}");
@@ -142,7 +142,7 @@ fn pollwake_idle_the_wake_up_path_moved() {
     }
     assert!(l.contains(&("io_poll_wq_wake", 0.125, 3)), "{l:?}");
     // Another mode, another series: its own lines.
-    let w = summed(&[("parent", &a), ("poll", &b)], Some("waiter")).unwrap();
+    let w = summed(&[("parent", &a), ("poll", &b)], Some("pollwake_waiter")).unwrap();
     assert!(listed(w).len() > MAX_ROWS);
     assert!(w.user[1] < w.user[0]);
 }

@@ -38,7 +38,7 @@ pub use keys::{Key, KEYS};
 pub use series::Series;
 
 use super::table::{
-    mean_row, numbers, refuse, round_row, uint, Modes, Pick, PointRow, Rounds, Shown, Table,
+    mean_row, numbers, refuse, round_row, uint, Modes, PointRow, Rounds, Shown, Table,
 };
 use cost_lines::{Reader, COST_PREFIX};
 use keys::{LINE_KEYS, ONE_RUN};
@@ -251,15 +251,16 @@ type KeyColumns = [Option<usize>; KEYS.len()];
 /// Why a table of several series was read without `--mode`.
 const SEVERAL: &str = "a table of several modes: pick one with --mode";
 
-/// The series a table of several contributes, picked by `--mode` (at
-/// line `no`, its header): the one a series line states the mode of,
-/// or, without series lines (older points), the rows PROFILE_MODE. None:
-/// no `--mode`, and no series lines to name the modes by (the rows will).
+/// The series a table of several contributes, picked by `--mode`
+/// (`mode`: the series' name, the one cli found for the mode word; `no`:
+/// the header's line): the one a series line names so or, of a point
+/// without series lines (an older one), the rows of that name. None: no
+/// `--mode`, and no series lines to name the modes by (the rows will).
 fn pick<'t: 's, 's>(
     p: &Point<'t>,
     mode: Option<&'s [u8]>,
     no: usize,
-) -> Result<Option<Pick<'s>>, Refusal<'t>> {
+) -> Result<Option<&'s [u8]>, Refusal<'t>> {
     let mut modes = Modes::default();
     for m in p.series().iter().filter_map(|s| s.mode) {
         modes.add(m);
@@ -269,15 +270,10 @@ fn pick<'t: 's, 's>(
         why,
         shown: Shown::Modes(modes),
     };
+    let stated = |name: &[u8]| p.n_series == 0 || p.series().iter().any(|s| s.name == name);
     match mode {
-        Some(m) if p.n_series == 0 => Ok(Some(Pick::Suffixed {
-            profile: p.tag(Key::Profile),
-            mode: m,
-        })),
-        Some(m) => match p.series().iter().find(|s| s.mode == Some(m)) {
-            Some(s) => Ok(Some(Pick::Named(s.name))),
-            None => Err(refused("no such mode in this table: pick one with --mode")),
-        },
+        Some(name) if stated(name) => Ok(Some(name)),
+        Some(_) => Err(refused("no such mode in this table: pick one with --mode")),
         None if p.n_series == 0 => Ok(None),
         None => Err(refused(SEVERAL)),
     }
@@ -319,7 +315,7 @@ pub fn read<'t>(
                     // The series the rows are of: the one picked, or the banner's.
                     let pick = table.as_ref().and_then(|t: &Table| t.pick);
                     let profile = p.tag(Key::Profile);
-                    let ours = |s: &[u8]| pick.map_or(s == profile, |p| p.picks(s));
+                    let ours = |s: &[u8]| s == pick.unwrap_or(profile);
                     cost.line(rest, no, &ours, room);
                 } else if let Some(rest) = line.strip_prefix(SERIES_PREFIX) {
                     p.add_series(rest, no)?;

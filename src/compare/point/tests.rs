@@ -84,7 +84,7 @@ fn pollwake_table_one_mode_at_a_time() {
              pollwake_none\tmean\t128\t1.500000\t1\npollwake_idle\tmean\t128\t4.000000\t0\n\
              # checks: cqes=512 -> FAIL\n";
     // The rows' profile is the mode's; the banner's is the run's.
-    let p = read_str(s, Some(b"idle")).unwrap();
+    let p = read_str(s, Some(b"pollwake_idle")).unwrap();
     assert_eq!(p.profile(), b"pollwake_idle");
     assert_eq!(p.get(Key::Profile), Some(&b"pollwake"[..]));
     assert_eq!((p.s[ALL].mean, p.s[REST].mean, p.pairs), (4.0, 5.0, 64));
@@ -197,7 +197,7 @@ fn arbitrary_bytes_never_panic() {
         for b in pieces {
             for c in pieces {
                 let text = [a, b, c].concat();
-                for select in [None, Some(&b"none"[..])] {
+                for select in [None, Some(&b"pollwake_none"[..])] {
                     let _ = read(&text, &mut v, &mut CountRoom::kept(1), select);
                 }
             }
@@ -224,7 +224,7 @@ pollwake_idle\tmean\t128\t4.000000\t1
 
 #[test]
 fn series_lines_name_the_workload_and_the_modes() {
-    let p = read_str(SERIES, Some(b"idle")).unwrap();
+    let p = read_str(SERIES, Some(b"pollwake_idle")).unwrap();
     assert_eq!(p.series().len(), 2);
     let s = p.rows_series().unwrap();
     assert_eq!(
@@ -251,7 +251,7 @@ fn series_lines_name_the_workload_and_the_modes() {
         }
     }
     let both = vec![&b"none"[..], b"idle"];
-    let (line, why, names) = modes(read_str(SERIES, Some(b"waiter")));
+    let (line, why, names) = modes(read_str(SERIES, Some(b"pollwake_waiter")));
     assert_eq!(
         (line, why, names),
         (
@@ -262,24 +262,24 @@ fn series_lines_name_the_workload_and_the_modes() {
     );
     let (line, why, names) = modes(read_str(SERIES, None));
     assert_eq!((line, why, names), (5, SEVERAL, both.clone()));
-    // Without series lines (an older point), a mode picks the rows
-    // PROFILE_MODE, and the modes are named from the rows.
+    // Without series lines (an older point), --mode picks the rows of the
+    // series' name, and the modes are named from the rows.
     let old: String = SERIES
         .lines()
         .filter(|l| !l.starts_with("# series: "))
         .map(|l| format!("{l}\n"))
         .collect();
-    let p = read_str(&old, Some(b"idle")).unwrap();
+    let p = read_str(&old, Some(b"pollwake_idle")).unwrap();
     assert_eq!(
         (p.profile(), p.s[ALL].mean, p.rows_series()),
         (&b"pollwake_idle"[..], 4.0, None)
     );
-    let (line, _, names) = modes(read_str(&old, Some(b"waiter")));
+    let (line, _, names) = modes(read_str(&old, Some(b"pollwake_waiter")));
     assert_eq!((line, names), (3, both.clone()));
     let (line, why, names) = modes(read_str(&old, None));
     assert_eq!((line, why, names), (3, SEVERAL, both));
     // A series line out of its format refuses the point at its line.
     let bad = SERIES.replace("per=\"MSG_RING completion\" about", "per=\"MSG_RING about");
-    let e = read_str(&bad, Some(b"idle")).unwrap_err();
+    let e = read_str(&bad, Some(b"pollwake_idle")).unwrap_err();
     assert_eq!((e.line, e.why), (3, series::FORMAT));
 }

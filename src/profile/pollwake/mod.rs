@@ -33,17 +33,20 @@
 //! misrouted CQE is caught.
 
 mod handoff;
+mod modes;
 mod output;
 pub mod waiter;
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use self::handoff::{Brief, Handoff};
+use self::modes::{slot, Poller, SERIES};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
-use super::collect::{account, collect, enter, pushed, submitted};
-use super::{setup, span, Names, Profile, SetUp, Shape, Timed, Workload, MSG_RING, NOP};
+use super::collect::{account, collect, enter, one_batch, Batch};
+use super::{setup, span, Function, Names, Profile, SetUp, Shape, Takes, Timed, Workload};
+use super::{MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
-use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS};
+use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
@@ -63,12 +66,20 @@ pub static POLLWAKE: Profile = Profile {
         help: "MSG_RING bursts into rings in no epoll set, an idle epoll set \
                and one a waiter thread polls: the poll-wakeup cost (docs/pollwake.md)",
     },
+    per: "MSG_RING completion",
     opcodes: &[MSG_RING, NOP],
     default_slots: DEFAULT_SLOTS,
-    futex_scope: false,
+    max_slots: MAX_SLOTS,
+    takes: &[Takes::Burst, Takes::WaiterCpu, Takes::RingFlags],
+    futex_words: false,
     shape: |cfg| shape(cfg.burst),
-    series: &Mode::SERIES,
-    functions: &["io_msg_ring_prep", "io_msg_ring"],
+    series: &SERIES,
+    // MSG_RING's `.prep` and `.issue` (io_uring/msg_ring.c), once per
+    // message each.
+    functions: &[
+        Function::per_request("io_msg_ring_prep", &[Kind::Source]),
+        Function::per_request("io_msg_ring", &[Kind::Source]),
+    ],
     start: |s, ring, ledger, then| {
         let mut pw = Pollwake::new(s, ring, ledger)?;
         then(&mut pw, ring, ledger)
@@ -113,30 +124,6 @@ const fn value(seq: u32, i: u32) -> u32 {
 /// witness counts those with the source CQEs' res 0.
 pub fn zero_values(bursts: u64) -> u64 {
     bursts.div_ceil(1 << 23)
-}
-
-/// The modes, in the order each round runs them (the workload's series).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    None = 0,
-    Idle = 1,
-    Waiter = 2,
-    NoneAa = 3,
-}
-
-impl Mode {
-    pub const ALL: [Mode; 4] = [Mode::None, Mode::Idle, Mode::Waiter, Mode::NoneAa];
-    /// The rows' first column, in `ALL` order.
-    pub const SERIES: [&'static str; 4] = [
-        "pollwake_none",
-        "pollwake_idle",
-        "pollwake_waiter",
-        "pollwake_none_aa",
-    ];
-
-    pub fn name(self) -> &'static str {
-        ["none", "idle", "waiter", "none_aa"][self as usize]
-    }
 }
 
 /// The run's shape (from the command line).
@@ -196,15 +183,11 @@ fn commit_shape(counts: &[u64; 3], n: u32, deferred: bool) -> Option<&'static st
 /// submits them with one enter, then takes their source CQEs into `check`.
 /// False when the submission failed.
 fn send(src: &mut Ring, fd: i32, seq: u32, n: u32, check: &mut CycleCheck, l: &mut Ledger) -> bool {
-    let msgs = src.push_batch(n, |i| {
+    let msgs = Batch::new(Kind::Source, n, |i| {
         let msg = tag(seq, Kind::Target, i);
         ops::msg_ring_data(fd, value(seq, i), msg, tag(seq, Kind::Source, i))
     });
-    if !(pushed(msgs, l, seq) && submitted(src.submit_and_wait(n, n), n, Kind::Source, l, seq)) {
-        return false;
-    }
-    collect(src, check, l, n, seq);
-    true
+    one_batch(src, check, l, seq, msgs)
 }
 
 /// `collect` for the untimed passes (the eventfd pass, the stop): one
@@ -237,7 +220,7 @@ fn set_values(plan: &mut Plan, seq: u32, n: u32) {
 pub struct Pollwake {
     plan: Plan,
     /// The mode the next bursts run in.
-    mode: Mode,
+    mode: Poller,
     p: Parts,
 }
 
@@ -297,7 +280,7 @@ impl Pollwake {
         let targets = [new_ring(&o)?, new_ring(&o)?, new_ring(&o)?];
         let waiter_ring = new_ring(&o)?;
         for (ep, fd) in [
-            (&ep_idle, targets[slot(Mode::Idle)].fd()),
+            (&ep_idle, targets[slot(Poller::Idle)].fd()),
             (&ep_waiter, waiter_ring.fd()),
         ] {
             epoll::epoll_ctl(ep.raw(), EPOLL_CTL_ADD, fd, EPOLLIN, TOKEN)
@@ -313,7 +296,7 @@ impl Pollwake {
         let handoff = Handoff::new(waiter_ring, brief).map_err(failed("mmap"))?;
         let mut pw = Pollwake {
             plan: plan(0, o.burst, 0),
-            mode: Mode::None,
+            mode: Poller::None,
             p: Parts {
                 o,
                 targets,
@@ -340,11 +323,18 @@ impl Pollwake {
     }
 
     /// Runs burst `seq` in mode `m`.
-    fn burst(&mut self, m: Mode, src: &mut Ring, seq: u32, clock: &Clock, l: &mut Ledger) -> Timed {
+    fn burst(
+        &mut self,
+        m: Poller,
+        src: &mut Ring,
+        seq: u32,
+        clock: &Clock,
+        l: &mut Ledger,
+    ) -> Timed {
         let p = &mut self.p;
         let n = p.o.burst;
         let before = l.failures();
-        if m == Mode::Waiter {
+        if m == Poller::Waiter {
             p.wait_parked(seq, l);
         }
         set_values(&mut self.plan, seq, n);
@@ -366,13 +356,13 @@ impl Pollwake {
             }
         }
         let t1 = span::end(clock, 0);
-        if ok && m == Mode::Idle {
+        if ok && m == Poller::Idle {
             p.idle_check(seq, l);
         }
         let t2 = span::start(clock);
         if ok {
             match m {
-                Mode::Waiter => p.take_handed(&mut check, clock, l, seq),
+                Poller::Waiter => p.take_handed(&mut check, clock, l, seq),
                 _ => collect(&mut p.targets[slot(m)], &mut check, l, n, seq),
             }
         }
@@ -384,20 +374,11 @@ impl Pollwake {
     }
 }
 
-/// Where mode `m`'s target is in `Parts::targets` (not for `waiter`).
-fn slot(m: Mode) -> usize {
-    match m {
-        Mode::None => 0,
-        Mode::Idle => 1,
-        _ => 2,
-    }
-}
-
 impl Parts {
     /// Mode `m`'s target ring (the waiter's is shared with the waiter).
-    fn target(&self, m: Mode) -> &Ring {
+    fn target(&self, m: Poller) -> &Ring {
         match m {
-            Mode::Waiter => self.handoff.ring(),
+            Poller::Waiter => self.handoff.ring(),
             _ => &self.targets[slot(m)],
         }
     }
@@ -537,10 +518,8 @@ impl Parts {
             counts[1] = take();
             collect_untimed(&mut ring, &mut check, l, n, seq);
         }
-        let nops = ring.push_batch(n, |i| ops::nop(tag(seq, Kind::Nop, i)));
-        if pushed(nops, l, seq) && submitted(ring.submit_and_wait(n, n), n, Kind::Nop, l, seq) {
-            collect_untimed(&mut ring, &mut check, l, n, seq);
-        }
+        let nops = Batch::new(Kind::Nop, n, |i| ops::nop(tag(seq, Kind::Nop, i)));
+        one_batch(&mut ring, &mut check, l, seq, nops);
         counts[2] = take();
         check.finish(l, 0);
         if commit_shape(&counts, n, self.o.flags.deferred()).is_none() {
@@ -613,7 +592,7 @@ impl Workload for Pollwake {
     }
 
     fn select(&mut self, series: usize) {
-        self.mode = Mode::ALL[series];
+        self.mode = Poller::ALL[series];
     }
 
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {

@@ -1,43 +1,27 @@
 //! What pollwake prints besides the rows every workload prints: its banner
-//! (the burst, the modes, the eventfd pass), per mode the mean row with its
+//! lines (the modes, the eventfd pass), per mode the mean row with its
 //! difference from `none`, the idle and waiter facts, its checks line and
 //! its failure line. See docs/pollwake.md.
 
 use core::fmt::Write;
 
-use super::{commit_shape, Mode, Parts, HIST};
+use super::{commit_shape, Parts, Poller, HIST};
 use crate::check::{self, Counter, Fail, Failure, Kind};
 use crate::fmt::{self, Dec, Ratio6, Signed};
-use crate::profile::output::{banner_head, unit_line};
-use crate::profile::{Outcome, RunInfo};
+use crate::profile::{output, Outcome, RunInfo};
 use crate::stats;
 
-/// The banner: the first line (no mode: pollwake has one shape), the run's
-/// shape and the modes, the unit (icount), the facts, the eventfd pass.
+/// The banner every workload prints, with the modes after the contract
+/// line, then the eventfd pass.
 pub fn banner(w: &mut dyn Write, run: &RunInfo, p: &Parts) {
-    banner_head(w, run, None);
-    let (o, c) = (&p.o, run.cfg);
-    let _ = writeln!(
-        w,
-        "# burst={} cycles={} warmups={} rounds={} ring_flags={} waiter_cpu={} watchdog_ms={} \
-         ring_entries={} cq_entries={} timeout_s={} features={:#x}\n\
-         # modes in this order each round, each on its own target ring: none idle waiter \
-         none_aa; a pair is one MSG_RING message and its target CQE",
-        o.burst,
-        c.cycles,
-        c.warmups,
-        c.rounds,
-        o.flags.name(),
-        o.waiter_cpu,
-        o.dog.timeout_ms,
-        run.ring_entries,
-        run.cq_entries,
-        c.timeout_s,
-        run.features,
-    );
-    unit_line(w, run);
-    run.facts.print(w);
-    let ev = &p.eventfd;
+    output::banner(w, run, &|w| {
+        let _ = w.write_str("# modes in this order each round, each on its own target ring:");
+        for m in Poller::ALL {
+            let _ = write!(w, " {}", m.name());
+        }
+        let _ = writeln!(w, "; a pair is one MSG_RING message and its target CQE");
+    });
+    let (o, ev) = (&p.o, &p.eventfd);
     let _ = writeln!(
         w,
         "# eventfd pass (untimed, own ring): {} MSG_RING -> +{} on send, +{} on flush: {}; \
@@ -56,13 +40,13 @@ pub fn banner(w: &mut dyn Write, run: &RunInfo, p: &Parts) {
 /// (the modes share every round, so round-to-round drift cancels). Then
 /// what idle's untimed poll cost and how the waiter was woken.
 pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
-    let (l, base) = (&o.ledger, &o.rows[Mode::None as usize]);
-    for m in Mode::ALL {
+    let (l, base) = (&o.ledger, &o.rows[Poller::None as usize]);
+    for m in Poller::ALL {
         let r = &o.rows[m as usize];
-        let tag = Mode::SERIES[m as usize];
+        let tag = m.series().name;
         let (ns, pairs, label) = (r.total_ns, r.total_pairs, o.mean_label());
         fmt::mean_and_spread(w, tag, label, ns, pairs, l.passed(), r.per_round());
-        if m == Mode::None {
+        if m == Poller::None {
             continue;
         }
         let (now, then) = (r.per_round(), base.per_round());
@@ -79,14 +63,14 @@ pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
             Signed(stats::pct_change(r.mean(), base.mean()), 3),
             Dec(stats::summarize(&d[..n]).stddev, 3),
         );
-        let aa = if m == Mode::NoneAa {
+        let aa = if m == Poller::NoneAa {
             " (A/A control: the noise floor)"
         } else {
             ""
         };
         let _ = writeln!(w, "{aa}");
     }
-    let gap = |m: Mode| Ratio6 {
+    let gap = |m: Poller| Ratio6 {
         num: p.gap_ns[m as usize],
         den: p.gap_bursts[m as usize],
     };
@@ -107,8 +91,8 @@ pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
         "# idle: epoll_pwait(0) after each burst, outside the timed span: {} ns per burst \
          (an empty gap in none: {} ns); epoll_bad={}\n\
          # waiter: cpu={} handover={handover} bursts={bursts} wakes={wakes} wakes_per_burst",
-        gap(Mode::Idle),
-        gap(Mode::None),
+        gap(Poller::Idle),
+        gap(Poller::None),
         l.count(Fail::EpollBad),
         p.o.waiter_cpu,
     );
@@ -155,7 +139,7 @@ const _: () = assert!(check::FAILURES.len() + FAILURES.len() == check::FAILS);
 /// The stderr line of a failed run: the first failure, the mode it was
 /// found in, and the waiter's errno if it failed.
 pub fn cause(w: &mut dyn Write, o: &Outcome, waiter_error: Option<u32>) {
-    let mode = o.failed_series.map_or("-", |k| Mode::ALL[k].name());
+    let mode = o.failed_series.map_or("-", |k| Poller::ALL[k].name());
     let f = o.ledger.first.unwrap_or(Failure {
         what: "see the checks line",
         seq: 0,

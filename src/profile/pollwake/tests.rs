@@ -197,11 +197,11 @@ fn a_lost_wakeup_fails_the_burst_and_the_run_still_ends() {
     };
     assert!(l.passed(), "the eventfd pass: {l:?}");
     let clock = Clock::syscall();
-    let (_, clean) = pw.burst(Mode::Waiter, &mut src, 1, &clock, &mut l);
+    let (_, clean) = pw.burst(Poller::Waiter, &mut src, 1, &clock, &mut l);
     assert!(clean, "a normal burst first: {l:?}");
     let (ep, fd) = (pw.p._ep_waiter.raw(), pw.p.handoff.ring_fd);
     epoll::epoll_ctl(ep, epoll::EPOLL_CTL_MOD, fd, 0, TOKEN).unwrap();
-    let (_, clean) = pw.burst(Mode::Waiter, &mut src, 2, &clock, &mut l);
+    let (_, clean) = pw.burst(Poller::Waiter, &mut src, 2, &clock, &mut l);
     assert!(!clean);
     assert_eq!((l.count(Fail::LostWakeup), l.failures()), (1, 1), "{l:?}");
     // The stop message cannot wake a waiter that is not interested any

@@ -8,7 +8,7 @@ const HOST_EVENTS: &str =
 
 fn tally(text: &str, cpu: u32) -> Tally {
     let mut t = Tally::default();
-    let mut lines = Lines::default();
+    let mut lines = LineSplitter::default();
     let mut f = |l: Option<&[u8]>| match l {
         Some(l) => t.add_line(l, cpu),
         None => t.unparsed += 1,
@@ -118,7 +118,7 @@ fn lines_survive_any_chunking_and_long_lines_are_flagged() {
     let whole = tally(HOST_EVENTS, 1);
     for chunk in [1, 7, 100, 4096] {
         let mut t = Tally::default();
-        let mut lines = Lines::default();
+        let mut lines = LineSplitter::default();
         let mut f = |l: Option<&[u8]>| match l {
             Some(l) => t.add_line(l, 1),
             None => t.unparsed += 1,
@@ -133,7 +133,7 @@ fn lines_survive_any_chunking_and_long_lines_are_flagged() {
         );
     }
     let mut seen = Vec::new();
-    let mut lines = Lines::default();
+    let mut lines = LineSplitter::default();
     let long = vec![b'x'; LINE_MAX + 1];
     let mut f = |l: Option<&[u8]>| seen.push(l.map(|l| l.len()));
     lines.feed(b"ab\n", &mut f);
@@ -145,7 +145,7 @@ fn lines_survive_any_chunking_and_long_lines_are_flagged() {
 
 #[test]
 fn names_and_results_keep_what_does_not_fit_apart() {
-    let mut n = Names::default();
+    let mut n = NameCounts::default();
     for i in 0..MAX_NAMES + 2 {
         n.add(format!("f{i}").as_bytes(), 2);
     }

@@ -1,0 +1,107 @@
+//! The frame of a cycle made of batches, which every futex workload and n0
+//! run (a new workload whose cycle is one or two batches is written the
+//! same way):
+//! 1. `Cycle::start`: the cycle's check against its plan, then the first
+//!    clock read of the timed span;
+//! 2. `two_batches` (the first batch submitted alone, the second submitted
+//!    with a wait for the CQEs of both) or `one_batch` (submitted with a
+//!    wait for its own CQEs), the CQEs taken into the check;
+//! 3. `stop`: the closing clock read, the span's ns;
+//! 4. `finish`: the verdict.
+//!
+//! A batch that failed (it did not fit the SQ, or the kernel did not take
+//! it whole) ends the cycle's batches: no later batch is pushed, so nothing
+//! is left in the SQ behind a failure, and nothing is collected.
+//!
+//! The verdict is the check's own and the batches' (`finish_own && ok`),
+//! never a sum over the ledger: every failure such a cycle can count is a
+//! failed batch (`ok`) or is seen by the check (a wrong, foreign, duplicate
+//! or missing CQE, a CQ overflow, a wait that failed or expired: collect.rs
+//! spoils the check for each). So a cycle is clean exactly when it counted
+//! nothing, at no cost per cycle beyond the check (s0's timed path is the
+//! instruction budget's).
+//!
+//! Everything here is inlined into each workload's `cycle`: the timed path
+//! is the one the workload would write out by hand.
+
+use super::collect::{collect, one_batch, submit, Batch};
+use super::span;
+use crate::check::{CycleCheck, Ledger, Plan};
+use crate::ring::Ring;
+use crate::sys::clock::Clock;
+use crate::sys::uapi::IoUringSqe;
+
+/// One cycle in flight: its check, its span's start, whether every batch
+/// so far went in whole.
+pub struct Cycle<'p> {
+    check: CycleCheck<'p>,
+    seq: u32,
+    t0: u64,
+    ok: bool,
+}
+
+impl<'p> Cycle<'p> {
+    /// Cycle `seq`, its CQEs checked against `plan`: the timed span starts.
+    #[inline(always)]
+    pub fn start(seq: u32, plan: &'p Plan, clock: &Clock) -> Cycle<'p> {
+        // The check is made in its place before the clock is read, so
+        // nothing is copied inside the span (moved in after the read, it
+        // cost s0's cycle 17 instructions).
+        let mut c = Cycle {
+            check: CycleCheck::new(seq, plan),
+            seq,
+            t0: 0,
+            ok: true,
+        };
+        c.t0 = span::start(clock);
+        c
+    }
+
+    /// Submits `first` alone, then `second` with a wait for the CQEs of
+    /// both, and takes them into the check. `second` is not pushed when
+    /// `first` failed.
+    #[inline(always)]
+    pub fn two_batches<A, B>(
+        &mut self,
+        ring: &mut Ring,
+        ledger: &mut Ledger,
+        first: Batch<A>,
+        second: Batch<B>,
+    ) where
+        A: FnMut(u32) -> IoUringSqe,
+        B: FnMut(u32) -> IoUringSqe,
+    {
+        let (seq, want) = (self.seq, first.n + second.n);
+        self.ok = self.ok
+            && submit(ring, ledger, seq, first, 0)
+            && submit(ring, ledger, seq, second, want);
+        if self.ok {
+            collect(ring, &mut self.check, ledger, want, seq);
+        }
+    }
+
+    /// Submits `b` with a wait for its CQEs and takes them into the check;
+    /// not pushed when an earlier batch of the cycle failed.
+    #[inline(always)]
+    pub fn one_batch<F>(&mut self, ring: &mut Ring, ledger: &mut Ledger, b: Batch<F>)
+    where
+        F: FnMut(u32) -> IoUringSqe,
+    {
+        self.ok = self.ok && one_batch(ring, &mut self.check, ledger, self.seq, b);
+    }
+
+    /// Ends the timed span, `extra_ns` later with the positive control
+    /// (`span::end`): its ns. Batches after it are untimed (v0's check).
+    #[inline(always)]
+    pub fn stop(&self, clock: &Clock, extra_ns: u64) -> u64 {
+        span::end(clock, extra_ns).wrapping_sub(self.t0)
+    }
+
+    /// The verdict: clean when every batch went in whole and the check
+    /// found every expected CQE, once, with its res and flags, and nothing
+    /// else (see the module docs for why that is all a cycle can count).
+    #[inline(always)]
+    pub fn finish(mut self, ledger: &mut Ledger) -> bool {
+        self.check.finish_own(ledger) && self.ok
+    }
+}

@@ -1,0 +1,237 @@
+//! The scripts stopped mid-boot and mid-build by real signals: Ctrl-C (SIGINT
+//! to the script's process group, as a terminal sends it), and SIGINT,
+//! SIGTERM, SIGHUP and SIGKILL to the script alone. Each must end at once
+//! (130 and a line naming the signal; SIGKILL ends it by itself) and leave
+//! nothing: no process (the stand-in QEMU hangs, as a real one does until its
+//! guest powers off; a build hangs too), no temporary directory, no partial
+//! point. What is left is found by the box's mark in every process's
+//! environment, and by listing the scripts' TMPDIR and the output
+//! directories. Signals go through kill(1).
+
+mod stand_in;
+mod utils;
+
+use stand_in::*;
+use std::fs;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+use utils::BIN;
+
+/// How a signal is sent: to the script's process group (a terminal's
+/// Ctrl-C) or to the script alone.
+#[derive(Clone, Copy, Debug)]
+enum To {
+    Group,
+    Script,
+}
+
+const SIGNALS: [(&str, To); 5] = [
+    ("INT", To::Group),
+    ("INT", To::Script),
+    ("TERM", To::Script),
+    ("HUP", To::Script),
+    ("KILL", To::Script),
+];
+
+/// Far longer than any test may wait: a script that waits for it has not
+/// stopped.
+const HANG: &str = "600";
+/// A script that has not ended this long after the signal ignored it.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+/// Waits until `ready` (the boot or the build has begun), at most 30 s.
+fn wait_for(what: &str, mut ready: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !ready() {
+        assert!(t.elapsed() < Duration::from_secs(30), "{what} never began");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends `sig` as `to` says to `child`, started by Box::start; waits for its
+/// end; returns its exit status, after killing (and failing on) whatever of
+/// the box is still running.
+fn signal(b: &Box, child: &mut Child, sig: &str, to: To) -> std::process::ExitStatus {
+    let pid = child.id().to_string();
+    let target = match to {
+        To::Group => format!("-{pid}"),
+        To::Script => pid,
+    };
+    let ok = Command::new("kill")
+        .args([&format!("-{sig}"), "--", &target])
+        .status()
+        .unwrap();
+    assert!(ok.success(), "kill -{sig} {target}");
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > PATIENCE {
+            let _ = child.kill();
+            let _ = child.wait();
+            let left = kill_all(b);
+            panic!("SIG{sig} to {to:?}: still running {PATIENCE:?} later; left: {left:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // After SIGKILL the guardian and the child's own death signals clean up:
+    // a moment later, not before the script's end.
+    if sig == "KILL" {
+        let t = Instant::now();
+        while !b.processes().is_empty() && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        while !b.temp_files().is_empty() && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let left = kill_all(b);
+    assert!(
+        left.is_empty(),
+        "SIG{sig} to {to:?}: left running: {left:?}"
+    );
+    status
+}
+
+/// Kills every process of the box; what there was.
+fn kill_all(b: &Box) -> Vec<String> {
+    let left = b.processes();
+    for p in &left {
+        let pid = p.split(' ').next().unwrap();
+        let _ = Command::new("kill").args(["-KILL", pid]).status();
+    }
+    left
+}
+
+/// The script ended as `sig` says: 130 and its line, or killed.
+fn assert_ended(b: &Box, name: &str, script: &str, status: std::process::ExitStatus, sig: &str) {
+    let err = fs::read_to_string(b.dir.join(format!("{name}.err"))).unwrap();
+    if sig == "KILL" {
+        assert_eq!(status.signal(), Some(9), "{status:?}\n{err}");
+    } else {
+        assert_eq!(status.code(), Some(130), "SIG{sig}: {status:?}\n{err}");
+        let said = format!("{script}: interrupted by SIG{sig}");
+        assert!(
+            err.lines().any(|l| l == said),
+            "SIG{sig}: no {said:?} in\n{err}"
+        );
+    }
+    let tmp = b.temp_files();
+    assert!(tmp.is_empty(), "SIG{sig}: left in TMPDIR: {tmp:?}");
+}
+
+#[test]
+fn boot_point_stops_its_boot_and_leaves_nothing() {
+    for (sig, to) in SIGNALS {
+        let mut b = Box::new(&format!("sig-boot-point-{sig}"));
+        b.set("FAKE_QEMU_HANG", HANG);
+        let out = b.dir.join("out");
+        fs::create_dir(&out).unwrap();
+        let kernel = b.dir.file("bzImage");
+        fs::write(&kernel, "k").unwrap();
+        let point = out.join("p.txt");
+        let args = [
+            "--kernel",
+            &kernel,
+            "-o",
+            point.to_str().unwrap(),
+            "--bin",
+            BIN,
+            "--timeout",
+            HANG,
+        ];
+        let mut child = b.start(&b.dir, "boot-point", "boot-point.sh", &args);
+        wait_for("the boot", || b.boots() == 1);
+        let status = signal(&b, &mut child, sig, to);
+        assert_ended(&b, "boot-point", "boot-point.sh", status, sig);
+        assert!(listing(&out).is_empty(), "SIG{sig}: {:?}", listing(&out));
+    }
+}
+
+/// bisect-step.sh stopped in its build (`build` hangs) or its boot.
+fn bisect_step_stops(phase: &str, build: &str, hang_qemu: bool) {
+    for (sig, to) in SIGNALS {
+        let mut b = Box::new(&format!("sig-bisect-{phase}-{sig}"));
+        if hang_qemu {
+            b.set("FAKE_QEMU_HANG", HANG);
+        }
+        let tree = b.git_tree();
+        let points = b.dir.join("points");
+        let mut args = functional_step(build, points.to_str().unwrap());
+        args.extend(["--timeout", HANG]);
+        let mut child = b.start(&tree, "bisect-step", "bisect-step.sh", &args);
+        if hang_qemu {
+            wait_for("the boot", || b.boots() == 1);
+        } else {
+            wait_for("the build", || tree.join("building").exists());
+        }
+        let status = signal(&b, &mut child, sig, to);
+        assert_ended(&b, "bisect-step", "bisect-step.sh", status, sig);
+        // The build log is the step's evidence; no point, whole or partial.
+        let left = listing(&points);
+        assert!(
+            left.iter().all(|f| f.ends_with(".build.log")),
+            "SIG{sig}: {left:?}"
+        );
+    }
+}
+
+#[test]
+fn bisect_step_stops_its_boot_and_leaves_nothing() {
+    bisect_step_stops("boot", "echo k >vmlinuz", true);
+}
+
+#[test]
+fn bisect_step_stops_its_build_and_leaves_nothing() {
+    bisect_step_stops("build", "touch building; sleep 600; echo k >vmlinuz", false);
+}
+
+#[test]
+fn build_kernel_stops_make_and_leaves_nothing() {
+    for (sig, to) in SIGNALS {
+        let mut b = Box::new(&format!("sig-build-{sig}"));
+        if !b.build_tools() {
+            return;
+        }
+        b.set("FAKE_BUILD_HANG", HANG);
+        let src = b.dir.join("src");
+        kernel_tree(&src);
+        let obj = b.dir.join("obj");
+        let fragment = utils::write(&b.dir, "frag.config", "CONFIG_A=y\n");
+        let args = [
+            "--src",
+            src.to_str().unwrap(),
+            "--objdir",
+            obj.to_str().unwrap(),
+            "--fragment",
+            &fragment,
+            "--jobs",
+            "1",
+        ];
+        let mut child = b.start(&b.dir, "build-kernel", "build-kernel.sh", &args);
+        wait_for("the build", || obj.join("building").exists());
+        let status = signal(&b, &mut child, sig, to);
+        assert_ended(&b, "build-kernel", "build-kernel.sh", status, sig);
+        assert!(!Path::new(&obj.join("arch/x86/boot/bzImage")).exists());
+    }
+}
+
+#[test]
+fn lost_wakeup_stops_its_boot_and_leaves_nothing() {
+    for (sig, to) in SIGNALS {
+        let mut b = Box::new(&format!("sig-lost-wakeup-{sig}"));
+        b.set("FAKE_QEMU_HANG", HANG);
+        for img in ["poll.img", "parent.img"] {
+            fs::write(b.dir.join(img), "k").unwrap();
+        }
+        let args = ["--bin", BIN, "--poll", "poll.img", "--parent", "parent.img"];
+        let script = "tests/kernel/lost-wakeup.sh";
+        let mut child = b.start(&b.dir, "lost-wakeup", script, &args);
+        wait_for("the boot", || b.boots() == 1);
+        let status = signal(&b, &mut child, sig, to);
+        assert_ended(&b, "lost-wakeup", "lost-wakeup.sh", status, sig);
+    }
+}
