@@ -141,7 +141,7 @@ point() { # NAME NS LAST_PASS ROUNDS [BANNER_EXTRA]: a stdout point of 15 rounds
     awk -v name="$1" -v ns="$2" -v last="$3" -v n="$4" -v extra="${5:-}" 'BEGIN {
         h = 0; for (i = 1; i <= length(name); i++) h = (h * 31 + index("abcdefghijklmnopqrstuvwxyz0123456789_.", substr(name, i, 1))) % 4294967296
         printf "# uring-repro 0.1.0 profile=s0_wait_wake mode=point kernel=6.15.0-new boot_id=0d0d0d0d-0000-4000-8000-%012x cpu=2 cpu_choice=default clock=vdso%s\n", h, extra
-        print "# ring_entries=64 cq_entries=128 slots=32 vector_width=1 cycles=512 warmups=3 rounds=15 futex=private timeout_s=2"
+        print "# ring_entries=64 cq_entries=128 slots=32 vector_width=1 cycles=512 warmups=3 rounds=15 futex=private timeout_s=2 features=0x3ffff input_sha256=40383f68e91cc249d50cd7cb5170861f61d6f0991bf93c2dbf6edd549520f072"
         print "round\tpairs\tns_per_pair\tsemantic_pass"
         split("0.05 -0.05 0.1 -0.1 0.0", d, " ")
         for (r = 0; r < n; r++) {
@@ -154,11 +154,11 @@ point() { # NAME NS LAST_PASS ROUNDS [BANNER_EXTRA]: a stdout point of 15 rounds
     }' > "$T/$1"
 }
 export -f point
-# A whole pollwake run of three rounds, boot ID $2 (modes idle and waiter
-# $3 ns above none).
+# A whole pollwake run of three rounds, of boot $2 (two hex digits: its
+# boot id is made of them), modes idle and waiter $3 ns above none.
 pollwake() {
     {
-        printf '# uring-repro 0.1.0 profile=pollwake kernel=6.18.0-test boot_id=%s cpu=1 cpu_choice=default clock=vdso\n' "$2"
+        printf '# uring-repro 0.1.0 profile=pollwake kernel=6.18.0-test boot_id=%s cpu=1 cpu_choice=default clock=vdso\n' "$2$2$2$2-0000-4000-8000-0000000000$2"
         echo "# burst=32 cycles=512 warmups=3 rounds=3 ring_flags=none waiter_cpu=1 watchdog_ms=1000 ring_entries=64 cq_entries=128 timeout_s=2 features=0x3ffff"
         printf 'profile\tround\tpairs\tns_per_pair\tsemantic_pass\n'
         for r in 0 1 2; do

@@ -41,7 +41,7 @@ pub const POINTS_EACH: usize = 3;
 
 /// What the six points say (every figure in % of A's mean but the means).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Analysis {
+pub struct Calibration {
     /// The mean of the A point means, and of the B point means (ns/pair).
     pub a: f64,
     pub b: f64,
@@ -58,18 +58,27 @@ pub struct Analysis {
     pub smallest_resolvable: f64,
 }
 
-impl Analysis {
-    /// The box resolves the injected change: its interval holds it and
-    /// excludes zero.
-    pub fn resolved(&self) -> bool {
+impl Calibration {
+    /// Why the box does not resolve the injected change (None: it does,
+    /// its interval holding it and excluding zero). A verdict needs its
+    /// interval: without one (too few rounds and points) it says so.
+    pub fn unresolved(&self) -> Option<&'static str> {
         let holds = |v: f64| self.ci.low <= v && v <= self.ci.high;
-        holds(self.injected) && !holds(0.0)
+        if self.ci.low.is_nan() || self.ci.high.is_nan() {
+            Some("its 95% interval is n/a (too few rounds and points to have one)")
+        } else if holds(0.0) {
+            Some("its 95% interval includes 0")
+        } else if !holds(self.injected) {
+            Some("its 95% interval misses the injected change")
+        } else {
+            None
+        }
     }
 }
 
 /// The analysis of A's and B's points (each point's rounds) when B had
 /// `inject_ns` more per pair. A point's value is the mean of its rounds.
-pub fn analyse(a: &[&[f64]], b: &[&[f64]], inject_ns: u32) -> Analysis {
+pub fn analyse(a: &[&[f64]], b: &[&[f64]], inject_ns: u32) -> Calibration {
     let change = compare::intervals(a, b);
     let point_means = |p: &[&[f64]]| {
         let mut m = [0f64; POINTS_EACH];
@@ -86,7 +95,7 @@ pub fn analyse(a: &[&[f64]], b: &[&[f64]], inject_ns: u32) -> Analysis {
     let (na, nb) = (sa.n as f64, sb.n as f64);
     let aa = stats::t975(na + nb - 2.0) * sa.stddev * stats::sqrt(1.0 / na + 1.0 / nb);
     let within_half = (change.within.high - change.within.low) / 2.0;
-    Analysis {
+    Calibration {
         a: sa.mean,
         b: sb.mean,
         injected: pct(inject_ns as f64),
@@ -139,13 +148,8 @@ pub fn run(id: ProfileId, cfg: &RunConfig, pct: f64, clock: &Clock, out: &mut Ou
     let (a, b) = (pick(0), pick(1));
     let r = analyse(&a, &b, inject_ns);
     print(out, &r, &a, &b, inject_ns, pct);
-    if r.resolved() {
+    let Some(why) = r.unresolved() else {
         return Exit::pass();
-    }
-    let why = if r.ci.low <= 0.0 && 0.0 <= r.ci.high {
-        "its 95% interval includes 0"
-    } else {
-        "its 95% interval misses the injected change"
     };
     Exit::new(
         exit::FAIL,
@@ -157,7 +161,7 @@ pub fn run(id: ProfileId, cfg: &RunConfig, pct: f64, clock: &Clock, out: &mut Ou
     )
 }
 
-fn print(out: &mut Out, r: &Analysis, a: &[&[f64]], b: &[&[f64]], ns: u32, pct: f64) {
+fn print(out: &mut Out, r: &Calibration, a: &[&[f64]], b: &[&[f64]], ns: u32, pct: f64) {
     let _ = write!(out, "# calibrate: point means (ns/pair): A");
     for p in a {
         let _ = write!(out, " {}", Dec(stats::summarize(p).mean, 3));
@@ -251,7 +255,7 @@ mod tests {
         assert!(close(r.noise_floor, 100.0 / 101.0));
         // A/A: t(4) * sd 1 * sqrt(1/3 + 1/3), as the between one here.
         assert!(close(r.smallest_resolvable, half));
-        assert!(r.resolved());
+        assert_eq!(r.unresolved(), None);
     }
 
     #[test]
@@ -259,14 +263,19 @@ mod tests {
         // B is A again: nothing measured, 5 ns injected in name only.
         let r = analyse(&[&A1, &A3, &A2], &[&A2, &A1, &A3], 5);
         assert!(close(r.change.change, 0.0));
-        assert!(r.ci.low < 0.0 && r.ci.high > 0.0 && !r.resolved());
+        assert!(r.ci.low < 0.0 && r.ci.high > 0.0);
+        assert_eq!(r.unresolved(), Some("its 95% interval includes 0"));
     }
 
     #[test]
     fn a_measured_change_far_from_the_injected_one_is_not_resolved() {
         // 5 ns measured, 20 ns claimed injected.
         let r = analyse(&[&A1, &A2, &A3], &[&B1, &B2, &B3], 20);
-        assert!(r.ci.low > 0.0 && r.ci.high < r.injected && !r.resolved());
+        assert!(r.ci.low > 0.0 && r.ci.high < r.injected);
+        assert_eq!(
+            r.unresolved(),
+            Some("its 95% interval misses the injected change")
+        );
     }
 
     #[test]
@@ -278,7 +287,19 @@ mod tests {
         );
         assert!(r.change.within.low.is_nan());
         assert_eq!(r.ci, r.change.between);
-        assert!(r.resolved());
+        assert_eq!(r.unresolved(), None);
+    }
+
+    #[test]
+    fn no_interval_is_no_verdict() {
+        // One point a side of one round: no interval at all. Not resolved,
+        // and the reason is that, not a miss.
+        let r = analyse(&[&[100.0]], &[&[105.0]], 5);
+        assert!(r.ci.low.is_nan());
+        assert_eq!(
+            r.unresolved(),
+            Some("its 95% interval is n/a (too few rounds and points to have one)")
+        );
     }
 
     #[test]

@@ -5,6 +5,10 @@
 
 use core::fmt::{self, Write};
 
+mod columns;
+
+pub use columns::{columns, unit_len, units};
+
 use crate::check::{Counter, Ledger, FAILURES};
 use crate::hist::Histogram;
 use crate::stats;
@@ -241,9 +245,10 @@ impl fmt::Display for Clean<'_> {
     }
 }
 
-/// `Clean` text cut to its first `max` characters; a cut one ends with
-/// `mark` (within `max`), e.g. `...`, or nothing when it is a prefix by
-/// convention (a boot id's first 8 characters).
+/// `Clean` text cut to its first `max` display columns, between the
+/// units it shows (never inside an escape); a cut one ends with `mark`
+/// (within `max`), e.g. `...`, or nothing when it is a prefix by
+/// convention (a commit's first 12 digits).
 pub struct Clip<'a> {
     pub text: &'a [u8],
     pub max: usize,
@@ -251,7 +256,7 @@ pub struct Clip<'a> {
 }
 
 impl<'a> Clip<'a> {
-    /// At most `max` characters, `...` at the end of a cut.
+    /// At most `max` columns, `...` at the end of a cut.
     pub fn new(text: &'a [u8], max: usize) -> Self {
         Clip {
             text,
@@ -260,7 +265,7 @@ impl<'a> Clip<'a> {
         }
     }
 
-    /// The first `n` characters.
+    /// The first `n` columns.
     pub fn head(text: &'a [u8], n: usize) -> Self {
         Clip {
             text,
@@ -272,53 +277,26 @@ impl<'a> Clip<'a> {
 
 impl fmt::Display for Clip<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        /// Passes on its first `left` characters, counts the rest.
-        struct Upto<'w> {
-            w: &'w mut dyn Write,
-            left: usize,
-            over: bool,
-        }
-        impl Write for Upto<'_> {
-            fn write_str(&mut self, s: &str) -> fmt::Result {
-                for c in s.chars() {
-                    match self.left {
-                        0 => self.over = true,
-                        _ => {
-                            self.w.write_char(c)?;
-                            self.left -= 1;
-                        }
-                    }
-                }
-                Ok(())
-            }
-        }
-        let mut sink = Nowhere;
-        let mut count = Upto {
-            w: &mut sink,
-            left: self.max,
-            over: false,
-        };
-        escape(&mut count, self.text, false)?;
-        if !count.over {
+        // Cut between the units `Clean` shows, never inside an escape.
+        let mut all = 0;
+        shown(self.text, false, &mut |unit| {
+            all += columns(unit);
+            Ok(())
+        })?;
+        if all <= self.max {
             return escape(f, self.text, false);
         }
-        let keep = self.max.saturating_sub(self.mark.chars().count());
-        let mut cut = Upto {
-            w: f,
-            left: keep,
-            over: false,
-        };
-        escape(&mut cut, self.text, false)?;
+        let keep = self.max.saturating_sub(columns(self.mark));
+        let mut used = 0;
+        shown(self.text, false, &mut |unit| {
+            used += columns(unit);
+            if used <= keep {
+                f.write_str(unit)
+            } else {
+                Ok(())
+            }
+        })?;
         f.write_str(self.mark)
-    }
-}
-
-/// Writes nowhere.
-struct Nowhere;
-
-impl Write for Nowhere {
-    fn write_str(&mut self, _: &str) -> fmt::Result {
-        Ok(())
     }
 }
 
@@ -343,57 +321,78 @@ pub fn needs_escape(bytes: &[u8]) -> bool {
 /// is its UTF-8 bytes as `\xNN` instead (bash reads `\u` only in a UTF-8
 /// locale), so that the shell reads back the very bytes in any locale.
 pub fn escape(w: &mut dyn Write, bytes: &[u8], quoted: bool) -> fmt::Result {
+    shown(bytes, quoted, &mut |unit| w.write_str(unit))
+}
+
+/// `bytes` as `escape` shows them, one unit at a time: a character as it
+/// is, or an escape whole (a character that hides as its `\uNNNN`, or,
+/// quoted, its bytes' `\xNN` each).
+fn shown(bytes: &[u8], quoted: bool, unit: &mut dyn FnMut(&str) -> fmt::Result) -> fmt::Result {
+    let mut t = Text::<8>::new();
+    let mut esc = |args: fmt::Arguments| {
+        t = Text::new();
+        let _ = t.write_fmt(args);
+        unit(t.as_str())
+    };
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
             match c {
-                '\t' => w.write_str("\\t")?,
-                '\n' => w.write_str("\\n")?,
-                '\r' => w.write_str("\\r")?,
-                '\\' | '\'' if quoted => write!(w, "\\{c}")?,
-                c if c.is_ascii_control() => write!(w, "\\x{:02x}", c as u32)?,
+                '\t' => esc(format_args!("\\t"))?,
+                '\n' => esc(format_args!("\\n"))?,
+                '\r' => esc(format_args!("\\r"))?,
+                '\\' | '\'' if quoted => esc(format_args!("\\{c}"))?,
+                c if c.is_ascii_control() => esc(format_args!("\\x{:02x}", c as u32))?,
                 c if (c.is_control() || hidden(c)) && quoted => {
                     for b in c.encode_utf8(&mut [0; 4]).bytes() {
-                        write!(w, "\\x{b:02x}")?;
+                        esc(format_args!("\\x{b:02x}"))?;
                     }
                 }
-                c if c.is_control() || hidden(c) => write!(w, "\\u{:04x}", c as u32)?,
-                c => w.write_char(c)?,
+                c if c.is_control() || hidden(c) => esc(format_args!("\\u{:04x}", c as u32))?,
+                c => esc(format_args!("{c}"))?,
             }
         }
         for b in chunk.invalid() {
-            write!(w, "\\x{b:02x}")?;
+            esc(format_args!("\\x{b:02x}"))?;
         }
     }
     Ok(())
 }
 
 /// `text`'s words from column `col` on, wrapped before `width`, each new
-/// line indented to `indent`, then a newline. Columns are characters. A
-/// word longer than a line starts one and is cut where it ends, so no
-/// line is wider than `width` whatever the text.
+/// line indented to `indent`, then a newline. Columns are display columns
+/// (`columns`: a wide character takes two). A word longer than a line
+/// starts one and is cut where it ends, at a unit (`units`: an escape is
+/// never split), so no line is wider than `width` whatever the text.
 pub fn wrap(w: &mut dyn Write, text: &str, mut col: usize, indent: usize, width: usize) {
     let mut first = true;
     for mut word in text.split(' ').filter(|w| !w.is_empty()) {
-        let n = word.chars().count();
-        if !first && col + 1 + n > width {
+        if !first && col + 1 + columns(word) > width {
             let _ = write!(w, "\n{:indent$}", "");
             col = indent;
         } else if !first {
             let _ = w.write_str(" ");
             col += 1;
         }
-        // The part of the word past the line's end goes on the next one.
-        let room = |col: usize| width.saturating_sub(col).max(1);
-        while let Some((head, rest)) = word
-            .char_indices()
-            .nth(room(col))
-            .and_then(|(at, _)| word.split_at_checked(at))
-        {
+        // The part of the word past the line's end goes on the next one:
+        // the units that fit (one at least, so that every line takes some).
+        while col + columns(word) > width {
+            let room = width.saturating_sub(col).max(1);
+            let (mut at, mut used) = (0, 0);
+            for unit in units(word) {
+                if at > 0 && used + columns(unit) > room {
+                    break;
+                }
+                (at, used) = (at + unit.len(), used + columns(unit));
+            }
+            if at == word.len() {
+                break;
+            }
+            let (head, rest) = word.split_at(at);
             let _ = write!(w, "{head}\n{:indent$}", "");
             (word, col) = (rest, indent);
         }
         let _ = w.write_str(word);
-        col += word.chars().count();
+        col += columns(word);
         first = false;
     }
     let _ = w.write_str("\n");

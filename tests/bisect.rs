@@ -12,6 +12,9 @@ use utils::{
     assert_contains, assert_starts_with, icount, published, run, with_stdout_full, Run, Scratch,
 };
 
+/// The published points' contract hash (the default contract at CPU 2).
+const CONTRACT: &str = "40383f68e91cc249d50cd7cb5170861f61d6f0991bf93c2dbf6edd549520f072";
+
 /// A uring-repro stdout point of 15 rounds around `ns`, the last round's
 /// semantic_pass `last_pass`; `rounds` rows of 15 when it was interrupted.
 /// Its boot id is its name's (a boot per file).
@@ -23,7 +26,7 @@ fn point(dir: &Path, name: &str, ns: f64, last_pass: u8, rounds: usize) -> Strin
         "# uring-repro 0.1.0 profile=s0_wait_wake mode=point kernel=6.15.0-new \
          boot_id=0d0d0d0d-0000-4000-8000-{:012x} cpu=2 cpu_choice=default clock=vdso\n\
          # ring_entries=64 cq_entries=128 slots=32 vector_width=1 cycles=512 warmups=3 \
-         rounds=15 futex=private timeout_s=2\n\
+         rounds=15 futex=private timeout_s=2 features=0x3ffff input_sha256={CONTRACT}\n\
          round\tpairs\tns_per_pair\tsemantic_pass\n",
         boot & 0xffff_ffff_ffff
     );
@@ -45,10 +48,12 @@ fn point(dir: &Path, name: &str, ns: f64, last_pass: u8, rounds: usize) -> Strin
     if !done {
         t += &format!("# interrupted: {rounds} of 15 rounds\n");
     }
-    let verdict = match (done, last_pass) {
-        (false, _) => "INTERRUPTED",
-        (true, 1) => "PASS",
-        _ => "FAIL",
+    let verdict = if !done {
+        "INTERRUPTED"
+    } else if last_pass == 1 {
+        "PASS"
+    } else {
+        "FAIL"
     };
     t += &format!("# checks: made up -> {verdict}\n");
     let p = dir.join(name);
@@ -169,7 +174,8 @@ fn references_of_one_value_stop_the_bisect() {
     let d = Scratch::new("bisect-same");
     let text = std::fs::read_to_string(icount("n0_child.txt")).unwrap();
     let new = d.file("n0_new.txt");
-    std::fs::write(&new, text.replacen("boot_id=", "boot_id=f", 1)).unwrap();
+    // Its own boot: the first digit of the boot id changed.
+    std::fs::write(&new, text.replacen("boot_id=e", "boot_id=f", 1)).unwrap();
     let r = bisect(
         &[],
         &[

@@ -151,7 +151,7 @@ fn permanent_problems_stop_the_bisect_before_the_build() {
             &[
                 "--good", &good, "--bad", &bad, "--gate", gate, "--points", &points,
             ],
-            &format!("compare: --gate {gate}: needs a percentage in (0, 100] (compare --bisect, before the build: nothing built)"),
+            &format!("compare: --gate {gate}: needs a percentage in (0, 100], at most 3 decimals (compare --bisect, before the build: nothing built)"),
         );
         fs::remove_dir_all(b.dir.join("tree")).unwrap();
     }
@@ -246,7 +246,7 @@ fn references_compare_cannot_use_stop_the_bisect_before_the_build() {
         &[
             "--good", &pa, "--good", &pb, "--bad", &child, "--gate", "5.", "--points", &points,
         ],
-        "compare: --gate 5.: needs a percentage in (0, 100] (compare, before the build: nothing built)",
+        "compare: --gate 5.: needs a percentage in (0, 100], at most 3 decimals (compare, before the build: nothing built)",
     );
     // And the same references, apart by more than the gate: they are used.
     let b = Box::new("refs-usable");

@@ -290,7 +290,7 @@ fn unusable_input_exits_2_naming_file_and_line() {
     assert_eq!(code, 2);
     assert_eq!(
         err,
-        "uring-repro: compare: --gate 0: needs a percentage in (0, 100]\n"
+        "uring-repro: compare: --gate 0: needs a percentage in (0, 100], at most 3 decimals\n"
     );
 }
 
@@ -457,6 +457,7 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
             .collect();
         assert_eq!(rounds, ["2", "2", "2"], "{out}");
     }
+    // A mode no profile has: a usage error naming them.
     let Run { code, err, .. } = run(&["compare", "--mode", "bogus", a, b, c]);
     assert_eq!(code, 2);
     assert_contains(&err, &["none, idle, waiter or none_aa"]);
@@ -468,5 +469,5 @@ fn pollwake_runs_compare_one_mode_at_a_time() {
     let f = write(&dir, "s0.txt", &s0.out);
     let Run { code, err, .. } = run(&["compare", "--mode", "idle", &f, &f]);
     assert_eq!(code, 2);
-    assert_contains(&err, &["--mode applies to pollwake results only"]);
+    assert_contains(&err, &["--mode applies to a table of several modes only"]);
 }

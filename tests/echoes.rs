@@ -53,7 +53,7 @@ fn a_usage_error_stays_one_line() {
     let r = run(&["compare", "--gate", "\u{202e}5"]);
     assert_eq!(
         r.err,
-        "uring-repro: compare: --gate \\u202e5: needs a percentage in (0, 100]\n"
+        "uring-repro: compare: --gate \\u202e5: needs a percentage in (0, 100], at most 3 decimals\n"
     );
     // Invalid UTF-8 shows its bytes.
     use std::os::unix::ffi::OsStrExt;

@@ -5,75 +5,14 @@
 
 mod utils;
 
-use std::path::Path;
-use std::process::Command;
-
-use utils::{
-    assert_contains, assert_narrow, assert_starts_with, assert_usage_error, icount, made_with,
-    shell_words, Run, Scratch, BIN,
+use utils::draft::{
+    aba, assert_drafted, assert_never_says, assert_says, fixture, flat, published_dir, report_in,
+    write,
 };
-
-fn published() -> String {
-    format!("{}/tests/fixtures/published", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(format!("{}/{name}", published())).unwrap()
-}
-
-/// `report ARGS` run in `dir` (file names relative to it, as a user types
-/// them, so the draft's own command line is the same on every clone).
-fn report_in(dir: &str, args: &[&str]) -> Run {
-    Command::new(BIN)
-        .arg("report")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("spawn uring-repro")
-        .into()
-}
-
-/// `report A=a B=b A=c`, run in `dir`: a sandwich as a user types it.
-fn aba(dir: &str, [a, b, c]: [&str; 3]) -> Run {
-    report_in(
-        dir,
-        &[&format!("A={a}"), &format!("B={b}"), &format!("A={c}")],
-    )
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    std::fs::write(dir.join(name), text).unwrap();
-    name.to_owned()
-}
-
-/// The draft's text with its line breaks as blanks: a phrase is found
-/// wherever the wrap put it.
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The draft ended with `code` (its stderr shown if not), and every
-/// line of it fits 72 columns.
-fn assert_drafted(r: &Run, code: i32) {
-    assert_eq!(r.code, code, "{}", r.err);
-    assert_narrow(&r.out);
-}
-
-/// Each of `phrases` is in `draft`, wherever the wrap put it.
-fn assert_says(draft: &str, phrases: &[&str]) {
-    let f = flat(draft);
-    for phrase in phrases {
-        assert!(f.contains(phrase), "{phrase:?} in\n{draft}");
-    }
-}
-
-/// None of `phrases` is in `draft`, wherever the wrap would put it.
-fn assert_never_says(draft: &str, phrases: &[&str]) {
-    let f = flat(draft);
-    for phrase in phrases {
-        assert!(!f.contains(phrase), "{phrase:?} in\n{draft}");
-    }
-}
+use utils::{
+    assert_contains, assert_narrow, assert_starts_with, assert_usage_error, made_with, shell_words,
+    Run, Scratch,
+};
 
 const SANDWICH: [&str; 4] = [
     "--introduced",
@@ -93,7 +32,7 @@ fn sandwich(extra: &[&str]) -> Vec<String> {
 fn published_sandwich_drafts_the_golden_mail() {
     let args = sandwich(&[]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let Run { code, out, err } = report_in(&published(), &args);
+    let Run { code, out, err } = report_in(&published_dir(), &args);
     assert_eq!(code, 0, "{err}");
     // The facts the fixtures leave `unknown`: named, once, on one line.
     assert_eq!(
@@ -155,7 +94,7 @@ fn title_links_and_the_command_line_as_typed() {
         "0123456789ab",
     ]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let Run { code, out, .. } = report_in(&published(), &args);
+    let Run { code, out, .. } = report_in(&published_dir(), &args);
     assert_eq!(code, 0);
     assert_narrow(&out);
     assert!(out.starts_with("Subject: [REGRESSION] io_uring/futex: WAIT->WAKE 9% slower\n"));
@@ -177,7 +116,7 @@ fn title_links_and_the_command_line_as_typed() {
     );
     // No --introduced: no regzbot lines, a title without a commit.
     let r = report_in(
-        &published(),
+        &published_dir(),
         &["A=parent_a.txt", "B=child.txt", "A=parent_b.txt"],
     );
     assert_eq!(r.code, 0);
@@ -281,7 +220,7 @@ fn a_missing_banner_fact_is_named_and_left_out() {
     assert!(!r.out.contains("i7-12700KF"), "{}", r.out);
     // The C standalone states no fact at all: each named once.
     let r = report_in(
-        &published(),
+        &published_dir(),
         &["A=parent_a.txt", "B=child_standalone.txt", "A=parent_b.txt"],
     );
     assert_drafted(&r, 0);
@@ -349,7 +288,7 @@ fn witness_lines_are_carried_wrapped() {
 
 #[test]
 fn usage_errors_and_unusable_input_exit_2() {
-    let dir = published();
+    let dir = published_dir();
     let ok = ["A=parent_a.txt", "B=child.txt"];
     for (args, msg) in [
         (
@@ -513,7 +452,7 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
     let c = write(&d, "c.tsv", &fixture("parent_b.tsv"));
     let r = aba(dir, [&a, &b, &c]);
     assert_drafted(&r, 0);
-    let f = flat(&r.out);
+    let f = flat(&r.out).replace("\\ ", "");
     let run = &f[f.find("uring-repro run").expect("the run command")..];
     let run = &run[..run.find("point.txt").unwrap()];
     assert!(!run.contains("--inject-ns"), "{run}");
@@ -525,131 +464,73 @@ fn the_reproduce_command_carries_only_what_every_point_states() {
     );
 }
 
-/// The run's `--profile` is the workload's short name (`s0`), never cut
-/// from the formal one: a profile this draft does not know (a later
-/// version's) is given as the points state it, which `--profile` takes,
-/// and the subject names it as it is.
+/// Words as English has them: `an` before a vowel sound (`an AMD EPYC`),
+/// the singular after 1 (`1 untimed warm-up round`), and a gate printed
+/// as it is applied (one of more decimals than any figure shows is no
+/// gate: it was printed `the 0.000% gate`).
 #[test]
-fn the_reproduce_command_names_the_profile_it_can() {
-    let d = Scratch::new("report-profile");
+fn wording_articles_plurals_and_the_gate() {
+    let d = Scratch::new("report-wording");
     let dir = d.to_str().unwrap();
-    let later =
-        |name: &str| fixture(name).replace("profile=s0_wait_wake", "profile=x9_later_thing");
-    let a = write(&d, "a.txt", &later("parent_a.txt"));
-    let b = write(&d, "b.txt", &later("child.txt"));
-    let c = write(&d, "c.txt", &later("parent_b.txt"));
+    let edit = |name: &str| {
+        fixture(name)
+            .replace(
+                "12th Gen Intel(R) Core(TM) i7-12700KF",
+                "AMD EPYC 7763 64-Core Processor",
+            )
+            .replace(" slots=32 ", " slots=1 ")
+            .replace(" cycles=512 ", " cycles=1 ")
+            .replace(" warmups=3 ", " warmups=1 ")
+    };
+    let (a, b, c) = (
+        write(&d, "a.txt", &edit("parent_a.txt")),
+        write(&d, "b.txt", &edit("child.txt")),
+        write(&d, "c.txt", &edit("parent_b.txt")),
+    );
     let r = aba(dir, [&a, &b, &c]);
     assert_drafted(&r, 0);
-    assert_starts_with(&r.out, "Subject: [REGRESSION] x9_later_thing +9.268%\n");
-    assert_says(
-        &r.out,
-        &["uring-repro run --profile x9_later_thing --cpu 2 --slots 32"],
-    );
-    let r = aba(&published(), ["parent_a.txt", "child.txt", "parent_b.txt"]);
-    assert_says(&r.out, &["uring-repro run --profile s0 --cpu 2"]);
-}
-
-/// Exact points on QEMU's instruction clock drafted into a mail: the
-/// subject names the workload in kernel words, every figure is in guest
-/// instructions and the mail says they are not time, the exact interval
-/// reads so, and a change clear of zero but under the gate is named.
-#[test]
-fn icount_points_are_drafted_in_instructions() {
-    let args = [
-        "report".to_string(),
-        "--introduced".into(),
-        "079afb081c42".into(),
-        format!("parent={}", icount("s0_parent_1.txt")),
-        format!("child={}", icount("s0_child_1.txt")),
-        format!("parent={}", icount("s0_parent_2.txt")),
-        format!("child={}", icount("s0_child_2.txt")),
-    ];
-    let r = utils::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_drafted(&r, 0);
-    assert_starts_with(
-        &r.out,
-        "Subject: [REGRESSION] io_uring futex WAIT/WAKE +3.865% at 079afb081c42\n",
-    );
-    for bad in [" ns/pair", "Results, ns", "nan", "inf%"] {
-        assert!(!r.out.contains(bad), "{bad:?} in\n{}", r.out);
-    }
     assert_says(
         &r.out,
         &[
-        "every figure is guest instructions per pair (user + kernel), not time.",
-        "Results, guest instructions per WAIT/WAKE pair under QEMU TCG icount, not time",
-        "against the control parent at 1500.745 instructions/pair:",
-        "rounds insn/pair CV vs control",
-        "between points +3.865% exact, identical across 2 vs 2 boots)",
-        "The change is clear of zero but under the 5.000% gate: no regression is claimed at this gate.",
-        "#regzbot title: io_uring futex WAIT/WAKE +3.865% at 079afb081c42",
-        "boot each kernel under QEMU TCG with -icount shift=0 (as the points were) and run there",
-    ],
-    );
-    // n0 on both kernels: no change, in kernel words.
-    let r = utils::run(&[
-        "report",
-        &format!("parent={}", icount("n0_parent.txt")),
-        &format!("child={}", icount("n0_child.txt")),
-    ]);
-    assert_drafted(&r, 0);
-    assert_says(
-        &r.out,
-        &[
-            "Subject: [REGRESSION] io_uring NOP 0.000% ",
-            "Results, guest instructions per NOP under",
-            "no change: the values are identical. The values are identical: no change, \
-             no regression.",
+            "1 request a cycle, 1 cycle a round, 15 measured rounds after 1 untimed warm-up round,",
+            "(cpu_choice default), an AMD EPYC 7763 64-Core Processor (x86_64)",
+            "on CPU 2 of one AMD EPYC",
         ],
     );
-    // Beside wall-clock points: refused.
-    let r = utils::run(&[
-        "report",
-        &format!("parent={}/parent_a.txt", published()),
-        &format!("child={}", icount("s0_child_1.txt")),
-    ]);
-    assert_eq!(r.code, 2, "{}", r.out);
-    assert_contains(&r.err, &[": timebase=icount beside timebase=wall in "]);
-}
-
-/// pollwake's points, one mode read (`--mode idle`): the subject names that
-/// mode's workload in kernel words, and what a figure is per.
-#[test]
-fn a_pollwake_mode_is_named_in_kernel_words() {
-    let d = Scratch::new("report-pollwake");
-    let dir = d.to_str().unwrap();
-    let mut files = Vec::new();
-    for (n, name) in ["a.txt", "b.txt"].iter().enumerate() {
-        let Some(r) = utils::ran(&["--profile", "pollwake", "--smoke", "--rounds", "2"]) else {
-            return;
-        };
-        assert_eq!(r.code, 0, "{}", r.err);
-        // Each as if from a boot of its own (both ran on this one).
-        let id = utils::fields(utils::line(&r.out, "# uring-repro "))["boot_id"].to_owned();
-        files.push(write(
-            &d,
-            name,
-            &r.out.replace(&id, &format!("0{n}0{n}0{n}0{n}-boot")),
-        ));
+    assert_never_says(
+        &r.out,
+        &[
+            "a AMD",
+            "1 untimed warm-up rounds",
+            "1 requests",
+            "1 cycles",
+        ],
+    );
+    // The published box: a 12th Gen Intel.
+    let r = aba(
+        &published_dir(),
+        ["parent_a.txt", "child.txt", "parent_b.txt"],
+    );
+    assert_says(&r.out, &[", a 12th Gen Intel(R)"]);
+    // A gate finer than every figure is printed: refused, saying why.
+    for gate in ["0.0000000001", "1.2345"] {
+        let r = report_in(dir, &["--gate", gate, &format!("A={a}"), &format!("B={b}")]);
+        assert_usage_error(
+            &r,
+            &format!("report: --gate {gate}: needs a percentage in (0, 100], at most 3 decimals"),
+        );
+        let r = utils::run(&["compare", "--gate", gate, &format!("{dir}/{a}")]);
+        assert_eq!(r.code, 2, "{}", r.out);
     }
     let r = report_in(
         dir,
         &[
-            "--mode",
-            "idle",
-            &format!("A={}", files[0]),
-            &format!("B={}", files[1]),
+            "--gate",
+            "0.001",
+            &format!("A={a}"),
+            &format!("B={b}"),
+            &format!("A={c}"),
         ],
     );
-    assert_drafted(&r, 0);
-    assert_starts_with(
-        &r.out,
-        "Subject: [REGRESSION] io_uring poll wakeup, idle epoll ",
-    );
-    assert!(
-        flat(&r.out).contains("Results, ns per MSG_RING completion"),
-        "{}",
-        r.out
-    ); // The run's profile (the banner's), not the mode's rows.
-    assert_says(&r.out, &["uring-repro run --profile pollwake --cpu"]);
+    assert_says(&r.out, &["at the 0.001% gate"]);
 }

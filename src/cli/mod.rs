@@ -167,7 +167,7 @@ fn why(f: &mut fmt::Formatter<'_>, why: Why) -> fmt::Result {
         Why::UnexpectedValue => "takes no value",
         Why::Conflict => "--smoke and --trace exclude each other",
         Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
-        Why::Gate => "needs a percentage in (0, 100]",
+        Why::Gate => "needs a percentage in (0, 100], at most 3 decimals",
         Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
         Why::Files(why) | Why::Initramfs(why) | Why::Item(why) => why,
         Why::Commit => "needs a commit id: 7 to 40 hex digits",

@@ -174,10 +174,9 @@ fn ring_flags(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     Ok(())
 }
 
-/// A percentage in (0, 100]: `--gate`, `--inject-pct`.
+/// A percentage in (0, 100] of at most 3 decimals: `--gate`, `--inject-pct`.
 fn percent(v: &[u8]) -> Result<f64, Why> {
-    let pct = compare::decimal(v).filter(|&g| g > 0.0 && g <= 100.0);
-    pct.ok_or(Why::Gate)
+    compare::percent(v).ok_or(Why::Gate)
 }
 
 fn inject_pct(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
@@ -221,7 +220,7 @@ fn series_mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
     let s = series
         .into_iter()
         .find(|s| s.mode.is_some_and(|m| m.as_bytes() == v));
-    p.compare.mode = Some(s.ok_or(Why::UnknownMode)?.name);
+    p.compare.mode = Some(s.ok_or(Why::UnknownMode)?.name.as_bytes());
     Ok(())
 }
 

@@ -434,7 +434,7 @@ fn plain_files_get_sandwich_labels() {
         (&b"--odd-name"[..], &b"./k=v"[..], &b"-"[..])
     );
     let a = compare(&["--mode", "none_aa", "x"]).unwrap();
-    assert_eq!(a.mode, Some("pollwake_none_aa"));
+    assert_eq!(a.mode, Some(&b"pollwake_none_aa"[..]));
     let a = compare(&["base=a", "patch1=b", "full=c", "patch1=d", "base=e"]).unwrap();
     assert_eq!(labels(&a), ["base", "patch1", "full", "patch1", "base"]);
     assert_eq!(a.file(4), b"e");
@@ -455,7 +455,7 @@ fn every_compare_error_names_its_argument() {
         "compare: --tsv: given more than once"
     );
     assert_eq!(e(&["--tsv=1", "a"]), "compare: --tsv=1: takes no value");
-    let pct = "needs a percentage in (0, 100]";
+    let pct = "needs a percentage in (0, 100], at most 3 decimals";
     assert_eq!(
         e(&["--gate", "0", "a"]),
         format!("compare: --gate 0: {pct}")

@@ -17,8 +17,8 @@
 //! clear of 0. `--drop-first` makes the drop-first figures the primary ones
 //! (the table, the intervals) and the all-rounds change the cross-check.
 
-use super::point::{Key, Point, Sample, ALL, REST};
-use super::{Args, MAX_POINTS};
+use super::args::{Args, MAX_POINTS};
+use super::point::{Point, Sample, ALL, REST};
 use crate::stats::{pct_change, sqrt, summarize, Contrast};
 
 /// Points sharing a label, in order of first appearance.
@@ -91,9 +91,9 @@ impl Boots {
             share: [0; MAX_POINTS],
         };
         let pts = &pts[..pts.len().min(MAX_POINTS)];
-        let id = |i: usize| pts[i].tag(Key::BootId);
+        let id = |i: usize| pts[i].boot();
         for i in 0..pts.len() {
-            let same = |j: &usize| *j == i || (!id(i).is_empty() && id(*j) == id(i));
+            let same = |j: &usize| *j == i || (id(i).is_some() && id(*j) == id(i));
             boots.share[i] = (0..pts.len()).filter(same).count();
             // A boot is counted at its first point.
             if (0..i).any(|j| same(&j)) {
@@ -131,9 +131,9 @@ impl Boots {
 }
 
 /// Why a comparison is NOT CONFIRMED: bit `1 << reason` of
-/// `Comparison::reasons`, named by `words::REASONS[reason]` and
-/// `text::REASON_CODES[reason]`.
-#[derive(Clone, Copy)]
+/// `Comparison::reasons`, worded by `claim::reason` and coded by
+/// `text::code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {
     UnderGate,
     SecondSign,
@@ -141,6 +141,8 @@ pub enum Reason {
     FailedChecks,
     Drift,
     NoDrift,
+    /// A point has fewer than 2 rounds on the primary basis (1 round, or
+    /// 2 with `--drop-first`): no spread within it, no interval to judge by.
     FewRounds,
     SpansZero,
     /// The values are identical (the points agree to the last bit, as
@@ -150,8 +152,26 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, in the order they are named.
+    pub const ALL: [Reason; 9] = [
+        Reason::UnderGate,
+        Reason::SecondSign,
+        Reason::SecondUnderGate,
+        Reason::FailedChecks,
+        Reason::Drift,
+        Reason::NoDrift,
+        Reason::FewRounds,
+        Reason::SpansZero,
+        Reason::NoChange,
+    ];
+
     pub const fn bit(self) -> u16 {
         1 << self as u16
+    }
+
+    /// The reasons set in `bits`, in order.
+    pub fn of(bits: u16) -> impl Iterator<Item = Reason> {
+        Reason::ALL.into_iter().filter(move |r| bits & r.bit() != 0)
     }
 }
 
@@ -372,7 +392,10 @@ pub fn compare(
             if !p.valid() {
                 reasons |= Reason::FailedChecks.bit();
             }
-            if p.s[ALL].s.n < 2 {
+            // The figures a verdict rests on need two rounds on the primary
+            // basis: a spread within the point, an interval (with
+            // --drop-first, three rounds in all).
+            if s.n < 2 {
                 reasons |= Reason::FewRounds.bit();
             }
         }
@@ -494,11 +517,11 @@ impl<'r, 'a> Analysis<'r, 'a> {
     /// indices a shared boot, at that boot's first point `i` (None for
     /// the others).
     pub fn shared(&self, g: &Group, i: usize) -> Option<u32> {
-        let id = |j: usize| self.points[j].tag(Key::BootId);
+        let id = |j: usize| self.points[j].boot();
         let mask = g
             .points()
             .iter()
-            .filter(|&&j| !id(i).is_empty() && id(j) == id(i))
+            .filter(|&&j| id(i).is_some() && id(j) == id(i))
             .fold(0u32, |m, &j| m | 1 << j);
         (mask.count_ones() > 1 && mask.trailing_zeros() as usize == i).then_some(mask)
     }

@@ -27,29 +27,26 @@
 use core::fmt::{self, Write};
 
 use super::analysis::Boots;
-use super::load::unusable;
+use super::args::{Args, MAX_POINTS};
 use super::point::{Point, ALL};
 use super::words::Pct;
-use super::{Args, MAX_POINTS};
-use crate::exit::{self, fail};
+use crate::exit::{self, fail, BISECT_SKIP as SKIP};
 use crate::fmt::{Clean, Dec};
 use crate::stats::{pct_change, sqrt, t975, Contrast};
 use crate::sys::out::Out;
 
-pub use crate::exit::{BISECT_SKIP as SKIP, BISECT_STOP as ABORT};
-
 /// The step: every point read (`load`); the verdict line, and its exit
 /// code (0 good, 1 bad, SKIP), or why the references cannot be used
-/// (ABORT).
+/// (128: stop the bisect).
 pub fn step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
     for (i, p) in pts.iter().enumerate() {
         let file = Clean(a.file(i));
         if !p.valid() {
-            return fail(unusable(a, i), format_args!("{file}: failed its checks"));
+            return fail(a.unusable(i), format_args!("{file}: failed its checks"));
         }
         if p.s[ALL].s.n < 2 {
             let why = "1 round: no spread within the point (it needs 2 or more)";
-            return fail(unusable(a, i), format_args!("{file}: {why}"));
+            return fail(a.unusable(i), format_args!("{file}: {why}"));
         }
     }
     let mut sides: [[&Point; MAX_POINTS]; 3] = [[&pts[0]; MAX_POINTS]; 3];
@@ -66,7 +63,7 @@ pub fn step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
     let (good, bad, new) = (&sides[0][..k[0]], &sides[1][..k[1]], sides[2][0]);
     match judge(good, bad, new, a.gate) {
         Err(Abort::CloserThanGate(c)) => fail(
-            ABORT,
+            a.refused(),
             format_args!(
                 "compare --bisect: the references are closer than the gate: bad vs good {}, gate {}%",
                 Pct(c),
@@ -195,16 +192,17 @@ impl fmt::Display for Verdict {
             Dec(self.bad, 2),
             Dec(self.at, 0),
         )?;
-        match self.low == self.high {
-            true => f.write_str("exact"),
-            false => write!(f, "[{}%,{}%]", Dec(self.low, 0), Dec(self.high, 0)),
+        if self.low == self.high {
+            f.write_str("exact")
+        } else {
+            write!(f, "[{}%,{}%]", Dec(self.low, 0), Dec(self.high, 0))
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::point::{Key, Sample};
+    use super::super::point::Sample;
     use super::*;
     use crate::stats::summarize;
 
@@ -248,9 +246,9 @@ mod tests {
         assert_eq!(v.code, 0, "{v}");
     }
 
-    /// A point of `rounds`, from boot `id`.
-    fn booted(v: f64, id: &'static [u8]) -> Point<'static> {
-        near(v).with(Key::BootId, id)
+    /// A point near `v`, from boot number `id`.
+    fn booted(v: f64, id: u128) -> Point<'static> {
+        near(v).on_boot(id)
     }
 
     #[test]
@@ -259,8 +257,8 @@ mod tests {
         // Counted once, good has one boot: df 1 + 2 - 2 = 1, s^2 from the
         // bad side alone, (0.5^2 * 2) / 1 = 0.5; M's variance
         // 0.5 (1/1 + 1/2) / 4; the new point's 0.5.
-        let (g1, g2) = (booted(180.0, b"g"), booted(180.0, b"g"));
-        let (b1, b2) = (booted(196.0, b"b1"), booted(197.0, b"b2"));
+        let (g1, g2) = (booted(180.0, 1), booted(180.0, 1));
+        let (b1, b2) = (booted(196.0, 2), booted(197.0, 3));
         let v = judge(&[&g1, &g2], &[&b1, &b2], &near(195.0), 5.0).unwrap();
         let half = 12.706_205 * (0.5f64 * (1.0 + 1.5 / 4.0)).sqrt();
         let pos = |x: f64| (x - 180.0) / 16.5 * 100.0;
@@ -273,10 +271,10 @@ mod tests {
     #[test]
     fn exact_points_are_placed_exactly() {
         // No spread within or between points: the interval is the position.
-        let flat = |v: f64, id| point(&[v; 15]).with(Key::BootId, id);
-        let (g1, g2) = (flat(1500.744629, b"g1"), flat(1500.744629, b"g2"));
-        let (b1, b2) = (flat(1558.744922, b"b1"), flat(1558.744922, b"b2"));
-        let new = flat(1558.744922, b"n");
+        let flat = |v: f64, id| point(&[v; 15]).on_boot(id);
+        let (g1, g2) = (flat(1500.744629, 1), flat(1500.744629, 2));
+        let (b1, b2) = (flat(1558.744922, 3), flat(1558.744922, 4));
+        let new = flat(1558.744922, 5);
         let v = judge(&[&g1, &g2], &[&b1, &b2], &new, 1.0).unwrap();
         assert_eq!(
             (v.code, v.at, v.low, v.high),
@@ -288,7 +286,7 @@ mod tests {
             "bisect: bad: new 1558.74 (good 1500.74, bad 1558.74) at 100% exact"
         );
         // At the midpoint exactly: cannot be told apart.
-        let mid = flat((1500.744629 + 1558.744922) / 2.0, b"m");
+        let mid = flat((1500.744629 + 1558.744922) / 2.0, 6);
         let v = judge(&[&g1, &g2], &[&b1, &b2], &mid, 1.0).unwrap();
         assert_eq!(v.code, SKIP, "{v}");
     }

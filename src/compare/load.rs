@@ -5,14 +5,17 @@
 //! are what a comparison varies), never witnessed beside plain, and each
 //! counted once: the same file twice, one boot under two labels or as
 //! both parents of a plain sandwich is refused. The first error is the
-//! command's: one stderr line naming the file (and line), exit 2, or under
-//! `--bisect` 125 for the new point and 128 for a reference.
+//! command's: one stderr line naming the file (and line), and the exit
+//! code `Args` gives (2, or under `--bisect` 125 for the new point and 128
+//! for a reference).
 
 use core::fmt;
+use core::ops::Deref;
 
-use super::point::{self, Key, Point, ALL, MAX_ROUNDS};
-use super::table::{self, Bad};
-use super::{bisect, Args, MAX_POINTS};
+use super::args::{Args, MAX_POINTS};
+use super::point::{self, BootId, Count, CountRoom, Key, Point, ALL, MAX_ROUNDS};
+use super::table::{self, Refusal, Shown};
+use super::words::LineNo;
 use crate::exit::{self, fail};
 use crate::fmt::Clean;
 use crate::sys::memory::Mapping;
@@ -22,38 +25,31 @@ use crate::sys::{self, CPath};
 /// ~1 MiB with 250-byte rows; the contract's 15 rounds take 1 KiB on stdout).
 pub const MAX_INPUT_BYTES: usize = 4 << 20;
 
-/// `:LINE` of an error, nothing for line 0 (the whole file).
-pub(super) struct LineNo(pub usize);
+/// What a refusal shows after its reason: `: `text`` for offending text
+/// (from any file: shown as every echo is), `: N of M rounds` for an
+/// interrupted run, ` A|B|C` for the modes to pick from.
+struct After<'r, 't>(&'r Shown<'t>);
 
-impl fmt::Display for LineNo {
+impl fmt::Display for After<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 > 0 {
-            write!(f, ":{}", self.0)?;
+        match *self.0 {
+            Shown::Nothing => Ok(()),
+            Shown::Text(t) => write!(f, ": `{}`", Clean(t)),
+            Shown::Rounds { done, planned } => write!(f, ": {done} of {} rounds", Clean(planned)),
+            Shown::Modes(m) => {
+                for (k, name) in m.names().iter().enumerate() {
+                    let sep = if k == 0 { " " } else { "|" };
+                    write!(f, "{sep}{}", Clean(name))?;
+                }
+                Ok(())
+            }
         }
-        Ok(())
-    }
-}
-
-/// What follows the reason: `: `text`` when there is offending text to
-/// show; for an interrupted run, `: N of M rounds` (M the text).
-struct Quoted<'t>(&'t [u8], Option<u32>);
-
-impl fmt::Display for Quoted<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(n) = self.1 {
-            return write!(f, ": {n} of {} rounds", Clean(self.0));
-        }
-        if self.0.is_empty() {
-            return Ok(());
-        }
-        // The excerpt may come from a binary file: shown as every echo is.
-        write!(f, ": `{}`", Clean(self.0))
     }
 }
 
 /// One workload and one contract across points, where the inputs say:
 /// the first point (in `order`) that breaks that, and why.
-fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Bad<'t>)> {
+fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Refusal<'t>)> {
     let pts_in_order = || order.iter().map(|&i| (i, &pts[i]));
     let first = pts_in_order()
         .map(|(_, p)| p.profile())
@@ -66,25 +62,14 @@ fn across<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<(usize, Bad<'t>)> {
     for (i, p) in pts_in_order() {
         if !p.profile().is_empty() && p.profile() != first {
             let why = "another profile than the first file's (one workload at a time)";
-            return Some((i, table::bad(0, why, p.profile())));
+            return Some((i, table::refuse(0, why, p.profile())));
         }
         if p.pairs != 0 && p.pairs != pairs {
             let why = "other pairs per round than the first file (another contract)";
-            return Some((i, table::bad(0, why, b"")));
+            return Some((i, table::refuse(0, why, b"")));
         }
     }
     None
-}
-
-/// The exit code when file `i` cannot be used: a usage error, or under
-/// `--bisect` 125 for the new point (this commit cannot be judged) and 128
-/// for a reference (stop the bisect).
-pub fn unusable(a: &Args, i: usize) -> i32 {
-    match (a.bisect, a.label(i)) {
-        (false, _) => exit::USAGE,
-        (true, b"new") => bisect::SKIP,
-        (true, _) => bisect::ABORT,
-    }
 }
 
 /// The contract fields points must agree on, beyond the profile and the
@@ -137,13 +122,14 @@ fn check_order(a: &Args) -> [usize; MAX_POINTS] {
 }
 
 /// A contract field two points disagree on: the later point, the field,
-/// its value there, and the earlier point and its value.
+/// its value there, and the earlier point and its value (None: the point
+/// does not state the field).
 struct Disagree<'t> {
     at: usize,
-    field: Key,
-    value: &'t [u8],
+    field: &'t [u8],
+    value: Option<&'t [u8]>,
     first: usize,
-    was: &'t [u8],
+    was: Option<&'t [u8]>,
 }
 
 /// The first of `fields` a point states otherwise than an earlier one (in
@@ -161,10 +147,10 @@ fn contract<'t>(pts: &[Point<'t>], order: &[usize], fields: &[Key]) -> Option<Di
                 Some((j, w)) if w != v => {
                     return Some(Disagree {
                         at: i,
-                        field: f,
-                        value: v,
+                        field: f.name().as_bytes(),
+                        value: Some(v),
                         first: j,
-                        was: w,
+                        was: Some(w),
                     })
                 }
                 Some(_) => {}
@@ -172,6 +158,54 @@ fn contract<'t>(pts: &[Point<'t>], order: &[usize], fields: &[Key]) -> Option<Di
         }
     }
     None
+}
+
+/// The words of a contract line that are no option of the run: the
+/// ring's feature bits are the kernel's, which a comparison varies.
+const NOT_OPTIONS: [&[u8]; 1] = [b"features"];
+
+/// The first word of a point's contract line (every option of the run
+/// that can change a figure: docs/output.md) that an earlier point's (in
+/// `order`) states otherwise, or does not state at all, or the other way
+/// round: generic over the words, so that no option is forgotten. Points
+/// without a contract line (TSVs, the C tools') are checked on what they
+/// state by `contract`.
+fn contract_lines<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<Disagree<'t>> {
+    let value = |p: &Point<'t>, key: &[u8]| p.contract().find(|w| w.0 == key).map(|w| w.1);
+    for (x, &i) in order.iter().enumerate() {
+        if !pts[i].has_contract() {
+            continue;
+        }
+        for &j in order[..x].iter().filter(|&&j| pts[j].has_contract()) {
+            let keys = pts[i].contract().chain(pts[j].contract()).map(|w| w.0);
+            for key in keys.filter(|k| !NOT_OPTIONS.contains(k)) {
+                let (v, w) = (value(&pts[i], key), value(&pts[j], key));
+                if v != w {
+                    return Some(Disagree {
+                        at: i,
+                        field: key,
+                        value: v,
+                        first: j,
+                        was: w,
+                    });
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `key=value` as a contract line states it, or `no key=` where it does
+/// not.
+struct Stated<'t>(&'t [u8], Option<&'t [u8]>);
+
+impl fmt::Display for Stated<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.1 {
+            Some(v) => write!(f, "{}={}", Clean(self.0), Clean(v)),
+            None => write!(f, "no {}=", Clean(self.0)),
+        }
+    }
 }
 
 /// The first point (in `order`) whose run was witnessed (`witness=on`:
@@ -189,9 +223,9 @@ enum Twice {
     /// The same bytes (the same file, or a copy).
     SameFile,
     /// One boot under two labels: not independent draws of two kernels.
-    OtherLabel,
+    OtherLabel(BootId),
     /// One boot as both parents of a plain `A B A`.
-    Parents,
+    Parents(BootId),
 }
 
 /// Two points that must not both count: the later one (in `order`), the
@@ -205,15 +239,16 @@ fn twice(
 ) -> Option<(usize, usize, Twice)> {
     for (x, &i) in order.iter().enumerate() {
         for &j in &order[..x] {
-            let id = pts[i].tag(Key::BootId);
             let why = if texts[i] == texts[j] {
                 Twice::SameFile
-            } else if id.is_empty() || id != pts[j].tag(Key::BootId) {
-                continue;
-            } else if a.label(i) != a.label(j) {
-                Twice::OtherLabel
-            } else if a.plain {
-                Twice::Parents
+            } else if let Some(id) = pts[i].boot().filter(|&id| Some(id) == pts[j].boot()) {
+                if a.label(i) != a.label(j) {
+                    Twice::OtherLabel(id)
+                } else if a.plain {
+                    Twice::Parents(id)
+                } else {
+                    continue;
+                }
             } else {
                 continue;
             };
@@ -223,128 +258,191 @@ fn twice(
     None
 }
 
-/// What `with_points` hands the points to.
-pub type Then<'c> = dyn FnMut(&[Point]) -> i32 + 'c;
+/// The command stopped: its stderr line is written, `code` is its exit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stopped {
+    pub code: i32,
+}
 
-/// Reads and checks every point of `a` (one buffer holds every file's
-/// text, which the points keep slices of), then hands the points to `then`
-/// (one loader for every command: `dyn`); its exit code, or the error's
-/// after its stderr line.
-pub fn with_points(a: &Args, then: &mut Then) -> i32 {
-    let mem = match Mapping::anonymous(MAX_INPUT_BYTES + 1) {
-        Ok(m) => m,
-        Err(e) => {
-            let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
-            return fail(code, format_args!("compare: no memory for input: {e}"));
-        }
-    };
-    // SAFETY: a fresh private mapping of mem.len() zeroed bytes, ours alone
-    // while `mem` lives (until the end of this function).
-    let mut buf = unsafe { core::slice::from_raw_parts_mut(mem.ptr(), mem.len()) };
-    let mut values = [0f64; MAX_ROUNDS];
-    let mut pts = [Point::default(); MAX_POINTS];
-    let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
-    for i in 0..a.n {
-        let file = Clean(a.file(i));
-        let cannot = |why: &dyn fmt::Display| {
-            fail(unusable(a, i), format_args!("{file}: cannot read: {why}"))
-        };
-        let path = match CPath::new(a.file(i)) {
-            Ok(p) => p,
-            Err(bad) => return cannot(&bad),
-        };
-        // Every file stays in the buffer: points keep slices of their text.
-        // One that fills what is left of it may have more behind.
-        let room = buf.len();
-        let len = match sys::read_file(&path, buf) {
-            Ok(text) if text.len() < room => text.len(),
-            Ok(_) => {
-                return fail(
-                    unusable(a, i),
-                    format_args!("{file}: the files exceed 4 MiB together (compare's limit)"),
-                )
-            }
-            Err(e) => return cannot(&e),
-        };
-        let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
-        buf = rest;
-        let text = &*text;
-        texts[i] = text;
-        pts[i] = match point::read(text, &mut values, a.mode.map(str::as_bytes)) {
-            Ok(p) => p,
-            Err(b) => {
-                return fail(
-                    unusable(a, i),
-                    format_args!(
-                        "{file}{}: {}{}",
-                        LineNo(b.line),
-                        b.why,
-                        Quoted(b.text, b.done)
-                    ),
-                )
-            }
-        };
-        if a.drop_first && pts[i].s[ALL].s.n < 2 {
-            let why = "1 round: --drop-first leaves none (it needs 2 or more)";
-            return fail(unusable(a, i), format_args!("{file}: {why}"));
+/// `code` after the stderr line `msg`.
+fn stop(code: i32, msg: fmt::Arguments<'_>) -> Stopped {
+    Stopped {
+        code: fail(code, msg),
+    }
+}
+
+/// The memory every FILE of a command line is read into: one buffer
+/// holds every file's text, which the points keep slices of, another the
+/// counts of their cost lines.
+pub struct Inputs {
+    text: Mapping,
+    counts: Mapping,
+}
+
+/// The bytes of the counts' room: every point's most.
+const COUNT_BYTES: usize = MAX_POINTS * CountRoom::PER_POINT * core::mem::size_of::<Count>();
+
+/// Every point of a command line, read and checked against each other.
+pub struct Points<'t> {
+    pts: [Point<'t>; MAX_POINTS],
+    n: usize,
+}
+
+impl Points<'_> {
+    /// Exit 1 when a point failed its checks, saying so (`what` they are
+    /// then) on stderr; else 0.
+    pub fn checked(&self, command: &str, what: &str) -> i32 {
+        match self.iter().filter(|p| !p.valid()).count() {
+            0 => exit::PASS,
+            bad => fail(
+                exit::FAIL,
+                format_args!("{command}: {bad} point(s) failed their checks: {what}"),
+            ),
         }
     }
-    let (pts, order) = (&pts[..a.n], &check_order(a)[..a.n]);
+}
+
+impl<'t> Deref for Points<'t> {
+    type Target = [Point<'t>];
+    fn deref(&self) -> &[Point<'t>] {
+        &self.pts[..self.n]
+    }
+}
+
+impl Inputs {
+    /// The memory for `a`'s files.
+    pub fn map(a: &Args) -> Result<Inputs, Stopped> {
+        let map = |len| {
+            Mapping::anonymous(len).map_err(|e| {
+                stop(
+                    a.refused(),
+                    format_args!("compare: no memory for input: {e}"),
+                )
+            })
+        };
+        Ok(Inputs {
+            text: map(MAX_INPUT_BYTES + 1)?,
+            counts: map(COUNT_BYTES)?,
+        })
+    }
+
+    /// Reads and checks every point of `a`, or stops at the first error.
+    pub fn read<'t>(&'t mut self, a: &Args) -> Result<Points<'t>, Stopped> {
+        // SAFETY: a private mapping of len() zeroed bytes, ours alone while
+        // `self` is borrowed (the points keep slices of it as long).
+        let mut buf = unsafe { core::slice::from_raw_parts_mut(self.text.ptr(), self.text.len()) };
+        let counts = self.counts.ptr().cast();
+        let n = self.counts.len() / core::mem::size_of::<Count>();
+        // SAFETY: a private mapping, page-aligned (as a Count needs), of
+        // room for `n` counts, ours alone while `self` is borrowed; the
+        // room hands out only the counts written.
+        let mut room = CountRoom::new(unsafe { core::slice::from_raw_parts_mut(counts, n) });
+        let mut values = [0f64; MAX_ROUNDS];
+        let mut pts = [Point::default(); MAX_POINTS];
+        let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
+        for i in 0..a.n {
+            let file = Clean(a.file(i));
+            let cannot = |why: &dyn fmt::Display| {
+                stop(a.unusable(i), format_args!("{file}: cannot read: {why}"))
+            };
+            let path = CPath::new(a.file(i)).map_err(|bad| cannot(&bad))?;
+            // Every file stays in the buffer: points keep slices of their
+            // text. One that fills what is left of it may have more behind.
+            let left = buf.len();
+            let len = match sys::read_file(&path, buf) {
+                Ok(text) if text.len() < left => text.len(),
+                Ok(_) => {
+                    return Err(stop(
+                        a.unusable(i),
+                        format_args!("{file}: the files exceed 4 MiB together (compare's limit)"),
+                    ))
+                }
+                Err(e) => return Err(cannot(&e)),
+            };
+            let (text, rest) = core::mem::take(&mut buf).split_at_mut(len);
+            buf = rest;
+            let text = &*text;
+            texts[i] = text;
+            pts[i] = point::read(text, &mut values, &mut room, a.mode).map_err(|b| {
+                stop(
+                    a.unusable(i),
+                    format_args!("{file}{}: {}{}", LineNo(b.line), b.why, After(&b.shown)),
+                )
+            })?;
+            if a.drop_first && pts[i].s[ALL].s.n < 2 {
+                let why = "1 round: --drop-first leaves none (it needs 2 or more)";
+                return Err(stop(a.unusable(i), format_args!("{file}: {why}")));
+            }
+        }
+        against_each_other(a, &pts[..a.n], &texts[..a.n])?;
+        Ok(Points { pts, n: a.n })
+    }
+}
+
+/// The points of `a` checked against each other: one workload, one
+/// contract, never witnessed beside plain, each counted once.
+fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), Stopped> {
+    let order = &check_order(a)[..a.n];
     let file = |i: usize| Clean(a.file(i));
     let timebase = contract(pts, order, &TIMEBASE);
     if let (None, Some((i, b))) = (&timebase, across(pts, order)) {
-        return fail(
-            unusable(a, i),
-            format_args!("{}: {}{}", file(i), b.why, Quoted(b.text, None)),
-        );
+        return Err(stop(
+            a.unusable(i),
+            format_args!("{}: {}{}", file(i), b.why, After(&b.shown)),
+        ));
     }
-    if let Some(d) = timebase.or_else(|| contract(pts, order, &CONTRACT)) {
-        let why = match d.field {
-            Key::Timebase => "icount counts guest instructions, not time",
-            _ => "another contract",
+    let d = timebase
+        .or_else(|| contract(pts, order, &CONTRACT))
+        .or_else(|| contract_lines(pts, order));
+    if let Some(d) = d {
+        let why = if d.field == Key::Timebase.name().as_bytes() {
+            "icount counts guest instructions, not time (compare like with like)"
+        } else if d.value.is_none() || d.was.is_none() {
+            "another contract (one contract line states an option the other does not: \
+             compare like with like)"
+        } else {
+            "another contract (compare like with like)"
         };
-        let key = d.field.name();
-        return fail(
-            unusable(a, d.at),
+        return Err(stop(
+            a.unusable(d.at),
             format_args!(
-                "{}: {key}={} beside {key}={} in {}: {why} (compare like with like)",
+                "{}: {} beside {} in {}: {why}",
                 file(d.at),
-                Clean(d.value),
-                Clean(d.was),
+                Stated(d.field, d.value),
+                Stated(d.field, d.was),
                 file(d.first)
             ),
-        );
+        ));
     }
     if let Some(i) = mixed_witness(pts, order) {
         let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";
-        return fail(unusable(a, i), format_args!("{}: {why}", file(i)));
+        return Err(stop(a.unusable(i), format_args!("{}: {why}", file(i))));
     }
-    if let Some((i, j, why)) = twice(a, pts, &texts[..a.n], order) {
-        // Under --bisect the references (or the step) are wrong: stop.
-        let code = if a.bisect { bisect::ABORT } else { exit::USAGE };
-        let (this, that) = (file(i), file(j));
-        let id = Clean(pts[i].tag(Key::BootId));
-        return match why {
-            Twice::SameFile => fail(
-                code,
-                format_args!("{this}: the same file as {that} (a point counts once)"),
+    let Some((i, j, why)) = twice(a, pts, texts, order) else {
+        return Ok(());
+    };
+    // Under --bisect the references (or the step) are wrong: stop.
+    let code = a.refused();
+    let (this, that) = (file(i), file(j));
+    Err(match why {
+        Twice::SameFile => stop(
+            code,
+            format_args!("{this}: the same file as {that} (a point counts once)"),
+        ),
+        Twice::OtherLabel(id) => stop(
+            code,
+            format_args!(
+                "{this}: boot {id} is also {that}'s, under another label: points of one \
+                 boot are not independent"
             ),
-            Twice::OtherLabel => fail(
-                code,
-                format_args!(
-                    "{this}: boot {id} is also {that}'s, under another label: points of one \
-                     boot are not independent"
-                ),
+        ),
+        Twice::Parents(id) => stop(
+            code,
+            format_args!(
+                "{this}: boot {id} is also {that}'s: the parents of a sandwich need a boot each"
             ),
-            Twice::Parents => fail(
-                code,
-                format_args!(
-                    "{this}: boot {id} is also {that}'s: the parents of a sandwich need a boot each"
-                ),
-            ),
-        };
-    }
-    then(pts)
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -366,16 +464,13 @@ mod tests {
         let name = real.to_str().unwrap().as_bytes();
         let mut a = Args::default();
         let (read, nul) = (name.to_vec(), [name, b"\0.old"].concat());
-        for (file, code, called) in [(&read, 0, true), (&nul, exit::USAGE, false)] {
+        for (file, got) in [(&read, Ok(1)), (&nul, Err(exit::USAGE))] {
             a.files[0] = Some(file);
             a.labels[0] = Some(b"a");
             a.n = 1;
-            let mut seen = false;
-            let got = with_points(&a, &mut |pts| {
-                seen = pts.len() == 1;
-                0
-            });
-            assert_eq!((got, seen), (code, called), "{file:?}");
+            let mut inputs = Inputs::map(&a).unwrap();
+            let read = inputs.read(&a).map(|p| p.len()).map_err(|s| s.code);
+            assert_eq!(read, got, "{file:?}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

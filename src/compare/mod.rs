@@ -20,8 +20,11 @@
 //! `--bisect` speaks git bisect run's language instead (bisect.rs).
 
 mod analysis;
+mod args;
 mod bisect;
+mod claim;
 mod cost;
+mod cost_table;
 mod load;
 mod mail;
 mod point;
@@ -30,91 +33,32 @@ mod text;
 mod words;
 
 pub use analysis::{intervals, Interval, Intervals};
+pub use args::{percent, Args, MAX_LABEL, MAX_POINTS};
 pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
-pub use table::decimal;
 
-use crate::exit::{self, fail};
 use crate::sys::out::Out;
 use analysis::Analysis;
-use load::with_points;
-use point::Point;
-
-/// Most files one compare reads.
-pub const MAX_POINTS: usize = 16;
-/// Longest label.
-pub const MAX_LABEL: usize = 12;
-
-/// The command line of `compare` (the options table in cli/ fills it).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Args<'a> {
-    pub gate: f64,
-    pub tsv: bool,
-    pub drop_first: bool,
-    /// `--mode M`: the pollwake profile (`pollwake_M`) every point is read for.
-    pub mode: Option<&'static str>,
-    /// `--bisect`: classify the `new=` point against `good=` and `bad=`.
-    pub bisect: bool,
-    /// Labels (set for every point after parsing) and file names; read
-    /// them through `label(i)` and `file(i)`.
-    pub labels: [Option<&'a [u8]>; MAX_POINTS],
-    pub files: [Option<&'a [u8]>; MAX_POINTS],
-    pub n: usize,
-    /// The files came without labels (`A B A`: the outer two are the
-    /// parents of a sandwich, each its own boot).
-    pub plain: bool,
-}
-
-impl Default for Args<'_> {
-    fn default() -> Self {
-        Args {
-            gate: crate::config::DEFAULT_GATE_PCT as f64,
-            tsv: false,
-            drop_first: false,
-            mode: None,
-            bisect: false,
-            labels: [None; MAX_POINTS],
-            files: [None; MAX_POINTS],
-            n: 0,
-            plain: false,
-        }
-    }
-}
-
-impl<'a> Args<'a> {
-    pub fn label(&self, i: usize) -> &'a [u8] {
-        self.labels[i].unwrap_or(b"")
-    }
-
-    pub fn file(&self, i: usize) -> &'a [u8] {
-        self.files[i].unwrap_or(b"")
-    }
-}
+use load::{Inputs, Stopped};
 
 /// Runs `compare` with its parsed arguments; returns the exit code.
 pub fn main(a: &Args, out: &mut Out) -> i32 {
-    with_points(a, &mut |pts| {
-        if a.bisect {
-            return bisect::step(a, pts, out);
-        }
-        let an = Analysis::of(a, pts);
-        if a.tsv {
-            text::tsv(&an, out);
-        } else {
-            text::text(&an, out);
-        }
-        out.flush();
-        checked(pts, "compare", "not evidence (see the table)")
-    })
+    compare(a, out).unwrap_or_else(|stopped| stopped.code)
 }
 
-/// Exit 1 when a point failed its checks, saying so (`what` they are
-/// then) on stderr; else 0.
-fn checked(pts: &[Point], command: &str, what: &str) -> i32 {
-    match pts.iter().filter(|p| !p.valid()).count() {
-        0 => exit::PASS,
-        bad => fail(
-            exit::FAIL,
-            format_args!("{command}: {bad} point(s) failed their checks: {what}"),
-        ),
+/// `compare`: the points read, then judged (`--bisect`) or analysed and
+/// printed; its exit code, or where it stopped.
+fn compare(a: &Args, out: &mut Out) -> Result<i32, Stopped> {
+    let mut inputs = Inputs::map(a)?;
+    let pts = inputs.read(a)?;
+    if a.bisect {
+        return Ok(bisect::step(a, &pts, out));
     }
+    let an = Analysis::of(a, &pts);
+    if a.tsv {
+        text::tsv(&an, out);
+    } else {
+        text::text(&an, out);
+    }
+    out.flush();
+    Ok(pts.checked("compare", "not evidence (see the table)"))
 }

@@ -5,8 +5,9 @@
 //! - uring-repro's stdout and the C standalone's: `round pairs
 //!   ns_per_pair semantic_pass`, ended by the `mean` row (`partial` in
 //!   its place when the run was interrupted);
-//! - pollwake's stdout: the same columns after a `profile` column, one
-//!   set of rows and mean row per mode; `--mode` picks the mode read;
+//! - a table of several series (pollwake's modes): the same columns after
+//!   a `profile` column, the row's series, one set of rows and mean row
+//!   per series; the series read is picked (`--mode`);
 //! - uring-repro's `--tsv` file and the formal C reproducer's TSV: a
 //!   header starting `schema_version`, columns found by name; ours has a
 //!   `tool_version` column, the formal one does not. Only rows of phase
@@ -24,8 +25,32 @@ pub const MAX_COLS: usize = 64;
 
 /// The stdout table's header (ours and the C standalone's).
 pub const TABLE_HEADER: &[u8] = b"round\tpairs\tns_per_pair\tsemantic_pass";
-/// pollwake's table: the same columns after the row's profile.
+/// A table of several series: the same columns after the row's series.
 pub const MODE_TABLE_HEADER: &[u8] = b"profile\tround\tpairs\tns_per_pair\tsemantic_pass";
+/// Most modes named of one table.
+pub const MAX_MODES: usize = 8;
+
+/// The modes of a table of several series, to name them
+/// (`none|idle|waiter`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Modes<'t> {
+    names: [&'t [u8]; MAX_MODES],
+    n: usize,
+}
+
+impl<'t> Modes<'t> {
+    /// `mode` once (the first MAX_MODES).
+    pub fn add(&mut self, mode: &'t [u8]) {
+        if self.n < MAX_MODES && !self.names[..self.n].contains(&mode) {
+            self.names[self.n] = mode;
+            self.n += 1;
+        }
+    }
+
+    pub fn names(&self) -> &[&'t [u8]] {
+        &self.names[..self.n]
+    }
+}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
@@ -58,27 +83,38 @@ impl Format {
 }
 
 /// Why a file cannot be used: line (1-based; 0 = the whole file), the
-/// reason, and the offending text (possibly empty); for an interrupted run,
-/// `done` is the rounds it completed and `text` the rounds it planned (as
-/// written, `?` when it does not say).
+/// reason, and what is shown after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bad<'t> {
+pub struct Refusal<'t> {
     pub line: usize,
     pub why: &'static str,
-    pub text: &'t [u8],
-    pub done: Option<u32>,
+    pub shown: Shown<'t>,
 }
 
-/// A value read from the file, or why the file cannot be used.
-pub type Parsed<'t, T> = Result<T, Bad<'t>>;
+/// What a refusal shows after its reason.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown<'t> {
+    Nothing,
+    /// The offending text, quoted.
+    Text(&'t [u8]),
+    /// An interrupted run: the rounds it completed, and those it planned
+    /// as written (`?` when it does not say).
+    Rounds {
+        done: u32,
+        planned: &'t [u8],
+    },
+    /// The modes the table holds, to pick from.
+    Modes(Modes<'t>),
+}
 
-pub fn bad<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Bad<'t> {
-    Bad {
-        line,
-        why,
-        text,
-        done: None,
-    }
+/// Line `line` refused for `why`, `text` quoted after it (when any).
+pub fn refuse<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Refusal<'t> {
+    let shown = if text.is_empty() {
+        Shown::Nothing
+    } else {
+        Shown::Text(text)
+    };
+    Refusal { line, why, shown }
 }
 
 // Step 1: the format, from the header.
@@ -86,7 +122,7 @@ pub fn bad<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Bad<'t> {
 /// Where the columns every table has are: the stdout tables have the
 /// first four; a TSV must have phase and timed_ns too.
 #[derive(Clone, Copy)]
-struct Columns {
+struct RowColumns {
     round: usize,
     pairs: usize,
     ns_per_pair: usize,
@@ -98,10 +134,12 @@ struct Columns {
 /// The table, as its header describes it, and how far it is read.
 pub struct Table<'t, 's> {
     header: Cells<'t>,
-    col: Columns,
+    col: RowColumns,
     pub format: Format,
-    /// In a pollwake table, the profile whose rows count.
-    pub only: Option<&'s [u8]>,
+    /// A table of several series: its rows of the series picked (by its
+    /// name, its rows' first cell) count.
+    pub modes: bool,
+    pub pick: Option<&'s [u8]>,
     /// The mean row was read: the table is over.
     ended: bool,
     /// The phase of a `smoke` or `trace` row, once one is read.
@@ -109,41 +147,28 @@ pub struct Table<'t, 's> {
 }
 
 impl<'t, 's> Table<'t, 's> {
-    /// What the header says the file is (`banner`: after a run banner;
-    /// `only`: the `--mode` profile).
-    pub fn new(
-        no: usize,
-        header: &'t [u8],
-        banner: bool,
-        only: Option<&'s [u8]>,
-    ) -> Parsed<'t, Self> {
+    /// What the header says the file is (`banner`: after a run banner);
+    /// the series a table of several contributes is picked after.
+    pub fn new(no: usize, header: &'t [u8], banner: bool) -> Result<Self, Refusal<'t>> {
         let tsv = header.len() > 15 && header.starts_with(b"schema_version\t");
         let modes = header == MODE_TABLE_HEADER;
         // What the file is comes first: `--mode` on junk is junk.
         if !tsv && !modes && header != TABLE_HEADER {
-            return Err(bad(
+            return Err(refuse(
                 no,
                 "not a result of uring-repro, the C standalone or the formal C reproducer",
                 excerpt(header),
             ));
         }
-        if modes != only.is_some() {
-            let why = if modes {
-                "a pollwake table holds several modes: pick one with --mode none|idle|waiter|none_aa"
-            } else {
-                "--mode applies to pollwake results only"
-            };
-            return Err(bad(no, why, b""));
-        }
         let h = Cells::of(header);
         if h.n > MAX_COLS {
-            return Err(bad(no, "more than 64 columns", b""));
+            return Err(refuse(no, "more than 64 columns", b""));
         }
         let need = |name: &'static [u8]| {
             h.find(name)
-                .ok_or(bad(no, "the TSV header lacks a column", name))
+                .ok_or(refuse(no, "the TSV header lacks a column", name))
         };
-        let col = Columns {
+        let col = RowColumns {
             round: need(b"round")?,
             pairs: need(b"pairs")?,
             ns_per_pair: need(b"ns_per_pair")?,
@@ -161,7 +186,8 @@ impl<'t, 's> Table<'t, 's> {
             header: h,
             col,
             format,
-            only,
+            modes,
+            pick: None,
             ended: false,
             unmeasured: None,
         })
@@ -174,26 +200,26 @@ impl<'t, 's> Table<'t, 's> {
 
     // Step 2: the one reader of the table's rows.
 
-    /// Line `no` as a row, if it counts (pollwake: of the mode read; TSV:
-    /// of the measured phase). A second header is an error anywhere (in a
-    /// pollwake table too, where it is no row of another mode); after the
-    /// mean row, so is any row.
-    pub fn row(&mut self, no: usize, line: &'t [u8]) -> Parsed<'t, Option<Row<'t>>> {
+    /// Line `no` as a row, if it counts (a table of several series: of the
+    /// series picked; TSV: of the measured phase). A second header is an
+    /// error anywhere (in a table of several series too, where it is no
+    /// row of another one); after the mean row, so is any row.
+    pub fn row(&mut self, no: usize, line: &'t [u8]) -> Result<Option<PointRow<'t>>, Refusal<'t>> {
         let header = self.header.line;
         if line == header {
-            return Err(bad(no, "a second table header (one run per file)", b""));
+            return Err(refuse(no, "a second table header (one run per file)", b""));
         }
         let (cells, c) = (Cells::of(line), self.col);
         let same_width = cells.n == self.header.n;
-        // pollwake's table: its first column is the row's profile.
-        if self.only.is_some() && same_width && Some(cells.at[0]) != self.only {
+        // A table of several series: its first column is the row's series.
+        if self.modes && same_width && self.pick != Some(cells.at[0]) {
             return Ok(None);
         }
         if self.ended {
-            return Err(bad(no, "data after the mean row", excerpt(line)));
+            return Err(refuse(no, "data after the mean row", excerpt(line)));
         }
         if !same_width {
-            return Err(bad(no, "not as many cells as the header has", b""));
+            return Err(refuse(no, "not as many cells as the header has", b""));
         }
         let round = cells.at[c.round];
         let cut = match c.phase.map(|i| cells.at[i]) {
@@ -210,7 +236,7 @@ impl<'t, 's> Table<'t, 's> {
         };
         // A stdout table ends with its mean row, or `partial` in its place.
         self.ended = c.phase.is_none() && (cut || round == b"mean");
-        Ok(Some(Row {
+        Ok(Some(PointRow {
             no,
             cells,
             col: c,
@@ -221,10 +247,10 @@ impl<'t, 's> Table<'t, 's> {
 }
 
 /// A row's cells (their count checked, not yet their values).
-pub struct Row<'t> {
+pub struct PointRow<'t> {
     no: usize,
     cells: Cells<'t>,
-    col: Columns,
+    col: RowColumns,
     /// The mean row, which ends a stdout table.
     pub mean: bool,
     /// The run was interrupted: a stdout `partial` row (in place of the
@@ -232,9 +258,9 @@ pub struct Row<'t> {
     pub cut: bool,
 }
 
-impl<'t> Row<'t> {
-    pub fn bad(&self, why: &'static str, text: &'t [u8]) -> Bad<'t> {
-        bad(self.no, why, text)
+impl<'t> PointRow<'t> {
+    pub fn refuse(&self, why: &'static str, text: &'t [u8]) -> Refusal<'t> {
+        refuse(self.no, why, text)
     }
 
     /// The cell in column `i` (a column the header has: every row has as
@@ -303,48 +329,48 @@ pub struct Numbers {
     pass: bool,
 }
 
-pub fn numbers<'t>(row: &Row<'t>) -> Parsed<'t, Numbers> {
+pub fn numbers<'t>(row: &PointRow<'t>) -> Result<Numbers, Refusal<'t>> {
     let not_positive = "ns_per_pair is not a positive decimal number";
     let pass = row.at(row.col.pass);
     Ok(Numbers {
-        pairs: uint(row.pairs()).ok_or(row.bad("pairs is not a whole number", row.pairs()))?,
+        pairs: uint(row.pairs()).ok_or(row.refuse("pairs is not a whole number", row.pairs()))?,
         ns_per_pair: decimal(row.ns_per_pair())
             .filter(|&v| v > 0.0)
-            .ok_or(row.bad(not_positive, row.ns_per_pair()))?,
+            .ok_or(row.refuse(not_positive, row.ns_per_pair()))?,
         pass: match pass {
             b"1" => true,
             b"0" => false,
-            s => return Err(row.bad("semantic_pass is not 0 or 1", s)),
+            s => return Err(row.refuse("semantic_pass is not 0 or 1", s)),
         },
     })
 }
 
 /// The mean row sums up the rounds above it; returns its verdict.
-pub fn mean_row<'t>(rounds: &Rounds, row: &Row<'t>, v: &Numbers) -> Parsed<'t, bool> {
+pub fn mean_row<'t>(rounds: &Rounds, row: &PointRow<'t>, v: &Numbers) -> Result<bool, Refusal<'t>> {
     if rounds.n == 0 {
-        return Err(row.bad("a mean row without rounds", b""));
+        return Err(row.refuse("a mean row without rounds", b""));
     }
     if v.pairs != rounds.pairs {
-        return Err(row.bad("mean row pairs are not the rounds' sum", row.pairs()));
+        return Err(row.refuse("mean row pairs are not the rounds' sum", row.pairs()));
     }
     // Six printed decimals on each side: 1e-5 is far above rounding.
     if (v.ns_per_pair - rounds.mean()).abs() > 1e-5 + 1e-9 * v.ns_per_pair {
-        return Err(row.bad("mean row disagrees with the rounds", row.ns_per_pair()));
+        return Err(row.refuse("mean row disagrees with the rounds", row.ns_per_pair()));
     }
     Ok(v.pass)
 }
 
 /// A round is numbered, and a TSV's ns_per_pair is its timed_ns / pairs.
-pub fn round_row<'t>(row: &Row<'t>, v: &Numbers) -> Parsed<'t, ()> {
+pub fn round_row<'t>(row: &PointRow<'t>, v: &Numbers) -> Result<(), Refusal<'t>> {
     let round = row.at(row.col.round);
-    uint(round).ok_or(row.bad("round is not a whole number", round))?;
+    uint(round).ok_or(row.refuse("round is not a whole number", round))?;
     let Some(timed_ns) = row.col.timed_ns.map(|i| row.at(i)) else {
         return Ok(());
     };
-    let ns = uint(timed_ns).ok_or(row.bad("timed_ns is not a whole number", timed_ns))?;
+    let ns = uint(timed_ns).ok_or(row.refuse("timed_ns is not a whole number", timed_ns))?;
     // To the printed precision of ns_per_pair.
     if (v.ns_per_pair - ns as f64 / v.pairs as f64).abs() > 1e-4 * v.ns_per_pair + 1e-6 {
-        return Err(row.bad("ns_per_pair is not timed_ns / pairs", row.ns_per_pair()));
+        return Err(row.refuse("ns_per_pair is not timed_ns / pairs", row.ns_per_pair()));
     }
     Ok(())
 }
@@ -394,24 +420,24 @@ impl<'v> Rounds<'v> {
     /// One more round: within the limit of rounds; of the pairs every
     /// passing round has (a failed round may be cut short, so its pairs
     /// say nothing: it is counted instead); its pairs within a u64.
-    pub fn add<'t>(&mut self, row: &Row<'t>, v: &Numbers) -> Parsed<'t, ()> {
+    pub fn add<'t>(&mut self, row: &PointRow<'t>, v: &Numbers) -> Result<(), Refusal<'t>> {
         if self.n == MAX_ROUNDS {
-            return Err(row.bad("more than 4096 rounds in one point", b""));
+            return Err(row.refuse("more than 4096 rounds in one point", b""));
         }
         if v.pairs == 0 {
-            return Err(row.bad("a round of 0 pairs", row.pairs()));
+            return Err(row.refuse("a round of 0 pairs", row.pairs()));
         }
         if !v.pass {
             self.failed += 1;
         } else if self.per_round == 0 {
             self.per_round = v.pairs;
         } else if v.pairs != self.per_round {
-            return Err(row.bad("pairs per round differ within one point", row.pairs()));
+            return Err(row.refuse("pairs per round differ within one point", row.pairs()));
         }
         // Checked: a wrapped sum would pass the mean row's check and skew
         // the mean (no real run comes near: 4096 x 6.4e8 pairs).
         let Some(total) = self.pairs.checked_add(v.pairs) else {
-            return Err(row.bad("the rounds' pairs overflow a 64-bit count", row.pairs()));
+            return Err(row.refuse("the rounds' pairs overflow a 64-bit count", row.pairs()));
         };
         let ns = v.ns_per_pair * v.pairs as f64;
         if self.n == 0 {

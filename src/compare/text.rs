@@ -5,13 +5,14 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
-use super::cost;
+use super::claim::{few_rounds, second_name, sentence, verdict};
+use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
-    cell, list, noun, nums, second_name, sentence, spread, unit, verdict, Cv, Long, Pct, Points,
-    PointsOf, Units, ICOUNT, LAST, LEFT, WIDTH,
+    cell, noun, nums, spaces, spread, unit, Align, Cv, Long, Pct, Points, PointsOf, Units, ICOUNT,
+    WIDTH,
 };
-use crate::fmt::{plural, wrap, Clean, Clip, Dec, Line};
+use crate::fmt::{columns, plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
 /// The text report.
@@ -43,7 +44,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
         let s = r.sample(i);
         nums(out, 3, &[(i + 1) as f64], 0);
         out.bytes(b"  ");
-        cell(out, 12, LEFT, format_args!("{}", Clean(a.label(i))));
+        cell(out, 12, Align::Left, format_args!("{}", Clean(a.label(i))));
         nums(out, 7, &[s.s.n as f64], 0);
         nums(out, 14, &[s.mean], 3);
         nums(out, 8, &[spread(&s.s).1], 3);
@@ -52,7 +53,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
         } else {
             b"  FAIL    "
         });
-        cell(out, 16, LAST, format_args!("{}", Clean(a.file(i))));
+        cell(out, 16, Align::Last, format_args!("{}", Clean(a.file(i))));
         out.bytes(b"\n");
     }
     out.bytes(b"  #      median         min         max          sd  kernel\n");
@@ -63,7 +64,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
         let kernel = r.points[i].tag(Key::Kernel);
         if !kernel.is_empty() {
             out.bytes(b"  ");
-            cell(out, 19, LAST, format_args!("{}", Clean(kernel)));
+            cell(out, 19, Align::Last, format_args!("{}", Clean(kernel)));
         }
         out.bytes(b"\n");
     }
@@ -80,7 +81,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
     }
     for c in r.cmps() {
         comparison(r, c, out);
-        cost::section(r, c, "pair", false, out);
+        cost_table::section(r, c, "pair", Medium::Text, out);
     }
     // The paragraph: composed whole, then wrapped.
     let mut para = Long::new();
@@ -98,10 +99,10 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     ];
     for (g, v, role, boots) in sides {
         out.bytes(b"  ");
-        cell(out, 14, LEFT, format_args!("{}", Clean(g.label())));
+        cell(out, 14, Align::Left, format_args!("{}", Clean(g.label())));
         nums(out, 12, &[v], 3);
         let points = Points { points: g.k, boots };
-        let _ = writeln!(out, " {}  {role}, {points}", unit(r).short);
+        let _ = writeln!(out, " {}  {role}, {points}", unit(r.icount()).short);
     }
     let some_shared = c.boots != (ctl.k, test.k);
     // Both intervals; the verdict uses the wider (see `Intervals`).
@@ -109,52 +110,57 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     let same = c.reasons & Reason::NoChange.bit() != 0;
     let none = if same { "  (no change)" } else { "" };
     let _ = writeln!(out, "  change          {}{none}", Pct(c.change));
-    const NEXT: &str = "\n                  ";
-    out.bytes(b"  within-point    ");
-    let _ = match (w.low.is_nan(), w.exact()) {
-        (true, _) => out.write_str("n/a (a point has 1 round)"),
-        (_, true) => write!(
-            out,
-            "{} exact (no spread){NEXT}every round alike, {} vs {} rounds",
+    // Each interval: its ends (or why it has none) and what it rests on.
+    let mut within = Long::new();
+    let _ = if w.low.is_nan() {
+        write!(within, "n/a ({})", few_rounds(r))
+    } else if w.exact() {
+        write!(
+            within,
+            "{} exact (no spread)\nevery round alike, {} vs {} rounds",
             Pct(w.low),
             c.rounds.1,
             c.rounds.0
-        ),
-        _ => write!(
-            out,
-            "{} .. {}  95% CI{NEXT}Welch, df {}, {} vs {} rounds",
+        )
+    } else {
+        write!(
+            within,
+            "{} .. {}  95% CI\nWelch, df {}, {} vs {} rounds",
             Pct(w.low),
             Pct(w.high),
             Dec(w.df, 1),
             c.rounds.1,
             c.rounds.0,
-        ),
+        )
     };
-    out.bytes(b"\n  between-point   ");
-    let vs = Units(c.boots.0, some_shared);
-    let _ = match (b.low.is_nan(), b.exact()) {
-        (true, _) => write!(
-            out,
-            "n/a (one {} per label): the claim rests{NEXT}on the within-point interval only",
+    field(out, "within-point", within.as_str());
+    let mut between = Long::new();
+    let _ = if b.low.is_nan() {
+        write!(
+            between,
+            "n/a (one {} per label): the claim rests\non the within-point interval only",
             noun(some_shared)
-        ),
-        (_, true) => write!(
-            out,
-            "{} exact (no spread){NEXT}identical across {} vs {}",
+        )
+    } else if b.exact() {
+        write!(
+            between,
+            "{} exact (no spread)\nidentical across {} vs {}",
             Pct(b.low),
             c.boots.1,
             Units(c.boots.0, true)
-        ),
-        _ => write!(
-            out,
-            "{} .. {}  95% CI{NEXT}Welch, df {}, {} vs {vs}",
+        )
+    } else {
+        write!(
+            between,
+            "{} .. {}  95% CI\nWelch, df {}, {} vs {}",
             Pct(b.low),
             Pct(b.high),
             Dec(b.df, 1),
-            c.boots.1
-        ),
+            c.boots.1,
+            Units(c.boots.0, some_shared)
+        )
     };
-    out.bytes(b"\n");
+    field(out, "between-point", between.as_str());
     for g in [ctl, test] {
         for &i in g.points() {
             if let Some(m) = r.shared(g, i) {
@@ -185,6 +191,24 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     out.bytes(b"\n");
 }
 
+/// A field of a comparison: its name in the first 18 columns, then its
+/// lines (`text`, split at `\n`) from column 18, each as it is where it
+/// fits WIDTH, else wrapped there: a figure of many digits never passes
+/// the edge.
+fn field(out: &mut Out, name: &str, text: &str) {
+    let _ = write!(out, "  {name:<16}");
+    for (k, line) in text.split('\n').enumerate() {
+        if k > 0 {
+            spaces(out, 18);
+        }
+        if 18 + columns(line) <= WIDTH {
+            let _ = writeln!(out, "{line}");
+        } else {
+            wrap(out, line, 18, 18, WIDTH);
+        }
+    }
+}
+
 /// The paragraph to paste (unwrapped).
 fn paragraph(r: &Analysis, w: &mut dyn Write) {
     let _ = write!(w, "Measured with {}", r.tool());
@@ -197,9 +221,9 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
         let _ = write!(w, ", {pairs} pairs per round");
     }
     // Claim separate boots only when every point names its boot, all distinct.
-    let id = |i: usize| r.points[i].tag(Key::BootId);
+    let id = |i: usize| r.points[i].boot();
     let n = r.points.len();
-    let distinct = n > 1 && (0..n).all(|i| !id(i).is_empty() && (0..i).all(|j| id(j) != id(i)));
+    let distinct = n > 1 && (0..n).all(|i| id(i).is_some() && (0..i).all(|j| id(j) != id(i)));
     let _ = w.write_str(", one run per point");
     if distinct {
         let _ = w.write_str(", each on its own boot (distinct boot ids)");
@@ -213,12 +237,12 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
     }
     for g in r.groups() {
         for &i in g.points() {
-            if let Some(m) = r.shared(g, i) {
+            if let (Some(m), Some(b)) = (r.shared(g, i), id(i)) {
                 let _ = write!(
                     w,
                     " {} share a boot ({}): counted once between points.",
                     PointsOf(m, true),
-                    Clip::head(id(i), 8)
+                    b.head()
                 );
             }
         }
@@ -231,21 +255,18 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
             i + 1,
             Clean(r.args.label(i)),
             Dec(s.mean, 3),
-            unit(r).prose,
+            unit(r.icount()).prose,
             s.s.n,
             plural(s.s.n),
             Cv(spread(&s.s).1)
         );
-        for (t, name) in [(Key::Kernel, "kernel"), (Key::BootId, "boot")] {
-            let v = p.tag(t);
-            if !v.is_empty() {
-                // A boot id's first group is enough to tell boots apart.
-                let v = match t {
-                    Key::BootId => Clip::head(v, 8),
-                    _ => Clip::new(v, 64),
-                };
-                let _ = write!(w, ", {name} {v}");
-            }
+        let kernel = p.tag(Key::Kernel);
+        if !kernel.is_empty() {
+            let _ = write!(w, ", kernel {}", Clip::new(kernel, 64));
+        }
+        // A boot id's first group is enough to tell boots apart.
+        if let Some(b) = p.boot() {
+            let _ = write!(w, ", boot {}", b.head());
         }
         let _ = w.write_str(if p.valid() {
             "."
@@ -290,9 +311,10 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
                 let _ = write!(out, "{sep}{}", Dec(r.sample(i).mean, 6));
             }
         }
-        let (all, drop_first) = match r.args.drop_first {
-            false => (c.change, c.second),
-            true => (c.second, c.change),
+        let (all, drop_first) = if r.args.drop_first {
+            (c.second, c.change)
+        } else {
+            (c.change, c.second)
         };
         let (wi, b) = (&c.iv.within, &c.iv.between);
         tsv_nums(
@@ -330,27 +352,29 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
             let _ = out.write_str("yes\t-");
         } else {
             let _ = out.write_str("no\t");
-            list(out, c.reasons, "", ",", &|w, i| {
-                w.write_str(REASON_CODES[i])
-            });
+            for (k, why) in Reason::of(c.reasons).enumerate() {
+                let _ = write!(out, "{}{}", if k == 0 { "" } else { "," }, code(why));
+            }
         }
         let timebase = if r.icount() { "icount" } else { "wall" };
         let _ = writeln!(out, "\t{}\t{}\t{timebase}", c.boots.0, c.boots.1);
     }
 }
 
-/// The same reasons as TSV codes.
-const REASON_CODES: [&str; 9] = [
-    "under_gate",
-    "second_sign",
-    "second_under_gate",
-    "failed_checks",
-    "drift",
-    "no_drift",
-    "few_rounds",
-    "ci_includes_zero",
-    "no_change",
-];
+/// A reason as the TSV codes it.
+fn code(r: Reason) -> &'static str {
+    match r {
+        Reason::UnderGate => "under_gate",
+        Reason::SecondSign => "second_sign",
+        Reason::SecondUnderGate => "second_under_gate",
+        Reason::FailedChecks => "failed_checks",
+        Reason::Drift => "drift",
+        Reason::NoDrift => "no_drift",
+        Reason::FewRounds => "few_rounds",
+        Reason::SpansZero => "ci_includes_zero",
+        Reason::NoChange => "no_change",
+    }
+}
 
 /// `v` with `d` decimals, `NA` for NaN (TSV).
 struct Na(f64, u32);

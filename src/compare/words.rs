@@ -1,18 +1,29 @@
-//! The words compare's text and the mail share: the change and the
-//! verdict in a sentence (`sentence`, which both print), the verdict's
-//! reasons, points and boots counted in words, figures with their unit,
-//! and the columns of a table. Numbers go through `Dec`, rounded as
-//! printf rounds them; every line is at most WIDTH columns.
+//! The words compare's text, the mail and their errors share, a leaf of
+//! what they print: figures with their unit (`n/a` for what cannot be
+//! computed), points and boots counted in words, and the columns of a
+//! table. Numbers go through `Dec`, rounded as printf rounds them; every
+//! line is at most WIDTH columns.
 
 use core::fmt::{self, Write};
 
-use super::analysis::{Analysis, Comparison, Reason};
-use crate::fmt::{plural, Clean, Dec, Signed, Text};
+use crate::fmt::{columns, plural, unit_len, Dec, Signed, Text};
 use crate::stats::Summary;
 use crate::sys::out::Out;
 
 /// Width of every text line.
 pub(super) const WIDTH: usize = 72;
+
+/// `:LINE` of an error, nothing for line 0 (the whole file).
+pub struct LineNo(pub usize);
+
+impl fmt::Display for LineNo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 > 0 {
+            write!(f, ":{}", self.0)?;
+        }
+        Ok(())
+    }
+}
 
 /// A change in % with its sign and three decimals (`+9.268%`, `0.000%`),
 /// `n/a` for NaN.
@@ -79,10 +90,12 @@ impl fmt::Display for Nums {
         while left != 0 {
             let i = left.trailing_zeros();
             left &= left - 1;
-            let sep = match (i == self.0.trailing_zeros(), left == 0) {
-                (true, _) => "",
-                (false, true) => " and ",
-                (false, false) => ", ",
+            let sep = if i == self.0.trailing_zeros() {
+                ""
+            } else if left == 0 {
+                " and "
+            } else {
+                ", "
             };
             write!(f, "{sep}{}", i + 1)?;
         }
@@ -101,47 +114,129 @@ impl fmt::Display for PointsOf {
     }
 }
 
-/// Column alignments: right, left (padded), and the last column (left,
-/// not padded: no trailing blanks).
-pub(super) const RIGHT: u8 = 0;
-pub(super) const LEFT: u8 = 1;
-pub(super) const LAST: u8 = 2;
+/// How a cell fills its column.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Align {
+    Right,
+    Left,
+    /// The last column: left, not padded (no trailing blanks).
+    Last,
+}
 
-/// `args` in a column of `width` characters, cut to fit from the left
-/// behind `...` (the end of a path or a kernel release tells most).
-pub(super) fn cell(out: &mut Out, width: usize, align: u8, args: fmt::Arguments<'_>) {
+/// `args` in a column of `width` display columns, cut to fit from the
+/// left behind `...` (the end of a path or a kernel release tells most),
+/// at a unit of the escaped text (an escape is never cut in two).
+pub(super) fn cell(out: &mut Out, width: usize, align: Align, args: fmt::Arguments<'_>) {
     let mut b = Long::new();
     let _ = b.write_fmt(args);
     let mut s = b.as_str();
-    let n = s.chars().count();
-    if n > width {
+    let mut room = width;
+    if columns(s) > width {
         out.bytes(b"...");
-        s = s
-            .char_indices()
-            .nth(n + 3 - width)
-            .and_then(|(at, _)| s.split_at_checked(at))
-            .map_or("", |(_, tail)| tail);
+        room = width.saturating_sub(3);
+        while columns(s) > room {
+            s = &s[unit_len(s)..];
+        }
     }
-    let pad = width - s.chars().count();
-    if align == RIGHT {
+    let pad = room - columns(s);
+    if align == Align::Right {
         spaces(out, pad);
     }
     out.bytes(s.as_bytes());
-    if align == LEFT {
+    if align == Align::Left {
         spaces(out, pad);
     }
 }
 
-fn spaces(out: &mut Out, n: usize) {
+/// `n` blanks.
+pub(super) fn spaces(out: &mut Out, n: usize) {
     for _ in 0..n {
         out.bytes(b" ");
     }
 }
 
+/// How a figure is written in a column: its decimals, its sign (a change:
+/// `+` before one that prints above zero) and a `%`.
+#[derive(Clone, Copy)]
+pub(super) struct Figure {
+    pub decimals: u32,
+    pub signed: bool,
+    pub pct: bool,
+}
+
+impl Figure {
+    /// A plain figure of `decimals`.
+    pub const fn plain(decimals: u32) -> Figure {
+        Figure {
+            decimals,
+            signed: false,
+            pct: false,
+        }
+    }
+}
+
+/// `v` as `how` writes it, right-aligned in a column of `width` (`n/a`
+/// for NaN), a blank before it. A figure too wide for its column is never
+/// cut, which hid its sign or its size: it is written shorter, to as many
+/// digits as fit, with its power of ten (`+7.5000e16%`).
+pub(super) fn figure(out: &mut Out, width: usize, v: f64, how: Figure) {
+    let pct = if how.pct { "%" } else { "" };
+    let mut t = Text::<48>::new();
+    let _ = if v.is_nan() {
+        t.write_str("n/a")
+    } else if how.signed {
+        write!(t, "{}{pct}", Signed(v, how.decimals))
+    } else {
+        write!(t, "{}{pct}", Dec(v, how.decimals))
+    };
+    // A blank before it at least: columns run together otherwise.
+    if columns(t.as_str()) >= width && v.is_finite() {
+        t = shorter(v, width - 1, how.signed, pct);
+    }
+    cell(
+        out,
+        width.max(columns(t.as_str())),
+        Align::Right,
+        format_args!("{t}"),
+    );
+}
+
+/// `v` as `[sign]M.MMMeE[%]` in `width` columns where it can be: the
+/// mantissa to as many decimals as fit (at least none).
+fn shorter(v: f64, width: usize, signed: bool, pct: &str) -> Text<48> {
+    let sign = if v < 0.0 {
+        "-"
+    } else if signed && v > 0.0 {
+        "+"
+    } else {
+        ""
+    };
+    let (mut m, mut e) = (v.abs(), 0u32);
+    while m >= 10.0 {
+        (m, e) = (m / 10.0, e + 1);
+    }
+    let mut t = Text::<48>::new();
+    for _ in 0..2 {
+        let mut tail = Text::<8>::new();
+        let _ = write!(tail, "e{e}{pct}");
+        // Room for the sign, the first digit, the point and the tail.
+        let room = width.saturating_sub(sign.len() + 2 + tail.as_bytes().len());
+        let d = (room as u32).min(9);
+        t = Text::new();
+        let _ = write!(t, "{sign}{}{tail}", Dec(m, d));
+        // Rounded up to 10 (9.996 to two decimals): one more power of ten.
+        if !t.as_str()[sign.len()..].starts_with("10") {
+            break;
+        }
+        (m, e) = (m / 10.0, e + 1);
+    }
+    t
+}
+
 /// Numbers in right-aligned columns of `width` (`n/a` for NaN).
 pub(super) fn nums(out: &mut Out, width: usize, vs: &[f64], decimals: u32) {
     for &v in vs {
-        cell(out, width, RIGHT, format_args!("{}", Num(v, decimals)));
+        figure(out, width, v, Figure::plain(decimals));
     }
 }
 
@@ -158,26 +253,15 @@ pub(super) const ICOUNT: &str = "timed on QEMU TCG's instruction clock (-icount 
 virtual ns per guest instruction), so every figure is guest instructions per pair (user + \
 kernel), not time";
 
-/// `v` with `d` decimals, `n/a` for NaN (text).
-pub(super) struct Num(pub f64, pub u32);
-
-impl fmt::Display for Num {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.is_nan() {
-            true => f.write_str("n/a"),
-            false => Dec(self.0, self.1).fmt(f),
-        }
-    }
-}
-
 /// A CV in % (`0.126%`), `n/a` for NaN.
 pub(super) struct Cv(pub f64);
 
 impl fmt::Display for Cv {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.is_nan() {
-            true => f.write_str("n/a"),
-            false => write!(f, "{}%", Dec(self.0, 3)),
+        if self.0.is_nan() {
+            f.write_str("n/a")
+        } else {
+            write!(f, "{}%", Dec(self.0, 3))
         }
     }
 }
@@ -191,165 +275,58 @@ pub(super) fn spread(s: &Summary) -> (f64, f64) {
     }
 }
 
-/// The name of the other basis: the cross-check of the primary one.
-pub(super) fn second_name(r: &Analysis) -> &'static str {
-    if r.args.drop_first {
-        "all-rounds"
-    } else {
-        "drop-first"
-    }
-}
-
 /// The unit of every figure, short (tables, `1500.745 insn/pair`) and
-/// in a sentence (`1500.745 instructions/pair`).
-pub(super) fn unit(r: &Analysis) -> Unit {
-    match r.icount() {
-        false => Unit {
-            short: "ns/pair",
-            prose: "ns/pair",
-        },
-        true => Unit {
+/// in a sentence (`1500.745 instructions/pair`): ns of wall time, or
+/// (`icount`) guest instructions.
+pub(super) fn unit(icount: bool) -> Unit {
+    if icount {
+        Unit {
             short: "insn/pair",
             prose: "instructions/pair",
+        }
+    } else {
+        Unit {
+            short: "ns/pair",
+            prose: "ns/pair",
+        }
+    }
+}
+
+/// `a ` or `an ` before `words`, as their first sound asks: `an` before a
+/// vowel (an Intel, an Opteron), before an initialism whose first letter's
+/// name starts with one (an AMD EPYC, an HP, an SMT) and before a number
+/// said with one (an 8-core, an 11th, an 18-core); else `a` (a 12th Gen
+/// Intel, a QEMU Virtual CPU, a unit, a one-socket box).
+pub(super) fn article(words: &[u8]) -> &'static str {
+    let first = words
+        .split(|b| !b.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or(b"");
+    let lower = |prefix: &[u8]| {
+        first.len() >= prefix.len() && first[..prefix.len()].eq_ignore_ascii_case(prefix)
+    };
+    let an = match first.first() {
+        None => false,
+        Some(d) if d.is_ascii_digit() => {
+            let digits = first.iter().take_while(|b| b.is_ascii_digit()).count();
+            *d == b'8' || ((lower(b"11") || lower(b"18")) && (digits == 2 || digits == 5))
+        }
+        // An initialism is said letter by letter: the letters whose names
+        // start with a vowel.
+        Some(c) if first.len() > 1 && first.iter().all(u8::is_ascii_uppercase) => {
+            b"AEFHILMNORSX".contains(c)
+        }
+        Some(c) => match c.to_ascii_lowercase() {
+            b'a' | b'i' => true,
+            b'e' => !lower(b"eu"),
+            b'o' => !lower(b"one"),
+            b'u' => !(lower(b"uni") || lower(b"use") || lower(b"usu") || lower(b"uti")),
+            _ => false,
         },
-    }
-}
-
-/// Why a comparison is NOT CONFIRMED, one text per `Reason`, as the text
-/// says it; `{second}` is the cross-check's basis: `drop-first`, or with
-/// --drop-first `all-rounds`.
-pub(super) const REASONS: [&str; 9] = [
-    "|change| is under the gate",
-    "the {second} change has the other sign",
-    "|{second} change| is under the gate",
-    "a point failed its checks",
-    "|control drift| is not under the gate",
-    "no drift: one control boot (run A B A)",
-    "a point has 1 round: no drop-first, no spread",
-    "the wider 95% CI includes 0",
-    "no change: the values are identical",
-];
-
-/// The first reason, when the wider interval is clear of zero: a real
-/// change, only smaller than the gate (not noise).
-const UNDER_GATE_CLEAR: &str = "|change| is under the gate, though clear of zero";
-
-/// The reasons set in `bits`, each as `name` writes it: `first` before
-/// the first one, `sep` before the others.
-pub(super) fn list(
-    w: &mut dyn Write,
-    bits: u16,
-    first: &str,
-    sep: &str,
-    name: &dyn Fn(&mut dyn Write, usize) -> fmt::Result,
-) {
-    let mut before = first;
-    for i in (0..REASONS.len()).filter(|i| bits & 1 << i != 0) {
-        let _ = w.write_str(before);
-        let _ = name(w, i);
-        before = sep;
-    }
-}
-
-/// Reason `i` as the text says it (`second`: the cross-check's basis;
-/// `clear`: the change is under the gate but clear of zero).
-pub(super) fn reason(w: &mut dyn Write, i: usize, second: &str, clear: bool) -> fmt::Result {
-    let text = match clear && i == Reason::UnderGate as usize {
-        true => UNDER_GATE_CLEAR,
-        false => REASONS[i],
     };
-    const MARK: &[u8] = b"{second}";
-    let at = text.as_bytes().windows(MARK.len()).position(|w| w == MARK);
-    match at.and_then(|i| Some((text.get(..i)?, text.get(i + MARK.len()..)?))) {
-        Some((before, after)) => write!(w, "{before}{second}{after}"),
-        None => w.write_str(text),
+    if an {
+        "an "
+    } else {
+        "a "
     }
-}
-
-/// `CONFIRMED ...` or `NOT CONFIRMED ...:` and the reasons.
-pub(super) fn verdict(r: &Analysis, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str) {
-    let _ = write!(
-        w,
-        "{}CONFIRMED at the {}% gate{}",
-        if c.reasons == 0 { "" } else { "NOT " },
-        Dec(r.args.gate, 3),
-        if c.reasons == 0 { "" } else { ":" }
-    );
-    let (second, clear) = (second_name(r), c.clear_under_gate());
-    list(w, c.reasons, first, sep, &|w, i| {
-        reason(w, i, second, clear)
-    });
-}
-
-/// One comparison in a sentence: the change against the control's value
-/// with both intervals, drop-first, drift, max CV and the verdict.
-pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
-    let (ctl, test) = (&r.groups()[0], &r.groups()[c.test]);
-    let some_shared = c.boots != (ctl.k, test.k);
-    let _ = write!(
-        w,
-        "{} vs {} ({}, {} {}): {}",
-        Clean(test.label()),
-        Clean(ctl.label()),
-        Points {
-            points: ctl.k,
-            boots: c.boots.0
-        },
-        Dec(c.control, 3),
-        unit(r).prose,
-        Pct(c.change)
-    );
-    let (wi, b) = (&c.iv.within, &c.iv.between);
-    let (rounds, vs) = (c.rounds, Units(c.boots.0, some_shared));
-    let _ = match (wi.low.is_nan(), wi.exact()) {
-        (true, _) => w.write_str(" (95% CI within points n/a, a point has 1 round"),
-        (_, true) => write!(
-            w,
-            " (95% CI within points {} exact, every round alike, {} vs {} rounds",
-            Pct(wi.low),
-            rounds.1,
-            rounds.0
-        ),
-        _ => write!(
-            w,
-            " (95% CI within points {} to {}, Welch, {} vs {} rounds",
-            Pct(wi.low),
-            Pct(wi.high),
-            rounds.1,
-            rounds.0
-        ),
-    };
-    let one = noun(some_shared);
-    let _ = match (b.low.is_nan(), b.exact(), wi.low.is_nan()) {
-        (true, _, true) => write!(w, "; between points n/a, one {one} per label)"),
-        (true, _, false) => write!(
-            w,
-            "; between points n/a, one {one} per label: the claim rests on the within-point \
-             interval only)"
-        ),
-        (_, true, _) => write!(
-            w,
-            "; between points {} exact, identical across {} vs {})",
-            Pct(b.low),
-            c.boots.1,
-            Units(c.boots.0, true)
-        ),
-        _ => write!(
-            w,
-            "; between points {} to {}, {} vs {vs})",
-            Pct(b.low),
-            Pct(b.high),
-            c.boots.1
-        ),
-    };
-    let _ = write!(
-        w,
-        "; {} {}; control drift {}; max CV {}. Verdict: ",
-        second_name(r),
-        Pct(c.second),
-        Pct(c.drift),
-        Cv(c.max_cv)
-    );
-    verdict(r, c, w, " ", "; ");
-    let _ = w.write_str(".");
 }

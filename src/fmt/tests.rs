@@ -284,7 +284,7 @@ fn wrap_breaks_a_word_longer_than_the_line() {
     assert!(lines.iter().all(|l| l.chars().count() <= 72), "{w}");
     assert_eq!(lines[0], "kernel");
     assert_eq!(w.replace(['\n', ' '], ""), format!("kernel{long}end"));
-    // Columns are characters, not bytes: 36 two-byte letters fit 72.
+    // Columns are not bytes: 36 two-byte letters fit 72.
     let mut w = String::new();
     let e = "é".repeat(35);
     wrap(&mut w, &format!("{e} a"), 0, 0, 72);
@@ -293,6 +293,78 @@ fn wrap_breaks_a_word_longer_than_the_line() {
     let mut w = String::new();
     wrap(&mut w, "abc", 5, 5, 3);
     assert_eq!(w, "a\n     b\n     c\n");
+}
+
+#[test]
+fn columns_count_wide_characters_twice() {
+    for (s, n) in [
+        ("abc", 3),
+        ("é", 1),
+        ("内核", 4),
+        ("ｆｕｌｌ", 8),
+        ("😀x", 3),
+        ("한국어", 6),
+        ("⌚", 2),
+    ] {
+        // As glibc's wcwidth counts them (tests/compare_narrow.rs holds
+        // the binary's output to `wc -L`).
+        assert_eq!(columns(s), n, "{s}");
+    }
+}
+
+#[test]
+fn wrap_counts_columns_and_never_splits_an_escape() {
+    // CJK and emoji: two columns each; no line past 72.
+    for word in ["内核版本", "😀😀😀", "x内"] {
+        let long = word.repeat(40);
+        let mut w = String::new();
+        wrap(&mut w, &format!("kernel {long} and {word} end"), 0, 2, 72);
+        for l in w.lines() {
+            assert!(columns(l) <= 72, "{}: {l}", columns(l));
+        }
+        assert_eq!(
+            w.replace(['\n', ' '], ""),
+            format!("kernel{long}and{word}end")
+        );
+    }
+    // Escaped text: every escape whole on one line, whatever the column.
+    let shown = Clean(&[1u8; 40]).to_string();
+    for col in 0..8 {
+        let mut w = String::new();
+        wrap(&mut w, &shown, col, 2, 30);
+        for l in w.lines() {
+            let l = l.trim_start();
+            assert!(
+                l.len() % 4 == 0 && l.split("\\x01").all(str::is_empty),
+                "{col}: {l:?}"
+            );
+        }
+    }
+    let mut w = String::new();
+    wrap(&mut w, "a\\x1b\\u202e\\tz", 0, 0, 4);
+    assert_eq!(w, "a\n\\x1b\n\\u202e\n\\tz\n");
+}
+
+#[test]
+fn clip_never_splits_an_escape_and_counts_columns() {
+    // An escape is cut whole or kept whole.
+    for max in 4..12 {
+        let c = Clip::new(b"ab\x01\x02\x03\x04", max).to_string();
+        let body = c.strip_suffix("...").unwrap_or(&c);
+        assert!(
+            body.strip_prefix("ab")
+                .unwrap_or(body)
+                .split("\\x0")
+                .all(|p| p.is_empty() || p.len() == 1),
+            "{max}: {c}"
+        );
+        assert!(columns(&c) <= max, "{max}: {c}");
+    }
+    // Wide characters count two columns.
+    assert_eq!(
+        Clip::new("内核内核内核".as_bytes(), 9).to_string(),
+        "内核内..."
+    );
 }
 
 #[test]

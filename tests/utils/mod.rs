@@ -5,6 +5,8 @@
 // Each test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
+pub mod draft;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::ops::Deref;
@@ -305,17 +307,56 @@ pub fn icount(name: &str) -> String {
     )
 }
 
-/// Every line of a mail-ready text fits 72 columns and none ends in a
-/// blank.
+/// What a point's `# series: NAME ...` line states for `key` (a quoted
+/// value without its quotes); None when the point has no such line (one
+/// booted before the binary stated its series).
+pub fn series_value(point: &str, name: &str, key: &str) -> Option<String> {
+    let line = point.lines().find(|l| {
+        l.strip_prefix("# series: ")
+            .and_then(|r| r.strip_prefix(name))
+            .is_some_and(|r| r.starts_with(' '))
+    })?;
+    let v = line.split_once(&format!(" {key}="))?.1;
+    Some(match v.strip_prefix('"') {
+        Some(q) => q[..q.find('"').unwrap()].to_owned(),
+        None => v.split(' ').next().unwrap().to_owned(),
+    })
+}
+
+/// Every line of a mail-ready text fits 72 display columns (a wide
+/// character takes two: counted by glibc's wcwidth, `wc -L` in a UTF-8
+/// locale) and none ends in a blank.
 pub fn assert_narrow(text: &str) {
     for line in text.lines() {
         assert!(
             line.chars().count() <= 72,
-            "{} columns: {line:?}",
+            "{} characters: {line:?}",
             line.chars().count()
         );
         assert!(!line.ends_with(' '), "trailing blank: {line:?}");
     }
+    let widest = display_width(text);
+    assert!(widest <= 72, "a line of {widest} columns in:\n{text}");
+}
+
+/// The display width of the widest line of `text`, by `wc -L` in the
+/// C.UTF-8 locale (glibc's wcwidth: no code shared with the binary's).
+pub fn display_width(text: &str) -> usize {
+    use std::io::Write;
+    let mut wc = Command::new("wc")
+        .arg("-L")
+        .env("LC_ALL", "C.UTF-8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run wc");
+    wc.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = wc.wait_with_output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
 }
 
 /// The command line a draft shows (its lines as printed, `uring-repro`

@@ -255,14 +255,14 @@ fn every_verdict_reason_fits_its_column() {
     // The text prints each reason alone on a line after 18 blanks, with
     // either basis as the cross-check, the one under the gate in both its
     // wordings.
-    use crate::compare::words::{reason, REASONS, WIDTH};
-    for second in ["drop-first", "all-rounds"] {
-        for i in 0..REASONS.len() {
+    use crate::compare::claim::{reason, Wording};
+    use crate::compare::words::WIDTH;
+    for drop_first in [false, true] {
+        for r in Reason::ALL {
             for clear in [false, true] {
                 let mut name = String::new();
-                reason(&mut name, i, second, clear).unwrap();
-                assert!(18 + name.chars().count() <= WIDTH, "{second}: {name}");
-                assert!(!name.contains('{'), "{name}");
+                reason(&mut name, r, Wording { drop_first, clear }).unwrap();
+                assert!(18 + name.chars().count() <= WIDTH, "{drop_first}: {name}");
             }
         }
     }

@@ -4,8 +4,12 @@
 
 use super::*;
 use crate::compare::analysis::Analysis;
-use crate::compare::point::{self, Point, MAX_ROUNDS};
+use crate::compare::cost_table::MAX_ROWS;
+use crate::compare::point::{self, CountRoom, Point, MAX_ROUNDS};
 use crate::compare::Args;
+
+/// What point.rs says of a line out of docs/cost.md's format.
+const FORMAT: &str = "a cost line out of docs/cost.md's format";
 
 fn fixture(name: &str) -> String {
     let path = format!(
@@ -15,10 +19,16 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// `text` read as a point (pollwake: the rows of `mode`, `pollwake_M`).
+/// `text` read as a point (pollwake: the rows of series `mode`).
 fn read_point<'t>(text: &'t str, mode: Option<&str>) -> Point<'t> {
     let mut v = Box::new([0.0; MAX_ROUNDS]);
-    point::read(text.as_bytes(), &mut v, mode.map(str::as_bytes)).unwrap()
+    point::read(
+        text.as_bytes(),
+        &mut v,
+        &mut CountRoom::kept(1),
+        mode.map(str::as_bytes),
+    )
+    .unwrap()
 }
 
 /// `compare LABEL=TEXT...` analysed, and its first comparison's lines
@@ -26,12 +36,12 @@ fn read_point<'t>(text: &'t str, mode: Option<&str>) -> Point<'t> {
 fn summed<'t>(
     points: &[(&'static str, &'t str)],
     mode: Option<&'static str>,
-) -> Result<&'t Sum<'t>, Not> {
+) -> Result<&'t Sum<'t>, NoTable> {
     let mut a = Args::default();
     for (i, (l, _)) in points.iter().enumerate() {
         (a.labels[i], a.files[i]) = (Some(l.as_bytes()), Some(&b"f"[..]));
     }
-    (a.n, a.mode) = (points.len(), mode);
+    (a.n, a.mode) = (points.len(), mode.map(str::as_bytes));
     let pts: Vec<Point> = points.iter().map(|(_, t)| read_point(t, mode)).collect();
     // Analysis ties the points' texts to the slice of them: kept for good.
     let (a, pts) = (Box::leak(Box::new(a)), Box::leak(pts.into_boxed_slice()));
@@ -160,20 +170,19 @@ type Edit<'e> = &'e dyn Fn(&str) -> Option<String>;
 
 /// Point `text` with its cost line number `k` (0: the first) changed by
 /// `f`, summed against the s0 child.
-fn broken(text: &str, k: usize, f: Edit) -> Not {
+fn broken(text: &str, k: usize, f: Edit) -> NoTable {
     let mut seen = 0;
     let mut out = String::new();
     for l in text.lines() {
-        let line = match l.starts_with("# cost: ") {
-            true if seen == k => {
-                seen += 1;
+        let line = if !l.starts_with("# cost: ") {
+            Some(l.to_string())
+        } else {
+            seen += 1;
+            if seen - 1 == k {
                 f(l)
-            }
-            true => {
-                seen += 1;
+            } else {
                 Some(l.to_string())
             }
-            false => Some(l.to_string()),
         };
         if let Some(line) = line {
             out.push_str(&line);
@@ -317,10 +326,11 @@ fn boots_that_differ_are_averaged_and_said_to_differ() {
 
 /// A synthetic point of 2 rounds of 2 cycles of 2 pairs (8 pairs; a
 /// cycle's instruction is 0.5 a pair) and its cost lines: `n` functions
-/// f00.., function `i` of `insns(i)` instructions.
+/// f00.., function `i` of `insns(i)` instructions; `boot`, two hex
+/// digits, makes its boot id and names its System.map.
 fn synthetic(boot: &str, n: usize, insns: &dyn Fn(usize) -> u64) -> String {
     let mut s = format!(
-        "# uring-repro 0.1.0 profile=s0_wait_wake boot_id={boot} timebase=icount\n\
+        "# uring-repro 0.1.0 profile=s0_wait_wake boot_id={boot}{boot}{boot}{boot}-0000-4000-8000-000000000001 timebase=icount\n\
          # cycles=2 rounds=2\nround\tpairs\tns_per_pair\tsemantic_pass\n\
          0\t4\t10.000000\t1\n1\t4\t10.000000\t1\nmean\t8\t10.000000\t1\n\
          # checks: x=0 -> PASS\n# cost: method counter=c api=1 map_sha256={boot}\n"
@@ -335,10 +345,10 @@ fn synthetic(boot: &str, n: usize, insns: &dyn Fn(usize) -> u64) -> String {
 
 #[test]
 fn listed_biggest_first_ties_in_byte_order() {
-    let a = synthetic("a", 20, &|_| 8);
+    let a = synthetic("aa", 20, &|_| 8);
     // f00..f13 up by 16 (2 a pair), f14..f15 by 4 (0.5 a pair: one a
     // cycle), f16..f19 by 1 (under one a cycle).
-    let b = synthetic("b", 20, &|i| match i {
+    let b = synthetic("bb", 20, &|i| match i {
         0..=13 => 24,
         14 | 15 => 12,
         _ => 9,
@@ -356,8 +366,8 @@ fn listed_biggest_first_ties_in_byte_order() {
 
 #[test]
 fn more_functions_than_the_table_holds_are_refused() {
-    let s = synthetic("a", MAX_FUNCTIONS + 1, &|_| 1);
-    let t = synthetic("b", MAX_FUNCTIONS + 1, &|_| 1);
+    let s = synthetic("aa", MAX_FUNCTIONS + 1, &|_| 1);
+    let t = synthetic("bb", MAX_FUNCTIONS + 1, &|_| 1);
     let e = summed(&[("p", &s), ("q", &t)], None).err().unwrap();
     assert_eq!(e.why, "over compare's limit of 3072 functions at");
     assert_eq!(MAX_FUNCTIONS, 3072, "the message names the limit");
@@ -366,8 +376,8 @@ fn more_functions_than_the_table_holds_are_refused() {
     assert_eq!(e.line, s.lines().position(|l| l == over).unwrap() + 1);
     // As many as the table holds: read.
     let (s, t) = (
-        synthetic("a", MAX_FUNCTIONS, &|_| 1),
-        synthetic("b", MAX_FUNCTIONS, &|_| 1),
+        synthetic("aa", MAX_FUNCTIONS, &|_| 1),
+        synthetic("bb", MAX_FUNCTIONS, &|_| 1),
     );
     let t = summed(&[("p", &s), ("q", &t)], None).unwrap();
     assert_eq!((t.functions, listed(t).len()), (MAX_FUNCTIONS, 0));

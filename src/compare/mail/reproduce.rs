@@ -5,9 +5,9 @@
 
 use core::fmt::{self, Write};
 
-use super::{emit, known, Long, Mail, Para, WIDTH};
+use super::{emit, Long, Mail, Para, WIDTH};
 use crate::compare::point::Key;
-use crate::fmt::{escape, needs_escape, Bytes, Clean};
+use crate::fmt::{columns, escape, needs_escape, Bytes, Clean};
 use crate::sys::out::Out;
 
 /// A word as the shell reads it back: as is when plain; in `$'...'` with
@@ -61,7 +61,7 @@ impl CommandLine {
     fn word(&mut self, out: &mut Out, word: &str) {
         let (sep, at): (&str, usize) = match self.col {
             0 => ("  ", 2),
-            c if c + 1 + word.chars().count() + 2 > WIDTH => (" \\\n    ", 4),
+            c if c + 1 + columns(word) + 2 > WIDTH => (" \\\n    ", 4),
             c => (" ", c + 1),
         };
         out.bytes(sep.as_bytes());
@@ -85,14 +85,14 @@ impl CommandLine {
                 .split_at_checked(len)
                 .unwrap_or_else(|| rest.split_at_checked(c.len_utf8()).unwrap_or((rest, "")));
             // Room for the unit and a closing `'\` after it.
-            if self.col + unit.chars().count() + 2 > WIDTH {
+            if self.col + columns(unit) + 2 > WIDTH {
                 let close = if quote.is_empty() { "\\\n" } else { "'\\\n" };
                 out.bytes(close.as_bytes());
                 out.bytes(quote.as_bytes());
                 self.col = quote.len();
             }
             out.bytes(unit.as_bytes());
-            self.col += unit.chars().count();
+            self.col += columns(unit);
             quote = match (quote, unit) {
                 ("", "'") => "'",
                 ("", "$'") => "$'",
@@ -132,10 +132,9 @@ impl Mail<'_, '_> {
         // The run's options: only what every point states alike (a value
         // some points state is not the others' command).
         if let Some(v) = self.every(Key::Profile) {
-            // The short name of a workload the draft knows; another (the
-            // run's, pollwake, or one of a later version) as the points
-            // state it, which --profile takes as well.
-            let short = known(v).map_or(v, |w| w.option.as_bytes());
+            // The short name the series lines state; without them the
+            // profile as the points state it, which --profile takes too.
+            let short = self.series().map_or(v, |s| s.option);
             let _ = write!(c, "--profile\0{}\0", Shell(short));
         }
         for (f, opt) in [

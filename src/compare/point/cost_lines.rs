@@ -1,0 +1,403 @@
+//! A point's `# cost: ` lines (docs/cost.md), read once into typed values
+//! as the point is read: the method line, and for the series the point's
+//! rows are of, its series line, its `fn` lines and, when the counter
+//! counted locked instructions, its `locked` lines. Lines of other series
+//! are passed over.
+//!
+//! The lines are an annex a script wrote after the run: lines that do not
+//! follow the format, or do not fit their point, make the point's `Cost`
+//! `Unusable` (the first fault, with its line) and the point is read as
+//! ever; compare says why there is no table in its place.
+//!
+//! Every count is a whole number of at most 2^63 - 1 (no run counts
+//! near that many instructions: 2^63 are some 90 years of a 3 GHz core),
+//! so that it is exact as a figure's operand and a table shows it whole;
+//! sums are checked: a `fn` line lost, added or named twice, or counts
+//! that add up to `kernel=` only past 2^64, are caught.
+
+use core::mem::MaybeUninit;
+
+/// The prefix of every cost line.
+pub const COST_PREFIX: &[u8] = b"# cost: ";
+
+/// Most `fn` lines (and, apart, most `locked` lines) one series of one
+/// point may have: compare's limit of functions in one comparison.
+pub const MAX_FUNCTIONS: usize = 3072;
+
+/// The largest count a line may state.
+const MAX_COUNT: u64 = i64::MAX as u64;
+
+/// A line that is not one of docs/cost.md's.
+pub const FORMAT: &str = "a cost line out of docs/cost.md's format";
+const TOO_MANY: &str = "a count above 2^63 - 1 (no run counts so many)";
+const NO_LINES: &str = "no method line, or no series line for this profile";
+const OTHER_PAIRS: &str = "pairs= not its rows' (another run's lines?)";
+const FN_SUM: &str = "its fn lines do not add up to its kernel=";
+const LOCKED_SUM: &str = "its locked lines do not add up to its kernel_locked=";
+const TWICE: &str = "a function named twice in its series";
+const OVER: &str = "over compare's limit of 3072 functions at";
+
+/// One function's count: its name, the instructions counted in it (all
+/// of them, or the locked ones), and the line that states it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Count<'t> {
+    pub name: &'t [u8],
+    pub count: u64,
+    pub line: usize,
+}
+
+/// A series line's totals, instructions inside its windows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Its rows' pairs (the mean row's).
+    pub pairs: u64,
+    pub user: u64,
+    pub kernel: u64,
+    /// The locked instructions, when the method line says they were
+    /// counted (`locked=x86-lock`); None: not counted (never 0).
+    pub locked: Option<LockedTotals>,
+}
+
+/// A series' locked instructions: an x86 instruction with a LOCK prefix,
+/// or XCHG with a memory operand.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LockedTotals {
+    pub user: u64,
+    pub kernel: u64,
+}
+
+/// One cost line, after its prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostLine<'t> {
+    /// `method WORDS`: how the lines were made; `map_sha256=` names the
+    /// System.map, `locked=x86-lock` says locked instructions were counted.
+    Method { words: &'t [u8], locked: bool },
+    /// `series NAME key=value...`.
+    Series { name: &'t [u8], totals: Totals },
+    /// `fn SERIES PER_PAIR COUNT FUNCTION` (PER_PAIR, COUNT / pairs with 3
+    /// decimals, is not read: COUNT is the exact figure).
+    Fn { series: &'t [u8], count: Count<'t> },
+    /// `locked SERIES PER_PAIR COUNT FUNCTION`, the same of locked ones.
+    Locked { series: &'t [u8], count: Count<'t> },
+}
+
+impl<'t> CostLine<'t> {
+    /// Line `no` (`rest`: what follows the prefix), or why it is none.
+    pub fn parse(rest: &'t [u8], no: usize) -> Result<CostLine<'t>, &'static str> {
+        let mut words = rest.split(|&b| b == b' ');
+        let (kind, name) = (words.next().unwrap_or(b""), words.next().unwrap_or(b""));
+        if kind == b"method" {
+            let locked = rest.split(|&b| b == b' ').any(|w| w == b"locked=x86-lock");
+            return Ok(CostLine::Method {
+                words: rest,
+                locked,
+            });
+        }
+        if name.is_empty() {
+            return Err(FORMAT);
+        }
+        match kind {
+            b"series" => Ok(CostLine::Series {
+                name,
+                totals: totals(rest)?,
+            }),
+            b"fn" | b"locked" => {
+                let (_per_pair, count) = (words.next(), words.next().unwrap_or(b""));
+                let function = words.next().unwrap_or(b"");
+                if function.is_empty() || words.next().is_some() {
+                    return Err(FORMAT);
+                }
+                let count = Count {
+                    name: function,
+                    count: whole(count)?,
+                    line: no,
+                };
+                Ok(match kind {
+                    b"fn" => CostLine::Fn {
+                        series: name,
+                        count,
+                    },
+                    _ => CostLine::Locked {
+                        series: name,
+                        count,
+                    },
+                })
+            }
+            _ => Err(FORMAT),
+        }
+    }
+}
+
+/// The series a line (after its prefix) is of: its second word, when its
+/// first is a kind of line that has one.
+fn series_of(rest: &[u8]) -> Option<&[u8]> {
+    let mut words = rest.split(|&b| b == b' ');
+    match words.next()? {
+        b"series" | b"fn" | b"locked" => words.next().filter(|n| !n.is_empty()),
+        _ => None,
+    }
+}
+
+/// A count: a whole number of at most MAX_COUNT.
+fn whole(v: &[u8]) -> Result<u64, &'static str> {
+    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
+        return Err(FORMAT);
+    }
+    let n = v.iter().try_fold(0u64, |n, &d| {
+        n.checked_mul(10)?.checked_add((d - b'0') as u64)
+    });
+    n.filter(|&n| n <= MAX_COUNT).ok_or(TOO_MANY)
+}
+
+/// The totals of a series line (its words after the name): whole
+/// `pairs=`, `user=` and `kernel=`, and `user_locked=` with
+/// `kernel_locked=` or neither; other words are not read.
+fn totals(line: &[u8]) -> Result<Totals, &'static str> {
+    let get = |key: &[u8]| {
+        let value = line
+            .split(|&b| b == b' ')
+            .find_map(|w| w.strip_prefix(key)?.strip_prefix(b"="));
+        value.map(whole).transpose()
+    };
+    let (Some(pairs), Some(user), Some(kernel)) = (get(b"pairs")?, get(b"user")?, get(b"kernel")?)
+    else {
+        return Err(FORMAT);
+    };
+    let locked = match (get(b"user_locked")?, get(b"kernel_locked")?) {
+        (Some(user), Some(kernel)) => Some(LockedTotals { user, kernel }),
+        (None, None) => None,
+        _ => return Err(FORMAT),
+    };
+    Ok(Totals {
+        pairs,
+        user,
+        kernel,
+        locked,
+    })
+}
+
+/// What a point's cost lines give for the series its rows are of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cost<'t> {
+    /// No cost line.
+    #[default]
+    Absent,
+    /// Lines that cannot be diffed: the line (0: the whole point) and why.
+    Unusable {
+        line: usize,
+        why: &'static str,
+    },
+    Counted(Counted<'t>),
+}
+
+/// The cost lines of one series of a point, checked: complete, of this
+/// point's rows, each function once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counted<'t> {
+    /// The method line's words (one label, one kernel build: its points'
+    /// method lines are the same).
+    pub method: &'t [u8],
+    /// The series line's number and totals.
+    pub line: usize,
+    pub totals: Totals,
+    /// Its `fn` lines' counts, as the lines give them.
+    pub functions: &'t [Count<'t>],
+    /// Its `locked` lines' counts (empty when not counted: see
+    /// `Totals::locked`).
+    pub locked: &'t [Count<'t>],
+}
+
+/// Room for the counts of the points of one command line, handed out as
+/// each point is read (no heap: load.rs maps it).
+pub struct CountRoom<'t> {
+    free: &'t mut [MaybeUninit<Count<'t>>],
+}
+
+impl<'t> CountRoom<'t> {
+    /// Room enough: MAX_FUNCTIONS `fn` and as many `locked` counts for
+    /// each point read.
+    pub fn new(free: &'t mut [MaybeUninit<Count<'t>>]) -> Self {
+        CountRoom { free }
+    }
+
+    /// Counts a point needs at most.
+    pub const PER_POINT: usize = 2 * MAX_FUNCTIONS;
+
+    /// Room for `points` points, kept for good (tests: a few points).
+    #[cfg(test)]
+    pub fn kept(points: usize) -> CountRoom<'t> {
+        let room = vec![MaybeUninit::uninit(); points * Self::PER_POINT];
+        CountRoom::new(Box::leak(room.into_boxed_slice()))
+    }
+
+    /// Where the `i`th count of the point being read goes (none left:
+    /// over the limit).
+    fn slot(&mut self, i: usize) -> Result<&mut MaybeUninit<Count<'t>>, &'static str> {
+        self.free.get_mut(i).ok_or(OVER)
+    }
+
+    /// The first `n` counts written, taken out of the room for good.
+    fn take(&mut self, n: usize) -> &'t [Count<'t>] {
+        let (head, tail) = core::mem::take(&mut self.free).split_at_mut(n);
+        self.free = tail;
+        // SAFETY: `Reader` wrote `head[..n]` (`push` before counting one),
+        // and MaybeUninit<T> has T's layout; the room is borrowed for 't.
+        unsafe { core::slice::from_raw_parts(head.as_ptr().cast::<Count<'t>>(), n) }
+    }
+}
+
+/// The cost lines of one point as they come: what `Cost` the point gets.
+#[derive(Default)]
+pub struct Reader<'t> {
+    /// A cost line was read.
+    seen: bool,
+    /// The first fault, once seen: the rest is passed over.
+    fault: Option<(usize, &'static str)>,
+    method: Option<(&'t [u8], bool)>,
+    series: Option<(usize, Totals)>,
+    /// Counts written to the room: `fn` lines, then `locked` lines, and
+    /// the line of the first `locked` one.
+    functions: usize,
+    locked: usize,
+    first_locked: usize,
+}
+
+impl<'t> Reader<'t> {
+    /// Line `no`, a cost line (`rest`: after the prefix); `ours` tells
+    /// whether a series is the one the point's rows are of.
+    pub fn line(
+        &mut self,
+        rest: &'t [u8],
+        no: usize,
+        ours: &dyn Fn(&[u8]) -> bool,
+        room: &mut CountRoom<'t>,
+    ) {
+        self.seen = true;
+        if self.fault.is_some() {
+            return;
+        }
+        if let Err(why) = self.take_line(rest, no, ours, room) {
+            self.fault = Some((no, why));
+        }
+    }
+
+    fn take_line(
+        &mut self,
+        rest: &'t [u8],
+        no: usize,
+        ours: &dyn Fn(&[u8]) -> bool,
+        room: &mut CountRoom<'t>,
+    ) -> Result<(), &'static str> {
+        // Lines of other series are passed over, whatever they hold.
+        if series_of(rest).is_some_and(|s| !ours(s)) {
+            return Ok(());
+        }
+        match CostLine::parse(rest, no)? {
+            CostLine::Method { words, locked } => self.method = Some((words, locked)),
+            CostLine::Series { totals, .. } if self.series.is_none() => {
+                self.series = Some((no, totals))
+            }
+            // A second series line of one series.
+            CostLine::Series { .. } => return Err(FORMAT),
+            CostLine::Fn { count, .. } if self.locked == 0 => {
+                if self.functions == MAX_FUNCTIONS {
+                    return Err(OVER);
+                }
+                room.slot(self.functions)?.write(count);
+                self.functions += 1;
+            }
+            // A series' `locked` lines come after its `fn` lines.
+            CostLine::Fn { .. } => return Err(FORMAT),
+            CostLine::Locked { count, .. } => {
+                if self.locked == MAX_FUNCTIONS {
+                    return Err(OVER);
+                }
+                if self.locked == 0 {
+                    self.first_locked = no;
+                }
+                room.slot(self.functions + self.locked)?.write(count);
+                self.locked += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The point's `Cost`, its lines all read and its rows' `pairs` known
+    /// (pairs a round times rounds): the counts taken from the room when
+    /// they can be diffed.
+    pub fn finish(self, pairs: u64, room: &mut CountRoom<'t>) -> Cost<'t> {
+        let unusable = |line, why| Cost::Unusable { line, why };
+        if let Some((line, why)) = self.fault {
+            return unusable(line, why);
+        }
+        if !self.seen {
+            return Cost::Absent;
+        }
+        let (Some((method, locked)), Some((line, totals))) = (self.method, self.series) else {
+            return unusable(0, NO_LINES);
+        };
+        if locked != totals.locked.is_some() {
+            return unusable(line, FORMAT);
+        }
+        if !locked && self.locked > 0 {
+            return unusable(self.first_locked, FORMAT);
+        }
+        if totals.pairs != pairs {
+            return unusable(line, OTHER_PAIRS);
+        }
+        let all = room.take(self.functions + self.locked);
+        let (functions, locked_counts) = all.split_at(self.functions);
+        if sum(functions) != Some(totals.kernel) {
+            return unusable(line, FN_SUM);
+        }
+        if let Some(l) = totals.locked {
+            if sum(locked_counts) != Some(l.kernel) {
+                return unusable(line, LOCKED_SUM);
+            }
+        }
+        if let Some(twice) = named_twice(functions).or_else(|| named_twice(locked_counts)) {
+            return unusable(twice, TWICE);
+        }
+        Cost::Counted(Counted {
+            method,
+            line,
+            totals,
+            functions,
+            locked: locked_counts,
+        })
+    }
+}
+
+/// The counts added up, None past 2^64.
+fn sum(counts: &[Count]) -> Option<u64> {
+    counts.iter().try_fold(0u64, |s, c| s.checked_add(c.count))
+}
+
+/// The line of the first count whose name an earlier one has (a fixed
+/// hash table: twice MAX_FUNCTIONS slots, so a probe ends soon).
+fn named_twice(counts: &[Count]) -> Option<usize> {
+    const SLOTS: usize = 2 * MAX_FUNCTIONS;
+    // Index + 1 of the count in each slot; 0: free.
+    let mut slots = [0u16; SLOTS];
+    for (k, c) in counts.iter().enumerate() {
+        let mut i = fnv(c.name) as usize % SLOTS;
+        while slots[i] != 0 {
+            if counts[slots[i] as usize - 1].name == c.name {
+                return Some(c.line);
+            }
+            i = (i + 1) % SLOTS;
+        }
+        slots[i] = k as u16 + 1;
+    }
+    None
+}
+
+/// FNV-1a, 64 bits.
+pub fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &c| {
+        (h ^ c as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests;
