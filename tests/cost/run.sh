@@ -296,6 +296,11 @@ initramfs() {
 }
 
 KERNEL=$OBJDIR/arch/x86/boot/bzImage MAP=$OBJDIR/System.map
+# plugin COUNTS: QEMU's -plugin option of a boot by hand that writes COUNTS, with $MAP.
+plugin() {
+	printf '%s,out=%s,map=%s,map_sha256=%s\n' "$("$COST" build)" "$1" "$MAP" \
+		"$(sha256sum "$MAP" | cut -d ' ' -f 1)"
+}
 need_kernel() {
 	[[ -n $OBJDIR ]] || { SKIP_WHY="no --objdir: no kernel to boot (tests/kernel/run.sh builds one)"; return 2; }
 	[[ -f $KERNEL && -f $MAP ]] || { SKIP_WHY="no bzImage or System.map in $OBJDIR"; return 2; }
@@ -316,10 +321,7 @@ case_boot_unchanged() {
 case_boot_windows() {
 	need_kernel || return $?
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
-	local so
-	so=$("$COST" build)
-	direct raw plain "$so,out=$WORK/raw.counts,map=$MAP,map_sha256=$(sha256sum "$MAP" | cut -d ' ' -f 1)" ||
-		{ FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
+	direct raw plain "$(plugin "$WORK/raw.counts")" || { FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
 	diff <(report plain) <(report raw) >"$WORK/diff" ||
 		{ FAIL_WHY="a boot by hand differs from boot-point.sh's: $(head -c 600 "$WORK/diff")"; return 1; }
 	# The same boot gives the same counts: boot-point.sh's lines are these.
@@ -390,12 +392,8 @@ case_boot_point_errors() {
 case_boot_locked_smp() {
 	need_kernel || return $?
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
-	local so sha args
-	so=$("$COST" build)
-	sha=$(sha256sum "$MAP" | cut -d ' ' -f 1)
-	args="$so,map=$MAP,map_sha256=$sha"
-	if ! direct up plain "$args,out=$WORK/up.counts" ||
-		! direct smp plain "$args,out=$WORK/smp.counts" noreplace-smp; then
+	if ! direct up plain "$(plugin "$WORK/up.counts")" ||
+		! direct smp plain "$(plugin "$WORK/smp.counts")" noreplace-smp; then
 		FAIL_WHY="no # boot= or # cmdline= line"
 		return 1
 	fi
@@ -426,10 +424,8 @@ case_boot_locked_smp() {
 case_boot_runs() {
 	need_kernel || return $?
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
-	local so sha results
-	so=$("$COST" build)
-	sha=$(sha256sum "$MAP" | cut -d ' ' -f 1)
-	direct runs plain "$so,out=$WORK/runs.counts,map=$MAP,map_sha256=$sha" -- selftest --cpu 0 ||
+	local results
+	direct runs plain "$(plugin "$WORK/runs.counts")" -- selftest --cpu 0 ||
 		{ FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
 	results=$(tr -d '\r' <"$WORK/runs.console" | grep -c '^ok [0-9]* - ') || true
 	((results > 1)) || { FAIL_WHY="selftest passed $results workloads: $(tail -c 300 "$WORK/runs.console")"; return 1; }
