@@ -1,11 +1,14 @@
 /*
  * uring-repro's cost counter: a QEMU TCG plugin (API version 1, QEMU 7.2's)
- * that counts the guest instructions executed inside the run's measured
- * rounds, per instruction address. docs/cost.md says what it counts and why;
- * scripts/cost.sh builds it, loads it and maps its counts to functions.
+ * that counts the guest instructions executed inside each run's measured
+ * rounds, and of them the locked ones, per kernel function. docs/cost.md
+ * says what it counts and why; scripts/cost.sh builds it, loads it and
+ * turns its counts into a point's `# cost:` lines.
  *
- * The window. uring-repro executes markers (src/sys/x86_64.rs, cost_mark):
- * `nop dword ptr [rax + disp32]`, bytes 0f 1f 80 'u' 'r' KIND SERIES. KIND
+ * The window. uring-repro executes markers (marker.h; src/sys/x86_64.rs,
+ * cost_mark): `nop dword ptr [rax + disp32]`, bytes 0f 1f 80 'u' 'r' KIND
+ * SERIES. KIND 'r' starts a run (before its warm-ups): the counts from
+ * there to the next run's marker are that run's, written as one section.
  * 'o' opens the window of SERIES (0..3, the workload's series: one for the
  * futex profiles, pollwake's four modes) before a measured share's cycles,
  * 'c' closes it after them; inside it, 's' just before a timed span's first
@@ -24,13 +27,16 @@
  * counts its entries, so a marker looks only at the blocks entered since
  * the last marker: for each of their instructions the executions since
  * then go to the series' window total when a span ends, and nowhere when
- * one starts. The markers themselves are counted nowhere.
+ * one starts. The markers themselves are counted nowhere. Whether an
+ * instruction is a locked read-modify-write is decided from its bytes when
+ * it is translated (locked.c).
  *
- * At exit the plugin writes out=FILE (format in docs/cost.md): the windows,
- * per series the user and kernel instructions inside them, and one line per
- * kernel instruction executed inside a window. probe=on only says whether
- * this QEMU accepts the plugin (scripts/cost.sh asks before a boot) and
- * refuses to load, so QEMU stops at once.
+ * The functions. map=SYSTEM.MAP is read at install (functions.c); when a
+ * run ends (the next run's marker, or exit) its kernel instructions' counts
+ * are added up per function and written to out=FILE (format in
+ * docs/cost.md), then cleared for the next run. probe=on only says whether
+ * this QEMU accepts the plugin (scripts/cost.sh asks before a boot; with
+ * map= it reads the map too) and refuses to load, so QEMU stops at once.
  *
  * One vCPU only: the counters are shared, and with several vCPUs a window
  * would also count the others' work; the plugin refuses to load otherwise.
@@ -42,23 +48,20 @@
 #include <string.h>
 
 #include "api.h"
+#include "functions.h"
+#include "locked.h"
+#include "marker.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 /* x86_64: the kernel's half of the address space starts here. */
 #define KERNEL_START 0xffff800000000000ull
-/* Series a window can be for (uring-repro's MAX_SERIES). */
-#define SERIES 4
-/* The windows whose totals are kept one by one (a point has at most 4096
- * rounds of 4 series); more are still counted, in the series totals. */
-#define MAX_WINDOWS (4096 * SERIES)
-/* A marker: nop dword ptr [rax + disp32], disp32 = 'u' 'r' KIND SERIES. */
-#define MARKER_LEN 7
-static const unsigned char marker_prefix[5] = {0x0f, 0x1f, 0x80, 'u', 'r'};
-#define MARK_OPEN 'o'
-#define MARK_CLOSE 'c'
-#define MARK_START 's'
-#define MARK_END 'e'
+/* The windows of a run whose totals are kept one by one (a point has at
+ * most 4096 rounds of COST_SERIES series); more are still counted, in the
+ * series totals. */
+#define MAX_WINDOWS (4096 * COST_SERIES)
+/* The counts file's first words: its format, which the lines check. */
+#define COUNTS_FORMAT "# uring-repro cost counts format=2"
 
 /* One instruction of one translation (QEMU may translate an address more
  * than once: each translation has its own counter). */
@@ -68,8 +71,10 @@ struct insn {
     uint64_t execs;
     /* execs when a marker last looked at this block */
     uint64_t seen;
-    /* executions inside the windows of each series */
-    uint64_t in_windows[SERIES];
+    /* executions inside this run's windows of each series */
+    uint64_t in_windows[COST_SERIES];
+    /* a locked read-modify-write (locked.c) */
+    int locked;
 };
 
 /* A translated block's instructions, allocated once and never moved: the
@@ -97,29 +102,50 @@ struct marker {
     unsigned char series;
 };
 
-static struct chunk **chunks;
-static size_t n_chunks, n_blocks, n_insns;
-static FILE *out;
-/* the window in force: its series, or -1; the timed spans open in it */
-static int open_series = -1, depth;
-/* the current window's user [0] and kernel [1] instructions so far */
-static uint64_t this_window[2];
-static uint64_t windows[SERIES], in_series[SERIES][2];
+/* Instructions of a window or a series: user [0] and kernel [1], all of
+ * them and the locked ones. */
+struct insns {
+    uint64_t all[2], locked[2];
+};
+
 struct window {
     int series;
-    uint64_t insns[2];
+    struct insns insns;
 };
+
+static struct chunk **chunks;
+static size_t n_chunks, n_blocks, n_insns;
+/* translated instructions by kind (enum lock_kind), for the record */
+static size_t n_kind[4];
+static FILE *out;
+static struct functions *functions;
+static struct tally tally;
+
+/* The run in force (1.., 0 before the first run's marker), and of it: */
+static unsigned run;
+/* the window in force: its series, or -1; the timed spans open in it */
+static int open_series = -1, depth;
+/* the current window's instructions so far */
+static struct insns this_window;
+static uint64_t windows[COST_SERIES];
+static struct insns in_series[COST_SERIES];
 static struct window window_log[MAX_WINDOWS];
 static uint64_t n_windows, unbalanced, spans;
+/* windows opened before any run's marker (not counted) */
+static uint64_t stray_windows;
 /* a marker found in kernel code (never expected: only counted) */
 static uint64_t kernel_markers;
-static char target[32];
-static int api_min, api_cur;
 
 static void say(const char *what)
 {
     /* stderr: qemu_plugin_outs() prints only with -d plugin. */
     fprintf(stderr, "uring-repro cost plugin: %s\n", what);
+}
+
+static void out_of_memory(void)
+{
+    say("out of memory: the counts are incomplete");
+    abort();
 }
 
 /* A span ends (count = 1: the executions since the last look go to the
@@ -141,16 +167,87 @@ static void look(int count)
             in->seen = in->execs;
             if (count) {
                 in->in_windows[open_series] += d;
-                this_window[b->kernel] += d;
+                this_window.all[b->kernel] += d;
+                if (in->locked) {
+                    this_window.locked[b->kernel] += d;
+                }
             }
         }
     }
+}
+
+static void add(struct insns *to, const struct insns *from)
+{
+    for (int k = 0; k < 2; k++) {
+        to->all[k] += from->all[k];
+        to->locked[k] += from->locked[k];
+    }
+}
+
+/* Writes the run's section and clears its counts for the next. */
+static void end_run(void)
+{
+    fprintf(out, "run %u windows=%" PRIu64 " unbalanced=%" PRIu64 " open_at_end=%d "
+                 "spans=%" PRIu64 "\n",
+            run, n_windows, unbalanced, open_series >= 0, spans);
+    for (uint64_t i = 0; i < n_windows && i < MAX_WINDOWS; i++) {
+        const struct window *w = &window_log[i];
+        fprintf(out, "window %" PRIu64 " series=%d user=%" PRIu64 " kernel=%" PRIu64 "\n",
+                i, w->series, w->insns.all[0], w->insns.all[1]);
+    }
+    for (size_t at = 0; at < n_blocks; at++) {
+        struct block *b = chunks[at / CHUNK]->blocks[at % CHUNK];
+        for (size_t i = 0; i < b->n; i++) {
+            struct insn *in = &b->insns[i];
+            for (int k = 0; k < COST_SERIES; k++) {
+                if (b->kernel && in->in_windows[k]) {
+                    tally_add(&tally, functions_find(functions, in->vaddr), k,
+                              in->in_windows[k], in->locked);
+                }
+                in->in_windows[k] = 0;
+            }
+        }
+    }
+    for (int k = 0; k < COST_SERIES; k++) {
+        const struct insns *s = &in_series[k];
+        if (!windows[k]) {
+            continue;
+        }
+        fprintf(out, "series %d windows=%" PRIu64 " user=%" PRIu64 " kernel=%" PRIu64
+                     " functions=%zu user_locked=%" PRIu64 " kernel_locked=%" PRIu64
+                     " locked_functions=%zu\n",
+                k, windows[k], s->all[0], s->all[1],
+                tally_functions(&tally, k, TALLY_INSNS), s->locked[0], s->locked[1],
+                tally_functions(&tally, k, TALLY_LOCKED));
+        if (tally_write(out, &tally, functions, k, TALLY_INSNS, "fn") != 0 ||
+            tally_write(out, &tally, functions, k, TALLY_LOCKED, "locked") != 0) {
+            out_of_memory();
+        }
+    }
+    tally_clear(&tally);
+    memset(windows, 0, sizeof windows);
+    memset(in_series, 0, sizeof in_series);
+    n_windows = unbalanced = spans = 0;
+    open_series = -1;
+    depth = 0;
 }
 
 static void on_marker(unsigned int vcpu, void *userdata)
 {
     const struct marker *m = userdata;
     (void)vcpu;
+    if (m->kind == MARK_RUN) {
+        if (run > 0) {
+            end_run();
+        }
+        run++;
+        return;
+    }
+    if (run == 0) {
+        /* a binary without the run marker: nothing is counted */
+        stray_windows += m->kind == MARK_OPEN;
+        return;
+    }
     switch (m->kind) {
     case MARK_OPEN:
         if (open_series >= 0) {
@@ -159,7 +256,7 @@ static void on_marker(unsigned int vcpu, void *userdata)
         }
         open_series = m->series;
         depth = 0;
-        this_window[0] = this_window[1] = 0;
+        memset(&this_window, 0, sizeof this_window);
         return;
     case MARK_START:
         if (open_series >= 0 && depth++ == 0) {
@@ -188,37 +285,33 @@ static void on_marker(unsigned int vcpu, void *userdata)
         look(1);
         depth = 0;
     }
-    for (int k = 0; k < 2; k++) {
-        in_series[m->series][k] += this_window[k];
-    }
+    add(&in_series[m->series], &this_window);
     if (n_windows < MAX_WINDOWS) {
         window_log[n_windows].series = m->series;
-        window_log[n_windows].insns[0] = this_window[0];
-        window_log[n_windows].insns[1] = this_window[1];
+        window_log[n_windows].insns = this_window;
     }
     n_windows++;
     windows[m->series]++;
     open_series = -1;
 }
 
+/* The markers' kinds, and per kind and series the marker's callback data. */
+static const unsigned char marker_kinds[] = {MARK_RUN, MARK_OPEN, MARK_CLOSE, MARK_START,
+                                             MARK_END};
+static struct marker markers[sizeof marker_kinds][COST_SERIES];
+
 /* The marker this instruction is, or NULL. */
 static const struct marker *marker(const struct qemu_plugin_insn *insn)
 {
-    static const struct marker all[4][SERIES] = {
-        {{MARK_OPEN, 0}, {MARK_OPEN, 1}, {MARK_OPEN, 2}, {MARK_OPEN, 3}},
-        {{MARK_CLOSE, 0}, {MARK_CLOSE, 1}, {MARK_CLOSE, 2}, {MARK_CLOSE, 3}},
-        {{MARK_START, 0}, {MARK_START, 1}, {MARK_START, 2}, {MARK_START, 3}},
-        {{MARK_END, 0}, {MARK_END, 1}, {MARK_END, 2}, {MARK_END, 3}},
-    };
-    static const char kinds[] = {MARK_OPEN, MARK_CLOSE, MARK_START, MARK_END};
+    static const unsigned char prefix[MARKER_PREFIX_LEN] = MARKER_PREFIX;
     const unsigned char *b = qemu_plugin_insn_data(insn);
     if (qemu_plugin_insn_size(insn) != MARKER_LEN ||
-        memcmp(b, marker_prefix, sizeof marker_prefix) != 0 || b[6] >= SERIES) {
+        memcmp(b, prefix, sizeof prefix) != 0 || b[6] >= COST_SERIES) {
         return NULL;
     }
-    for (int k = 0; k < 4; k++) {
-        if (b[5] == kinds[k]) {
-            return &all[k][b[6]];
+    for (size_t k = 0; k < sizeof marker_kinds; k++) {
+        if (b[5] == marker_kinds[k]) {
+            return &markers[k][b[6]];
         }
     }
     return NULL;
@@ -230,15 +323,20 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     struct block *b = calloc(1, sizeof *b + n * sizeof b->insns[0]);
     (void)id;
     if (!b) {
-        say("out of memory: the counts are incomplete");
-        abort();
+        out_of_memory();
     }
     b->n = n;
     b->kernel = qemu_plugin_tb_vaddr(tb) >= KERNEL_START;
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         const struct marker *m = marker(insn);
+        enum lock_kind kind = lock_kind(qemu_plugin_insn_data(insn),
+                                        qemu_plugin_insn_size(insn));
         b->insns[i].vaddr = qemu_plugin_insn_vaddr(insn);
+        /* Unlocked LOCK_PREFIX sites are the kernel's only. */
+        b->insns[i].locked = kind == LOCK_PREFIXED || kind == LOCK_XCHG ||
+                             (kind == LOCK_UNLOCKED_SITE && b->kernel);
+        n_kind[kind]++;
         if (m && b->kernel) {
             kernel_markers++;
         } else if (m) {
@@ -253,8 +351,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (n_blocks == n_chunks * CHUNK) {
         struct chunk **grown = realloc(chunks, (n_chunks + 1) * sizeof *chunks);
         if (!grown || !(grown[n_chunks] = calloc(1, sizeof **grown))) {
-            say("out of memory: the counts are incomplete");
-            abort();
+            out_of_memory();
         }
         chunks = grown;
         n_chunks++;
@@ -271,56 +368,45 @@ static void at_qemu_exit(qemu_plugin_id_t id, void *userdata)
 {
     (void)id;
     (void)userdata;
-    fprintf(out, "# uring-repro cost counts: qemu plugin api %d (qemu accepts %d..%d), "
-                 "target %s\n",
-            QEMU_PLUGIN_VERSION, api_min, api_cur, target);
-    fprintf(out, "translated blocks=%zu insns=%zu kernel_markers=%" PRIu64 "\n",
-            n_blocks, n_insns, kernel_markers);
-    fprintf(out, "windows %" PRIu64 " unbalanced=%" PRIu64 " open_at_exit=%d spans=%" PRIu64 "\n",
-            n_windows, unbalanced, open_series >= 0, spans);
-    for (uint64_t i = 0; i < n_windows && i < MAX_WINDOWS; i++) {
-        fprintf(out, "window %" PRIu64 " series=%d user=%" PRIu64 " kernel=%" PRIu64 "\n",
-                i, window_log[i].series, window_log[i].insns[0], window_log[i].insns[1]);
+    if (run > 0) {
+        end_run();
     }
-    for (int k = 0; k < SERIES; k++) {
-        if (windows[k]) {
-            fprintf(out, "series %d windows=%" PRIu64 " user=%" PRIu64 " kernel=%" PRIu64 "\n",
-                    k, windows[k], in_series[k][0], in_series[k][1]);
-        }
-    }
-    for (size_t at = 0; at < n_blocks; at++) {
-        const struct block *b = chunks[at / CHUNK]->blocks[at % CHUNK];
-        for (size_t i = 0; b->kernel && i < b->n; i++) {
-            for (int k = 0; k < SERIES; k++) {
-                if (b->insns[i].in_windows[k]) {
-                    fprintf(out, "insn %016" PRIx64 " %d %" PRIu64 "\n",
-                            b->insns[i].vaddr, k, b->insns[i].in_windows[k]);
-                }
-            }
-        }
-    }
+    fprintf(out, "end runs=%u stray_windows=%" PRIu64 " kernel_markers=%" PRIu64
+                 " translated_blocks=%zu translated_insns=%zu translated_lock_prefixed=%zu"
+                 " translated_xchg=%zu translated_unlocked_sites=%zu\n",
+            run, stray_windows, kernel_markers, n_blocks, n_insns, n_kind[LOCK_PREFIXED],
+            n_kind[LOCK_XCHG], n_kind[LOCK_UNLOCKED_SITE]);
     if (fclose(out) != 0) {
         say("could not write the counts (out=)");
     }
+}
+
+static int is_sha256(const char *s)
+{
+    return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
                                            const qemu_info_t *info,
                                            int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *map = NULL, *map_sha256 = NULL;
     int probe = 0;
-    char why[200];
-    api_min = info->version.min;
-    api_cur = info->version.cur;
-    snprintf(target, sizeof target, "%s", info->target_name);
+    char why[400];
+    int api_min = info->version.min, api_cur = info->version.cur;
+    const char *target = info->target_name;
     for (int i = 0; i < argc; i++) {
         if (strncmp(argv[i], "out=", 4) == 0) {
             path = argv[i] + 4;
+        } else if (strncmp(argv[i], "map=", 4) == 0) {
+            map = argv[i] + 4;
+        } else if (strncmp(argv[i], "map_sha256=", 11) == 0) {
+            map_sha256 = argv[i] + 11;
         } else if (strcmp(argv[i], "probe=on") == 0) {
             probe = 1;
         } else {
-            snprintf(why, sizeof why, "unknown argument '%s' (out=FILE, probe=on)", argv[i]);
+            snprintf(why, sizeof why, "unknown argument '%s' "
+                     "(out=FILE, map=SYSTEM.MAP, map_sha256=HEX, probe=on)", argv[i]);
             say(why);
             return 1;
         }
@@ -343,14 +429,39 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         say(why);
         return 1;
     }
-    if (probe) {
-        snprintf(why, sizeof why, "probe: accepted (plugin API %d, QEMU accepts %d..%d, %s)",
-                 QEMU_PLUGIN_VERSION, api_min, api_cur, target);
+    if (!probe && (!path || !*path || !map || !map_sha256)) {
+        say("out=FILE, map=SYSTEM.MAP and map_sha256=HEX (its SHA-256) are required");
+        return 1;
+    }
+    if (map_sha256 && !is_sha256(map_sha256)) {
+        say("map_sha256= takes the map's SHA-256: 64 hex digits, lower case");
+        return 1;
+    }
+    if (map && !(functions = functions_load(map, why, sizeof why))) {
         say(why);
         return 1;
     }
-    if (!path || !*path) {
-        say("out=FILE is required");
+    if (probe) {
+        snprintf(why, sizeof why, "probe: accepted (plugin API %d, QEMU accepts %d..%d, %s",
+                 QEMU_PLUGIN_VERSION, api_min, api_cur, target);
+        if (functions) {
+            size_t at = strlen(why);
+            snprintf(why + at, sizeof why - at, "; the map: %zu functions at %zu addresses",
+                     functions_names(functions) - 1, functions_addresses(functions));
+        }
+        strncat(why, ")", sizeof why - strlen(why) - 1);
+        say(why);
+        functions_free(functions);
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof marker_kinds; k++) {
+        for (int series = 0; series < COST_SERIES; series++) {
+            markers[k][series].kind = marker_kinds[k];
+            markers[k][series].series = (unsigned char)series;
+        }
+    }
+    if (tally_init(&tally, functions_names(functions)) != 0) {
+        say("out of memory");
         return 1;
     }
     out = fopen(path, "wx");
@@ -359,6 +470,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         say(why);
         return 1;
     }
+    fprintf(out, COUNTS_FORMAT ": qemu plugin api %d (qemu accepts %d..%d), target %s, "
+                 "locked=x86-lock\n",
+            QEMU_PLUGIN_VERSION, api_min, api_cur, target);
+    fprintf(out, "map sha256=%s addresses=%zu functions=%zu path=%s\n", map_sha256,
+            functions_addresses(functions), functions_names(functions), map);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, at_qemu_exit, NULL);
     return 0;

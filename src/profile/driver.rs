@@ -23,8 +23,9 @@ use crate::sys::signal;
 use crate::sys::{self, Mark};
 use crate::tsv::{self, TsvFile};
 
-/// Most series a workload has (pollwake's four modes).
-pub const MAX_SERIES: usize = 4;
+/// Most series a workload has (pollwake's four modes): what the cost markers
+/// can name.
+pub const MAX_SERIES: usize = sys::COST_SERIES;
 
 /// One share of a round: `cycles` cycles of one series.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -39,6 +39,8 @@ pub fn run_point(
     out: &mut Out,
     keep: &mut dyn FnMut(&Outcome),
 ) -> Exit {
+    // The cost counter's counts of this run start here (docs/cost.md).
+    sys::cost_mark(sys::Mark::Run, 0);
     match attempt(id, cfg, clock, out, keep) {
         Ok(e) | Err(e) => e,
     }

@@ -45,6 +45,9 @@ use arch::nr;
 /// instructions inside the measured rounds' timed spans (docs/cost.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mark {
+    /// A run starts (before its warm-ups): the counts from here to the next
+    /// run's marker are this run's.
+    Run,
     /// Before a measured share's cycles: the window of its series opens.
     Open,
     /// After them: it closes.
@@ -54,6 +57,11 @@ pub enum Mark {
     /// ...and just after its last one it stops.
     End,
 }
+
+/// Series a cost marker can name (0..COST_SERIES): the most series a
+/// workload can have. The plugin's limit is plugin/marker.h's COST_SERIES;
+/// tests/cost_plugin.rs fails when the two differ.
+pub const COST_SERIES: usize = 4;
 
 /// The cost counter's markers: x86_64's multi-byte NOPs; no instruction on
 /// the other architectures, where the counter does not run.

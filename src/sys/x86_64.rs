@@ -254,15 +254,16 @@ pub unsafe fn clone_thread(
     ret
 }
 
-/// One of the cost counter's markers (docs/cost.md; plugin/cost.c
-/// recognises them): `nop dword ptr [rax + disp32]`, bytes `0f 1f 80` and
-/// a displacement no compiler writes, `'u' 'r' KIND SERIES`: KIND `'o'`
-/// opens the window of `series` (0..=3), `'c'` closes it, `'s'` and `'e'`
-/// start and end a timed span inside it (their SERIES byte is 0). Inlined:
-/// with constant arguments it is that one instruction.
+/// One of the cost counter's markers (docs/cost.md; plugin/marker.h):
+/// `nop dword ptr [rax + disp32]`, bytes `0f 1f 80` and a displacement no
+/// compiler writes, `'u' 'r' KIND SERIES`: KIND `'r'` starts a run, `'o'`
+/// opens the window of `series` (below `COST_SERIES`), `'c'` closes it,
+/// `'s'` and `'e'` start and end a timed span inside it (the SERIES byte of
+/// `'r'`, `'s'` and `'e'` is 0). Inlined: with constant arguments it is
+/// that one instruction.
 #[inline(always)]
 pub fn cost_mark(mark: super::Mark, series: usize) {
-    use super::Mark::{Close, End, Open, Start};
+    use super::Mark::{Close, End, Open, Run, Start};
     macro_rules! mark {
         ($kind:expr, $series:expr) => {
             // SAFETY: a multi-byte NOP: no register, flag or memory changes.
@@ -272,7 +273,10 @@ pub fn cost_mark(mark: super::Mark, series: usize) {
             }
         };
     }
+    // One Open and one Close arm per series below.
+    const _: () = assert!(super::COST_SERIES == 4);
     match (mark, series) {
+        (Run, _) => mark!(b'r', 0),
         (Open, 0) => mark!(b'o', 0),
         (Open, 1) => mark!(b'o', 1),
         (Open, 2) => mark!(b'o', 2),

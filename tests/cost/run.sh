@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Tests of the cost counter (docs/cost.md): the QEMU TCG plugin (plugin/cost.c), its
-# hand-written API declarations against the QEMU Debian ships, scripts/cost.sh's probe,
-# usage errors and mapping, and real boots: the plugin changes no figure of the point, its
-# windows are the measured rounds, and boot-point.sh --cost writes a point compare reads.
+# hand-written API declarations against the QEMU Debian ships, scripts/cost.sh's probe and
+# usage errors, and real boots: the plugin changes no figure of the point, its windows are
+# the measured rounds, boot-point.sh --cost writes a point compare reads, locked
+# instructions are counted the same whether or not the kernel unlocked its LOCK prefixes
+# for one CPU, and a boot of several runs keeps one section each. The parts that need no
+# QEMU (the decoder, the mapping, `cost.sh lines`) are tests/cost_counter.rs's (cargo test).
 #
 # usage: tests/cost/run.sh [--bin PATH] [--objdir DIR] [--only NAME]... [--keep DIR]
 #                          [--cache DIR] [--list]
@@ -52,8 +55,8 @@ while (($#)); do
 done
 BIN=${BIN:-$REPO/target/release/uring-repro}
 
-CASES=(build symbols api probe usage lines lines-refused boot-unchanged boot-windows
-	boot-point boot-point-errors)
+CASES=(build symbols api probe usage locked-vmlinux boot-unchanged boot-windows
+	boot-point boot-point-errors boot-locked-smp boot-runs)
 if [[ -n ${LIST:-} ]]; then printf '%s\n' "${CASES[@]}"; exit 0; fi
 
 # expect NAME WANT-STATUS ERE CMD...: CMD exits WANT-STATUS and its stderr, its lines
@@ -149,14 +152,15 @@ point() {
 		--bin "$BIN" --timeout "$BOOT_TIMEOUT" "$@" -- "${RUN[@]}" >/dev/null 2>"$WORK/$name.err"
 }
 
-# direct NAME FROM PLUGIN: the boot FROM.point was made of (its `# boot=` line: QEMU and its
-# settings; its `# cmdline=`: the kernel's), run by hand with -plugin PLUGIN; the report in
-# $WORK/NAME.point, as boot-point.sh keeps it.
+# direct NAME FROM PLUGIN [WORD...]: the boot FROM.point was made of (its `# boot=` line:
+# QEMU and its settings; its `# cmdline=`: the kernel's, WORDs added), run by hand with
+# -plugin PLUGIN; the report in $WORK/NAME.point, as boot-point.sh keeps it.
 direct() {
 	local name=$1 from=$WORK/$2.point plugin=$3 cmdline
 	local -a args
+	shift 3
 	read -ra args < <(sed -n 's/^# boot=[^ ]* [^ ]* //p' "$from")
-	cmdline=$(sed -n 's/^# cmdline=//p' "$from")
+	cmdline=$(sed -n 's/^# cmdline=//p' "$from")${*:+ $*}
 	((${#args[@]})) && [[ -n $cmdline ]] || return 1
 	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 "${args[@]}" -nodefaults -nographic -serial stdio \
 		-no-reboot -kernel "$KERNEL" -initrd "$WORK/s0.cpio" -append "$cmdline" -plugin "$plugin" \
@@ -225,8 +229,10 @@ fake_qemu() {
 
 case_probe() {
 	local out=$WORK/probe.counts
+	local sha
+	sha=$(sha256sum "$FIX/System.map" | cut -d ' ' -f 1)
 	expect probe 0 '' "$COST" plugin --map "$FIX/System.map" --out "$out" || return 1
-	[[ $(cat "$WORK/out") == "$REPO/target/cost/cost.so,out=$out" ]] ||
+	[[ $(cat "$WORK/out") == "$REPO/target/cost/cost.so,out=$out,map=$FIX/System.map,map_sha256=$sha" ]] ||
 		{ FAIL_WHY="plugin printed '$(cat "$WORK/out")'"; return 1; }
 	fake_qemu qemu-noplugins "plugin interface not enabled in this build"
 	expect no-plugins 125 'does not accept the cost counter.*plugin interface not enabled' \
@@ -251,33 +257,37 @@ case_usage() {
 	expect arch 2 'x86_64 guests only' "$COST" plugin --map "$m" --out "$out" --arch aarch64 || return 1
 	expect no-map-lines 2 'not a readable file' "$COST" lines --map /nonexistent \
 		--counts "$FIX/counts.txt" --point "$FIX/point.txt" || return 1
+	# A map with text symbols that the plugin itself cannot read: its reason, before a boot.
+	printf 'ffffffff81000000 T ok\nfffffffg81000100 t bad\n' >"$WORK/bad.map"
+	expect bad-map 2 "counter cannot read it: .*bad.map:2: a text symbol whose address" \
+		"$COST" plugin --map "$WORK/bad.map" --out "$out" || return 1
+	[[ ! -e $out ]] || { FAIL_WHY="a counts file was written"; return 1; }
 }
 
-case_lines() {
-	"$COST" lines --map "$FIX/System.map" --counts "$FIX/counts.txt" --point "$FIX/point.txt" >"$WORK/lines" ||
-		{ FAIL_WHY="cost.sh lines failed"; return 1; }
-	diff -u "$FIX/expected.txt" "$WORK/lines" >"$WORK/diff" ||
-		{ FAIL_WHY="s0 lines differ from fixtures/expected.txt: $(head -c 600 "$WORK/diff")"; return 1; }
-	"$COST" lines --map "$FIX/System.map" --counts "$FIX/counts-pollwake.txt" \
-		--point "$FIX/point-pollwake.txt" >"$WORK/lines" || { FAIL_WHY="pollwake lines failed"; return 1; }
-	diff -u "$FIX/expected-pollwake.txt" "$WORK/lines" >"$WORK/diff" ||
-		{ FAIL_WHY="pollwake lines differ: $(head -c 600 "$WORK/diff")"; return 1; }
-}
-
-# broken NAME SED ERE: fixtures/counts.txt changed by SED is refused (125) with ERE.
-broken() {
-	sed "$2" "$FIX/counts.txt" >"$WORK/$1.counts"
-	expect "$1" 125 "$3" "$COST" lines --map "$FIX/System.map" --counts "$WORK/$1.counts" \
-		--point "$FIX/point.txt"
-}
-
-case_lines_refused() {
-	broken no-windows 's/^windows 2 /windows 0 /' 'saw no measured round' || return 1
-	broken unbalanced 's/unbalanced=0/unbalanced=1/' 'did not pair up' || return 1
-	broken rounds 's/^series 0 windows=2/series 0 windows=3/' '3 windows of s0_wait_wake, but .* 2 measured rounds' || return 1
-	broken sum 's/^insn ffffffff81000010 0 5/insn ffffffff81000010 0 6/' 'add up to 27, not 26' || return 1
-	broken series 's/^series 0 /series 1 /' 'windows for series 1' || return 1
-	broken header '1s/.*/junk/' "not the cost counter's output" || return 1
+# The decoder of locked instructions against objdump, on every instruction of the kernel's
+# text: the LOCK-prefixed ones are objdump's `lock` lines, the XCHGs with memory its xchg
+# with a memory operand, and the unpatched image has no DS-prefixed lockable instruction,
+# so the one-CPU rule can only match a LOCK prefix the kernel unlocked.
+case_locked_vmlinux() {
+	[[ -n $OBJDIR ]] || { SKIP_WHY="no --objdir: no kernel image to decode"; return 2; }
+	[[ -f $OBJDIR/vmlinux ]] || { SKIP_WHY="no vmlinux in $OBJDIR"; return 2; }
+	gcc -std=c11 -O2 -Wall -Wextra -Werror -I"$REPO/plugin" -o "$WORK/driver" "$HERE/driver.c" \
+		"$REPO/plugin/functions.c" "$REPO/plugin/locked.c" 2>"$WORK/err" ||
+		{ FAIL_WHY="the driver: $(head -c 400 "$WORK/err")"; return 1; }
+	objdump -d --insn-width=16 -j .text "$OBJDIR/vmlinux" |
+		awk -F'\t' 'NF >= 3 && $1 ~ /^ *[0-9a-f]+:$/ { b = $2; gsub(/ /, "", b); print b, $3 }' >"$WORK/insns"
+	awk '{ print $1 }' "$WORK/insns" | xargs "$WORK/driver" locked >"$WORK/kinds"
+	# objdump's opinion: a `lock` mnemonic prefix, or xchg with a memory operand.
+	paste -d ' ' "$WORK/kinds" "$WORK/insns" | awk '
+		{ n++; want = "none" }
+		$3 == "lock" { lock++; want = $4 ~ /^xchg/ ? "xchg" : "prefixed" }
+		$3 ~ /^xchg/ && /\(/ { xchg++; want = "xchg" }
+		$1 != want { bad++; if (bad <= 3) print "decoded " $1 ", objdump: " $0 }
+		END {
+			printf "%d instructions, %d lock, %d xchg with memory\n", n, lock, xchg
+			exit !(n > 100000 && lock > 100 && xchg > 10 && !bad)
+		}' >"$WORK/verdict" || { FAIL_WHY="$(tr '\n' ';' <"$WORK/verdict")"; return 1; }
+	note "locked-vmlinux: $(tail -n 1 "$WORK/verdict")"
 }
 
 # The initramfs of the boots: s0, short.
@@ -286,6 +296,11 @@ initramfs() {
 }
 
 KERNEL=$OBJDIR/arch/x86/boot/bzImage MAP=$OBJDIR/System.map
+# plugin COUNTS: QEMU's -plugin option of a boot by hand that writes COUNTS, with $MAP.
+plugin() {
+	printf '%s,out=%s,map=%s,map_sha256=%s\n' "$("$COST" build)" "$1" "$MAP" \
+		"$(sha256sum "$MAP" | cut -d ' ' -f 1)"
+}
 need_kernel() {
 	[[ -n $OBJDIR ]] || { SKIP_WHY="no --objdir: no kernel to boot (tests/kernel/run.sh builds one)"; return 2; }
 	[[ -f $KERNEL && -f $MAP ]] || { SKIP_WHY="no bzImage or System.map in $OBJDIR"; return 2; }
@@ -306,9 +321,7 @@ case_boot_unchanged() {
 case_boot_windows() {
 	need_kernel || return $?
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
-	local so
-	so=$("$COST" build)
-	direct raw plain "$so,out=$WORK/raw.counts" || { FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
+	direct raw plain "$(plugin "$WORK/raw.counts")" || { FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
 	diff <(report plain) <(report raw) >"$WORK/diff" ||
 		{ FAIL_WHY="a boot by hand differs from boot-point.sh's: $(head -c 600 "$WORK/diff")"; return 1; }
 	# The same boot gives the same counts: boot-point.sh's lines are these.
@@ -316,9 +329,11 @@ case_boot_windows() {
 		>"$WORK/raw.lines" 2>"$WORK/err" || { FAIL_WHY="lines: $(cat "$WORK/err")"; return 1; }
 	diff "$WORK/raw.lines" <(grep '^# cost: ' "$WORK/counted.point") >"$WORK/diff" ||
 		{ FAIL_WHY="boot-point.sh --cost's lines differ from a boot by hand: $(head -c 600 "$WORK/diff")"; return 1; }
-	# One window a measured round, one span a cycle (s0 times one span a cycle).
-	grep -q "^windows 3 unbalanced=0 open_at_exit=0 spans=48\$" "$WORK/raw.counts" ||
-		{ FAIL_WHY="want 3 windows of 16 spans: $(grep '^windows' "$WORK/raw.counts")"; return 1; }
+	# One run; one window a measured round, one span a cycle (s0 times one span a cycle).
+	grep -q "^run 1 windows=3 unbalanced=0 open_at_end=0 spans=48\$" "$WORK/raw.counts" ||
+		{ FAIL_WHY="want 3 windows of 16 spans: $(grep '^run' "$WORK/raw.counts")"; return 1; }
+	grep -q "^end runs=1 stray_windows=0 " "$WORK/raw.counts" ||
+		{ FAIL_WHY="want one run: $(grep '^end' "$WORK/raw.counts")"; return 1; }
 	# A window is its round's timed spans plus their clock reads (the part of each read
 	# outside the span) and markers: window minus the round's timed ns is one value on
 	# every round, within the clock's rounding (each span's reading rounds to the ns: at
@@ -341,16 +356,21 @@ case_boot_windows() {
 case_boot_point() {
 	need_kernel || return $?
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
-	local p=$WORK/counted.point sum kern f
-	grep -q '^# cost: method counter=qemu-tcg-plugin api=1 window=timed-spans ' "$p" ||
-		{ FAIL_WHY="no method line"; return 1; }
+	local p=$WORK/counted.point sum kern locked f
+	grep -q '^# cost: method counter=qemu-tcg-plugin api=1 window=timed-spans .* locked=x86-lock$' "$p" ||
+		{ FAIL_WHY="no method line with locked=x86-lock"; return 1; }
 	kern=$(sed -n 's/^# cost: series s0_wait_wake windows=3 pairs=1536 user=[0-9]* kernel=\([0-9]*\) .*/\1/p' "$p")
 	sum=$(awk '$3 == "fn" { s += $6 } END { printf "%.0f", s }' "$p")
 	[[ -n $kern && $kern == "$sum" ]] || { FAIL_WHY="fn lines add up to $sum, series kernel=$kern"; return 1; }
-	# The s0 path: io_uring's submission and the futex wait and wake.
+	locked=$(sed -n 's/^# cost: series s0_wait_wake .* kernel_locked=\([0-9]*\) .*/\1/p' "$p")
+	sum=$(awk '$3 == "locked" { s += $6 } END { printf "%.0f", s }' "$p")
+	[[ -n $locked && $locked == "$sum" && $locked -gt 0 ]] ||
+		{ FAIL_WHY="locked lines add up to $sum, series kernel_locked=$locked"; return 1; }
+	# The s0 path: io_uring's submission and the futex wait and wake; the wake's atomics.
 	for f in io_submit_sqes io_futex_wait io_futex_wake futex_wake; do
 		grep -q "^# cost: fn s0_wait_wake [0-9.]* [0-9]* $f\$" "$p" || { FAIL_WHY="no fn line for $f"; return 1; }
 	done
+	grep -q "^# cost: locked s0_wait_wake [0-9.]* [0-9]* futex_wake\$" "$p" || { FAIL_WHY="no locked line for futex_wake"; return 1; }
 	"$BIN" compare "$p" >/dev/null 2>"$WORK/err" || { FAIL_WHY="compare refused the point: $(cat "$WORK/err")"; return 1; }
 }
 
@@ -364,6 +384,61 @@ case_boot_point_errors() {
 	expect bp-no-plugins 125 'plugin interface not enabled' env PATH="$WORK/fakebin:$PATH" \
 		"$REPO/scripts/boot-point.sh" --kernel "$KERNEL" -o "$p" --bin "$BIN" --cost "$MAP" -- --smoke || return 1
 	[[ ! -e $p ]] || { FAIL_WHY="a point was written"; return 1; }
+}
+
+# A boot with noreplace-smp keeps the kernel's LOCK prefixes, which a boot on one CPU turns
+# into DS prefixes: the counts must not care. The tick falls elsewhere in another boot, so
+# the functions compared are those that executed the same instructions in both boots.
+case_boot_locked_smp() {
+	need_kernel || return $?
+	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
+	if ! direct up plain "$(plugin "$WORK/up.counts")" ||
+		! direct smp plain "$(plugin "$WORK/smp.counts")" noreplace-smp; then
+		FAIL_WHY="no # boot= or # cmdline= line"
+		return 1
+	fi
+	grep -q ' translated_unlocked_sites=0$' "$WORK/smp.counts" ||
+		{ FAIL_WHY="noreplace-smp left unlocked sites: $(grep '^end' "$WORK/smp.counts")"; return 1; }
+	grep -q ' translated_unlocked_sites=[1-9][0-9]*$' "$WORK/up.counts" ||
+		{ FAIL_WHY="a one-CPU boot with no unlocked site: $(grep '^end' "$WORK/up.counts")"; return 1; }
+	awk '
+		FNR == 1 { side++ }
+		$1 == "fn" { fn[side, $4] = $3 }
+		$1 == "locked" { locked[side, $4] = $3 }
+		END {
+			for (key in fn) {
+				split(key, k, SUBSEP)
+				if (k[1] != 1 || fn[2, k[2]] != fn[key]) continue
+				same++
+				if (locked[key] + 0 != locked[2, k[2]] + 0) { bad++; print k[2] ": locked " locked[key] + 0 " and " locked[2, k[2]] + 0 }
+				else if (locked[key] > 0) counted++
+			}
+			print same " functions the same in both boots, " counted " of them with locked instructions"
+			exit !(same > 50 && counted >= 4 && !bad)
+		}' "$WORK/up.counts" "$WORK/smp.counts" >"$WORK/verdict" || { FAIL_WHY="$(tr '\n' ';' <"$WORK/verdict")"; return 1; }
+	note "boot-locked-smp: $(tail -n 1 "$WORK/verdict")"
+}
+
+# A boot of several runs: `selftest` as /init runs every workload once; the counts keep one
+# section a run, and `lines` wants to be told which.
+case_boot_runs() {
+	need_kernel || return $?
+	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
+	local results
+	direct runs plain "$(plugin "$WORK/runs.counts")" -- selftest --cpu 0 ||
+		{ FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
+	results=$(tr -d '\r' <"$WORK/runs.console" | grep -c '^ok [0-9]* - ') || true
+	((results > 1)) || { FAIL_WHY="selftest passed $results workloads: $(tail -c 300 "$WORK/runs.console")"; return 1; }
+	grep -q "^end runs=$results stray_windows=0 " "$WORK/runs.counts" ||
+		{ FAIL_WHY="$results runs, the counts: $(grep '^end' "$WORK/runs.counts")"; return 1; }
+	# Each a complete section: its windows (a smoke run: one round) and no stray marker.
+	awk -v want="$results" '
+		$1 == "run" { n++; if ($2 != n || $3 == "windows=0" || $4 != "unbalanced=0" || $5 != "open_at_end=0") bad = bad " " $0 }
+		$1 == "series" { series[n]++ }
+		END { for (i = 1; i <= n; i++) if (!series[i]) bad = bad " run " i " without series"; if (bad) print bad; exit n != want || bad != "" }' \
+		"$WORK/runs.counts" >"$WORK/verdict" || { FAIL_WHY="sections:$(cat "$WORK/verdict")"; return 1; }
+	expect runs-unnamed 2 "$results runs: say which one" "$COST" lines --counts "$WORK/runs.counts" \
+		--point "$WORK/plain.point" || return 1
 }
 
 # ---------------------------------------------------------------------------------------
