@@ -4,22 +4,7 @@
 # run's timed spans, between the markers uring-repro executes around them, and the locked
 # ones, and adds them up per kernel function with the kernel's System.map; this script builds
 # it, checks that the QEMU at hand accepts it, and turns one run's counts into its point's
-# `# cost:` lines. docs/cost.md has the method and the formats.
-#
-#   cost.sh plugin --map SYSTEM.MAP --out COUNTS [--qemu QEMU] [--accel A] [--arch A] [--cpus N]
-#       checks the map and the boot's settings, builds the plugin if needed, asks QEMU
-#       whether it accepts it (and the map), and prints the value of QEMU's -plugin option
-#       for a boot that writes COUNTS (scripts/boot-point.sh --cost runs this before the boot)
-#   cost.sh lines --counts COUNTS --point POINT [--run N] [--map SYSTEM.MAP]
-#       prints the `# cost:` lines of the point of run N of that boot (the Nth uring-repro
-#       run under the counter, from 1; without --run, the boot's only run); with --map,
-#       first checks that it is the map the counts were made with (boot-point.sh appends
-#       the lines to the point)
-#   cost.sh build
-#       builds the plugin (target/cost/cost.so) if its sources are newer, prints its path
-#
-# Exit: 0; 2 a usage error or a file that is not what it should be; 125 this machine cannot
-# count (no gcc, a QEMU that refuses the plugin) or the counts cannot be turned into lines.
+# `# cost:` lines. docs/cost.md has the method and the formats; usage() the commands.
 #
 # POSIX sh (checked with dash). Needs gcc, qemu-system-x86_64 and the usual POSIX tools.
 set -eu
@@ -42,7 +27,24 @@ cannot() {
 }
 
 usage() {
-	awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"
+	cat <<EOF
+usage: $PROG plugin --map SYSTEM.MAP --out COUNTS [--qemu QEMU] [--accel A] [--arch A] [--cpus N]
+           checks the map and the boot's settings, builds the plugin if needed, asks QEMU
+           whether it accepts it (and the map), and prints the value of QEMU's -plugin
+           option for a boot that writes COUNTS (boot-point.sh --cost runs this before
+           the boot)
+       $PROG lines --counts COUNTS --point POINT [--run N] [--map SYSTEM.MAP]
+           prints the \`# cost:\` lines of the point of run N of that boot (the Nth
+           uring-repro run under the counter, from 1; without --run, the boot's only run);
+           with --map, first checks that it is the map the counts were made with
+           (boot-point.sh appends the lines to the point)
+       $PROG build
+           builds the plugin (target/cost/cost.so) if its sources are newer, prints its path
+
+exit: 0; 2 a usage error or a file that is not what it should be; 125 this machine cannot
+      count (no gcc, a QEMU that refuses the plugin) or the counts cannot be turned into
+      lines.
+EOF
 }
 
 # --map: a readable System.map with text symbols in it.
@@ -95,28 +97,22 @@ probe() {
 	esac
 }
 
-# options CMD ALLOWED ARGS...: sets each --NAME VALUE of ARGS as the variable NAME, if
-# --NAME is one of the words of ALLOWED.
-options() {
-	cmd=$1 allowed=$2
-	shift 2
-	while [ $# -gt 0 ]; do
-		case " $allowed " in
-		*" $1 "*) ;;
-		*) usage_error "$cmd: unknown argument '$1'" ;;
-		esac
-		[ $# -ge 2 ] || usage_error "$1 needs a value"
-		eval "${1#--}=\$2"
-		shift 2
-	done
-}
-
 cmd_plugin() {
 	map="" out="" qemu=qemu-system-x86_64 accel=icount arch=x86_64 cpus=1
-	options plugin "--map --out --qemu --accel --arch --cpus" "$@"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--map) opt_value map path "$@" ;;
+		--out) opt_value out new_file "$@" ;;
+		--qemu) opt_value qemu text "$@" ;;
+		--accel) opt_value accel text "$@" ;;
+		--arch) opt_value arch text "$@" ;;
+		--cpus) opt_value cpus positive "$@" ;;
+		*) usage_error "plugin: unknown argument '$1'" ;;
+		esac
+		shift 2
+	done
 	check_map "$map"
 	[ -n "$out" ] || usage_error "--out COUNTS is required"
-	[ ! -e "$out" ] || usage_error "--out: $out exists"
 	case $arch in
 	x86_64) ;;
 	*) usage_error "--cost: x86_64 guests only (uring-repro's markers are x86_64 instructions), not $arch" ;;
@@ -147,15 +143,18 @@ sha256() {
 # consistency check that fails is an error, never a short table.
 cmd_lines() {
 	map="" counts="" point="" run=""
-	options lines "--map --counts --point --run" "$@"
-	for f in "$counts" "$point"; do
-		{ [ -n "$f" ] && [ -f "$f" ] && [ -r "$f" ]; } || usage_error "--counts and --point: readable files, not '$f'"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--map) opt_value map path "$@" ;;
+		--counts) opt_value counts file "$@" ;;
+		--point) opt_value point file "$@" ;;
+		--run) opt_value run positive "$@" ;;
+		*) usage_error "lines: unknown argument '$1'" ;;
+		esac
+		shift 2
 	done
-	case $run in
-	"" | [1-9] | [1-9]*[0-9]) ;;
-	*) usage_error "--run: a run's number, from 1, not '$run'" ;;
-	esac
-	case $run in *[!0-9]*) usage_error "--run: a run's number, from 1, not '$run'" ;; esac
+	[ -n "$counts" ] || usage_error "--counts COUNTS is required"
+	[ -n "$point" ] || usage_error "--point POINT is required"
 	sha=""
 	if [ -n "$map" ]; then
 		check_map "$map"

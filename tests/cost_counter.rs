@@ -595,7 +595,7 @@ fn a_boot_of_several_runs_needs_the_run_named() {
             None,
             &["--run", bad],
             2,
-            "--run: a run's number, from 1",
+            "--run: a positive number, not",
         );
     }
 }

@@ -7,9 +7,7 @@
 # for one CPU, and a boot of several runs keeps one section each. The parts that need no
 # QEMU (the decoder, the mapping, `cost.sh lines`) are tests/cost_counter.rs's (cargo test).
 #
-# usage: tests/cost/run.sh [--bin PATH] [--objdir DIR] [--only NAME]... [--keep DIR]
-#                          [--cache DIR] [--list]
-# --objdir: a built kernel's object directory (arch/x86/boot/bzImage and System.map in it),
+# usage(), below, names the options. --objdir: a built kernel's object directory, with
 # a kernel with the io_uring futex opcodes (6.7 or later) that runs a point the same way on
 # every boot under icount: tests/kernel/run.sh builds such kernels (tinyconfig + the
 # fragment). Debian's own kernels will not do: their packages ship a placeholder System.map
@@ -34,24 +32,34 @@ readonly RUN=(--cycles 16 --rounds 3 --warmups 1 --cpu 0)
 readonly BOOT_TIMEOUT=300
 
 CACHE=${URING_REPRO_COST_CACHE:-/var/tmp/uring-repro-cost} KEEP="" BIN="" OBJDIR="" ONLY=()
-usage() { sed -n '8,14p' "$0" | sed 's/^# //'; }
+usage() {
+	cat <<EOF
+usage: $0 [--bin PATH] [--objdir DIR] [--only NAME]... [--keep DIR] [--cache DIR] [--list]
+
+  --bin PATH     the x86_64 uring-repro to boot (default: this checkout's release build)
+  --objdir DIR   a built kernel's object directory (arch/x86/boot/bzImage and System.map
+                 in it): without it the boot cases skip
+  --only NAME    run only this case (repeatable; --list names them)
+  --keep DIR     keep the work directory's files in DIR
+  --cache DIR    the QEMU source fetched for its plugin header (default: $CACHE)
+  --list         print the cases' names and exit
+EOF
+}
 while (($#)); do
 	case $1 in
-	--bin | --objdir | --only | --keep | --cache)
-		(($# >= 2)) || usage_error "$1 needs a value"
-		case $1 in
-		--bin) BIN=$2 ;;
-		--objdir) OBJDIR=$2 ;;
-		--only) ONLY+=("$2") ;;
-		--keep) KEEP=$2 ;;
-		--cache) CACHE=$2 ;;
-		esac
-		shift 2
+	--bin) opt_value BIN exe "$@" ;;
+	--objdir) opt_value OBJDIR dir "$@" ;;
+	--only)
+		opt_value only text "$@"
+		ONLY+=("$only")
 		;;
-	--list) LIST=1; shift ;;
+	--keep) opt_value KEEP new_dir "$@" ;;
+	--cache) opt_value CACHE new_dir "$@" ;;
+	--list) LIST=1; shift; continue ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
+	shift 2
 done
 BIN=${BIN:-$REPO/target/release/uring-repro}
 
