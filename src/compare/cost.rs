@@ -33,8 +33,8 @@
 //! Limits (no heap): MAX_FUNCTIONS names a comparison, in a fixed hash
 //! table (`Sum`: SLOTS slots, 224 KiB of stack).
 
-use super::analysis::{boots, Analysis, Comparison};
-use super::point::{fnv, Cost, Count, Key, ALL, MAX_FUNCTIONS};
+use super::analysis::{boots, Analysis, Comparison, Group};
+use super::point::{fnv, Cost, Count, Key, Point, ALL, MAX_FUNCTIONS};
 use super::table::uint;
 
 /// The hash table's slots: a quarter stays free, so a probe ends soon.
@@ -110,16 +110,12 @@ pub struct Sum<'t> {
     pub kernel: [f64; 2],
     pub user: [f64; 2],
     pub point: [f64; 2],
-    /// The locked ones, the kernel's and the user's: figures only of a
-    /// side whose every point counted them (`counted`).
-    pub kernel_locked: [f64; 2],
-    pub user_locked: [f64; 2],
+    /// The locked ones, of a side whose every point counted them.
+    pub locked_sides: [Option<LockedPerPair>; 2],
     /// The points that counted locked instructions, and those that did
     /// not (bits).
     pub counted: u32,
     pub not_counted: u32,
-    /// The points of each side (bits).
-    pub side_points: [u32; 2],
     /// Whether the points of a side have identical lines.
     pub alike: [bool; 2],
     /// One instruction a cycle, per pair: what a function moves by to be
@@ -141,11 +137,9 @@ impl<'t> Sum<'t> {
             kernel: [0.0; 2],
             user: [0.0; 2],
             point: [0.0; 2],
-            kernel_locked: [0.0; 2],
-            user_locked: [0.0; 2],
+            locked_sides: [None; 2],
             counted: 0,
             not_counted: 0,
-            side_points: [0; 2],
             alike: [true; 2],
             threshold: 0.0,
         }
@@ -189,10 +183,20 @@ impl<'t> Sum<'t> {
         }
     }
 
+    /// Per side (control, test), the kernel's and the user's locked
+    /// instructions per pair; 0 for a side without them, which is shown
+    /// only when both sides have them (`Locked::Counted`).
+    pub fn locked_figures(&self) -> ([f64; 2], [f64; 2]) {
+        let [c, t] = self
+            .locked_sides
+            .map(|l| l.map_or((0.0, 0.0), |l| (l.kernel, l.user)));
+        ([c.0, t.0], [c.1, t.1])
+    }
+
     /// Per side, the kernel's locked instructions per pair, when every
     /// point of that side counted them.
     pub fn side_locked(&self, side: usize) -> Option<f64> {
-        (self.side_points[side] & self.not_counted == 0).then_some(self.kernel_locked[side])
+        self.locked_sides[side].map(|l| l.kernel)
     }
 
     /// The functions that moved by `threshold` or more, in all their
@@ -238,6 +242,35 @@ impl Default for Sum<'_> {
     }
 }
 
+/// A label's locked instructions per pair, the kernel's and the user's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LockedPerPair {
+    pub kernel: f64,
+    pub user: f64,
+}
+
+/// The locked instructions per pair of group `g`: the mean of its boots'
+/// series lines, as its value is of its boots' values (`Boots`); None when
+/// some point of it did not count them (not counted, never 0) or has no
+/// cost lines that can be read.
+pub fn locked_of(pts: &[Point], g: &Group) -> Option<LockedPerPair> {
+    let b = boots(pts, g, ALL);
+    let mut l = LockedPerPair {
+        kernel: 0.0,
+        user: 0.0,
+    };
+    for (j, &i) in g.points().iter().enumerate() {
+        let Cost::Counted(counted) = pts[i].cost else {
+            return None;
+        };
+        let locked = counted.totals.locked?;
+        let per = b.weight(j) / counted.totals.pairs.max(1) as f64;
+        l.kernel += per * locked.kernel as f64;
+        l.user += per * locked.user as f64;
+    }
+    Some(l)
+}
+
 /// The System.map a method line names (its `map_sha256=`; empty when it
 /// names none): one label, one kernel build. Its other words may differ
 /// (a counter that counted locked instructions beside one that did not:
@@ -277,7 +310,6 @@ pub fn sum<'t>(
     let cycles = p0.get(Key::Cycles).and_then(uint).unwrap_or(1);
     t.threshold = cycles as f64 / p0.pairs.max(1) as f64;
     for (side, g) in sides.into_iter().enumerate() {
-        t.side_points[side] = g.points().iter().fold(0, |m, &i| m | 1 << i);
         let b = boots(pts, g, ALL);
         t.point[side] = b.value();
         let mut first = None;
@@ -305,18 +337,14 @@ pub fn sum<'t>(
                     return no_table(f.line, OVER);
                 }
             }
-            let totals = counted.totals;
-            t.kernel[side] += per * totals.kernel as f64;
-            t.user[side] += per * totals.user as f64;
-            match totals.locked {
-                Some(l) => {
-                    t.counted |= 1 << i;
-                    t.kernel_locked[side] += per * l.kernel as f64;
-                    t.user_locked[side] += per * l.user as f64;
-                }
+            t.kernel[side] += per * counted.totals.kernel as f64;
+            t.user[side] += per * counted.totals.user as f64;
+            match counted.totals.locked {
+                Some(_) => t.counted |= 1 << i,
                 None => t.not_counted |= 1 << i,
             }
         }
+        t.locked_sides[side] = locked_of(pts, g);
     }
     Some(Ok(()))
 }

@@ -78,7 +78,7 @@ fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
     }
     let n = m.min(MAX_ROWS);
     let (k, u, p) = (t.kernel, t.user, t.point);
-    let (kl, ul) = (t.kernel_locked, t.user_locked);
+    let (kl, ul) = t.locked_figures();
     let mut what = Long::new();
     if n > 0 {
         let _ = write!(what, "the {n} listed");
@@ -148,7 +148,7 @@ fn locked_sentence(t: &Sum, labels: [&[u8]; 2], s: &mut Long) {
     let (l0, l1) = (Clean(labels[0]), Clean(labels[1]));
     let _ = match t.locked() {
         Locked::Counted => {
-            let (kl, ul) = (t.kernel_locked, t.user_locked);
+            let (kl, ul) = t.locked_figures();
             let _ = write!(
                 s,
                 " The locked column: the change in locked instructions (x86: a LOCK prefix, \
