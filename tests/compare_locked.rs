@@ -8,6 +8,7 @@ mod utils;
 
 use std::collections::HashMap;
 
+use utils::cost::{joined, section, uncounted};
 use utils::{assert_contains, assert_narrow, run, write, Run, Scratch};
 
 fn locked(name: &str) -> String {
@@ -52,20 +53,6 @@ fn lines_of(point: &str) -> (f64, HashMap<String, f64>) {
     (value("kernel_locked=") / pairs, per_fn)
 }
 
-/// The cost section of compare's text or of the mail: from its heading to
-/// the blank line after it.
-fn section(out: &str) -> &str {
-    let at = out
-        .find("Where the cost went, ")
-        .unwrap_or_else(|| panic!("no cost section in:\n{out}"));
-    let end = out[at..].find("\n\n").map_or(out.len(), |e| at + e + 1);
-    &out[at..end]
-}
-
-fn joined(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// The table's row of `what` (a function, or a total), split in columns:
 /// the control's figure, the change, the locked change.
 fn row<'a>(section: &'a str, what: &str) -> Vec<&'a str> {
@@ -87,23 +74,6 @@ fn tsv(args: &[&str]) -> Vec<HashMap<String, String>> {
             let cells = l.split('\t').map(str::to_owned);
             head.iter().map(|h| h.to_string()).zip(cells).collect()
         })
-        .collect()
-}
-
-/// A point of ours with its locked counts taken out, as a counter that did
-/// not count them writes its lines.
-fn uncounted(point: &str) -> String {
-    point
-        .lines()
-        .filter(|l| !l.starts_with("# cost: locked "))
-        .map(|l| {
-            let l = l.replace(" locked=x86-lock", "");
-            match l.find(" user_locked=") {
-                Some(at) if l.starts_with("# cost: series ") => l[..at].to_owned(),
-                _ => l,
-            }
-        })
-        .map(|l| format!("{l}\n"))
         .collect()
 }
 

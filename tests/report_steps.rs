@@ -6,6 +6,7 @@
 
 mod utils;
 
+use utils::cost::{joined, uncounted};
 use utils::draft::report_in;
 use utils::{assert_contains, assert_narrow, assert_usage_error, run, write, Run, Scratch};
 
@@ -34,18 +35,21 @@ const SERIES: [&str; 8] = [
 
 const RE: &str = "[PATCH 2/2] io_uring/futex: only mark private futex waits as inflight";
 
-/// The rows of the draft's table of steps, split in columns.
-fn steps_rows(out: &str) -> Vec<Vec<&str>> {
-    let at = out
-        .find("\n  step          boots")
-        .expect("a table of steps")
-        + 1;
+/// The rows of a table of the draft whose header starts `header`, split
+/// in columns, up to the blank line or a sentence under it.
+fn table_rows<'o>(out: &'o str, header: &str) -> Vec<Vec<&'o str>> {
+    let at = out.find(&format!("\n{header}")).expect("the table") + 1;
     let table = &out[at..out[at..].find("\n\n").unwrap() + at];
-    table
+    let rows = table
         .lines()
         .skip(1)
-        .map(|l| l.split_whitespace().collect())
-        .collect()
+        .take_while(|l| !l.starts_with("  A step"));
+    rows.map(|l| l.split_whitespace().collect()).collect()
+}
+
+/// The rows of the table of steps.
+fn steps_rows(out: &str) -> Vec<Vec<&str>> {
+    table_rows(out, "  step          boots")
 }
 
 /// Each row's verdict: the words after its figures.
@@ -53,11 +57,6 @@ fn verdicts(rows: &[Vec<&str>]) -> Vec<String> {
     let after = |k: usize| if k == 0 { 3 } else { 5 };
     let words = |(k, r): (usize, &Vec<&str>)| r[after(k)..].join(" ");
     rows.iter().enumerate().map(words).collect()
-}
-
-/// The text without its line breaks (a wrapped sentence).
-fn joined(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[test]
@@ -171,35 +170,9 @@ fn a_fix_series_is_one_reply_step_by_step() {
     );
 }
 
-/// A point of ours with its locked counts taken out, as a counter that did
-/// not count them writes its lines.
-fn uncounted(point: &str) -> String {
-    point
-        .lines()
-        .filter(|l| !l.starts_with("# cost: locked "))
-        .map(|l| {
-            let l = l.replace(" locked=x86-lock", "");
-            match l.find(" user_locked=") {
-                Some(at) if l.starts_with("# cost: series ") => l[..at].to_owned(),
-                _ => l,
-            }
-        })
-        .map(|l| format!("{l}\n"))
-        .collect()
-}
-
-/// The locked table's rows, split in columns.
+/// The rows of the table of locked instructions.
 fn locked_rows(out: &str) -> Vec<Vec<&str>> {
-    let at = out
-        .find("\n  step                     locked")
-        .expect("a locked table")
-        + 1;
-    let table = &out[at..out[at..].find("\n\n").unwrap() + at];
-    let rows = table
-        .lines()
-        .skip(1)
-        .take_while(|l| !l.starts_with("  A step"));
-    rows.map(|l| l.split_whitespace().collect()).collect()
+    table_rows(out, "  step                     locked")
 }
 
 #[test]

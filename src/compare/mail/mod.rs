@@ -1,6 +1,8 @@
 //! `uring-repro report [--gate PCT] [--mode M] [--introduced SHA]
 //! [--parent SHA] [--title TEXT] [--link URL]... LABEL=FILE...`: the
-//! regression mail, drafted from the points (docs/report.md).
+//! regression mail, drafted from the points (docs/report.md); with
+//! `--steps [--re SUBJECT]`, the reply on a fix series, each label a step
+//! (steps.rs).
 //!
 //! The inputs, labels and maths are compare's (load.rs, `Analysis`): the
 //! first label is the control, every other label is compared with it.
@@ -13,7 +15,8 @@
 //! draft has them (`Mail::write`), are `Mail`'s methods, one file a
 //! concern: the Subject and regzbot lines, what it claims (subject.rs);
 //! what was compared and the workload (points.rs); the figures and their
-//! verdict (results.rs); how to reproduce (reproduce.rs).
+//! verdict (results.rs); the steps of a series (steps.rs); how to
+//! reproduce (reproduce.rs).
 
 use core::fmt::Write;
 
