@@ -6,6 +6,7 @@
 
 mod utils;
 
+use utils::cost::{joined, section};
 use utils::{assert_contains, assert_narrow, run, write, Run, Scratch};
 
 fn fixture(name: &str) -> String {
@@ -25,20 +26,6 @@ fn bare(text: &str) -> String {
         .filter(|l| !l.starts_with("# cost: "))
         .map(|l| format!("{l}\n"))
         .collect()
-}
-
-/// The cost section of compare's text: from its heading to the blank line.
-fn section(out: &str) -> &str {
-    let at = out
-        .find("Where the cost went, ")
-        .unwrap_or_else(|| panic!("no cost section in:\n{out}"));
-    let end = out[at..].find("\n\n").map_or(out.len(), |e| at + e + 1);
-    &out[at..end]
-}
-
-/// The text of `section` without its line breaks (a wrapped sentence).
-fn joined(section: &str) -> String {
-    section.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[test]

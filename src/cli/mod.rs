@@ -424,6 +424,9 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             let why = Why::Files("needs a control and a label to compare with it");
             return Err(error(REPORT, b"", None, why));
         }
+        if let Some(why) = p.draft.refused(&a) {
+            return Err(error(REPORT, b"", None, Why::Files(why)));
+        }
         return Ok(Command::Report(a, p.draft));
     }
     if command == SUITE || baked == SUITE {

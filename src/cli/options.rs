@@ -213,6 +213,15 @@ fn link<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     Ok(())
 }
 
+/// report's `--re`: a patch's subject, printable ASCII.
+fn re<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    let ok =
+        (1..=compare::MAX_RE).contains(&v.len()) && v.iter().all(|b| (b' '..=b'~').contains(b));
+    let why = Why::Files("needs 1 to 128 printable ASCII characters: the patch's subject");
+    p.draft.re = Some(ok.then_some(v).ok_or(why)?);
+    Ok(())
+}
+
 /// compare's `--mode`: the series of a table of several that the word
 /// selects (its rows' name, `pollwake_idle`).
 fn series_mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
@@ -235,7 +244,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 30] = [
+pub const OPTIONS: [Opt; 32] = [
     opt("--profile", text("P", profile), POINTS & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
     opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
@@ -297,6 +306,10 @@ pub const OPTIONS: [Opt; 30] = [
         "the subject, at most 50 characters", Word("derived")),
     opt("--link", text("URL", link), REPORT, none("reads points"),
         "a Link: line, at most 66 characters; up to 4", Shown::None),
+    opt("--steps", Value::Flag(|p| p.draft.steps = true), REPORT, none("reads points"),
+        "a fix series' reply: the labels are its steps, in order", Shown::None),
+    opt("--re", text("SUBJECT", re), REPORT, none("reads points"),
+        "with --steps: the patch's subject, replied to", Shown::None),
     opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, none("reads points"),
         "every argument after it is a FILE", Shown::None),
     opt("-o", text("FILE", output), INITRAMFS, none("an archive"),
@@ -327,6 +340,9 @@ usage: uring-repro [run] [options]       measure (the default command)
                           [--parent SHA] [--title TEXT] [--link URL]...
                           LABEL=FILE...
                                        the regression mail, drafted
+       uring-repro report --steps [--re SUBJECT] [--gate PCT] [--mode M]
+                          [--title TEXT] [--link URL]... LABEL=FILE...
+                                       a fix series' reply, step by step
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
@@ -341,8 +357,10 @@ const COMPARE_TEXT: &str = "FILEs are saved runs, one per boot (stdout or --tsv 
 const REPORT_TEXT: &str = "compare's FILEs and labels, the first label the control; \
     prints a plain-text mail draft of at most 72 columns: the points, the workload from \
     their banners, the table, the verdict as a claim, the checks, witness, `#regzbot` and \
-    how to reproduce. A fact a point does not state is left out and named on stderr; \
-    exit 1 when a point failed its checks (the draft says NOT EVIDENCE; docs/report.md):";
+    how to reproduce. With --steps, the labels are the steps of a series in order (a \
+    label's points its boots), each against the one before and the first. A fact a point \
+    does not state is left out and named on stderr; exit 1 when a point failed its checks \
+    (the draft says NOT EVIDENCE; docs/report.md):";
 
 const CALIBRATE_TEXT: &str = "six points A B A B A B in one process, with the run \
     options (not --trace, --tsv, --inject-ns); B spins PCT% of A's mean more per pair. \

@@ -178,7 +178,10 @@ impl Reason {
 /// One test group against the control group.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Comparison {
-    /// Index of the test group (the control is group 0).
+    /// Index of the control group (group 0, the control label, but for
+    /// the steps of `report --steps`: the step before, or the first) and
+    /// of the test group.
+    pub base: usize,
     pub test: usize,
     /// Control and test values (ns/pair), primary basis.
     pub control: f64,
@@ -362,15 +365,15 @@ pub(super) fn boots(points: &[Point], g: &Group, b: usize) -> Boots {
     Boots::of(&refs[..g.k], b)
 }
 
-/// Compares group `test` with group 0.
+/// Compares group `test` with group `base`, the control.
 pub fn compare(
     points: &[Point],
     groups: &[Group],
-    test: usize,
+    (base, test): (usize, usize),
     drop_first: bool,
     gate: f64,
 ) -> Comparison {
-    let (c, t) = (&groups[0], &groups[test]);
+    let (c, t) = (&groups[base], &groups[test]);
     let (b1, b2) = (basis(drop_first, false), basis(drop_first, true));
     let second = pct_change(boots(points, t, b2).value(), boots(points, c, b2).value());
     let bs = [boots(points, c, b1), boots(points, t, b1)];
@@ -431,6 +434,7 @@ pub fn compare(
         }
     }
     Comparison {
+        base,
         test,
         control: bs[0].value(),
         value: bs[1].value(),
@@ -468,9 +472,21 @@ impl<'r, 'a> Analysis<'r, 'a> {
         };
         an.n = groups(args, &mut an.groups);
         for t in 1..an.n {
-            an.cmps[t] = compare(points, an.groups(), t, args.drop_first, args.gate);
+            an.cmps[t] = an.versus(0, t);
         }
         an
+    }
+
+    /// Group `test` compared with group `base`.
+    pub fn versus(&self, base: usize, test: usize) -> Comparison {
+        let a = self.args;
+        compare(
+            self.points,
+            self.groups(),
+            (base, test),
+            a.drop_first,
+            a.gate,
+        )
     }
 
     /// The labels' groups, the control's first.

@@ -88,7 +88,7 @@ pub(super) fn verdict(r: &Analysis, c: &Comparison, w: &mut dyn Write, first: &s
 /// One comparison in a sentence: the change against the control's value
 /// with both intervals, drop-first, drift, max CV and the verdict.
 pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
-    let (ctl, test) = (&r.groups()[0], &r.groups()[c.test]);
+    let (ctl, test) = (&r.groups()[c.base], &r.groups()[c.test]);
     let some_shared = c.boots != (ctl.k, test.k);
     let _ = write!(
         w,

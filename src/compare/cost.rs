@@ -14,8 +14,14 @@
 //!   `Sum::alike` says when they did not.
 //! - The functions that moved by one instruction a cycle or more (code on
 //!   the measured path runs once a cycle or more; the timer tick's work,
-//!   spread by the rounds' length, moves by far less) are listed by
-//!   `Sum::next`, biggest first (ties in byte order).
+//!   spread by the rounds' length, moves by far less), or by one locked
+//!   instruction a cycle, are listed by `Sum::next`, biggest first (ties
+//!   in byte order).
+//! - Locked instructions (the `locked` lines and the series lines'
+//!   `kernel_locked=`, `user_locked=`) are summed as the instructions are,
+//!   and shown when every point of both sides counted them (`Locked`): a
+//!   point whose counter did not count them has no figure, never 0, so no
+//!   change can be taken against it.
 //!
 //! Nothing is summed when no point of a comparison carries cost lines.
 //! When some do, a point without them or with lines that cannot be diffed
@@ -25,10 +31,10 @@
 //! itself is compared as always, but no table is better than a wrong one.
 //!
 //! Limits (no heap): MAX_FUNCTIONS names a comparison, in a fixed hash
-//! table (`Sum`: SLOTS slots, 160 KiB of stack).
+//! table (`Sum`: SLOTS slots, 224 KiB of stack).
 
-use super::analysis::{boots, Analysis, Comparison};
-use super::point::{fnv, Cost, Count, Key, ALL, MAX_FUNCTIONS};
+use super::analysis::{boots, Analysis, Comparison, Group};
+use super::point::{fnv, Cost, Count, Key, Point, ALL, MAX_FUNCTIONS};
 use super::table::uint;
 
 /// The hash table's slots: a quarter stays free, so a probe ends soon.
@@ -47,12 +53,14 @@ pub struct NoTable {
     pub why: &'static str,
 }
 
-/// A function: its name, its figure per side (control, test: instructions
-/// per pair, the label's mean) and the sides that name it (bits).
+/// A function: its name, its figures per side (control, test: per pair,
+/// the label's mean), of all its instructions and of its locked ones, and
+/// the sides that name it (bits).
 #[derive(Clone, Copy)]
 pub struct Slot<'t> {
     pub name: &'t [u8],
     pub v: [f64; 2],
+    pub locked: [f64; 2],
     pub sides: u8,
 }
 
@@ -60,6 +68,11 @@ impl Slot<'_> {
     /// Its change, test minus control.
     pub fn change(&self) -> f64 {
         self.v[1] - self.v[0]
+    }
+
+    /// The change of its locked instructions.
+    pub fn locked_change(&self) -> f64 {
+        self.locked[1] - self.locked[0]
     }
 
     /// Named by one side only: which (0 control, 1 test).
@@ -70,6 +83,19 @@ impl Slot<'_> {
             _ => None,
         }
     }
+}
+
+/// Whether the points of a comparison counted locked instructions (their
+/// method lines' `locked=x86-lock`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Locked {
+    /// Every point of both sides did: `Sum` holds their figures.
+    Counted,
+    /// No point did: not counted, which is no 0.
+    NotCounted,
+    /// Some did and some did not (points, as bits): there is no change to
+    /// take against what was not counted.
+    Mixed { counted: u32, not: u32 },
 }
 
 /// A comparison's cost lines, summed per side: every function in a fixed
@@ -84,6 +110,12 @@ pub struct Sum<'t> {
     pub kernel: [f64; 2],
     pub user: [f64; 2],
     pub point: [f64; 2],
+    /// The locked ones, of a side whose every point counted them.
+    pub locked_sides: [Option<LockedPerPair>; 2],
+    /// The points that counted locked instructions, and those that did
+    /// not (bits).
+    pub counted: u32,
+    pub not_counted: u32,
     /// Whether the points of a side have identical lines.
     pub alike: [bool; 2],
     /// One instruction a cycle, per pair: what a function moves by to be
@@ -96,6 +128,7 @@ impl<'t> Sum<'t> {
         const FREE: Slot<'static> = Slot {
             name: b"",
             v: [0.0; 2],
+            locked: [0.0; 2],
             sides: 0,
         };
         Sum {
@@ -104,14 +137,23 @@ impl<'t> Sum<'t> {
             kernel: [0.0; 2],
             user: [0.0; 2],
             point: [0.0; 2],
+            locked_sides: [None; 2],
+            counted: 0,
+            not_counted: 0,
             alike: [true; 2],
             threshold: 0.0,
         }
     }
 
-    /// `count` instructions of function `name` on `side`, weighing `per`;
-    /// Err when the table is full.
-    fn add(&mut self, name: &'t [u8], count: u64, side: usize, per: f64) -> Result<(), ()> {
+    /// `count` instructions of function `name` on `side` (the locked ones
+    /// when `kind` says so), weighing `per`; Err when the table is full.
+    fn add(
+        &mut self,
+        name: &'t [u8],
+        (count, kind): (u64, Kind),
+        side: usize,
+        per: f64,
+    ) -> Result<(), ()> {
         let mut i = fnv(name) as usize % SLOTS;
         while self.slots[i].sides != 0 && self.slots[i].name != name {
             i = (i + 1) % SLOTS;
@@ -124,16 +166,48 @@ impl<'t> Sum<'t> {
             (s.name, self.functions) = (name, self.functions + 1);
         }
         s.sides |= 1 << side;
-        s.v[side] += per * count as f64;
+        let v = match kind {
+            Kind::All => &mut s.v,
+            Kind::Locked => &mut s.locked,
+        };
+        v[side] += per * count as f64;
         Ok(())
     }
 
-    /// The functions that moved by `threshold` or more.
+    /// Whether the points of both sides counted locked instructions.
+    pub fn locked(&self) -> Locked {
+        match (self.counted, self.not_counted) {
+            (_, 0) => Locked::Counted,
+            (0, _) => Locked::NotCounted,
+            (counted, not) => Locked::Mixed { counted, not },
+        }
+    }
+
+    /// Per side (control, test), the kernel's and the user's locked
+    /// instructions per pair; 0 for a side without them, which is shown
+    /// only when both sides have them (`Locked::Counted`).
+    pub fn locked_figures(&self) -> ([f64; 2], [f64; 2]) {
+        let [c, t] = self
+            .locked_sides
+            .map(|l| l.map_or((0.0, 0.0), |l| (l.kernel, l.user)));
+        ([c.0, t.0], [c.1, t.1])
+    }
+
+    /// Per side, the kernel's locked instructions per pair, when every
+    /// point of that side counted them.
+    pub fn side_locked(&self, side: usize) -> Option<f64> {
+        self.locked_sides[side].map(|l| l.kernel)
+    }
+
+    /// The functions that moved by `threshold` or more, in all their
+    /// instructions or in their locked ones.
     fn moved(&self) -> impl Iterator<Item = &Slot<'t>> {
         let t = self.threshold * (1.0 - 1e-9); // but for the float's last bits
+        let locked = self.locked() == Locked::Counted;
+        let big = move |v: f64| v != 0.0 && v.abs() >= t;
         self.slots
             .iter()
-            .filter(move |s| s.sides != 0 && s.change() != 0.0 && s.change().abs() >= t)
+            .filter(move |s| s.sides != 0 && (big(s.change()) || locked && big(s.locked_change())))
     }
 
     /// The function listed after `last` (None: the first): the one that
@@ -146,6 +220,13 @@ impl<'t> Sum<'t> {
                 _ => Some(s),
             })
     }
+}
+
+/// Which of a function's counts a line gives.
+#[derive(Clone, Copy)]
+enum Kind {
+    All,
+    Locked,
 }
 
 /// `a` is listed before `b`: it moved more, or as much and its name comes
@@ -161,6 +242,46 @@ impl Default for Sum<'_> {
     }
 }
 
+/// A label's locked instructions per pair, the kernel's and the user's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LockedPerPair {
+    pub kernel: f64,
+    pub user: f64,
+}
+
+/// The locked instructions per pair of group `g`: the mean of its boots'
+/// series lines, as its value is of its boots' values (`Boots`); None when
+/// some point of it did not count them (not counted, never 0) or has no
+/// cost lines that can be read.
+pub fn locked_of(pts: &[Point], g: &Group) -> Option<LockedPerPair> {
+    let b = boots(pts, g, ALL);
+    let mut l = LockedPerPair {
+        kernel: 0.0,
+        user: 0.0,
+    };
+    for (j, &i) in g.points().iter().enumerate() {
+        let Cost::Counted(counted) = pts[i].cost else {
+            return None;
+        };
+        let locked = counted.totals.locked?;
+        let per = b.weight(j) / counted.totals.pairs.max(1) as f64;
+        l.kernel += per * locked.kernel as f64;
+        l.user += per * locked.user as f64;
+    }
+    Some(l)
+}
+
+/// The System.map a method line names (its `map_sha256=`; empty when it
+/// names none): one label, one kernel build. Its other words may differ
+/// (a counter that counted locked instructions beside one that did not:
+/// `Locked` says so).
+fn map(method: &[u8]) -> &[u8] {
+    let mut words = method.split(|&b| b == b' ');
+    words
+        .find_map(|w| w.strip_prefix(b"map_sha256="))
+        .unwrap_or(b"")
+}
+
 /// The same functions with the same counts, in the same order.
 fn same_counts(a: &[Count], b: &[Count]) -> bool {
     a.len() == b.len()
@@ -171,15 +292,14 @@ fn same_counts(a: &[Count], b: &[Count]) -> bool {
 
 /// Sums comparison `c`'s cost counts into `t`: None when no point of it
 /// carries cost lines, else whether they could be, or why not. The
-/// points of one label must have one method line: its `map_sha256=`
-/// names the System.map (one label, one kernel build).
+/// points of one label must name one System.map (`map`).
 pub fn sum<'t>(
     an: &Analysis<'t, '_>,
     c: &Comparison,
     t: &mut Sum<'t>,
 ) -> Option<Result<(), NoTable>> {
     let (pts, gs) = (an.points, an.groups());
-    let sides = [&gs[0], &gs[c.test]];
+    let sides = [&gs[c.base], &gs[c.test]];
     let carries = |i: &usize| pts[*i].cost != Cost::Absent;
     if !sides.iter().any(|g| g.points().iter().any(carries)) {
         return None;
@@ -202,22 +322,29 @@ pub fn sum<'t>(
             };
             match first {
                 None => first = Some(counted),
-                Some(f) if f.method != counted.method => return no_table(0, OTHER_MAP),
+                Some(f) if map(f.method) != map(counted.method) => return no_table(0, OTHER_MAP),
                 Some(f) => {
-                    t.alike[side] &=
-                        f.totals == counted.totals && same_counts(f.functions, counted.functions)
+                    t.alike[side] &= f.totals == counted.totals
+                        && same_counts(f.functions, counted.functions)
+                        && same_counts(f.locked, counted.locked)
                 }
             }
             // Its weight in its side's figures, per pair of its rows.
             let per = b.weight(j) / counted.totals.pairs.max(1) as f64;
-            for f in counted.functions {
-                if t.add(f.name, f.count, side, per).is_err() {
+            let all = counted.functions.iter().map(|f| (f, Kind::All));
+            for (f, kind) in all.chain(counted.locked.iter().map(|f| (f, Kind::Locked))) {
+                if t.add(f.name, (f.count, kind), side, per).is_err() {
                     return no_table(f.line, OVER);
                 }
             }
             t.kernel[side] += per * counted.totals.kernel as f64;
             t.user[side] += per * counted.totals.user as f64;
+            match counted.totals.locked {
+                Some(_) => t.counted |= 1 << i,
+                None => t.not_counted |= 1 << i,
+            }
         }
+        t.locked_sides[side] = locked_of(pts, g);
     }
     Some(Ok(()))
 }

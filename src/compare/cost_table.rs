@@ -14,8 +14,8 @@
 use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison};
-use super::cost::{sum, Sum};
-use super::words::{cell, figure, nums, Align, Figure, LineNo, Long, WIDTH};
+use super::cost::{sum, Locked, Sum};
+use super::words::{cell, figure, nums, Align, Figure, LineNo, Long, PointsOf, WIDTH};
 use crate::fmt::{plural, wrap, Clean, Dec};
 use crate::sys::out::Out;
 
@@ -31,13 +31,36 @@ pub enum Medium {
     Mail,
 }
 
+/// The locked column of a row: no such column (the points did not all
+/// count locked instructions), no figure (`-`: the point's own value has
+/// none), or a change.
+#[derive(Clone, Copy)]
+enum LockedCell {
+    NoColumn,
+    NoFigure,
+    Change(f64),
+}
+
 /// The table of `t` (`labels`: control's, test's), rows and sentences,
 /// no line over WIDTH.
 fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
+    let locked = t.locked() == Locked::Counted;
+    let column = |v: f64| {
+        if locked {
+            LockedCell::Change(v)
+        } else {
+            LockedCell::NoColumn
+        }
+    };
     cell(out, 14, Align::Right, format_args!("{}", Clean(labels[0])));
-    out.bytes(b"      change  kernel function\n");
-    // Every function that moved, the most first: the first MAX_ROWS listed.
-    let (mut last, mut m, mut listed) = (None, 0, [0.0; 2]);
+    out.bytes(if locked {
+        b"      change  locked  kernel function\n"
+    } else {
+        b"      change  kernel function\n"
+    });
+    // Every function that moved, the most first: the first MAX_ROWS listed
+    // (and their sums: the control's, the change, the locked change).
+    let (mut last, mut m, mut listed) = (None, 0, [0.0; 3]);
     while let Some(s) = t.next(last) {
         if m < MAX_ROWS {
             let mut name = Long::new();
@@ -47,17 +70,25 @@ fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
             }
             // A function the control does not name has no figure there.
             let control = (s.only() != Some(1)).then_some(s.v[0]);
-            row(out, control, s.change(), name.as_str());
-            listed = [listed[0] + s.v[0], listed[1] + s.change()];
+            let lc = s.locked_change();
+            row(out, control, s.change(), column(lc), name.as_str());
+            listed = [listed[0] + s.v[0], listed[1] + s.change(), listed[2] + lc];
         }
         (last, m) = (Some(s), m + 1);
     }
     let n = m.min(MAX_ROWS);
     let (k, u, p) = (t.kernel, t.user, t.point);
+    let (kl, ul) = t.locked_figures();
     let mut what = Long::new();
     if n > 0 {
         let _ = write!(what, "the {n} listed");
-        row(out, Some(listed[0]), listed[1], what.as_str());
+        row(
+            out,
+            Some(listed[0]),
+            listed[1],
+            column(listed[2]),
+            what.as_str(),
+        );
     }
     let others = t.functions - n;
     let mut what = Long::new();
@@ -66,16 +97,27 @@ fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
         out,
         Some(k[0] - listed[0]),
         k[1] - k[0] - listed[1],
+        column(kl[1] - kl[0] - listed[2]),
         what.as_str(),
     );
     let counted = [k[0] + u[0], k[1] + u[1]];
-    for (v, what) in [
-        (k, "kernel, all functions"),
-        (u, "user"),
-        (counted, "counted (kernel + user)"),
-        (p, "the point (timed)"),
+    // The point's own value is of all its instructions: no locked figure.
+    let point = if locked {
+        LockedCell::NoFigure
+    } else {
+        LockedCell::NoColumn
+    };
+    for (v, l, what) in [
+        (k, column(kl[1] - kl[0]), "kernel, all functions"),
+        (u, column(ul[1] - ul[0]), "user"),
+        (
+            counted,
+            column(kl[1] + ul[1] - kl[0] - ul[0]),
+            "counted (kernel + user)",
+        ),
+        (p, point, "the point (timed)"),
     ] {
-        row(out, Some(v[0]), v[1] - v[0], what);
+        row(out, Some(v[0]), v[1] - v[0], l, what);
     }
     let mut s = Long::new();
     let _ = write!(
@@ -91,6 +133,7 @@ fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
             _ => ", all listed",
         }
     );
+    locked_sentence(t, labels, &mut s);
     if t.alike != [true, true] {
         let _ = s.write_str(" The boots of a label differ in their lines.");
     }
@@ -98,9 +141,51 @@ fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
     wrap(out, s.as_str(), 2, 2, WIDTH);
 }
 
+/// What the table says of locked instructions: what its column is and
+/// each side's figure, or that they were not counted (never 0), or why no
+/// change is shown when only some points counted them.
+fn locked_sentence(t: &Sum, labels: [&[u8]; 2], s: &mut Long) {
+    let (l0, l1) = (Clean(labels[0]), Clean(labels[1]));
+    let _ = match t.locked() {
+        Locked::Counted => {
+            let (kl, ul) = t.locked_figures();
+            let _ = write!(
+                s,
+                " The locked column: the change in locked instructions (x86: a LOCK prefix, \
+                 or XCHG with memory) per pair, from the same lines; a function whose locked \
+                 ones moved by one a cycle counts as moved. The kernel's locked per pair: {l0} \
+                 {}, {l1} {}",
+                Dec(kl[0], 3),
+                Dec(kl[1], 3)
+            );
+            if ul != [0.0; 2] {
+                let _ = write!(
+                    s,
+                    "; user code's: {l0} {}, {l1} {}",
+                    Dec(ul[0], 3),
+                    Dec(ul[1], 3)
+                );
+            }
+            s.write_str(".")
+        }
+        Locked::NotCounted => s.write_str(
+            " Locked instructions: not counted (the points' cost lines were made by a counter \
+             that did not count them).",
+        ),
+        Locked::Mixed { counted, not } => write!(
+            s,
+            " Locked instructions: {} counted them, {} did not, so no change is shown: what was \
+             not counted is not 0.",
+            PointsOf(counted, false),
+            PointsOf(not, false)
+        ),
+    };
+}
+
 /// One row: the control's figure (`-` for None: it names no such
-/// function), the change, and `text`, wrapped from column 28.
-fn row(out: &mut Out, control: Option<f64>, change: f64, text: &str) {
+/// function), the change, the locked change, and `text`, wrapped from the
+/// column after them.
+fn row(out: &mut Out, control: Option<f64>, change: f64, locked: LockedCell, text: &str) {
     match control {
         Some(v) => nums(out, 14, &[v], 3),
         None => cell(out, 14, Align::Right, format_args!("-")),
@@ -110,8 +195,19 @@ fn row(out: &mut Out, control: Option<f64>, change: f64, text: &str) {
         ..Figure::plain(3)
     };
     figure(out, 12, change, signed);
+    let at = match locked {
+        LockedCell::NoColumn => 28,
+        LockedCell::NoFigure => {
+            cell(out, 8, Align::Right, format_args!("-"));
+            36
+        }
+        LockedCell::Change(v) => {
+            figure(out, 8, v, signed);
+            36
+        }
+    };
     out.bytes(b"  ");
-    wrap(out, text, 28, 30, WIDTH);
+    wrap(out, text, at, at + 2, WIDTH);
 }
 
 /// Where the cost went in comparison `c`, after `what` (the unit, `pair`
@@ -122,7 +218,7 @@ pub fn section(an: &Analysis, c: &Comparison, what: &str, medium: Medium, out: &
     let Some(r) = sum(an, c, &mut t) else {
         return;
     };
-    let labels = [an.groups()[0].label(), an.groups()[c.test].label()];
+    let labels = [an.groups()[c.base].label(), an.groups()[c.test].label()];
     if medium == Medium::Text {
         out.bytes(b"\n");
     }

@@ -9,10 +9,11 @@
 //!   against the control, the change's two 95% intervals, the verdict;
 //! - `compare` (`main`, below) prints the analysis as text, or `--tsv`
 //!   (text.rs); `compare --bisect` (bisect.rs) is one `git bisect run`
-//!   step; `report` (mail/) drafts the regression mail;
+//!   step; `report` (mail/) drafts the regression mail, or the reply on
+//!   a fix series (`--steps`);
 //! - cost.rs: where the cost went, the points' `# cost:` lines (kernel
-//!   instructions per function, counted by a QEMU TCG plugin) diffed per
-//!   function, for compare's text and the mail.
+//!   instructions per function, counted by a QEMU TCG plugin, and the
+//!   locked ones) diffed per function, for compare's text and the mail.
 //!
 //! Limits (no heap): 16 points, labels of 12 bytes, 4 MiB of input in all,
 //! 4096 rounds a point. Exit: 0 analysed (whatever the verdict), 1 a point
@@ -34,7 +35,7 @@ mod words;
 
 pub use analysis::{intervals, Interval, Intervals};
 pub use args::{percent, Args, MAX_LABEL, MAX_POINTS};
-pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_TITLE};
+pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_RE, MAX_TITLE};
 
 use crate::sys::out::Out;
 use analysis::Analysis;

@@ -6,6 +6,7 @@ use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
 use super::claim::{few_rounds, second_name, sentence, verdict};
+use super::cost::{sum, Sum};
 use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
@@ -91,7 +92,7 @@ pub fn text(r: &Analysis, out: &mut Out) {
 }
 
 fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
-    let (ctl, test) = (&r.groups()[0], &r.groups()[c.test]);
+    let (ctl, test) = (&r.groups()[c.base], &r.groups()[c.test]);
     let _ = writeln!(out, "\n{} vs {}", Clean(test.label()), Clean(ctl.label()));
     let sides = [
         (ctl, c.control, "control", c.boots.0),
@@ -286,14 +287,15 @@ test_points\tcontrol_means\ttest_means\tcontrol_value\ttest_value\tchange_pct\t\
 within_ci95_low_pct\twithin_ci95_high_pct\twithin_df\tcontrol_rounds\ttest_rounds\t\
 between_ci95_low_pct\tbetween_ci95_high_pct\tbetween_df\tall_rounds_pct\t\
 drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct\tbasis\t\
-confirmed\treasons\tcontrol_boots\ttest_boots\ttimebase";
+confirmed\treasons\tcontrol_boots\ttest_boots\ttimebase\tcontrol_kernel_locked\t\
+test_kernel_locked\tkernel_locked_change";
 
 /// The result summary as TSV.
 pub fn tsv(r: &Analysis, out: &mut Out) {
     let _ = writeln!(out, "{TSV_HEADER}");
     let profile = r.profile();
     for c in r.cmps() {
-        let (ctl, test) = (&r.groups()[0], &r.groups()[c.test]);
+        let (ctl, test) = (&r.groups()[c.base], &r.groups()[c.test]);
         let _ = write!(
             out,
             "{}\t{}\t{}\t{}\t{}\t{}",
@@ -357,7 +359,26 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
             }
         }
         let timebase = if r.icount() { "icount" } else { "wall" };
-        let _ = writeln!(out, "\t{}\t{}\t{timebase}", c.boots.0, c.boots.1);
+        let _ = write!(out, "\t{}\t{}\t{timebase}", c.boots.0, c.boots.1);
+        let [control, test] = locked(r, c);
+        let change = match (control, test) {
+            (Some(a), Some(b)) => b - a,
+            _ => f64::NAN,
+        };
+        let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
+        tsv_nums(out, &[nan(control), nan(test), change], 6);
+        out.bytes(b"\n");
+    }
+}
+
+/// The kernel's locked instructions per pair of comparison `c`'s sides,
+/// from their points' cost lines (cost.rs): None for a side not every
+/// point of which counted them, or when the lines cannot be diffed.
+fn locked(r: &Analysis, c: &Comparison) -> [Option<f64>; 2] {
+    let mut t = Sum::new();
+    match sum(r, c, &mut t) {
+        Some(Ok(())) => [t.side_locked(0), t.side_locked(1)],
+        _ => [None; 2],
     }
 }
 

@@ -28,11 +28,13 @@ readonly WAKE_PATH=(__wake_up __wake_up_common_lock __wake_up_common ep_poll_cal
 readonly WAKE_FLAG=io_poll_wq_wake
 
 # cost_rows TEXT: the first cost table's rows in compare's TEXT, one `CHANGE<TAB>WHAT` a line
-# (its columns: the control's figure in 14, the change in 12, then what).
+# (its columns: the control's figure in 14, the change in 12, the locked change when the points
+# counted locked instructions, then what, where its header's `kernel function` starts).
 cost_rows() {
 	awk '/^Where the cost went, / { on = 1; next }
-		on && substr($0, 15, 12) ~ /^ *[-+]?[0-9]+\.[0-9][0-9][0-9]$/ {
-			c = substr($0, 15, 12); gsub(/ /, "", c); print c "\t" substr($0, 29); seen = 1; next }
+		on && !at && /  change  (locked  )?kernel function$/ { at = index($0, "kernel function"); next }
+		at && substr($0, 15, 12) ~ /^ *[-+]?[0-9]+\.[0-9][0-9][0-9]$/ {
+			c = substr($0, 15, 12); gsub(/ /, "", c); print c "\t" substr($0, at); seen = 1; next }
 		seen { exit }' "$1"
 }
 # cost_row TEXT WHAT: the change on the row of WHAT (`kernel, all functions`, a function).
@@ -90,7 +92,7 @@ cost_checks() {
 		judge s0-cost-explains-the-change "$t" "${reasons[@]}"
 		note "s0 cost: counted $counted, the point $point, the listed functions $sum"
 		reasons=()
-		grep -q '^ *- *+[0-9.]*  io_req_track_inflight (child only)$' "$t" ||
+		grep -Eq '^ *- +\+[0-9.]+ +([-+]?[0-9.]+ +)?io_req_track_inflight \(child only\)$' "$t" ||
 			reasons+=("io_req_track_inflight is not listed as the child's only")
 		judge s0-cost-new-helper "$t" "${reasons[@]}"
 	fi

@@ -1,6 +1,8 @@
 //! `uring-repro report [--gate PCT] [--mode M] [--introduced SHA]
 //! [--parent SHA] [--title TEXT] [--link URL]... LABEL=FILE...`: the
-//! regression mail, drafted from the points (docs/report.md).
+//! regression mail, drafted from the points (docs/report.md); with
+//! `--steps [--re SUBJECT]`, the reply on a fix series, each label a step
+//! (steps.rs).
 //!
 //! The inputs, labels and maths are compare's (load.rs, `Analysis`): the
 //! first label is the control, every other label is compared with it.
@@ -13,12 +15,13 @@
 //! draft has them (`Mail::write`), are `Mail`'s methods, one file a
 //! concern: the Subject and regzbot lines, what it claims (subject.rs);
 //! what was compared and the workload (points.rs); the figures and their
-//! verdict (results.rs); how to reproduce (reproduce.rs).
+//! verdict (results.rs); the steps of a series (steps.rs); how to
+//! reproduce (reproduce.rs).
 
 use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison, Group};
-use super::args::Args;
+use super::args::{Args, MAX_POINTS};
 use super::load::{Inputs, Stopped};
 use super::point::{Key, Point, Series};
 use super::words::{self, Long, PointsOf, WIDTH};
@@ -29,6 +32,7 @@ use crate::sys::out::Out;
 mod points;
 mod reproduce;
 mod results;
+mod steps;
 mod subject;
 
 /// Most `--link`s.
@@ -38,6 +42,8 @@ pub const MAX_LINKS: usize = 4;
 pub const MAX_TITLE: usize = 50;
 /// Longest `--link` URL: `Link: ` and it fit 72 columns.
 pub const MAX_LINK: usize = 66;
+/// Longest `--re` subject (a patch's subject line; the Subject folds).
+pub const MAX_RE: usize = 128;
 
 /// What the command line adds to compare's arguments.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,6 +55,30 @@ pub struct Draft<'a> {
     pub title: Option<&'a [u8]>,
     pub links: [Option<&'a [u8]>; MAX_LINKS],
     pub n_links: usize,
+    /// `--steps`: the labels are the steps of a fix series, in order; the
+    /// draft is its reply (steps.rs).
+    pub steps: bool,
+    /// `--re`: the subject of the patch the steps' draft replies to.
+    pub re: Option<&'a [u8]>,
+}
+
+impl Draft<'_> {
+    /// Why these options do not make one draft (a usage error), if they
+    /// do not: `--steps` names its steps by label and is no regression
+    /// report, `--re` is its reply's subject.
+    pub fn refused(&self, a: &Args) -> Option<&'static str> {
+        if self.steps && a.plain {
+            Some("--steps names each step: LABEL=FILE")
+        } else if self.steps && (self.introduced.is_some() || self.parent.is_some()) {
+            Some("--introduced and --parent are the regression mail's, not --steps'")
+        } else if self.re.is_some() && !self.steps {
+            Some("--re is the subject a --steps draft replies to")
+        } else if self.re.is_some() && self.title.is_some() {
+            Some("--re and --title both make the Subject: give one")
+        } else {
+            None
+        }
+    }
 }
 
 /// Most characters of a fact the draft states (a kernel release's limit,
@@ -89,6 +119,8 @@ struct Mail<'r, 'a> {
     d: &'r Draft<'a>,
     pts: &'r [Point<'r>],
     gs: &'r [Group<'a>],
+    /// Every other label against the control; with `--steps`, each step
+    /// against the one before it.
     cmps: &'r [Comparison],
     /// Every point, as bits.
     all: u32,
@@ -111,13 +143,19 @@ fn draft(
     let mut inputs = Inputs::map(a)?;
     let pts = inputs.read(a)?;
     let an = Analysis::of(a, &pts);
+    // The steps of a series: each against the one before it.
+    let mut steps = [Comparison::default(); MAX_POINTS];
+    let n = an.groups().len();
+    for (k, c) in steps.iter_mut().enumerate().take(n).skip(1) {
+        *c = an.versus(k - 1, k);
+    }
     let m = Mail {
         an: &an,
         a,
         d,
         pts: &pts,
         gs: an.groups(),
-        cmps: an.cmps(),
+        cmps: if d.steps { &steps[1..n] } else { an.cmps() },
         all: (1u32 << a.n) - 1,
     };
     m.write(argv, out);
@@ -166,21 +204,38 @@ impl<'r, 'a> Mail<'r, 'a> {
             let mut p = Para::new();
             let _ = write!(
                 p,
-                "NOT EVIDENCE: {} failed {} checks (see below); this draft is no regression report.",
+                "NOT EVIDENCE: {} failed {} checks (see below); {}.",
                 PointsOf(bad, false),
-                if bad.count_ones() == 1 { "its" } else { "their" }
+                if bad.count_ones() == 1 {
+                    "its"
+                } else {
+                    "their"
+                },
+                if self.d.steps {
+                    "no step of theirs, and no change against one, is evidence"
+                } else {
+                    "this draft is no regression report"
+                }
             );
             emit(out, &p, 0, false);
         }
         self.subject(out);
         self.compared(out);
         self.workload(out);
-        self.table(out);
-        self.results(out);
+        if self.d.steps {
+            self.steps_table(out);
+            self.results(out);
+            self.steps_overall(out);
+        } else {
+            self.table(out);
+            self.results(out);
+        }
         self.checks(bad, out);
         self.witness(out);
         self.cost(out);
-        self.regzbot(out);
+        if !self.d.steps {
+            self.regzbot(out);
+        }
         self.reproduce(argv, out);
     }
 

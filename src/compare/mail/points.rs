@@ -36,20 +36,24 @@ impl Mail<'_, '_> {
             }
             let _ = p.write_str(if i + 1 == n { "." } else { ";" });
         }
-        // Points of one boot count once: the control's value is over boots.
-        let boots = self.cmps.first().map_or(ctl.k, |c| c.boots.0);
-        let value = match boots {
-            1 => "its one",
-            2 => "the midpoint of its 2",
-            _ => "the mean of its",
-        };
-        let _ = write!(
-            p,
-            " The control is {} ({value} {}{}); every other label is compared with it.",
-            Clean(ctl.label()),
-            noun(boots != ctl.k),
-            plural(boots)
-        );
+        if self.d.steps {
+            self.steps_order(&mut p);
+        } else {
+            // Points of one boot count once: the control's value is over boots.
+            let boots = self.cmps.first().map_or(ctl.k, |c| c.boots.0);
+            let value = match boots {
+                1 => "its one",
+                2 => "the midpoint of its 2",
+                _ => "the mean of its",
+            };
+            let _ = write!(
+                p,
+                " The control is {} ({value} {}{}); every other label is compared with it.",
+                Clean(ctl.label()),
+                noun(boots != ctl.k),
+                plural(boots)
+            );
+        }
         emit(out, &p, 0, false);
         // Per point, the points that share its boot id (itself too), as
         // bits; none for a point that states no boot id.

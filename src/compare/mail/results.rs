@@ -18,13 +18,10 @@ impl Mail<'_, '_> {
     /// Per point: label, rounds, ns/pair, CV, change vs the control.
     pub(super) fn table(&self, out: &mut Out) {
         let control = self.cmps.first().map_or(f64::NAN, |c| c.control);
-        let (icount, unit) = (self.an.icount(), self.unit());
+        let unit = self.unit();
         let mut p = Para::new();
-        let what = if icount { "guest instructions" } else { "ns" };
-        let _ = write!(p, "Results, {what} per {}", Clean(self.per()));
-        if icount {
-            let _ = p.write_str(" under QEMU TCG icount, not time");
-        }
+        let _ = p.write_str("Results, ");
+        self.figures(&mut p);
         let _ = write!(
             p,
             " (each point's mean over its rounds), against the control {} at {} {}:",
@@ -63,11 +60,28 @@ impl Mail<'_, '_> {
         out.bytes(b"\n");
     }
 
+    /// What a figure is: ns, or guest instructions under QEMU TCG icount,
+    /// per what the series lines say.
+    pub(super) fn figures(&self, p: &mut Para) {
+        let icount = self.an.icount();
+        let what = if icount { "guest instructions" } else { "ns" };
+        let _ = write!(p, "{what} per {}", Clean(self.per()));
+        if icount {
+            let _ = p.write_str(" under QEMU TCG icount, not time");
+        }
+    }
+
     /// Per test label compare's sentence (change, intervals, drop-first,
     /// drift, max CV, verdict), the verdict worded as a claim limited to
     /// what was measured.
     pub(super) fn results(&self, out: &mut Out) {
         let r = self.an;
+        // What is not claimed: a regression, or a step's change.
+        let (claimed, none) = if self.d.steps {
+            (["no change", "No change"], "")
+        } else {
+            (["no regression", "No regression"], ", no regression")
+        };
         for c in self.cmps {
             let mut p = Para::new();
             claim::sentence(r, c, &mut p);
@@ -75,14 +89,15 @@ impl Mail<'_, '_> {
                 let _ = if c.clear_under_gate() {
                     write!(
                         p,
-                        " The change is clear of zero but under the {}% gate: no regression \
-                         is claimed at this gate.",
-                        Dec(self.a.gate, 3)
+                        " The change is clear of zero but under the {}% gate: {} is claimed \
+                         at this gate.",
+                        Dec(self.a.gate, 3),
+                        claimed[0]
                     )
                 } else if c.reasons & Reason::NoChange.bit() != 0 {
-                    p.write_str(" The values are identical: no change, no regression.")
+                    write!(p, " The values are identical: no change{none}.")
                 } else {
-                    p.write_str(" No regression is claimed from these points.")
+                    write!(p, " {} is claimed from these points.", claimed[1])
                 };
                 emit(out, &p, 0, false);
                 continue;
@@ -93,7 +108,7 @@ impl Mail<'_, '_> {
                 Clean(self.gs[c.test].label()),
                 self.unit().prose,
                 Pct(c.change),
-                Clean(self.gs[0].label())
+                Clean(self.gs[c.base].label())
             );
             for (f, before, after) in [
                 (Key::Profile, " in the ", " workload"),

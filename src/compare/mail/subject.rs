@@ -73,8 +73,12 @@ impl Mail<'_, '_> {
     /// 72 columns.
     pub(super) fn subject(&self, out: &mut Out) {
         let mut p = Para::new();
-        let _ = write!(p, "Subject: {} ", self.claim().tag());
-        self.title(&mut p);
+        if self.d.steps {
+            self.steps_subject(&mut p);
+        } else {
+            let _ = write!(p, "Subject: {} ", self.claim().tag());
+            self.title(&mut p);
+        }
         super::emit(out, &p, 1, false);
     }
 

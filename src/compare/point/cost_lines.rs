@@ -35,6 +35,7 @@ const OTHER_PAIRS: &str = "pairs= not its rows' (another run's lines?)";
 const FN_SUM: &str = "its fn lines do not add up to its kernel=";
 const LOCKED_SUM: &str = "its locked lines do not add up to its kernel_locked=";
 const TWICE: &str = "a function named twice in its series";
+const LOCKED_FN: &str = "a locked count above its function's fn count";
 const OVER: &str = "over compare's limit of 3072 functions at";
 
 /// One function's count: its name, the instructions counted in it (all
@@ -355,8 +356,12 @@ impl<'t> Reader<'t> {
                 return unusable(line, LOCKED_SUM);
             }
         }
-        if let Some(twice) = named_twice(functions).or_else(|| named_twice(locked_counts)) {
-            return unusable(twice, TWICE);
+        let names = match (Names::of(functions), Names::of(locked_counts)) {
+            (Err(twice), _) | (_, Err(twice)) => return unusable(twice, TWICE),
+            (Ok(names), Ok(_)) => names,
+        };
+        if let Some(line) = locked_beyond(&names, locked_counts) {
+            return unusable(line, LOCKED_FN);
         }
         Cost::Counted(Counted {
             method,
@@ -373,23 +378,50 @@ fn sum(counts: &[Count]) -> Option<u64> {
     counts.iter().try_fold(0u64, |s, c| s.checked_add(c.count))
 }
 
-/// The line of the first count whose name an earlier one has (a fixed
-/// hash table: twice MAX_FUNCTIONS slots, so a probe ends soon).
-fn named_twice(counts: &[Count]) -> Option<usize> {
-    const SLOTS: usize = 2 * MAX_FUNCTIONS;
-    // Index + 1 of the count in each slot; 0: free.
-    let mut slots = [0u16; SLOTS];
-    for (k, c) in counts.iter().enumerate() {
-        let mut i = fnv(c.name) as usize % SLOTS;
-        while slots[i] != 0 {
-            if counts[slots[i] as usize - 1].name == c.name {
-                return Some(c.line);
+/// Counts by name: a fixed hash table of twice MAX_FUNCTIONS slots, so
+/// a probe ends soon.
+struct Names<'c, 't> {
+    counts: &'c [Count<'t>],
+    /// Index + 1 of the count in each slot; 0: free.
+    slots: [u16; 2 * MAX_FUNCTIONS],
+}
+
+impl<'c, 't> Names<'c, 't> {
+    /// `counts` by name, or the line of the first count whose name an
+    /// earlier one has.
+    fn of(counts: &'c [Count<'t>]) -> Result<Self, usize> {
+        let mut names = Names {
+            counts,
+            slots: [0; 2 * MAX_FUNCTIONS],
+        };
+        for (k, c) in counts.iter().enumerate() {
+            match names.find(c.name) {
+                (_, Some(_)) => return Err(c.line),
+                (i, None) => names.slots[i] = k as u16 + 1,
             }
-            i = (i + 1) % SLOTS;
         }
-        slots[i] = k as u16 + 1;
+        Ok(names)
     }
-    None
+
+    /// The slot of `name`, and its count when it has one.
+    fn find(&self, name: &[u8]) -> (usize, Option<&'c Count<'t>>) {
+        let mut i = fnv(name) as usize % self.slots.len();
+        while self.slots[i] != 0 {
+            let c = &self.counts[self.slots[i] as usize - 1];
+            if c.name == name {
+                return (i, Some(c));
+            }
+            i = (i + 1) % self.slots.len();
+        }
+        (i, None)
+    }
+}
+
+/// The line of the first `locked` count above its function's `fn` count
+/// (none: no fn line), a locked instruction being one of its function's.
+fn locked_beyond(functions: &Names, locked: &[Count]) -> Option<usize> {
+    let within = |l: &Count| functions.find(l.name).1.is_some_and(|f| l.count <= f.count);
+    locked.iter().find(|l| !within(l)).map(|l| l.line)
 }
 
 /// FNV-1a, 64 bits.

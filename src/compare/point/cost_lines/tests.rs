@@ -258,6 +258,32 @@ fn sums_past_2_64_and_a_function_named_twice_are_caught() {
 }
 
 #[test]
+fn a_locked_count_is_one_of_its_functions_instructions() {
+    let lines = |locked: [&'static str; 2]| {
+        let series = "series s0 pairs=8 user=1 kernel=4 user_locked=0 kernel_locked=3";
+        let head = [LOCKED_METHOD, series, "fn s0 1.0 2 f", "fn s0 1.0 2 g"];
+        cost_of(&[&head[..], &locked[..]].concat(), 8)
+    };
+    let unusable = |line| Cost::Unusable {
+        line,
+        why: LOCKED_FN,
+    };
+    // As many locked as instructions: all of them locked.
+    let c = lines(["locked s0 1.0 2 f", "locked s0 1.0 1 g"]);
+    assert!(matches!(c, Cost::Counted(_)), "{c:?}");
+    // More locked than instructions, or a function without a fn line,
+    // with kernel_locked= made to match the lines.
+    assert_eq!(
+        lines(["locked s0 1.0 1 f", "locked s0 1.0 2 h"]),
+        unusable(6)
+    );
+    assert_eq!(
+        lines(["locked s0 1.0 3 f", "locked s0 1.0 0 g"]),
+        unusable(5)
+    );
+}
+
+#[test]
 fn lines_that_do_not_fit_their_point() {
     let series = "series s0 pairs=8 user=1 kernel=2";
     let fns = "fn s0 1.0 2 f";
