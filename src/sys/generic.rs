@@ -17,6 +17,7 @@ pub mod nr {
     pub const LSEEK: usize = 62;
     pub const READ: usize = 63;
     pub const WRITE: usize = 64;
+    pub const PIPE2: usize = 59;
     pub const PREAD64: usize = 67;
     pub const NEWFSTATAT: usize = 79;
     pub const SYNC: usize = 81;
@@ -35,6 +36,7 @@ pub mod nr {
     pub const UNAME: usize = 160;
     pub const GETCPU: usize = 168;
     pub const GETPID: usize = 172;
+    pub const SOCKETPAIR: usize = 199;
     pub const MUNMAP: usize = 215;
     pub const CLONE: usize = 220;
     pub const MMAP: usize = 222;

@@ -28,6 +28,7 @@ mod errno;
 pub mod futex;
 pub mod memory;
 pub mod out;
+pub mod pair;
 pub mod path;
 pub mod signal;
 pub mod thread;

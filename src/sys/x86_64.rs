@@ -56,6 +56,8 @@ pub mod nr {
     pub const NEWFSTATAT: usize = 262;
     pub const LINKAT: usize = 265;
     pub const RENAMEAT2: usize = 316;
+    pub const PIPE2: usize = 293;
+    pub const SOCKETPAIR: usize = 53;
 }
 
 /// The vDSO's clock_gettime and the version that defines it.
