@@ -28,8 +28,14 @@ fn opcode(k: Kind) -> Option<&'static str> {
         Kind::Waitv => "FUTEX_WAITV",
         Kind::Wake | Kind::Check => "FUTEX_WAKE",
         Kind::Cancel => "ASYNC_CANCEL",
-        Kind::Nop => "NOP",
+        Kind::Nop | Kind::Link => "NOP",
         Kind::Source => "MSG_RING",
+        Kind::Read => "READ",
+        Kind::Write => "WRITE",
+        Kind::Poll => "POLL_ADD",
+        Kind::Timeout => "TIMEOUT",
+        Kind::Send => "SEND",
+        Kind::Recv => "RECV",
         Kind::Target => return None,
     })
 }
