@@ -18,6 +18,7 @@ pub mod nr {
     pub const READ: usize = 63;
     pub const WRITE: usize = 64;
     pub const PIPE2: usize = 59;
+    pub const GETDENTS64: usize = 61;
     pub const PREAD64: usize = 67;
     pub const NEWFSTATAT: usize = 79;
     pub const SYNC: usize = 81;
@@ -26,6 +27,8 @@ pub mod nr {
     pub const FUTEX: usize = 98;
     pub const NANOSLEEP: usize = 101;
     pub const CLOCK_GETTIME: usize = 113;
+    pub const SCHED_SETSCHEDULER: usize = 119;
+    pub const SCHED_GETSCHEDULER: usize = 120;
     pub const SCHED_SETAFFINITY: usize = 122;
     pub const SCHED_GETAFFINITY: usize = 123;
     pub const KILL: usize = 129;
