@@ -28,7 +28,7 @@ pub static K0: Profile = Profile {
         short: "k0",
         long: "link-chain",
         formal: "k0_link_chain",
-        help: "a chain of 32 NOP, each linked to the next (IOSQE_IO_LINK; res 0)",
+        help: "a chain of 32 NOP linked by IOSQE_IO_LINK (res 0)",
     },
     per: "linked NOP",
     opcodes: &[NOP],

@@ -31,7 +31,7 @@ pub static M0: Profile = Profile {
         short: "m0",
         long: "msg-ring",
         formal: "m0_msg_ring",
-        help: "32 MSG_RING to a second ring (res 0; each target CQE its value)",
+        help: "32 MSG_RING to a second ring (res 0; each CQE there its value)",
     },
     per: "MSG_RING message",
     opcodes: &[MSG_RING],

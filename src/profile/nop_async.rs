@@ -53,7 +53,7 @@ pub static A0: Profile = Profile {
         short: "a0",
         long: "nop-async",
         formal: "a0_nop_async",
-        help: "32 NOP with IOSQE_ASYNC, each run by an io-wq worker (res 0)",
+        help: "32 NOP with IOSQE_ASYNC, each run by io-wq (res 0)",
     },
     per: "NOP run by io-wq",
     opcodes: &[NOP],

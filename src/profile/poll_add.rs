@@ -40,7 +40,7 @@ pub static P0: Profile = Profile {
         short: "p0",
         long: "poll-add",
         formal: "p0_poll_add",
-        help: "32 POLL_ADD on eventfds, 32 WRITE that wake them (res POLLIN, 8); drained",
+        help: "32 POLL_ADD on eventfds, the WRITEs that wake them (POLLIN, 8)",
     },
     per: "POLL_ADD woken by a WRITE",
     opcodes: &[POLL_ADD, WRITE, READ],

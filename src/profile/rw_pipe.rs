@@ -29,7 +29,7 @@ pub static R0: Profile = Profile {
         short: "r0",
         long: "rw-pipe",
         formal: "r0_rw_pipe",
-        help: "32 WRITE, 32 READ of 16 bytes on a pipe (res 16; bytes checked)",
+        help: "32 WRITE, 32 READ of 16 bytes, a pipe each (16, bytes checked)",
     },
     per: "WRITE/READ pair",
     opcodes: &[WRITE, READ],

@@ -24,7 +24,7 @@ pub static U0: Profile = Profile {
         short: "u0",
         long: "send-recv",
         formal: "u0_send_recv",
-        help: "32 SEND, 32 RECV of 16 bytes on an AF_UNIX socketpair (res 16; bytes checked)",
+        help: "32 SEND, 32 RECV of 16 bytes, AF_UNIX (16, bytes checked)",
     },
     per: "SEND/RECV pair",
     opcodes: &[SEND, RECV],

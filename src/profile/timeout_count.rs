@@ -29,7 +29,7 @@ pub static T0: Profile = Profile {
         short: "t0",
         long: "timeout-count",
         formal: "t0_timeout_count",
-        help: "32 TIMEOUT (count 1), 32 NOP whose completions meet it (res 0, 0)",
+        help: "32 TIMEOUT (count 1), 32 NOP that complete them (res 0, 0)",
     },
     per: "TIMEOUT/NOP pair",
     opcodes: &[TIMEOUT, NOP],
