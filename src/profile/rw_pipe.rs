@@ -15,12 +15,10 @@
 //! back (a pipe keeps one).
 
 use super::stream::{Requests, Stream};
-use super::{Function, Names, Profile, Series, Takes, Timed, Workload, READ, WRITE};
-use crate::check::{Counter, Kind, Ledger};
+use super::{Function, Names, Profile, Series, Takes, READ, WRITE};
+use crate::check::Kind;
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
-use crate::ring::Ring;
-use crate::sys::clock::Clock;
 use crate::sys::pair;
 
 /// r0: WRITE then READ on a pipe.
@@ -48,39 +46,19 @@ pub static R0: Profile = Profile {
         Function::per_request("io_prep_read", &[Kind::Read]),
         Function::per_request("io_read", &[Kind::Read]),
     ],
-    start: |s, ring, ledger, then| then(&mut RwPipe(Stream::new(s, &REQUESTS)?), ring, ledger),
+    start: |s, ring, ledger, then| then(&mut Stream::new(s, &REQUESTS)?, ring, ledger),
 };
 
-pub const REQUESTS: Requests = Requests {
+pub static REQUESTS: Requests = Requests {
     // pipe2 gives (read end, write end); a stream's sending end is first.
     open: || pair::pipe().map(|(rx, tx)| (tx, rx)),
     open_call: "pipe2",
     kinds: [Kind::Write, Kind::Read],
     send: ops::write,
     recv: ops::read,
+    totals: [
+        ("cqes", |l| l.cqes),
+        ("write_cqes", |l| l.kind(Kind::Write)),
+        ("read_cqes", |l| l.kind(Kind::Read)),
+    ],
 };
-
-/// The checks line's totals.
-const TOTALS: [Counter; 3] = [
-    ("cqes", |l| l.cqes),
-    ("write_cqes", |l| l.kind(Kind::Write)),
-    ("read_cqes", |l| l.kind(Kind::Read)),
-];
-
-pub struct RwPipe(pub Stream);
-
-impl Workload for RwPipe {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.0.pairs_per_cycle()
-    }
-
-    // A symbol of its own (perf annotate, callgrind), as s0's.
-    #[inline(never)]
-    fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
-        self.0.cycle(&REQUESTS, ring, clock, ledger, seq)
-    }
-
-    fn checks(&self) -> [&'static [Counter]; 2] {
-        [&TOTALS, &[]]
-    }
-}

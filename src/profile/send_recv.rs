@@ -10,12 +10,10 @@
 //! least protocol under it, and no network to configure.
 
 use super::stream::{Requests, Stream};
-use super::{Function, Names, Profile, Series, Takes, Timed, Workload, RECV, SEND};
-use crate::check::{Counter, Kind, Ledger};
+use super::{Function, Names, Profile, Series, Takes, RECV, SEND};
+use crate::check::Kind;
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
-use crate::ring::Ring;
-use crate::sys::clock::Clock;
 use crate::sys::pair;
 
 /// u0: SEND then RECV on a socketpair.
@@ -47,38 +45,18 @@ pub static U0: Profile = Profile {
         Function::per_request("io_recvmsg_prep", &[Kind::Recv]),
         Function::per_request("io_recv", &[Kind::Recv]),
     ],
-    start: |s, ring, ledger, then| then(&mut SendRecv(Stream::new(s, &REQUESTS)?), ring, ledger),
+    start: |s, ring, ledger, then| then(&mut Stream::new(s, &REQUESTS)?, ring, ledger),
 };
 
-pub const REQUESTS: Requests = Requests {
+pub static REQUESTS: Requests = Requests {
     open: pair::unix_stream,
     open_call: "socketpair",
     kinds: [Kind::Send, Kind::Recv],
     send: ops::send,
     recv: ops::recv,
+    totals: [
+        ("cqes", |l| l.cqes),
+        ("send_cqes", |l| l.kind(Kind::Send)),
+        ("recv_cqes", |l| l.kind(Kind::Recv)),
+    ],
 };
-
-/// The checks line's totals.
-const TOTALS: [Counter; 3] = [
-    ("cqes", |l| l.cqes),
-    ("send_cqes", |l| l.kind(Kind::Send)),
-    ("recv_cqes", |l| l.kind(Kind::Recv)),
-];
-
-pub struct SendRecv(pub Stream);
-
-impl Workload for SendRecv {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.0.pairs_per_cycle()
-    }
-
-    // A symbol of its own (perf annotate, callgrind), as s0's.
-    #[inline(never)]
-    fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
-        self.0.cycle(&REQUESTS, ring, clock, ledger, seq)
-    }
-
-    fn checks(&self) -> [&'static [Counter]; 2] {
-        [&TOTALS, &[]]
-    }
-}

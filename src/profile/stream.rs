@@ -21,8 +21,8 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::setup::{self, CyclePlan};
-use super::{SetUp, Shape, Timed};
-use crate::check::{tag, Fail, Kind, Ledger, MAX_PER_KIND};
+use super::{SetUp, Shape, Timed, Workload};
+use crate::check::{tag, Counter, Fail, Kind, Ledger, MAX_PER_KIND};
 use crate::exit::Exit;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -129,6 +129,8 @@ pub struct Requests {
     pub kinds: [Kind; 2],
     pub send: Send,
     pub recv: Recv,
+    /// The checks line's totals: all CQEs, the sends', the receives'.
+    pub totals: [Counter; 3],
 }
 
 impl Requests {
@@ -144,6 +146,7 @@ impl Requests {
 /// A stream workload: its cycle's plan, its buffers, and its streams
 /// (`slots` of them), each its sending end and its receiving end.
 pub struct Stream {
+    q: &'static Requests,
     p: CyclePlan,
     records: Records,
     ends: [Option<(Fd, Fd)>; MAX_PER_KIND as usize],
@@ -151,21 +154,18 @@ pub struct Stream {
 
 impl Stream {
     /// The streams of a run set up as `s`, opened as `q` says.
-    pub fn new(s: &SetUp, q: &Requests) -> Result<Stream, Exit> {
+    pub fn new(s: &SetUp, q: &'static Requests) -> Result<Stream, Exit> {
         let p = CyclePlan::of(s);
         let mut ends = [const { None }; MAX_PER_KIND as usize];
         for e in ends.iter_mut().take(p.slots as usize) {
             *e = Some((q.open)().map_err(|e| setup::step_failed("", q.open_call, e))?);
         }
         Ok(Stream {
+            q,
             p,
             records: Records::new("")?,
             ends,
         })
-    }
-
-    pub fn pairs_per_cycle(&self) -> u64 {
-        self.p.slots as u64
     }
 
     /// Stream `i`'s sending and receiving ends (-1, EBADF in a CQE, past
@@ -176,19 +176,18 @@ impl Stream {
             .as_ref()
             .map_or((-1, -1), |(tx, rx)| (tx.raw(), rx.raw()))
     }
+}
 
-    /// Cycle `seq` of requests `q` (see the module docs). Inlined into each
-    /// workload's own `cycle`, whose `q` is a constant: its encoders are
-    /// called directly.
-    #[inline(always)]
-    pub fn cycle(
-        &self,
-        q: &Requests,
-        ring: &mut Ring,
-        clock: &Clock,
-        ledger: &mut Ledger,
-        seq: u32,
-    ) -> Timed {
+impl Workload for Stream {
+    fn pairs_per_cycle(&self) -> u64 {
+        self.p.slots as u64
+    }
+
+    /// Cycle `seq` (see the module docs): r0's and u0's alike, their
+    /// requests made through `Requests`' encoders.
+    #[inline(never)]
+    fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
+        let q = self.q;
         let (p, r) = (&self.p, &self.records);
         let (n, [sends, recvs]) = (p.slots, q.kinds);
         r.fill(seq, n);
@@ -213,6 +212,10 @@ impl Stream {
         c.verify(|| r.check(seq, n, recvs, ledger));
         (ns, c.finish(ledger))
     }
+
+    fn checks(&self) -> [&'static [Counter]; 2] {
+        [&self.q.totals, &[]]
+    }
 }
 
 #[cfg(test)]
@@ -224,7 +227,7 @@ mod tests {
 
     /// The streams of profile `short` (its plan and `slots` streams opened
     /// as `q` says), on a live ring; None after a loud SKIP.
-    fn live(short: &str, q: &Requests, slots: u32) -> Option<(Ring, Stream)> {
+    fn live(short: &str, q: &'static Requests, slots: u32) -> Option<(Ring, Stream)> {
         let (ring, p) = live_plan(short, slots)?;
         let mut ends = [const { None }; MAX_PER_KIND as usize];
         for e in ends.iter_mut().take(slots as usize) {
@@ -233,7 +236,15 @@ mod tests {
         let Ok(records) = Records::new("") else {
             panic!("mapping the buffers failed")
         };
-        Some((ring, Stream { p, records, ends }))
+        Some((
+            ring,
+            Stream {
+                q,
+                p,
+                records,
+                ends,
+            },
+        ))
     }
 
     /// r0 and u0 run clean, and a byte left in stream 5 before a cycle
@@ -244,16 +255,13 @@ mod tests {
     #[test]
     fn a_byte_left_in_a_stream_is_caught_on_its_receive() {
         for (short, q) in [("r0", &rw_pipe::REQUESTS), ("u0", &send_recv::REQUESTS)] {
-            let Some((mut ring, st)) = live(short, q, 8) else {
+            let Some((mut ring, mut st)) = live(short, q, 8) else {
                 return;
             };
             let clock = Clock::syscall();
             let mut l = Ledger::default();
             for seq in 0..2 {
-                assert!(
-                    st.cycle(q, &mut ring, &clock, &mut l, seq).1,
-                    "{short} {l:?}"
-                );
+                assert!(st.cycle(&mut ring, &clock, &mut l, seq).1, "{short} {l:?}");
             }
             assert_eq!(
                 (l.kind(q.kinds[0]), l.kind(q.kinds[1])),
@@ -262,7 +270,7 @@ mod tests {
             );
             let tx = st.ends(5).0;
             assert_eq!(sys::write(tx, b"x"), Ok(1), "{short}");
-            let (_, ok) = st.cycle(q, &mut ring, &clock, &mut l, 2);
+            let (_, ok) = st.cycle(&mut ring, &clock, &mut l, 2);
             assert!(!ok, "{short}");
             let f = l.first.unwrap();
             assert!(matches!(f.what, "bad_data" | "bad_flags"), "{short} {f:?}");
