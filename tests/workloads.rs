@@ -82,6 +82,16 @@ const PROFILES: [(&str, &str, bool, PerCycle); 14] = [
 /// The profile that comes after pollwake in `--help`'s order.
 const AFTER_POLLWAKE: &str = "a0";
 
+/// CQEs of the untimed cycle a profile runs in its set-up, in `cqes` and
+/// in no kind's count (a0's starts its io-wq workers).
+fn set_up_cqes(short: &str) -> u64 {
+    if short == "a0" {
+        32
+    } else {
+        0
+    }
+}
+
 #[test]
 fn every_workload_smoke_passes_in_both_scopes() {
     for (short, formal, takes_shared, per_cycle) in PROFILES {
@@ -122,7 +132,7 @@ fn every_workload_smoke_passes_in_both_scopes() {
                 assert_eq!(num(checks, counter), 2 * n, "{args:?} {counter}");
                 total += 2 * n;
             }
-            assert_eq!(num(checks, "cqes"), total, "{args:?}");
+            assert_eq!(num(checks, "cqes"), total + set_up_cqes(short), "{args:?}");
             assert_zero(checks, &FAILURES);
         }
     }
