@@ -16,10 +16,11 @@
 
 use super::stream::{Requests, Stream};
 use super::{Function, Names, Profile, Series, Takes, READ, WRITE};
-use crate::check::Kind;
+use crate::check::{Counter, Kind};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
-use crate::sys::pair;
+use crate::sys::uapi::IoUringSqe;
+use crate::sys::{pair, Fd, SysResult};
 
 /// r0: WRITE then READ on a pipe.
 pub static R0: Profile = Profile {
@@ -35,7 +36,7 @@ pub static R0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots],
     futex_words: false,
-    shape: |cfg| REQUESTS.shape(cfg.slots),
+    shape: |cfg| Pipes::shape(cfg.slots),
     series: &[Series::only("r0_rw_pipe", "io_uring READ/WRITE, pipe")],
     punted: &[],
     // `.prep` and `.issue` of IORING_OP_WRITE and IORING_OP_READ
@@ -46,19 +47,28 @@ pub static R0: Profile = Profile {
         Function::per_request("io_prep_read", &[Kind::Read]),
         Function::per_request("io_read", &[Kind::Read]),
     ],
-    start: |s, ring, ledger, then| then(&mut Stream::new(s, &REQUESTS)?, ring, ledger),
+    start: |s, ring, ledger, then| then(&mut Stream::<Pipes>::new(s)?, ring, ledger),
 };
 
-pub static REQUESTS: Requests = Requests {
-    // pipe2 gives (read end, write end); a stream's sending end is first.
-    open: || pair::pipe().map(|(rx, tx)| (tx, rx)),
-    open_call: "pipe2",
-    kinds: [Kind::Write, Kind::Read],
-    send: ops::write,
-    recv: ops::read,
-    totals: [
+/// r0's streams: a pipe each, written and read.
+pub struct Pipes;
+
+impl Requests for Pipes {
+    fn open() -> SysResult<(Fd, Fd)> {
+        // pipe2 gives (read end, write end); a stream's sending end is first.
+        pair::pipe().map(|(rx, tx)| (tx, rx))
+    }
+    const OPEN_CALL: &'static str = "pipe2";
+    const KINDS: [Kind; 2] = [Kind::Write, Kind::Read];
+    fn send(fd: i32, buf: *const u8, len: u32, user_data: u64) -> IoUringSqe {
+        ops::write(fd, buf, len, user_data)
+    }
+    fn recv(fd: i32, buf: *mut u8, len: u32, user_data: u64) -> IoUringSqe {
+        ops::read(fd, buf, len, user_data)
+    }
+    const TOTALS: [Counter; 3] = [
         ("cqes", |l| l.cqes),
         ("write_cqes", |l| l.kind(Kind::Write)),
         ("read_cqes", |l| l.kind(Kind::Read)),
-    ],
-};
+    ];
+}

@@ -11,10 +11,11 @@
 
 use super::stream::{Requests, Stream};
 use super::{Function, Names, Profile, Series, Takes, RECV, SEND};
-use crate::check::Kind;
+use crate::check::{Counter, Kind};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
-use crate::sys::pair;
+use crate::sys::uapi::IoUringSqe;
+use crate::sys::{pair, Fd, SysResult};
 
 /// u0: SEND then RECV on a socketpair.
 pub static U0: Profile = Profile {
@@ -30,7 +31,7 @@ pub static U0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots],
     futex_words: false,
-    shape: |cfg| REQUESTS.shape(cfg.slots),
+    shape: |cfg| SocketPairs::shape(cfg.slots),
     series: &[Series::only(
         "u0_send_recv",
         "io_uring SEND/RECV, AF_UNIX stream",
@@ -45,18 +46,27 @@ pub static U0: Profile = Profile {
         Function::per_request("io_recvmsg_prep", &[Kind::Recv]),
         Function::per_request("io_recv", &[Kind::Recv]),
     ],
-    start: |s, ring, ledger, then| then(&mut Stream::new(s, &REQUESTS)?, ring, ledger),
+    start: |s, ring, ledger, then| then(&mut Stream::<SocketPairs>::new(s)?, ring, ledger),
 };
 
-pub static REQUESTS: Requests = Requests {
-    open: pair::unix_stream,
-    open_call: "socketpair",
-    kinds: [Kind::Send, Kind::Recv],
-    send: ops::send,
-    recv: ops::recv,
-    totals: [
+/// u0's streams: an AF_UNIX socketpair each, sent on and received from.
+pub struct SocketPairs;
+
+impl Requests for SocketPairs {
+    fn open() -> SysResult<(Fd, Fd)> {
+        pair::unix_stream()
+    }
+    const OPEN_CALL: &'static str = "socketpair";
+    const KINDS: [Kind; 2] = [Kind::Send, Kind::Recv];
+    fn send(fd: i32, buf: *const u8, len: u32, user_data: u64) -> IoUringSqe {
+        ops::send(fd, buf, len, user_data)
+    }
+    fn recv(fd: i32, buf: *mut u8, len: u32, user_data: u64) -> IoUringSqe {
+        ops::recv(fd, buf, len, user_data)
+    }
+    const TOTALS: [Counter; 3] = [
         ("cqes", |l| l.cqes),
         ("send_cqes", |l| l.kind(Kind::Send)),
         ("recv_cqes", |l| l.kind(Kind::Recv)),
-    ],
-};
+    ];
+}

@@ -21,6 +21,8 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::setup::{self, CyclePlan};
+use core::marker::PhantomData;
+
 use super::{SetUp, Shape, Timed, Workload};
 use crate::check::{tag, Counter, Fail, Kind, Ledger, MAX_PER_KIND};
 use crate::exit::Exit;
@@ -114,57 +116,59 @@ impl Records {
     }
 }
 
-/// A request that sends `len` bytes of a buffer on an fd, and one that
-/// receives up to `len` bytes into one (ops.rs: write and read, send and
-/// recv), each with its user_data.
-pub type Send = fn(i32, *const u8, u32, u64) -> IoUringSqe;
-pub type Recv = fn(i32, *mut u8, u32, u64) -> IoUringSqe;
-
-/// A stream workload's streams and requests: how a stream is opened (its
-/// sending end first) and the call's name, the kinds that send and
-/// receive, and how.
-pub struct Requests {
-    pub open: fn() -> SysResult<(Fd, Fd)>,
-    pub open_call: &'static str,
-    pub kinds: [Kind; 2],
-    pub send: Send,
-    pub recv: Recv,
+/// What a stream workload is made of: how a stream is opened, the kinds
+/// of its requests and how each is made (ops.rs: write and read, send and
+/// recv), its checks line's totals. Each workload is a type of its own,
+/// so that its encoders are called directly in its timed cycle.
+pub trait Requests: 'static {
+    /// A stream: its sending end first.
+    fn open() -> SysResult<(Fd, Fd)>;
+    /// The system call `open` makes, as a failed set-up names it.
+    const OPEN_CALL: &'static str;
+    /// The kinds that send and that receive.
+    const KINDS: [Kind; 2];
+    /// A request that sends `len` bytes of `buf` on `fd`, and one that
+    /// receives up to `len` bytes from `fd` into `buf`.
+    fn send(fd: i32, buf: *const u8, len: u32, user_data: u64) -> IoUringSqe;
+    fn recv(fd: i32, buf: *mut u8, len: u32, user_data: u64) -> IoUringSqe;
     /// The checks line's totals: all CQEs, the sends', the receives'.
-    pub totals: [Counter; 3],
-}
+    const TOTALS: [Counter; 3];
 
-impl Requests {
     /// `slots` sends and `slots` receives, each of a whole record.
-    pub fn shape(&self, slots: u32) -> Shape {
+    fn shape(slots: u32) -> Shape {
         let len = RECORD_BYTES as i32;
         Shape::new(slots)
-            .with(self.kinds[0], slots, len)
-            .with(self.kinds[1], slots, len)
+            .with(Self::KINDS[0], slots, len)
+            .with(Self::KINDS[1], slots, len)
     }
 }
 
 /// A stream workload: its cycle's plan, its buffers, and its streams
 /// (`slots` of them), each its sending end and its receiving end.
-pub struct Stream {
-    q: &'static Requests,
+pub struct Stream<R: Requests> {
     p: CyclePlan,
     records: Records,
     ends: [Option<(Fd, Fd)>; MAX_PER_KIND as usize],
+    requests: PhantomData<R>,
 }
 
-impl Stream {
-    /// The streams of a run set up as `s`, opened as `q` says.
-    pub fn new(s: &SetUp, q: &'static Requests) -> Result<Stream, Exit> {
-        let p = CyclePlan::of(s);
+impl<R: Requests> Stream<R> {
+    /// The streams of a run set up as `s`.
+    pub fn new(s: &SetUp) -> Result<Stream<R>, Exit> {
+        Stream::with(CyclePlan::of(s))
+    }
+
+    /// `p.slots` streams, for cycles of `p`.
+    fn with(p: CyclePlan) -> Result<Stream<R>, Exit> {
         let mut ends = [const { None }; MAX_PER_KIND as usize];
         for e in ends.iter_mut().take(p.slots as usize) {
-            *e = Some((q.open)().map_err(|e| setup::step_failed("", q.open_call, e))?);
+            *e = Some(R::open().map_err(|e| setup::step_failed("", R::OPEN_CALL, e))?);
         }
         Ok(Stream {
-            q,
             p,
             records: Records::new("")?,
             ends,
+            requests: PhantomData,
         })
     }
 
@@ -178,28 +182,27 @@ impl Stream {
     }
 }
 
-impl Workload for Stream {
+impl<R: Requests> Workload for Stream<R> {
     fn pairs_per_cycle(&self) -> u64 {
         self.p.slots as u64
     }
 
-    /// Cycle `seq` (see the module docs): r0's and u0's alike, their
-    /// requests made through `Requests`' encoders.
+    /// Cycle `seq` (see the module docs), a symbol of its own per
+    /// workload (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
-        let q = self.q;
         let (p, r) = (&self.p, &self.records);
-        let (n, [sends, recvs]) = (p.slots, q.kinds);
+        let (n, [sends, recvs]) = (p.slots, R::KINDS);
         r.fill(seq, n);
         let mut c = Cycle::start(seq, &p.plan, clock);
         c.two_batches(
             ring,
             ledger,
             Batch::new(sends, n, |i| {
-                (q.send)(self.ends(i).0, r.sent(i), RECORD_BYTES, tag(seq, sends, i))
+                R::send(self.ends(i).0, r.sent(i), RECORD_BYTES, tag(seq, sends, i))
             }),
             Batch::new(recvs, n, |i| {
-                (q.recv)(
+                R::recv(
                     self.ends(i).1,
                     r.received(i),
                     RECORD_BYTES,
@@ -214,7 +217,7 @@ impl Workload for Stream {
     }
 
     fn checks(&self) -> [&'static [Counter]; 2] {
-        [&self.q.totals, &[]]
+        [&R::TOTALS, &[]]
     }
 }
 
@@ -225,26 +228,37 @@ mod tests {
     use crate::profile::{rw_pipe, send_recv};
     use crate::sys;
 
-    /// The streams of profile `short` (its plan and `slots` streams opened
-    /// as `q` says), on a live ring; None after a loud SKIP.
-    fn live(short: &str, q: &'static Requests, slots: u32) -> Option<(Ring, Stream)> {
+    /// The streams of profile `short`, `slots` of them, on a live ring;
+    /// None after a loud SKIP.
+    fn live<R: Requests>(short: &str, slots: u32) -> Option<(Ring, Stream<R>)> {
         let (ring, p) = live_plan(short, slots)?;
-        let mut ends = [const { None }; MAX_PER_KIND as usize];
-        for e in ends.iter_mut().take(slots as usize) {
-            *e = Some((q.open)().unwrap());
-        }
-        let Ok(records) = Records::new("") else {
-            panic!("mapping the buffers failed")
+        let Ok(st) = Stream::with(p) else {
+            panic!("{short}: the streams or their buffers failed")
         };
-        Some((
-            ring,
-            Stream {
-                q,
-                p,
-                records,
-                ends,
-            },
-        ))
+        Some((ring, st))
+    }
+
+    /// Runs two clean cycles of stream workload `short`, then one after a
+    /// byte was left in stream 5: its check must blame receive 5.
+    fn a_byte_left_in<R: Requests>(short: &str) {
+        let Some((mut ring, mut st)) = live::<R>(short, 8) else {
+            return;
+        };
+        let [sends, recvs] = R::KINDS;
+        let clock = Clock::syscall();
+        let mut l = Ledger::default();
+        for seq in 0..2 {
+            assert!(st.cycle(&mut ring, &clock, &mut l, seq).1, "{short} {l:?}");
+        }
+        assert_eq!((l.kind(sends), l.kind(recvs)), (16, 16), "{short}");
+        let tx = st.ends(5).0;
+        assert_eq!(sys::write(tx, b"x"), Ok(1), "{short}");
+        let (_, ok) = st.cycle(&mut ring, &clock, &mut l, 2);
+        assert!(!ok, "{short}");
+        let f = l.first.unwrap();
+        assert!(matches!(f.what, "bad_data" | "bad_flags"), "{short} {f:?}");
+        assert_eq!(f.cqe.unwrap().user_data, tag(2, recvs, 5), "{short}");
+        assert_eq!(l.failures(), 1, "{short}: {l:?}");
     }
 
     /// r0 and u0 run clean, and a byte left in stream 5 before a cycle
@@ -254,29 +268,8 @@ mod tests {
     /// (IORING_CQE_F_SOCK_NONEMPTY), as a bad flag.
     #[test]
     fn a_byte_left_in_a_stream_is_caught_on_its_receive() {
-        for (short, q) in [("r0", &rw_pipe::REQUESTS), ("u0", &send_recv::REQUESTS)] {
-            let Some((mut ring, mut st)) = live(short, q, 8) else {
-                return;
-            };
-            let clock = Clock::syscall();
-            let mut l = Ledger::default();
-            for seq in 0..2 {
-                assert!(st.cycle(&mut ring, &clock, &mut l, seq).1, "{short} {l:?}");
-            }
-            assert_eq!(
-                (l.kind(q.kinds[0]), l.kind(q.kinds[1])),
-                (16, 16),
-                "{short}"
-            );
-            let tx = st.ends(5).0;
-            assert_eq!(sys::write(tx, b"x"), Ok(1), "{short}");
-            let (_, ok) = st.cycle(&mut ring, &clock, &mut l, 2);
-            assert!(!ok, "{short}");
-            let f = l.first.unwrap();
-            assert!(matches!(f.what, "bad_data" | "bad_flags"), "{short} {f:?}");
-            assert_eq!(f.cqe.unwrap().user_data, tag(2, q.kinds[1], 5), "{short}");
-            assert_eq!(l.failures(), 1, "{short}: {l:?}");
-        }
+        a_byte_left_in::<rw_pipe::Pipes>("r0");
+        a_byte_left_in::<send_recv::SocketPairs>("u0");
     }
 
     /// A received record equal to the one sent passes; one of another
