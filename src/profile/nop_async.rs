@@ -26,7 +26,7 @@
 //! submitter takes the CQEs. Under SCHED_OTHER whether each wakeup of the
 //! worker preempted the submitter depended on where the scheduler's
 //! deadlines stood, which drifts: under QEMU's instruction clock the
-//! rounds of one point spread over 8% (cv 2.1%).
+//! rounds of one point spread over 7.3% (cv 2.1%; under SCHED_BATCH 0.09%).
 //!
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked; the workers' instructions inside it are the punt's.
