@@ -57,7 +57,7 @@ record() {
 run() { "$B" "$@"; }
 export -f run
 
-profiles="s0 c0 v0 z0 e0 n0 l0 pollwake"
+profiles="s0 c0 v0 z0 e0 n0 l0 pollwake a0 r0 p0 t0 m0 u0 k0"
 
 # Every profile: its smoke, its contract, and --trace under the witness.
 for p in $profiles; do

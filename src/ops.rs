@@ -100,6 +100,103 @@ pub fn msg_ring_data(
     }
 }
 
+/// `sqe` with the IOSQE flags `flags` set as well (IOSQE_ASYNC,
+/// IOSQE_IO_LINK).
+#[inline(always)]
+pub fn with_flags(sqe: IoUringSqe, flags: u8) -> IoUringSqe {
+    IoUringSqe {
+        flags: sqe.flags | flags,
+        ..sqe
+    }
+}
+
+/// IORING_OP_READ: up to `len` bytes from `fd`, at its current position,
+/// into `buf`; res is the bytes read.
+#[inline(always)]
+pub fn read(fd: i32, buf: *mut u8, len: u32, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_READ,
+        fd,
+        off: RW_CURRENT_POS,
+        addr: buf as u64,
+        len,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
+/// IORING_OP_WRITE: `len` bytes of `buf` to `fd`, at its current
+/// position; res is the bytes written.
+#[inline(always)]
+pub fn write(fd: i32, buf: *const u8, len: u32, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_WRITE,
+        fd,
+        off: RW_CURRENT_POS,
+        addr: buf as u64,
+        len,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
+/// IORING_OP_POLL_ADD, one-shot (len 0, not IORING_POLL_ADD_MULTI): one
+/// CQE when `fd` reports one of `events` (poll32_events); res is the mask.
+#[inline(always)]
+pub fn poll_add(fd: i32, events: u32, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_POLL_ADD,
+        fd,
+        op_flags: events,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
+/// IORING_OP_TIMEOUT, relative (timeout_flags 0): completes with res 0
+/// once `count` other requests completed, or -ETIME when `*ts` passed
+/// first. The kernel reads `*ts` when it prepares the request.
+#[inline(always)]
+pub fn timeout(ts: *const KernelTimespec, count: u32, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_TIMEOUT,
+        fd: -1,
+        off: count as u64,
+        addr: ts as u64,
+        len: 1,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
+/// IORING_OP_SEND of `len` bytes of `buf` on socket `fd` (msg_flags 0);
+/// res is the bytes sent.
+#[inline(always)]
+pub fn send(fd: i32, buf: *const u8, len: u32, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_SEND,
+        fd,
+        addr: buf as u64,
+        len,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
+/// IORING_OP_RECV of up to `len` bytes from socket `fd` into `buf`
+/// (msg_flags 0); res is the bytes received.
+#[inline(always)]
+pub fn recv(fd: i32, buf: *mut u8, len: u32, user_data: u64) -> IoUringSqe {
+    IoUringSqe {
+        opcode: IORING_OP_RECV,
+        fd,
+        addr: buf as u64,
+        len,
+        user_data,
+        ..IoUringSqe::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +273,85 @@ mod tests {
             0, 0, 0, 0, 0, 0, 0, 0,                            // pad
         ];
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn read_golden() {
+        let got = bytes(read(5, WORD as *mut u8, 16, 0x0102_0304_0506_0708));
+        #[rustfmt::skip]
+        let want: [u8; 64] = [
+            22, 0, 0, 0,             5, 0, 0, 0,               // opcode, flags, ioprio, fd
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,    // off = -1: the current position
+            0x40, 0x33, 0x22, 0x11, 0x00, 0x7f, 0, 0,          // addr = buffer
+            16, 0, 0, 0,             0, 0, 0, 0,               // len, rw_flags
+            0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,    // user_data
+            0, 0, 0, 0, 0, 0, 0, 0,                            // buf_index, personality, file_index
+            0, 0, 0, 0, 0, 0, 0, 0,                            // addr3
+            0, 0, 0, 0, 0, 0, 0, 0,                            // pad
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn poll_add_and_timeout_golden() {
+        let got = bytes(poll_add(9, POLLIN, 0x2a));
+        #[rustfmt::skip]
+        let want: [u8; 64] = [
+            6, 0, 0, 0,              9, 0, 0, 0,               // opcode, flags, ioprio, fd
+            0, 0, 0, 0, 0, 0, 0, 0,                            // off
+            0, 0, 0, 0, 0, 0, 0, 0,                            // addr
+            0, 0, 0, 0,              1, 0, 0, 0,               // len 0 (one-shot), poll32_events POLLIN
+            0x2a, 0, 0, 0, 0, 0, 0, 0,                         // user_data
+            0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        assert_eq!(got, want);
+        let got = bytes(timeout(WORD as *const KernelTimespec, 1, 0x2b));
+        #[rustfmt::skip]
+        let want: [u8; 64] = [
+            11, 0, 0, 0,             0xff, 0xff, 0xff, 0xff,   // opcode, flags, ioprio, fd -1
+            1, 0, 0, 0, 0, 0, 0, 0,                            // off = completions to wait for
+            0x40, 0x33, 0x22, 0x11, 0x00, 0x7f, 0, 0,          // addr = struct __kernel_timespec
+            1, 0, 0, 0,              0, 0, 0, 0,               // len 1 (one timespec), timeout_flags 0
+            0x2b, 0, 0, 0, 0, 0, 0, 0,                         // user_data
+            0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0,
+        ];
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn write_send_recv_and_flags_fields() {
+        let buf = WORD as *mut u8;
+        let w = write(3, buf, 16, 7);
+        assert_eq!(
+            (
+                w.opcode,
+                w.fd,
+                w.off,
+                w.addr,
+                w.len,
+                w.op_flags,
+                w.user_data
+            ),
+            (23, 3, u64::MAX, WORD, 16, 0, 7)
+        );
+        for (sqe, op) in [(send(4, buf, 16, 8), 26), (recv(4, buf, 16, 8), 27)] {
+            assert_eq!(
+                (sqe.opcode, sqe.fd, sqe.off, sqe.addr, sqe.len, sqe.op_flags),
+                (op, 4, 0, WORD, 16, 0)
+            );
+            assert_eq!(bytes(sqe)[32..], bytes(nop(8))[32..], "{op}");
+        }
+        let n = with_flags(with_flags(nop(1), IOSQE_ASYNC), IOSQE_IO_LINK);
+        assert_eq!(bytes(n)[1], 0x14);
+        assert_eq!(
+            IoUringSqe { flags: 0, ..n },
+            nop(1),
+            "nothing but the flags byte"
+        );
     }
 
     #[test]

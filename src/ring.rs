@@ -205,6 +205,38 @@ impl Ring {
         .map(|_| ())
     }
 
+    /// IORING_REGISTER_IOWQ_AFF: the ring's io-wq workers run on the CPUs
+    /// of `set` alone.
+    pub fn register_iowq_affinity(&self, set: &sys::CpuSet) -> SysResult<()> {
+        // SAFETY: the argument is a cpu_set_t of `set.len()` readable bytes.
+        unsafe {
+            sys::io_uring_register(
+                self.fd(),
+                IORING_REGISTER_IOWQ_AFF,
+                set.as_ptr() as usize,
+                set.len() as u32,
+            )
+        }
+        .map(|_| ())
+    }
+
+    /// IORING_REGISTER_IOWQ_MAX_WORKERS: at most `bounded` workers for
+    /// bounded work (a NOP's), unbounded work's limit left as it is.
+    pub fn register_iowq_max_workers(&self, bounded: u32) -> SysResult<()> {
+        // The kernel writes the old limits back into the array.
+        let mut limits = [bounded, 0u32];
+        // SAFETY: the argument is two writable u32s, nr_args 2.
+        unsafe {
+            sys::io_uring_register(
+                self.fd(),
+                IORING_REGISTER_IOWQ_MAX_WORKERS,
+                limits.as_mut_ptr() as usize,
+                2,
+            )
+        }
+        .map(|_| ())
+    }
+
     /// Writes `n` SQEs made by `make(i)` into consecutive slots; false (and
     /// nothing written) when fewer than `n` slots are free: a batch is
     /// queued whole or not at all, and the caller must say which happened

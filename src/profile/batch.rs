@@ -42,6 +42,7 @@ pub static Z0: Profile = Profile {
         "z0_zero_wake",
         "io_uring FUTEX_WAKE, no waiter",
     )],
+    punted: &[],
     functions: &wait_wake::FUNCTIONS,
     start,
 };
@@ -62,6 +63,7 @@ pub static E0: Profile = Profile {
     futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wait, cfg.slots, RES_AGAIN),
     series: &[Series::only("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN")],
+    punted: &[],
     functions: &[
         futex::PREP,
         futex::WAIT,
@@ -89,6 +91,7 @@ pub static N0: Profile = Profile {
     futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
     series: &[Series::only("n0_nop", "io_uring NOP")],
+    punted: &[],
     // NOP's `.prep` and `.issue` (io_uring/nop.c), once per SQE each.
     functions: &[
         Function::per_request("io_nop_prep", &[Kind::Nop]),

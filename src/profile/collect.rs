@@ -49,6 +49,43 @@ where
     submitted(ret, n, b.kind, ledger, seq)
 }
 
+/// Pushes batches `a` and `b` as one, `a`'s SQEs first, and submits them
+/// with one io_uring_enter that waits for their CQEs: a chain may run from
+/// one into the other (a link never spans two enters). Counted as `submit`
+/// counts; what the kernel took is credited to `a`'s kind first.
+#[inline(always)]
+pub fn submit_together<A, B>(
+    ring: &mut Ring,
+    ledger: &mut Ledger,
+    seq: u32,
+    a: Batch<A>,
+    b: Batch<B>,
+) -> bool
+where
+    A: FnMut(u32) -> IoUringSqe,
+    B: FnMut(u32) -> IoUringSqe,
+{
+    let (first, n) = (a.n, a.n + b.n);
+    let (mut make_a, mut make_b) = (a.make, b.make);
+    let both = |i| {
+        if i < first {
+            make_a(i)
+        } else {
+            make_b(i - first)
+        }
+    };
+    if !pushed(ring.push_batch(n, both), ledger, seq) {
+        return false;
+    }
+    let ret = ring.submit_and_wait(n, n);
+    if let Ok(took) = ret {
+        let took = took as u64;
+        ledger.submitted[a.kind as usize] += took.min(first as u64);
+        ledger.submitted[b.kind as usize] += took.saturating_sub(first as u64);
+    }
+    ret == Ok(n as usize) || submit_failed(ledger, seq, ret.map(|t| t as u32), n)
+}
+
 /// Submits batch `b` with a wait for its CQEs, and takes them into `check`
 /// (`collect`). False when the submission failed (nothing is collected).
 #[inline(always)]

@@ -36,7 +36,7 @@ pub enum Field {
     RingEntries,
     CqEntries,
     /// `--slots`: requests of the main kind per cycle (v0: groups), and
-    /// the futex words per wait request.
+    /// the futex words per wait request (futex workloads).
     Slots,
     VectorWidth,
     /// The unit of a figure: pairs per cycle (from the slots or burst).
@@ -139,7 +139,9 @@ impl Field {
     pub fn applies(self, p: &Profile) -> bool {
         let takes = |t| p.takes.contains(&t);
         match self {
-            Field::Slots | Field::VectorWidth => takes(Takes::Slots),
+            Field::Slots => takes(Takes::Slots),
+            // Futex words per wait request: a futex workload's alone.
+            Field::VectorWidth => takes(Takes::Slots) && p.futex_words,
             Field::Burst => takes(Takes::Burst),
             // The watchdog bounds the waiter's every wait.
             Field::WaiterCpu | Field::WatchdogMs => takes(Takes::WaiterCpu),

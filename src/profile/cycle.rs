@@ -1,12 +1,17 @@
-//! The frame of a cycle made of batches, which every futex workload and n0
-//! run (a new workload whose cycle is one or two batches is written the
+//! The frame of a cycle made of batches, which every workload but l0 and
+//! pollwake runs (a new workload whose cycle is batches is written the
 //! same way):
 //! 1. `Cycle::start`: the cycle's check against its plan, then the first
 //!    clock read of the timed span;
 //! 2. `two_batches` (the first batch submitted alone, the second submitted
-//!    with a wait for the CQEs of both) or `one_batch` (submitted with a
-//!    wait for its own CQEs), the CQEs taken into the check;
-//! 3. `stop`: the closing clock read, the span's ns;
+//!    with a wait for the CQEs of both), `together` (two batches submitted
+//!    with one enter: a chain from one into the other) or `one_batch`
+//!    (submitted with a wait for its own CQEs), the CQEs taken into the
+//!    check; `collect_from` takes those the requests posted in another
+//!    ring (MSG_RING's target);
+//! 3. `stop`: the closing clock read, the span's ns; untimed batches may
+//!    follow (v0's check, p0's drain), and `verify`, a check of what the
+//!    requests did besides their CQEs (the bytes a READ got);
 //! 4. `finish`: the verdict.
 //!
 //! A batch that failed (it did not fit the SQ, or the kernel did not take
@@ -17,14 +22,14 @@
 //! never a sum over the ledger: every failure such a cycle can count is a
 //! failed batch (`ok`) or is seen by the check (a wrong, foreign, duplicate
 //! or missing CQE, a CQ overflow, a wait that failed or expired: collect.rs
-//! spoils the check for each). So a cycle is clean exactly when it counted
+//! spoils the check for each; and what `verify` found wrong). So a cycle is clean exactly when it counted
 //! nothing, at no cost per cycle beyond the check (s0's timed path is the
 //! instruction budget's).
 //!
 //! Everything here is inlined into each workload's `cycle`: the timed path
 //! is the one the workload would write out by hand.
 
-use super::collect::{collect, one_batch, submit, Batch};
+use super::collect::{collect, one_batch, submit, submit_together, Batch};
 use super::span;
 use crate::check::{CycleCheck, Ledger, Plan};
 use crate::ring::Ring;
@@ -88,6 +93,49 @@ impl<'p> Cycle<'p> {
         F: FnMut(u32) -> IoUringSqe,
     {
         self.ok = self.ok && one_batch(ring, &mut self.check, ledger, self.seq, b);
+    }
+
+    /// Submits `first` and `second` with one enter (`submit_together`: a
+    /// chain from one into the other), waiting for the CQEs of both, and
+    /// takes them into the check; not pushed when an earlier batch of the
+    /// cycle failed.
+    #[inline(always)]
+    pub fn together<A, B>(
+        &mut self,
+        ring: &mut Ring,
+        ledger: &mut Ledger,
+        first: Batch<A>,
+        second: Batch<B>,
+    ) where
+        A: FnMut(u32) -> IoUringSqe,
+        B: FnMut(u32) -> IoUringSqe,
+    {
+        let (seq, want) = (self.seq, first.n + second.n);
+        self.ok = self.ok && submit_together(ring, ledger, seq, first, second);
+        if self.ok {
+            collect(ring, &mut self.check, ledger, want, seq);
+        }
+    }
+
+    /// Takes the `want` CQEs the cycle's requests post in another ring
+    /// (MSG_RING's target) into the check, waiting (bounded) for late ones;
+    /// nothing when a batch of the cycle failed.
+    #[inline(always)]
+    pub fn collect_from(&mut self, other: &mut Ring, ledger: &mut Ledger, want: u32) {
+        if self.ok {
+            collect(other, &mut self.check, ledger, want, self.seq);
+        }
+    }
+
+    /// Once every CQE so far came back as expected: `done_right` checks
+    /// what the requests did besides their CQEs (the bytes a READ got),
+    /// counting what it finds wrong; false spoils the cycle. Not run after
+    /// a failure the CQEs showed: that is counted and named already.
+    #[inline(always)]
+    pub fn verify(&mut self, done_right: impl FnOnce() -> bool) {
+        if self.ok && self.check.clean() && !done_right() {
+            self.check.spoil();
+        }
     }
 
     /// Ends the timed span, `extra_ns` later with the positive control

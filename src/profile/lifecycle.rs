@@ -37,6 +37,7 @@ pub static L0: Profile = Profile {
     futex_words: true,
     shape: |cfg| wait_wake::shape(cfg.slots),
     series: &[Series::only("l0_lifecycle", "io_uring ring setup to exit")],
+    punted: &[],
     functions: &wait_wake::FUNCTIONS,
     start: |s, ring, ledger, then| {
         let s0 = WaitWake(Futex::set_up(s)?);

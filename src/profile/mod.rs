@@ -3,7 +3,12 @@
 //! - One file per workload holds all of it: its `Profile` and its
 //!   `Workload` (the cycle). `wait_wake.rs`: s0, the report's cycle (start
 //!   reading here); `wait_cancel.rs` c0, `waitv_wake.rs` v0, `batch.rs` z0
-//!   e0 n0, `lifecycle.rs` l0, `pollwake/` the poll-wakeup workload.
+//!   e0 n0, `lifecycle.rs` l0, `pollwake/` the poll-wakeup workload; then
+//!   a workload per hot path of io_uring: `nop_async.rs` a0 (the io-wq
+//!   punt), `rw_pipe.rs` r0 (READ/WRITE), `poll_add.rs` p0 (a poll woken),
+//!   `timeout_count.rs` t0, `msg_ring.rs` m0, `send_recv.rs` u0 (the net
+//!   path), `link_chain.rs` k0 (IOSQE_IO_LINK); `stream.rs` is r0's and
+//!   u0's cycle.
 //! - A new workload is a new file, its `mod` line and its line in
 //!   `ProfileId::ALL`, and nothing else: the command line, `--help`, the
 //!   banner, `describe`, the witness and selftest read its `Profile`, and
@@ -17,8 +22,10 @@
 //!   its encoder in ops.rs, its request `Kind` in check.rs, its kernel name
 //!   in witnessed.rs.)
 //! - `shape.rs`: the form of what a cycle submits and must get back;
-//!   `cycle.rs`: the frame of a cycle made of one or two batches (every
-//!   futex workload's and n0's), `collect.rs` what it does with each.
+//!   `cycle.rs`: the frame of a cycle made of batches (every workload's
+//!   but l0's and pollwake's), `collect.rs` what it does with each;
+//!   `setup.rs`: the rings a run sets up, and `CyclePlan`, what a
+//!   workload without futex words keeps of its shape.
 //! - `driver.rs`: warm-ups and rounds of cycles, the rows, the ledger.
 //! - `run.rs`: a run from CPU choice to verdict; `output.rs`: the banner;
 //!   `contract.rs`: the contract (`describe`, `input_sha256`);
@@ -32,12 +39,20 @@ mod driver;
 mod futex;
 mod inject;
 mod lifecycle;
+mod link_chain;
+mod msg_ring;
+mod nop_async;
 mod output;
+mod poll_add;
 mod pollwake;
 mod run;
+mod rw_pipe;
+mod send_recv;
 mod setup;
 mod shape;
 mod span;
+mod stream;
+mod timeout_count;
 mod wait_cancel;
 mod wait_wake;
 mod waitv_wake;
@@ -88,6 +103,10 @@ pub struct Profile {
     /// `MAX_SERIES`): one plain table, or rows tagged by series (pollwake's
     /// modes).
     pub series: &'static [Series],
+    /// Its requests of these kinds are punted to io-wq (IOSQE_ASYNC): the
+    /// witness expects one `io_uring_queue_async_work` event of each, and
+    /// none of any other.
+    pub punted: &'static [Kind],
     /// Its kernel functions, for the witness, each with the hits it must
     /// show.
     pub functions: &'static [Function],
@@ -189,6 +208,12 @@ pub const FUTEX_WAITV: Opcode = (IORING_OP_FUTEX_WAITV, "IORING_OP_FUTEX_WAITV")
 pub const ASYNC_CANCEL: Opcode = (IORING_OP_ASYNC_CANCEL, "IORING_OP_ASYNC_CANCEL");
 pub const NOP: Opcode = (IORING_OP_NOP, "IORING_OP_NOP");
 pub const MSG_RING: Opcode = (IORING_OP_MSG_RING, "IORING_OP_MSG_RING");
+pub const READ: Opcode = (IORING_OP_READ, "IORING_OP_READ");
+pub const WRITE: Opcode = (IORING_OP_WRITE, "IORING_OP_WRITE");
+pub const POLL_ADD: Opcode = (IORING_OP_POLL_ADD, "IORING_OP_POLL_ADD");
+pub const TIMEOUT: Opcode = (IORING_OP_TIMEOUT, "IORING_OP_TIMEOUT");
+pub const SEND: Opcode = (IORING_OP_SEND, "IORING_OP_SEND");
+pub const RECV: Opcode = (IORING_OP_RECV, "IORING_OP_RECV");
 
 /// The workload a run runs (`--profile`): one of `ALL`.
 #[derive(Clone, Copy)]
@@ -196,7 +221,7 @@ pub struct ProfileId(&'static Profile);
 
 impl ProfileId {
     /// Every workload, in the order `--help` and `selftest` list them.
-    pub const ALL: [ProfileId; 8] = [
+    pub const ALL: [ProfileId; 15] = [
         ProfileId(&wait_wake::S0),
         ProfileId(&wait_cancel::C0),
         ProfileId(&waitv_wake::V0),
@@ -205,6 +230,13 @@ impl ProfileId {
         ProfileId(&batch::N0),
         ProfileId(&lifecycle::L0),
         ProfileId(&pollwake::POLLWAKE),
+        ProfileId(&nop_async::A0),
+        ProfileId(&rw_pipe::R0),
+        ProfileId(&poll_add::P0),
+        ProfileId(&timeout_count::T0),
+        ProfileId(&msg_ring::M0),
+        ProfileId(&send_recv::U0),
+        ProfileId(&link_chain::K0),
     ];
     /// The report's workload, the default.
     pub const S0: ProfileId = ProfileId(&wait_wake::S0);

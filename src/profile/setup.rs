@@ -6,10 +6,37 @@
 //! failure (1), naming the step and the errno: a bisect must not skip a
 //! kernel that breaks ring set-up.
 
+use super::{SetUp, Shape};
+use crate::check::Plan;
 use crate::config::{RingFlags, CQ_ENTRIES, RING_ENTRIES};
 use crate::exit::{self, Exit};
 use crate::ring::{Ring, SetupError};
 use crate::sys::Errno;
+
+/// What a workload without futex words checks its cycles against: its
+/// requests of the main kind, the plan of its CQEs, and the ns each timed
+/// cycle spins with the positive control (`--inject-ns` times its pairs).
+pub struct CyclePlan {
+    pub slots: u32,
+    pub plan: Plan,
+    pub inject_ns: u64,
+}
+
+impl CyclePlan {
+    /// The cycle a run set up as `s` runs.
+    pub fn of(s: &SetUp) -> CyclePlan {
+        CyclePlan::new(&s.shape, s.cfg.inject_ns as u64 * s.shape.pairs)
+    }
+
+    /// Cycles of `shape`, each spinning `inject_ns` more.
+    pub fn new(shape: &Shape, inject_ns: u64) -> CyclePlan {
+        CyclePlan {
+            slots: shape.slots,
+            plan: Plan::new(&shape.expect),
+            inject_ns,
+        }
+    }
+}
 
 /// io_uring is disabled (sysctl, seccomp, LSM) or not built in.
 fn unavailable(e: Errno) -> bool {

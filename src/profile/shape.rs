@@ -107,8 +107,14 @@ pub mod tests {
             Kind::Waitv => IORING_OP_FUTEX_WAITV,
             Kind::Wake | Kind::Check => IORING_OP_FUTEX_WAKE,
             Kind::Cancel => IORING_OP_ASYNC_CANCEL,
-            Kind::Nop => IORING_OP_NOP,
+            Kind::Nop | Kind::Link => IORING_OP_NOP,
             Kind::Source | Kind::Target => IORING_OP_MSG_RING,
+            Kind::Read => IORING_OP_READ,
+            Kind::Write => IORING_OP_WRITE,
+            Kind::Poll => IORING_OP_POLL_ADD,
+            Kind::Timeout => IORING_OP_TIMEOUT,
+            Kind::Send => IORING_OP_SEND,
+            Kind::Recv => IORING_OP_RECV,
         };
         for id in ProfileId::ALL {
             let ops: Vec<u8> = id.profile().opcodes.iter().map(|o| o.0).collect();

@@ -43,6 +43,7 @@ pub static C0: Profile = Profile {
             .with(Kind::Cancel, n, RES_CANCEL_FOUND)
     },
     series: &[Series::only("c0_wait_cancel", "io_uring futex WAIT/cancel")],
+    punted: &[],
     functions: &[
         futex::PREP,
         futex::WAIT,

@@ -41,6 +41,7 @@ pub static S0: Profile = Profile {
     futex_words: true,
     shape: |cfg| shape(cfg.slots),
     series: &[Series::only("s0_wait_wake", "io_uring futex WAIT/WAKE")],
+    punted: &[],
     functions: &FUNCTIONS,
     start: |s, ring, ledger, then| then(&mut WaitWake(Futex::set_up(s)?), ring, ledger),
 };

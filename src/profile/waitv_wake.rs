@@ -49,6 +49,7 @@ pub static V0: Profile = Profile {
         .with(Kind::Check, g, 0)
     },
     series: &[Series::only("v0_waitv_wake", "io_uring FUTEX_WAITV/WAKE")],
+    punted: &[],
     functions: &[
         futex::WAITV_PREP,
         futex::WAITV,

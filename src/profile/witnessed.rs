@@ -10,7 +10,7 @@
 
 use core::fmt::Write;
 
-use super::{pollwake, Profile, ProfileId, Shape};
+use super::{msg_ring, Profile, ProfileId, Shape};
 use crate::check::{Kind, Ledger, KINDS};
 use crate::config::{self, RunConfig};
 use crate::exit::{self, Exit};
@@ -28,8 +28,14 @@ fn opcode(k: Kind) -> Option<&'static str> {
         Kind::Waitv => "FUTEX_WAITV",
         Kind::Wake | Kind::Check => "FUTEX_WAKE",
         Kind::Cancel => "ASYNC_CANCEL",
-        Kind::Nop => "NOP",
+        Kind::Nop | Kind::Link => "NOP",
         Kind::Source => "MSG_RING",
+        Kind::Read => "READ",
+        Kind::Write => "WRITE",
+        Kind::Poll => "POLL_ADD",
+        Kind::Timeout => "TIMEOUT",
+        Kind::Send => "SEND",
+        Kind::Recv => "RECV",
         Kind::Target => return None,
     })
 }
@@ -38,12 +44,20 @@ fn opcode(k: Kind) -> Option<&'static str> {
 /// `shape` records in `cycles` cycles in all (every series, warm-ups
 /// included).
 pub fn bound(profile: &Profile, shape: &Shape, cycles: u64) -> (u64, u64) {
-    let per_cycle: u64 = shape.expect.iter().map(|e| e.count as u64).sum();
-    let requests = per_cycle * cycles;
-    // A submission and a completion per request, and at most 3 hits of
-    // the listed functions (prep, issue, completion or inflight).
-    let hits = if profile.functions.is_empty() { 0 } else { 3 };
-    (2 * requests, hits * requests)
+    // One clean cycle: every expected CQE's request submitted and checked
+    // (pollwake's target CQEs count as requests too: a bound, not a count).
+    let mut one = Ledger::default();
+    for k in Kind::ALL {
+        let n = shape.expect[k as usize].count as u64;
+        one.submitted[k as usize] = n;
+        one.kind_cqes[k as usize] = n;
+    }
+    let requests: u64 = one.submitted.iter().sum();
+    let punted: u64 = profile.punted.iter().map(|&k| one.requests(k)).sum();
+    let hits: u64 = profile.functions.iter().map(|f| f.hits(&one)).sum();
+    // A submission and a completion per request, the punted ones queued
+    // to io-wq too, and each function's hits.
+    ((2 * requests + punted) * cycles, hits * cycles)
 }
 
 /// What the kernel must have seen of the rounds of `profile` (with
@@ -71,8 +85,8 @@ pub fn wanted(profile: &Profile, shape: &Shape, l: &Ledger) -> Wanted {
             continue;
         }
         if k == Kind::Target {
-            // Bursts count from seq 0 in the traced rounds.
-            let zeros = pollwake::zero_values(sub(Kind::Source) / shape.slots.max(1) as u64);
+            // Cycles (bursts) count from seq 0 in the traced rounds.
+            let zeros = msg_ring::zero_values(sub(Kind::Source) / shape.slots.max(1) as u64);
             e.result(0, zeros.min(n));
             e.varied(n - zeros.min(n));
         } else {
@@ -82,6 +96,7 @@ pub fn wanted(profile: &Profile, shape: &Shape, l: &Ledger) -> Wanted {
     if unchecked > 0 {
         e.varied(unchecked);
     }
+    e.async_work = profile.punted.iter().map(|&k| sub(k)).sum();
     for f in profile.functions {
         e.function(f.name, f.hits(l));
     }
@@ -418,7 +433,8 @@ mod tests {
             );
         }
         // pollwake --trace: 4 modes x 16 bursts of 32 messages, each with a
-        // source and a target CQE: at most 8,192 events, 12,288 hits.
+        // source and a target CQE: at most 8,192 events; 4,096 hits, a prep
+        // and an issue per message.
         let pw = watch_of(
             ProfileId::parse(b"pollwake").unwrap(),
             Mode::Trace,
@@ -426,7 +442,7 @@ mod tests {
             TRACE_CYCLES,
             0,
         );
-        assert_eq!((pw.0, pw.1), (8192, 12288));
+        assert_eq!((pw.0, pw.1), (8192, 4096));
         // s0's point: 18 rounds x 512 cycles x 64 requests, a submission
         // and a completion each: 1,179,648 events, about 110 MiB.
         let s0 = watch_of(ProfileId::S0, Mode::Point, 15, 512, 3);

@@ -54,8 +54,7 @@ impl Clock {
         clock
     }
 
-    /// The syscall-only clock.
-    #[cfg(test)]
+    /// The syscall-only clock (a set-up's untimed pass, tests).
     pub fn syscall() -> Clock {
         Clock { vdso: None }
     }

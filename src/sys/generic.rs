@@ -17,6 +17,8 @@ pub mod nr {
     pub const LSEEK: usize = 62;
     pub const READ: usize = 63;
     pub const WRITE: usize = 64;
+    pub const PIPE2: usize = 59;
+    pub const GETDENTS64: usize = 61;
     pub const PREAD64: usize = 67;
     pub const NEWFSTATAT: usize = 79;
     pub const SYNC: usize = 81;
@@ -25,6 +27,8 @@ pub mod nr {
     pub const FUTEX: usize = 98;
     pub const NANOSLEEP: usize = 101;
     pub const CLOCK_GETTIME: usize = 113;
+    pub const SCHED_SETSCHEDULER: usize = 119;
+    pub const SCHED_GETSCHEDULER: usize = 120;
     pub const SCHED_SETAFFINITY: usize = 122;
     pub const SCHED_GETAFFINITY: usize = 123;
     pub const KILL: usize = 129;
@@ -35,6 +39,7 @@ pub mod nr {
     pub const UNAME: usize = 160;
     pub const GETCPU: usize = 168;
     pub const GETPID: usize = 172;
+    pub const SOCKETPAIR: usize = 199;
     pub const MUNMAP: usize = 215;
     pub const CLONE: usize = 220;
     pub const MMAP: usize = 222;

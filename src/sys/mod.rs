@@ -23,11 +23,13 @@ pub mod arch;
 mod generic;
 
 pub mod clock;
+pub mod dir;
 pub mod epoll;
 mod errno;
 pub mod futex;
 pub mod memory;
 pub mod out;
+pub mod pair;
 pub mod path;
 pub mod signal;
 pub mod thread;
@@ -259,6 +261,35 @@ pub fn sched_setaffinity(set: &CpuSet) -> SysResult<()> {
             0,
             CPU_SET_BYTES,
             set.as_ptr() as usize,
+        )
+    };
+    Errno::result(raw).map(|_| ())
+}
+
+/// sched_setscheduler(2) policies: the default, and SCHED_BATCH (a
+/// thread whose wakeup never preempts the running one).
+pub const SCHED_OTHER: u32 = 0;
+pub const SCHED_BATCH: u32 = 3;
+
+/// sched_getscheduler(0): this thread's policy.
+pub fn sched_getscheduler() -> SysResult<u32> {
+    // SAFETY: no pointers.
+    let raw = unsafe { syscall1(nr::SCHED_GETSCHEDULER, 0) };
+    Errno::result(raw).map(|p| p as u32)
+}
+
+/// sched_setscheduler(0, policy, {priority 0}): this thread's policy (one
+/// of the normal ones, whose priority is 0). The threads it starts from
+/// then on inherit it.
+pub fn sched_setscheduler(policy: u32) -> SysResult<()> {
+    let priority: i32 = 0;
+    // SAFETY: the struct sched_param, one int, is readable for the call.
+    let raw = unsafe {
+        syscall3(
+            nr::SCHED_SETSCHEDULER,
+            0,
+            policy as usize,
+            &priority as *const i32 as usize,
         )
     };
     Errno::result(raw).map(|_| ())

@@ -105,7 +105,13 @@ check_struct!(IoUringParams, size 120, align 8,
 
 /// enum io_uring_op values used here.
 pub const IORING_OP_NOP: u8 = 0;
+pub const IORING_OP_POLL_ADD: u8 = 6;
+pub const IORING_OP_TIMEOUT: u8 = 11;
 pub const IORING_OP_ASYNC_CANCEL: u8 = 14;
+pub const IORING_OP_READ: u8 = 22;
+pub const IORING_OP_WRITE: u8 = 23;
+pub const IORING_OP_SEND: u8 = 26;
+pub const IORING_OP_RECV: u8 = 27;
 pub const IORING_OP_MSG_RING: u8 = 40;
 pub const IORING_OP_FUTEX_WAIT: u8 = 51;
 pub const IORING_OP_FUTEX_WAKE: u8 = 52;
@@ -117,6 +123,19 @@ pub const IORING_MSG_DATA: u64 = 0;
 
 /// Cancel the request whose user_data equals sqe->addr.
 pub const IORING_ASYNC_CANCEL_USERDATA: u32 = 1 << 4;
+
+/// sqe->flags: the next SQE starts when this one completed (a chain).
+pub const IOSQE_IO_LINK: u8 = 1 << 2;
+/// sqe->flags: never issue inline; punt to an io-wq worker.
+pub const IOSQE_ASYNC: u8 = 1 << 4;
+
+/// Readable, as poll(2) spells it: IORING_OP_POLL_ADD's poll32_events
+/// (sqe->op_flags) and the mask its CQE reports.
+pub const POLLIN: u32 = 0x0001;
+
+/// sqe->off of IORING_OP_READ/WRITE: the file's current position (a pipe
+/// or an eventfd has no other).
+pub const RW_CURRENT_POS: u64 = u64::MAX;
 
 /// struct io_uring_sqe with the unions flattened to the members we use:
 /// `off` is also addr2 (futex value / nr), `op_flags` is also futex_flags
@@ -201,6 +220,12 @@ check_struct!(IoUringGeteventsArg, size 24, align 8,
 pub const IORING_REGISTER_EVENTFD: u32 = 4;
 /// Fill a struct io_uring_probe with the supported opcodes.
 pub const IORING_REGISTER_PROBE: u32 = 8;
+/// The CPUs the ring's io-wq workers may run on (arg: a cpu_set_t, nr_args
+/// its size in bytes).
+pub const IORING_REGISTER_IOWQ_AFF: u32 = 17;
+/// The most io-wq workers, bounded and unbounded (arg: u32[2], 0 leaves a
+/// limit as it is; the old limits are written back).
+pub const IORING_REGISTER_IOWQ_MAX_WORKERS: u32 = 19;
 /// Probe entry flag: the opcode is supported.
 pub const IO_URING_OP_SUPPORTED: u16 = 1 << 0;
 /// Number of struct io_uring_probe_op slots we pass (one per possible u8 op).

@@ -56,6 +56,11 @@ pub mod nr {
     pub const NEWFSTATAT: usize = 262;
     pub const LINKAT: usize = 265;
     pub const RENAMEAT2: usize = 316;
+    pub const PIPE2: usize = 293;
+    pub const SOCKETPAIR: usize = 53;
+    pub const GETDENTS64: usize = 217;
+    pub const SCHED_SETSCHEDULER: usize = 144;
+    pub const SCHED_GETSCHEDULER: usize = 145;
 }
 
 /// The vDSO's clock_gettime and the version that defines it.

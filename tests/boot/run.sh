@@ -93,6 +93,24 @@ add_case x86_64-6.12-witness-v0 x86_64 x86_64-6.12 "" "--profile v0 --trace --wi
 	"$WITNESSED"$'\n^# witness: events FUTEX_WAKE=256 FUTEX_WAITV=128 complete=384 res1=128 res0=128 res3=128 '
 add_case x86_64-6.12-witness-pollwake x86_64 x86_64-6.12 "" "--profile pollwake --trace --witness" 0 \
 	"$WITNESSED"$'\n^# witness: events MSG_RING=2048 complete=4096 res0=2049 res_varied=2047 '
+# The hot paths: each profile's events and its path's functions, every one traceable on
+# 6.12. a0's NOPs run in io-wq workers, threads of the process that are no forks: their
+# completions and functions are counted only because the instance follows every thread
+# when tracing starts.
+add_case x86_64-6.12-witness-a0 x86_64 x86_64-6.12 "" "--profile a0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events NOP=512 complete=512 res0=512 async=512 overflow=0 other_cpu=0 -> MATCH$\n^# witness: functions io_nop_prep=512 io_queue_iowq=512 io_wq_enqueue=512 io_wq_submit_work=512 io_nop=512 -> MATCH$'
+add_case x86_64-6.12-witness-r0 x86_64 x86_64-6.12 "" "--profile r0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events READ=512 WRITE=512 complete=1024 res16=1024 async=0 '
+add_case x86_64-6.12-witness-p0 x86_64 x86_64-6.12 "" "--profile p0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: functions io_poll_add_prep=512 io_poll_add=512 io_poll_wake=512 io_poll_task_func=512 io_write=512 -> MATCH$'
+add_case x86_64-6.12-witness-t0 x86_64 x86_64-6.12 "" "--profile t0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events NOP=512 TIMEOUT=512 complete=1024 res0=1024 async=0 '
+add_case x86_64-6.12-witness-m0 x86_64 x86_64-6.12 "" "--profile m0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events MSG_RING=512 complete=1024 res0=513 res_varied=511 '
+add_case x86_64-6.12-witness-u0 x86_64 x86_64-6.12 "" "--profile u0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events SEND=512 RECV=512 complete=1024 res16=1024 async=0 '
+add_case x86_64-6.12-witness-k0 x86_64 x86_64-6.12 "" "--profile k0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: functions io_queue_next=496 io_req_task_submit=496 io_nop=512 -> MATCH$'
 # Warm-ups and every round count: the expectation comes from the run's own counts.
 add_case x86_64-6.12-witness-rounds x86_64 x86_64-6.12 "" "--cycles 8 --rounds 3 --warmups 2 --witness" 0 \
 	"$WITNESSED"$'\n^# witness: events FUTEX_WAIT=1280 FUTEX_WAKE=1280 complete=2560 '

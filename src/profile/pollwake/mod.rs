@@ -43,7 +43,8 @@ use self::handoff::{Brief, Handoff};
 use self::modes::{slot, Poller, SERIES};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, enter, one_batch, Batch};
-use super::{setup, span, Function, Names, Profile, SetUp, Shape, Takes, Timed, Workload};
+use super::msg_ring::{self, messages, set_values, shape, value};
+use super::{setup, span, Names, Profile, SetUp, Takes, Timed, Workload};
 use super::{MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
 use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS, MAX_SLOTS};
@@ -74,25 +75,13 @@ pub static POLLWAKE: Profile = Profile {
     futex_words: false,
     shape: |cfg| shape(cfg.burst),
     series: &SERIES,
-    // MSG_RING's `.prep` and `.issue` (io_uring/msg_ring.c), once per
-    // message each.
-    functions: &[
-        Function::per_request("io_msg_ring_prep", &[Kind::Source]),
-        Function::per_request("io_msg_ring", &[Kind::Source]),
-    ],
+    punted: &[],
+    functions: &msg_ring::FUNCTIONS,
     start: |s, ring, ledger, then| {
         let mut pw = Pollwake::new(s, ring, ledger)?;
         then(&mut pw, ring, ledger)
     },
 };
-
-/// A burst of `n` messages: their source CQEs (res 0) and their target
-/// CQEs (each with its own message's value, `set_values`).
-fn shape(n: u32) -> Shape {
-    Shape::new(n)
-        .with(Kind::Source, n, 0)
-        .with(Kind::Target, n, 0)
-}
 
 /// Bound on each of the waiter's epoll_pwait calls.
 pub const WATCHDOG_MS: i32 = 1000;
@@ -111,20 +100,6 @@ const PASS_SEQ: u32 = u32::MAX - 1;
 const STOP_SEQ: u32 = u32::MAX;
 /// Waiter wake-ups per burst: counts of 0..=8, then 9 or more.
 const HIST: usize = 10;
-
-/// The len (target res) of message `i` of burst `seq`: unique per burst
-/// and index, below 2^31.
-#[inline(always)]
-const fn value(seq: u32, i: u32) -> u32 {
-    ((seq & 0x7f_ffff) << 8) | i
-}
-
-/// How many of the first `bursts` bursts' target CQEs carry the value 0
-/// (message 0 of every burst whose `seq` is a multiple of 2^23): the
-/// witness counts those with the source CQEs' res 0.
-pub fn zero_values(bursts: u64) -> u64 {
-    bursts.div_ceil(1 << 23)
-}
 
 /// The run's shape (from the command line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,11 +158,7 @@ fn commit_shape(counts: &[u64; 3], n: u32, deferred: bool) -> Option<&'static st
 /// submits them with one enter, then takes their source CQEs into `check`.
 /// False when the submission failed.
 fn send(src: &mut Ring, fd: i32, seq: u32, n: u32, check: &mut CycleCheck, l: &mut Ledger) -> bool {
-    let msgs = Batch::new(Kind::Source, n, |i| {
-        let msg = tag(seq, Kind::Target, i);
-        ops::msg_ring_data(fd, value(seq, i), msg, tag(seq, Kind::Source, i))
-    });
-    one_batch(src, check, l, seq, msgs)
+    one_batch(src, check, l, seq, messages(fd, seq, n))
 }
 
 /// `collect` for the untimed passes (the eventfd pass, the stop): one
@@ -207,12 +178,6 @@ fn plan(seq: u32, n: u32, nops: u32) -> Plan {
     let mut plan = Plan::new(&e);
     set_values(&mut plan, seq, n);
     plan
-}
-
-fn set_values(plan: &mut Plan, seq: u32, n: u32) {
-    for i in 0..n {
-        plan.set_res(Kind::Target, i, value(seq, i) as i32);
-    }
 }
 
 /// The workload. `plan` stands apart from the rest so a burst's check can
