@@ -3,7 +3,7 @@
 
 use core::fmt::{self, Write};
 
-use crate::fmt::Line;
+use crate::render::Line;
 use crate::sys::out::Out;
 use crate::sys::Errno;
 

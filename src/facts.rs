@@ -6,7 +6,7 @@
 use core::ffi::CStr;
 use core::fmt::Write;
 
-use crate::fmt::{Bytes, Line, Text};
+use crate::render::{Bytes, Line, Text};
 use crate::sys::{self, uapi::Utsname, CPath};
 
 /// Room for a fact of a word or a few (a boot id, a mode, a policy, a

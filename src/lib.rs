@@ -5,7 +5,7 @@
 //!
 //! Imports run one way: `app` (dispatch) -> `compare` | `profile` (the
 //! workloads and their driver) -> `ring`, `ops` -> `sys` (the kernel
-//! boundary). `check`, `stats`, `hist`, `sha256` and `fmt` are pure;
+//! boundary). `check`, `stats`, `hist`, `sha256` and `render` are pure;
 //! `config` (the run contract) and `exit` (the exit policy) are leaves.
 #![cfg_attr(not(test), no_std)]
 // No heap: a failure carries its one-line cause by value (`exit::Exit`),
@@ -21,12 +21,12 @@ mod config;
 mod cpu;
 pub mod exit;
 mod facts;
-mod fmt;
 mod hist;
 mod initramfs;
 mod ops;
 mod outfile;
 mod profile;
+mod render;
 mod ring;
 pub mod rt;
 mod selftest;

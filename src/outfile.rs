@@ -22,7 +22,7 @@ use core::ffi::CStr;
 use core::fmt;
 
 use crate::exit;
-use crate::fmt::Clean;
+use crate::render::Clean;
 use crate::sys::{self, uapi, Errno, Fd, SysResult};
 
 /// Opens `path` for writing as a new file, mode 0644 (EEXIST if anything

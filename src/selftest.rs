@@ -7,8 +7,8 @@ use core::fmt::Write;
 
 use crate::config::{Mode, RunConfig, SMOKE_CYCLES, SMOKE_ROUNDS};
 use crate::exit::{self, fail};
-use crate::fmt::Line;
 use crate::profile::{self, ProfileId};
+use crate::render::Line;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::signal;

@@ -27,8 +27,8 @@ use core::fmt::{self, Write};
 
 use crate::config::RunConfig;
 use crate::exit::{self, Exit};
-use crate::fmt::Line;
 use crate::profile::{self, ProfileId};
+use crate::render::Line;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::{signal, CPU_SET_BYTES};

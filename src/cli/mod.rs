@@ -14,9 +14,9 @@ use options::{
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
 use crate::config::{Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES};
-use crate::fmt::Clean;
 use crate::initramfs::{self, args::ARGS_MAX};
 use crate::profile::{ProfileId, Takes};
+use crate::render::Clean;
 use crate::suite::Suite;
 
 /// What the command line asks for (parsed once: its size does not matter).

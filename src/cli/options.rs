@@ -8,9 +8,9 @@ use super::{Parsed, Why};
 use crate::compare;
 use crate::config::*;
 use crate::exit;
-use crate::fmt::{self, Line};
 use crate::profile::contract::Field;
 use crate::profile::{ProfileId, Takes};
+use crate::render::{self, Line};
 
 /// The commands, as bits of `Opt::commands`.
 pub const RUN: u8 = 1;
@@ -408,7 +408,7 @@ fn item(w: &mut dyn Write, left: &str, text: &str, indent: usize) {
     } else {
         let _ = write!(w, "{:1$}", "", indent - 2 - left.len());
     }
-    fmt::wrap(w, text, indent, indent, WIDTH);
+    render::wrap(w, text, indent, indent, WIDTH);
 }
 
 /// An option's line: its name and value, its help (the range filled in),
@@ -540,7 +540,7 @@ pub fn help(w: &mut dyn Write) {
     }
     for (name, text, command) in SECTIONS {
         let _ = write!(w, "\n{name}: ");
-        fmt::wrap(w, text, name.len() + 2, 0, WIDTH);
+        render::wrap(w, text, name.len() + 2, 0, WIDTH);
         options(w, command, |o| o.only.is_none());
     }
     let _ = writeln!(

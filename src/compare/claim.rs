@@ -6,7 +6,7 @@ use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
 use super::words::{noun, unit, Cv, Pct, Points, Units};
-use crate::fmt::{Clean, Dec};
+use crate::render::{Clean, Dec};
 
 /// The name of the other basis: the cross-check of the primary one.
 pub(super) fn second_name(r: &Analysis) -> &'static str {

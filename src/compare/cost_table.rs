@@ -16,7 +16,7 @@ use core::fmt::Write;
 use super::analysis::{Analysis, Comparison};
 use super::cost::{sum, Locked, Sum};
 use super::words::{cell, figure, nums, Align, Figure, LineNo, Long, PointsOf, WIDTH};
-use crate::fmt::{plural, wrap, Clean, Dec};
+use crate::render::{plural, wrap, Clean, Dec};
 use crate::sys::out::Out;
 
 /// Most functions listed by name; the others are one row.

@@ -17,7 +17,7 @@ use super::point::{self, BootId, Count, CountRoom, Key, Point, ALL, MAX_ROUNDS};
 use super::table::{self, Refusal, Shown};
 use super::words::LineNo;
 use crate::exit::{self, fail};
-use crate::fmt::Clean;
+use crate::render::Clean;
 use crate::sys::memory::Mapping;
 use crate::sys::{self, CPath};
 

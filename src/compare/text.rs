@@ -13,7 +13,7 @@ use super::words::{
     cell, noun, nums, spaces, spread, unit, Align, Cv, Long, Pct, Points, PointsOf, Units, ICOUNT,
     WIDTH,
 };
-use crate::fmt::{columns, plural, wrap, Clean, Clip, Dec, Line};
+use crate::render::{columns, plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
 /// The text report.

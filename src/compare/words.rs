@@ -6,7 +6,7 @@
 
 use core::fmt::{self, Write};
 
-use crate::fmt::{columns, plural, unit_len, Dec, Signed, Text};
+use crate::render::{columns, plural, unit_len, Dec, Signed, Text};
 use crate::stats::Summary;
 use crate::sys::out::Out;
 

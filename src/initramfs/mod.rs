@@ -34,8 +34,8 @@ use core::ffi::CStr;
 use core::fmt::{self, Write};
 
 use crate::exit::{self, Exit};
-use crate::fmt::{Clean, Text};
 use crate::outfile::{self, NotCreated, Removal};
+use crate::render::{Clean, Text};
 use crate::sys::signal::{self, RemovedOnFatal};
 use crate::sys::{self, uapi, CPath, Errno, Fd};
 

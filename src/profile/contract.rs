@@ -20,7 +20,7 @@ use super::pollwake::WATCHDOG_MS;
 use super::{Profile, ProfileId, Takes};
 use crate::check::Kind;
 use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION};
-use crate::fmt::Text;
+use crate::render::Text;
 use crate::sha256::Sha256;
 
 /// A field of the contract.
@@ -268,8 +268,8 @@ mod tests {
     use crate::config::Mode;
     use crate::cpu::Choice;
     use crate::facts::Facts;
-    use crate::fmt::TEXT_MAX;
     use crate::profile::{output, RunInfo};
+    use crate::render::TEXT_MAX;
     use crate::sha256::Hex;
     use crate::sys::clock::ClockSource;
 
@@ -428,7 +428,7 @@ mod tests {
         h.update(json(&cfg).as_bytes());
         assert_eq!(c.sha256(), h.digest());
         assert_eq!(c.json().as_bytes(), json(&cfg).as_bytes());
-        assert!(c.json().as_bytes().len() < crate::fmt::TEXT_MAX);
+        assert!(c.json().as_bytes().len() < crate::render::TEXT_MAX);
         let other = RunConfig {
             shared: true,
             ..cfg

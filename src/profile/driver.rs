@@ -14,8 +14,8 @@ use super::collect::{account, check_cpu};
 use super::{Series, Workload};
 use crate::check::Ledger;
 use crate::config::{RunConfig, MAX_ROUNDS};
-use crate::fmt;
 use crate::hist::Histogram;
+use crate::render;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
@@ -255,7 +255,7 @@ pub fn rounds(
             if !warmup {
                 // A table of several series tags each row with its own.
                 let tag = if series.len() > 1 { s.name } else { "" };
-                fmt::row(out, tag, r, t.pairs, t.timed_ns, passed);
+                render::row(out, tag, r, t.pairs, t.timed_ns, passed);
                 out.flush();
                 if t.pairs > 0 {
                     o.rows[k].add(&t);

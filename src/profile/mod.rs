@@ -400,7 +400,7 @@ pub trait Workload {
     }
 
     /// The checks line's totals, and the failure classes of the
-    /// workload's own (`fmt::checks` puts the shared ones between).
+    /// workload's own (`render::checks` puts the shared ones between).
     fn checks(&self) -> [&'static [Counter]; 2] {
         [&TOTALS, &[]]
     }

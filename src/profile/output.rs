@@ -8,7 +8,7 @@ use super::contract::{Contract, Field, Stated};
 use super::{Outcome, Profile, RunInfo};
 use crate::check::Failure;
 use crate::config::VERSION;
-use crate::fmt::{self, Bytes};
+use crate::render::{self, Bytes};
 use crate::sha256::Hex;
 
 /// The banner: the first line, the contract line, what `more` adds (pollwake:
@@ -108,8 +108,8 @@ pub fn table_summary(w: &mut dyn Write, o: &Outcome, pairs_per_cycle: u64) {
     let passed = o.ledger.passed();
     let (ns, pairs) = (rows.total_ns, rows.total_pairs);
     let label = o.mean_label();
-    fmt::mean_and_spread(w, "", label, ns, pairs, passed, rows.per_round());
-    fmt::per_cycle(w, &o.hist, pairs_per_cycle);
+    render::mean_and_spread(w, "", label, ns, pairs, passed, rows.per_round());
+    render::per_cycle(w, &o.hist, pairs_per_cycle);
 }
 
 /// The futex workloads' stderr line: the first failure and its cycle.

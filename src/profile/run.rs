@@ -15,8 +15,8 @@ use crate::config::{Mode, RunConfig};
 use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
-use crate::fmt::{self, Clean};
 use crate::outfile::Removal;
+use crate::render::{self, Clean};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::out::Out;
@@ -226,8 +226,8 @@ fn measure(
         let _ = writeln!(out, "# --tsv {}: write failed: {e}", Clean(path));
     }
     let passed = o.ledger.passed() && lost.is_none();
-    let verdict = fmt::verdict(passed, interrupted);
-    fmt::checks(out, w.checks(), &o.ledger, verdict);
+    let verdict = render::verdict(passed, interrupted);
+    render::checks(out, w.checks(), &o.ledger, verdict);
     out.flush();
     account.print(out)
 }
@@ -315,7 +315,7 @@ const TRACE_MARKER: &CStr = c"/sys/kernel/tracing/trace_marker";
 fn trace_mark(marker: Option<Fd>, what: &str, id: ProfileId, out: &mut Out) -> Option<Fd> {
     let marker = marker.or_else(|| sys::open(TRACE_MARKER, O_WRONLY, 0).ok());
     if let Some(m) = &marker {
-        let mut line = fmt::Line::new();
+        let mut line = render::Line::new();
         let _ = write!(line, "uring-repro trace {what}");
         let _ = sys::write(m.raw(), line.as_bytes());
     }

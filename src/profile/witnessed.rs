@@ -14,7 +14,7 @@ use super::{msg_ring, Profile, ProfileId, Shape};
 use crate::check::{Kind, Ledger, KINDS};
 use crate::config::{self, RunConfig};
 use crate::exit::{self, Exit};
-use crate::fmt::{self, Bytes, Line};
+use crate::render::{self, Bytes, Line};
 use crate::sys;
 use crate::sys::out::Out;
 use crate::tsv::{self, TsvFile};
@@ -286,7 +286,7 @@ impl Account {
 }
 
 /// A witness line (the events, the functions).
-type Text = fmt::Text<1024>;
+type Text = render::Text<1024>;
 
 /// The kernel's account of the rounds against `e`: the events line and the
 /// functions line, and on a mismatch the expected counts and the first

@@ -31,7 +31,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 pub use parse::Tally;
 use parse::{LineSplitter, MAX_NAMES};
 
-use crate::fmt::{Bytes, Line, Text, TEXT_MAX};
+use crate::render::{Bytes, Line, Text, TEXT_MAX};
 use crate::sys::uapi::{O_RDONLY, O_TRUNC, O_WRONLY};
 use crate::sys::{self, CPath, Errno};
 

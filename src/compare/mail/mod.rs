@@ -26,7 +26,7 @@ use super::load::{Inputs, Stopped};
 use super::point::{Key, Point, Series};
 use super::words::{self, Long, PointsOf, WIDTH};
 use crate::exit;
-use crate::fmt::wrap;
+use crate::render::wrap;
 use crate::sys::out::Out;
 
 mod points;

@@ -9,7 +9,7 @@ use super::{emit, Mail, Para, MAX_FACT};
 use crate::compare::args::MAX_POINTS;
 use crate::compare::point::Key;
 use crate::compare::words::{self, article, noun, PointsOf};
-use crate::fmt::{plural, Clean, Clip};
+use crate::render::{plural, Clean, Clip};
 use crate::sys::out::Out;
 
 impl Mail<'_, '_> {

@@ -7,7 +7,7 @@ use core::fmt::{self, Write};
 
 use super::{emit, Long, Mail, Para, WIDTH};
 use crate::compare::point::Key;
-use crate::fmt::{columns, escape, needs_escape, Bytes, Clean};
+use crate::render::{columns, escape, needs_escape, Bytes, Clean};
 use crate::sys::out::Out;
 
 /// A word as the shell reads it back: as is when plain; in `$'...'` with

@@ -11,7 +11,7 @@ use crate::compare::claim;
 use crate::compare::cost_table::{self, Medium};
 use crate::compare::point::{key_value, Key, ALL};
 use crate::compare::words::{self, cell, figure, nums, Align, Figure, Pct, PointsOf, WIDTH};
-use crate::fmt::{wrap, Clean, Clip, Dec, Line};
+use crate::render::{wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
 impl Mail<'_, '_> {

@@ -18,7 +18,7 @@ use crate::compare::claim;
 use crate::compare::cost::locked_of;
 use crate::compare::point::Cost;
 use crate::compare::words::{cell, figure, nums, Align, Figure};
-use crate::fmt::{Clean, Clip, Dec};
+use crate::render::{Clean, Clip, Dec};
 use crate::sys::out::Out;
 
 /// How a change is written in the tables: signed, three decimals.
@@ -209,7 +209,7 @@ impl Mail<'_, '_> {
                  be read; no change is taken against it.",
             );
             out.bytes(b"  ");
-            crate::fmt::wrap(out, p.as_str(), 2, 2, crate::compare::words::WIDTH);
+            crate::render::wrap(out, p.as_str(), 2, 2, crate::compare::words::WIDTH);
         }
         out.bytes(b"\n");
     }

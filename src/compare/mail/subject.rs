@@ -20,7 +20,7 @@ use core::fmt::Write;
 use super::{Mail, Para, MAX_FACT};
 use crate::compare::analysis::Reason;
 use crate::compare::words::Pct;
-use crate::fmt::{columns, Clean, Clip, Line};
+use crate::render::{columns, Clean, Clip, Line};
 use crate::sys::out::Out;
 
 /// Longest title `#regzbot title: ` takes within 72 columns.

@@ -7,8 +7,8 @@ use core::fmt::Write;
 
 use super::{commit_shape, Parts, Poller, HIST};
 use crate::check::{self, Counter, Fail, Failure, Kind};
-use crate::fmt::{self, Dec, Ratio6, Signed};
 use crate::profile::{output, Outcome, RunInfo};
+use crate::render::{self, Dec, Ratio6, Signed};
 use crate::stats;
 
 /// The banner every workload prints, with the modes after the contract
@@ -45,7 +45,7 @@ pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
         let r = &o.rows[m as usize];
         let tag = m.series().name;
         let (ns, pairs, label) = (r.total_ns, r.total_pairs, o.mean_label());
-        fmt::mean_and_spread(w, tag, label, ns, pairs, l.passed(), r.per_round());
+        render::mean_and_spread(w, tag, label, ns, pairs, l.passed(), r.per_round());
         if m == Poller::None {
             continue;
         }

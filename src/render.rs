@@ -1,4 +1,4 @@
-//! Formatting of every printed line, pure: values in, text out (into any
+//! The text of every printed line, pure: values in, text out (into any
 //! `fmt::Write`; the file descriptor writer is `sys::out::Out`). Numbers
 //! are rounded exactly as the C tools' printf rounds them, so a row here and
 //! a row of the published standalone agree to the last digit.
