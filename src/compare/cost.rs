@@ -1,8 +1,8 @@
 //! Where the cost went, the figures: two labels' cost counts (docs/cost.md:
 //! the instructions a QEMU TCG plugin counted inside the timed spans, per
-//! kernel function, exact; point.rs reads them once) summed function by
-//! function, per side. cost_table.rs shows them (docs/compare.md, "Where
-//! the cost went").
+//! kernel function, exact; point/cost_lines.rs reads them once) summed
+//! function by function, per side. cost_table.rs shows them
+//! (docs/compare.md, "Where the cost went").
 //!
 //! - The series summed is the profile compared: the points' rows (a
 //!   pollwake mode's with `--mode`), so the figures explain the change
@@ -25,10 +25,11 @@
 //!
 //! Nothing is summed when no point of a comparison carries cost lines.
 //! When some do, a point without them or with lines that cannot be diffed
-//! (point.rs: out of format, not of its rows), or points of one label
-//! counted with other System.maps, give why there is no table (`NoTable`):
-//! the lines are an annex a script wrote after the run, so the point
-//! itself is compared as always, but no table is better than a wrong one.
+//! (point/cost_lines.rs: out of format, not of its rows), or points of one
+//! label counted with other System.maps, give why there is no table
+//! (`NoTable`): the lines are an annex a script wrote after the run, so
+//! the point itself is compared as always, but no table is better than a
+//! wrong one.
 //!
 //! Limits (no heap): MAX_FUNCTIONS names a comparison, in a fixed hash
 //! table (`Sum`: SLOTS slots, 224 KiB of stack).

@@ -1,5 +1,5 @@
 //! Every FILE of a command line read and checked, once, for `compare`,
-//! `--bisect` and `report` alike: each into one `Point` (point.rs), all of
+//! `--bisect` and `report` alike: each into one `Point` (point/), all of
 //! them into one buffer, then against each other. Points must be of one
 //! workload and one contract where they state it (the kernel and the boot
 //! are what a comparison varies), never witnessed beside plain, and each
