@@ -35,7 +35,7 @@
 //! table (`Sum`: SLOTS slots, 224 KiB of stack).
 
 use super::analysis::{boots, Analysis, Comparison, Group};
-use super::point::{fnv, Cost, Count, Key, Point, ALL, MAX_FUNCTIONS};
+use super::point::{fnv, Cost, Count, Key, Point, ALL, MAX_FUNCTIONS, TOO_MANY_FUNCTIONS};
 use super::table::uint;
 
 /// The hash table's slots: a quarter stays free, so a probe ends soon.
@@ -43,7 +43,6 @@ const SLOTS: usize = 4096;
 
 const NO_LINES: &str = "no # cost: lines (boot-point.sh --cost adds them)";
 const OTHER_MAP: &str = "another System.map than its label's first point";
-const OVER: &str = "over compare's limit of 3072 functions at";
 
 /// Why there is no table: the point (`at`), the line (0: the whole
 /// point), the reason.
@@ -335,7 +334,7 @@ pub fn sum<'t>(
             let all = counted.functions.iter().map(|f| (f, Kind::All));
             for (f, kind) in all.chain(counted.locked.iter().map(|f| (f, Kind::Locked))) {
                 if t.add(f.name, (f.count, kind), side, per).is_err() {
-                    return no_table(f.line, OVER);
+                    return no_table(f.line, TOO_MANY_FUNCTIONS);
                 }
             }
             t.kernel[side] += per * counted.totals.kernel as f64;

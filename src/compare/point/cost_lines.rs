@@ -36,7 +36,10 @@ const FN_SUM: &str = "its fn lines do not add up to its kernel=";
 const LOCKED_SUM: &str = "its locked lines do not add up to its kernel_locked=";
 const TWICE: &str = "a function named twice in its series";
 const LOCKED_FN: &str = "a locked count above its function's fn count";
-const OVER: &str = "over compare's limit of 3072 functions at";
+/// More than MAX_FUNCTIONS functions, in one point's series or in one
+/// comparison (compare/cost.rs).
+pub const TOO_MANY_FUNCTIONS: &str = "over compare's limit of 3072 functions at";
+const _: () = assert!(MAX_FUNCTIONS == 3072, "TOO_MANY_FUNCTIONS states the limit");
 
 /// One function's count: its name, the instructions counted in it (all
 /// of them, or the locked ones), and the line that states it.
@@ -234,7 +237,7 @@ impl<'t> CountRoom<'t> {
     /// Where the `i`th count of the point being read goes (none left:
     /// over the limit).
     fn slot(&mut self, i: usize) -> Result<&mut MaybeUninit<Count<'t>>, &'static str> {
-        self.free.get_mut(i).ok_or(OVER)
+        self.free.get_mut(i).ok_or(TOO_MANY_FUNCTIONS)
     }
 
     /// The first `n` counts written, taken out of the room for good.
@@ -302,7 +305,7 @@ impl<'t> Reader<'t> {
             CostLine::Series { .. } => return Err(FORMAT),
             CostLine::Fn { count, .. } if self.locked == 0 => {
                 if self.functions == MAX_FUNCTIONS {
-                    return Err(OVER);
+                    return Err(TOO_MANY_FUNCTIONS);
                 }
                 room.slot(self.functions)?.write(count);
                 self.functions += 1;
@@ -311,7 +314,7 @@ impl<'t> Reader<'t> {
             CostLine::Fn { .. } => return Err(FORMAT),
             CostLine::Locked { count, .. } => {
                 if self.locked == MAX_FUNCTIONS {
-                    return Err(OVER);
+                    return Err(TOO_MANY_FUNCTIONS);
                 }
                 if self.locked == 0 {
                     self.first_locked = no;

@@ -322,7 +322,7 @@ fn more_functions_than_compare_holds_are_refused_at_the_first_over() {
         cost_of(&l, 8),
         Cost::Unusable {
             line: MAX_FUNCTIONS + 3,
-            why: OVER
+            why: TOO_MANY_FUNCTIONS
         }
     );
     assert!(matches!(
