@@ -38,7 +38,7 @@ pub use keys::{Key, KEYS};
 pub use series::Series;
 
 use super::table::{
-    mean_row, numbers, refuse, round_row, uint, Modes, PointRow, Rounds, Shown, Table,
+    mean_row, numbers, refuse, round_row, uint, Detail, Modes, PointRow, Rounds, Table,
 };
 use cost_lines::{Reader, COST_PREFIX};
 use keys::{LINE_KEYS, ONE_RUN};
@@ -268,7 +268,7 @@ fn pick<'t: 's, 's>(
     let refused = |why| Refusal {
         line: no,
         why,
-        shown: Shown::Modes(modes),
+        detail: Detail::Modes(modes),
     };
     let stated = |name: &[u8]| p.n_series == 0 || p.series().iter().any(|s| s.name == name);
     match mode {
@@ -400,7 +400,7 @@ pub fn read<'t>(
         return Err(Refusal {
             line: header,
             why,
-            shown: Shown::Modes(rows_modes),
+            detail: Detail::Modes(rows_modes),
         });
     }
     if let Some(phase) = table.unmeasured {
@@ -433,7 +433,7 @@ pub fn read<'t>(
         return Err(Refusal {
             line: 0,
             why: "interrupted run",
-            shown: Shown::Rounds {
+            detail: Detail::Rounds {
                 done: rounds.n as u32, // at most MAX_ROUNDS
                 planned: p.values[Key::Rounds as usize].unwrap_or(b"?"),
             },
