@@ -197,9 +197,9 @@ fn contract_lines<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<Disagree<'t>
 
 /// `key=value` as a contract line states it, or `no key=` where it does
 /// not.
-struct Stated<'t>(&'t [u8], Option<&'t [u8]>);
+struct ContractWord<'t>(&'t [u8], Option<&'t [u8]>);
 
-impl fmt::Display for Stated<'_> {
+impl fmt::Display for ContractWord<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.1 {
             Some(v) => write!(f, "{}={}", Clean(self.0), Clean(v)),
@@ -408,8 +408,8 @@ fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), St
             format_args!(
                 "{}: {} beside {} in {}: {why}",
                 file(d.at),
-                Stated(d.field, d.value),
-                Stated(d.field, d.was),
+                ContractWord(d.field, d.value),
+                ContractWord(d.field, d.was),
                 file(d.first)
             ),
         ));
