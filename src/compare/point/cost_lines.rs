@@ -359,7 +359,7 @@ impl<'t> Reader<'t> {
                 return unusable(line, LOCKED_SUM);
             }
         }
-        let names = match (Names::of(functions), Names::of(locked_counts)) {
+        let names = match (ByName::of(functions), ByName::of(locked_counts)) {
             (Err(twice), _) | (_, Err(twice)) => return unusable(twice, TWICE),
             (Ok(names), Ok(_)) => names,
         };
@@ -383,17 +383,17 @@ fn sum(counts: &[Count]) -> Option<u64> {
 
 /// Counts by name: a fixed hash table of twice MAX_FUNCTIONS slots, so
 /// a probe ends soon.
-struct Names<'c, 't> {
+struct ByName<'c, 't> {
     counts: &'c [Count<'t>],
     /// Index + 1 of the count in each slot; 0: free.
     slots: [u16; 2 * MAX_FUNCTIONS],
 }
 
-impl<'c, 't> Names<'c, 't> {
+impl<'c, 't> ByName<'c, 't> {
     /// `counts` by name, or the line of the first count whose name an
     /// earlier one has.
     fn of(counts: &'c [Count<'t>]) -> Result<Self, usize> {
-        let mut names = Names {
+        let mut names = ByName {
             counts,
             slots: [0; 2 * MAX_FUNCTIONS],
         };
@@ -422,7 +422,7 @@ impl<'c, 't> Names<'c, 't> {
 
 /// The line of the first `locked` count above its function's `fn` count
 /// (none: no fn line), a locked instruction being one of its function's.
-fn locked_beyond(functions: &Names, locked: &[Count]) -> Option<usize> {
+fn locked_beyond(functions: &ByName, locked: &[Count]) -> Option<usize> {
     let within = |l: &Count| functions.find(l.name).1.is_some_and(|f| l.count <= f.count);
     locked.iter().find(|l| !within(l)).map(|l| l.line)
 }
