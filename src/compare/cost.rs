@@ -146,11 +146,11 @@ impl<'t> Sum<'t> {
     }
 
     /// `count` instructions of function `name` on `side` (the locked ones
-    /// when `kind` says so), weighing `per`; Err when the table is full.
+    /// when `which` says so), weighing `per`; Err when the table is full.
     fn add(
         &mut self,
         name: &'t [u8],
-        (count, kind): (u64, Kind),
+        (count, which): (u64, Instructions),
         side: usize,
         per: f64,
     ) -> Result<(), ()> {
@@ -166,9 +166,9 @@ impl<'t> Sum<'t> {
             (s.name, self.functions) = (name, self.functions + 1);
         }
         s.sides |= 1 << side;
-        let v = match kind {
-            Kind::All => &mut s.v,
-            Kind::Locked => &mut s.locked,
+        let v = match which {
+            Instructions::All => &mut s.v,
+            Instructions::Locked => &mut s.locked,
         };
         v[side] += per * count as f64;
         Ok(())
@@ -224,7 +224,7 @@ impl<'t> Sum<'t> {
 
 /// Which of a function's counts a line gives.
 #[derive(Clone, Copy)]
-enum Kind {
+enum Instructions {
     All,
     Locked,
 }
@@ -331,9 +331,10 @@ pub fn sum<'t>(
             }
             // Its weight in its side's figures, per pair of its rows.
             let per = b.weight(j) / counted.totals.pairs.max(1) as f64;
-            let all = counted.functions.iter().map(|f| (f, Kind::All));
-            for (f, kind) in all.chain(counted.locked.iter().map(|f| (f, Kind::Locked))) {
-                if t.add(f.name, (f.count, kind), side, per).is_err() {
+            let all = counted.functions.iter().map(|f| (f, Instructions::All));
+            let locked = counted.locked.iter().map(|f| (f, Instructions::Locked));
+            for (f, which) in all.chain(locked) {
+                if t.add(f.name, (f.count, which), side, per).is_err() {
                     return no_table(f.line, TOO_MANY_FUNCTIONS);
                 }
             }
