@@ -42,7 +42,7 @@ use super::table::{
 };
 use cost_lines::{Reader, COST_PREFIX};
 use keys::{LINE_KEYS, ONE_RUN};
-use series::{MAX_SERIES, SERIES_PREFIX};
+use series::{MAX_SERIES_LINES, SERIES_PREFIX};
 
 /// Most `# witness: ` lines kept of one point.
 pub const MAX_WITNESS: usize = 8;
@@ -66,7 +66,7 @@ pub struct Point<'t> {
     /// the `# `): every option of the run that can change a figure.
     contract: Option<&'t [u8]>,
     /// Its `# series:` lines.
-    series: [Series<'t>; MAX_SERIES],
+    series: [Series<'t>; MAX_SERIES_LINES],
     n_series: usize,
     /// Its `# checks: ` line, without the `# `.
     pub checks: Option<&'t [u8]>,
@@ -193,7 +193,7 @@ impl<'t> Point<'t> {
     /// A `# series:` line (`rest`: after its prefix), line `no`.
     fn add_series(&mut self, rest: &'t [u8], no: usize) -> Result<(), Refusal<'t>> {
         let s = series::Series::parse(rest).map_err(|why| refuse(no, why, b""))?;
-        if self.n_series == MAX_SERIES {
+        if self.n_series == MAX_SERIES_LINES {
             return Err(refuse(no, "more than 8 series lines", b""));
         }
         self.series[self.n_series] = s;
