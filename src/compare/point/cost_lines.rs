@@ -30,7 +30,7 @@ const MAX_COUNT: u64 = i64::MAX as u64;
 /// A line that is not one of docs/cost.md's.
 pub const FORMAT: &str = "a cost line out of docs/cost.md's format";
 const TOO_MANY: &str = "a count above 2^63 - 1 (no run counts so many)";
-const NO_LINES: &str = "no method line, or no series line for this profile";
+const NO_METHOD_OR_SERIES: &str = "no method line, or no series line for this profile";
 const OTHER_PAIRS: &str = "pairs= not its rows' (another run's lines?)";
 const FN_SUM: &str = "its fn lines do not add up to its kernel=";
 const LOCKED_SUM: &str = "its locked lines do not add up to its kernel_locked=";
@@ -338,7 +338,7 @@ impl<'t> Reader<'t> {
             return Cost::Absent;
         }
         let (Some((method, locked)), Some((line, totals))) = (self.method, self.series) else {
-            return unusable(0, NO_LINES);
+            return unusable(0, NO_METHOD_OR_SERIES);
         };
         if locked != totals.locked.is_some() {
             return unusable(line, FORMAT);
