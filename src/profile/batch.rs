@@ -16,7 +16,7 @@ use super::futex::{self, Futex};
 use super::shape::RES_AGAIN;
 use super::{wait_wake, Function, Names, Profile, Series, SetUp, Shape, Takes, Then, Timed};
 use super::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
-use crate::check::{tag, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
 use crate::ops;
@@ -44,6 +44,8 @@ pub static Z0: Profile = Profile {
     )],
     punted: &[],
     functions: &wait_wake::FUNCTIONS,
+    totals: &TOTALS,
+    failures: &[],
     start,
 };
 
@@ -71,6 +73,8 @@ pub static E0: Profile = Profile {
         futex::COMPLETE_NEVER,
         futex::INFLIGHT,
     ],
+    totals: &TOTALS,
+    failures: &[],
     start,
 };
 
@@ -97,6 +101,8 @@ pub static N0: Profile = Profile {
         Function::per_request("io_nop_prep", &[Kind::Nop]),
         Function::per_request("io_nop", &[Kind::Nop]),
     ],
+    totals: &TOTALS,
+    failures: &[],
     start,
 };
 

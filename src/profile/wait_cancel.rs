@@ -15,7 +15,7 @@ use super::futex::{self, Futex};
 use super::shape::{RES_CANCELED, RES_CANCEL_FOUND};
 use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
 use super::{ASYNC_CANCEL, FUTEX_WAIT};
-use crate::check::{tag, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::ring::Ring;
@@ -52,6 +52,8 @@ pub static C0: Profile = Profile {
         futex::CANCEL,
         futex::INFLIGHT,
     ],
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| then(&mut WaitCancel(Futex::set_up(s)?), ring, ledger),
 };
 

@@ -19,7 +19,7 @@ use super::cycle::Cycle;
 use super::futex::{self, Futex, CELL_BYTES};
 use super::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload};
 use super::{FUTEX_WAIT, FUTEX_WAKE};
-use crate::check::{tag, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::ring::Ring;
@@ -43,6 +43,8 @@ pub static S0: Profile = Profile {
     series: &[Series::only("s0_wait_wake", "io_uring futex WAIT/WAKE")],
     punted: &[],
     functions: &FUNCTIONS,
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| then(&mut WaitWake(Futex::set_up(s)?), ring, ledger),
 };
 

@@ -16,7 +16,7 @@ use super::cycle::Cycle;
 use super::futex::{self, mapping_failed, Futex, MAX_CELLS};
 use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
 use super::{FUTEX_WAITV, FUTEX_WAKE};
-use crate::check::{tag, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -58,6 +58,8 @@ pub static V0: Profile = Profile {
         futex::WAKE,
         futex::INFLIGHT,
     ],
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| {
         let mut v0 = WaitvWake::new(Futex::set_up(s)?).map_err(mapping_failed)?;
         then(&mut v0, ring, ledger)
