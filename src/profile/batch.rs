@@ -131,15 +131,15 @@ fn start(s: &SetUp, ring: &mut Ring, ledger: &mut Ledger, then: Then) -> Result<
 
 impl Workload for OneBatch {
     fn pairs_per_cycle(&self) -> u64 {
-        self.f.slots as u64
+        self.f.p.slots as u64
     }
 
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let (f, k) = (&self.f, self.kind);
-        let n = f.slots;
-        let mut c = Cycle::start(seq, &f.plan, clock);
+        let n = f.p.slots;
+        let mut c = Cycle::start(seq, &f.p.plan, clock);
         match k {
             Kind::Wake => f.set_words(n, 0),
             Kind::Wait => f.set_words(n, MISMATCH_WORD),
@@ -154,7 +154,7 @@ impl Workload for OneBatch {
             }
         });
         c.one_batch(ring, ledger, requests);
-        let ns = c.stop(clock, f.inject_ns);
+        let ns = c.stop(clock, f.p.inject_ns);
         (ns, c.finish(ledger))
     }
 }

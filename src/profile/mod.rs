@@ -25,7 +25,7 @@
 //!   `cycle.rs`: the frame of a cycle made of batches (every workload's
 //!   but l0's and pollwake's), `collect.rs` what it does with each;
 //!   `setup.rs`: the rings a run sets up, and `CyclePlan`, what a
-//!   workload without futex words keeps of its shape.
+//!   workload keeps of its shape.
 //! - `driver.rs`: warm-ups and rounds of cycles, the rows, the ledger.
 //! - `run.rs`: a run from CPU choice to verdict; `output.rs`: the banner;
 //!   `contract.rs`: the contract (`describe`, `input_sha256`);

@@ -85,9 +85,9 @@ pub struct WaitvWake {
 }
 
 impl WaitvWake {
-    /// `f.slots` groups (1..=8) of WAITV_WIDTH of `f`'s words.
+    /// `f.p.slots` groups (1..=8) of WAITV_WIDTH of `f`'s words.
     pub fn new(f: Futex) -> SysResult<WaitvWake> {
-        let groups = f.slots.min(MAX_GROUPS);
+        let groups = f.p.slots.min(MAX_GROUPS);
         let vecs = Mapping::anonymous(MAX_CELLS * core::mem::size_of::<FutexWaitv>())?;
         let v = vecs.ptr() as *mut FutexWaitv;
         for i in 0..groups * WAITV_WIDTH {
@@ -129,7 +129,7 @@ impl Workload for WaitvWake {
         let g = self.groups;
         self.f.set_words(g * WAITV_WIDTH, 0);
         let flags = self.f.flags;
-        let mut c = Cycle::start(seq, &self.f.plan, clock);
+        let mut c = Cycle::start(seq, &self.f.p.plan, clock);
         c.two_batches(
             ring,
             ledger,
@@ -141,7 +141,7 @@ impl Workload for WaitvWake {
                 ops::futex_wake(w, 1, flags, tag(seq, Kind::Wake, i))
             }),
         );
-        let ns = c.stop(clock, self.f.inject_ns);
+        let ns = c.stop(clock, self.f.p.inject_ns);
         // Untimed: nobody may be left waiting on any word of a completed
         // WAITV (skipped when a timed batch failed).
         c.one_batch(
