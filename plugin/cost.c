@@ -232,6 +232,29 @@ static void end_run(void)
     depth = 0;
 }
 
+/* The window of series closes: its instructions go to the series. */
+static void close_window(int series)
+{
+    if (open_series != series) {
+        unbalanced++;
+        return;
+    }
+    if (depth != 0) {
+        /* A span left open: counted to here, and the counts refused. */
+        unbalanced++;
+        look(1);
+        depth = 0;
+    }
+    add(&in_series[series], &this_window);
+    if (n_windows < MAX_WINDOWS) {
+        window_log[n_windows].series = series;
+        window_log[n_windows].insns = this_window;
+    }
+    n_windows++;
+    windows[series]++;
+    open_series = -1;
+}
+
 static void on_marker(unsigned int vcpu, void *userdata)
 {
     const struct marker *m = userdata;
@@ -258,6 +281,9 @@ static void on_marker(unsigned int vcpu, void *userdata)
         depth = 0;
         memset(&this_window, 0, sizeof this_window);
         return;
+    case MARK_CLOSE:
+        close_window(m->series);
+        return;
     case MARK_START:
         if (open_series >= 0 && depth++ == 0) {
             look(0);
@@ -275,24 +301,6 @@ static void on_marker(unsigned int vcpu, void *userdata)
         }
         return;
     }
-    if (open_series != m->series) {
-        unbalanced++;
-        return;
-    }
-    if (depth != 0) {
-        /* A span left open: counted to here, and the counts refused. */
-        unbalanced++;
-        look(1);
-        depth = 0;
-    }
-    add(&in_series[m->series], &this_window);
-    if (n_windows < MAX_WINDOWS) {
-        window_log[n_windows].series = m->series;
-        window_log[n_windows].insns = this_window;
-    }
-    n_windows++;
-    windows[m->series]++;
-    open_series = -1;
 }
 
 /* The markers' kinds, and per kind and series the marker's callback data. */

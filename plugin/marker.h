@@ -8,7 +8,7 @@
 
 /* Series a marker can name, 0..COST_SERIES-1: the most series a workload
  * has (uring-repro's sys::COST_SERIES, which bounds its MAX_SERIES; a test,
- * tests/cost_plugin.rs, fails when the two differ). */
+ * tests/cost_counter.rs, fails when the two differ). */
 #define COST_SERIES 4
 
 #define MARKER_LEN 7

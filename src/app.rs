@@ -73,7 +73,7 @@ fn command<'a>(
             Ok(cfg) => {
                 catch_interrupts();
                 let e = profile::run(id, &cfg, &clock(start), out);
-                if let (Some(path), true) = (cfg.tsv, pid1::is_init()) {
+                if let Some(path) = cfg.tsv.filter(|_| pid1::is_init()) {
                     tsv::echo_if_volatile(path, out);
                 }
                 e

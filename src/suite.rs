@@ -163,7 +163,7 @@ fn sequence(suite: &Suite, out: &mut Out, run: &mut dyn FnMut(&Item, &mut Out) -
 
 /// How many items ended how.
 #[derive(Default)]
-struct Tally {
+struct EndCounts {
     passed: usize,
     failed: usize,
     skipped: usize,
@@ -171,9 +171,9 @@ struct Tally {
     not_run: usize,
 }
 
-impl Tally {
-    fn of(ends: &[Option<Exit>]) -> Tally {
-        let mut t = Tally::default();
+impl EndCounts {
+    fn of(ends: &[Option<Exit>]) -> EndCounts {
+        let mut t = EndCounts::default();
         for e in ends {
             let count = match e.as_ref().map(|e| e.code) {
                 None => &mut t.not_run,
@@ -216,7 +216,7 @@ fn summary(out: &mut Out, items: &[Item], ends: &[Option<Exit>]) -> Exit {
             }
         };
     }
-    let t = Tally::of(&ends[..n]);
+    let t = EndCounts::of(&ends[..n]);
     let e = verdict(items, ends, &t);
     let _ = writeln!(
         out,
@@ -227,9 +227,9 @@ fn summary(out: &mut Out, items: &[Item], ends: &[Option<Exit>]) -> Exit {
     e
 }
 
-/// The suite's exit from its items' (`t` their tally): interrupted, else
+/// The suite's exit from its items' (`t`: how many ended how): interrupted, else
 /// failed when one failed, else skipped when all did, else passed.
-fn verdict(items: &[Item], ends: &[Option<Exit>], t: &Tally) -> Exit {
+fn verdict(items: &[Item], ends: &[Option<Exit>], t: &EndCounts) -> Exit {
     let caught = signal::caught();
     if t.interrupted > 0 || caught != 0 {
         // The signal the item ended by, or the one caught as an item ended.

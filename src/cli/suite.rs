@@ -48,8 +48,11 @@ pub(super) fn items<'a>(
     // A run option: of `run`'s table, where each workload says if it takes it.
     let run_option = |o: &options::Opt| o.commands & RUN != 0;
     for (i, (o, t)) in OPTIONS.iter().zip(typed).enumerate() {
+        let Some((arg, _)) = *t else {
+            continue;
+        };
         let taken = s.items().iter().any(|item| options::takes(item.id, o));
-        if let (Some((arg, _)), true, false) = (t, run_option(o), taken) {
+        if run_option(o) && !taken {
             return Err(error(command, arg, None, Why::NoItemTakes(i)));
         }
     }

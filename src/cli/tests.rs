@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::config::{RingFlags, Witness, MAX_CYCLES};
-use crate::profile::contract::{Contract, Field, Value};
+use crate::profile::contract::{Contract, Field, FieldValue};
 use crate::profile::Takes;
 use options::{Figures, CALIBRATE};
 
@@ -569,7 +569,7 @@ fn asked(args: &[&'static str]) -> (ProfileId, RunConfig<'static>) {
 /// The contract of a command line's run (the CPU a stand-in for the one
 /// `run` would choose: 3 unless --cpu says): `describe`'s JSON, and the
 /// value of field `f`.
-fn contract_of(args: &[&'static str], f: Field) -> (String, Option<Value>) {
+fn contract_of(args: &[&'static str], f: Field) -> (String, Option<FieldValue>) {
     let (id, cfg) = asked(args);
     let c = Contract {
         id,
@@ -629,8 +629,8 @@ fn every_option_changes_the_contract_or_says_why_not() {
                 Figures::Contract(f) => {
                     set.push(f);
                     let member = match is {
-                        Some(Value::Num(n)) => format!("\"{}\":{n},", f.name()),
-                        Some(Value::Word(w)) => format!("\"{}\":\"{w}\",", f.name()),
+                        Some(FieldValue::Num(n)) => format!("\"{}\":{n},", f.name()),
+                        Some(FieldValue::Word(w)) => format!("\"{}\":\"{w}\",", f.name()),
                         None => panic!("{what}: {f:?} not stated"),
                     };
                     assert_ne!(was, is, "{what}: {f:?} did not change");

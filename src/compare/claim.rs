@@ -5,7 +5,7 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
-use super::words::{noun, unit, Cv, Pct, Points, Units};
+use super::words::{noun, unit, Cv, GroupValue, Pct, Units};
 use crate::render::{Clean, Dec};
 
 /// The name of the other basis: the cross-check of the primary one.
@@ -95,7 +95,7 @@ pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
         "{} vs {} ({}, {} {}): {}",
         Clean(test.label()),
         Clean(ctl.label()),
-        Points {
+        GroupValue {
             points: ctl.k,
             boots: c.boots.0
         },

@@ -1,8 +1,8 @@
 //! Where the cost went, the figures: two labels' cost counts (docs/cost.md:
 //! the instructions a QEMU TCG plugin counted inside the timed spans, per
-//! kernel function, exact; point.rs reads them once) summed function by
-//! function, per side. cost_table.rs shows them (docs/compare.md, "Where
-//! the cost went").
+//! kernel function, exact; point/cost_lines.rs reads them once) summed
+//! function by function, per side. cost_table.rs shows them
+//! (docs/compare.md, "Where the cost went").
 //!
 //! - The series summed is the profile compared: the points' rows (a
 //!   pollwake mode's with `--mode`), so the figures explain the change
@@ -25,16 +25,17 @@
 //!
 //! Nothing is summed when no point of a comparison carries cost lines.
 //! When some do, a point without them or with lines that cannot be diffed
-//! (point.rs: out of format, not of its rows), or points of one label
-//! counted with other System.maps, give why there is no table (`NoTable`):
-//! the lines are an annex a script wrote after the run, so the point
-//! itself is compared as always, but no table is better than a wrong one.
+//! (point/cost_lines.rs: out of format, not of its rows), or points of one
+//! label counted with other System.maps, give why there is no table
+//! (`NoTable`): the lines are an annex a script wrote after the run, so
+//! the point itself is compared as always, but no table is better than a
+//! wrong one.
 //!
 //! Limits (no heap): MAX_FUNCTIONS names a comparison, in a fixed hash
 //! table (`Sum`: SLOTS slots, 224 KiB of stack).
 
 use super::analysis::{boots, Analysis, Comparison, Group};
-use super::point::{fnv, Cost, Count, Key, Point, ALL, MAX_FUNCTIONS};
+use super::point::{fnv, Cost, Count, Key, Point, ALL, MAX_FUNCTIONS, TOO_MANY_FUNCTIONS};
 use super::table::uint;
 
 /// The hash table's slots: a quarter stays free, so a probe ends soon.
@@ -42,7 +43,6 @@ const SLOTS: usize = 4096;
 
 const NO_LINES: &str = "no # cost: lines (boot-point.sh --cost adds them)";
 const OTHER_MAP: &str = "another System.map than its label's first point";
-const OVER: &str = "over compare's limit of 3072 functions at";
 
 /// Why there is no table: the point (`at`), the line (0: the whole
 /// point), the reason.
@@ -146,11 +146,11 @@ impl<'t> Sum<'t> {
     }
 
     /// `count` instructions of function `name` on `side` (the locked ones
-    /// when `kind` says so), weighing `per`; Err when the table is full.
+    /// when `which` says so), weighing `per`; Err when the table is full.
     fn add(
         &mut self,
         name: &'t [u8],
-        (count, kind): (u64, Kind),
+        (count, which): (u64, Instructions),
         side: usize,
         per: f64,
     ) -> Result<(), ()> {
@@ -166,9 +166,9 @@ impl<'t> Sum<'t> {
             (s.name, self.functions) = (name, self.functions + 1);
         }
         s.sides |= 1 << side;
-        let v = match kind {
-            Kind::All => &mut s.v,
-            Kind::Locked => &mut s.locked,
+        let v = match which {
+            Instructions::All => &mut s.v,
+            Instructions::Locked => &mut s.locked,
         };
         v[side] += per * count as f64;
         Ok(())
@@ -224,7 +224,7 @@ impl<'t> Sum<'t> {
 
 /// Which of a function's counts a line gives.
 #[derive(Clone, Copy)]
-enum Kind {
+enum Instructions {
     All,
     Locked,
 }
@@ -331,10 +331,11 @@ pub fn sum<'t>(
             }
             // Its weight in its side's figures, per pair of its rows.
             let per = b.weight(j) / counted.totals.pairs.max(1) as f64;
-            let all = counted.functions.iter().map(|f| (f, Kind::All));
-            for (f, kind) in all.chain(counted.locked.iter().map(|f| (f, Kind::Locked))) {
-                if t.add(f.name, (f.count, kind), side, per).is_err() {
-                    return no_table(f.line, OVER);
+            let all = counted.functions.iter().map(|f| (f, Instructions::All));
+            let locked = counted.locked.iter().map(|f| (f, Instructions::Locked));
+            for (f, which) in all.chain(locked) {
+                if t.add(f.name, (f.count, which), side, per).is_err() {
+                    return no_table(f.line, TOO_MANY_FUNCTIONS);
                 }
             }
             t.kernel[side] += per * counted.totals.kernel as f64;

@@ -1,5 +1,5 @@
 //! Every FILE of a command line read and checked, once, for `compare`,
-//! `--bisect` and `report` alike: each into one `Point` (point.rs), all of
+//! `--bisect` and `report` alike: each into one `Point` (point/), all of
 //! them into one buffer, then against each other. Points must be of one
 //! workload and one contract where they state it (the kernel and the boot
 //! are what a comparison varies), never witnessed beside plain, and each
@@ -14,7 +14,7 @@ use core::ops::Deref;
 
 use super::args::{Args, MAX_POINTS};
 use super::point::{self, BootId, Count, CountRoom, Key, Point, ALL, MAX_ROUNDS};
-use super::table::{self, Refusal, Shown};
+use super::table::{self, Detail, Refusal};
 use super::words::LineNo;
 use crate::exit::{self, fail};
 use crate::render::Clean;
@@ -28,15 +28,15 @@ pub const MAX_INPUT_BYTES: usize = 4 << 20;
 /// What a refusal shows after its reason: `: `text`` for offending text
 /// (from any file: shown as every echo is), `: N of M rounds` for an
 /// interrupted run, ` A|B|C` for the modes to pick from.
-struct After<'r, 't>(&'r Shown<'t>);
+struct After<'r, 't>(&'r Detail<'t>);
 
 impl fmt::Display for After<'_, '_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self.0 {
-            Shown::Nothing => Ok(()),
-            Shown::Text(t) => write!(f, ": `{}`", Clean(t)),
-            Shown::Rounds { done, planned } => write!(f, ": {done} of {} rounds", Clean(planned)),
-            Shown::Modes(m) => {
+            Detail::Nothing => Ok(()),
+            Detail::Text(t) => write!(f, ": `{}`", Clean(t)),
+            Detail::Rounds { done, planned } => write!(f, ": {done} of {} rounds", Clean(planned)),
+            Detail::Modes(m) => {
                 for (k, name) in m.names().iter().enumerate() {
                     let sep = if k == 0 { " " } else { "|" };
                     write!(f, "{sep}{}", Clean(name))?;
@@ -197,9 +197,9 @@ fn contract_lines<'t>(pts: &[Point<'t>], order: &[usize]) -> Option<Disagree<'t>
 
 /// `key=value` as a contract line states it, or `no key=` where it does
 /// not.
-struct Stated<'t>(&'t [u8], Option<&'t [u8]>);
+struct ContractWord<'t>(&'t [u8], Option<&'t [u8]>);
 
-impl fmt::Display for Stated<'_> {
+impl fmt::Display for ContractWord<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.1 {
             Some(v) => write!(f, "{}={}", Clean(self.0), Clean(v)),
@@ -366,7 +366,7 @@ impl Inputs {
             pts[i] = point::read(text, &mut values, &mut room, a.mode).map_err(|b| {
                 stop(
                     a.unusable(i),
-                    format_args!("{file}{}: {}{}", LineNo(b.line), b.why, After(&b.shown)),
+                    format_args!("{file}{}: {}{}", LineNo(b.line), b.why, After(&b.detail)),
                 )
             })?;
             if a.drop_first && pts[i].s[ALL].s.n < 2 {
@@ -388,7 +388,7 @@ fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), St
     if let (None, Some((i, b))) = (&timebase, across(pts, order)) {
         return Err(stop(
             a.unusable(i),
-            format_args!("{}: {}{}", file(i), b.why, After(&b.shown)),
+            format_args!("{}: {}{}", file(i), b.why, After(&b.detail)),
         ));
     }
     let d = timebase
@@ -408,8 +408,8 @@ fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), St
             format_args!(
                 "{}: {} beside {} in {}: {why}",
                 file(d.at),
-                Stated(d.field, d.value),
-                Stated(d.field, d.was),
+                ContractWord(d.field, d.value),
+                ContractWord(d.field, d.was),
                 file(d.first)
             ),
         ));

@@ -2,7 +2,7 @@
 //! and what they say. Every FILE is one point, one run on one boot (a
 //! run's stdout or its `--tsv` file, or the C tools' output).
 //!
-//! - point.rs reads a point, once (table.rs: its rows); load.rs reads
+//! - point/ reads a point, once (table.rs: its rows); load.rs reads
 //!   every FILE of a command line into one buffer and checks them against
 //!   each other (one workload, one contract, each boot counted once);
 //! - analysis.rs is the maths: the labels' groups and boots, each label

@@ -88,12 +88,12 @@ impl Format {
 pub struct Refusal<'t> {
     pub line: usize,
     pub why: &'static str,
-    pub shown: Shown<'t>,
+    pub detail: Detail<'t>,
 }
 
 /// What a refusal shows after its reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shown<'t> {
+pub enum Detail<'t> {
     Nothing,
     /// The offending text, quoted.
     Text(&'t [u8]),
@@ -109,12 +109,12 @@ pub enum Shown<'t> {
 
 /// Line `line` refused for `why`, `text` quoted after it (when any).
 pub fn refuse<'t>(line: usize, why: &'static str, text: &'t [u8]) -> Refusal<'t> {
-    let shown = if text.is_empty() {
-        Shown::Nothing
+    let detail = if text.is_empty() {
+        Detail::Nothing
     } else {
-        Shown::Text(text)
+        Detail::Text(text)
     };
-    Refusal { line, why, shown }
+    Refusal { line, why, detail }
 }
 
 // Step 1: the format, from the header.

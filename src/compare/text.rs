@@ -10,8 +10,8 @@ use super::cost::{sum, Sum};
 use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
-    cell, noun, nums, spaces, spread, unit, Align, Cv, Long, Pct, Points, PointsOf, Units, ICOUNT,
-    WIDTH,
+    cell, noun, nums, spaces, spread, unit, Align, Cv, GroupValue, Long, Pct, PointsOf, Units,
+    ICOUNT, WIDTH,
 };
 use crate::render::{columns, plural, wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
@@ -102,7 +102,7 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
         out.bytes(b"  ");
         cell(out, 14, Align::Left, format_args!("{}", Clean(g.label())));
         nums(out, 12, &[v], 3);
-        let points = Points { points: g.k, boots };
+        let points = GroupValue { points: g.k, boots };
         let _ = writeln!(out, " {}  {role}, {points}", unit(r.icount()).short);
     }
     let some_shared = c.boots != (ctl.k, test.k);

@@ -46,12 +46,12 @@ pub(super) type Long = Text<16400>;
 /// What a group's value is: `1 point`, `midpoint of 2 points`, `mean of
 /// 3 points`; in boots when some of its points share one (`Boots`):
 /// `midpoint of 2 boots`.
-pub(super) struct Points {
+pub(super) struct GroupValue {
     pub points: usize,
     pub boots: usize,
 }
 
-impl fmt::Display for Points {
+impl fmt::Display for GroupValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = Units(self.boots, self.boots != self.points);
         match self.boots {

@@ -16,7 +16,7 @@ use super::futex::{self, Futex};
 use super::shape::RES_AGAIN;
 use super::{wait_wake, Function, Names, Profile, Series, SetUp, Shape, Takes, Then, Timed};
 use super::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
-use crate::check::{tag, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
 use crate::ops;
@@ -44,6 +44,8 @@ pub static Z0: Profile = Profile {
     )],
     punted: &[],
     functions: &wait_wake::FUNCTIONS,
+    totals: &TOTALS,
+    failures: &[],
     start,
 };
 
@@ -71,6 +73,8 @@ pub static E0: Profile = Profile {
         futex::COMPLETE_NEVER,
         futex::INFLIGHT,
     ],
+    totals: &TOTALS,
+    failures: &[],
     start,
 };
 
@@ -97,6 +101,8 @@ pub static N0: Profile = Profile {
         Function::per_request("io_nop_prep", &[Kind::Nop]),
         Function::per_request("io_nop", &[Kind::Nop]),
     ],
+    totals: &TOTALS,
+    failures: &[],
     start,
 };
 
@@ -125,15 +131,15 @@ fn start(s: &SetUp, ring: &mut Ring, ledger: &mut Ledger, then: Then) -> Result<
 
 impl Workload for OneBatch {
     fn pairs_per_cycle(&self) -> u64 {
-        self.f.slots as u64
+        self.f.p.slots as u64
     }
 
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let (f, k) = (&self.f, self.kind);
-        let n = f.slots;
-        let mut c = Cycle::start(seq, &f.plan, clock);
+        let n = f.p.slots;
+        let mut c = Cycle::start(seq, &f.p.plan, clock);
         match k {
             Kind::Wake => f.set_words(n, 0),
             Kind::Wait => f.set_words(n, MISMATCH_WORD),
@@ -148,7 +154,7 @@ impl Workload for OneBatch {
             }
         });
         c.one_batch(ring, ledger, requests);
-        let ns = c.stop(clock, f.inject_ns);
+        let ns = c.stop(clock, f.p.inject_ns);
         (ns, c.finish(ledger))
     }
 }

@@ -154,16 +154,16 @@ impl Field {
 
 /// A field's value: JSON quotes a word, not a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Value {
+pub enum FieldValue {
     Num(u64),
     Word(&'static str),
 }
 
-impl fmt::Display for Value {
+impl fmt::Display for FieldValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::Num(n) => write!(f, "{n}"),
-            Value::Word(w) => f.write_str(w),
+            FieldValue::Num(n) => write!(f, "{n}"),
+            FieldValue::Word(w) => f.write_str(w),
         }
     }
 }
@@ -178,31 +178,31 @@ pub struct Contract<'c, 'a> {
 impl Contract<'_, '_> {
     /// Field `f` of this run; None where the run does not state it (the
     /// workload does not have it; `inject_ns` outside a positive control).
-    pub fn value(&self, f: Field) -> Option<Value> {
+    pub fn value(&self, f: Field) -> Option<FieldValue> {
         if !f.applies(self.id.profile()) {
             return None;
         }
         let (c, s) = (self.cfg, self.id.shape(self.cfg));
-        let num = |n: u32| Some(Value::Num(n as u64));
+        let num = |n: u32| Some(FieldValue::Num(n as u64));
         match f {
-            Field::Profile => Some(Value::Word(self.id.formal_name())),
-            Field::Mode => Some(Value::Word(c.mode.name())),
+            Field::Profile => Some(FieldValue::Word(self.id.formal_name())),
+            Field::Mode => Some(FieldValue::Word(c.mode.name())),
             Field::Burst => num(c.burst),
             Field::RingEntries => num(RING_ENTRIES),
             Field::CqEntries => num(CQ_ENTRIES),
             Field::Slots => num(s.slots),
             Field::VectorWidth => num(s.vector_width),
-            Field::PairsPerCycle => Some(Value::Num(s.pairs)),
+            Field::PairsPerCycle => Some(FieldValue::Num(s.pairs)),
             Field::Cycles => num(c.cycles),
             Field::Warmups => num(c.warmups),
             Field::Rounds => num(c.rounds),
             Field::Cpu => num(self.cpu),
-            Field::RingFlags => Some(Value::Word(c.ring_flags.name())),
+            Field::RingFlags => Some(FieldValue::Word(c.ring_flags.name())),
             Field::WaiterCpu => num(c.waiter_cpu.unwrap_or(self.cpu)),
             Field::WatchdogMs => num(WATCHDOG_MS as u32),
-            Field::FutexScope => Some(Value::Word(c.futex_scope())),
+            Field::FutexScope => Some(FieldValue::Word(c.futex_scope())),
             Field::Timeout => num(c.timeout_s),
-            Field::InjectNs => (c.inject_ns != 0).then_some(Value::Num(c.inject_ns as u64)),
+            Field::InjectNs => (c.inject_ns != 0).then_some(FieldValue::Num(c.inject_ns as u64)),
         }
     }
 
@@ -221,8 +221,8 @@ impl Contract<'_, '_> {
         )?;
         for f in Field::ALL {
             match self.value(f) {
-                Some(Value::Num(n)) => write!(w, "\"{}\":{n},", f.name())?,
-                Some(Value::Word(v)) => write!(w, "\"{}\":\"{v}\",", f.name())?,
+                Some(FieldValue::Num(n)) => write!(w, "\"{}\":{n},", f.name())?,
+                Some(FieldValue::Word(v)) => write!(w, "\"{}\":\"{v}\",", f.name())?,
                 None => {}
             }
         }
@@ -328,8 +328,8 @@ mod tests {
                     continue;
                 };
                 let member = match v {
-                    Value::Num(n) => format!("\"{}\":{n},", f.name()),
-                    Value::Word(w) => format!("\"{}\":\"{w}\",", f.name()),
+                    FieldValue::Num(n) => format!("\"{}\":{n},", f.name()),
+                    FieldValue::Word(w) => format!("\"{}\":\"{w}\",", f.name()),
                 };
                 assert!(json.contains(&member), "{id:?} {member} in {json}");
                 let word = format!("{key}{v}");

@@ -22,9 +22,9 @@
 //! never a sum over the ledger: every failure such a cycle can count is a
 //! failed batch (`ok`) or is seen by the check (a wrong, foreign, duplicate
 //! or missing CQE, a CQ overflow, a wait that failed or expired: collect.rs
-//! spoils the check for each; and what `verify` found wrong). So a cycle is clean exactly when it counted
-//! nothing, at no cost per cycle beyond the check (s0's timed path is the
-//! instruction budget's).
+//! spoils the check for each; and what `verify` found wrong). So a cycle
+//! is clean exactly when it counted nothing, at no cost per cycle beyond
+//! the check (s0's timed path is the instruction budget's).
 //!
 //! Everything here is inlined into each workload's `cycle`: the timed path
 //! is the one the workload would write out by hand.

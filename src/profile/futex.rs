@@ -5,8 +5,9 @@
 //! requests, each with the hits the witness must see (Linux 6.12,
 //! io_uring/opdef.c, futex.c, cancel.c).
 
-use super::{setup, Function, Hits, SetUp, Shape};
-use crate::check::{Kind, Plan};
+use super::setup::{self, CyclePlan};
+use super::{Function, Hits, SetUp};
+use crate::check::Kind;
 use crate::exit::Exit;
 use crate::ops;
 use crate::sys::memory::Mapping;
@@ -19,13 +20,11 @@ pub const MAX_CELLS: usize = 64;
 
 pub struct Futex {
     cells: Mapping,
-    /// Requests of the main kind per cycle (v0: WAITV groups).
-    pub slots: u32,
     /// FUTEX2_SIZE_U32, plus FUTEX2_PRIVATE unless --shared.
     pub flags: u32,
-    pub plan: Plan,
-    /// `--inject-ns` times the cycle's pairs: ns each timed cycle spins.
-    pub inject_ns: u64,
+    /// Its requests of the main kind per cycle (v0: WAITV groups), the
+    /// plan of their CQEs, the ns each timed cycle spins.
+    pub p: CyclePlan,
 }
 
 /// A workload's memory could not be mapped: a failure naming the step.
@@ -34,23 +33,19 @@ pub fn mapping_failed(e: Errno) -> Exit {
 }
 
 impl Futex {
-    pub fn new(shape: &Shape, flags: u32) -> SysResult<Futex> {
+    /// Words for cycles of `p`, with futex2 `flags`.
+    pub fn new(p: CyclePlan, flags: u32) -> SysResult<Futex> {
         Ok(Futex {
             cells: Mapping::anonymous(MAX_CELLS * CELL_BYTES)?,
-            slots: shape.slots,
             flags,
-            plan: Plan::new(&shape.expect),
-            inject_ns: 0,
+            p,
         })
     }
 
     /// The words of a run's futex workload: its shape's, private unless
     /// `--shared`, each timed cycle spinning `--inject-ns` per pair more.
     pub fn set_up(s: &SetUp) -> Result<Futex, Exit> {
-        let mut f =
-            Futex::new(&s.shape, ops::futex_flags(!s.cfg.shared)).map_err(mapping_failed)?;
-        f.inject_ns = s.cfg.inject_ns as u64 * f.slots as u64;
-        Ok(f)
+        Futex::new(CyclePlan::of(s), ops::futex_flags(!s.cfg.shared)).map_err(mapping_failed)
     }
 
     /// The word of cell `i`. Panics unless i < MAX_CELLS: no workload has

@@ -14,7 +14,7 @@ use super::collect::account;
 use super::futex::Futex;
 use super::wait_wake::{self, WaitWake};
 use super::{span, Names, Profile, Series, Takes, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE};
-use crate::check::{Call, Fail, Ledger, Returned};
+use crate::check::{Call, Fail, Ledger, Returned, TOTALS};
 use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, MAX_SLOTS, RING_ENTRIES};
 use crate::ring::{Ring, SetupError};
 use crate::sys;
@@ -39,6 +39,8 @@ pub static L0: Profile = Profile {
     series: &[Series::only("l0_lifecycle", "io_uring ring setup to exit")],
     punted: &[],
     functions: &wait_wake::FUNCTIONS,
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| {
         let s0 = WaitWake(Futex::set_up(s)?);
         then(&mut Lifecycle::new(s0, s.cfg.timeout_ns()), ring, ledger)

@@ -55,6 +55,8 @@ pub static K0: Profile = Profile {
         Function::per_request("io_req_task_submit", &[Kind::Link]),
         Function::per_request("io_nop", &[Kind::Nop, Kind::Link]),
     ],
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| then(&mut LinkChain(CyclePlan::of(s)), ring, ledger),
 };
 
@@ -92,10 +94,6 @@ impl Workload for LinkChain {
         );
         let ns = c.stop(clock, p.inject_ns);
         (ns, c.finish(ledger))
-    }
-
-    fn checks(&self) -> [&'static [Counter]; 2] {
-        [&TOTALS, &[]]
     }
 }
 

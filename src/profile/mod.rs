@@ -17,15 +17,15 @@
 //!   help line, what a figure is per, the opcodes to probe, its slots, the
 //!   options it takes beyond every workload's, whether it has futex words,
 //!   its shape, its series in kernel words, its kernel functions with the
-//!   hits each must show, its set-up) and a `Workload` whose `cycle` runs
-//!   one cycle, most simply with `cycle.rs`'s frame. (A new opcode is more:
-//!   its encoder in ops.rs, its request `Kind` in check.rs, its kernel name
-//!   in witnessed.rs.)
+//!   hits each must show, its checks line's counters, its set-up) and a
+//!   `Workload` whose `cycle` runs one cycle, most simply with
+//!   `cycle.rs`'s frame. (A new opcode is more: its encoder in ops.rs, its
+//!   request `Kind` in check.rs, its kernel name in witnessed.rs.)
 //! - `shape.rs`: the form of what a cycle submits and must get back;
 //!   `cycle.rs`: the frame of a cycle made of batches (every workload's
 //!   but l0's and pollwake's), `collect.rs` what it does with each;
 //!   `setup.rs`: the rings a run sets up, and `CyclePlan`, what a
-//!   workload without futex words keeps of its shape.
+//!   workload keeps of its shape.
 //! - `driver.rs`: warm-ups and rounds of cycles, the rows, the ledger.
 //! - `run.rs`: a run from CPU choice to verdict; `output.rs`: the banner;
 //!   `contract.rs`: the contract (`describe`, `input_sha256`);
@@ -64,7 +64,7 @@ pub use driver::{Outcome, Rows};
 pub use run::{choose_cpu, run, run_point};
 pub use shape::Shape;
 
-use crate::check::{Counter, Kind, Ledger, TOTALS};
+use crate::check::{Counter, Kind, Ledger};
 use crate::config::RunConfig;
 use crate::cpu::Choice;
 use crate::exit::Exit;
@@ -110,6 +110,11 @@ pub struct Profile {
     /// Its kernel functions, for the witness, each with the hits it must
     /// show.
     pub functions: &'static [Function],
+    /// Its checks line (`render::checks`): the totals (CQEs in all, then
+    /// by kind), and after the failure classes every workload shows, the
+    /// classes of its own (pollwake's).
+    pub totals: &'static [Counter],
+    pub failures: &'static [Counter],
     /// Sets it up on the run's ring and runs the rest of the run with it.
     pub start: Start,
 }
@@ -397,12 +402,6 @@ pub trait Workload {
     /// The lines between the last row and the checks line.
     fn summary(&self, w: &mut dyn Write, o: &Outcome) {
         output::table_summary(w, o, self.pairs_per_cycle());
-    }
-
-    /// The checks line's totals, and the failure classes of the
-    /// workload's own (`render::checks` puts the shared ones between).
-    fn checks(&self) -> [&'static [Counter]; 2] {
-        [&TOTALS, &[]]
     }
 
     /// The stderr line of a failed run.

@@ -46,6 +46,8 @@ pub static M0: Profile = Profile {
     )],
     punted: &[],
     functions: &FUNCTIONS,
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| {
         let target = setup::ring("msg-ring target ", RingFlags::None, s.cfg.timeout_ns())?;
         let mut m0 = MsgRing {
@@ -137,10 +139,6 @@ impl Workload for MsgRing {
 
     fn account(&mut self, ledger: &mut Ledger, seq: u32) {
         super::collect::account(&mut self.target, ledger, seq);
-    }
-
-    fn checks(&self) -> [&'static [Counter]; 2] {
-        [&TOTALS, &[]]
     }
 }
 

@@ -76,6 +76,8 @@ pub static A0: Profile = Profile {
         Function::per_request("io_wq_submit_work", &[Kind::Nop]),
         Function::per_request("io_nop", &[Kind::Nop]),
     ],
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| {
         bind_workers(ring, s.cpu.cpu())?;
         // Before the workers start: they inherit it.
@@ -175,10 +177,6 @@ impl Workload for NopAsync {
         c.one_batch(ring, ledger, nops);
         let ns = c.stop(clock, p.inject_ns);
         (ns, c.finish(ledger))
-    }
-
-    fn checks(&self) -> [&'static [Counter]; 2] {
-        [&TOTALS, &[]]
     }
 }
 

@@ -73,6 +73,8 @@ pub static P0: Profile = Profile {
         },
         Function::per_request("io_write", &[Kind::Write]),
     ],
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| then(&mut PollAdd::new(CyclePlan::of(s))?, ring, ledger),
 };
 
@@ -190,10 +192,6 @@ impl Workload for PollAdd {
         );
         c.verify(|| self.counted_once(seq, n, ledger));
         (ns, c.finish(ledger))
-    }
-
-    fn checks(&self) -> [&'static [Counter]; 2] {
-        [&TOTALS, &[]]
     }
 }
 

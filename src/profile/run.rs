@@ -227,7 +227,8 @@ fn measure(
     }
     let passed = o.ledger.passed() && lost.is_none();
     let verdict = render::verdict(passed, interrupted);
-    render::checks(out, w.checks(), &o.ledger, verdict);
+    let p = info.id.profile();
+    render::checks(out, [p.totals, p.failures], &o.ledger, verdict);
     out.flush();
     account.print(out)
 }

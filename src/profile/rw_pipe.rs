@@ -47,8 +47,17 @@ pub static R0: Profile = Profile {
         Function::per_request("io_prep_read", &[Kind::Read]),
         Function::per_request("io_read", &[Kind::Read]),
     ],
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| then(&mut Stream::<Pipes>::new(s)?, ring, ledger),
 };
+
+/// The checks line's totals: all CQEs, the writes', the reads'.
+const TOTALS: [Counter; 3] = [
+    ("cqes", |l| l.cqes),
+    ("write_cqes", |l| l.kind(Kind::Write)),
+    ("read_cqes", |l| l.kind(Kind::Read)),
+];
 
 /// r0's streams: a pipe each, written and read.
 pub struct Pipes;
@@ -66,9 +75,4 @@ impl Requests for Pipes {
     fn recv(fd: i32, buf: *mut u8, len: u32, user_data: u64) -> IoUringSqe {
         ops::read(fd, buf, len, user_data)
     }
-    const TOTALS: [Counter; 3] = [
-        ("cqes", |l| l.cqes),
-        ("write_cqes", |l| l.kind(Kind::Write)),
-        ("read_cqes", |l| l.kind(Kind::Read)),
-    ];
 }

@@ -13,9 +13,10 @@ use crate::exit::{self, Exit};
 use crate::ring::{Ring, SetupError};
 use crate::sys::Errno;
 
-/// What a workload without futex words checks its cycles against: its
-/// requests of the main kind, the plan of its CQEs, and the ns each timed
-/// cycle spins with the positive control (`--inject-ns` times its pairs).
+/// What a workload checks its cycles against: its requests of the main
+/// kind, the plan of its CQEs, and the ns each timed cycle spins with the
+/// positive control (`--inject-ns` times its pairs). The futex workloads
+/// keep it beside their words (futex.rs).
 pub struct CyclePlan {
     pub slots: u32,
     pub plan: Plan,

@@ -24,7 +24,7 @@ use super::setup::{self, CyclePlan};
 use core::marker::PhantomData;
 
 use super::{SetUp, Shape, Timed, Workload};
-use crate::check::{tag, Counter, Fail, Kind, Ledger, MAX_PER_KIND};
+use crate::check::{tag, Fail, Kind, Ledger, MAX_PER_KIND};
 use crate::exit::Exit;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -118,8 +118,8 @@ impl Records {
 
 /// What a stream workload is made of: how a stream is opened, the kinds
 /// of its requests and how each is made (ops.rs: write and read, send and
-/// recv), its checks line's totals. Each workload is a type of its own,
-/// so that its encoders are called directly in its timed cycle.
+/// recv). Each workload is a type of its own, so that its encoders are
+/// called directly in its timed cycle.
 pub trait Requests: 'static {
     /// A stream: its sending end first.
     fn open() -> SysResult<(Fd, Fd)>;
@@ -131,8 +131,6 @@ pub trait Requests: 'static {
     /// receives up to `len` bytes from `fd` into `buf`.
     fn send(fd: i32, buf: *const u8, len: u32, user_data: u64) -> IoUringSqe;
     fn recv(fd: i32, buf: *mut u8, len: u32, user_data: u64) -> IoUringSqe;
-    /// The checks line's totals: all CQEs, the sends', the receives'.
-    const TOTALS: [Counter; 3];
 
     /// `slots` sends and `slots` receives, each of a whole record.
     fn shape(slots: u32) -> Shape {
@@ -214,10 +212,6 @@ impl<R: Requests> Workload for Stream<R> {
         // Untimed: the bytes.
         c.verify(|| r.check(seq, n, recvs, ledger));
         (ns, c.finish(ledger))
-    }
-
-    fn checks(&self) -> [&'static [Counter]; 2] {
-        [&R::TOTALS, &[]]
     }
 }
 

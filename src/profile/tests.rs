@@ -252,7 +252,9 @@ fn the_kernel_values_are_checked_not_assumed() {
     };
     let mut s = shape_of("c0", 32);
     s.expect[Kind::Cancel as usize].res = 0;
-    let mut c0 = wait_cancel::WaitCancel(Futex::new(&s, ops::futex_flags(true)).unwrap());
+    let mut c0 = wait_cancel::WaitCancel(
+        Futex::new(setup::CyclePlan::new(&s, 0), ops::futex_flags(true)).unwrap(),
+    );
     let mut l = Ledger::default();
     let (_, ok) = c0.cycle(&mut ring, &Clock::syscall(), &mut l, 1);
     assert!(!ok);
@@ -268,7 +270,7 @@ fn the_kernel_values_are_checked_not_assumed() {
     };
     let mut s = shape_of("v0", 8);
     s.expect[Kind::Waitv as usize].res = 0;
-    let f = Futex::new(&s, ops::futex_flags(false)).unwrap();
+    let f = Futex::new(setup::CyclePlan::new(&s, 0), ops::futex_flags(false)).unwrap();
     let mut v0 = waitv_wake::WaitvWake::new(f).unwrap();
     let mut l = Ledger::default();
     let (_, ok) = v0.cycle(&mut ring, &Clock::syscall(), &mut l, 1);
@@ -285,7 +287,9 @@ fn lifecycle_cycles_run_clean_in_their_own_rings() {
         return;
     };
     let s = shape_of("l0", 4);
-    let s0 = wait_wake::WaitWake(Futex::new(&s, ops::futex_flags(true)).unwrap());
+    let s0 = wait_wake::WaitWake(
+        Futex::new(setup::CyclePlan::new(&s, 0), ops::futex_flags(true)).unwrap(),
+    );
     let mut l0 = lifecycle::Lifecycle::new(s0, 1_000_000_000);
     let mut l = Ledger::default();
     let clock = Clock::syscall();

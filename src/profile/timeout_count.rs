@@ -60,6 +60,8 @@ pub static T0: Profile = Profile {
         },
         Function::per_request("io_nop", &[Kind::Nop]),
     ],
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| {
         let mut t0 = TimeoutCount {
             p: CyclePlan::of(s),
@@ -109,10 +111,6 @@ impl Workload for TimeoutCount {
         );
         let ns = c.stop(clock, p.inject_ns);
         (ns, c.finish(ledger))
-    }
-
-    fn checks(&self) -> [&'static [Counter]; 2] {
-        [&TOTALS, &[]]
     }
 }
 

@@ -15,7 +15,7 @@ use super::futex::{self, Futex};
 use super::shape::{RES_CANCELED, RES_CANCEL_FOUND};
 use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
 use super::{ASYNC_CANCEL, FUTEX_WAIT};
-use crate::check::{tag, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::ring::Ring;
@@ -52,6 +52,8 @@ pub static C0: Profile = Profile {
         futex::CANCEL,
         futex::INFLIGHT,
     ],
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| then(&mut WaitCancel(Futex::set_up(s)?), ring, ledger),
 };
 
@@ -59,16 +61,16 @@ pub struct WaitCancel(pub Futex);
 
 impl Workload for WaitCancel {
     fn pairs_per_cycle(&self) -> u64 {
-        self.0.slots as u64
+        self.0.p.slots as u64
     }
 
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let f = &self.0;
-        let n = f.slots;
+        let n = f.p.slots;
         f.set_words(n, 0);
-        let mut c = Cycle::start(seq, &f.plan, clock);
+        let mut c = Cycle::start(seq, &f.p.plan, clock);
         c.two_batches(
             ring,
             ledger,
@@ -79,7 +81,7 @@ impl Workload for WaitCancel {
                 ops::cancel(tag(seq, Kind::Wait, i), tag(seq, Kind::Cancel, i))
             }),
         );
-        let ns = c.stop(clock, f.inject_ns);
+        let ns = c.stop(clock, f.p.inject_ns);
         (ns, c.finish(ledger))
     }
 }

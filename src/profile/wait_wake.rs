@@ -19,7 +19,7 @@ use super::cycle::Cycle;
 use super::futex::{self, Futex, CELL_BYTES};
 use super::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload};
 use super::{FUTEX_WAIT, FUTEX_WAKE};
-use crate::check::{tag, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::ring::Ring;
@@ -43,6 +43,8 @@ pub static S0: Profile = Profile {
     series: &[Series::only("s0_wait_wake", "io_uring futex WAIT/WAKE")],
     punted: &[],
     functions: &FUNCTIONS,
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| then(&mut WaitWake(Futex::set_up(s)?), ring, ledger),
 };
 
@@ -67,7 +69,7 @@ pub struct WaitWake(pub Futex);
 
 impl Workload for WaitWake {
     fn pairs_per_cycle(&self) -> u64 {
-        self.0.slots as u64
+        self.0.p.slots as u64
     }
 
     // Not inlined into the driver: a symbol of its own, so perf annotate
@@ -75,12 +77,12 @@ impl Workload for WaitWake {
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
         let f = &self.0;
-        let n = f.slots;
+        let n = f.p.slots;
         f.set_words(n, 0);
         // Locals, so stores into the SQ ring do not force reloads of self.
         let (words, flags) = (f.word(0) as usize, f.flags);
         let word = |i: u32| (words + i as usize * CELL_BYTES) as *const u32;
-        let mut c = Cycle::start(seq, &f.plan, clock);
+        let mut c = Cycle::start(seq, &f.p.plan, clock);
         c.two_batches(
             ring,
             ledger,
@@ -91,7 +93,7 @@ impl Workload for WaitWake {
                 ops::futex_wake(word(i), 1, flags, tag(seq, Kind::Wake, i))
             }),
         );
-        let ns = c.stop(clock, f.inject_ns);
+        let ns = c.stop(clock, f.p.inject_ns);
         (ns, c.finish(ledger))
     }
 }

@@ -16,7 +16,7 @@ use super::cycle::Cycle;
 use super::futex::{self, mapping_failed, Futex, MAX_CELLS};
 use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
 use super::{FUTEX_WAITV, FUTEX_WAKE};
-use crate::check::{tag, Kind, Ledger};
+use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::ops;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -58,6 +58,8 @@ pub static V0: Profile = Profile {
         futex::WAKE,
         futex::INFLIGHT,
     ],
+    totals: &TOTALS,
+    failures: &[],
     start: |s, ring, ledger, then| {
         let mut v0 = WaitvWake::new(Futex::set_up(s)?).map_err(mapping_failed)?;
         then(&mut v0, ring, ledger)
@@ -83,9 +85,9 @@ pub struct WaitvWake {
 }
 
 impl WaitvWake {
-    /// `f.slots` groups (1..=8) of WAITV_WIDTH of `f`'s words.
+    /// `f.p.slots` groups (1..=8) of WAITV_WIDTH of `f`'s words.
     pub fn new(f: Futex) -> SysResult<WaitvWake> {
-        let groups = f.slots.min(MAX_GROUPS);
+        let groups = f.p.slots.min(MAX_GROUPS);
         let vecs = Mapping::anonymous(MAX_CELLS * core::mem::size_of::<FutexWaitv>())?;
         let v = vecs.ptr() as *mut FutexWaitv;
         for i in 0..groups * WAITV_WIDTH {
@@ -127,7 +129,7 @@ impl Workload for WaitvWake {
         let g = self.groups;
         self.f.set_words(g * WAITV_WIDTH, 0);
         let flags = self.f.flags;
-        let mut c = Cycle::start(seq, &self.f.plan, clock);
+        let mut c = Cycle::start(seq, &self.f.p.plan, clock);
         c.two_batches(
             ring,
             ledger,
@@ -139,7 +141,7 @@ impl Workload for WaitvWake {
                 ops::futex_wake(w, 1, flags, tag(seq, Kind::Wake, i))
             }),
         );
-        let ns = c.stop(clock, self.f.inject_ns);
+        let ns = c.stop(clock, self.f.p.inject_ns);
         // Untimed: nobody may be left waiting on any word of a completed
         // WAITV (skipped when a timed batch failed).
         c.one_batch(

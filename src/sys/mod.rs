@@ -62,7 +62,7 @@ pub enum Mark {
 
 /// Series a cost marker can name (0..COST_SERIES): the most series a
 /// workload can have. The plugin's limit is plugin/marker.h's COST_SERIES;
-/// tests/cost_plugin.rs fails when the two differ.
+/// tests/cost_counter.rs fails when the two differ.
 pub const COST_SERIES: usize = 4;
 
 /// The cost counter's markers: x86_64's multi-byte NOPs; no instruction on

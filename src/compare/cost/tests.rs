@@ -8,7 +8,7 @@ use crate::compare::cost_table::MAX_ROWS;
 use crate::compare::point::{self, CountRoom, Point, MAX_ROUNDS};
 use crate::compare::Args;
 
-/// What point.rs says of a line out of docs/cost.md's format.
+/// What point/cost_lines.rs says of a line out of docs/cost.md's format.
 const FORMAT: &str = "a cost line out of docs/cost.md's format";
 
 fn fixture(name: &str) -> String {

@@ -52,8 +52,8 @@ impl BootId {
     }
 
     /// Its first group (8 hex digits): enough to tell boots apart in prose.
-    pub fn head(self) -> Head {
-        Head(self)
+    pub fn head(self) -> FirstGroup {
+        FirstGroup(self)
     }
 }
 
@@ -74,9 +74,9 @@ impl fmt::Display for BootId {
 }
 
 /// A boot id's first group.
-pub struct Head(BootId);
+pub struct FirstGroup(BootId);
 
-impl fmt::Display for Head {
+impl fmt::Display for FirstGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:08x}", self.0 .0 >> 96)
     }

@@ -30,13 +30,16 @@ const MAX_COUNT: u64 = i64::MAX as u64;
 /// A line that is not one of docs/cost.md's.
 pub const FORMAT: &str = "a cost line out of docs/cost.md's format";
 const TOO_MANY: &str = "a count above 2^63 - 1 (no run counts so many)";
-const NO_LINES: &str = "no method line, or no series line for this profile";
+const NO_METHOD_OR_SERIES: &str = "no method line, or no series line for this profile";
 const OTHER_PAIRS: &str = "pairs= not its rows' (another run's lines?)";
 const FN_SUM: &str = "its fn lines do not add up to its kernel=";
 const LOCKED_SUM: &str = "its locked lines do not add up to its kernel_locked=";
 const TWICE: &str = "a function named twice in its series";
 const LOCKED_FN: &str = "a locked count above its function's fn count";
-const OVER: &str = "over compare's limit of 3072 functions at";
+/// More than MAX_FUNCTIONS functions, in one point's series or in one
+/// comparison (compare/cost.rs).
+pub const TOO_MANY_FUNCTIONS: &str = "over compare's limit of 3072 functions at";
+const _: () = assert!(MAX_FUNCTIONS == 3072, "TOO_MANY_FUNCTIONS states the limit");
 
 /// One function's count: its name, the instructions counted in it (all
 /// of them, or the locked ones), and the line that states it.
@@ -234,7 +237,7 @@ impl<'t> CountRoom<'t> {
     /// Where the `i`th count of the point being read goes (none left:
     /// over the limit).
     fn slot(&mut self, i: usize) -> Result<&mut MaybeUninit<Count<'t>>, &'static str> {
-        self.free.get_mut(i).ok_or(OVER)
+        self.free.get_mut(i).ok_or(TOO_MANY_FUNCTIONS)
     }
 
     /// The first `n` counts written, taken out of the room for good.
@@ -302,7 +305,7 @@ impl<'t> Reader<'t> {
             CostLine::Series { .. } => return Err(FORMAT),
             CostLine::Fn { count, .. } if self.locked == 0 => {
                 if self.functions == MAX_FUNCTIONS {
-                    return Err(OVER);
+                    return Err(TOO_MANY_FUNCTIONS);
                 }
                 room.slot(self.functions)?.write(count);
                 self.functions += 1;
@@ -311,7 +314,7 @@ impl<'t> Reader<'t> {
             CostLine::Fn { .. } => return Err(FORMAT),
             CostLine::Locked { count, .. } => {
                 if self.locked == MAX_FUNCTIONS {
-                    return Err(OVER);
+                    return Err(TOO_MANY_FUNCTIONS);
                 }
                 if self.locked == 0 {
                     self.first_locked = no;
@@ -335,7 +338,7 @@ impl<'t> Reader<'t> {
             return Cost::Absent;
         }
         let (Some((method, locked)), Some((line, totals))) = (self.method, self.series) else {
-            return unusable(0, NO_LINES);
+            return unusable(0, NO_METHOD_OR_SERIES);
         };
         if locked != totals.locked.is_some() {
             return unusable(line, FORMAT);
@@ -356,7 +359,7 @@ impl<'t> Reader<'t> {
                 return unusable(line, LOCKED_SUM);
             }
         }
-        let names = match (Names::of(functions), Names::of(locked_counts)) {
+        let names = match (ByName::of(functions), ByName::of(locked_counts)) {
             (Err(twice), _) | (_, Err(twice)) => return unusable(twice, TWICE),
             (Ok(names), Ok(_)) => names,
         };
@@ -380,17 +383,17 @@ fn sum(counts: &[Count]) -> Option<u64> {
 
 /// Counts by name: a fixed hash table of twice MAX_FUNCTIONS slots, so
 /// a probe ends soon.
-struct Names<'c, 't> {
+struct ByName<'c, 't> {
     counts: &'c [Count<'t>],
     /// Index + 1 of the count in each slot; 0: free.
     slots: [u16; 2 * MAX_FUNCTIONS],
 }
 
-impl<'c, 't> Names<'c, 't> {
+impl<'c, 't> ByName<'c, 't> {
     /// `counts` by name, or the line of the first count whose name an
     /// earlier one has.
     fn of(counts: &'c [Count<'t>]) -> Result<Self, usize> {
-        let mut names = Names {
+        let mut names = ByName {
             counts,
             slots: [0; 2 * MAX_FUNCTIONS],
         };
@@ -419,7 +422,7 @@ impl<'c, 't> Names<'c, 't> {
 
 /// The line of the first `locked` count above its function's `fn` count
 /// (none: no fn line), a locked instruction being one of its function's.
-fn locked_beyond(functions: &Names, locked: &[Count]) -> Option<usize> {
+fn locked_beyond(functions: &ByName, locked: &[Count]) -> Option<usize> {
     let within = |l: &Count| functions.find(l.name).1.is_some_and(|f| l.count <= f.count);
     locked.iter().find(|l| !within(l)).map(|l| l.line)
 }

@@ -33,16 +33,16 @@ mod series;
 
 pub use super::table::{Format, Refusal, Sample, ALL, MAX_ROUNDS, REST};
 pub use boot_id::BootId;
-pub use cost_lines::{fnv, Cost, Count, CountRoom, MAX_FUNCTIONS};
+pub use cost_lines::{fnv, Cost, Count, CountRoom, MAX_FUNCTIONS, TOO_MANY_FUNCTIONS};
 pub use keys::{Key, KEYS};
 pub use series::Series;
 
 use super::table::{
-    mean_row, numbers, refuse, round_row, uint, Modes, PointRow, Rounds, Shown, Table,
+    mean_row, numbers, refuse, round_row, uint, Detail, Modes, PointRow, Rounds, Table,
 };
 use cost_lines::{Reader, COST_PREFIX};
 use keys::{LINE_KEYS, ONE_RUN};
-use series::{MAX_SERIES, SERIES_PREFIX};
+use series::{MAX_SERIES_LINES, SERIES_PREFIX};
 
 /// Most `# witness: ` lines kept of one point.
 pub const MAX_WITNESS: usize = 8;
@@ -66,7 +66,7 @@ pub struct Point<'t> {
     /// the `# `): every option of the run that can change a figure.
     contract: Option<&'t [u8]>,
     /// Its `# series:` lines.
-    series: [Series<'t>; MAX_SERIES],
+    series: [Series<'t>; MAX_SERIES_LINES],
     n_series: usize,
     /// Its `# checks: ` line, without the `# `.
     pub checks: Option<&'t [u8]>,
@@ -193,7 +193,7 @@ impl<'t> Point<'t> {
     /// A `# series:` line (`rest`: after its prefix), line `no`.
     fn add_series(&mut self, rest: &'t [u8], no: usize) -> Result<(), Refusal<'t>> {
         let s = series::Series::parse(rest).map_err(|why| refuse(no, why, b""))?;
-        if self.n_series == MAX_SERIES {
+        if self.n_series == MAX_SERIES_LINES {
             return Err(refuse(no, "more than 8 series lines", b""));
         }
         self.series[self.n_series] = s;
@@ -268,7 +268,7 @@ fn pick<'t: 's, 's>(
     let refused = |why| Refusal {
         line: no,
         why,
-        shown: Shown::Modes(modes),
+        detail: Detail::Modes(modes),
     };
     let stated = |name: &[u8]| p.n_series == 0 || p.series().iter().any(|s| s.name == name);
     match mode {
@@ -400,7 +400,7 @@ pub fn read<'t>(
         return Err(Refusal {
             line: header,
             why,
-            shown: Shown::Modes(rows_modes),
+            detail: Detail::Modes(rows_modes),
         });
     }
     if let Some(phase) = table.unmeasured {
@@ -433,7 +433,7 @@ pub fn read<'t>(
         return Err(Refusal {
             line: 0,
             why: "interrupted run",
-            shown: Shown::Rounds {
+            detail: Detail::Rounds {
                 done: rounds.n as u32, // at most MAX_ROUNDS
                 planned: p.values[Key::Rounds as usize].unwrap_or(b"?"),
             },

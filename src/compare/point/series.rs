@@ -21,7 +21,7 @@ pub const SERIES_PREFIX: &[u8] = b"# series: ";
 
 /// Most series lines of one point (a table has a series per row set:
 /// pollwake's four modes).
-pub const MAX_SERIES: usize = 8;
+pub const MAX_SERIES_LINES: usize = 8;
 
 /// What a series line out of its format is.
 pub const FORMAT: &str = "a series line out of its format (# series: NAME option=SHORT \

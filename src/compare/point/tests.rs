@@ -245,7 +245,7 @@ fn series_lines_name_the_workload_and_the_modes() {
             Err(Refusal {
                 line,
                 why,
-                shown: Shown::Modes(m),
+                detail: Detail::Modes(m),
             }) => (line, why, m.names().to_vec()),
             other => panic!("{other:?}"),
         }

@@ -77,6 +77,8 @@ pub static POLLWAKE: Profile = Profile {
     series: &SERIES,
     punted: &[],
     functions: &msg_ring::FUNCTIONS,
+    totals: &output::TOTALS,
+    failures: &output::FAILURES,
     start: |s, ring, ledger, then| {
         let mut pw = Pollwake::new(s, ring, ledger)?;
         then(&mut pw, ring, ledger)
@@ -583,10 +585,6 @@ impl Workload for Pollwake {
 
     fn summary(&self, w: &mut dyn core::fmt::Write, o: &super::Outcome) {
         output::summary(w, o, &self.p);
-    }
-
-    fn checks(&self) -> [&'static [crate::check::Counter]; 2] {
-        [&output::TOTALS, &output::FAILURES]
     }
 
     fn cause(&self, w: &mut dyn core::fmt::Write, o: &super::Outcome) {

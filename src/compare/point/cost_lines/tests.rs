@@ -290,11 +290,11 @@ fn lines_that_do_not_fit_their_point() {
     assert_eq!(cost_of(&[], 8), Cost::Absent);
     let unusable = |line, why| Cost::Unusable { line, why };
     assert_eq!(cost_of(&[METHOD, series, fns], 9), unusable(2, OTHER_PAIRS));
-    assert_eq!(cost_of(&[series, fns], 8), unusable(0, NO_LINES));
-    assert_eq!(cost_of(&[METHOD, fns], 8), unusable(0, NO_LINES));
+    assert_eq!(cost_of(&[series, fns], 8), unusable(0, NO_METHOD_OR_SERIES));
+    assert_eq!(cost_of(&[METHOD, fns], 8), unusable(0, NO_METHOD_OR_SERIES));
     assert_eq!(
         cost_of(&[METHOD, "series other pairs=8 user=1 kernel=2"], 8),
-        unusable(0, NO_LINES)
+        unusable(0, NO_METHOD_OR_SERIES)
     );
     assert_eq!(
         cost_of(&[METHOD, series, series, fns], 8),
@@ -322,7 +322,7 @@ fn more_functions_than_compare_holds_are_refused_at_the_first_over() {
         cost_of(&l, 8),
         Cost::Unusable {
             line: MAX_FUNCTIONS + 3,
-            why: OVER
+            why: TOO_MANY_FUNCTIONS
         }
     );
     assert!(matches!(
