@@ -131,13 +131,15 @@ at_revision() {
 		(cd "$3" && xargs -0 -r rm -rf --)
 	# The user's own settings must not change the difference: no external diff or
 	# textconv, no colour, no renames (a deletion and an addition), every path from the top.
+	# A file's ctime is not taken as a change: hard links to it (the copies) change it, and
+	# git would read every file again (it may not write the index it refreshed).
 	_ar_opts="--no-ext-diff --no-textconv --no-color --no-renames --no-relative"
 	# shellcheck disable=SC2086 # the options, one word each
-	git -C "$2" diff $_ar_opts --name-only "$_ar_sha" -- >"$SCRATCH/$1.touched" ||
-		cannot "git diff $_ar_sha failed in $2"
+	git -C "$2" -c core.trustctime=false diff $_ar_opts --name-only "$_ar_sha" -- \
+		>"$SCRATCH/$1.touched" || cannot "git diff $_ar_sha failed in $2"
 	# shellcheck disable=SC2086
-	git -C "$2" diff $_ar_opts --binary --src-prefix=a/ --dst-prefix=b/ "$_ar_sha" -- \
-		>"$SCRATCH/$1.diff" || cannot "git diff $_ar_sha failed in $2"
+	git -C "$2" -c core.trustctime=false diff $_ar_opts --binary --src-prefix=a/ --dst-prefix=b/ \
+		"$_ar_sha" -- >"$SCRATCH/$1.diff" || cannot "git diff $_ar_sha failed in $2"
 	[ -s "$SCRATCH/$1.diff" ] || return 0
 	(cd "$3" && GIT_CEILING_DIRECTORIES=$(dirname "$3") git apply -R --whitespace=nowarn \
 		"$SCRATCH/$1.diff") >"$SCRATCH/$1.apply" 2>&1 ||

@@ -162,8 +162,9 @@ format_table() {
 	done
 }
 
-# make_mails: the mail draft (`uring-repro report`) of each row that moved, mail/ROW.txt;
-# for revisions, the commits named (--introduced, --parent).
+# make_mails: the mail draft (`uring-repro report`) of each row that moved, mail/ROW.txt
+# (report's notes of what the points do not state in mail/report.log); for revisions, the
+# commits named (--introduced, --parent).
 make_mails() {
 	mkdir "$work/mail"
 	awk -F '\t' 'NR > 1 && $10 == "moved" { print $1 }' "$work/ab.tsv" >"$SCRATCH/moved"
@@ -180,8 +181,8 @@ make_mails() {
 			fi
 			"$bin" report ${_mm_mode:+--mode "$_mm_mode"} "$@" "base=base-1/$_mm_f" "head=head/$_mm_f" \
 				"base=base-2/$_mm_f"
-		) >"$_mm_out" 2>"$_mm_out.err" || say "report of $_mm_row: $(tail -n 1 "$_mm_out.err")"
-		[ -s "$_mm_out.err" ] || rm -f "$_mm_out.err"
+		) >"$_mm_out" 2>"$SCRATCH/report.err" || say "report of $_mm_row: $(tail -n 1 "$SCRATCH/report.err")"
+		sed "s|^|$_mm_row: |" "$SCRATCH/report.err" >>"$work/mail/report.log"
 	done <"$SCRATCH/moved"
 }
 

@@ -61,8 +61,9 @@ side, the change, locked instructions, and a verdict.
                    commits (default HEAD~1 and HEAD; uncommitted changes are left out);
                    with --patch: base is the tree as it is, head the same with the
                    patches applied (patch -p1, no fuzz), in order
-  --base-src DIR, --head-src DIR
-                   two kernel trees, as they are
+  --patch FILE     a patch for head (repeat it: applied in order)
+  --base-src DIR   the base's kernel tree, as it is
+  --head-src DIR   the head's
   -o DIR           where the points, logs, ab.tsv and the mail drafts go (made; never
                    overwritten)
   --profiles LIST  the suite's items (default: every profile and shared variant)
@@ -77,8 +78,8 @@ side, the change, locked instructions, and a verdict.
                    locked counts, no functions
   -h, --help       this text
 
-RUN-OPTIONS are the suite's (default: $DEFAULT_RUN). Paths are taken from the directory
-it is started in.
+RUN-OPTIONS are the suite's (default: $DEFAULT_RUN).
+Paths are taken from the directory it is started in.
 
 exit: 0 no profile moved; 1 one moved (or ran on one side and not the other); 2 a usage
       error or unusable input (not a kernel tree, a revision or patch that does not apply,
@@ -141,6 +142,9 @@ while [ $# -gt 0 ]; do
 done
 # shellcheck disable=SC2086 # DEFAULT_RUN's words
 [ $# -gt 0 ] || set -- $DEFAULT_RUN
+[ -n "$out" ] || usage_error "-o DIR is required"
+[ "$out" = / ] || out=${out%/}
+opt_value out new_file -o "$out"
 
 # The form, from the options given.
 if [ -n "$tree" ] && [ -z "$base_src$head_src" ]; then
@@ -155,9 +159,6 @@ elif [ -n "$base_src" ] && [ -n "$head_src" ] && [ -z "$tree$patches$base_rev$he
 else
 	usage_error "one of: --tree DIR [--base REV] [--head REV], --tree DIR --patch FILE..., --base-src DIR --head-src DIR"
 fi
-[ -n "$out" ] || usage_error "-o DIR is required"
-[ "$out" = / ] || out=${out%/}
-opt_value out new_file -o "$out"
 case $gate in
 '' | *[!0-9.]* | .* | *. | *.*.*) usage_error "--gate: instructions per pair, a decimal such as 0.5, not '$gate'" ;;
 esac

@@ -27,7 +27,9 @@ pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
 /// set) nothing more for that many seconds, one process as QEMU is, or the
 /// report and the verdict line: FAKE_QEMU_REPORT with CRs, or, when
 /// FAKE_QEMU_REPORTS names a directory, its file named as the kernel image
-/// is.
+/// is. With FAKE_QEMU_CONSOLES (a directory) the whole console is its file
+/// named by the image's first line (`console=NAME`), the verdict line
+/// included, every boot_id in it a fresh one (each boot is one).
 pub const FAKE_QEMU: &str = r#"#!/bin/sh
 log=${FAKE_QEMU_LOG:?}
 case " $* " in
@@ -51,6 +53,12 @@ echo >>"$log"
 [ -z "${FAKE_QEMU_CREATE:-}" ] || echo "made meanwhile" >"$FAKE_QEMU_CREATE"
 printf '[    0.000000] Linux version 6.12.117 (stand-in)\r\n'
 [ -z "${FAKE_QEMU_HANG:-}" ] || exec sleep "$FAKE_QEMU_HANG"
+if [ -n "${FAKE_QEMU_CONSOLES:-}" ]; then
+	while [ $# -gt 0 ] && [ "$1" != -kernel ]; do shift; done
+	key=$(sed -n '1s/^console=//p' "$2")
+	id=$(cat /proc/sys/kernel/random/uuid)
+	exec sed "s/boot_id=[0-9a-f-]*/boot_id=$id/; s/\$/\r/" "$FAKE_QEMU_CONSOLES/$key"
+fi
 report=${FAKE_QEMU_REPORT:?}
 if [ -n "${FAKE_QEMU_REPORTS:-}" ]; then
 	while [ $# -gt 0 ] && [ "$1" != -kernel ]; do shift; done
@@ -302,6 +310,30 @@ pub fn kernel_tree(dir: &Path) {
     fs::create_dir_all(dir.join("arch/x86")).unwrap();
     fs::write(dir.join("Makefile"), MAKEFILE).unwrap();
     fs::write(dir.join("scripts/kconfig/merge_config.sh"), MERGE).unwrap();
+}
+
+/// A stand-in kernel tree whose build follows make's rule as kbuild's does:
+/// each `*.c` file is an object in O= (copied; `CC FILE` appended to
+/// O=/cc.log when it is made), rebuilt when the file is newer than it; the
+/// image is the objects in order (so its first line, `console=NAME` in
+/// `a.c`, names the console FAKE_QEMU_CONSOLES prints), System.map beside
+/// it. `files` are the tree's `.c` files, name and text.
+pub fn make_tree(dir: &Path, files: &[(&str, &str)]) {
+    const MAKEFILE: &str = "VERSION = 6\nPATCHLEVEL = 12\n\
+        OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard *.c)))\n\
+        tinyconfig:\n\tmkdir -p $(O) && : >$(O)/.config\n\
+        olddefconfig:\n\t@:\n\
+        $(O)/%.o: %.c\n\t@echo 'CC $<' >>$(O)/cc.log; cp $< $@\n\
+        bzImage: $(OBJS)\n\
+        \t@if [ -n \"$$FAKE_BUILD_HANG\" ]; then : >$(O)/building; exec sleep $$FAKE_BUILD_HANG; fi\n\
+        \t@if [ -e fail.c ]; then echo 'fail.c:1: error: a stand-in failure' >&2; exit 2; fi\n\
+        \tmkdir -p $(O)/arch/x86/boot && cat $(OBJS) >$(O)/arch/x86/boot/bzImage\n\
+        \techo 'ffffffff81000000 T _stext' >$(O)/System.map\n";
+    kernel_tree(dir);
+    fs::write(dir.join("Makefile"), MAKEFILE).unwrap();
+    for (name, text) in files {
+        fs::write(dir.join(name), text).unwrap();
+    }
 }
 
 /// bisect-step.sh's arguments for a functional step (no references): the
