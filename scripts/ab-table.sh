@@ -5,7 +5,40 @@
 # verdict of each row, ab.tsv, the text printed, the mail drafts; and -o DIR published.
 
 # The columns of ab.tsv, in order.
-TSV_COLUMNS="profile unit base head delta delta_pct locked_base locked_head locked_delta verdict base_spread why"
+TSV_COLUMNS="profile unit base head delta delta_pct locked_base locked_head locked_delta verdict base_spread delta_low delta_high why"
+
+# The change round by round, and its 95% interval: each round of the head's point against
+# the mean of the same round of the base's two (one binary on the instruction clock: the
+# rounds of two kernels meet the same ticks, so the difference of a round is the change,
+# and what the ticks did differently; the spread of those differences, and Student's t,
+# bound it). Reads the three points (base, head, base again) of a series (NAME, its rows'
+# first column in a table of several; or the rows of a table of one); prints the mean
+# difference and the interval's ends, or fails (status 2) on points it cannot pair.
+# t: the two-sided 95% quantile, from a table up to 30 degrees of freedom, beyond by
+# Cornish-Fisher's expansion (within 0.001).
+PAIRED_AWK='
+function t95(df,    z) {
+	if (df <= 30) {
+		split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", T, " ")
+		return T[df]
+	}
+	z = 1.959964
+	return z + (z ^ 3 + z) / (4 * df) + (5 * z ^ 5 + 16 * z ^ 3 + 3 * z) / (96 * df ^ 2)
+}
+FNR == 1 { f++; n[f] = 0; several = 0 }
+$1 == "profile" && $2 == "round" { several = 1; next }
+several && $1 == name && $2 ~ /^[0-9]+$/ { v[f, n[f]++] = $4; next }
+!several && $1 ~ /^[0-9]+$/ { v[f, n[f]++] = $3 }
+END {
+	if (f != 3 || n[1] < 2 || n[1] != n[2] || n[1] != n[3]) exit 2
+	k = n[1]
+	for (r = 0; r < k; r++) { d[r] = v[2, r] - (v[1, r] + v[3, r]) / 2; s += d[r] }
+	m = s / k
+	for (r = 0; r < k; r++) ss += (d[r] - m) ^ 2
+	h = t95(k - 1) * sqrt(ss / (k - 1)) / sqrt(k)
+	printf "%.6f\t%.6f\t%.6f\n", m, m - h, m + h
+}'
+
 
 # item_word BOOT ITEM: how ITEM ended in that boot, from its suite.txt (pass, skip, fail,
 # interrupted, not-run; none when the boot has no line for it).
@@ -44,33 +77,40 @@ compare_row() {
 	if [ "$_cr_rc" -ne 0 ] || [ "$(wc -l <"$SCRATCH/compare.tsv")" -ne 2 ]; then
 		_cr_why=$(sed -n '$s/^uring-repro: //p' "$SCRATCH/compare.err")
 		trouble="$trouble${trouble:+; }$1: $_cr_why"
-		printf '%s\t%s\tNA\tNA\tNA\tNA\tNA\tNA\tNA\terror\tNA\tcompare exit %s: %s\n' "$1" "$4" \
-			"$_cr_rc" "$_cr_why"
+		printf '%s\t%s\tNA\tNA\tNA\tNA\tNA\tNA\tNA\terror\tNA\tNA\tNA\tcompare exit %s: %s\n' "$1" \
+			"$4" "$_cr_rc" "$_cr_why"
 		return 0
 	fi
-	# The verdict: moved when compare's wider 95% interval (within the points' rounds;
-	# between the boots, when the two base boots differ) excludes 0, and the change is at
-	# least the gate. compare's reasons say which failed.
-	awk -F '\t' -v row="$1" -v unit="$4" -v gate="$gate" -v lb="$LOCKED_BASE_COLUMN" \
-		-v lh="$LOCKED_HEAD_COLUMN" '
-		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	# The change round by round (PAIRED_AWK): the series' name from its `# series:` line.
+	_cr_name=$(awk -v mode="$3" '/^# series: / && (mode == "" || index($0 " ", " mode=" mode " ")) {
+		print $3; exit }' "$work/base-1/$_cr_f")
+	if ! _cr_paired=$(cd "$work" && awk -F '\t' -v name="$_cr_name" "$PAIRED_AWK" "base-1/$_cr_f" \
+		"head/$_cr_f" "base-2/$_cr_f"); then
+		trouble="$trouble${trouble:+; }$1: its points' rounds cannot be paired"
+		_cr_paired="NA	NA	NA"
+	fi
+	# The verdict: moved when the change is at least the gate beyond the base boots' spread
+	# (their means', compare's control_means) and its interval round by round excludes 0.
+	printf '%s\n' "$_cr_paired" | awk -F '\t' -v row="$1" -v unit="$4" -v gate="$gate" \
+		-v lb="$LOCKED_BASE_COLUMN" -v lh="$LOCKED_HEAD_COLUMN" '
+		NR == 1 { lo = $2; hi = $3; next }
+		NR == 2 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{
 			b = $c["control_value"]; h = $c["test_value"]; d = h - b
 			split($c["control_means"], m, ",")
 			spread = m[2] == "" ? 0 : m[1] - m[2]
-			r = "," $c["reasons"] ","
-			clear = r !~ /,ci_includes_zero,/ && r !~ /,no_change,/
-			v = clear && (d < 0 ? -d : d) >= gate ? "moved" : "unmoved"
-			# Why not moved: the interval (compare'"'"'s reason), or the gate.
-			why = v == "moved" ? "-" : r ~ /,no_change,/ ? "no_change" : \
-				r ~ /,ci_includes_zero,/ ? "ci_includes_zero" : "under_gate"
+			spread = spread < 0 ? -spread : spread
+			same = ("," $c["reasons"] ",") ~ /,no_change,/
+			clear = lo != "NA" && (lo > 0 || hi < 0)
+			v = !same && clear && (d < 0 ? -d : d) >= gate + spread ? "moved" : "unmoved"
+			why = v == "moved" ? "-" : same ? "no_change" : !clear ? "interval_includes_zero" : "under_gate"
 			lbv = lhv = ld = "NA"
 			if ((lb in c) && (lh in c) && $c[lb] != "NA" && $c[lh] != "NA") {
 				lbv = $c[lb]; lhv = $c[lh]; ld = sprintf("%.6f", lhv - lbv)
 			}
-			printf "%s\t%s\t%s\t%s\t%.6f\t%s\t%s\t%s\t%s\t%s\t%.6f\t%s\n", row, unit, b, h, d, \
-				$c["change_pct"], lbv, lhv, ld, v, spread < 0 ? -spread : spread, why
-		}' "$SCRATCH/compare.tsv"
+			printf "%s\t%s\t%s\t%s\t%.6f\t%s\t%s\t%s\t%s\t%s\t%.6f\t%s\t%s\t%s\n", row, unit, b, h, \
+				d, $c["change_pct"], lbv, lhv, ld, v, spread, lo, hi, why
+		}' - "$SCRATCH/compare.tsv"
 }
 
 # word_row ROW UNIT W1 WH W2: a row whose item did not pass in every boot: the verdict from
@@ -85,7 +125,7 @@ word_row() {
 	else
 		_wr=failed
 	fi
-	printf '%s\t%s\tNA\tNA\tNA\tNA\tNA\tNA\tNA\t%s\tNA\tbase %s, head %s, base again %s\n' \
+	printf '%s\t%s\tNA\tNA\tNA\tNA\tNA\tNA\tNA\t%s\tNA\tNA\tNA\tbase %s, head %s, base again %s\n' \
 		"$1" "$2" "$_wr" "$3" "$4" "$5"
 }
 
@@ -142,12 +182,13 @@ format_table() {
 				num($8, "%.3f"), num($9, "%+.3f"), $10, $2
 			if ($11 != "NA" && $11 + 0 > 0) spread = spread sprintf("\n  %s: the two base boots differ by %.6f (the verdict took it in)", $1, $11)
 			if ($7 != "NA") locked = 1
-			if ($10 != "moved" && $10 != "unmoved") other = other sprintf("\n  %s: %s (%s)", $1, $10, $12)
+			if ($10 != "moved" && $10 != "unmoved") other = other sprintf("\n  %s: %s (%s)", $1, $10, $14)
 		}
 		END {
-			printf "\nmoved: compare'"'"'s 95%% interval excludes 0 (the rounds of each point, and the\n"
-			printf "two base boots when they differ) and |delta| >= %s instructions per pair\n", gate
-			printf "(docs/ab.md, \"The gate\"). Figures: guest instructions per pair, icount.\n"
+			printf "\nmoved: |delta| >= %s instructions per pair beyond the base boots'"'"' spread, and\n", gate
+			printf "its 95%% interval round by round (each round of head against the same\n"
+			printf "round of base) excludes 0 (docs/ab.md, \"The gate\"). Figures: guest\n"
+			printf "instructions per pair, on QEMU'"'"'s instruction clock.\n"
 			if (spread == "") printf "The two base boots agree exactly in every row.\n"
 			else printf "The two base boots differ:%s\n", spread
 			if (!locked) printf "Locked instructions: %s.\n", cost == 0 ? "not counted (--no-cost)" : "not in this compare'"'"'s output"

@@ -24,45 +24,28 @@ use utils::{Run, BIN};
 /// The profiles of the stand-in consoles.
 const PROFILES: &str = "s0,n0,pollwake";
 
-/// A point of tests/fixtures/kernel as the guest printed it: without the
-/// lines boot-point.sh adds (`# boot=`, `# cost:`).
-fn guest_point(name: &str) -> String {
-    let text = fs::read_to_string(format!("{REPO}/tests/fixtures/kernel/{name}.txt")).unwrap();
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with("# boot=") && !l.starts_with("# cost: "))
-        .collect();
-    kept.join("\n") + "\n"
-}
-
-/// A suite's console: a kernel line, then each item (its label and the
-/// fixture point it prints, or None: skipped), the lines per item and the
-/// verdict line.
-fn console(items: &[(&str, Option<&str>)]) -> String {
-    let n = items.len();
-    let mut c = String::from("[    0.000000] Linux version 6.12.117 (stand-in)\n");
-    for (k, (label, point)) in items.iter().enumerate() {
-        c += &format!("# suite: {}/{n} {label}\n", k + 1);
-        if let Some(p) = point {
-            c += &guest_point(p);
+/// A point of one series (`round pairs ns_per_pair pass` rows) with each
+/// round moved by the next of `by`, its mean row the new rounds' mean.
+fn shifted(point: &str, by: &[f64]) -> String {
+    let mut rounds = vec![];
+    let mut out = String::new();
+    for line in point.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f[..] {
+            [r, pairs, ns, pass] if r.bytes().all(|b| b.is_ascii_digit()) => {
+                let v = ns.parse::<f64>().unwrap() + by[rounds.len() % by.len()];
+                let v: f64 = format!("{v:.6}").parse().unwrap();
+                rounds.push(v);
+                out += &format!("{r}\t{pairs}\t{v:.6}\t{pass}\n");
+            }
+            ["mean", pairs, _, pass] => {
+                let mean = rounds.iter().sum::<f64>() / rounds.len() as f64;
+                out += &format!("mean\t{pairs}\t{mean:.6}\t{pass}\n");
+            }
+            _ => out += &format!("{line}\n"),
         }
     }
-    let mut skipped = 0;
-    for (k, (label, point)) in items.iter().enumerate() {
-        let end = match point {
-            Some(_) => "exit=0 pass".to_string(),
-            None => {
-                skipped += 1;
-                "exit=4 skip: kernel lacks IORING_OP_NOP (0) (stand-in)".to_string()
-            }
-        };
-        c += &format!("# suite: {}/{n} {label} {end}\n", k + 1);
-    }
-    c += &format!(
-        "# suite: items={n} passed={} failed=0 skipped={skipped} interrupted=0 not_run=0 exit=0\n",
-        n - skipped
-    );
-    c + "uring-repro: exit 0\n"
+    out
 }
 
 /// A box whose QEMU prints the `parent` console (the parent's s0, n0 and
@@ -91,9 +74,9 @@ fn setup(name: &str) -> Option<Box> {
         ("n0", None),
         ("pollwake", Some("pollwake-parent")),
     ];
-    fs::write(consoles.join("parent"), console(&parent)).unwrap();
-    fs::write(consoles.join("child"), console(&child)).unwrap();
-    fs::write(consoles.join("child-skip"), console(&skip)).unwrap();
+    fs::write(consoles.join("parent"), suite_console(&parent)).unwrap();
+    fs::write(consoles.join("child"), suite_console(&child)).unwrap();
+    fs::write(consoles.join("child-skip"), suite_console(&skip)).unwrap();
     b.set("FAKE_QEMU_CONSOLES", consoles.to_str().unwrap());
     Some(b)
 }
@@ -102,7 +85,11 @@ fn setup(name: &str) -> Option<Box> {
 fn tree(b: &Box, name: &str, console: &str, more: &[(&str, &str)]) -> PathBuf {
     let dir = b.dir.join(name);
     let first = format!("console={console}\n");
-    let mut files = vec![("a.c", first.as_str()), ("b.c", "b one\n"), ("c.c", "c one\n")];
+    let mut files = vec![
+        ("a.c", first.as_str()),
+        ("b.c", "b one\n"),
+        ("c.c", "c one\n"),
+    ];
     files.extend(more);
     make_tree(&dir, &files);
     dir
@@ -112,7 +99,15 @@ fn tree(b: &Box, name: &str, console: &str, more: &[(&str, &str)]) -> PathBuf {
 /// QEMU takes no plugin), the stand-ins' profiles, and `args`.
 fn ab(b: &Box, args: &[&str]) -> Run {
     let cache = b.dir.file("cache");
-    let mut a = vec!["--bin", BIN, "--cache", &cache, "--no-cost", "--profiles", PROFILES];
+    let mut a = vec![
+        "--bin",
+        BIN,
+        "--cache",
+        &cache,
+        "--no-cost",
+        "--profiles",
+        PROFILES,
+    ];
     a.extend(args);
     b.run("ab.sh", &a)
 }
@@ -154,7 +149,10 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, u64, i64, Vec<u8>)> {
                 todo.push(p);
             } else {
                 let mtime = md.mtime() * 1_000_000_000 + md.mtime_nsec();
-                m.insert(p.clone(), (md.ino(), md.size(), mtime, fs::read(&p).unwrap()));
+                m.insert(
+                    p.clone(),
+                    (md.ino(), md.size(), mtime, fs::read(&p).unwrap()),
+                );
             }
         }
     }
@@ -163,7 +161,9 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, u64, i64, Vec<u8>)> {
 
 /// The objects a slot's builds made, in order (its objdir's cc.log).
 fn compiled(b: &Box, side: &str) -> Vec<String> {
-    let log = b.dir.join(format!("cache/{side}/tree/.uring-repro-obj/cc.log"));
+    let log = b
+        .dir
+        .join(format!("cache/{side}/tree/.uring-repro-obj/cc.log"));
     let text = fs::read_to_string(log).unwrap_or_default();
     text.lines().map(String::from).collect()
 }
@@ -188,10 +188,23 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
     let Some(b) = setup("moves") else {
         return;
     };
-    let (base, head) = (tree(&b, "base", "parent", &[]), tree(&b, "head", "child", &[]));
+    let (base, head) = (
+        tree(&b, "base", "parent", &[]),
+        tree(&b, "head", "child", &[]),
+    );
     let out = b.dir.join("out");
     let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
-    let r = ab(&b, &["--base-src", bs, "--head-src", hs, "-o", out.to_str().unwrap()]);
+    let r = ab(
+        &b,
+        &[
+            "--base-src",
+            bs,
+            "--head-src",
+            hs,
+            "-o",
+            out.to_str().unwrap(),
+        ],
+    );
     assert_eq!(r.code, 1, "{}", r.err);
     // Base, head, base again: three boots of the two images.
     let boots: Vec<String> = b
@@ -205,7 +218,11 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
         })
         .collect();
     assert_eq!(boots.len(), 3, "{}", b.qemu_log());
-    assert_eq!(boots.iter().filter(|s| *s == "base").count(), 2, "{boots:?}");
+    assert_eq!(
+        boots.iter().filter(|s| *s == "base").count(),
+        2,
+        "{boots:?}"
+    );
     let want = [
         ("n0", "unmoved"),
         ("pollwake/idle", "unmoved"),
@@ -215,7 +232,12 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
         ("s0", "moved"),
     ];
     let got = verdicts(&out);
-    assert_eq!(got, want.map(|(p, v)| (p.to_string(), v.to_string())), "{}", r.out);
+    assert_eq!(
+        got,
+        want.map(|(p, v)| (p.to_string(), v.to_string())),
+        "{}",
+        r.out
+    );
     // ab.tsv: the columns scripts read, by name; the figures compare's.
     let header = fs::read_to_string(out.join("ab.tsv")).unwrap();
     let header = header.lines().next().unwrap();
@@ -231,12 +253,25 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
     assert!(delta > 50.0, "{s0:?}");
     // Identical points are no change at all; n0's is inside its interval.
     assert_eq!(table(&out)["pollwake/idle"]["why"], "no_change");
-    assert_eq!(table(&out)["n0"]["why"], "ci_includes_zero");
+    assert_eq!(table(&out)["n0"]["why"], "interval_includes_zero");
     // Printed: the table, then how the verdict is reached.
     let s0_line = r.out.lines().find(|l| l.starts_with("s0 ")).unwrap();
-    assert!(s0_line.contains(" moved ") && s0_line.ends_with("WAIT/WAKE pair"), "{s0_line}");
-    assert!(r.out.contains("The two base boots agree exactly in every row."), "{}", r.out);
-    assert!(r.out.contains("Locked instructions: not counted (--no-cost)."), "{}", r.out);
+    assert!(
+        s0_line.contains(" moved ") && s0_line.ends_with("WAIT/WAKE pair"),
+        "{s0_line}"
+    );
+    assert!(
+        r.out
+            .contains("The two base boots agree exactly in every row."),
+        "{}",
+        r.out
+    );
+    assert!(
+        r.out
+            .contains("Locked instructions: not counted (--no-cost)."),
+        "{}",
+        r.out
+    );
     // Kept: every point, log, compare's text per row, the moved row's mail.
     for f in [
         "ab.txt",
@@ -254,12 +289,27 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
         assert!(out.join(f).exists(), "no {f} in {:?}", listing(&out));
     }
     let mails = listing(&out.join("mail"));
-    assert_eq!(mails.iter().filter(|f| f.ends_with(".txt")).collect::<Vec<_>>(), ["s0.txt"]);
+    assert_eq!(
+        mails
+            .iter()
+            .filter(|f| f.ends_with(".txt"))
+            .collect::<Vec<_>>(),
+        ["s0.txt"]
+    );
     let mail = fs::read_to_string(out.join("mail/s0.txt")).unwrap();
     assert!(mail.starts_with("Subject: "), "{mail}");
     // The progress: a line per step, numbered, timed.
-    for step in ["[1/9] prepare base", "[5/9] boot base:", "[7/9] boot base again:", "[9/9] report:"] {
-        assert!(r.err.contains(&format!("ab.sh: {step}")), "no {step} in {}", r.err);
+    for step in [
+        "[1/9] prepare base",
+        "[5/9] boot base:",
+        "[7/9] boot base again:",
+        "[9/9] report:",
+    ] {
+        assert!(
+            r.err.contains(&format!("ab.sh: {step}")),
+            "no {step} in {}",
+            r.err
+        );
     }
 }
 
@@ -291,8 +341,14 @@ fn the_copies_rebuild_what_differs_and_the_users_trees_stay_as_they_are() {
     // HEAD~1 and HEAD: the base from nothing, the head from the base's
     // objects, only b.c rebuilt.
     run(1, &["--tree", ts]);
-    assert_eq!(compiled(&b, "base"), ["CC a.c", "CC b.c", "CC c.c"]);
-    assert_eq!(compiled(&b, "head"), ["CC a.c", "CC b.c", "CC c.c", "CC b.c"]);
+    let mut base = compiled(&b, "base");
+    base.sort();
+    assert_eq!(base, ["CC a.c", "CC b.c", "CC c.c"]);
+    // (make -jN: the objects in any order; the head's log is the base's, copied.)
+    assert_eq!(
+        compiled(&b, "head"),
+        [compiled(&b, "base"), vec!["CC b.c".into()]].concat()
+    );
     assert!(image(&b, "base").contains("b one") && image(&b, "head").contains("b two"));
     // Again: nothing to rebuild on either side.
     run(2, &["--tree", ts]);
@@ -321,7 +377,10 @@ fn the_copies_rebuild_what_differs_and_the_users_trees_stay_as_they_are() {
     assert_eq!(compiled(&b, "head").len(), n);
     // Two trees: the other tree's content is rebuilt, and nothing else.
     let other = tree(&b, "other", "parent", &[("c.c", "c three\n")]);
-    run(6, &["--base-src", ts, "--head-src", other.to_str().unwrap()]);
+    run(
+        6,
+        &["--base-src", ts, "--head-src", other.to_str().unwrap()],
+    );
     assert!(image(&b, "head").contains("c three"));
     assert_eq!(snapshot(&t), before, "the user's tree was written");
 }
@@ -351,15 +410,36 @@ fn bad_input_is_one_line_and_nothing_is_built() {
     let empty = b.dir.file("empty");
     let inside = format!("{ts}/cache");
     let cases: [(&[&str], &str); 9] = [
-        (&["--base-src", &empty, "--head-src", ts], "is not a kernel tree"),
+        (
+            &["--base-src", &empty, "--head-src", ts],
+            "is not a kernel tree",
+        ),
         (&["--tree", ps], "is not a git tree (revisions need one"),
-        (&["--tree", ts, "--base", "nosuch"], "--base: 'nosuch' is not a commit of"),
+        (
+            &["--tree", ts, "--base", "nosuch"],
+            "--base: 'nosuch' is not a commit of",
+        ),
         (&["--tree", ts], "--base: 'HEAD~1' is not a commit of"),
-        (&["--tree", ts, "--patch", &patch], "bad.patch does not apply to"),
-        (&["--base-src", ps, "--head-src", ps, "--profiles", "s0,x9"], "the known profiles: s0 "),
-        (&["--base-src", ps, "--head-src", ps, "--gate", "5%"], "--gate: instructions per pair"),
-        (&["--base-src", ts, "--head-src", ps, "--cache", &inside], "is inside"),
-        (&["--tree", ts, "--base", "HEAD", "--patch", &patch], "--patch takes the tree as it is"),
+        (
+            &["--tree", ts, "--patch", &patch],
+            "bad.patch does not apply to",
+        ),
+        (
+            &["--base-src", ps, "--head-src", ps, "--profiles", "s0,x9"],
+            "the known profiles: s0 ",
+        ),
+        (
+            &["--base-src", ps, "--head-src", ps, "--gate", "5%"],
+            "--gate: instructions per pair",
+        ),
+        (
+            &["--base-src", ts, "--head-src", ps, "--cache", &inside],
+            "is inside",
+        ),
+        (
+            &["--tree", ts, "--base", "HEAD", "--patch", &patch],
+            "--patch takes the tree as it is",
+        ),
     ];
     for (args, says) in cases {
         let out = b.dir.file("out");
@@ -368,15 +448,26 @@ fn bad_input_is_one_line_and_nothing_is_built() {
         let r = ab(&b, &a);
         assert_eq!(r.code, 2, "{args:?}: {}", r.err);
         assert!(r.err.contains(says), "{args:?}: no {says:?} in {}", r.err);
-        assert!(r.err.lines().all(|l| l.starts_with("ab.sh: ") || l.starts_with("uring-repro: ")));
+        assert!(r
+            .err
+            .lines()
+            .all(|l| l.starts_with("ab.sh: ") || l.starts_with("uring-repro: ")));
         assert_eq!(b.boots(), 0, "{args:?}");
         assert!(!Path::new(&out).exists(), "{args:?}");
-        assert!(!listing(&b.dir).iter().any(|f| f.starts_with(".out.")), "{args:?}");
+        assert!(
+            !listing(&b.dir).iter().any(|f| f.starts_with(".out.")),
+            "{args:?}"
+        );
     }
     // The patch's failure names its file and its first hunk that failed.
     let out = b.dir.file("out");
     let r = ab(&b, &["-o", &out, "--tree", ts, "--patch", &patch]);
-    assert!(r.err.contains("bad.patch does not apply to") && r.err.contains(": b.c, hunk #1 (at line 1)"), "{}", r.err);
+    assert!(
+        r.err.contains("bad.patch does not apply to")
+            && r.err.contains(": b.c, hunk #1 (at line 1)"),
+        "{}",
+        r.err
+    );
     // An -o that exists.
     let exists = b.dir.file("exists");
     let r = ab(&b, &["-o", &exists, "--tree", ts, "--patch", &patch]);
@@ -400,18 +491,44 @@ fn a_kernel_that_cannot_be_built_or_booted_is_125_and_its_log() {
     let r = ab(&b, &["--base-src", bs, "--head-src", hs, "-o", &out]);
     assert_eq!(r.code, 125, "{}", r.err);
     let log = format!("{out}/build-head.log");
-    assert!(r.err.contains(&format!("the last lines of {log}:")), "{}", r.err);
-    assert!(r.err.contains("  | fail.c:1: error: a stand-in failure"), "{}", r.err);
-    assert!(fs::read_to_string(&log).unwrap().contains("a stand-in failure"));
+    assert!(
+        r.err.contains(&format!("the last lines of {log}:")),
+        "{}",
+        r.err
+    );
+    assert!(
+        r.err.contains("  | fail.c:1: error: a stand-in failure"),
+        "{}",
+        r.err
+    );
+    assert!(fs::read_to_string(&log)
+        .unwrap()
+        .contains("a stand-in failure"));
     let failed = fs::read_to_string(format!("{out}/failed.txt")).unwrap();
     assert_eq!(failed, format!("build head failed: {log}\n"));
     assert!(!Path::new(&format!("{out}/ab.tsv")).exists());
     // A boot that hangs: boot-point.sh's timeout.
     b.set("FAKE_QEMU_HANG", "600");
     let out = b.dir.file("out2");
-    let r = ab(&b, &["--base-src", bs, "--head-src", bs, "-o", &out, "--timeout", "2"]);
+    let r = ab(
+        &b,
+        &[
+            "--base-src",
+            bs,
+            "--head-src",
+            bs,
+            "-o",
+            &out,
+            "--timeout",
+            "2",
+        ],
+    );
     assert_eq!(r.code, 125, "{}", r.err);
-    assert!(r.err.contains("boot base timed out (--timeout 2)"), "{}", r.err);
+    assert!(
+        r.err.contains("boot base timed out (--timeout 2)"),
+        "{}",
+        r.err
+    );
     assert!(Path::new(&format!("{out}/failed.txt")).exists());
     assert!(b.processes().is_empty(), "{:?}", b.processes());
 }
@@ -434,7 +551,65 @@ fn an_item_skipped_on_one_side_only_changed_its_outcome() {
     assert_eq!(t["n0"]["verdict"], "outcome-changed");
     assert_eq!(t["n0"]["why"], "base pass, head skip, base again pass");
     assert_eq!(t["s0"]["verdict"], "unmoved");
-    let r = ab(&b, &["--base-src", hs, "--head-src", hs, "-o", &b.dir.file("out2")]);
+    let r = ab(
+        &b,
+        &[
+            "--base-src",
+            hs,
+            "--head-src",
+            hs,
+            "-o",
+            &b.dir.file("out2"),
+        ],
+    );
     assert_eq!(r.code, 0, "{}", r.err);
     assert_eq!(table(&b.dir.join("out2"))["n0"]["verdict"], "skipped");
+}
+
+/// The verdict rests on the change round by round: one exact instruction
+/// more in every round is a move, below the rounds' own spread (which an
+/// interval between the points' rounds would need); sixteen more on
+/// average, from rounds that go up and down, is not.
+#[test]
+fn a_small_change_in_every_round_moves_a_spread_one_does_not() {
+    let Some(b) = setup("paired") else {
+        return;
+    };
+    let consoles = b.dir.join("consoles");
+    let s0 = shifted(&guest_point("s0-parent-1"), &[1.0]);
+    let n0 = shifted(&guest_point("n0-parent"), &[40.0, -20.0]);
+    let items = [("s0", Some("s0-parent-1")), ("n0", Some("n0-parent"))];
+    let mut head = suite_console(&items);
+    head = head.replace(&guest_point("s0-parent-1"), &s0);
+    head = head.replace(&guest_point("n0-parent"), &n0);
+    fs::write(consoles.join("base2"), suite_console(&items)).unwrap();
+    fs::write(consoles.join("head2"), head).unwrap();
+    let base = tree(&b, "base", "base2", &[]);
+    let head = tree(&b, "head", "head2", &[]);
+    let out = b.dir.file("out");
+    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
+    let r = ab(
+        &b,
+        &[
+            "--base-src",
+            bs,
+            "--head-src",
+            hs,
+            "-o",
+            &out,
+            "--profiles",
+            "s0,n0",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.err);
+    let t = table(Path::new(&out));
+    assert_eq!(
+        (t["s0"]["verdict"].as_str(), t["s0"]["delta"].as_str()),
+        ("moved", "1.000000")
+    );
+    assert_eq!(t["s0"]["delta_low"], "1.000000");
+    let delta: f64 = t["n0"]["delta"].parse().unwrap();
+    assert!(delta > 15.9, "{:?}", t["n0"]);
+    assert_eq!(t["n0"]["verdict"], "unmoved");
+    assert_eq!(t["n0"]["why"], "interval_includes_zero");
 }

@@ -110,7 +110,7 @@ fn the_profiles_points_end_with_their_cost_lines() {
         assert!(
             text.contains("\n# cost: method counter=qemu-tcg-plugin ")
                 && text.ends_with('\n')
-                && text.lines().last().unwrap().starts_with("# cost: fn "),
+                && text.lines().last().unwrap().starts_with("# cost: "),
             "{name}: no # cost: lines at its end"
         );
     }
@@ -142,8 +142,12 @@ fn the_nop_control_does_not_move() {
         t["reasons"].split(',').any(|r| r == "ci_includes_zero"),
         "{t:?}"
     );
-    let change: f64 = t["change_pct"].parse().unwrap();
-    assert!(change.abs() < 0.01, "{t:?}");
+    // Within a tenth of an instruction per NOP: the tick's share.
+    let value = |k: &str| t[k].parse::<f64>().unwrap();
+    assert!(
+        (value("test_value") - value("control_value")).abs() < 0.1,
+        "{t:?}"
+    );
 }
 
 #[test]

@@ -336,6 +336,47 @@ pub fn make_tree(dir: &Path, files: &[(&str, &str)]) {
     }
 }
 
+/// A point of tests/fixtures/kernel as the guest printed it: without the
+/// lines boot-point.sh adds (`# boot=`, `# cost:`).
+pub fn guest_point(name: &str) -> String {
+    let text = fs::read_to_string(format!("{REPO}/tests/fixtures/kernel/{name}.txt")).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("# boot=") && !l.starts_with("# cost: "))
+        .collect();
+    kept.join("\n") + "\n"
+}
+
+/// A suite's console: a kernel line, then each item (its label and the
+/// fixture point it prints, or None: skipped), the lines per item and the
+/// verdict line.
+pub fn suite_console(items: &[(&str, Option<&str>)]) -> String {
+    let n = items.len();
+    let mut c = String::from("[    0.000000] Linux version 6.12.117 (stand-in)\n");
+    for (k, (label, point)) in items.iter().enumerate() {
+        c += &format!("# suite: {}/{n} {label}\n", k + 1);
+        if let Some(p) = point {
+            c += &guest_point(p);
+        }
+    }
+    let mut skipped = 0;
+    for (k, (label, point)) in items.iter().enumerate() {
+        let end = match point {
+            Some(_) => "exit=0 pass".to_string(),
+            None => {
+                skipped += 1;
+                "exit=4 skip: kernel lacks IORING_OP_NOP (0) (stand-in)".to_string()
+            }
+        };
+        c += &format!("# suite: {}/{n} {label} {end}\n", k + 1);
+    }
+    c += &format!(
+        "# suite: items={n} passed={} failed=0 skipped={skipped} interrupted=0 not_run=0 exit=0\n",
+        n - skipped
+    );
+    c + "uring-repro: exit 0\n"
+}
+
 /// bisect-step.sh's arguments for a functional step (no references): the
 /// tree's `build` leaves the image `vmlinuz`, the points go to `points`, this
 /// build's binary boots.
