@@ -12,26 +12,32 @@
 # ---------------------------------------------------------------------------------------
 # The sources.
 
-# kernel_tree DIR: DIR is a kernel tree build-kernel.sh can build, else a usage error.
+# refuse WHY: unusable input (a tree, a revision, a patch): one line, exit 2.
+refuse() {
+	say "$*"
+	exit "$USAGE"
+}
+
+# kernel_tree DIR: DIR is a kernel tree build-kernel.sh can build, else refused.
 kernel_tree() {
 	if ! grep -q '^VERSION = [0-9]' "$1/Makefile" 2>/dev/null || ! grep -q '^PATCHLEVEL = [0-9]' "$1/Makefile" ||
 		[ ! -f "$1/scripts/kconfig/merge_config.sh" ] || [ ! -d "$1/arch/x86" ]; then
-		usage_error "$1 is not a kernel tree (no top Makefile with VERSION and PATCHLEVEL, scripts/kconfig/merge_config.sh or arch/x86)"
+		refuse "$1 is not a kernel tree (no top Makefile with VERSION and PATCHLEVEL, scripts/kconfig/merge_config.sh or arch/x86)"
 	fi
 }
 
 # clean_tree DIR: no build of its own in DIR (kbuild refuses to build such a tree into an
-# objdir), else a usage error.
+# objdir), else refused.
 clean_tree() {
 	if [ -e "$1/.config" ] || [ -d "$1/include/config" ]; then
-		usage_error "$1 has a build in the tree itself (.config): kbuild builds it nowhere else; make mrproper there first"
+		refuse "$1 has a build in the tree itself (.config): kbuild builds it nowhere else; make mrproper there first"
 	fi
 }
 
-# commit_of REV OPTION: the commit REV names in the tree, else a usage error naming OPTION.
+# commit_of REV OPTION: the commit REV names in the tree, else refused naming OPTION.
 commit_of() {
 	git -C "$tree" rev-parse --verify --quiet "$1^{commit}" 2>/dev/null ||
-		usage_error "$2: '$1' is not a commit of $tree"
+		refuse "$2: '$1' is not a commit of $tree"
 }
 
 # abs_real PATH: PATH with its symlinks resolved, as far as it exists.
@@ -147,8 +153,8 @@ at_revision() {
 }
 
 # with_patches STAGE: the patches applied to STAGE in order, each checked first (patch
-# --dry-run): one that does not apply is a usage error naming it, the file and its first
-# hunk that failed. No fuzz: a hunk applies where its context is, or not at all.
+# --dry-run): one that does not apply is refused naming it, the file and its first hunk
+# that failed. No fuzz: a hunk applies where its context is, or not at all.
 with_patches() {
 	printf '%s' "$patches" >"$SCRATCH/patches"
 	while IFS= read -r _wp; do
@@ -156,7 +162,7 @@ with_patches() {
 			_wp_where=$(printf '%s\n' "$_wp_said" | awk '/^checking file / { f = substr($0, 15) }
 				/^Hunk #[0-9]+ FAILED at / { print f ", hunk #" substr($2, 2) " (at line " $5 + 0 ")"; exit }')
 			[ -n "$_wp_where" ] || _wp_where=$(printf '%s\n' "$_wp_said" | grep -v '^checking file ' | head -n 1)
-			usage_error "--patch $_wp does not apply to $tree: $_wp_where"
+			refuse "--patch $_wp does not apply to $tree: $_wp_where"
 		fi
 		printf '%s\n' "$_wp_said" | sed -n 's/^checking file //p' >>"$SCRATCH/head.touched"
 		patch -p1 --forward --batch --fuzz=0 -d "$1" -i "$_wp" --no-backup-if-mismatch -s \
@@ -167,9 +173,10 @@ with_patches() {
 
 # reconcile SIDE REF: the slot's stage/ made to agree with REF, the tree the objects it is
 # to get were built from. A file the side's changes wrote with REF's content gets REF's
-# time (nothing to rebuild); any other file whose content is not REF's, or that REF lacks,
-# is written anew, newer than every object (the file may be a link to one of the user's,
-# or a file a patch wrote, older than the objects made from another content).
+# time (nothing to rebuild); every file whose content is not REF's, or that REF lacks, is
+# written anew, newer than every object: it may be a link to one of the user's, or a file
+# a patch wrote, older than the objects made from another content (the base's, built
+# after the head's patch was applied).
 reconcile() {
 	_rc_s=$cache/$1/stage
 	while IFS= read -r _rc_f; do
@@ -181,9 +188,8 @@ reconcile() {
 	LC_ALL=C diff -rq --no-dereference -x "$OBJ" -x .git "$_rc_s" "$2" >"$SCRATCH/$1.differ" 2>&1 ||
 		_rc_st=$?
 	[ "$_rc_st" -le 1 ] || cannot "diff of $_rc_s and $2 failed: $(grep -v '^Files \|^Only in \|^File ' "$SCRATCH/$1.differ" | head -n 1)"
-	LC_ALL=C awk -v s="$_rc_s/" -v t="$SCRATCH/$1.touched" '
-		BEGIN { while ((getline f < t) > 0) touched[f] = 1 }
-		function emit(p) { if (!(p in touched)) print p }
+	LC_ALL=C awk -v s="$_rc_s/" '
+		function emit(p) { print p }
 		/^Files / && substr($0, 7, length(s)) == s { p = substr($0, 7 + length(s)); sub(/ and .*/, "", p); emit(p) }
 		/^File / && substr($0, 6, length(s)) == s { p = substr($0, 6 + length(s)); sub(/ is a .*/, "", p); emit(p) }
 		/^Only in / && (substr($0, 9, length(s)) == s || substr($0, 9, length(s) - 1) ":" == substr(s, 1, length(s) - 1) ":") {
@@ -389,7 +395,7 @@ describe_side() {
 	revisions:base) printf '%s at %.12s' "$tree" "$base_sha" ;;
 	revisions:head) printf '%s at %.12s' "$tree" "$head_sha" ;;
 	patches:base) printf '%s as it is' "$tree" ;;
-	patches:head) printf '%s with %s patch(es)' "$tree" "$(printf '%s' "$patches" | grep -c .)" ;;
+	patches:head) printf '%s with %s' "$tree" "$(printf '%s' "$patches" | sed 's|.*/||' | paste -sd ' ')" ;;
 	trees:*) eval "printf '%s as it is' \"\$${1}_from\"" ;;
 	esac
 }

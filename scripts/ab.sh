@@ -170,9 +170,9 @@ revisions)
 	kernel_tree "$tree"
 	command -v git >/dev/null 2>&1 || usage_error "--base/--head: git not found"
 	top=$(git -C "$tree" rev-parse --show-toplevel 2>/dev/null) ||
-		usage_error "--tree: $tree is not a git tree (revisions need one; --patch or --base-src/--head-src take a tree as it is)"
+		refuse "--tree: $tree is not a git tree (revisions need one; --patch or --base-src/--head-src take a tree as it is)"
 	[ "$(cd "$top" && pwd -P)" = "$(cd "$tree" && pwd -P)" ] ||
-		usage_error "--tree: $tree is inside the git tree $top: name its top"
+		refuse "--tree: $tree is inside the git tree $top: name its top"
 	base_sha=$(commit_of "$base_rev" --base)
 	head_sha=$(commit_of "$head_rev" --head)
 	base_from=$tree head_from=$tree

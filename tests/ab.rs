@@ -375,6 +375,17 @@ fn the_copies_rebuild_what_differs_and_the_users_trees_stay_as_they_are() {
     let n = compiled(&b, "head").len();
     run(5, &["--tree", ts, "--patch", &patch]);
     assert_eq!(compiled(&b, "head").len(), n);
+    // A cache from nothing, with the patch: the head starts from the base's
+    // objects, built after the patch was applied, and rebuilds c.c.
+    let cache2 = b.dir.file("cache2");
+    run(7, &["--tree", ts, "--patch", &patch, "--cache", &cache2]);
+    let head = fs::read_to_string(format!(
+        "{cache2}/head/tree/.uring-repro-obj/arch/x86/boot/bzImage"
+    ));
+    assert!(
+        head.unwrap().contains("c two"),
+        "the head was built without its patch"
+    );
     // Two trees: the other tree's content is rebuilt, and nothing else.
     let other = tree(&b, "other", "parent", &[("c.c", "c three\n")]);
     run(
