@@ -1,4 +1,6 @@
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2154,SC2034
+# (SC2154, SC2034: its variables are ab.sh's, and ab.sh's are its; checked together
+# through ab.sh.)
 # ab-sides.sh: scripts/ab.sh's two sides, sourced by it (POSIX sh; not run on its own):
 # their sources checked, their copies in the cache made to agree with what their objects
 # were built from, and the steps that build and boot them.
@@ -63,9 +65,9 @@ check_boots() {
 			say "--profiles: the known profiles: $(known_profiles) (each P also as P:shared where it takes --shared)"
 			;;
 		esac
-		[ "$_cb_rc" = 2 ] && exit $USAGE
+		[ "$_cb_rc" = 2 ] && exit "$USAGE"
 		say "the boots cannot be made here (boot-point.sh --check exit $_cb_rc)"
-		exit $CANNOT
+		exit "$CANNOT"
 	fi
 	[ "$cost" = 1 ] || return 0
 	# The counter: built, and QEMU asked whether it takes it (with a made-up map: the
@@ -74,7 +76,7 @@ check_boots() {
 	if ! _cb_said=$("$HERE/cost.sh" plugin --map "$SCRATCH/probe.map" --out "$SCRATCH/probe.counts" 2>&1); then
 		printf '%s\n' "$_cb_said" >&2
 		say "the cost counter cannot run here: --no-cost measures without it (no locked counts, no functions)"
-		exit $CANNOT
+		exit "$CANNOT"
 	fi
 }
 
@@ -382,7 +384,7 @@ run_steps() {
 			child_running "$_rs_pid" || ended "$_rs_k"
 		done
 		[ "$st_7" != ended ] || [ "$st_6" != ended ] || break
-		if [ $(($(date +%s) - beat)) -ge $HEARTBEAT ]; then
+		if [ $(($(date +%s) - beat)) -ge "$HEARTBEAT" ]; then
 			heartbeat
 			beat=$(date +%s)
 		fi

@@ -1,4 +1,6 @@
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2154,SC2034
+# (SC2154, SC2034: its variables are ab.sh's, and ab.sh's are its; checked together
+# through ab.sh.)
 # ab-table.sh: scripts/ab.sh's table, sourced by it (POSIX sh; not run on its own): the
 # three boots' points compared row by row by `uring-repro compare` (its figures, its
 # interval, its table of where the cost went: nothing of it computed again here), the
@@ -16,6 +18,7 @@ TSV_COLUMNS="profile unit base head delta delta_pct locked_base locked_head lock
 # difference and the interval's ends, or fails (status 2) on points it cannot pair.
 # t: the two-sided 95% quantile, from a table up to 30 degrees of freedom, beyond by
 # Cornish-Fisher's expansion (within 0.001).
+# shellcheck disable=SC2016 # awk's program
 PAIRED_AWK='
 function t95(df,    z) {
 	if (df <= 30) {
@@ -247,17 +250,17 @@ publish() {
 fail_run() {
 	stop_children
 	printf '%s\n' "$1" >"$work/failed.txt"
-	publish || exit $CANNOT
+	publish || exit "$CANNOT"
 	say "$out: the logs and what was made, failed.txt says why"
-	exit $CANNOT
+	exit "$CANNOT"
 }
 
 # print_table: ab.txt on stdout, and what the run left on stderr.
 print_table() {
 	cat "$out/ab.txt"
-	say "$out: ab.tsv, ab.txt, the points (base-1, head, base-2), compare/, mail/ ($(ls "$out/mail" | grep -c '\.txt$') drafts), the logs"
+	say "$out: ab.tsv, ab.txt, the points (base-1, head, base-2), compare/, mail/ ($(find "$out/mail" -name '*.txt' | grep -c .) drafts), the logs"
 	if [ -n "$trouble" ]; then
 		say "compare could not judge: $trouble"
-		exit $CANNOT
+		exit "$CANNOT"
 	fi
 }

@@ -283,3 +283,19 @@ fn the_cost_tables_are_the_ones_shown() {
         "docs/compare.md:\n{s}"
     );
 }
+
+/// README's "Check a change" shows ab's table of the child against the
+/// parent as the kernel tests' ab printed it: the table and what it says
+/// of the verdict, up to the first table of where the cost went.
+#[test]
+fn the_readme_shows_abs_table_of_the_child() {
+    let out = read("ab-child.out");
+    let shown: Vec<&str> = out.splitn(3, "\n\n").take(2).collect();
+    let readme =
+        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let want = format!(
+        "<!-- ab-child -->\n```\n{}\n```\n<!-- /ab-child -->",
+        shown.join("\n\n")
+    );
+    assert!(readme.contains(&want), "README does not show:\n{want}");
+}

@@ -1,4 +1,5 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154,SC2034
+# (its variables are run.sh's, and run.sh's are its: checked together through run.sh.)
 # Sourced by tests/kernel/run.sh (bash; not run on its own): its boots, made by
 # scripts/ab.sh, and what its tables must say.
 #
