@@ -366,24 +366,33 @@ finish() {
 	fi
 }
 
+# put FILE DEST [WHAT]: FILE written to DEST, beside POINT; else exit 2 (the partial file
+# or directory goes with the script: nothing is left at POINT).
+put() {
+	if ! err=$(cat "$1" 2>&1 >"$2"); then
+		say "$point: not written: writing ${3:-it} failed (${err##*: }); nothing left at $point"
+		exit 2
+	fi
+}
+# unplaced KEPT HOW ERR: POINT could not be put into place (HOW: link, rename): one that
+# appeared meanwhile is kept, and so is what was made, as KEPT says; exit 2.
+unplaced() {
+	if [ -e "$point" ] || [ -L "$point" ]; then
+		say "$point: appeared during the boot (never overwritten); $1 $partial"
+		temp_forget "$partial"
+	else
+		say "$point: not written: cannot $2 it into place (${3##*: })"
+	fi
+	exit 2
+}
+
 if [ "$suite" = 0 ]; then
 	suite_run=""
 	finish 1 "$code"
 	# Published whole or not at all: the report into the file beside POINT, then link(2),
 	# which fails rather than replace a POINT that appeared meanwhile.
-	if ! err=$(cat "$SCRATCH/items/1" 2>&1 >"$partial"); then
-		say "$point: not written: writing it failed (${err##*: }); nothing left at $point"
-		exit 2
-	fi
-	if ! err=$(ln "$partial" "$point" 2>&1); then
-		if [ -e "$point" ] || [ -L "$point" ]; then
-			say "$point: appeared during the boot (never overwritten); this report is kept as $partial"
-			temp_forget "$partial"
-		else
-			say "$point: not written: cannot link it into place (${err##*: })"
-		fi
-		exit 2
-	fi
+	put "$SCRATCH/items/1" "$partial"
+	err=$(ln "$partial" "$point" 2>&1) || unplaced "this report is kept as" link "$err"
 	say "$point: $(wc -l <"$point") lines, exit $code, boot to power-off ${secs}s ($accel, $arch)"
 	exit "$code"
 fi
@@ -399,26 +408,15 @@ while read -r k item; do
 		"$SCRATCH/items/suite")
 	finish "$k" "${icode:-none}"
 	name=$(printf '%s' "$item" | tr : -)
-	if ! err=$(cat "$SCRATCH/items/$k" 2>&1 >"$partial/$name.txt"); then
-		say "$point: not written: writing $name.txt failed (${err##*: }); nothing left at $point"
-		exit 2
-	fi
+	put "$SCRATCH/items/$k" "$partial/$name.txt" "$name.txt"
 	points=$((points + 1))
 done <"$SCRATCH/items/index"
-if ! err=$({ cat "$SCRATCH/items/suite" && printf '%s\n' "$boot_line"; } 2>&1 >"$partial/suite.txt"); then
-	say "$point: not written: writing suite.txt failed (${err##*: }); nothing left at $point"
-	exit 2
-fi
+printf '%s\n' "$boot_line" >>"$SCRATCH/items/suite"
+put "$SCRATCH/items/suite" "$partial/suite.txt" suite.txt
 # Renamed into place whole: mv -n -T is rename(2) with RENAME_NOREPLACE, which leaves the
 # directory where it is rather than replace anything at DIR (even an empty directory).
 if ! err=$(mv -n -T "$partial" "$point" 2>&1) || [ -e "$partial" ]; then
-	if [ -e "$point" ] || [ -L "$point" ]; then
-		say "$point: appeared during the boot (never overwritten); these points are kept in $partial"
-		temp_forget "$partial"
-	else
-		say "$point: not written: cannot rename it into place (${err##*: })"
-	fi
-	exit 2
+	unplaced "these points are kept in" rename "$err"
 fi
 say "$point: $points points of $(wc -l <"$SCRATCH/items/index") items, exit $code, boot to power-off ${secs}s ($accel, $arch)"
 exit "$code"

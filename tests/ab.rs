@@ -112,6 +112,14 @@ fn ab(b: &Box, args: &[&str]) -> Run {
     b.run("ab.sh", &a)
 }
 
+/// ab.sh over two trees (--base-src, --head-src) into `out`, and `more`.
+fn ab_trees(b: &Box, base: &Path, head: &Path, out: &str, more: &[&str]) -> Run {
+    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
+    let mut a = vec!["--base-src", bs, "--head-src", hs, "-o", out];
+    a.extend(more);
+    ab(b, &a)
+}
+
 /// ab.tsv of DIR: profile -> its row, column name -> value.
 fn table(dir: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
     let text = fs::read_to_string(dir.join("ab.tsv")).unwrap();
@@ -193,18 +201,7 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
         tree(&b, "head", "child", &[]),
     );
     let out = b.dir.join("out");
-    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
-    let r = ab(
-        &b,
-        &[
-            "--base-src",
-            bs,
-            "--head-src",
-            hs,
-            "-o",
-            out.to_str().unwrap(),
-        ],
-    );
+    let r = ab_trees(&b, &base, &head, out.to_str().unwrap(), &[]);
     assert_eq!(r.code, 1, "{}", r.err);
     // Base, head, base again: three boots of the two images.
     let boots: Vec<String> = b
@@ -498,8 +495,7 @@ fn a_kernel_that_cannot_be_built_or_booted_is_125_and_its_log() {
     let base = tree(&b, "base", "parent", &[]);
     let head = tree(&b, "head", "child", &[("fail.c", "x\n")]);
     let out = b.dir.file("out");
-    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
-    let r = ab(&b, &["--base-src", bs, "--head-src", hs, "-o", &out]);
+    let r = ab_trees(&b, &base, &head, &out, &[]);
     assert_eq!(r.code, 125, "{}", r.err);
     let log = format!("{out}/build-head.log");
     assert!(
@@ -521,19 +517,7 @@ fn a_kernel_that_cannot_be_built_or_booted_is_125_and_its_log() {
     // A boot that hangs: boot-point.sh's timeout.
     b.set("FAKE_QEMU_HANG", "600");
     let out = b.dir.file("out2");
-    let r = ab(
-        &b,
-        &[
-            "--base-src",
-            bs,
-            "--head-src",
-            bs,
-            "-o",
-            &out,
-            "--timeout",
-            "2",
-        ],
-    );
+    let r = ab_trees(&b, &base, &base, &out, &["--timeout", "2"]);
     assert_eq!(r.code, 125, "{}", r.err);
     assert!(
         r.err.contains("boot base timed out (--timeout 2)"),
@@ -555,24 +539,13 @@ fn an_item_skipped_on_one_side_only_changed_its_outcome() {
     let base = tree(&b, "base", "parent", &[]);
     let head = tree(&b, "head", "child-skip", &[]);
     let out = b.dir.file("out");
-    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
-    let r = ab(&b, &["--base-src", bs, "--head-src", hs, "-o", &out]);
+    let r = ab_trees(&b, &base, &head, &out, &[]);
     assert_eq!(r.code, 1, "{}", r.err);
     let t = table(Path::new(&out));
     assert_eq!(t["n0"]["verdict"], "outcome-changed");
     assert_eq!(t["n0"]["why"], "base pass, head skip, base again pass");
     assert_eq!(t["s0"]["verdict"], "unmoved");
-    let r = ab(
-        &b,
-        &[
-            "--base-src",
-            hs,
-            "--head-src",
-            hs,
-            "-o",
-            &b.dir.file("out2"),
-        ],
-    );
+    let r = ab_trees(&b, &head, &head, &b.dir.file("out2"), &[]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert_eq!(table(&b.dir.join("out2"))["n0"]["verdict"], "skipped");
 }
@@ -598,20 +571,7 @@ fn a_small_change_in_every_round_moves_a_spread_one_does_not() {
     let base = tree(&b, "base", "base2", &[]);
     let head = tree(&b, "head", "head2", &[]);
     let out = b.dir.file("out");
-    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
-    let r = ab(
-        &b,
-        &[
-            "--base-src",
-            bs,
-            "--head-src",
-            hs,
-            "-o",
-            &out,
-            "--profiles",
-            "s0,n0",
-        ],
-    );
+    let r = ab_trees(&b, &base, &head, &out, &["--profiles", "s0,n0"]);
     assert_eq!(r.code, 1, "{}", r.err);
     let t = table(Path::new(&out));
     assert_eq!(
