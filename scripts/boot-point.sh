@@ -6,7 +6,12 @@
 # and checks lines. Kernel log lines, the final `uring-repro: exit N` line and CRs are
 # stripped. Exits with the run's own code. POINT appears whole or not at all: the report is
 # written to a temporary file beside it (created before the boot, which proves the directory
-# writable) and published with link(2), which never replaces a file. Ctrl-C, SIGTERM or
+# writable) and published with link(2), which never replaces a file. With the run options
+# of a suite (`-- suite [--profiles LIST] ...`), POINT is a directory: one point per item,
+# each as a run of its own would have made it (its `# cost:` lines from its own run's
+# section of the counts), and suite.txt, the suite's lines per item (a skipped item is
+# there, with its cause); made beside it and renamed into place whole (RENAME_NOREPLACE,
+# never over anything). Ctrl-C, SIGTERM or
 # SIGHUP stop QEMU at once and end it with 130; whatever ends it, even SIGKILL, QEMU dies
 # with it and the temporary files go (scripts/common.sh, "Lifetime").
 #
@@ -47,13 +52,17 @@ usage: $PROG --kernel IMAGE -o POINT [--arch x86_64|aarch64|riscv64]
                      [--accel kvm|tcg|icount] [--append ARGS] [--cpus N] [--timeout S]
                      [--bin PATH] [--host-bin PATH] [--check] [--cost SYSTEM.MAP]
                      [-- RUN-OPTIONS]
+       $PROG --kernel IMAGE -o DIR [options] -- suite [--profiles LIST] [RUN-OPTIONS]
 
 Boots IMAGE under QEMU with uring-repro as /init and writes its report to POINT, which
 \`uring-repro compare\` reads. RUN-OPTIONS (those of \`uring-repro run\`) are baked into the
-initramfs and checked before anything boots.
+initramfs and checked before anything boots. With \`suite\` first, the boot runs every item
+of LIST (\`uring-repro suite\`) and DIR, a new directory, gets one point per item that
+printed one, ITEM.txt (\`s0-shared.txt\` for s0:shared), and suite.txt, the suite's line
+per item (exit code, pass, skip and why, fail) and its counts.
 
   --kernel IMAGE   the kernel to boot (bzImage/vmlinuz; riscv64: the Image/vmlinux)
-  -o POINT         where the report goes (never overwritten)
+  -o POINT         where the report goes (never overwritten); a suite's: a directory
   --arch A         the guest's architecture (default: this machine's, $(host_arch))
   --accel A        QEMU's accelerator (default tcg: KVM must be asked for, as a /dev/kvm
                    that exists may still not boot a kernel; TCG timings are not evidence);
@@ -77,7 +86,8 @@ initramfs and checked before anything boots.
                    x86_64, one vCPU; --check checks it too)
   -h, --help       this text
 
-exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interrupted);
+exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interrupted;
+      a suite's: 0 every item that ran passed, 1 one failed, 4 every one skipped);
       2 also for a usage error here, an existing POINT or one that cannot be written
       (its directory, checked before the boot, or the write itself: nothing is left at
       POINT); 124 the boot timed out; 125 QEMU is missing, lacks the accelerator, could
@@ -111,7 +121,7 @@ while [ $# -gt 0 ]; do
 		continue
 		;;
 	--kernel) opt_value kernel path "$@" ;;
-	-o) opt_value point new_file "$@" ;;
+	-o) opt_value point text "$@" ;;
 	--arch) opt_value arch text "$@" ;;
 	--accel) opt_value accel text "$@" ;;
 	--append) opt_value append text "$@" ;;
@@ -126,6 +136,11 @@ while [ $# -gt 0 ]; do
 done
 # What is left are the run options.
 
+# A suite's run options: POINT is a directory of points (typed with a / at its end or not).
+suite=0
+[ "${1:-}" != suite ] || suite=1
+[ "$suite" = 0 ] || [ "$point" = / ] || point=${point%/}
+[ -z "$point" ] || opt_value point new_file -o "$point"
 [ -n "$kernel" ] || usage_error "--kernel IMAGE is required"
 [ -n "$point" ] || usage_error "-o POINT is required"
 [ "$check" = 1 ] || { [ -f "$kernel" ] && [ -r "$kernel" ]; } ||
@@ -194,17 +209,27 @@ if [ "$accel" = icount ]; then
 	fi
 fi
 # From here on, whatever ends the script (Ctrl-C and SIGKILL too) stops QEMU and removes
-# what was made for the boot: SCRATCH, and the file beside POINT (common.sh, lifetime).
+# what was made for the boot: SCRATCH, and the file (a suite's: directory) beside POINT
+# (common.sh, lifetime).
 lifetime_begin boot-point || exit 125
 # POINT's directory, proven writable now rather than after the boot: the report goes to
-# this file beside POINT and is published at the end.
+# this file (directory) beside POINT and is published at the end.
 pdir=$(dirname "$point")
-temp_file partial "$pdir/.$(basename "$point").XXXXXX" || {
+if [ "$suite" = 1 ]; then
+	temp_dir partial "$pdir/.$(basename "$point").XXXXXX" || partial=""
+else
+	temp_file partial "$pdir/.$(basename "$point").XXXXXX" || partial=""
+fi
+[ -n "$partial" ] || {
 	say "-o: cannot create a file in $pdir (not writable?)"
 	exit 2
 }
-# mktemp's 0600, made what a plain `>` would have created.
-chmod "$(printf %o $((0666 & ~$(umask))))" "$partial"
+# mktemp's 0600 (0700), made what a plain `>` (mkdir) would have created.
+if [ "$suite" = 1 ]; then
+	chmod "$(printf %o $((0777 & ~$(umask))))" "$partial"
+else
+	chmod "$(printf %o $((0666 & ~$(umask))))" "$partial"
+fi
 
 # The initramfs: the binary's own writer, so the run options are checked as `run` checks
 # them (a bad one is its exit 2 and its message, before anything boots).
@@ -257,22 +282,33 @@ tr -d '\r' <"$SCRATCH/console.raw" |
 
 # The run's verdict: the last `uring-repro: exit N` line.
 code=$(sed -n 's/^uring-repro: exit \([0-9][0-9]*\)$/\1/p' "$SCRATCH/console" | tail -n 1)
-# The report: from the run banner to the verdict, without kernel log lines (`[    1.23]`)
-# and without the binary's stderr line(s) (`uring-repro: ...`, shown here instead).
-awk '
-	/^uring-repro: exit [0-9]+$/ { exit }
-	/^# uring-repro / { on = 1 }
-	!on { next }
-	/^\[ *[0-9]+\.[0-9]+\]/ { next }
-	/^uring-repro: / { next }
-	{ print }
-' "$SCRATCH/console" >"$SCRATCH/point"
-# How the point was made, as one more fact line (`# key=value`) after the report.
-if [ -s "$SCRATCH/point" ]; then
-	version=$("$qemu" --version | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')
-	printf '# boot=%s %s -accel %s%s%s -smp %s -m %s\n' "$qemu" "${version:-unknown}" \
-		"$accel_opts" "${icount:+ -icount $icount}" "${cpu:+ -cpu $cpu}" "$cpus" \
-		"$GUEST_MEM" >>"$SCRATCH/point"
+# The reports, from the console, without kernel log lines (`[    1.23]`) and without the
+# binary's stderr line(s) (`uring-repro: ...`, shown here instead), up to the verdict: in
+# $SCRATCH/items, K the Kth point (a run's: 1, from its banner on); a suite's also index
+# (`K ITEM` for each item begun) and suite (its lines per item and its counts), each item's
+# point from its banner to the next `# suite:` line.
+mkdir "$SCRATCH/items"
+if [ "$suite" = 0 ]; then
+	awk -v out="$SCRATCH/items/1" '
+		/^uring-repro: exit [0-9]+$/ { exit }
+		/^# uring-repro / { on = 1 }
+		!on { next }
+		/^\[ *[0-9]+\.[0-9]+\]/ { next }
+		/^uring-repro: / { next }
+		{ print > out }
+	' "$SCRATCH/console"
+else
+	awk -v dir="$SCRATCH/items" '
+		/^uring-repro: exit [0-9]+$/ { exit }
+		/^\[ *[0-9]+\.[0-9]+\]/ { next }
+		/^uring-repro: / { next }
+		!lines && /^# suite: [0-9]+\/[0-9]+ [A-Za-z0-9_:]+$/ {
+			k = $3; sub(/\/.*/, "", k); print k, $4 > (dir "/index"); on = 0; next
+		}
+		/^# suite: / { lines = 1; on = 0; print > (dir "/suite"); next }
+		/^# uring-repro / && k != "" { on = 1 }
+		on { print > (dir "/" k) }
+	' "$SCRATCH/console"
 fi
 grep '^uring-repro: ' "$SCRATCH/console" | grep -v '^uring-repro: exit [0-9]*$' >&2 || true
 
@@ -292,38 +328,95 @@ if [ -z "$code" ]; then
 	tail_console
 	exit 125
 fi
-if [ ! -s "$SCRATCH/point" ]; then
+# What came back must be what was asked: a point, or a suite's lines.
+if [ "$suite" = 0 ] && [ ! -s "$SCRATCH/items/1" ]; then
 	say "the run ended with exit $code after ${secs}s but printed no report; $point not written"
 	[ "$code" -ne 0 ] || exit 125
 	exit "$code"
 fi
-# An icount point must say so: a binary that predates URING_REPRO_TIMEBASE would print a
-# banner that reads as wall time.
-if [ "$accel" = icount ] && ! head -n 1 "$SCRATCH/point" | grep -q ' timebase=icount\( \|$\)'; then
-	say "the booted binary's banner does not say timebase=icount (it predates URING_REPRO_TIMEBASE?): its point would read as wall time; $point not written"
-	exit 125
+if [ "$suite" = 1 ] && [ ! -s "$SCRATCH/items/suite" ]; then
+	say "the suite ended with exit $code after ${secs}s but printed no line per item; $point not written"
+	[ "$code" -ne 0 ] || exit 125
+	exit "$code"
 fi
-if [ -n "$cost_plugin" ] && [ "$code" -eq 0 ]; then
-	"$HERE/cost.sh" lines --map "$cost_map" --counts "$SCRATCH/cost.counts" \
-		--point "$SCRATCH/point" >"$SCRATCH/cost.lines" || exit $?
-	cat "$SCRATCH/cost.lines" >>"$SCRATCH/point"
-elif [ -n "$cost_plugin" ]; then
-	say "no # cost: lines: the run ended with exit $code"
-fi
-# Published whole or not at all: the report into the file beside POINT, then link(2), which
-# fails rather than replace a POINT that appeared meanwhile.
-if ! err=$(cat "$SCRATCH/point" 2>&1 >"$partial"); then
-	say "$point: not written: writing it failed (${err##*: }); nothing left at $point"
-	exit 2
-fi
-if ! err=$(ln "$partial" "$point" 2>&1); then
+# How a point was made, as one more fact line (`# key=value`) after the report.
+version=$("$qemu" --version | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')
+boot_line=$(printf '# boot=%s %s -accel %s%s%s -smp %s -m %s' "$qemu" "${version:-unknown}" \
+	"$accel_opts" "${icount:+ -icount $icount}" "${cpu:+ -cpu $cpu}" "$cpus" "$GUEST_MEM")
+
+# finish K CODE: point K made whole in $SCRATCH/items/K: checked (an icount point must say
+# so: a binary that predates URING_REPRO_TIMEBASE would print a banner that reads as wall
+# time), the boot line, and with --cost the `# cost:` lines of the Kth run of the boot when
+# its run passed (CODE 0). Exits as the script must when it cannot be.
+finish() {
+	_f=$SCRATCH/items/$1
+	if [ "$accel" = icount ] && ! head -n 1 "$_f" | grep -q ' timebase=icount\( \|$\)'; then
+		say "the booted binary's banner does not say timebase=icount (it predates URING_REPRO_TIMEBASE?): its point would read as wall time; $point not written"
+		exit 125
+	fi
+	printf '%s\n' "$boot_line" >>"$_f"
+	[ -n "$cost_plugin" ] || return 0
+	if [ "$2" = 0 ]; then
+		# A run's counts are the boot's only run; a suite's item K is the boot's run K.
+		"$HERE/cost.sh" lines --map "$cost_map" --counts "$SCRATCH/cost.counts" \
+			--point "$_f" ${suite_run:+--run "$1"} >"$SCRATCH/cost.lines" || exit $?
+		cat "$SCRATCH/cost.lines" >>"$_f"
+	else
+		say "no # cost: lines${suite_run:+ for item $1}: the run ended with exit $2"
+	fi
+}
+
+# put FILE DEST [WHAT]: FILE written to DEST, beside POINT; else exit 2 (the partial file
+# or directory goes with the script: nothing is left at POINT).
+put() {
+	if ! err=$(cat "$1" 2>&1 >"$2"); then
+		say "$point: not written: writing ${3:-it} failed (${err##*: }); nothing left at $point"
+		exit 2
+	fi
+}
+# unplaced KEPT HOW ERR: POINT could not be put into place (HOW: link, rename): one that
+# appeared meanwhile is kept, and so is what was made, as KEPT says; exit 2.
+unplaced() {
 	if [ -e "$point" ] || [ -L "$point" ]; then
-		say "$point: appeared during the boot (never overwritten); this report is kept as $partial"
+		say "$point: appeared during the boot (never overwritten); $1 $partial"
 		temp_forget "$partial"
 	else
-		say "$point: not written: cannot link it into place (${err##*: })"
+		say "$point: not written: cannot $2 it into place (${3##*: })"
 	fi
 	exit 2
+}
+
+if [ "$suite" = 0 ]; then
+	suite_run=""
+	finish 1 "$code"
+	# Published whole or not at all: the report into the file beside POINT, then link(2),
+	# which fails rather than replace a POINT that appeared meanwhile.
+	put "$SCRATCH/items/1" "$partial"
+	err=$(ln "$partial" "$point" 2>&1) || unplaced "this report is kept as" link "$err"
+	say "$point: $(wc -l <"$point") lines, exit $code, boot to power-off ${secs}s ($accel, $arch)"
+	exit "$code"
 fi
-say "$point: $(wc -l <"$point") lines, exit $code, boot to power-off ${secs}s ($accel, $arch)"
+
+# A suite: each item that printed a point, as ITEM.txt (`:` as `-`, so that no tool reads
+# `s0:shared.txt` as a host name), and suite.txt, into the directory beside DIR.
+suite_run=1 points=0
+: >>"$SCRATCH/items/index"
+while read -r k item; do
+	[ -s "$SCRATCH/items/$k" ] || continue
+	# The item's exit code, from its line: `# suite: K/N ITEM exit=CODE WORD...`.
+	icode=$(awk -v k="$k" '{ split($3, f, "/") } f[1] == k { sub(/^exit=/, "", $5); print $5; exit }' \
+		"$SCRATCH/items/suite")
+	finish "$k" "${icode:-none}"
+	name=$(printf '%s' "$item" | tr : -)
+	put "$SCRATCH/items/$k" "$partial/$name.txt" "$name.txt"
+	points=$((points + 1))
+done <"$SCRATCH/items/index"
+printf '%s\n' "$boot_line" >>"$SCRATCH/items/suite"
+put "$SCRATCH/items/suite" "$partial/suite.txt" suite.txt
+# Renamed into place whole: mv -n -T is rename(2) with RENAME_NOREPLACE, which leaves the
+# directory where it is rather than replace anything at DIR (even an empty directory).
+if ! err=$(mv -n -T "$partial" "$point" 2>&1) || [ -e "$partial" ]; then
+	unplaced "these points are kept in" rename "$err"
+fi
+say "$point: $points points of $(wc -l <"$SCRATCH/items/index") items, exit $code, boot to power-off ${secs}s ($accel, $arch)"
 exit "$code"

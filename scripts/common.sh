@@ -5,7 +5,7 @@
 # start) first. Inside:
 #   messages     say, usage_error
 #   options      opt_value (an option's value, checked), abs_path, make_dir
-#   lifetime     lifetime_begin, run_child, temp_file, temp_forget: whatever ends a script,
+#   lifetime     lifetime_begin, run_child, temp_file, temp_dir, temp_forget: whatever ends a script,
 #                even SIGKILL, what it started stops and what it made goes
 #   machines     host_arch, ARCHES, arch_set
 # Names that start with _ are this file's own.
@@ -128,14 +128,17 @@ make_dir() {
 # - lifetime_begin makes SCRATCH, the script's own directory (under TMPDIR), and starts its
 #   guardian: a small process that waits, and when the script is gone (it sends the
 #   guardian SIGURG at its end; the kernel sends it when the script dies, whatever killed
-#   it: setpriv --pdeathsig) stops the child and removes SCRATCH and every temp_file.
+#   it: setpriv --pdeathsig) stops the child and removes SCRATCH and every temp_file and
+#   temp_dir.
 #   SIGURG because its default action is to be ignored: one that comes before the guardian
 #   is ready is lost, not fatal, and the guardian, once ready, looks for itself whether its
 #   parent is still the script.
 # - run_child runs the script's one long command (a build, a boot) in a process group of
 #   its own under timeout(1), which dies with the script too (--pdeathsig TERM: timeout
 #   then sends the group SIGTERM, and SIGKILL LIFETIME_GRACE seconds later), and the
-#   command with timeout (--pdeathsig KILL, should timeout itself be killed).
+#   command with timeout (--pdeathsig KILL, should timeout itself be killed). start_child
+#   starts such a child in the background (several may run at once: scripts/ab.sh builds
+#   and boots in parallel); wait_child collects it.
 # - INT, TERM and HUP end the script with 130 and one line naming the signal, at once: the
 #   script waits for its child with wait(1), which a trapped signal interrupts (a shell
 #   runs a trap only once a foreground command has ended; a boot can take minutes).
@@ -145,7 +148,7 @@ make_dir() {
 # Seconds a stopped child has between SIGTERM and SIGKILL (make deletes its half-written
 # targets on SIGTERM, QEMU ends at once).
 LIFETIME_GRACE=5
-SCRATCH="" _lt_guardian="" _lt_child=""
+SCRATCH="" _lt_guardian="" _lt_children=""
 
 # shellcheck disable=SC2016 # expanded by the guardian's sh -c
 # The guardian, run by sh -c with SCRATCH, the grace and the script's pid. SIGURG: the
@@ -157,17 +160,19 @@ alive() {
 	state=$(cut -d " " -f 3 "/proc/$1/stat" 2>/dev/null) && [ "$state" != Z ] && [ "$state" != X ]
 }
 gone() {
-	if [ -s "$scratch/.child" ]; then
-		read -r child <"$scratch/.child"
-		kill -TERM "$child" 2>/dev/null
+	if [ -s "$scratch/.children" ]; then
+		while read -r child; do kill -TERM "$child" 2>/dev/null; done <"$scratch/.children"
 		n=$((grace * 10 + 20))
-		while [ "$n" -gt 0 ] && alive "$child"; do
+		while [ "$n" -gt 0 ]; do
+			left=0
+			while read -r child; do alive "$child" && left=1; done <"$scratch/.children"
+			[ "$left" = 1 ] || break
 			sleep 0.1
 			n=$((n - 1))
 		done
 	fi
 	if [ -f "$scratch/.temps" ]; then
-		while IFS= read -r f; do rm -f -- "$f"; done <"$scratch/.temps"
+		while IFS= read -r f; do rm -rf -- "$f"; done <"$scratch/.temps"
 	fi
 	rm -rf -- "$scratch"
 	# The nap: $!, set as soon as it is started (a trap may come before the next line);
@@ -238,12 +243,15 @@ _lifetime_end() {
 	wait "$_lt_guardian" 2>/dev/null || true
 }
 
+# stop_children: every child start_child started and wait_child has not collected, stopped
+# (SIGTERM to its timeout(1), which stops its process group) and collected.
+stop_children() { _lifetime_stop_child; }
+
 _lifetime_stop_child() {
-	[ -n "$_lt_child" ] || return 0
-	kill -TERM "$_lt_child" 2>/dev/null || true
-	wait "$_lt_child" 2>/dev/null || true
-	_lt_child=""
-	rm -f -- "$SCRATCH/.child"
+	for _sc_pid in $_lt_children; do kill -TERM "$_sc_pid" 2>/dev/null || true; done
+	for _sc_pid in $_lt_children; do wait "$_sc_pid" 2>/dev/null || true; done
+	_lt_children=""
+	rm -f -- "$SCRATCH/.children"
 }
 
 # run_child [--timeout S] COMMAND...: COMMAND run to its end (after lifetime_begin), its
@@ -253,7 +261,15 @@ _lifetime_stop_child() {
 # stops it too. Redirections of the call apply to COMMAND; its stdin is /dev/null unless
 # redirected.
 run_child() {
-	_lifetime_begun run_child
+	start_child "$@"
+	wait_child "$CHILD"
+}
+
+# start_child [--timeout S] COMMAND...: run_child's COMMAND started in the background, its
+# pid (timeout's) in CHILD; stopped as run_child's is, whatever ends the script. Collect it
+# with wait_child once child_running says it has ended (or to wait for it).
+start_child() {
+	_lifetime_begun start_child
 	_rc_limit=0
 	if [ "$1" = --timeout ]; then
 		_rc_limit=$2
@@ -261,13 +277,27 @@ run_child() {
 	fi
 	setpriv --pdeathsig TERM -- timeout -k "$LIFETIME_GRACE" "$_rc_limit" \
 		setpriv --pdeathsig KILL -- "$@" 9>&- &
-	_lt_child=$!
-	printf '%s\n' "$_lt_child" >"$SCRATCH/.child"
-	_rc_status=0
-	wait "$_lt_child" || _rc_status=$?
-	_lt_child=""
-	rm -f -- "$SCRATCH/.child"
-	return "$_rc_status"
+	CHILD=$!
+	_lt_children="$_lt_children $CHILD"
+	printf '%s\n' "$CHILD" >>"$SCRATCH/.children"
+}
+
+# wait_child PID: start_child's child PID waited for, its status returned.
+wait_child() {
+	_wc_status=0
+	wait "$1" || _wc_status=$?
+	_wc_left=""
+	for _wc_pid in $_lt_children; do [ "$_wc_pid" = "$1" ] || _wc_left="$_wc_left $_wc_pid"; done
+	_lt_children=$_wc_left
+	for _wc_pid in $_lt_children; do printf '%s\n' "$_wc_pid"; done >"$SCRATCH/.children"
+	return "$_wc_status"
+}
+
+# child_running PID: start_child's child PID has not ended yet (a child that has ended is a
+# zombie until wait_child collects it, so kill -0 cannot tell).
+child_running() {
+	_cr_state=$(cut -d " " -f 3 "/proc/$1/stat" 2>/dev/null) && [ "$_cr_state" != Z ] &&
+		[ "$_cr_state" != X ]
 }
 
 # temp_file VAR TEMPLATE: a new empty file made by mktemp(1) from TEMPLATE (a path ending in
@@ -280,7 +310,17 @@ temp_file() {
 	eval "$1=\$_tf_path"
 }
 
-# temp_forget PATH: a temp_file kept after all (the script names it to the user).
+# temp_dir VAR TEMPLATE: temp_file's directory: a new empty directory (mktemp -d), removed
+# with what it holds when the script ends (temp_forget keeps it). A directory the user
+# named is made in one beside it and renamed into place whole.
+temp_dir() {
+	_lifetime_begun temp_dir
+	_tf_path=$(mktemp -d "$2" 2>/dev/null) || return 1
+	printf '%s\n' "$_tf_path" >>"$SCRATCH/.temps"
+	eval "$1=\$_tf_path"
+}
+
+# temp_forget PATH: a temp_file or temp_dir kept after all (the script names it to the user).
 temp_forget() {
 	_tk_left=$(grep -vxF -- "$1" "$SCRATCH/.temps") || true
 	printf '%s\n' "$_tk_left" | sed '/^$/d' >"$SCRATCH/.temps"

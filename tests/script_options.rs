@@ -186,7 +186,7 @@ const NO_DIR: &str = "not a directory: ";
 /// top (tested below).
 #[test]
 fn every_path_option_of_every_script_is_taken_from_where_it_starts() {
-    let scripts: [(&str, i32, Vec<Case>, &[&str]); 6] = [
+    let scripts: [(&str, i32, Vec<Case>, &[&str]); 7] = [
         (
             "boot-point.sh",
             2,
@@ -220,6 +220,20 @@ fn every_path_option_of_every_script_is_taken_from_where_it_starts() {
                 case("--src", "rel/none", NO_DIR, "rel/none"),
                 case("--objdir", "rel/a-file/x", NO_DIR, "rel/a-file"),
                 case("--fragment", "rel/none", NO_FILE, "rel/none"),
+            ],
+            &[],
+        ),
+        (
+            "ab.sh",
+            2,
+            vec![
+                case("--tree", "rel/none", NO_DIR, "rel/none"),
+                case("--patch", "rel/none", NO_FILE, "rel/none"),
+                case("--base-src", "rel/none", NO_DIR, "rel/none"),
+                case("--head-src", "rel/none", NO_DIR, "rel/none"),
+                case("-o", "rel/none/x", "no such directory: ", "rel/none"),
+                case("--cache", "rel/a-file/x", NO_DIR, "rel/a-file"),
+                case("--bin", "rel/none", NO_EXE, "rel/none"),
             ],
             &[],
         ),
@@ -377,13 +391,13 @@ fn bisect_step_takes_paths_from_where_it_starts_and_tree_paths_from_the_top() {
     }
     fs::create_dir(sub.join("bin")).unwrap();
     symlink(BIN, sub.join("bin/uring-repro")).unwrap();
-    // The new point: the good kernel again, another boot.
+    // The new point: the good kernel again, another boot (its boot id's
+    // first digits made 0000).
     let good = fs::read_to_string(k("bisect-good-1")).unwrap();
-    let report = utils::write(
-        &b.dir,
-        "new.txt",
-        &good.replacen("boot_id=31dcfd10", "boot_id=0000fd10", 1),
-    );
+    let at = good.find("boot_id=").unwrap() + 8;
+    let new = format!("{}0000{}", &good[..at], &good[at + 4..]);
+    assert_ne!(new, good);
+    let report = utils::write(&b.dir, "new.txt", &new);
     b.set("FAKE_QEMU_REPORT", &report);
     let args = [
         "--good",

@@ -123,17 +123,18 @@ fn assert_ended(b: &Box, name: &str, script: &str, status: std::process::ExitSta
     assert!(tmp.is_empty(), "SIG{sig}: left in TMPDIR: {tmp:?}");
 }
 
+/// A run's boot (a point) and a suite's (a directory of points).
 #[test]
 fn boot_point_stops_its_boot_and_leaves_nothing() {
-    for (sig, to) in SIGNALS {
-        let mut b = Box::new(&format!("sig-boot-point-{sig}"));
+    for ((sig, to), suite) in SIGNALS.iter().flat_map(|s| [(*s, false), (*s, true)]) {
+        let mut b = Box::new(&format!("sig-boot-point-{sig}-{suite}"));
         b.set("FAKE_QEMU_HANG", HANG);
         let out = b.dir.join("out");
         fs::create_dir(&out).unwrap();
         let kernel = b.dir.file("bzImage");
         fs::write(&kernel, "k").unwrap();
         let point = out.join("p.txt");
-        let args = [
+        let mut args = vec![
             "--kernel",
             &kernel,
             "-o",
@@ -143,6 +144,9 @@ fn boot_point_stops_its_boot_and_leaves_nothing() {
             "--timeout",
             HANG,
         ];
+        if suite {
+            args.extend(["--", "suite", "--profiles", "s0"]);
+        }
         let mut child = b.start(&b.dir, "boot-point", "boot-point.sh", &args);
         wait_for("the boot", || b.boots() == 1);
         let status = signal(&b, &mut child, sig, to);
@@ -234,4 +238,62 @@ fn lost_wakeup_stops_its_boot_and_leaves_nothing() {
         let status = signal(&b, &mut child, sig, to);
         assert_ended(&b, "lost-wakeup", "lost-wakeup.sh", status, sig);
     }
+}
+
+/// ab.sh stopped while it builds (both kernels at once) or boots: no make,
+/// no QEMU, no -o DIR and nothing beside it.
+fn ab_stops(phase: &str) {
+    for (sig, to) in SIGNALS {
+        let mut b = Box::new(&format!("sig-ab-{phase}-{sig}"));
+        if !b.build_tools() {
+            return;
+        }
+        match phase {
+            "build" => b.set("FAKE_BUILD_HANG", HANG),
+            _ => b.set("FAKE_QEMU_HANG", HANG),
+        }
+        let (base, head) = (b.dir.join("base"), b.dir.join("head"));
+        make_tree(&base, &[("a.c", "a\n")]);
+        make_tree(&head, &[("a.c", "b\n")]);
+        let out = b.dir.join("out");
+        fs::create_dir(&out).unwrap();
+        let cache = b.dir.file("cache");
+        let dir = out.join("ab");
+        let args = [
+            "--base-src",
+            base.to_str().unwrap(),
+            "--head-src",
+            head.to_str().unwrap(),
+            "-o",
+            dir.to_str().unwrap(),
+            "--cache",
+            &cache,
+            "--bin",
+            BIN,
+            "--no-cost",
+            "--profiles",
+            "s0",
+            "--timeout",
+            HANG,
+        ];
+        let mut child = b.start(&b.dir, "ab", "ab.sh", &args);
+        let building = b.dir.join("cache/base/tree/.uring-repro-obj/building");
+        match phase {
+            "build" => wait_for("the build", || building.exists()),
+            _ => wait_for("the boot", || b.boots() == 1),
+        }
+        let status = signal(&b, &mut child, sig, to);
+        assert_ended(&b, "ab", "ab.sh", status, sig);
+        assert!(listing(&out).is_empty(), "SIG{sig}: {:?}", listing(&out));
+    }
+}
+
+#[test]
+fn ab_stops_its_builds_and_leaves_nothing() {
+    ab_stops("build");
+}
+
+#[test]
+fn ab_stops_its_boots_and_leaves_nothing() {
+    ab_stops("boot");
 }

@@ -246,6 +246,128 @@ fn a_point_that_appears_during_the_boot_is_kept_and_so_is_the_report() {
         .starts_with("# uring-repro "));
 }
 
+// boot-point.sh: a suite, a directory of points
+
+/// A box whose QEMU prints a suite of s0, n0 (skipped) and pollwake, and
+/// the kernel image that names it.
+fn suite_box(name: &str) -> (Box, String) {
+    let mut b = Box::new(name);
+    let consoles = b.dir.join("consoles");
+    fs::create_dir(&consoles).unwrap();
+    let items = [
+        ("s0", Some("s0-parent-1")),
+        ("n0", None),
+        ("pollwake", Some("pollwake-parent")),
+    ];
+    fs::write(consoles.join("suite"), suite_console(&items)).unwrap();
+    b.set("FAKE_QEMU_CONSOLES", consoles.to_str().unwrap());
+    let kernel = utils::write(&b.dir, "bzImage", "console=suite\n");
+    (b, kernel)
+}
+
+const SUITE: [&str; 4] = ["--", "suite", "--profiles", "s0,n0,pollwake"];
+
+#[test]
+fn a_suite_is_a_directory_of_its_points_and_its_lines() {
+    let (b, kernel) = suite_box("suite");
+    let dir = b.dir.join("points");
+    // Typed as a directory: the / at its end is no part of its name.
+    let typed = format!("{}/", dir.display());
+    let mut args = vec!["--kernel", &kernel, "--bin", BIN, "-o", &typed];
+    args.extend(SUITE);
+    let r = b.run("boot-point.sh", &args);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(b.boots(), 1);
+    // A point per item that printed one, as a run's boot would write it.
+    assert_eq!(listing(&dir), ["pollwake.txt", "s0.txt", "suite.txt"]);
+    let boot = "# boot=qemu-system-x86_64 7.2.99 -accel tcg -smp 1 -m 512M\n";
+    // (The stand-in gives each boot a boot id of its own.)
+    let no_id = |t: &str| {
+        let at = t.find("boot_id=").unwrap() + 8;
+        format!("{}{}", &t[..at], &t[at + 36..])
+    };
+    let s0 = fs::read_to_string(dir.join("s0.txt")).unwrap();
+    assert_eq!(no_id(&s0), no_id(&(guest_point("s0-parent-1") + boot)));
+    let pollwake = fs::read_to_string(dir.join("pollwake.txt")).unwrap();
+    assert_eq!(
+        no_id(&pollwake),
+        no_id(&(guest_point("pollwake-parent") + boot))
+    );
+    // The skipped item is recorded, with its cause, in the suite's lines.
+    let lines = fs::read_to_string(dir.join("suite.txt")).unwrap();
+    assert!(
+        lines.starts_with("# suite: 1/3 s0 exit=0 pass\n# suite: 2/3 n0 exit=4 skip: "),
+        "{lines}"
+    );
+    assert!(
+        lines.contains("\n# suite: items=3 passed=2 failed=0 skipped=1 "),
+        "{lines}"
+    );
+    assert!(lines.ends_with(boot), "{lines}");
+    assert!(
+        r.err.contains(": 2 points of 3 items, exit 0, "),
+        "{}",
+        r.err
+    );
+    // compare reads an item's point as any other.
+    let p = dir.join("s0.txt");
+    let c = utils::run(&["compare", p.to_str().unwrap()]);
+    assert_eq!(c.code, 0, "{}", c.err);
+}
+
+#[test]
+fn a_suite_directory_is_never_overwritten_nor_left_half_made() {
+    let (mut b, kernel) = suite_box("suite-whole");
+    let out = b.dir.join("out");
+    fs::create_dir(&out).unwrap();
+    let dir = out.join("points");
+    let dir_s = dir.to_str().unwrap().to_string();
+    let run = |b: &Box, wrap: &[&str]| {
+        let mut args = vec!["--kernel", kernel.as_str(), "--bin", BIN, "-o", &dir_s];
+        args.extend(SUITE);
+        b.run_in(&b.dir, wrap, "boot-point.sh", &args)
+    };
+    // One that exists, even empty, is refused before the boot.
+    fs::create_dir(&dir).unwrap();
+    let r = run(&b, &[]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("exists (never overwritten)"), "{}", r.err);
+    assert_eq!(b.boots(), 0);
+    fs::remove_dir(&dir).unwrap();
+    // One that appears during the boot stays, and so do the points.
+    b.set("FAKE_QEMU_CREATE", &dir_s);
+    let r = run(&b, &[]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert_eq!(fs::read_to_string(&dir).unwrap(), "made meanwhile\n");
+    let kept = r
+        .err
+        .lines()
+        .find_map(|l| l.split("these points are kept in ").nth(1));
+    let kept = kept.unwrap_or_else(|| panic!("{}", r.err));
+    assert_eq!(
+        listing(Path::new(kept)),
+        ["pollwake.txt", "s0.txt", "suite.txt"]
+    );
+    fs::remove_dir_all(kept).unwrap();
+    fs::remove_file(&dir).unwrap();
+    b.set("FAKE_QEMU_CREATE", "");
+    // A full disk: no directory, whole or cut, and nothing beside it.
+    let seen = b.dir.file("seen.txt");
+    let Some(wrap) = on_full_disk(out.to_str().unwrap(), &seen) else {
+        return;
+    };
+    let wrap: Vec<&str> = wrap.iter().map(String::as_str).collect();
+    let r = run(&b, &wrap);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err
+            .contains("not written: writing s0.txt failed (No space left on device)"),
+        "{}",
+        r.err
+    );
+    assert_eq!(fs::read_to_string(&seen).unwrap(), "filler\n");
+}
+
 // bisect-step.sh
 
 // tests/kernel/lost-wakeup.sh around the stand-in QEMU: pollwake reports

@@ -14,8 +14,10 @@
 #           mechanism);
 # the parent in full once, the others incrementally from a copy of its object directory in
 # a hard-linked copy of its tree (the objdir sits inside the tree, so kbuild's paths are
-# relative and the copy is up to date but for the patched files). Then it boots them under
-# icount and asserts what the points must show. Last, a real `git bisect run` of
+# relative and the copy is up to date but for the patched files). Then scripts/ab.sh
+# measures each change, every profile in one boot per kernel, and the tables and points
+# are asserted (tests/kernel/ab-checks.sh): the child moves the futex profiles, the poll
+# change pollwake, a stretch of harmless commits nothing. Then a real `git bisect run` of
 # scripts/bisect-step.sh over a git history of the same source (kernel/bisect/series: seven
 # commits, the child's change fourth), every step an incremental build and an icount boot:
 # git must name the child's commit.
@@ -58,10 +60,10 @@ readonly BISECT_GATE=2
 # hashes and all, on every machine.
 readonly BISECT_NAME='uring-repro bisect' BISECT_EMAIL=bisect@uring-repro.invalid
 readonly BISECT_EPOCH=1764547200 # 2025-12-01 00:00:00 UTC
-# The bisect's bad end is the child's change among harmless ones, released as 6.12.117+ (a
-# commit past the tag): another image than the child's, so another boot, and the ticks fall
-# elsewhere in the rounds. Measured: 0.009 instructions per pair from the child's (a
-# ten-thousandth of the s0 change). The good end is the parent's image byte for byte.
+# The bisect's ends differ by the child's change among harmless ones: their s0 points (runs
+# of the report's contract) differ by what ab found between parent and child (the suite's
+# shorter runs), within this: two contracts, two images each, so the ticks fall elsewhere
+# (measured: 58.036 against 57.995). The good end is the parent's image byte for byte.
 readonly BUILD_TOLERANCE=0.1 # instructions per pair
 
 usage() {
@@ -406,20 +408,11 @@ main() {
 		rm -rf "$WORK/bad-obj"
 	fi
 
-	# The boots, on the instruction clock. s0: the sandwich parent, child, child, parent.
+	# The boots, on the instruction clock: ab, parent against each change, every profile in
+	# one boot per kernel; s0's sandwich parent, child, child, parent.
 	local k
-	if [[ -n ${IMG[parent]:-} && -n ${IMG[child]:-} ]]; then
-		for k in s0-parent-1:parent s0-child-1:child s0-child-2:child s0-parent-2:parent; do
-			boot "${k%%:*}" "${k#*:}" || true
-		done
-		for p in n0 v0 c0; do
-			for v in parent child; do boot "$p-$v" "$v" --profile "$p" || true; done
-		done
-	fi
-	if [[ -n ${IMG[parent]:-} && -n ${IMG[poll]:-} ]]; then
-		boot pollwake-parent parent --profile pollwake || true
-		boot pollwake-poll poll --profile pollwake || true
-	fi
+	[[ -z ${IMG[parent]:-} || -z ${IMG[child]:-} ]] || ab_child
+	[[ -z ${IMG[parent]:-} || -z ${IMG[poll]:-} ]] || ab_poll
 	local want key
 	for key in s0-parent-1 s0-child-1 s0-child-2 s0-parent-2 n0-parent n0-child v0-parent \
 		v0-child c0-parent c0-child pollwake-parent pollwake-poll; do
@@ -430,9 +423,7 @@ main() {
 				reasons+=("the banner does not say timebase=icount")
 			grep -q '^# unit=guest_instructions_per_pair ' "${POINTS[$key]}" ||
 				reasons+=("no unit line")
-			judge "boot-$key" "$WORK/boot-$key.log" "${reasons[@]}"
-		elif [[ -e $WORK/boot-$key.log ]]; then
-			result_fail "boot-$key" "no point" "$WORK/boot-$key.log"
+			judge "boot-$key" "${POINT_LOG[$key]}" "${reasons[@]}"
 		fi
 	done
 
@@ -521,15 +512,18 @@ main() {
 
 	cost_checks
 
-	# A real git bisect run over real kernel builds: it must name the tracking change.
+	# A real git bisect run over real kernel builds: it must name the tracking change. Then
+	# ab over its harmless commits.
 	if [[ -n ${IMG[parent]:-} ]]; then
 		bisect_case
+		[[ -z ${BISECT_TRACKING:-} ]] || ab_series
 	fi
 
 	if [[ -n $fixtures ]]; then
 		mkdir -p "$fixtures"
 		for key in "${!POINTS[@]}"; do cp "${POINTS[$key]}" "$fixtures/$key.txt"; done
 		[[ -s $WORK/report-s0.txt ]] && cp "$WORK/report-s0.txt" "$fixtures/report-s0.txt"
+		ab_fixtures "$fixtures"
 		if [[ -s $WORK/bisect/transcript.txt ]]; then
 			cp "$WORK/bisect/transcript.txt" "$fixtures/bisect-transcript.log"
 			for f in "$WORK"/bisect/points/*.txt; do cp "$f" "$fixtures/bisect-step-${f##*/}"; done
@@ -571,24 +565,27 @@ bisect_case() {
 	done
 	reasons=()
 	((${#refs[@]} == 8)) || reasons+=("$((${#refs[@]} / 2)) of 4 reference boots gave a point")
-	# Each end counts as the kernel it is made of, both its boots exactly alike: the good end
-	# is the parent's image byte for byte (the same source, built reproducibly), so its
-	# rounds are the parent's; the bad end is within BUILD_TOLERANCE of the child's.
+	# Each end counts as the kernels it is made of, both its boots exactly alike: the good
+	# end is the parent's image byte for byte (the same source, built reproducibly), and
+	# the ends differ by the child's change, as ab measured it, within BUILD_TOLERANCE.
 	cmp -s "$WORK/good.bzImage" "${IMG[parent]}" || reasons+=("the good end's image is not the parent's")
 	local a b d
-	for k in good:parent bad:child; do
-		a=${POINTS[bisect-${k%:*}-1]:-} b=${POINTS[s0-${k#*:}-1]:-}
-		[[ -n $a && -n $b && -n ${POINTS[bisect-${k%:*}-2]:-} ]] || continue
-		diff -q <(rounds "$a") <(rounds "${POINTS[bisect-${k%:*}-2]}") >/dev/null ||
-			reasons+=("the ${k%:*} end's two boots differ")
-		if [[ $k == good:* ]]; then
-			diff -q <(rounds "$a") <(rounds "$b") >/dev/null || reasons+=("the good end's rounds are not the parent's")
-		fi
-		d=$(awk -v a="$(mean "$a")" -v b="$(mean "$b")" 'BEGIN { d = a - b; printf "%.6f", d < 0 ? -d : d }')
-		num "$d" '<=' "$BUILD_TOLERANCE" ||
-			reasons+=("the ${k%:*} end is $d instructions per pair from the ${k#*:} (at most $BUILD_TOLERANCE)")
-		note "bisect: the ${k%:*} end $(mean "$a"), the ${k#*:} $(mean "$b") instructions per pair"
+	for end in good bad; do
+		a=${POINTS[bisect-$end-1]:-} b=${POINTS[bisect-$end-2]:-}
+		[[ -n $a && -n $b ]] || continue
+		diff -q <(rounds "$a") <(rounds "$b") >/dev/null || reasons+=("the $end end's two boots differ")
 	done
+	a=${POINTS[bisect-good-1]:-} b=${POINTS[bisect-bad-1]:-}
+	if [[ -n $a && -n $b && -n ${POINTS[s0-parent-1]:-} && -n ${POINTS[s0-child-1]:-} ]]; then
+		local ends child
+		ends=$(awk -v a="$(mean "$a")" -v b="$(mean "$b")" 'BEGIN { printf "%.6f", b - a }')
+		child=$(awk -v a="$(mean "${POINTS[s0-parent-1]}")" -v b="$(mean "${POINTS[s0-child-1]}")" \
+			'BEGIN { printf "%.6f", b - a }')
+		d=$(awk -v a="$ends" -v b="$child" 'BEGIN { d = a - b; printf "%.6f", d < 0 ? -d : d }')
+		num "$d" '<=' "$BUILD_TOLERANCE" ||
+			reasons+=("the ends differ by $ends instructions per pair, the child by $child (at most $BUILD_TOLERANCE apart)")
+		note "bisect: the ends $(mean "$a") and $(mean "$b"): $ends a pair; ab's child $child"
+	fi
 	judge bisect-references "$WORK/boot-bisect-bad-2.log" "${reasons[@]}"
 	((${#refs[@]} == 8)) || return 0
 
@@ -628,6 +625,9 @@ bisect_case() {
 # Where the cost went: the per-function tables checked (tests/kernel/cost-checks.sh).
 # shellcheck source=cost-checks.sh
 . "$HERE/cost-checks.sh"
+# The boots by ab, and what its tables must say (tests/kernel/ab-checks.sh).
+# shellcheck source=ab-checks.sh
+. "$HERE/ab-checks.sh"
 
 finish() {
 	local b

@@ -27,7 +27,9 @@ pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
 /// set) nothing more for that many seconds, one process as QEMU is, or the
 /// report and the verdict line: FAKE_QEMU_REPORT with CRs, or, when
 /// FAKE_QEMU_REPORTS names a directory, its file named as the kernel image
-/// is.
+/// is. With FAKE_QEMU_CONSOLES (a directory) the whole console is its file
+/// named by the image's first line (`console=NAME`), the verdict line
+/// included, every boot_id in it a fresh one (each boot is one).
 pub const FAKE_QEMU: &str = r#"#!/bin/sh
 log=${FAKE_QEMU_LOG:?}
 case " $* " in
@@ -51,6 +53,12 @@ echo >>"$log"
 [ -z "${FAKE_QEMU_CREATE:-}" ] || echo "made meanwhile" >"$FAKE_QEMU_CREATE"
 printf '[    0.000000] Linux version 6.12.117 (stand-in)\r\n'
 [ -z "${FAKE_QEMU_HANG:-}" ] || exec sleep "$FAKE_QEMU_HANG"
+if [ -n "${FAKE_QEMU_CONSOLES:-}" ]; then
+	while [ $# -gt 0 ] && [ "$1" != -kernel ]; do shift; done
+	key=$(sed -n '1s/^console=//p' "$2")
+	id=$(cat /proc/sys/kernel/random/uuid)
+	exec sed "s/boot_id=[0-9a-f-]*/boot_id=$id/; s/\$/\r/" "$FAKE_QEMU_CONSOLES/$key"
+fi
 report=${FAKE_QEMU_REPORT:?}
 if [ -n "${FAKE_QEMU_REPORTS:-}" ]; then
 	while [ $# -gt 0 ] && [ "$1" != -kernel ]; do shift; done
@@ -302,6 +310,71 @@ pub fn kernel_tree(dir: &Path) {
     fs::create_dir_all(dir.join("arch/x86")).unwrap();
     fs::write(dir.join("Makefile"), MAKEFILE).unwrap();
     fs::write(dir.join("scripts/kconfig/merge_config.sh"), MERGE).unwrap();
+}
+
+/// A stand-in kernel tree whose build follows make's rule as kbuild's does:
+/// each `*.c` file is an object in O= (copied; `CC FILE` appended to
+/// O=/cc.log when it is made), rebuilt when the file is newer than it; the
+/// image is the objects in order (so its first line, `console=NAME` in
+/// `a.c`, names the console FAKE_QEMU_CONSOLES prints), System.map beside
+/// it. `files` are the tree's `.c` files, name and text.
+pub fn make_tree(dir: &Path, files: &[(&str, &str)]) {
+    const MAKEFILE: &str = "VERSION = 6\nPATCHLEVEL = 12\n\
+        OBJS := $(patsubst %.c,$(O)/%.o,$(sort $(wildcard *.c)))\n\
+        tinyconfig:\n\tmkdir -p $(O) && : >$(O)/.config\n\
+        olddefconfig:\n\t@:\n\
+        $(O)/%.o: %.c\n\t@echo 'CC $<' >>$(O)/cc.log; cp $< $@\n\
+        bzImage: $(OBJS)\n\
+        \t@if [ -n \"$$FAKE_BUILD_HANG\" ]; then : >$(O)/building; exec sleep $$FAKE_BUILD_HANG; fi\n\
+        \t@if [ -e fail.c ]; then echo 'fail.c:1: error: a stand-in failure' >&2; exit 2; fi\n\
+        \tmkdir -p $(O)/arch/x86/boot && cat $(OBJS) >$(O)/arch/x86/boot/bzImage\n\
+        \techo 'ffffffff81000000 T _stext' >$(O)/System.map\n";
+    kernel_tree(dir);
+    fs::write(dir.join("Makefile"), MAKEFILE).unwrap();
+    for (name, text) in files {
+        fs::write(dir.join(name), text).unwrap();
+    }
+}
+
+/// A point of tests/fixtures/kernel as the guest printed it: without the
+/// lines boot-point.sh adds (`# boot=`, `# cost:`).
+pub fn guest_point(name: &str) -> String {
+    let text = fs::read_to_string(format!("{REPO}/tests/fixtures/kernel/{name}.txt")).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("# boot=") && !l.starts_with("# cost: "))
+        .collect();
+    kept.join("\n") + "\n"
+}
+
+/// A suite's console: a kernel line, then each item (its label and the
+/// fixture point it prints, or None: skipped), the lines per item and the
+/// verdict line.
+pub fn suite_console(items: &[(&str, Option<&str>)]) -> String {
+    let n = items.len();
+    let mut c = String::from("[    0.000000] Linux version 6.12.117 (stand-in)\n");
+    for (k, (label, point)) in items.iter().enumerate() {
+        c += &format!("# suite: {}/{n} {label}\n", k + 1);
+        if let Some(p) = point {
+            c += &guest_point(p);
+        }
+    }
+    let mut skipped = 0;
+    for (k, (label, point)) in items.iter().enumerate() {
+        let end = match point {
+            Some(_) => "exit=0 pass".to_string(),
+            None => {
+                skipped += 1;
+                "exit=4 skip: kernel lacks IORING_OP_NOP (0) (stand-in)".to_string()
+            }
+        };
+        c += &format!("# suite: {}/{n} {label} {end}\n", k + 1);
+    }
+    c += &format!(
+        "# suite: items={n} passed={} failed=0 skipped={skipped} interrupted=0 not_run=0 exit=0\n",
+        n - skipped
+    );
+    c + "uring-repro: exit 0\n"
 }
 
 /// bisect-step.sh's arguments for a functional step (no references): the

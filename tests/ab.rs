@@ -1,0 +1,586 @@
+//! scripts/ab.sh around the stand-ins of tests/stand_in: kernel trees whose
+//! build follows make's rule on modification times (each `.c` file an
+//! object, rebuilt when the file is newer: every object made is logged),
+//! and a QEMU whose console is a whole suite, chosen by the image built
+//! (each a real point of tests/fixtures/kernel, with a fresh boot id each
+//! boot). What is tested is ab's own part: the forms, the copies (the
+//! user's trees never written, a build rebuilding exactly what differs,
+//! also when a file goes back to an older content), the three boots and the
+//! table they give, every bad input refused before anything is built, and
+//! a kernel that cannot be built or booted. Real kernels are
+//! tests/kernel/run.sh's; the signals are tests/script_signals.rs's.
+
+mod stand_in;
+mod utils;
+
+use stand_in::*;
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use utils::{Run, BIN};
+
+/// The profiles of the stand-in consoles.
+const PROFILES: &str = "s0,n0,pollwake";
+
+/// A point of one series (`round pairs ns_per_pair pass` rows) with each
+/// round moved by the next of `by`, its mean row the new rounds' mean.
+fn shifted(point: &str, by: &[f64]) -> String {
+    let mut rounds = vec![];
+    let mut out = String::new();
+    for line in point.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f[..] {
+            [r, pairs, ns, pass] if r.bytes().all(|b| b.is_ascii_digit()) => {
+                let v = ns.parse::<f64>().unwrap() + by[rounds.len() % by.len()];
+                let v: f64 = format!("{v:.6}").parse().unwrap();
+                rounds.push(v);
+                out += &format!("{r}\t{pairs}\t{v:.6}\t{pass}\n");
+            }
+            ["mean", pairs, _, pass] => {
+                let mean = rounds.iter().sum::<f64>() / rounds.len() as f64;
+                out += &format!("mean\t{pairs}\t{mean:.6}\t{pass}\n");
+            }
+            _ => out += &format!("{line}\n"),
+        }
+    }
+    out
+}
+
+/// A box whose QEMU prints the `parent` console (the parent's s0, n0 and
+/// pollwake points) or the `child` one (the child's s0 and n0, the parent's
+/// pollwake), and `child-skip` (n0 skipped); None, after a skip, without
+/// make.
+fn setup(name: &str) -> Option<Box> {
+    let mut b = Box::new(&format!("ab-{name}"));
+    if !b.build_tools() {
+        return None;
+    }
+    let consoles = b.dir.join("consoles");
+    fs::create_dir(&consoles).unwrap();
+    let parent = [
+        ("s0", Some("s0-parent-1")),
+        ("n0", Some("n0-parent")),
+        ("pollwake", Some("pollwake-parent")),
+    ];
+    let child = [
+        ("s0", Some("s0-child-1")),
+        ("n0", Some("n0-child")),
+        ("pollwake", Some("pollwake-parent")),
+    ];
+    let skip = [
+        ("s0", Some("s0-parent-1")),
+        ("n0", None),
+        ("pollwake", Some("pollwake-parent")),
+    ];
+    fs::write(consoles.join("parent"), suite_console(&parent)).unwrap();
+    fs::write(consoles.join("child"), suite_console(&child)).unwrap();
+    fs::write(consoles.join("child-skip"), suite_console(&skip)).unwrap();
+    b.set("FAKE_QEMU_CONSOLES", consoles.to_str().unwrap());
+    Some(b)
+}
+
+/// A stand-in kernel tree NAME in the box, its image printing `console`.
+fn tree(b: &Box, name: &str, console: &str, more: &[(&str, &str)]) -> PathBuf {
+    let dir = b.dir.join(name);
+    let first = format!("console={console}\n");
+    let mut files = vec![
+        ("a.c", first.as_str()),
+        ("b.c", "b one\n"),
+        ("c.c", "c one\n"),
+    ];
+    files.extend(more);
+    make_tree(&dir, &files);
+    dir
+}
+
+/// ab.sh with this build, the box's cache, no cost counter (the stand-in
+/// QEMU takes no plugin), the stand-ins' profiles, and `args`.
+fn ab(b: &Box, args: &[&str]) -> Run {
+    let cache = b.dir.file("cache");
+    let mut a = vec![
+        "--bin",
+        BIN,
+        "--cache",
+        &cache,
+        "--no-cost",
+        "--profiles",
+        PROFILES,
+    ];
+    a.extend(args);
+    b.run("ab.sh", &a)
+}
+
+/// ab.sh over two trees (--base-src, --head-src) into `out`, and `more`.
+fn ab_trees(b: &Box, base: &Path, head: &Path, out: &str, more: &[&str]) -> Run {
+    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
+    let mut a = vec!["--base-src", bs, "--head-src", hs, "-o", out];
+    a.extend(more);
+    ab(b, &a)
+}
+
+/// ab.tsv of DIR: profile -> its row, column name -> value.
+fn table(dir: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let text = fs::read_to_string(dir.join("ab.tsv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    lines
+        .map(|l| {
+            let row: BTreeMap<String, String> = head
+                .iter()
+                .zip(l.split('\t'))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            (row["profile"].clone(), row)
+        })
+        .collect()
+}
+
+fn verdicts(dir: &Path) -> Vec<(String, String)> {
+    table(dir)
+        .into_iter()
+        .map(|(p, r)| (p, r["verdict"].clone()))
+        .collect()
+}
+
+/// Every file of a tree: path -> (inode, size, mtime in ns, content). The
+/// ctime is left out: a hard link to a file changes it, not the file.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, u64, i64, Vec<u8>)> {
+    let mut m = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let md = fs::symlink_metadata(&p).unwrap();
+            if md.is_dir() {
+                todo.push(p);
+            } else {
+                let mtime = md.mtime() * 1_000_000_000 + md.mtime_nsec();
+                m.insert(
+                    p.clone(),
+                    (md.ino(), md.size(), mtime, fs::read(&p).unwrap()),
+                );
+            }
+        }
+    }
+    m
+}
+
+/// The objects a slot's builds made, in order (its objdir's cc.log).
+fn compiled(b: &Box, side: &str) -> Vec<String> {
+    let log = b
+        .dir
+        .join(format!("cache/{side}/tree/.uring-repro-obj/cc.log"));
+    let text = fs::read_to_string(log).unwrap_or_default();
+    text.lines().map(String::from).collect()
+}
+
+fn image(b: &Box, side: &str) -> String {
+    let p = format!("cache/{side}/tree/.uring-repro-obj/arch/x86/boot/bzImage");
+    fs::read_to_string(b.dir.join(p)).unwrap()
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(ok.success(), "git {args:?}");
+}
+
+#[test]
+fn the_profile_a_change_moves_is_the_row_that_moves() {
+    let Some(b) = setup("moves") else {
+        return;
+    };
+    let (base, head) = (
+        tree(&b, "base", "parent", &[]),
+        tree(&b, "head", "child", &[]),
+    );
+    let out = b.dir.join("out");
+    let r = ab_trees(&b, &base, &head, out.to_str().unwrap(), &[]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    // Base, head, base again: three boots of the two images.
+    let boots: Vec<String> = b
+        .qemu_log()
+        .lines()
+        .filter(|l| l.starts_with("boot:"))
+        .map(|l| {
+            let image = l.split(" [-kernel] [").nth(1).unwrap();
+            let slot = image.split("/cache/").nth(1).unwrap();
+            slot.split('/').next().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(boots.len(), 3, "{}", b.qemu_log());
+    assert_eq!(
+        boots.iter().filter(|s| *s == "base").count(),
+        2,
+        "{boots:?}"
+    );
+    let want = [
+        ("n0", "unmoved"),
+        ("pollwake/idle", "unmoved"),
+        ("pollwake/none", "unmoved"),
+        ("pollwake/none_aa", "unmoved"),
+        ("pollwake/waiter", "unmoved"),
+        ("s0", "moved"),
+    ];
+    let got = verdicts(&out);
+    assert_eq!(
+        got,
+        want.map(|(p, v)| (p.to_string(), v.to_string())),
+        "{}",
+        r.out
+    );
+    // ab.tsv: the columns scripts read, by name; the figures compare's.
+    let header = fs::read_to_string(out.join("ab.tsv")).unwrap();
+    let header = header.lines().next().unwrap();
+    for c in "profile unit base head delta delta_pct locked_base locked_head locked_delta verdict"
+        .split(' ')
+    {
+        assert!(header.split('\t').any(|h| h == c), "no {c} in {header}");
+    }
+    let s0 = &table(&out)["s0"];
+    assert_eq!(s0["unit"], "WAIT/WAKE pair");
+    assert_eq!(s0["locked_base"], "NA");
+    let delta: f64 = s0["delta"].parse().unwrap();
+    assert!(delta > 50.0, "{s0:?}");
+    // Identical points are no change at all; n0's is inside its interval.
+    assert_eq!(table(&out)["pollwake/idle"]["why"], "no_change");
+    assert_eq!(table(&out)["n0"]["why"], "interval_includes_zero");
+    // Printed: the table, then how the verdict is reached.
+    let s0_line = r.out.lines().find(|l| l.starts_with("s0 ")).unwrap();
+    assert!(
+        s0_line.contains(" moved ") && s0_line.ends_with("WAIT/WAKE pair"),
+        "{s0_line}"
+    );
+    assert!(
+        r.out
+            .contains("The two base boots agree exactly in every row."),
+        "{}",
+        r.out
+    );
+    assert!(
+        r.out
+            .contains("Locked instructions: not counted (--no-cost)."),
+        "{}",
+        r.out
+    );
+    // Kept: every point, log, compare's text per row, the moved row's mail.
+    for f in [
+        "ab.txt",
+        "base-1/s0.txt",
+        "head/pollwake.txt",
+        "base-2/suite.txt",
+        "build-base.log",
+        "build-head.log",
+        "boot-base-1.log",
+        "boot-head.log",
+        "boot-base-2.log",
+        "compare/pollwake-waiter.txt",
+        "mail/s0.txt",
+    ] {
+        assert!(out.join(f).exists(), "no {f} in {:?}", listing(&out));
+    }
+    let mails = listing(&out.join("mail"));
+    assert_eq!(
+        mails
+            .iter()
+            .filter(|f| f.ends_with(".txt"))
+            .collect::<Vec<_>>(),
+        ["s0.txt"]
+    );
+    let mail = fs::read_to_string(out.join("mail/s0.txt")).unwrap();
+    assert!(mail.starts_with("Subject: "), "{mail}");
+    // The progress: a line per step, numbered, timed.
+    for step in [
+        "[1/9] prepare base",
+        "[5/9] boot base:",
+        "[7/9] boot base again:",
+        "[9/9] report:",
+    ] {
+        assert!(
+            r.err.contains(&format!("ab.sh: {step}")),
+            "no {step} in {}",
+            r.err
+        );
+    }
+}
+
+/// The user's trees as they were, after a run of each form (every file's
+/// inode, size, time and content); and each side's build made exactly the
+/// objects its content asked for, also when a file went back to an older
+/// content under an older time.
+#[test]
+fn the_copies_rebuild_what_differs_and_the_users_trees_stay_as_they_are() {
+    let Some(b) = setup("copies") else {
+        return;
+    };
+    let t = tree(&b, "linux", "parent", &[]);
+    git(&t, &["init", "-q"]);
+    git(&t, &["add", "-A"]);
+    git(&t, &["commit", "-q", "-m", "one"]);
+    fs::write(t.join("b.c"), "b two\n").unwrap();
+    git(&t, &["commit", "-q", "-a", "-m", "two"]);
+    let before = snapshot(&t);
+    let ts = t.to_str().unwrap();
+    let run = |n: u32, args: &[&str]| {
+        let out = b.dir.file(&format!("out{n}"));
+        let mut a = vec!["-o", &out];
+        a.extend(args);
+        let r = ab(&b, &a);
+        assert_eq!(r.code, 0, "run {n}: {}", r.err);
+        r
+    };
+    // HEAD~1 and HEAD: the base from nothing, the head from the base's
+    // objects, only b.c rebuilt.
+    run(1, &["--tree", ts]);
+    let mut base = compiled(&b, "base");
+    base.sort();
+    assert_eq!(base, ["CC a.c", "CC b.c", "CC c.c"]);
+    // (make -jN: the objects in any order; the head's log is the base's, copied.)
+    assert_eq!(
+        compiled(&b, "head"),
+        [compiled(&b, "base"), vec!["CC b.c".into()]].concat()
+    );
+    assert!(image(&b, "base").contains("b one") && image(&b, "head").contains("b two"));
+    // Again: nothing to rebuild on either side.
+    run(2, &["--tree", ts]);
+    assert_eq!(compiled(&b, "base").len(), 3);
+    assert_eq!(compiled(&b, "head").len(), 4);
+    // Swapped: each side's b.c goes back to the other content, whose file
+    // (the work tree's, for the base) is older than the objects: rebuilt.
+    run(3, &["--tree", ts, "--base", "HEAD", "--head", "HEAD~1"]);
+    assert_eq!(compiled(&b, "base").last().unwrap(), "CC b.c");
+    assert_eq!(compiled(&b, "base").len(), 4);
+    assert_eq!(compiled(&b, "head").len(), 5);
+    assert!(image(&b, "base").contains("b two") && image(&b, "head").contains("b one"));
+    // A patch: the tree as it is (b two) and with c.c changed: c.c alone.
+    let patch = utils::write(
+        &b.dir,
+        "c.patch",
+        "--- a/c.c\n+++ b/c.c\n@@ -1 +1 @@\n-c one\n+c two\n",
+    );
+    run(4, &["--tree", ts, "--patch", &patch]);
+    assert_eq!(compiled(&b, "base").len(), 4, "{:?}", compiled(&b, "base"));
+    assert_eq!(compiled(&b, "head").last().unwrap(), "CC c.c");
+    assert!(image(&b, "head").contains("c two") && image(&b, "base").contains("c one"));
+    // Run again, the patched file is not rebuilt: it has its last time back.
+    let n = compiled(&b, "head").len();
+    run(5, &["--tree", ts, "--patch", &patch]);
+    assert_eq!(compiled(&b, "head").len(), n);
+    // A cache from nothing, with the patch: the head starts from the base's
+    // objects, built after the patch was applied, and rebuilds c.c.
+    let cache2 = b.dir.file("cache2");
+    run(7, &["--tree", ts, "--patch", &patch, "--cache", &cache2]);
+    let head = fs::read_to_string(format!(
+        "{cache2}/head/tree/.uring-repro-obj/arch/x86/boot/bzImage"
+    ));
+    assert!(
+        head.unwrap().contains("c two"),
+        "the head was built without its patch"
+    );
+    // Two trees: the other tree's content is rebuilt, and nothing else.
+    let other = tree(&b, "other", "parent", &[("c.c", "c three\n")]);
+    run(
+        6,
+        &["--base-src", ts, "--head-src", other.to_str().unwrap()],
+    );
+    assert!(image(&b, "head").contains("c three"));
+    assert_eq!(snapshot(&t), before, "the user's tree was written");
+}
+
+/// What cannot be, refused before anything is built or booted: one line,
+/// exit 2, no DIR and nothing beside it, the trees as they were.
+#[test]
+fn bad_input_is_one_line_and_nothing_is_built() {
+    let Some(b) = setup("bad") else {
+        return;
+    };
+    let t = tree(&b, "linux", "parent", &[]);
+    let plain = tree(&b, "plain", "parent", &[]);
+    git(&t, &["init", "-q"]);
+    git(&t, &["add", "-A"]);
+    git(&t, &["commit", "-q", "-m", "one"]);
+    fs::create_dir(b.dir.join("empty")).unwrap();
+    fs::create_dir(b.dir.join("exists")).unwrap();
+    let patch = utils::write(
+        &b.dir,
+        "bad.patch",
+        "--- a/b.c\n+++ b/b.c\n@@ -1 +1 @@\n-b was never this\n+b two\n",
+    );
+    let before = snapshot(&t);
+    let ts = t.to_str().unwrap();
+    let ps = plain.to_str().unwrap();
+    let empty = b.dir.file("empty");
+    let inside = format!("{ts}/cache");
+    let cases: [(&[&str], &str); 9] = [
+        (
+            &["--base-src", &empty, "--head-src", ts],
+            "is not a kernel tree",
+        ),
+        (&["--tree", ps], "is not a git tree (revisions need one"),
+        (
+            &["--tree", ts, "--base", "nosuch"],
+            "--base: 'nosuch' is not a commit of",
+        ),
+        (&["--tree", ts], "--base: 'HEAD~1' is not a commit of"),
+        (
+            &["--tree", ts, "--patch", &patch],
+            "bad.patch does not apply to",
+        ),
+        (
+            &["--base-src", ps, "--head-src", ps, "--profiles", "s0,x9"],
+            "the known profiles: s0 ",
+        ),
+        (
+            &["--base-src", ps, "--head-src", ps, "--gate", "5%"],
+            "--gate: instructions per pair",
+        ),
+        (
+            &["--base-src", ts, "--head-src", ps, "--cache", &inside],
+            "is inside",
+        ),
+        (
+            &["--tree", ts, "--base", "HEAD", "--patch", &patch],
+            "--patch takes the tree as it is",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = b.dir.file("out");
+        let mut a = vec!["-o", &out];
+        a.extend(args);
+        let r = ab(&b, &a);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+        assert!(r.err.contains(says), "{args:?}: no {says:?} in {}", r.err);
+        assert!(r
+            .err
+            .lines()
+            .all(|l| l.starts_with("ab.sh: ") || l.starts_with("uring-repro: ")));
+        assert_eq!(b.boots(), 0, "{args:?}");
+        assert!(!Path::new(&out).exists(), "{args:?}");
+        assert!(
+            !listing(&b.dir).iter().any(|f| f.starts_with(".out.")),
+            "{args:?}"
+        );
+    }
+    // The patch's failure names its file and its first hunk that failed.
+    let out = b.dir.file("out");
+    let r = ab(&b, &["-o", &out, "--tree", ts, "--patch", &patch]);
+    assert!(
+        r.err.contains("bad.patch does not apply to")
+            && r.err.contains(": b.c, hunk #1 (at line 1)"),
+        "{}",
+        r.err
+    );
+    // An -o that exists.
+    let exists = b.dir.file("exists");
+    let r = ab(&b, &["-o", &exists, "--tree", ts, "--patch", &patch]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("exists (never overwritten)"), "{}", r.err);
+    assert_eq!(snapshot(&t), before);
+    assert!(b.temp_files().is_empty(), "{:?}", b.temp_files());
+}
+
+/// A head that does not build, and a boot that hangs: 125, the log named
+/// with its last lines, DIR kept with the logs and failed.txt.
+#[test]
+fn a_kernel_that_cannot_be_built_or_booted_is_125_and_its_log() {
+    let Some(mut b) = setup("cannot") else {
+        return;
+    };
+    let base = tree(&b, "base", "parent", &[]);
+    let head = tree(&b, "head", "child", &[("fail.c", "x\n")]);
+    let out = b.dir.file("out");
+    let r = ab_trees(&b, &base, &head, &out, &[]);
+    assert_eq!(r.code, 125, "{}", r.err);
+    let log = format!("{out}/build-head.log");
+    assert!(
+        r.err.contains(&format!("the last lines of {log}:")),
+        "{}",
+        r.err
+    );
+    assert!(
+        r.err.contains("  | fail.c:1: error: a stand-in failure"),
+        "{}",
+        r.err
+    );
+    assert!(fs::read_to_string(&log)
+        .unwrap()
+        .contains("a stand-in failure"));
+    let failed = fs::read_to_string(format!("{out}/failed.txt")).unwrap();
+    assert_eq!(failed, format!("build head failed: {log}\n"));
+    assert!(!Path::new(&format!("{out}/ab.tsv")).exists());
+    // A boot that hangs: boot-point.sh's timeout.
+    b.set("FAKE_QEMU_HANG", "600");
+    let out = b.dir.file("out2");
+    let r = ab_trees(&b, &base, &base, &out, &["--timeout", "2"]);
+    assert_eq!(r.code, 125, "{}", r.err);
+    assert!(
+        r.err.contains("boot base timed out (--timeout 2)"),
+        "{}",
+        r.err
+    );
+    assert!(Path::new(&format!("{out}/failed.txt")).exists());
+    assert!(b.processes().is_empty(), "{:?}", b.processes());
+}
+
+/// An item one side skips and the other runs is a change of the kernel's
+/// behaviour: outcome-changed, exit 1; rows of an item both skip are
+/// skipped, never a change.
+#[test]
+fn an_item_skipped_on_one_side_only_changed_its_outcome() {
+    let Some(b) = setup("skip") else {
+        return;
+    };
+    let base = tree(&b, "base", "parent", &[]);
+    let head = tree(&b, "head", "child-skip", &[]);
+    let out = b.dir.file("out");
+    let r = ab_trees(&b, &base, &head, &out, &[]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    let t = table(Path::new(&out));
+    assert_eq!(t["n0"]["verdict"], "outcome-changed");
+    assert_eq!(t["n0"]["why"], "base pass, head skip, base again pass");
+    assert_eq!(t["s0"]["verdict"], "unmoved");
+    let r = ab_trees(&b, &head, &head, &b.dir.file("out2"), &[]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(table(&b.dir.join("out2"))["n0"]["verdict"], "skipped");
+}
+
+/// The verdict rests on the change round by round: one exact instruction
+/// more in every round is a move, below the rounds' own spread (which an
+/// interval between the points' rounds would need); sixteen more on
+/// average, from rounds that go up and down, is not.
+#[test]
+fn a_small_change_in_every_round_moves_a_spread_one_does_not() {
+    let Some(b) = setup("paired") else {
+        return;
+    };
+    let consoles = b.dir.join("consoles");
+    let s0 = shifted(&guest_point("s0-parent-1"), &[1.0]);
+    let n0 = shifted(&guest_point("n0-parent"), &[40.0, -20.0]);
+    let items = [("s0", Some("s0-parent-1")), ("n0", Some("n0-parent"))];
+    let mut head = suite_console(&items);
+    head = head.replace(&guest_point("s0-parent-1"), &s0);
+    head = head.replace(&guest_point("n0-parent"), &n0);
+    fs::write(consoles.join("base2"), suite_console(&items)).unwrap();
+    fs::write(consoles.join("head2"), head).unwrap();
+    let base = tree(&b, "base", "base2", &[]);
+    let head = tree(&b, "head", "head2", &[]);
+    let out = b.dir.file("out");
+    let r = ab_trees(&b, &base, &head, &out, &["--profiles", "s0,n0"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    let t = table(Path::new(&out));
+    assert_eq!(
+        (t["s0"]["verdict"].as_str(), t["s0"]["delta"].as_str()),
+        ("moved", "1.000000")
+    );
+    assert_eq!(t["s0"]["delta_low"], "1.000000");
+    let delta: f64 = t["n0"]["delta"].parse().unwrap();
+    assert!(delta > 15.9, "{:?}", t["n0"]);
+    assert_eq!(t["n0"]["verdict"], "unmoved");
+    assert_eq!(t["n0"]["why"], "interval_includes_zero");
+}
