@@ -39,9 +39,9 @@ DEFAULT_RUN="--cycles 64 --rounds 5 --warmups 1"
 DEFAULT_GATE=0.5
 OBJ=.uring-repro-obj # build-kernel.sh's objdir, inside the tree it builds
 IMAGE=arch/x86/boot/bzImage
-# compare --tsv's columns of locked instructions per pair, control's and test's.
-LOCKED_BASE_COLUMN=control_locked_per_pair
-LOCKED_HEAD_COLUMN=test_locked_per_pair
+# compare --tsv's columns of the kernel's locked instructions per pair, control's and test's.
+LOCKED_BASE_COLUMN=control_kernel_locked
+LOCKED_HEAD_COLUMN=test_kernel_locked
 # Seconds between two lines saying what runs (a build or a boot never looks hung).
 HEARTBEAT=5
 # Exit codes.

@@ -53,13 +53,16 @@ fn compare_and_the_mail_say_where_the_s0_cost_went() {
         .lines()
         .skip_while(|l| !l.ends_with("kernel function"))
         .collect();
-    assert_eq!(rows[0], "        parent      change  kernel function");
+    assert_eq!(
+        rows[0],
+        "        parent      change  locked  kernel function"
+    );
     assert_eq!(
         rows[1..4].iter().map(|r| &r[14..]).collect::<Vec<_>>(),
         [
-            "     +30.000  __io_submit_flush_completions",
-            "     +22.000  io_req_track_inflight (child only)",
-            "      +6.000  io_futex_prep",
+            "     +30.000  +2.000  __io_submit_flush_completions",
+            "     +22.000  +2.000  io_req_track_inflight (child only)",
+            "      +6.000   0.000  io_futex_prep",
         ]
     );
     // The new helper: nothing on the parent's side.
@@ -68,8 +71,8 @@ fn compare_and_the_mail_say_where_the_s0_cost_went() {
     assert_eq!(
         rows[4..6].iter().map(|r| &r[14..]).collect::<Vec<_>>(),
         [
-            "     +58.000  the 3 listed",
-            "      -0.004  311 other functions"
+            "     +58.000  +4.000  the 3 listed",
+            "      -0.004   0.000  311 other functions"
         ]
     );
     assert_contains(
@@ -214,7 +217,7 @@ fn long_function_names_stay_within_72_columns() {
         assert_eq!(r.code, 0, "{cmd}: {}", r.err);
         assert_narrow(&r.out);
         // The whole name, broken where the line ends (continued at column
-        // 30), then its side.
+        // 38, after the locked column), then its side.
         let s = &r.out[r.out.find("Where the cost went").unwrap()..];
         let rows: Vec<&str> = s
             .lines()
@@ -223,7 +226,7 @@ fn long_function_names_stay_within_72_columns() {
             .collect();
         assert!(rows.len() > 2, "{cmd}: {s}");
         assert_eq!(rows[0].split_whitespace().next(), Some("-"), "{cmd}: {s}");
-        let name: String = rows.iter().map(|l| &l[28..]).collect();
+        let name: String = rows.iter().map(|l| &l[36..]).collect();
         assert_eq!(
             name.replace(' ', ""),
             format!("{long}(child-kernelonly)"),

@@ -18,11 +18,10 @@ fn locked(name: &str) -> String {
     )
 }
 
-fn kernel(name: &str) -> String {
-    format!(
-        "{}/tests/fixtures/kernel/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
+/// Real points whose counter did not count locked instructions (booted
+/// before it did): the fix series' fixtures of report --steps.
+fn uncounted_point(name: &str) -> String {
+    format!("{}/tests/fixtures/steps/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn text(path: &str) -> String {
@@ -173,10 +172,10 @@ fn tsv_gives_the_locked_figures_or_na() {
     ]);
     let mean = (p_all + smp_all) / 2.0;
     assert_eq!(rows[0]["control_kernel_locked"], format!("{mean:.6}"));
-    // The kernel tests' points: their counter did not count them.
+    // Points whose counter did not count them.
     let rows = tsv(&[
-        &format!("parent={}", kernel("s0-parent-1.txt")),
-        &format!("child={}", kernel("s0-child-1.txt")),
+        &format!("parent={}", uncounted_point("s0-parent-1.txt")),
+        &format!("child={}", uncounted_point("s0-child-1.txt")),
     ]);
     for k in [
         "control_kernel_locked",
@@ -196,8 +195,8 @@ fn tsv_gives_the_locked_figures_or_na() {
 #[test]
 fn points_without_locked_counts_say_not_counted() {
     let args = [
-        format!("parent={}", kernel("s0-parent-1.txt")),
-        format!("child={}", kernel("s0-child-1.txt")),
+        format!("parent={}", uncounted_point("s0-parent-1.txt")),
+        format!("child={}", uncounted_point("s0-child-1.txt")),
     ];
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     for command in ["compare", "report"] {
