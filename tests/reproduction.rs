@@ -88,7 +88,7 @@ fn every_point_counts_guest_instructions() {
 }
 
 /// The profiles' points, booted with --cost.
-const COUNTED: [&str; 12] = [
+const COUNTED: [&str; 18] = [
     "s0-parent-1",
     "s0-child-1",
     "s0-child-2",
@@ -101,6 +101,12 @@ const COUNTED: [&str; 12] = [
     "c0-child",
     "pollwake-parent",
     "pollwake-poll",
+    "s0-shared-parent",
+    "s0-shared-child",
+    "s0-fix1",
+    "s0-shared-fix1",
+    "s0-fix2",
+    "s0-shared-fix2",
 ];
 
 #[test]
@@ -298,4 +304,39 @@ fn the_readme_shows_abs_table_of_the_child() {
         shown.join("\n\n")
     );
     assert!(readme.contains(&want), "README does not show:\n{want}");
+}
+
+/// docs/fixes.md's table of the fix series is the one tests/kernel/fixes-table.sh prints
+/// from the kernel tests' ab tables (parent→child, child→fix1, fix1→fix2) and the
+/// published figures, between its markers.
+#[test]
+fn the_fix_series_table_is_the_one_printed_from_the_ab_tables() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new(format!("{root}/tests/kernel/fixes-table.sh"))
+        .args(["ab-child.tsv", "ab-fix1.tsv", "ab-fix2.tsv"])
+        .current_dir(dir())
+        .output()
+        .expect("spawn fixes-table.sh");
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs = std::fs::read_to_string(format!("{root}/docs/fixes.md")).unwrap();
+    let want = format!("<!-- fixes-table -->\n{table}<!-- /fixes-table -->");
+    assert!(docs.contains(&want), "docs/fixes.md does not show:\n{want}");
+    // Every step's locked instructions, counted, are the ones its source says it moves.
+    let rows: Vec<Vec<&str>> = table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('|').map(str::trim).collect())
+        .collect();
+    assert_eq!(rows.len(), 8, "{table}");
+    for r in rows {
+        let source: f64 = r[8].parse().unwrap();
+        let counted: f64 = r[9].parse().unwrap_or(f64::NAN);
+        assert!((source - counted).abs() < 0.0005, "{r:?}");
+    }
 }

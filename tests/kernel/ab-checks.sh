@@ -9,6 +9,14 @@
 #              (io_req_track_inflight, no longer inlined where a request's file is a
 #              ring: pollwake's MSG_RING, +5 a completion), and n0, the NOP control, not;
 #   ab-poll    parent against the poll change: pollwake moves (idle, waiter), no other;
+#   ab-fix1    child against fix1: s0 and its shared variant lower, by the WAKE's tracking
+#              (two locked instructions a pair: one atomic_inc, one atomic_dec); no row but
+#              a futex one moves;
+#   ab-fix2    fix1 against fix2: shared s0 lowers, by the WAIT's tracking (two locked
+#              instructions a pair); private s0 keeps its tracking: no locked instruction
+#              moves there, and the only function that moves is the FLAGS_SHARED test fix 2
+#              adds in io_futex_wait (+2, its test and its branch); no row but a futex one
+#              moves;
 #   ab-series  the harmless stretch of kernel/bisect/series (its first commit against the
 #              one before the tracking change, both built in the bisect's tree from their
 #              commits): nothing moves.
@@ -51,6 +59,21 @@ row_about() {
 		"$WORK/ab-$1/base-1/${item//:/-}.txt"
 }
 
+# ab_field NAME ROW COLUMN: COLUMN (by its header name) of ROW in NAME's ab.tsv.
+ab_field() {
+	awk -F'\t' -v r="$2" -v n="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
+		$1 == r && c { print $c; exit }' "$WORK/ab-$1/ab.tsv"
+}
+
+# listed NAME ROW: the functions ROW's cost table in NAME lists as moved, one a line: the
+# name, then the change (instructions per pair).
+listed() {
+	awk '/ kernel function$/ { on = 1; next }
+		on && / the [0-9]+ listed$/ { exit }
+		on { name = $NF; if ($NF ~ /only\)$/) name = $(NF - 2); print name, $2 }' \
+		"$WORK/ab-$1/compare/${2//[:\/]/-}.txt"
+}
+
 # ab_table_ok NAME WANT: the run gave a table and exit WANT (case ab-NAME).
 ab_table_ok() {
 	local reasons=()
@@ -76,6 +99,8 @@ ab_child() {
 	keep s0-parent-1 child base-1 s0
 	keep s0-child-1 child head s0
 	keep s0-parent-2 child base-2 s0
+	keep s0-shared-parent child base-1 s0-shared
+	keep s0-shared-child child head s0-shared
 	for row in n0 v0 c0; do
 		keep "$row-parent" child base-1 "$row"
 		keep "$row-child" child head "$row"
@@ -93,7 +118,7 @@ ab_child() {
 	reasons=()
 	while read -r row; do
 		[[ " ${futex[*]} " != *" $row "* ]] || continue
-		grep -q '^ *- *+[0-9.]*  io_req_track_inflight (head only)$' "$WORK/ab-child/compare/${row//[:\/]/-}.txt" ||
+		grep -Eq '^ *- +\+[0-9.]+ +([-+]?[0-9.]+ +)?io_req_track_inflight \(head only\)$' "$WORK/ab-child/compare/${row//[:\/]/-}.txt" ||
 			reasons+=("$row moved, and not through io_req_track_inflight")
 	done < <(ab_rows child moved)
 	[[ $(ab_rows child unmoved) == *n0* ]] || reasons+=("n0, the NOP control, moved or is missing")
@@ -130,6 +155,70 @@ ab_poll() {
 	judge ab-poll-no-other-profile-moves "$WORK/ab-poll.txt" "${reasons[@]}"
 }
 
+# futex_rows_only NAME: the case ab-NAME-no-other-profile-moves: every row that moved is
+# about futexes (its series' about= words).
+futex_rows_only() {
+	local row reasons=()
+	while read -r row; do
+		[[ $(row_about "$1" "$row") == *[Ff][Uu][Tt][Ee][Xx]* ]] || reasons+=("$row moved")
+	done < <(ab_rows "$1" moved)
+	judge "ab-$1-no-other-profile-moves" "$WORK/ab-$1.txt" "${reasons[@]}"
+}
+
+# lowered NAME ROW LOCKED: the reasons ROW of NAME did not move down, with its locked
+# instructions per pair changed by exactly LOCKED, appended to the caller's reasons.
+lowered() {
+	local delta
+	delta=$(ab_field "$1" "$2" delta)
+	[[ $(ab_field "$1" "$2" verdict) == moved ]] || reasons+=("$2 did not move")
+	[[ -n $delta ]] && num "$delta" '<' 0 || reasons+=("$2 changed by ${delta:-nothing}, not down")
+	locked_by "$1" "$2" "$3"
+}
+
+# locked_by NAME ROW LOCKED: the reason ROW's locked instructions per pair did not change
+# by LOCKED, to the table's third decimal, appended to the caller's reasons.
+locked_by() {
+	local d
+	d=$(ab_field "$1" "$2" locked_delta)
+	[[ $d != NA && -n $d ]] && awk -v d="$d" -v w="$3" 'BEGIN { e = d - w; exit !(e < 0.0005 && e > -0.0005) }' ||
+		reasons+=("$2's locked instructions changed by ${d:-nothing}, not $3")
+}
+
+# The locked instructions per pair a step of the fix series removes, from the source: a
+# tracked request is one atomic_inc() of tctx->inflight_tracked when marked and one
+# atomic_dec() when freed, each a LOCK-prefixed instruction on x86. Fix 1 stops tracking
+# the WAKE (every row), fix 2 the shared WAIT (the shared variant's rows).
+readonly LOCKED_ONE_REQUEST=-2
+
+ab_fix1() {
+	local row reasons=()
+	ab fix1 --base-src "$ROOT/child" --head-src "$ROOT/fix1"
+	ab_table_ok fix1 1 || return 0
+	keep s0-fix1 fix1 head s0
+	keep s0-shared-fix1 fix1 head s0-shared
+	for row in s0 s0:shared; do lowered fix1 "$row" "$LOCKED_ONE_REQUEST"; done
+	judge ab-fix1-lowers-s0 "$WORK/ab-fix1.txt" "${reasons[@]}"
+	futex_rows_only fix1
+}
+
+ab_fix2() {
+	local reasons=() moved
+	ab fix2 --base-src "$ROOT/fix1" --head-src "$ROOT/fix2"
+	ab_table_ok fix2 1 || return 0
+	keep s0-fix2 fix2 head s0
+	keep s0-shared-fix2 fix2 head s0-shared
+	lowered fix2 s0:shared "$LOCKED_ONE_REQUEST"
+	judge ab-fix2-lowers-shared-s0 "$WORK/ab-fix2.txt" "${reasons[@]}"
+	# Private s0: the same requests tracked; fix 2's test is all that moves.
+	reasons=()
+	locked_by fix2 s0 0
+	moved=$(listed fix2 s0 | tr '\n' ' ')
+	[[ $moved == 'io_futex_wait +2.000 ' ]] ||
+		reasons+=("s0's functions that moved are not io_futex_wait's +2.000 alone: ${moved:-none}")
+	judge ab-fix2-keeps-private-s0-tracking "$WORK/ab-fix2.txt" "${reasons[@]}"
+	futex_rows_only fix2
+}
+
 # ab_series: the bisect's history from its first commit to the one before the tracking
 # change (three harmless changes), by revision (ab --tree): nothing moves.
 ab_series() {
@@ -145,7 +234,7 @@ ab_series() {
 # README shows ab-child's) and ab.tsv.
 ab_fixtures() {
 	local name
-	for name in child poll series; do
+	for name in child poll fix1 fix2 series; do
 		[[ -s $WORK/ab-$name/ab.tsv ]] || continue
 		cp "$WORK/ab-$name.txt" "$1/ab-$name.out"
 		cp "$WORK/ab-$name/ab.tsv" "$1/ab-$name.tsv"

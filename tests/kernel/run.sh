@@ -6,18 +6,22 @@
 # shared cloud VMs) uring-repro could show a kernel change only as plumbing. Under
 # `boot-point.sh --accel icount` a point counts guest instructions per pair, exactly and the
 # same every boot (docs/reproduction.md), so a real kernel change can be seen and judged
-# anywhere. This builds Debian's linux-source-6.12 three times with scripts/build-kernel.sh
+# anywhere. This builds Debian's linux-source-6.12 five times with scripts/build-kernel.sh
 # (tinyconfig + kernel/uring-repro.config):
 #   parent  the source as shipped (it does not carry 079afb081c42);
 #   child   + kernel/child-futex-inflight.patch (079afb081c42 forward-ported);
 #   poll    + kernel/poll-skip-redundant-wakeups.patch (the "skip redundant poll wakeups"
 #           mechanism);
+#   fix1    the child + kernel/fix1-futex-wake-not-inflight.patch (the first follow-up);
+#   fix2    fix1 + kernel/fix2-futex-private-inflight.patch (the second; docs/fixes.md);
 # the parent in full once, the others incrementally from a copy of its object directory in
 # a hard-linked copy of its tree (the objdir sits inside the tree, so kbuild's paths are
 # relative and the copy is up to date but for the patched files). Then scripts/ab.sh
 # measures each change, every profile in one boot per kernel, and the tables and points
 # are asserted (tests/kernel/ab-checks.sh): the child moves the futex profiles, the poll
-# change pollwake, a stretch of harmless commits nothing. Then a real `git bisect run` of
+# change pollwake, each fix what the source says it must (fix 1 lowers s0 by a WAKE's
+# tracking, two locked instructions a pair; fix 2 lowers shared s0 and leaves private s0's
+# tracking), a stretch of harmless commits nothing. Then a real `git bisect run` of
 # scripts/bisect-step.sh over a git history of the same source (kernel/bisect/series: seven
 # commits, the child's change fourth), every step an incremental build and an icount boot:
 # git must name the child's commit.
@@ -40,6 +44,11 @@ readonly DEFAULT_TIMEOUT=600 # seconds per boot; one takes 10-40 s here under ic
 readonly SOURCE_PKG=linux-source-6.12
 readonly CHILD_PATCH=$REPO/kernel/child-futex-inflight.patch
 readonly POLL_PATCH=$REPO/kernel/poll-skip-redundant-wakeups.patch
+# The maintainer's two follow-ups to 079afb081c42, on the child (docs/fixes.md).
+readonly FIX1_PATCH=$REPO/kernel/fix1-futex-wake-not-inflight.patch
+readonly FIX2_PATCH=$REPO/kernel/fix2-futex-private-inflight.patch
+# The kernels made from the parent, in the order built.
+readonly VARIANTS=(child poll fix1 fix2)
 # Build tools (Debian packages) and the QEMU that boots the kernels.
 readonly BUILD_PKGS=(make gcc libc6-dev flex bison bc libelf-dev libssl-dev xz-utils patch qemu-system-x86)
 # The commit the child reproduces, for report's mail.
@@ -180,22 +189,36 @@ apply_patch() {
 	return 1
 }
 
-# variant NAME PATCH: $ROOT/NAME, the parent tree hard-linked with PATCH applied, and a copy
-# of the parent's built objdir. Kept while PATCH is the same (build-kernel.sh then rebuilds
-# in it what changed); made anew from the parent when PATCH changed.
+# variant NAME PATCH...: $ROOT/NAME, the parent tree hard-linked with the PATCHes applied in
+# order, and a copy of the parent's built objdir. Kept while the PATCHes are the same
+# (build-kernel.sh then rebuilds in it what changed); made anew from the parent when one
+# changed.
 variant() {
-	local name=$1 patch=$2 dir=$ROOT/$1 stamp
-	stamp=$(sha256sum <"$patch" | cut -d' ' -f1)
+	local name=$1 dir=$ROOT/$1 stamp p
+	shift
+	stamp=$(cat "$@" | sha256sum | cut -d' ' -f1)
 	if [[ -e $dir/.uring-repro-variant && $(cat "$dir/.uring-repro-variant") == "$stamp" ]]; then
 		return 0
 	fi
 	link_tree "$dir"
-	if ! apply_patch "$dir" "$patch" "$WORK/$name.patch.log"; then
-		rm -rf "$dir"
-		return 1
-	fi
+	for p in "$@"; do
+		if ! apply_patch "$dir" "$p" "$WORK/$name.patch.log"; then
+			rm -rf "$dir"
+			return 1
+		fi
+	done
 	cp -a "$ROOT/parent/$OBJ" "$dir/$OBJ"
 	printf '%s\n' "$stamp" >"$dir/.uring-repro-variant"
+}
+
+# patches_of NAME: PATCHES, the patches that make the kernel NAME of the parent, in order.
+patches_of() {
+	case $1 in
+	child) PATCHES=("$CHILD_PATCH") ;;
+	poll) PATCHES=("$POLL_PATCH") ;;
+	fix1) PATCHES=("$CHILD_PATCH" "$FIX1_PATCH") ;;
+	fix2) PATCHES=("$CHILD_PATCH" "$FIX1_PATCH" "$FIX2_PATCH") ;;
+	esac
 }
 
 # build NAME [WHAT]: build-kernel.sh in $ROOT/NAME, timed, its log build-WHAT.log (WHAT:
@@ -368,13 +391,12 @@ main() {
 	else
 		result_fail build-parent "build-kernel.sh failed" "$WORK/build-parent.log"
 	fi
-	local v patch
-	for v in child poll; do
-		patch=$CHILD_PATCH
-		[[ $v == poll ]] && patch=$POLL_PATCH
+	local v
+	for v in "${VARIANTS[@]}"; do
+		patches_of "$v"
 		if [[ -z ${IMG[parent]:-} ]]; then
 			result_fail "build-$v" "no parent to start from"
-		elif ! variant "$v" "$patch"; then
+		elif ! variant "$v" "${PATCHES[@]}"; then
 			result_fail "build-$v" "$WHY"
 		elif build "$v"; then
 			result_ok "build-$v"
@@ -413,9 +435,12 @@ main() {
 	local k
 	[[ -z ${IMG[parent]:-} || -z ${IMG[child]:-} ]] || ab_child
 	[[ -z ${IMG[parent]:-} || -z ${IMG[poll]:-} ]] || ab_poll
+	[[ -z ${IMG[child]:-} || -z ${IMG[fix1]:-} ]] || ab_fix1
+	[[ -z ${IMG[fix1]:-} || -z ${IMG[fix2]:-} ]] || ab_fix2
 	local want key
 	for key in s0-parent-1 s0-child-1 s0-child-2 s0-parent-2 n0-parent n0-child v0-parent \
-		v0-child c0-parent c0-child pollwake-parent pollwake-poll; do
+		v0-child c0-parent c0-child pollwake-parent pollwake-poll s0-shared-parent s0-shared-child \
+		s0-fix1 s0-shared-fix1 s0-fix2 s0-shared-fix2; do
 		if [[ -n ${POINTS[$key]:-} ]]; then
 			reasons=()
 			grep -q '^# checks: .* -> PASS$' "${POINTS[$key]}" || reasons+=("no passing checks line")
