@@ -31,13 +31,19 @@ readonly WAKE_FLAG=io_poll_wq_wake
 
 # cost_rows TEXT: the first cost table's rows in compare's TEXT, one `CHANGE<TAB>WHAT` a line
 # (its columns: the control's figure in 14, the change in 12, the locked change when the points
-# counted locked instructions, then what, where its header's `kernel function` starts).
+# counted locked instructions, then what, where its header's `kernel function` starts; a
+# name too long for its line goes on, indented, on the next).
 cost_rows() {
 	awk '/^Where the cost went, / { on = 1; next }
 		on && !at && /  change  (locked  )?kernel function$/ { at = index($0, "kernel function"); next }
-		at && substr($0, 15, 12) ~ /^ *[-+]?[0-9]+\.[0-9][0-9][0-9]$/ {
-			c = substr($0, 15, 12); gsub(/ /, "", c); print c "\t" substr($0, at); seen = 1; next }
-		seen { exit }' "$1"
+		!at { next }
+		substr($0, 15, 12) ~ /^ *[-+]?[0-9]+\.[0-9][0-9][0-9]$/ {
+			if (row != "") print row
+			c = substr($0, 15, 12); gsub(/ /, "", c); row = c "\t" substr($0, at); next }
+		row != "" && substr($0, 1, at - 1) ~ /^ *$/ && NF {
+			sub(/^ +/, ""); row = row " " $0; next }
+		{ exit }
+		END { if (row != "") print row }' "$1"
 }
 # cost_row TEXT WHAT: the change on the row of WHAT (`kernel, all functions`, a function).
 cost_row() { cost_rows "$1" | awk -F'\t' -v w="$2" '$2 == w { print $1; exit }'; }

@@ -8,11 +8,12 @@
 #   FIX2   ab.tsv of fix1 against fix2 (ab-fix2)
 # The published time per pair and the locked instructions the source says each step moves
 # come from kernel/fixes-published.tsv. The step "fixes 1+2" is FIX1's base against FIX2's
-# head. Rows: s0 (private futexes) and s0:shared. After the table, one line: whether every
-# kernel's figure is the same in the two tables it is in (the child is FIX1's base and
-# CHILD's head; fix1 FIX2's base and FIX1's head), as exact boots must make it.
+# head. Rows: s0 (private futexes) and s0:shared. Then a table of every profile: each step's
+# change, its locked change and ab's verdict. Last, one line: whether every kernel's figure
+# is the same in the two tables it is in (the child is FIX1's base and CHILD's head; fix1
+# FIX2's base and FIX1's head), as exact boots must make it.
 #
-# Output: a Markdown table on stdout. Exit status: 0; 1 when a table lacks a row or a
+# Output: Markdown on stdout. Exit status: 0; 1 when a table lacks a row or a
 # column it needs; 2 on a usage error.
 set -euo pipefail
 PROG=fixes-table.sh
@@ -33,6 +34,7 @@ awk -F'\t' -v prog="$PROG" '
 	function die(msg) { printf "%s: %s\n", prog, msg > "/dev/stderr"; bad = 1; exit 1 }
 	# pct(d, b): the change d against b, in percent, signed, 3 decimals.
 	function pct(d, b) { return sprintf("%+.3f%%", d / b * 100) }
+	function or_none(s) { return s == "" ? "not in this table" : s }
 	function signed(v, f) { v = sprintf(f, v); return v ~ /^-0\.0*$/ ? substr(v, 2) : (v + 0 > 0 ? "+" v : v) }
 	FNR == 1 && FILENAME != ARGV[1] {
 		t++
@@ -45,13 +47,21 @@ awk -F'\t' -v prog="$PROG" '
 		pub[$1, $2] = $3; src[$1, $2] = $4
 		next
 	}
+	# Every row, for the table of all profiles (in CHILD'"'"'s order).
+	{
+		if (t == 1) order[++rows] = $1
+		unit[$1] = $col[t, "unit"]
+		cell[t, $1] = $col[t, "delta"] == "NA" ? $col[t, "verdict"] : \
+			signed($col[t, "delta"], "%.3f") " (" ($col[t, "locked_delta"] == "NA" ? "-" : \
+			signed($col[t, "locked_delta"], "%.3f")) ") " $col[t, "verdict"]
+	}
 	$1 == "s0" || $1 == "s0:shared" {
 		f = $1 == "s0" ? "private" : "shared"
 		base[t, f] = $col[t, "base"]; head[t, f] = $col[t, "head"]
 		lbase[t, f] = $col[t, "locked_base"]; lhead[t, f] = $col[t, "locked_head"]
 	}
 	BEGIN {
-		split("base head locked_base locked_head", n_, " ")
+		split("unit base head delta locked_base locked_head locked_delta verdict", n_, " ")
 		for (i in n_) need[n_[i]] = 1
 	}
 	END {
@@ -88,6 +98,14 @@ awk -F'\t' -v prog="$PROG" '
 			f = i == 1 ? "private" : "shared"
 			if (head[1, f] != base[2, f] || head[2, f] != base[3, f]) same = 0
 		}
+		# Every profile, each step: the change in instructions per pair (per the unit), the
+		# change in locked instructions in brackets, and ab'"'"'s verdict.
+		print ""
+		print "| profile | unit (per) | child vs parent | fix 1 vs child | fix 2 vs fix 1 |"
+		print "| --- | --- | ---: | ---: | ---: |"
+		for (r = 1; r <= rows; r++)
+			printf "| %s | %s | %s | %s | %s |\n", order[r], unit[order[r]], or_none(cell[1, order[r]]), \
+				or_none(cell[2, order[r]]), or_none(cell[3, order[r]])
 		print ""
 		if (same) print "Every kernel booted in two of these runs (the child, fix 1) gave the same figures in both, to the sixth decimal."
 		else printf "The kernels booted in two of these runs differ between them: child %s and %s, fix 1 %s and %s (private).\n", head[1, "private"], base[2, "private"], head[2, "private"], base[3, "private"]

@@ -57,8 +57,9 @@ readonly INTRODUCED=079afb081c42
 # (docs/reproduction.md: five boots of each kernel gave identical points).
 readonly SPREAD_TOLERANCE=0
 # n0 is the NOP control: no futex code runs, so parent and child may differ only by what
-# else falls into the spans (the cost lines show the timer tick's work: +0.011 over 125
-# functions, none of io_uring's).
+# else falls into the spans: the timer tick's work (+0.011 over 125 functions, none of
+# io_uring's, in kernels without CONFIG_NET), or a context switch into a kthread (the
+# fixtures' child: into RCU's grace-period kthread, +0.843 a NOP).
 readonly N0_TOLERANCE=1.0 # instructions per pair
 # The bisect's history: one commit per line on top of the parent's source (kernel/bisect/).
 readonly SERIES=$REPO/kernel/bisect/series
@@ -84,8 +85,8 @@ usage: $0 --bin PATH [options]
                       $DEFAULT_CACHE; env URING_REPRO_KERNEL_CACHE)
   --keep DIR          keep the points, logs and the report in DIR (default: a temporary
                       directory, removed at exit)
-  --fixtures DIR      also copy the points and the report there (the repository's are
-                      tests/fixtures/kernel)
+  --fixtures DIR      also copy the points and the report there when every case passed
+                      (the repository's are tests/fixtures/kernel)
   --jobs N            make -jN (default: the number of online CPUs)
   --timeout S         per boot (default: $DEFAULT_TIMEOUT)
   --source-version V  the $SOURCE_PKG version (default: $DEFAULT_SOURCE_VERSION, else the
@@ -361,6 +362,9 @@ main() {
 		shift 2
 	done
 	[[ -n $BIN ]] || usage_error "--bin PATH is required"
+	# bisect-step.sh judges its points with this checkout's own build: known before any build.
+	[[ -x $REPO/target/release/uring-repro ]] ||
+		usage_error "$REPO/target/release/uring-repro is not built (cargo build --release): the bisect's steps judge their points with it"
 	opt_value CACHE new_dir --cache "$CACHE"
 	work_dir "$keep" kernel
 	mkdir -p "$WORK/points" "$CACHE"
@@ -544,14 +548,20 @@ main() {
 		[[ -z ${BISECT_TRACKING:-} ]] || ab_series
 	fi
 
-	if [[ -n $fixtures ]]; then
+	# Fixtures are a whole passing run's, or none: a failed case leaves the kept ones as
+	# they were.
+	if [[ -n $fixtures ]] && ((FAILED > 0)); then
+		warn "nothing copied to $fixtures: $FAILED case(s) failed"
+	elif [[ -n $fixtures ]]; then
 		mkdir -p "$fixtures"
 		for key in "${!POINTS[@]}"; do cp "${POINTS[$key]}" "$fixtures/$key.txt"; done
 		[[ -s $WORK/report-s0.txt ]] && cp "$WORK/report-s0.txt" "$fixtures/report-s0.txt"
 		ab_fixtures "$fixtures"
 		if [[ -s $WORK/bisect/transcript.txt ]]; then
 			cp "$WORK/bisect/transcript.txt" "$fixtures/bisect-transcript.log"
-			for f in "$WORK"/bisect/points/*.txt; do cp "$f" "$fixtures/bisect-step-${f##*/}"; done
+			for f in "$WORK"/bisect/points/*.txt; do
+				[[ ! -e $f ]] || cp "$f" "$fixtures/bisect-step-${f##*/}"
+			done
 		fi
 		note "points and the report copied to $fixtures"
 	fi
