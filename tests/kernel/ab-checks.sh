@@ -65,15 +65,6 @@ ab_field() {
 		$1 == r && c { print $c; exit }' "$WORK/ab-$1/ab.tsv"
 }
 
-# listed NAME ROW: the functions ROW's cost table in NAME lists as moved, one a line: the
-# name, then the change (instructions per pair).
-listed() {
-	awk '/ kernel function$/ { on = 1; next }
-		on && / the [0-9]+ listed$/ { exit }
-		on { name = $NF; if ($NF ~ /only\)$/) name = $(NF - 2); print name, $2 }' \
-		"$WORK/ab-$1/compare/${2//[:\/]/-}.txt"
-}
-
 # ab_table_ok NAME WANT: the run gave a table and exit WANT (case ab-NAME).
 ab_table_ok() {
 	local reasons=()
@@ -222,7 +213,7 @@ ab_fix2() {
 	# Private s0: the same requests tracked; fix 2's test is all that moves.
 	reasons=()
 	locked_by fix2 s0 0
-	moved=$(listed fix2 s0 | tr '\n' ' ')
+	moved=$(cost_listed "$WORK/ab-fix2/compare/s0.txt" | tr '\t\n' '  ')
 	[[ $moved == 'io_futex_wait +2.000 ' ]] ||
 		reasons+=("s0's functions that moved are not io_futex_wait's +2.000 alone: ${moved:-none}")
 	judge ab-fix2-keeps-private-s0-tracking "$WORK/ab-fix2.txt" "${reasons[@]}"
