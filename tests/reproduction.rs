@@ -292,20 +292,32 @@ fn the_cost_tables_are_the_ones_shown() {
     );
 }
 
-/// README's "Check a change" shows ab's table of the child against the
-/// parent as the kernel tests' ab printed it: the table and what it says
-/// of the verdict, up to the first table of where the cost went.
-#[test]
-fn the_readme_shows_abs_table_of_the_child() {
-    let out = read("ab-child.out");
+/// Whether `doc` (a path in the repository) shows ab's table NAME (ab-NAME.out here) as ab
+/// printed it: the table and what it says of the verdict, up to the first table of where
+/// the cost went, between the markers `<!-- ab-NAME -->` and `<!-- /ab-NAME -->`.
+fn assert_shows_ab_table(doc: &str, name: &str) {
+    let out = read(&format!("ab-{name}.out"));
     let shown: Vec<&str> = out.splitn(3, "\n\n").take(2).collect();
-    let readme =
-        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let text = std::fs::read_to_string(format!("{}/{doc}", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let want = format!(
-        "<!-- ab-child -->\n```\n{}\n```\n<!-- /ab-child -->",
+        "<!-- ab-{name} -->\n```\n{}\n```\n<!-- /ab-{name} -->",
         shown.join("\n\n")
     );
-    assert!(readme.contains(&want), "README does not show:\n{want}");
+    assert!(text.contains(&want), "{doc} does not show:\n{want}");
+}
+
+/// README's "Check a change" shows ab's table of the child against the parent, as the
+/// kernel tests' ab printed it.
+#[test]
+fn the_readme_shows_abs_table_of_the_child() {
+    assert_shows_ab_table("README.md", "child");
+}
+
+/// docs/fixes.md shows ab's table of the disputed patch against the parent, as ab printed
+/// it (the run its text gives, kept in ab-flags.out).
+#[test]
+fn the_disputed_patchs_table_is_the_one_ab_printed() {
+    assert_shows_ab_table("docs/fixes.md", "flags");
 }
 
 /// docs/fixes.md's table of the fix series is the one tests/kernel/fixes-table.sh prints
