@@ -356,3 +356,35 @@ fn the_fix_series_table_is_the_one_printed_from_the_ab_tables() {
         assert!((source - counted).abs() <= 0.01, "{r:?}");
     }
 }
+
+/// docs/fixes.md's mail tables are what `report --steps` drafts from the series' s0 points.
+#[test]
+fn the_fix_series_mail_is_the_one_shown() {
+    let r = run_in_fixtures(&[
+        "report",
+        "--steps",
+        "--re",
+        "[PATCH 0/2] io_uring/futex: inflight tracking fixes",
+        "parent=s0-parent-1.txt",
+        "child=s0-child-1.txt",
+        "fix1=s0-fix1.txt",
+        "fix2=s0-fix2.txt",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_narrow(&r.out);
+    let at = r
+        .out
+        .find("Steps, guest instructions")
+        .expect("a table of steps");
+    let end = r
+        .out
+        .find("\nchild vs parent")
+        .expect("the first step's paragraph");
+    let shown = format!("```\n{}```\n", &r.out[at..end]);
+    let docs =
+        std::fs::read_to_string(format!("{}/docs/fixes.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    assert!(
+        docs.contains(&shown),
+        "docs/fixes.md does not show:\n{shown}"
+    );
+}
