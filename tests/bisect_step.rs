@@ -209,7 +209,7 @@ fn references_compare_cannot_use_stop_the_bisect_before_the_build() {
             "--good", &good1, "--good", &good2, "--bad", &bad1, "--bad", &bad2, "--accel",
             "icount", "--points", &points,
         ],
-        "compare --bisect: the references are closer than the gate: bad vs good +3.866%, gate 5.000% (compare --bisect, before the build: nothing built)",
+        "compare --bisect: the references are closer than the gate: bad vs good +3.865%, gate 5.000% (compare --bisect, before the build: nothing built)",
     );
     // Another workload on one side.
     let b = Box::new("stop-contract");

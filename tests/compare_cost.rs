@@ -72,7 +72,7 @@ fn compare_and_the_mail_say_where_the_s0_cost_went() {
         rows[4..6].iter().map(|r| &r[14..]).collect::<Vec<_>>(),
         [
             "     +58.000  +4.000  the 3 listed",
-            "      -0.004   0.000  311 other functions"
+            "      -0.032   0.000  320 other functions"
         ]
     );
     assert_contains(
@@ -341,7 +341,7 @@ fn crafted(d: &Scratch, edit: &dyn Fn(&str, &[&str]) -> String) -> (String, Stri
     ]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert_narrow(&r.out);
-    assert_contains(&r.out, &["change          +3.863%"]);
+    assert_contains(&r.out, &["change          +3.860%"]);
     (joined(section(&r.out)), a, no)
 }
 
