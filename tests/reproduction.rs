@@ -88,7 +88,7 @@ fn every_point_counts_guest_instructions() {
 }
 
 /// The profiles' points, booted with --cost.
-const COUNTED: [&str; 18] = [
+const COUNTED: [&str; 19] = [
     "s0-parent-1",
     "s0-child-1",
     "s0-child-2",
@@ -101,6 +101,7 @@ const COUNTED: [&str; 18] = [
     "c0-child",
     "pollwake-parent",
     "pollwake-poll",
+    "pollwake-child",
     "s0-shared-parent",
     "s0-shared-child",
     "s0-fix1",

@@ -92,6 +92,7 @@ ab_child() {
 	keep s0-parent-2 child base-2 s0
 	keep s0-shared-parent child base-1 s0-shared
 	keep s0-shared-child child head s0-shared
+	keep pollwake-child child head pollwake
 	for row in n0 v0 c0; do
 		keep "$row-parent" child base-1 "$row"
 		keep "$row-child" child head "$row"

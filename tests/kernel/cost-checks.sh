@@ -10,13 +10,13 @@
 # that land in a clock read's instructions outside the timed spans, counted but not timed
 # (2,320 instructions each, and the vDSO's 27-instruction retry of the read: 0.0094 a pair
 # of the report's contract's 245,760 pairs, 0.23 of ab's 10,240). Measured
-# (docs/reproduction.md, "Where the cost went"): none in the fixtures' boots (0.0006 apart);
+# (docs/reproduction.md, "Where the cost went"): none in the fixtures' boots (0.0004 apart);
 # with another build of the binary one in the child's, none in the parent's (0.0099 apart,
 # the report's contract). Two such interrupts, over the point's pairs.
 readonly COST_INTERRUPT=2347 # instructions
 # How far the functions listed (those that moved by one instruction a cycle or more) may be
 # from the point's change: the rest is the timer tick's work, of which the child's longer
-# rounds hold more (the fixtures: +0.036 over 98 functions).
+# rounds hold more (the fixtures: -0.032 over 320 functions, 24 of them moved).
 readonly LISTED_TOLERANCE=0.1
 # pollwake's idle mode: the wake-up path a message's completion takes on the parent and the
 # poll kernel skips (`__wake_up` and what it calls here: the epoll callback under the wait

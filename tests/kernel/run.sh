@@ -443,7 +443,7 @@ main() {
 	[[ -z ${IMG[fix1]:-} || -z ${IMG[fix2]:-} ]] || ab_fix2
 	local want key
 	for key in s0-parent-1 s0-child-1 s0-child-2 s0-parent-2 n0-parent n0-child v0-parent \
-		v0-child c0-parent c0-child pollwake-parent pollwake-poll s0-shared-parent s0-shared-child \
+		v0-child c0-parent c0-child pollwake-parent pollwake-poll pollwake-child s0-shared-parent s0-shared-child \
 		s0-fix1 s0-shared-fix1 s0-fix2 s0-shared-fix2; do
 		if [[ -n ${POINTS[$key]:-} ]]; then
 			reasons=()
