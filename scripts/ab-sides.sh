@@ -218,7 +218,7 @@ prepare() {
 	eval "_pr_from=\$${1}_from"
 	# shellcheck disable=SC2154 # set by eval
 	make_stage "$1" "$_pr_from"
-	_pr_slot=$cache/$1
+	_pr_slot=$cache/$1 _pr_copied=0
 	if [ -d "$_pr_slot/tree/$OBJ" ]; then
 		reconcile "$1" "$_pr_slot/tree"
 		mv "$_pr_slot/tree/$OBJ" "$_pr_slot/stage/$OBJ"
@@ -227,12 +227,16 @@ prepare() {
 		reconcile "$1" "$_pr_from"
 		cp -a "$_pr_from/$OBJ" "$_pr_slot/stage/$OBJ" || cannot "could not copy $_pr_from/$OBJ"
 		eval "SEED_$1=source"
+		_pr_copied=1
 	elif [ "$1" = head ]; then
 		eval "SEED_$1=base"
 	else
 		eval "SEED_$1=none"
 	fi
 	swap "$1"
+	# A copy names itself (common.sh): its host tools are not rebuilt for the new place.
+	[ "$_pr_copied" != 1 ] || objdir_moved "$_pr_from/$OBJ" "$_pr_slot/tree/$OBJ" ||
+		cannot "could not rename the tools of $_pr_slot/tree/$OBJ"
 }
 
 # seed_from_base: the head's tree made to agree with the base's, and the base's objects
@@ -242,6 +246,7 @@ seed_from_base() {
 	reconcile head "$cache/base/tree"
 	cp -a "$cache/base/tree/$OBJ" "$cache/head/stage/$OBJ" || cannot "could not copy the base's objdir"
 	swap head
+	objdir_moved "$cache/base/tree/$OBJ" "$cache/head/tree/$OBJ" || cannot "could not rename the head's tools"
 }
 
 # cannot WHY: the run cannot go on (exit 125), what it made kept (fail_run).

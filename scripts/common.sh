@@ -8,6 +8,7 @@
 #   lifetime     lifetime_begin, run_child, temp_file, temp_dir, temp_forget: whatever ends a script,
 #                even SIGKILL, what it started stops and what it made goes
 #   machines     host_arch, ARCHES, arch_set
+#   objects      objdir_moved
 # Names that start with _ are this file's own.
 
 # ---------------------------------------------------------------------------------------
@@ -366,4 +367,27 @@ arch_set() {
 		;;
 	*) return 1 ;;
 	esac
+}
+
+# ---------------------------------------------------------------------------------------
+# Kernel object directories.
+
+# objdir_moved WAS OBJDIR: OBJDIR, a copy (cp -a) of the built object directory WAS, made to
+# name its own tree. kbuild builds its host tools (objtool and its libsubcmd) with absolute
+# paths, of their sources and of their objects, and their .cmd files keep the command that
+# built each: naming WAS's tree, make would rebuild them for the new name alone, and relink
+# vmlinux after them (15 s and more a copy). Only those names change, in OBJDIR/tools: the
+# directory holding WAS becomes the one holding OBJDIR (each inside its kernel tree, as
+# build-kernel.sh's default puts it), both as kbuild resolves them (pwd -P).
+objdir_moved() {
+	_om_was=$(cd -- "$1/.." 2>/dev/null && pwd -P) || return 0
+	_om_now=$(cd -- "$2/.." && pwd -P) || return 1
+	[ "$_om_was" != "$_om_now" ] && [ -d "$2/tools" ] || return 0
+	grep -rlF --include='.*.cmd' -e "$_om_was/" -- "$2/tools" | while IFS= read -r _om_f; do
+		awk -v a="$_om_was/" -v b="$_om_now/" '{
+				out = ""; s = $0
+				while ((i = index(s, a)) > 0) { out = out substr(s, 1, i - 1) b; s = substr(s, i + length(a)) }
+				print out s
+			}' "$_om_f" >"$_om_f.moved" && mv -f -- "$_om_f.moved" "$_om_f" || return 1
+	done
 }

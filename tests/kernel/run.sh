@@ -16,7 +16,8 @@
 #   fix2    fix1 + kernel/fix2-futex-private-inflight.patch (the second; docs/fixes.md);
 # the parent in full once, the others incrementally from a copy of its object directory in
 # a hard-linked copy of its tree (the objdir sits inside the tree, so kbuild's paths are
-# relative and the copy is up to date but for the patched files). Then scripts/ab.sh
+# relative, but for its host tools' that objdir_moved renames, and the copy is up to date
+# but for the patched files). Then scripts/ab.sh
 # measures each change, every profile in one boot per kernel, and the tables and points
 # are asserted (tests/kernel/ab-checks.sh): the child moves the futex profiles, the poll
 # change pollwake, each fix what the source says it must (fix 1 lowers s0 by a WAKE's
@@ -209,6 +210,7 @@ variant() {
 		fi
 	done
 	cp -a "$ROOT/parent/$OBJ" "$dir/$OBJ"
+	objdir_moved "$ROOT/parent/$OBJ" "$dir/$OBJ"
 	printf '%s\n' "$stamp" >"$dir/.uring-repro-variant"
 }
 
@@ -280,6 +282,7 @@ bisect_tree() {
 			printf '%s\t%s\n' "$("${git[@]}" rev-parse HEAD)" "$patch" >>"$dir/.uring-repro-commits"
 		done <"$SERIES"
 		cp -a "$ROOT/parent/$OBJ" "$dir/$OBJ"
+		objdir_moved "$ROOT/parent/$OBJ" "$dir/$OBJ"
 		printf '%s\n' "$stamp" >"$dir/.uring-repro-bisect"
 	fi
 	"${git[@]}" bisect reset >/dev/null 2>&1 || true
