@@ -60,10 +60,7 @@ row_about() {
 }
 
 # ab_field NAME ROW COLUMN: COLUMN (by its header name) of ROW in NAME's ab.tsv.
-ab_field() {
-	awk -F'\t' -v r="$2" -v n="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
-		$1 == r && c { print $c; exit }' "$WORK/ab-$1/ab.tsv"
-}
+ab_field() { field "$WORK/ab-$1/ab.tsv" "$3" "$2"; }
 
 # ab_table_ok NAME WANT: the run gave a table and exit WANT (case ab-NAME).
 ab_table_ok() {

@@ -335,10 +335,12 @@ mean() {
 }
 # rounds FILE: every measured round's figure, one a line.
 rounds() { awk -F'\t' '$1 ~ /^[0-9]+$/ { print $3 }' "$1"; }
-# field TSV NAME: the value of column NAME in the first row of compare's --tsv output.
+# field TSV NAME [ROW]: the value of column NAME (by the header line's names) in TSV's first
+# row (compare's --tsv output), or in the row whose first column is ROW (ab.tsv).
 field() {
-	awk -F'\t' -v n="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
-		NR == 2 && c { print $c; exit }' "$1"
+	awk -F'\t' -v n="$2" -v r="${3-}" -v by_row="${3+1}" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i; next }
+		c && (by_row ? $1 == r : NR == 2) { print $c; exit }' "$1"
 }
 # num A OP B: awk's arithmetic comparison of two decimals.
 num() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
