@@ -415,6 +415,11 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             Value::Choice { set, .. } => set(&mut p, value).map_err(verr)?,
         }
     }
+    let given = |name: &str| OPTIONS.iter().zip(&typed).any(|(o, t)| o.name == name && t.is_some());
+    if given("--gate") && given("--gate-insn") {
+        let why = Why::Files("--gate and --gate-insn are two gates: give one");
+        return Err(error(command, b"", None, why));
+    }
     if command == COMPARE {
         return compare_args(COMPARE, p.compare).map(Command::Compare);
     }
@@ -576,6 +581,9 @@ fn compare_args(
     if a.bisect {
         if a.tsv || a.drop_first {
             return Err(whole("--bisect takes neither --tsv nor --drop-first"));
+        }
+        if matches!(a.gate, compare::Gate::Insn(_)) {
+            return Err(whole("--bisect judges at a gate in % (--gate), not --gate-insn"));
         }
         let count = |l: &[u8]| (0..a.n).filter(|&i| a.labels[i] == Some(l)).count();
         let (good, bad, new) = (count(b"good"), count(b"bad"), count(b"new"));

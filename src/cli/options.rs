@@ -5,7 +5,7 @@
 use core::fmt::Write;
 
 use super::{Parsed, Why};
-use crate::compare;
+use crate::compare::{self, Gate};
 use crate::config::*;
 use crate::exit;
 use crate::profile::contract::Field;
@@ -185,7 +185,17 @@ fn inject_pct(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
 }
 
 fn gate(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
-    p.compare.gate = percent(v)?;
+    p.compare.gate = Gate::Pct(percent(v)?);
+    Ok(())
+}
+
+/// `--gate-insn`: instructions per pair, above 0, at most 3 decimals (one
+/// given beside `--gate` is refused once the command line is read).
+fn gate_insn(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+    let insn = compare::instructions(v).ok_or(Why::Files(
+        "needs instructions per pair in (0, 1000000], at most 3 decimals",
+    ))?;
+    p.compare.gate = Gate::Insn(insn);
     Ok(())
 }
 
@@ -244,7 +254,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 32] = [
+pub const OPTIONS: [Opt; 33] = [
     opt("--profile", text("P", profile), POINTS & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
     opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
@@ -289,6 +299,8 @@ pub const OPTIONS: [Opt; 32] = [
         "B's injected change, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, ", the gate")),
     opt("--gate", text("PCT", gate), COMPARE | REPORT, none("reads points"),
         "the preregistered gate, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, "")),
+    opt("--gate-insn", text("INSN", gate_insn), COMPARE | REPORT, none("reads points"),
+        "ab's gate, for icount points: instructions per pair", Shown::None),
     opt("--drop-first", Value::Flag(|p| p.compare.drop_first = true), COMPARE,
         none("reads points"), "figures without each point's first round", Word("all rounds")),
     opt("--tsv", Value::Flag(|p| p.compare.tsv = true), COMPARE, none("reads points"),
@@ -324,8 +336,8 @@ usage: uring-repro [run] [options]       measure (the default command)
        uring-repro describe [options]  the contract they run, as JSON
        uring-repro selftest [--cpu N] [--timeout SECS]
                                        every workload's smoke (TAP 13)
-       uring-repro compare [--gate PCT] [--tsv] [--drop-first] [--mode M]
-                           [LABEL=]FILE...
+       uring-repro compare [--gate PCT | --gate-insn INSN] [--tsv]
+                           [--drop-first] [--mode M] [LABEL=]FILE...
                                        saved runs: the A B A sandwich, series
        uring-repro compare --bisect [--gate PCT] [--mode M]
                            good=FILE... bad=FILE... new=FILE
@@ -336,12 +348,12 @@ usage: uring-repro [run] [options]       measure (the default command)
                                        several profiles in turn, a point each
        uring-repro initramfs -o FILE [--init PATH] [suite] [options]
                                        a bootable cpio: /init runs the options
-       uring-repro report [--gate PCT] [--mode M] [--introduced SHA]
-                          [--parent SHA] [--title TEXT] [--link URL]...
-                          LABEL=FILE...
+       uring-repro report [--gate PCT | --gate-insn INSN] [--mode M]
+                          [--introduced SHA] [--parent SHA] [--title TEXT]
+                          [--link URL]... LABEL=FILE...
                                        the regression mail, drafted
-       uring-repro report --steps [--re SUBJECT] [--gate PCT] [--mode M]
-                          [--title TEXT] [--link URL]... LABEL=FILE...
+       uring-repro report --steps [--re SUBJECT] [--gate PCT | --gate-insn INSN]
+                          [--mode M] [--title TEXT] [--link URL]... LABEL=FILE...
                                        a fix series' reply, step by step
        uring-repro --help | --version
 

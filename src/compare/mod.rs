@@ -34,7 +34,7 @@ mod text;
 mod words;
 
 pub use analysis::{intervals, Interval, Intervals};
-pub use args::{percent, Args, MAX_LABEL, MAX_POINTS};
+pub use args::{instructions, percent, Args, Gate, MAX_LABEL, MAX_POINTS};
 pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_RE, MAX_TITLE};
 
 use crate::sys::out::Out;

@@ -21,7 +21,7 @@
 use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison, Group};
-use super::args::{Args, MAX_POINTS};
+use super::args::Args;
 use super::load::{Inputs, Stopped};
 use super::point::{Key, Point, Series};
 use super::words::{self, Long, PointsOf, WIDTH};
@@ -143,19 +143,14 @@ fn draft(
     let mut inputs = Inputs::map(a)?;
     let pts = inputs.read(a)?;
     let an = Analysis::of(a, &pts);
-    // The steps of a series: each against the one before it.
-    let mut steps = [Comparison::default(); MAX_POINTS];
-    let n = an.groups().len();
-    for (k, c) in steps.iter_mut().enumerate().take(n).skip(1) {
-        *c = an.versus(k - 1, k);
-    }
     let m = Mail {
         an: &an,
         a,
         d,
         pts: &pts,
         gs: an.groups(),
-        cmps: if d.steps { &steps[1..n] } else { an.cmps() },
+        // The steps of a series: each against the one before it.
+        cmps: if d.steps { an.steps() } else { an.cmps() },
         all: (1u32 << a.n) - 1,
     };
     m.write(argv, out);

@@ -10,7 +10,7 @@ use crate::compare::analysis::Reason;
 use crate::compare::claim;
 use crate::compare::cost_table::{self, Medium};
 use crate::compare::point::{key_value, Key, ALL};
-use crate::compare::words::{self, cell, figure, nums, Align, Figure, Pct, PointsOf, WIDTH};
+use crate::compare::words::{self, cell, figure, nums, Align, Figure, Pct, PointsOf, WIDTH, TheGate};
 use crate::render::{wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
@@ -89,9 +89,9 @@ impl Mail<'_, '_> {
                 let _ = if c.clear_under_gate() {
                     write!(
                         p,
-                        " The change is clear of zero but under the {}% gate: {} is claimed \
-                         at this gate.",
-                        Dec(self.a.gate, 3),
+                        " The change is clear of zero but under {}: {} is claimed at this \
+                         gate.",
+                        TheGate(self.a.gate),
                         claimed[0]
                     )
                 } else if c.reasons & Reason::NoChange.bit() != 0 {

@@ -81,6 +81,9 @@ pub struct Point<'t> {
     pub run_passed: bool,
     /// All rounds, and all but the first (drop-first: NaN mean for 1 round).
     pub s: [Sample; 2],
+    /// Every measured round's figure, in order (`load` keeps them: the
+    /// change round by round pairs them across points).
+    pub rounds: &'t [f64],
 }
 
 impl<'t> Point<'t> {
