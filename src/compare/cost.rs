@@ -255,10 +255,31 @@ fn same_counts(a: &[Count], b: &[Count]) -> bool {
             .all(|(x, y)| x.name == y.name && x.count == y.count)
 }
 
+/// A comparison's cost lines summed once (`sum`): what compare's text,
+/// the mail and ab's table show of it. `table` is None when no point of
+/// the comparison carries cost lines, else whether `sum` holds them or why
+/// not.
+pub struct Costs<'t> {
+    pub table: Option<Result<(), NoTable>>,
+    pub sum: Sum<'t>,
+}
+
+impl<'t> Costs<'t> {
+    /// Comparison `c`'s, summed.
+    pub fn of(an: &Analysis<'t, '_>, c: &Comparison) -> Costs<'t> {
+        let mut costs = Costs {
+            table: None,
+            sum: Sum::new(),
+        };
+        costs.table = sum(an, c, &mut costs.sum);
+        costs
+    }
+}
+
 /// Sums comparison `c`'s cost counts into `t`: None when no point of it
 /// carries cost lines, else whether they could be, or why not. The
 /// points of one label must name one System.map (`map`).
-pub fn sum<'t>(
+fn sum<'t>(
     an: &Analysis<'t, '_>,
     c: &Comparison,
     t: &mut Sum<'t>,

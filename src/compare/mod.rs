@@ -58,7 +58,7 @@ fn compare(a: &Args, out: &mut Out) -> Result<i32, Stopped> {
     if a.tsv {
         text::tsv(&an, out);
     } else {
-        text::text(&an, out);
+        text::text(&an, None, out);
     }
     out.flush();
     Ok(pts.checked("compare", "not evidence (see the table)"))

@@ -7,6 +7,7 @@ use core::fmt::{self, Write};
 use super::analysis::{Analysis, Comparison, Reason};
 use super::args::Gate;
 use super::claim::{few_rounds, second_name, sentence, verdict};
+use super::cost::Costs;
 use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
@@ -16,8 +17,10 @@ use super::words::{
 use crate::render::{columns, plural, wrap, Clean, Clip, Dec, Line, Signed};
 use crate::sys::out::Out;
 
-/// The text report.
-pub fn text(r: &Analysis, out: &mut Out) {
+/// The text report. `given`: the cost lines of its one comparison,
+/// summed by the caller (ab, which shows them elsewhere too); else each
+/// comparison's are summed here, once.
+pub fn text(r: &Analysis, given: Option<&Costs>, out: &mut Out) {
     let a = r.args;
     let mut head = Line::new();
     let _ = write!(
@@ -82,7 +85,13 @@ pub fn text(r: &Analysis, out: &mut Out) {
     }
     for c in r.cmps() {
         comparison(r, c, out);
-        cost_table::section(r, c, "pair", Medium::Text, out);
+        match given {
+            Some(costs) => cost_table::section(r, c, costs, "pair", Medium::Text, out),
+            None => {
+                let costs = Costs::of(r, c);
+                cost_table::section(r, c, &costs, "pair", Medium::Text, out);
+            }
+        }
     }
     // The paragraph: composed whole, then wrapped.
     let mut para = Long::new();

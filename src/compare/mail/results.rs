@@ -8,6 +8,7 @@ use core::fmt::Write;
 use super::{emit, Mail, Para, MAX_FACT};
 use crate::compare::analysis::Reason;
 use crate::compare::claim;
+use crate::compare::cost::Costs;
 use crate::compare::cost_table::{self, Medium};
 use crate::compare::point::{key_value, Key, ALL};
 use crate::compare::words::{self, cell, figure, nums, Align, Figure, Pct, PointsOf, WIDTH, TheGate};
@@ -223,7 +224,14 @@ impl Mail<'_, '_> {
         let mut per = Line::new();
         let _ = write!(per, "{}", Clean(self.per()));
         for c in self.cmps {
-            cost_table::section(self.an, c, per.as_str(), Medium::Mail, out);
+            let what = per.as_str();
+            match self.costs {
+                Some(costs) => cost_table::section(self.an, c, costs, what, Medium::Mail, out),
+                None => {
+                    let costs = Costs::of(self.an, c);
+                    cost_table::section(self.an, c, &costs, what, Medium::Mail, out);
+                }
+            }
         }
     }
 }
