@@ -20,10 +20,11 @@ pub const USAGE: i32 = 2;
 pub const SKIP: i32 = 4;
 /// A panic: a bug (Rust's convention).
 pub const PANIC: i32 = 101;
-/// `compare --bisect`, for `git bisect run`: this commit cannot be judged
-/// (skip it), and the references are unusable or the step's stdout lost a
-/// write (stop the bisect).
-pub const BISECT_SKIP: i32 = 125;
+/// Something could not be judged: under `compare --bisect` (`git bisect
+/// run`'s language) this commit (skip it); under `ab` a row of the table.
+pub const CANNOT_JUDGE: i32 = 125;
+/// `compare --bisect`: the references are unusable or the step's stdout
+/// lost a write (stop the bisect).
 pub const BISECT_STOP: i32 = 128;
 /// SIGINT or SIGTERM ended the run (as the shell reports 128 + SIGINT).
 pub const INTERRUPTED: i32 = 130;
@@ -37,7 +38,7 @@ pub const MEANINGS: [(i32, &str); 9] = [
     (
         FAIL,
         "a check failed (an expired bounded wait counts here), or an output could not be \
-         written",
+         written; ab: a row moved",
     ),
     (
         USAGE,
@@ -46,8 +47,9 @@ pub const MEANINGS: [(i32, &str); 9] = [
     (SKIP, "this kernel or box cannot run it (skip)"),
     (PANIC, "a panic (a bug): the message is on stderr"),
     (
-        BISECT_SKIP,
-        "compare --bisect: the new point cannot be judged (git bisect: skip)",
+        CANNOT_JUDGE,
+        "compare --bisect: the new point cannot be judged (git bisect: skip); ab: \
+         no row moved, and a row could not be judged",
     ),
     (
         BISECT_STOP,

@@ -9,7 +9,7 @@ use core::fmt;
 
 pub use options::help;
 use options::{
-    Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, REPORT, RUN, SELFTEST, SUITE,
+    Value, AB, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, REPORT, RUN, SELFTEST, SUITE,
 };
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
@@ -37,6 +37,8 @@ pub enum Command<'a> {
     Initramfs(initramfs::Spec<'a>),
     /// `suite`: several workloads' points, one after another.
     Suite(Suite<'a>),
+    /// `ab`: scripts/ab.sh's boots in, its table out.
+    Ab(compare::AbSpec<'a>),
     Help,
     Version,
 }
@@ -46,7 +48,7 @@ pub enum Command<'a> {
 pub struct UsageError<'a> {
     /// The command the arguments are for, as its bit (`RUN`, `COMPARE`,
     /// ...): see `command`.
-    command: u8,
+    command: u16,
     /// The argument as typed (`--rounds=0`, or `--rounds` when the value
     /// came as the next argument); empty for the command line as a whole.
     pub arg: &'a [u8],
@@ -112,6 +114,7 @@ impl UsageError<'_> {
             INITRAMFS => Some("initramfs"),
             REPORT => Some("report"),
             SUITE => Some("suite"),
+            AB => Some("ab"),
             _ => None,
         }
     }
@@ -218,6 +221,8 @@ pub struct Parsed<'a> {
     initramfs: Bake<'a>,
     /// suite's `--profiles`: the items, as typed.
     profiles: Option<&'a [u8]>,
+    /// ab's gate and output.
+    ab: compare::AbSpec<'a>,
 }
 
 /// What `initramfs` collects while the arguments are read.
@@ -250,7 +255,7 @@ impl<'a> Bake<'a> {
 type Typed<'a> = Option<(&'a [u8], Option<&'a [u8]>)>;
 
 /// The command words and their bits.
-const COMMANDS: [(&str, u8); 8] = [
+const COMMANDS: [(&str, u16); 9] = [
     ("run", RUN),
     ("describe", DESCRIBE),
     ("selftest", SELFTEST),
@@ -259,9 +264,10 @@ const COMMANDS: [(&str, u8); 8] = [
     ("initramfs", INITRAMFS),
     ("report", REPORT),
     ("suite", SUITE),
+    ("ab", AB),
 ];
 
-fn command_name(bit: u8) -> &'static str {
+fn command_name(bit: u16) -> &'static str {
     COMMANDS.iter().find(|c| c.1 == bit).map_or("run", |c| c.0)
 }
 
@@ -320,6 +326,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             n: 0,
         },
         profiles: None,
+        ab: compare::AbSpec::default(),
     };
     // What initramfs bakes: a run, or a suite after the word `suite`.
     let mut baked = RUN;
@@ -332,7 +339,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             command
         };
         let is_option = arg.len() > 1 && arg[0] == b'-';
-        if command & (COMPARE | REPORT) != 0 && (p.files_only || !is_option) {
+        if command & (COMPARE | REPORT | AB) != 0 && (p.files_only || !is_option) {
             file(&mut p.compare, arg).map_err(|why| error(command, arg, None, why))?;
             continue;
         }
@@ -415,13 +422,21 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             Value::Choice { set, .. } => set(&mut p, value).map_err(verr)?,
         }
     }
-    let given = |name: &str| OPTIONS.iter().zip(&typed).any(|(o, t)| o.name == name && t.is_some());
+    let given = |name: &str| {
+        OPTIONS
+            .iter()
+            .zip(&typed)
+            .any(|(o, t)| o.name == name && t.is_some())
+    };
     if given("--gate") && given("--gate-insn") {
         let why = Why::Files("--gate and --gate-insn are two gates: give one");
         return Err(error(command, b"", None, why));
     }
     if command == COMPARE {
         return compare_args(COMPARE, p.compare).map(Command::Compare);
+    }
+    if command == AB {
+        return ab_spec(p);
     }
     if command == REPORT {
         let a = compare_args(REPORT, p.compare)?;
@@ -444,7 +459,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
     run_config(command, p, &typed)
 }
 
-fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> UsageError<'a> {
+fn error<'a>(command: u16, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> UsageError<'a> {
     UsageError {
         command,
         arg,
@@ -459,7 +474,7 @@ fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> U
 /// those are not given; `--slots` is at most the workload's most (v0's
 /// groups); the workload must take every option given.
 fn run_config<'a>(
-    command: u8,
+    command: u16,
     mut p: Parsed<'a>,
     typed: &[Typed<'a>; OPTIONS.len()],
 ) -> Result<Command<'a>, UsageError<'a>> {
@@ -533,6 +548,25 @@ fn initramfs_spec(b: Bake<'_>) -> Result<Command<'_>, UsageError<'_>> {
     }))
 }
 
+/// ab's command line: every SUITE labelled, two labels at least.
+fn ab_spec(p: Parsed<'_>) -> Result<Command<'_>, UsageError<'_>> {
+    let a = &p.compare;
+    let whole = |why| error(AB, b"", None, Why::Files(why));
+    if a.n == 0 || a.labels[0].is_none() {
+        return Err(whole("needs LABEL=SUITE for each boot (see --help)"));
+    }
+    if (1..a.n).all(|i| a.labels[i] == a.labels[0]) {
+        return Err(whole("needs a base and a label to compare with it"));
+    }
+    let mut spec = p.ab;
+    for i in 0..a.n {
+        (spec.labels[i], spec.dirs[i]) = (a.label(i), a.file(i));
+    }
+    spec.n = a.n;
+    (spec.introduced, spec.parent) = (p.draft.introduced, p.draft.parent);
+    Ok(Command::Ab(spec))
+}
+
 fn label_ok(l: &[u8]) -> bool {
     !l.is_empty()
         && l.len() <= MAX_LABEL
@@ -571,7 +605,7 @@ fn file<'a>(a: &mut compare::Args<'a>, arg: &'a [u8]) -> Result<(), Why> {
 /// the sandwich's `A B A` (or `A B`, `A`); `--bisect` takes `good=` and
 /// `bad=` points and one `new=`.
 fn compare_args(
-    command: u8,
+    command: u16,
     mut a: compare::Args<'_>,
 ) -> Result<compare::Args<'_>, UsageError<'_>> {
     let whole = |why| error(command, b"", None, Why::Files(why));
@@ -583,7 +617,9 @@ fn compare_args(
             return Err(whole("--bisect takes neither --tsv nor --drop-first"));
         }
         if matches!(a.gate, compare::Gate::Insn(_)) {
-            return Err(whole("--bisect judges at a gate in % (--gate), not --gate-insn"));
+            return Err(whole(
+                "--bisect judges at a gate in % (--gate), not --gate-insn",
+            ));
         }
         let count = |l: &[u8]| (0..a.n).filter(|&i| a.labels[i] == Some(l)).count();
         let (good, bad, new) = (count(b"good"), count(b"bad"), count(b"new"));

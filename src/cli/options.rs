@@ -13,16 +13,18 @@ use crate::profile::{ProfileId, Takes};
 use crate::render::{self, Line};
 
 /// The commands, as bits of `Opt::commands`.
-pub const RUN: u8 = 1;
-pub const DESCRIBE: u8 = 2;
-pub const SELFTEST: u8 = 4;
-pub const COMPARE: u8 = 8;
-pub const CALIBRATE: u8 = 16;
+pub const RUN: u16 = 1;
+pub const DESCRIBE: u16 = 2;
+pub const SELFTEST: u16 = 4;
+pub const COMPARE: u16 = 8;
+pub const CALIBRATE: u16 = 16;
 /// `initramfs`: its own options and every option of `run` (parsed as `run`).
-pub const INITRAMFS: u8 = 32;
-pub const REPORT: u8 = 64;
+pub const INITRAMFS: u16 = 32;
+pub const REPORT: u16 = 64;
 /// `suite`: `--profiles` and the options of `run` a suite's items take.
-pub const SUITE: u8 = 128;
+pub const SUITE: u16 = 128;
+/// `ab`: the boots' suites of scripts/ab.sh in, its table out.
+pub const AB: u16 = 256;
 
 /// What an option does to a run's figures: each option says, so that an
 /// option that changes them cannot be left out of the contract.
@@ -76,7 +78,7 @@ pub enum Shown {
 pub struct Opt {
     pub name: &'static str,
     pub value: Value,
-    pub commands: u8,
+    pub commands: u16,
     /// The workloads it applies to: those that take it (None: every one).
     pub only: Option<Takes>,
     // Read by the tests that hold the contract to the table.
@@ -93,7 +95,7 @@ pub struct Opt {
 const fn opt(
     name: &'static str,
     value: Value,
-    commands: u8,
+    commands: u16,
     (only, figures): (Option<Takes>, Figures),
     help: &'static str,
     default: Shown,
@@ -191,11 +193,18 @@ fn gate(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
 
 /// `--gate-insn`: instructions per pair, above 0, at most 3 decimals (one
 /// given beside `--gate` is refused once the command line is read).
-fn gate_insn(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
+fn gate_insn<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     let insn = compare::instructions(v).ok_or(Why::Files(
         "needs instructions per pair in (0, 1000000], at most 3 decimals",
     ))?;
     p.compare.gate = Gate::Insn(insn);
+    (p.ab.gate, p.ab.gate_text) = (insn, v);
+    Ok(())
+}
+
+/// ab's `-o DIR`.
+fn ab_out<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    p.ab.out = Some(Some(v).filter(|v| !v.is_empty()).ok_or(Why::MissingValue)?);
     Ok(())
 }
 
@@ -244,17 +253,17 @@ fn series_mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
 }
 
 /// What shapes a run, and each run of a suite.
-const RUNS: u8 = RUN | DESCRIBE | SUITE;
+const RUNS: u16 = RUN | DESCRIBE | SUITE;
 /// What shapes a point: `run`, `describe`, the points of `calibrate`, and
 /// each point of a suite.
-const POINTS: u8 = RUN | DESCRIBE | CALIBRATE | SUITE;
-const ALL: u8 = RUN | DESCRIBE | SELFTEST | CALIBRATE | SUITE;
+const POINTS: u16 = RUN | DESCRIBE | CALIBRATE | SUITE;
+const ALL: u16 = RUN | DESCRIBE | SELFTEST | CALIBRATE | SUITE;
 use Shown::{Num, Word};
 
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 33] = [
+pub const OPTIONS: [Opt; 34] = [
     opt("--profile", text("P", profile), POINTS & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
     opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
@@ -299,8 +308,8 @@ pub const OPTIONS: [Opt; 33] = [
         "B's injected change, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, ", the gate")),
     opt("--gate", text("PCT", gate), COMPARE | REPORT, none("reads points"),
         "the preregistered gate, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, "")),
-    opt("--gate-insn", text("INSN", gate_insn), COMPARE | REPORT, none("reads points"),
-        "ab's gate, for icount points: instructions per pair", Shown::None),
+    opt("--gate-insn", text("INSN", gate_insn), COMPARE | REPORT | AB, none("reads points"),
+        "ab's gate, for icount points: instructions per pair", Word("ab: 0.5")),
     opt("--drop-first", Value::Flag(|p| p.compare.drop_first = true), COMPARE,
         none("reads points"), "figures without each point's first round", Word("all rounds")),
     opt("--tsv", Value::Flag(|p| p.compare.tsv = true), COMPARE, none("reads points"),
@@ -310,9 +319,9 @@ pub const OPTIONS: [Opt; 33] = [
     opt("--bisect", Value::Flag(|p| p.compare.bisect = true), COMPARE, none("reads points"),
         "git bisect run: judge new= against good= and bad=", Shown::None),
     opt("--introduced", text("SHA", |p, v| { p.draft.introduced = commit(v)?; Ok(()) }),
-        REPORT, none("reads points"), "the commit the regression is claimed for, the test's",
+        REPORT | AB, none("reads points"), "the commit the regression is claimed for, the test's",
         Shown::None),
-    opt("--parent", text("SHA", |p, v| { p.draft.parent = commit(v)?; Ok(()) }), REPORT,
+    opt("--parent", text("SHA", |p, v| { p.draft.parent = commit(v)?; Ok(()) }), REPORT | AB,
         none("reads points"), "the control's commit", Shown::None),
     opt("--title", text("TEXT", title), REPORT, none("reads points"),
         "the subject, at most 50 characters", Word("derived")),
@@ -326,6 +335,8 @@ pub const OPTIONS: [Opt; 33] = [
         "every argument after it is a FILE", Shown::None),
     opt("-o", text("FILE", output), INITRAMFS, none("an archive"),
         "the cpio to write, required (never overwritten)", Shown::None),
+    opt("-o", text("DIR", ab_out), AB, none("reads points"),
+        "where ab.tsv, ab.txt, compare/ and mail/ go (none there yet)", Word(".")),
     opt("--init", text("PATH", init), INITRAMFS, none("an archive"),
         "the /init to embed", Word("/proc/self/exe")),
 ];
@@ -353,8 +364,12 @@ usage: uring-repro [run] [options]       measure (the default command)
                           [--link URL]... LABEL=FILE...
                                        the regression mail, drafted
        uring-repro report --steps [--re SUBJECT] [--gate PCT | --gate-insn INSN]
-                          [--mode M] [--title TEXT] [--link URL]... LABEL=FILE...
+                          [--mode M] [--title TEXT] [--link URL]...
+                          LABEL=FILE...
                                        a fix series' reply, step by step
+       uring-repro ab [--gate-insn INSN] [--introduced SHA] [--parent SHA]
+                      [-o DIR] LABEL=SUITE...
+                                       scripts/ab.sh's table, from its boots
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
@@ -395,14 +410,24 @@ const INITRAMFS_TEXT: &str = "writes FILE, an uncompressed newc cpio: /init (thi
     command line, /init runs those; arguments after `--` win (README: Boot a kernel into \
     a point):";
 
+const AB_TEXT: &str = "each SUITE is a boot's directory of points, as \
+    `scripts/boot-point.sh -- suite` writes it; LABEL names its kernel, the first the base, \
+    a label given again another boot of it (base=base-1 head=head base=base-2). A row per \
+    item and mode, the second label against the first, each judged at the gate in \
+    instructions per pair (compare --gate-insn); writes ab.tsv, ab.txt (also on stdout), \
+    compare/ROW.txt and, for each row that moved, mail/ROW.txt. Exit 0 no row moved, 1 one \
+    moved or an item's outcome changed, 125 no row moved and one could not be judged \
+    (docs/ab.md):";
+
 /// The commands with options of their own, in --help's order: what each
 /// does (wrapped after its name, then its options follow).
-const SECTIONS: [(&str, &str, u8); 5] = [
+const SECTIONS: [(&str, &str, u16); 6] = [
     ("compare", COMPARE_TEXT, COMPARE),
     ("calibrate", CALIBRATE_TEXT, CALIBRATE),
     ("suite", SUITE_TEXT, SUITE),
     ("initramfs", INITRAMFS_TEXT, INITRAMFS),
     ("report", REPORT_TEXT, REPORT),
+    ("ab", AB_TEXT, AB),
 ];
 
 /// Where help text wraps.
@@ -509,7 +534,7 @@ pub fn takes(id: ProfileId, o: &Opt) -> bool {
 }
 
 /// The options of `commands` that `shown` picks, in table order.
-fn options(w: &mut dyn Write, commands: u8, shown: impl Fn(&Opt) -> bool) {
+fn options(w: &mut dyn Write, commands: u16, shown: impl Fn(&Opt) -> bool) {
     for o in OPTIONS.iter().filter(|o| o.commands & commands != 0) {
         if shown(o) && o.name != "--" {
             option(w, o);

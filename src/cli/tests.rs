@@ -423,11 +423,17 @@ fn labels(a: &compare::Args) -> Vec<String> {
 fn plain_files_get_sandwich_labels() {
     let a = compare(&["a", "b", "c"]).unwrap();
     assert_eq!(labels(&a), ["A", "B", "A"]);
-    assert_eq!((a.gate, a.tsv, a.drop_first), (Gate::Pct(5.0), false, false));
+    assert_eq!(
+        (a.gate, a.tsv, a.drop_first),
+        (Gate::Pct(5.0), false, false)
+    );
     assert_eq!(labels(&compare(&["a", "b"]).unwrap()), ["A", "B"]);
     assert_eq!(labels(&compare(&["a"]).unwrap()), ["A"]);
     let a = compare(&["--tsv", "--gate=2.5", "x", "--drop-first", "y"]).unwrap();
-    assert_eq!((a.gate, a.tsv, a.drop_first, a.n), (Gate::Pct(2.5), true, true, 2));
+    assert_eq!(
+        (a.gate, a.tsv, a.drop_first, a.n),
+        (Gate::Pct(2.5), true, true, 2)
+    );
     let a = compare(&["--gate", "10", "--", "--odd-name", "./k=v", "-"]).unwrap();
     assert_eq!(a.gate, Gate::Pct(10.0));
     assert_eq!(

@@ -520,7 +520,10 @@ pub fn compare(
             check(!one, Reason::NoDrift);
             // With a point of one round there is no interval to judge by:
             // it is FewRounds that says so.
-            check(same || few || w.low > 0.0 || w.high < 0.0, Reason::SpansZero);
+            check(
+                same || few || w.low > 0.0 || w.high < 0.0,
+                Reason::SpansZero,
+            );
         }
         Gate::Insn(gate) => {
             let p = paired(points, c, t, b1);

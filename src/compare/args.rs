@@ -125,7 +125,7 @@ impl<'a> Args<'a> {
     /// commit cannot be judged) and 128 for a reference (stop the bisect).
     pub fn unusable(&self, i: usize) -> i32 {
         if self.bisect && self.label(i) == b"new" {
-            exit::BISECT_SKIP
+            exit::CANNOT_JUDGE
         } else {
             self.refused()
         }
@@ -179,7 +179,17 @@ mod tests {
         for (v, insn) in [("0.5", 0.5), ("2", 2.0), ("0.001", 0.001), ("1000000", 1e6)] {
             assert_eq!(instructions(v.as_bytes()), Some(insn), "{v}");
         }
-        for v in ["0", "0.0004", "1.2345", "1000000.5", "-1", ".5", "5.", "", "1e3"] {
+        for v in [
+            "0",
+            "0.0004",
+            "1.2345",
+            "1000000.5",
+            "-1",
+            ".5",
+            "5.",
+            "",
+            "1e3",
+        ] {
             assert_eq!(instructions(v.as_bytes()), None, "{v}");
         }
     }

@@ -30,7 +30,7 @@ use super::analysis::Boots;
 use super::args::{Args, MAX_POINTS};
 use super::point::{Point, ALL};
 use super::words::Pct;
-use crate::exit::{self, fail, BISECT_SKIP as SKIP};
+use crate::exit::{self, fail, CANNOT_JUDGE as SKIP};
 use crate::render::{Clean, Dec};
 use crate::stats::{pct_change, sqrt, t975, Contrast};
 use crate::sys::out::Out;

@@ -6,7 +6,7 @@ use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
 use super::args::Gate;
-use super::words::{noun, unit, Cv, GroupValue, Pct, Units, TheGate};
+use super::words::{noun, unit, Cv, GroupValue, Pct, TheGate, Units};
 use crate::render::{Clean, Dec, Signed};
 
 /// The name of the other basis: the cross-check of the primary one.
@@ -171,7 +171,7 @@ pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
             unit(r.icount()).prose,
             Dec(c.spread, 3)
         );
-        super::text::paired_interval(r, c, w, ", ");
+        super::text::paired_interval(r, c, w, true);
     }
     let _ = write!(
         w,

@@ -279,11 +279,7 @@ impl<'t> Costs<'t> {
 /// Sums comparison `c`'s cost counts into `t`: None when no point of it
 /// carries cost lines, else whether they could be, or why not. The
 /// points of one label must name one System.map (`map`).
-fn sum<'t>(
-    an: &Analysis<'t, '_>,
-    c: &Comparison,
-    t: &mut Sum<'t>,
-) -> Option<Result<(), NoTable>> {
+fn sum<'t>(an: &Analysis<'t, '_>, c: &Comparison, t: &mut Sum<'t>) -> Option<Result<(), NoTable>> {
     let (pts, gs) = (an.points, an.groups());
     let sides = [&gs[c.base], &gs[c.test]];
     let carries = |i: &usize| pts[*i].cost != Cost::Absent;

@@ -11,8 +11,8 @@ use super::cost::Costs;
 use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
-    cell, noun, nums, spaces, spread, unit, Align, Cv, GateValue, GroupValue, Long, Pct,
-    PointsOf, Units, ICOUNT, WIDTH,
+    cell, noun, nums, spaces, spread, unit, Align, Cv, GateValue, GroupValue, Long, Pct, PointsOf,
+    Units, ICOUNT, WIDTH,
 };
 use crate::render::{columns, plural, wrap, Clean, Clip, Dec, Line, Signed};
 use crate::sys::out::Out;
@@ -182,7 +182,7 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
         );
         field(out, "per pair", per.as_str());
         let mut paired = Long::new();
-        paired_interval(r, c, &mut paired, "\n");
+        paired_interval(r, c, &mut paired, false);
         field(out, "round by round", paired.as_str());
     }
     for g in [ctl, test] {
@@ -216,10 +216,16 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
 }
 
 /// The change's interval round by round (`Comparison::paired`), its ends
-/// and what it rests on, `sep` between the two.
-pub(super) fn paired_interval(r: &Analysis, c: &Comparison, w: &mut dyn Write, sep: &str) {
+/// and what it rests on: two lines of a field (`sentence` false), or the
+/// words of a sentence.
+pub(super) fn paired_interval(r: &Analysis, c: &Comparison, w: &mut dyn Write, sentence: bool) {
     let p = &c.paired;
     let k = c.rounds.1 / c.boots.1.max(1);
+    let (sep, open, close) = if sentence {
+        (", ", "(", ")")
+    } else {
+        ("\n", "", "")
+    };
     let _ = if c.has(Reason::Unpaired) {
         w.write_str("n/a (the points' rounds differ in number)")
     } else if p.low.is_nan() {
@@ -227,13 +233,15 @@ pub(super) fn paired_interval(r: &Analysis, c: &Comparison, w: &mut dyn Write, s
     } else if p.low == p.high {
         write!(
             w,
-            "{} exact (no spread){sep}every round's change alike, {k} rounds",
+            "{} exact {open}no spread{sep}every round's change alike, {k} rounds{close}",
             Signed(p.low, 3)
         )
     } else {
+        let to = if sentence { " to " } else { " .. " };
+        let ci = if sentence { "95% CI" } else { " 95% CI" };
         write!(
             w,
-            "{} .. {}  95% CI{sep}Student's t, df {}, {k} rounds paired",
+            "{}{to}{} {open}{ci}{sep}Student's t, df {}, {k} rounds paired{close}",
             Signed(p.low, 3),
             Signed(p.high, 3),
             Dec(p.df, 0)

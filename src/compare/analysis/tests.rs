@@ -123,7 +123,14 @@ fn verdict_reasons() {
     let a = args(&["A", "B", "A"]);
     let gs = groups_of(&a);
     let sandwich = |pa: &[f64], b: &[f64], pb: &[f64], gate| {
-        compare(&[point(pa), point(b), point(pb)], &gs, (0, 1), false, Gate::Pct(gate)).reasons
+        compare(
+            &[point(pa), point(b), point(pb)],
+            &gs,
+            (0, 1),
+            false,
+            Gate::Pct(gate),
+        )
+        .reasons
     };
     let flat = [100.0, 100.0, 100.0];
     // +3%: under a 5% gate, and so is drop-first.
@@ -289,7 +296,13 @@ fn identical_values_are_no_change_and_exact_points_no_nan() {
     assert_eq!(c.reasons, Reason::NoChange.bit());
     // A change clear of zero but under the gate: UnderGate without
     // SpansZero (the text names it as a real change under the gate).
-    let c = compare(&flat([100.0, 103.0, 100.0, 103.0]), &gs, (0, 1), false, Gate::Pct(5.0));
+    let c = compare(
+        &flat([100.0, 103.0, 100.0, 103.0]),
+        &gs,
+        (0, 1),
+        false,
+        Gate::Pct(5.0),
+    );
     assert!(c.iv.between.exact() && (c.iv.between.low - 3.0).abs() < 1e-9);
     assert_eq!(
         c.reasons,

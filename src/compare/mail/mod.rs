@@ -21,8 +21,8 @@
 use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison, Group};
-use super::cost::Costs;
 use super::args::Args;
+use super::cost::Costs;
 use super::load::{Inputs, Stopped};
 use super::point::{Key, Point, Series};
 use super::words::{self, Long, PointsOf, WIDTH};

@@ -11,7 +11,9 @@ use crate::compare::claim;
 use crate::compare::cost::Costs;
 use crate::compare::cost_table::{self, Medium};
 use crate::compare::point::{key_value, Key, ALL};
-use crate::compare::words::{self, cell, figure, nums, Align, Figure, Pct, PointsOf, WIDTH, TheGate};
+use crate::compare::words::{
+    self, cell, figure, nums, Align, Figure, Pct, PointsOf, TheGate, WIDTH,
+};
 use crate::render::{wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 

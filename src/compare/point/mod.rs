@@ -460,6 +460,15 @@ pub fn read<'t>(
     Ok(p)
 }
 
+/// The `# series:` lines of a point's text, each read (or why it is out of
+/// its format), in order: what a table of several series holds, before any
+/// of it is picked.
+pub fn series_lines(text: &[u8]) -> impl Iterator<Item = Result<Series<'_>, &'static str>> {
+    lines(text)
+        .filter_map(|(_, l)| l.strip_prefix(SERIES_PREFIX))
+        .map(Series::parse)
+}
+
 /// The rest of the run banner `# uring-repro ...` after its prefix.
 fn banner(line: &[u8]) -> Option<&[u8]> {
     line.strip_prefix(b"# uring-repro ")
