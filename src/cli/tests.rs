@@ -64,7 +64,7 @@ fn defaults_are_the_contract() {
 #[test]
 fn compare_has_its_own_rows_of_the_table() {
     let help = help_text();
-    assert!(help.contains("compare [--gate PCT]"));
+    assert!(help.contains("compare [--gate PCT | --gate-insn INSN]"));
     assert!(help.contains("--mode M") && help.contains("(default 5)"));
     let e = p(&["compare", "--bogus", "a"]).unwrap_err();
     assert_eq!(
@@ -661,5 +661,94 @@ fn every_option_changes_the_contract_or_says_why_not() {
             set.contains(&f) != DERIVED.contains(&f),
             "{f:?}: set by an option, or derived, not both nor neither"
         );
+    }
+}
+
+#[test]
+fn one_gate_at_a_time_and_in_instructions_not_for_bisect() {
+    let two = p(&["compare", "--gate", "5", "--gate-insn", "0.5", "a"]).unwrap_err();
+    assert_eq!(
+        two.to_string(),
+        "compare: --gate and --gate-insn are two gates: give one"
+    );
+    let bisect = [
+        "compare",
+        "--bisect",
+        "--gate-insn",
+        "1",
+        "good=a",
+        "bad=b",
+        "new=c",
+    ];
+    assert_eq!(
+        p(&bisect).unwrap_err().to_string(),
+        "compare: --bisect judges at a gate in % (--gate), not --gate-insn"
+    );
+    for v in ["0", "-1", "1.2345", "x"] {
+        let e = p(&["compare", "--gate-insn", v, "a"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "compare: --gate-insn {v}: needs instructions per pair in (0, 1000000], at \
+                 most 3 decimals"
+            )
+        );
+    }
+    let Ok(Command::Compare(a)) = p(&["compare", "--gate-insn", "0.25", "a"]) else {
+        panic!("--gate-insn refused");
+    };
+    assert_eq!(a.gate, Gate::Insn(0.25));
+}
+
+#[test]
+fn ab_takes_labelled_suites_a_gate_and_the_commits() {
+    let Ok(Command::Ab(s)) = p(&[
+        "ab",
+        "--gate-insn",
+        "1.5",
+        "-o",
+        "out",
+        "--introduced",
+        "abcdef123456",
+        "base=b1",
+        "head=h",
+        "base=b2",
+    ]) else {
+        panic!("ab refused");
+    };
+    assert_eq!(
+        (s.gate, s.gate_text, s.out),
+        (1.5, &b"1.5"[..], Some(&b"out"[..]))
+    );
+    assert_eq!(s.introduced, Some(&b"abcdef123456"[..]));
+    assert_eq!((s.n, s.labels[2], s.dirs[2]), (3, &b"base"[..], &b"b2"[..]));
+    assert_eq!(s.steps().collect::<Vec<_>>(), [&b"base"[..], b"head"]);
+    let Ok(Command::Ab(s)) = p(&["ab", "base=b", "head=h"]) else {
+        panic!("ab refused");
+    };
+    assert_eq!((s.gate, s.gate_text, s.out), (0.5, &b"0.5"[..], None));
+    for (args, msg) in [
+        (
+            &["ab"][..],
+            "ab: needs LABEL=SUITE for each boot (see --help)",
+        ),
+        (
+            &["ab", "b1", "h"],
+            "ab: needs LABEL=SUITE for each boot (see --help)",
+        ),
+        (
+            &["ab", "base=b1", "base=b2"],
+            "ab: needs a base and a label to compare with it",
+        ),
+        (
+            &["ab", "--gate", "5", "base=b", "head=h"],
+            "ab: --gate: does not apply to ab",
+        ),
+        (
+            &["ab", "--rounds", "5", "base=b", "head=h"],
+            "ab: --rounds: does not apply to ab",
+        ),
+    ] {
+        assert_eq!(p(args).unwrap_err().to_string(), msg, "{args:?}");
     }
 }
