@@ -67,6 +67,7 @@ fn command<'a>(
             Exit::printed(compare::main(&args, out))
         }
         Ok(Command::Ab(spec)) => compare::ab(&spec, out),
+        Ok(Command::AbChecked) => Exit::pass(),
         Ok(Command::Report(args, draft)) => {
             Exit::printed(compare::report(&args, &draft, &mut start.args(), out))
         }

@@ -39,6 +39,8 @@ pub enum Command<'a> {
     Suite(Suite<'a>),
     /// `ab`: scripts/ab.sh's boots in, its table out.
     Ab(compare::AbSpec<'a>),
+    /// `ab --check -- RUN-OPTIONS`: they can be judged.
+    AbChecked,
     Help,
     Version,
 }
@@ -339,6 +341,9 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             command
         };
         let is_option = arg.len() > 1 && arg[0] == b'-';
+        if command == AB && p.ab.check && arg == b"--" {
+            return ab_check(args);
+        }
         if command & (COMPARE | REPORT | AB) != 0 && (p.files_only || !is_option) {
             file(&mut p.compare, arg).map_err(|why| error(command, arg, None, why))?;
             continue;
@@ -351,6 +356,13 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         if matches!(name, b"--help" | b"-h" | b"--version") {
             if inline.is_some() {
                 return Err(err(Why::UnexpectedValue));
+            }
+            // Among the options an archive bakes it would end the booted
+            // command line, not this one: nothing would run there.
+            if command == INITRAMFS && (baked == SUITE || p.initramfs.n > 0) {
+                return Err(err(Why::Initramfs(
+                    "not a run option to bake (it ends a command line: nothing would run)",
+                )));
             }
             let (what, done) = match name {
                 b"--version" => ("--version", Command::Version),
@@ -546,6 +558,64 @@ fn initramfs_spec(b: Bake<'_>) -> Result<Command<'_>, UsageError<'_>> {
         args: b.args,
         n: b.n,
     }))
+}
+
+/// `ab --check -- RUN-OPTIONS`: the run options of scripts/ab.sh's boots,
+/// checked before anything is built: a suite's (as `suite` checks them,
+/// so every usage error names what was typed), and of two rounds or more,
+/// as ab's verdict pairs the head's rounds with the base's (`Gate::Insn`).
+/// `--help` and `--version` end a command line rather than baking into
+/// one: not run options.
+fn ab_check<'a>(rest: impl Iterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
+    let mut words: [&[u8]; 64] = [b""; 64];
+    let mut n = 1;
+    words[0] = b"suite";
+    for w in rest {
+        let name = w.split(|&b| b == b'=').next().unwrap_or(w);
+        if matches!(name, b"--help" | b"-h" | b"--version") {
+            let why = Why::Files("not a run option: it ends a command line, nothing is booted");
+            return Err(error(AB, w, None, why));
+        }
+        if n == words.len() {
+            return Err(error(
+                AB,
+                w,
+                None,
+                Why::Files("more run options than a boot takes"),
+            ));
+        }
+        (words[n], n) = (w, n + 1);
+    }
+    let Command::Suite(s) = parse(words[..n].iter().copied())? else {
+        return Err(error(
+            AB,
+            b"",
+            None,
+            Why::Files("not the options of a suite"),
+        ));
+    };
+    if s.items().iter().any(|i| i.cfg.rounds < 2) {
+        // The words that made it one round: --rounds (and its value), else
+        // --smoke or --trace.
+        let given = &words[1..n];
+        let at = given.iter().rposition(|w| w.starts_with(b"--rounds"));
+        let at = at.or(given
+            .iter()
+            .rposition(|w| *w == b"--smoke" || *w == b"--trace"));
+        let (arg, value) = match at {
+            Some(i) => (
+                given[i],
+                given.get(i + 1).filter(|_| given[i] == b"--rounds"),
+            ),
+            None => (&b"--rounds"[..], None),
+        };
+        let why = Why::Files(
+            "ab's verdict needs 2 rounds or more (each round of the head is paired with the \
+             same round of the base)",
+        );
+        return Err(error(AB, arg, value.copied(), why));
+    }
+    Ok(Command::AbChecked)
 }
 
 /// ab's command line: every SUITE labelled, two labels at least.

@@ -263,7 +263,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 34] = [
+pub const OPTIONS: [Opt; 35] = [
     opt("--profile", text("P", profile), POINTS & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
     opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
@@ -333,6 +333,8 @@ pub const OPTIONS: [Opt; 34] = [
         "with --steps: the patch's subject, replied to", Shown::None),
     opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, none("reads points"),
         "every argument after it is a FILE", Shown::None),
+    opt("--check", Value::Flag(|p| p.ab.check = true), AB, none("reads points"),
+        "with -- RUN-OPTIONS: can ab's boots be judged? (exit 0 or 2)", Shown::None),
     opt("-o", text("FILE", output), INITRAMFS, none("an archive"),
         "the cpio to write, required (never overwritten)", Shown::None),
     opt("-o", text("DIR", ab_out), AB, none("reads points"),
@@ -370,6 +372,8 @@ usage: uring-repro [run] [options]       measure (the default command)
        uring-repro ab [--gate-insn INSN] [--introduced SHA] [--parent SHA]
                       [-o DIR] LABEL=SUITE...
                                        scripts/ab.sh's table, from its boots
+       uring-repro ab --check [--gate-insn INSN] -- RUN-OPTIONS
+                                       before any build: can they be judged?
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression

@@ -752,3 +752,36 @@ fn ab_takes_labelled_suites_a_gate_and_the_commits() {
         assert_eq!(p(args).unwrap_err().to_string(), msg, "{args:?}");
     }
 }
+
+#[test]
+fn help_among_baked_options_is_refused_not_obeyed() {
+    // Alone, it is the help; among the options an archive bakes, it would
+    // end the booted command line, and nothing would run there.
+    assert_eq!(p(&["initramfs", "--help"]), Ok(Command::Help));
+    for args in [
+        &["initramfs", "-o", "x", "--rounds", "3", "--help"][..],
+        &["initramfs", "-o", "x", "suite", "--version"],
+        &["initramfs", "suite", "-h"],
+    ] {
+        let e = p(args).unwrap_err().to_string();
+        assert!(e.starts_with("initramfs: "), "{e}");
+        assert!(
+            e.ends_with("not a run option to bake (it ends a command line: nothing would run)"),
+            "{e}"
+        );
+    }
+    // ab's boots are checked before anything is built.
+    for (args, msg) in [
+        (&["ab", "--check", "--", "--rounds", "1"][..], "ab: --rounds 1: ab's verdict needs 2 rounds or more (each round of the head is paired with the same round of the base)"),
+        (&["ab", "--check", "--", "--smoke"], "ab: --smoke: ab's verdict needs 2 rounds or more (each round of the head is paired with the same round of the base)"),
+        (&["ab", "--check", "--", "--help"], "ab: --help: not a run option: it ends a command line, nothing is booted"),
+        (&["ab", "--check", "--", "--bogus"], "suite: --bogus: unknown option (see --help)"),
+    ] {
+        assert_eq!(p(args).unwrap_err().to_string(), msg, "{args:?}");
+    }
+    assert_eq!(
+        p(&["ab", "--check", "--", "--rounds", "2"]),
+        Ok(Command::AbChecked)
+    );
+    assert_eq!(p(&["ab", "--check", "--"]), Ok(Command::AbChecked));
+}

@@ -55,6 +55,8 @@ pub struct Spec<'a> {
     pub parent: Option<&'a [u8]>,
     /// -o DIR.
     pub out: Option<&'a [u8]>,
+    /// `--check`: only the suite's run options are checked (cli/).
+    pub check: bool,
     /// Each boot: its label and its suite's directory, in order.
     pub labels: [&'a [u8]; MAX_POINTS],
     pub dirs: [&'a [u8]; MAX_POINTS],
@@ -69,6 +71,7 @@ impl Default for Spec<'_> {
             introduced: None,
             parent: None,
             out: None,
+            check: false,
             labels: [b""; MAX_POINTS],
             dirs: [b""; MAX_POINTS],
             n: 0,
