@@ -5,8 +5,9 @@
 # start) first. Inside:
 #   messages     say, usage_error
 #   options      opt_value (an option's value, checked), abs_path, make_dir
-#   lifetime     lifetime_begin, run_child, temp_file, temp_dir, temp_forget: whatever ends a script,
-#                even SIGKILL, what it started stops and what it made goes
+#   lifetime     lifetime_begin, run_child, start_child, wait_child, adopt, job_begin,
+#                temp_file, temp_dir, temp_forget: whatever ends a script, even SIGKILL, what
+#                it started stops and what it made goes
 #   machines     host_arch, ARCHES, arch_set
 #   objects      objdir_moved
 # Names that start with _ are this file's own.
@@ -81,7 +82,14 @@ opt_value() {
 		exit 70
 		;;
 	esac
-	eval "$_ov_var=\$_ov_v"
+	set_var "$_ov_var" "$_ov_v"
+}
+
+# set_var VAR VALUE: VALUE (one line) into the variable named VAR.
+set_var() {
+	IFS= read -r "$1" <<EOF
+$2
+EOF
 }
 
 # _opt_path CHECK OPTION PATH: PATH (absolute) as CHECK wants it, else a usage error.
@@ -149,7 +157,7 @@ make_dir() {
 # Seconds a stopped child has between SIGTERM and SIGKILL (make deletes its half-written
 # targets on SIGTERM, QEMU ends at once).
 LIFETIME_GRACE=5
-SCRATCH="" _lt_guardian="" _lt_children=""
+SCRATCH="" _lt_guardian="" _lt_children="" _lt_list=""
 
 # shellcheck disable=SC2016 # expanded by the guardian's sh -c
 # The guardian, run by sh -c with SCRATCH, the grace and the script's pid. SIGURG: the
@@ -161,12 +169,15 @@ alive() {
 	state=$(cut -d " " -f 3 "/proc/$1/stat" 2>/dev/null) && [ "$state" != Z ] && [ "$state" != X ]
 }
 gone() {
-	if [ -s "$scratch/.children" ]; then
-		while read -r child; do kill -TERM "$child" 2>/dev/null; done <"$scratch/.children"
+	# Every shell of the script keeps a list: the script its own, each job it
+	# runs in the background (a chain of steps) its own.
+	cat "$scratch"/.children* >"$scratch/.all" 2>/dev/null || true
+	if [ -s "$scratch/.all" ]; then
+		while read -r child; do kill -TERM "$child" 2>/dev/null; done <"$scratch/.all"
 		n=$((grace * 10 + 20))
 		while [ "$n" -gt 0 ]; do
 			left=0
-			while read -r child; do alive "$child" && left=1; done <"$scratch/.children"
+			while read -r child; do alive "$child" && left=1; done <"$scratch/.all"
 			[ "$left" = 1 ] || break
 			sleep 0.1
 			n=$((n - 1))
@@ -203,20 +214,23 @@ lifetime_begin() {
 		say "setpriv not found (util-linux 2.33 or later): it makes a boot or a build end with this script"
 		return 1
 	}
-	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-$1.XXXXXX") || {
-		say "cannot make a directory in ${TMPDIR:-/tmp}"
-		return 1
-	}
+	# fd 9: the script's stderr, for the line a signal ends it with (a trap runs with the
+	# redirections of the command it interrupts: run_child's, to a log).
+	exec 9>&2
+	# The traps first: a signal that comes while SCRATCH is made (a script stopped as it
+	# starts) still removes it.
 	trap _lifetime_end EXIT
 	trap '_lifetime_signal INT' INT
 	trap '_lifetime_signal TERM' TERM
 	trap '_lifetime_signal HUP' HUP
+	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-$1.XXXXXX") || {
+		say "cannot make a directory in ${TMPDIR:-/tmp}"
+		return 1
+	}
+	_lt_list=$SCRATCH/.children
 	setpriv --pdeathsig URG -- sh -c "$_LT_GUARDIAN" guardian "$SCRATCH" \
 		"$LIFETIME_GRACE" "$$" </dev/null >/dev/null 2>&1 9>&- &
 	_lt_guardian=$!
-	# fd 9: the script's stderr, for the line a signal ends it with (a trap runs with the
-	# redirections of the command it interrupts: run_child's, to a log).
-	exec 9>&2
 }
 
 # _lifetime_begun NAME: NAME (a function of the lifetime) is called after lifetime_begin.
@@ -238,7 +252,11 @@ _lifetime_signal() {
 _lifetime_end() {
 	trap '' INT TERM HUP
 	_lifetime_stop_child
-	[ -n "$_lt_guardian" ] || return 0
+	if [ -z "$_lt_guardian" ]; then
+		# Stopped before the guardian started: SCRATCH, if made, is all there is.
+		[ -z "$SCRATCH" ] || rm -rf -- "$SCRATCH"
+		return 0
+	fi
 	while [ ! -e "$SCRATCH/.ready" ] && kill -0 "$_lt_guardian" 2>/dev/null; do sleep 0.01; done
 	kill -URG "$_lt_guardian" 2>/dev/null || true
 	wait "$_lt_guardian" 2>/dev/null || true
@@ -252,7 +270,7 @@ _lifetime_stop_child() {
 	for _sc_pid in $_lt_children; do kill -TERM "$_sc_pid" 2>/dev/null || true; done
 	for _sc_pid in $_lt_children; do wait "$_sc_pid" 2>/dev/null || true; done
 	_lt_children=""
-	rm -f -- "$SCRATCH/.children"
+	rm -f -- "$_lt_list"
 }
 
 # run_child [--timeout S] COMMAND...: COMMAND run to its end (after lifetime_begin), its
@@ -279,8 +297,30 @@ start_child() {
 	setpriv --pdeathsig TERM -- timeout -k "$LIFETIME_GRACE" "$_rc_limit" \
 		setpriv --pdeathsig KILL -- "$@" 9>&- &
 	CHILD=$!
-	_lt_children="$_lt_children $CHILD"
-	printf '%s\n' "$CHILD" >>"$SCRATCH/.children"
+	adopt "$CHILD"
+}
+
+# adopt PID: a job of the script's own (a subshell started with &, a chain of steps) stopped
+# as start_child's children are, whatever ends the script: sent SIGTERM, which ends a shell
+# job at once (a job's own children then stop too: their parent is gone). Collect it with
+# wait_child.
+adopt() {
+	_lifetime_begun adopt
+	_lt_children="$_lt_children $1"
+	printf '%s\n' "$1" >>"$_lt_list"
+}
+
+# job_begin NAME: the start of a job's body (in the subshell): its children are its own,
+# kept in a list of its own (the guardian reads every list), so that jobs that run at once
+# never write one list. SIGTERM or SIGHUP (the script's, as it ends) stops the job's child
+# and ends the job once the child has ended; should the job die otherwise, its child stops
+# too (setpriv --pdeathsig: the job is its parent).
+job_begin() {
+	_lt_children=""
+	_lt_list=$SCRATCH/.children-$1
+	: >"$_lt_list"
+	trap - EXIT
+	trap '_lifetime_stop_child; exit 143' TERM HUP
 }
 
 # wait_child PID: start_child's child PID waited for, its status returned.
@@ -290,7 +330,7 @@ wait_child() {
 	_wc_left=""
 	for _wc_pid in $_lt_children; do [ "$_wc_pid" = "$1" ] || _wc_left="$_wc_left $_wc_pid"; done
 	_lt_children=$_wc_left
-	for _wc_pid in $_lt_children; do printf '%s\n' "$_wc_pid"; done >"$SCRATCH/.children"
+	for _wc_pid in $_lt_children; do printf '%s\n' "$_wc_pid"; done >"$_lt_list"
 	return "$_wc_status"
 }
 
@@ -308,7 +348,7 @@ temp_file() {
 	_lifetime_begun temp_file
 	_tf_path=$(mktemp "$2" 2>/dev/null) || return 1
 	printf '%s\n' "$_tf_path" >>"$SCRATCH/.temps"
-	eval "$1=\$_tf_path"
+	set_var "$1" "$_tf_path"
 }
 
 # temp_dir VAR TEMPLATE: temp_file's directory: a new empty directory (mktemp -d), removed
@@ -318,7 +358,7 @@ temp_dir() {
 	_lifetime_begun temp_dir
 	_tf_path=$(mktemp -d "$2" 2>/dev/null) || return 1
 	printf '%s\n' "$_tf_path" >>"$SCRATCH/.temps"
-	eval "$1=\$_tf_path"
+	set_var "$1" "$_tf_path"
 }
 
 # temp_forget PATH: a temp_file or temp_dir kept after all (the script names it to the user).

@@ -104,6 +104,8 @@ pub enum Why {
     Item(&'static str),
     /// suite: `P:shared` of a workload that does not take `--shared`.
     NoSharedVariant,
+    /// suite: an item of `--profiles` that names no workload.
+    UnknownItem,
 }
 
 impl UsageError<'_> {
@@ -155,6 +157,13 @@ fn why(f: &mut fmt::Formatter<'_>, why: Why) -> fmt::Result {
             f.write_str("no profile of the suite takes it (taken by ")?;
             options::takers(f, &OPTIONS[i]);
             return f.write_str(")");
+        }
+        Why::UnknownItem => {
+            f.write_str("unknown profile (the profiles:")?;
+            for id in ProfileId::ALL {
+                write!(f, " {}", id.names().short)?;
+            }
+            return f.write_str("; P:shared where P takes --shared)");
         }
         Why::NoSharedVariant => {
             f.write_str("no shared variant (P:shared is for a profile that takes --shared:")?;
