@@ -658,7 +658,7 @@ fn every_check_that_needs_no_kernel_comes_before_the_build() {
     for (more, says) in cases {
         let out = b.dir.file("out");
         let mut a = vec!["-o", &out, "--tree", ts];
-        let patched = more.iter().any(|a| *a == "--patch");
+        let patched = more.contains(&"--patch");
         if !patched {
             a.extend(["--patch", &good]);
         }
