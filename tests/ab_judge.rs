@@ -249,6 +249,10 @@ fn ended(dir: &Path, b: &str, item: &str, end: &str) {
     fs::write(p, out).unwrap();
 }
 
+/// A case of a boot whose item did not end as it should: its name, what
+/// makes it, and the verdict and why it gives.
+type Case<'c> = (&'c str, &'c dyn Fn(&Path), &'c str, &'c str);
+
 #[test]
 fn a_table_that_could_not_judge_a_row_does_not_say_0() {
     // Only n0: unmoved, judged, 0.
@@ -272,7 +276,7 @@ fn a_table_that_could_not_judge_a_row_does_not_say_0() {
     let _ = fs::remove_dir_all(&dir);
     // Skipped, or failed, on every boot; the base's boots disagreeing; a
     // point that cannot be read: no figures, no verdict, and no 0.
-    let cases: [(&str, &dyn Fn(&Path), &str, &str); 4] = [
+    let cases: [Case; 4] = [
         (
             "skip",
             &|d| {
