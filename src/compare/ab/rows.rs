@@ -120,9 +120,10 @@ pub struct Figures {
 pub struct Row {
     item: Text<NAME>,
     mode: Text<NAME>,
-    /// What one figure is per (its series line's `per=`), empty when no
-    /// point states it.
+    /// What one figure is per (its series line's `per=`), and the workload
+    /// in kernel words (`about=`); empty when no point states them.
     pub unit: Text<64>,
+    pub about: Text<96>,
     pub verdict: Verdict,
     pub figures: Option<Figures>,
     /// How the item ended on each boot, in order.
@@ -342,8 +343,9 @@ pub fn judge_all(
             if let Some(s) = series {
                 row.mode.push_with(&mut |room| copy(room, s.mode()));
             }
-            if let Some(unit) = modes.unit(m) {
+            if let Some((unit, about)) = modes.unit(m) {
                 row.unit.push_with(&mut |room| copy(room, unit));
+                row.about.push_with(&mut |room| copy(room, about));
             }
             let all_passed = row.ended[..spec.n].iter().all(|&e| e == Ended::Pass);
             if all_passed {
@@ -390,16 +392,17 @@ fn by_endings(spec: &Spec, ended: &[Ended; MAX_POINTS]) -> Verdict {
 struct Modes {
     series: [OwnedSeries; 8],
     n: usize,
-    /// The unit of the item's only series, where it has one.
-    only: Text<64>,
+    /// The item's only series, where it has one (its name and mode empty).
+    only: OwnedSeries,
 }
 
-/// A series line's name, mode and unit, kept past the point's text.
+/// A series line's name, mode, unit and words, kept past the point's text.
 #[derive(Clone, Copy, Default)]
 struct OwnedSeries {
     name: Text<NAME>,
     mode: Text<NAME>,
     per: Text<64>,
+    about: Text<96>,
 }
 
 impl OwnedSeries {
@@ -433,29 +436,31 @@ impl Modes {
     }
 
     fn keep(&mut self, s: &Series) {
-        let Some(mode) = s.mode else {
-            self.only = Text::new();
-            self.only.push_with(&mut |room| copy(room, s.per));
-            return;
+        let o = match s.mode {
+            None => &mut self.only,
+            Some(_) if self.n == self.series.len() => return,
+            Some(mode) => {
+                self.n += 1;
+                let o = &mut self.series[self.n - 1];
+                o.name.push_with(&mut |room| copy(room, s.name));
+                o.mode.push_with(&mut |room| copy(room, mode));
+                o
+            }
         };
-        if self.n == self.series.len() {
-            return;
-        }
-        let o = &mut self.series[self.n];
-        o.name.push_with(&mut |room| copy(room, s.name));
-        o.mode.push_with(&mut |room| copy(room, mode));
+        (o.per, o.about) = (Text::new(), Text::new());
         o.per.push_with(&mut |room| copy(room, s.per));
-        self.n += 1;
+        o.about.push_with(&mut |room| copy(room, s.about));
     }
 
-    /// The unit of row `m` (its mode's, or the only series').
-    fn unit(&self, m: usize) -> Option<&[u8]> {
-        let u = if m < self.n {
-            self.series[m].per.as_bytes()
+    /// The unit and words of row `m` (its mode's, or the only series').
+    fn unit(&self, m: usize) -> Option<(&[u8], &[u8])> {
+        let s = if m < self.n {
+            &self.series[m]
         } else {
-            self.only.as_bytes()
+            &self.only
         };
-        (!u.is_empty()).then_some(u)
+        let (u, a) = (s.per.as_bytes(), s.about.as_bytes());
+        (!u.is_empty()).then_some((u, a))
     }
 }
 

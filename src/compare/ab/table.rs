@@ -15,7 +15,7 @@ use crate::sys::{self, Fd};
 
 /// The columns of ab.tsv, in order.
 pub const TSV_HEADER: &str = "profile\tunit\tbase\thead\tdelta\tdelta_pct\tlocked_base\t\
-locked_head\tlocked_delta\tverdict\tbase_spread\tdelta_low\tdelta_high\twhy";
+locked_head\tlocked_delta\tverdict\tbase_spread\tdelta_low\tdelta_high\twhy\tabout";
 
 /// A figure with `d` decimals, `NA` for none (NaN).
 struct Na(f64, u32);
@@ -94,7 +94,10 @@ pub fn tsv(spec: &Spec, dir: &[u8], rows: &[Row]) -> Result<(), Exit> {
         }
         out.bytes(b"\t");
         let _ = r.why(spec, out);
-        out.bytes(b"\n");
+        let _ = match r.about.as_bytes() {
+            b"" => writeln!(out, "\tNA"),
+            a => writeln!(out, "\t{}", Clean(a)),
+        };
     }
     f.close()
 }
