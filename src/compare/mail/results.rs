@@ -123,9 +123,16 @@ impl Mail<'_, '_> {
                     let _ = write!(p, "{before}{}{after}", Clip::new(v, MAX_FACT));
                 }
             }
-            let _ = p.write_str(
-                ", with these kernels; other workloads, futex scopes, CPUs and machines \
-                 were not measured here.",
+            // A futex scope is a futex workload's to vary (its points state one).
+            let scopes = if self.every(Key::Futex).is_some() {
+                " futex scopes,"
+            } else {
+                ""
+            };
+            let _ = write!(
+                p,
+                ", with these kernels; other workloads,{scopes} CPUs and machines were not \
+                 measured here."
             );
             emit(out, &p, 0, false);
         }
