@@ -207,7 +207,10 @@ fn a_row_that_moved_is_drafted_as_the_change_it_is() {
     let m0 = fs::read_to_string(dir.join("out/mail/m0.txt")).unwrap();
     assert!(!m0.contains("futex"), "{m0}");
     let s0 = fs::read_to_string(dir.join("out/mail/s0.txt")).unwrap();
-    assert!(s0.contains("with private futexes") && s0.contains("futex scopes"), "{s0}");
+    assert!(
+        s0.contains("with private futexes") && s0.contains("futex scopes"),
+        "{s0}"
+    );
     // The command the draft quotes makes it again, byte for byte.
     let mail = fs::read_to_string(dir.join("out/mail/pollwake-idle.txt")).unwrap();
     let quoted = "uring-repro report --gate-insn 0.5 --mode idle \\\n    base=base-1/pollwake.txt head=head/pollwake.txt \\\n    base=base-2/pollwake.txt\n";

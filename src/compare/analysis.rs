@@ -598,6 +598,14 @@ pub struct Analysis<'r, 'a> {
     steps: [Comparison; MAX_POINTS],
     /// Each group's locked instructions per pair (`locked_of`).
     locked: [Option<LockedPerPair>; MAX_POINTS],
+    /// What the points are, once: the tool behind them (or `mixed
+    /// tools`), the profile they name, whether they count instructions.
+    tool: &'static str,
+    profile: &'r [u8],
+    icount: bool,
+    /// At a boot's first point of a group, the points of that group that
+    /// share its boot, as bits (`shared`).
+    shared: [Option<u32>; MAX_POINTS],
 }
 
 impl<'r, 'a> Analysis<'r, 'a> {
@@ -611,8 +619,23 @@ impl<'r, 'a> Analysis<'r, 'a> {
             cmps: [Comparison::default(); MAX_POINTS],
             steps: [Comparison::default(); MAX_POINTS],
             locked: [None; MAX_POINTS],
+            tool: tool_of(points),
+            // `load` made sure the points name one profile, and all count
+            // instructions or none does.
+            profile: points
+                .iter()
+                .map(Point::profile)
+                .find(|p| !p.is_empty())
+                .unwrap_or(b""),
+            icount: points.first().is_some_and(Point::icount),
+            shared: [None; MAX_POINTS],
         };
         an.n = groups(args, &mut an.groups);
+        for g in &an.groups[..an.n] {
+            for &i in g.points() {
+                an.shared[i] = shared_at(points, g, i);
+            }
+        }
         for t in 1..an.n {
             an.cmps[t] = an.versus(0, t);
             an.steps[t] = an.versus(t - 1, t);
@@ -664,41 +687,47 @@ impl<'r, 'a> Analysis<'r, 'a> {
 
     /// The tool behind every point, or `mixed tools`.
     pub fn tool(&self) -> &'static str {
-        let t = self.points[0].format.tool();
-        if self.points.iter().all(|p| p.format.tool() == t) {
-            t
-        } else {
-            "mixed tools"
-        }
+        self.tool
     }
 
-    /// The points were timed on QEMU TCG's instruction clock (`load`
-    /// made sure they all were, or none).
+    /// The points were timed on QEMU TCG's instruction clock.
     pub fn icount(&self) -> bool {
-        self.points.first().is_some_and(Point::icount)
+        self.icount
     }
 
-    /// The profile the points name (`load` made sure it is one).
+    /// The profile the points name.
     pub fn profile(&self) -> &'r [u8] {
-        self.points
-            .iter()
-            .map(Point::profile)
-            .find(|p| !p.is_empty())
-            .unwrap_or(b"")
+        self.profile
     }
 
-    /// The points of group `g` that share a boot, one mask of point
-    /// indices a shared boot, at that boot's first point `i` (None for
-    /// the others).
-    pub fn shared(&self, g: &Group, i: usize) -> Option<u32> {
-        let id = |j: usize| self.points[j].boot();
-        let mask = g
-            .points()
-            .iter()
-            .filter(|&&j| id(i).is_some() && id(j) == id(i))
-            .fold(0u32, |m, &j| m | 1 << j);
-        (mask.count_ones() > 1 && mask.trailing_zeros() as usize == i).then_some(mask)
+    /// The points of the group of point `i` that share its boot, as bits,
+    /// at that boot's first point (None for the others, and for a boot of
+    /// one point).
+    pub fn shared(&self, i: usize) -> Option<u32> {
+        self.shared[i]
     }
+}
+
+/// The tool behind every point, or `mixed tools`.
+fn tool_of(points: &[Point]) -> &'static str {
+    let t = points.first().map_or("", |p| p.format.tool());
+    if points.iter().all(|p| p.format.tool() == t) {
+        t
+    } else {
+        "mixed tools"
+    }
+}
+
+/// The points of group `g` that share a boot with point `i`, as bits, when
+/// `i` is that boot's first point of them and another shares it.
+fn shared_at(points: &[Point], g: &Group, i: usize) -> Option<u32> {
+    let id = |j: usize| points[j].boot();
+    let mask = g
+        .points()
+        .iter()
+        .filter(|&&j| id(i).is_some() && id(j) == id(i))
+        .fold(0u32, |m, &j| m | 1 << j);
+    (mask.count_ones() > 1 && mask.trailing_zeros() as usize == i).then_some(mask)
 }
 
 #[cfg(test)]

@@ -187,7 +187,7 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     }
     for g in [ctl, test] {
         for &i in g.points() {
-            if let Some(m) = r.shared(g, i) {
+            if let Some(m) = r.shared(i) {
                 // Up to 16 points: wrapped, as every line.
                 let mut line = Line::new();
                 let _ = write!(line, "{} (counted once)", PointsOf(m, false));
@@ -295,7 +295,7 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
     }
     for g in r.groups() {
         for &i in g.points() {
-            if let (Some(m), Some(b)) = (r.shared(g, i), id(i)) {
+            if let (Some(m), Some(b)) = (r.shared(i), id(i)) {
                 let _ = write!(
                     w,
                     " {} share a boot ({}): counted once between points.",
