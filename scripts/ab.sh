@@ -20,6 +20,8 @@
 # DIR, with its logs and failed.txt; a usage error or Ctrl-C leaves nothing. Ctrl-C,
 # SIGTERM or SIGHUP stop every build and boot at once (130); make and QEMU never outlive
 # the script, even one killed by SIGKILL (scripts/common.sh, "Lifetime").
+# Ctrl-C does not reach one started with SIGINT ignored (a script's background job): it
+# says so on a terminal; SIGTERM or SIGHUP then.
 #
 # POSIX sh (checked with dash). Needs what build-kernel.sh and boot-point.sh need, git for
 # --tree with revisions, patch(1) for --patch, diff and cmp (diffutils).
