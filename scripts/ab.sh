@@ -27,9 +27,9 @@
 # the end (RENAME_NOREPLACE). A run whose kernel could not be built or booted still leaves
 # DIR, with its logs and failed.txt; a usage error or Ctrl-C leaves nothing. Ctrl-C,
 # SIGTERM or SIGHUP stop every build and boot at once (130); make and QEMU never outlive
-# the script, even one killed by SIGKILL (scripts/common.sh, "Lifetime"). Started with
-# SIGINT ignored (a background job of a non-interactive shell), it cannot trap Ctrl-C,
-# which then does not reach it; SIGTERM and SIGHUP still stop it and everything it started.
+# the script, even one killed by SIGKILL (scripts/common.sh, "Lifetime"). Ctrl-C does
+# not reach one started with SIGINT ignored (a script's background job): it says so on a
+# terminal; SIGTERM or SIGHUP then stop it and everything it started.
 #
 # POSIX sh (checked with dash). Needs what build-kernel.sh and boot-point.sh need, git for
 # --tree with revisions, patch(1) for --patch, diff, cmp and comm, and GNU find.

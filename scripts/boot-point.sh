@@ -14,6 +14,8 @@
 # never over anything). Ctrl-C, SIGTERM or
 # SIGHUP stop QEMU at once and end it with 130; whatever ends it, even SIGKILL, QEMU dies
 # with it and the temporary files go (scripts/common.sh, "Lifetime").
+# Ctrl-C does not reach one started with SIGINT ignored (a script's background job): it
+# says so on a terminal; SIGTERM or SIGHUP then.
 #
 # --accel icount runs TCG on QEMU's instruction clock (-icount shift=0,sleep=off): the
 # guest's clocks advance one nanosecond per guest instruction, so the point's ns per pair is

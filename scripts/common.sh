@@ -151,6 +151,11 @@ make_dir() {
 # - INT, TERM and HUP end the script with 130 and one line naming the signal, at once: the
 #   script waits for its child with wait(1), which a trapped signal interrupts (a shell
 #   runs a trap only once a foreground command has ended; a boot can take minutes).
+# - But a shell cannot trap a signal that was ignored when it started (POSIX), and a
+#   non-interactive shell starts its background jobs with SIGINT ignored: a script started
+#   so (`boot-point.sh ... &` in another script, `nohup boot-point.sh ... &` from one) is
+#   not stopped by Ctrl-C, and says so in one line as it begins when its stderr is a
+#   terminal. SIGTERM and SIGHUP still end it, and stop everything it started.
 # Nothing the user named is made through this: a file the user named is written beside
 # itself as a temp_file and linked into place whole.
 
@@ -228,6 +233,12 @@ lifetime_begin() {
 		return 1
 	}
 	_lt_list=$SCRATCH/.children
+	# The INT trap not taken (above, "Lifetime"): said on a terminal, where someone may press
+	# Ctrl-C; a background run's log is left as it was.
+	if [ -t 2 ] && _lifetime_sigint_ignored; then
+		say "started with SIGINT ignored (a script's background job?): Ctrl-C will not stop it;" \
+			"SIGTERM or SIGHUP will"
+	fi
 	setpriv --pdeathsig URG -- sh -c "$_LT_GUARDIAN" guardian "$SCRATCH" \
 		"$LIFETIME_GRACE" "$$" </dev/null >/dev/null 2>&1 9>&- &
 	_lt_guardian=$!
@@ -239,6 +250,15 @@ _lifetime_begun() {
 		say "$1 before lifetime_begin (a bug in $PROG)"
 		exit 70
 	}
+}
+
+# _lifetime_sigint_ignored: the shell ignores SIGINT still, its trap not taken (it was
+# ignored when the shell started). SigIgn in /proc/PID/status is a mask in hex, SIGINT its
+# bit 1: the last digit is one of 2 3 6 7 a b e f.
+_lifetime_sigint_ignored() {
+	_si_mask=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$$/status" 2>/dev/null) || return 1
+	case $_si_mask in *[2367abefABEF]) return 0 ;; esac
+	return 1
 }
 
 _lifetime_signal() {

@@ -1,12 +1,15 @@
 //! What the integration tests share: the built binary run to its end, a
-//! loud skip that CI turns into a failure, a scratch directory, and readers
-//! for the binary's output (`key=value` lines, the table, the `--tsv` file).
+//! loud skip that CI turns into a failure, a scratch directory, readers
+//! for the binary's output (`key=value` lines, the table, the `--tsv` file),
+//! and the signal dispositions a process a test signals starts with
+//! (signals.rs).
 
 // Each test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
 pub mod cost;
 pub mod draft;
+pub mod signals;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
@@ -44,9 +47,10 @@ pub fn run(args: &[&str]) -> Run {
         .into()
 }
 
-/// Starts the binary with `args`, stdout and stderr piped.
+/// Starts the binary with `args`, stdout and stderr piped, and the
+/// signals a test sends it at their defaults (signals::default_signals).
 pub fn spawn(args: &[&str]) -> Child {
-    Command::new(BIN)
+    signals::default_signals(&mut Command::new(BIN))
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
