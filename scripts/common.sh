@@ -162,7 +162,7 @@ make_dir() {
 # Seconds a stopped child has between SIGTERM and SIGKILL (make deletes its half-written
 # targets on SIGTERM, QEMU ends at once).
 LIFETIME_GRACE=5
-SCRATCH="" _lt_guardian="" _lt_children="" _lt_list=""
+SCRATCH="" _lt_guardian="" _lt_children="" _lt_list="" _lt_inherited=""
 
 # shellcheck disable=SC2016 # expanded by the guardian's sh -c
 # The guardian, run by sh -c with SCRATCH, the grace and the script's pid. SIGURG: the
@@ -211,7 +211,7 @@ while :; do
 	wait "$!"
 done'
 
-# lifetime_begin NAME: SCRATCH made (uring-repro-NAME.XXXXXX), the guardian started, the
+# lifetime_begin NAME: SCRATCH made (uring-repro-NAME.UUID), the guardian started, the
 # traps set. Status 1 after a line saying why when it cannot be (no setpriv:
 # the caller exits with its own code for a missing tool).
 lifetime_begin() {
@@ -228,7 +228,16 @@ lifetime_begin() {
 	trap '_lifetime_signal INT' INT
 	trap '_lifetime_signal TERM' TERM
 	trap '_lifetime_signal HUP' HUP
-	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-$1.XXXXXX") || {
+	# Its name is known before it is made (a random one, read from the kernel without a
+	# process): a signal to the process group that kills the making (mkdir; mktemp could
+	# make it and die before it printed the name) leaves nothing the EXIT trap cannot find.
+	if read -r _lt_id </proc/sys/kernel/random/uuid 2>/dev/null; then
+		SCRATCH=${TMPDIR:-/tmp}/uring-repro-$1.$_lt_id
+		mkdir -m 700 -- "$SCRATCH" 2>/dev/null || SCRATCH=""
+	else
+		SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-$1.XXXXXX") || SCRATCH=""
+	fi
+	[ -n "$SCRATCH" ] || {
 		say "cannot make a directory in ${TMPDIR:-/tmp}"
 		return 1
 	}
@@ -280,6 +289,18 @@ _lifetime_end() {
 	while [ ! -e "$SCRATCH/.ready" ] && kill -0 "$_lt_guardian" 2>/dev/null; do sleep 0.01; done
 	kill -URG "$_lt_guardian" 2>/dev/null || true
 	wait "$_lt_guardian" 2>/dev/null || true
+	# A guardian killed before it was ready (a signal to the whole process group, as
+	# timeout(1) sends one, comes before its traps are set) cleaned nothing: the script does.
+	[ ! -d "$SCRATCH" ] || _lifetime_clean
+}
+
+# _lifetime_clean: what the guardian removes, removed (every temp_file and temp_dir, then
+# SCRATCH).
+_lifetime_clean() {
+	if [ -f "$SCRATCH/.temps" ]; then
+		while IFS= read -r _lc_f; do rm -rf -- "$_lc_f"; done <"$SCRATCH/.temps"
+	fi
+	rm -rf -- "$SCRATCH"
 }
 
 # stop_children: every child start_child started and wait_child has not collected, stopped
@@ -287,6 +308,12 @@ _lifetime_end() {
 stop_children() { _lifetime_stop_child; }
 
 _lifetime_stop_child() {
+	# The last child started, should a signal have come between its start and its adoption
+	# (start_child): $! names it, unless it is the guardian or a job's inherited value.
+	_sc_last=${!:-}
+	if [ -n "$_sc_last" ] && [ "$_sc_last" != "$_lt_guardian" ] && [ "$_sc_last" != "$_lt_inherited" ]; then
+		case " $_lt_children " in *" $_sc_last "*) ;; *) _lt_children="$_lt_children $_sc_last" ;; esac
+	fi
 	for _sc_pid in $_lt_children; do kill -TERM "$_sc_pid" 2>/dev/null || true; done
 	for _sc_pid in $_lt_children; do wait "$_sc_pid" 2>/dev/null || true; done
 	_lt_children=""
@@ -336,7 +363,7 @@ adopt() {
 # and ends the job once the child has ended; should the job die otherwise, its child stops
 # too (setpriv --pdeathsig: the job is its parent).
 job_begin() {
-	_lt_children=""
+	_lt_children="" _lt_inherited=${!:-}
 	_lt_list=$SCRATCH/.children-$1
 	: >"$_lt_list"
 	trap - EXIT
