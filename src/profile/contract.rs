@@ -16,10 +16,9 @@
 
 use core::fmt::{self, Write};
 
-use super::pollwake::WATCHDOG_MS;
 use super::{Profile, ProfileId, Takes};
 use crate::check::Kind;
-use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION};
+use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION, WATCHDOG_MS};
 use crate::render::Text;
 use crate::sha256::Sha256;
 

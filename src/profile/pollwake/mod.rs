@@ -47,7 +47,7 @@ use super::msg_ring::{self, messages, set_values, shape, value};
 use super::{setup, span, Names, Profile, SetUp, Takes, Timed, Workload};
 use super::{MSG_RING, NOP};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
-use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS, MAX_SLOTS};
+use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS, MAX_SLOTS, WATCHDOG_MS};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
@@ -85,8 +85,6 @@ pub static POLLWAKE: Profile = Profile {
     },
 };
 
-/// Bound on each of the waiter's epoll_pwait calls.
-pub const WATCHDOG_MS: i32 = 1000;
 /// Extra time a late callback gets before a wakeup is called lost.
 pub const GRACE_MS: i32 = 100;
 /// Tries (each a short sleep) to see the waiter asleep before a burst.
