@@ -13,9 +13,10 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::futex::{self, Futex};
-use super::shape::RES_AGAIN;
-use super::{wait_wake, Function, Names, Profile, Series, SetUp, Shape, Takes, Then, Timed};
-use super::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
+use super::vocabulary::RES_AGAIN;
+use super::vocabulary::{Function, Names, Profile, Series, SetUp, Shape, Takes, Then, Timed};
+use super::vocabulary::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
+use super::wait_wake;
 use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;

@@ -16,7 +16,8 @@
 
 use core::fmt::{self, Write};
 
-use super::{Profile, ProfileId, Takes};
+use super::registry::ProfileId;
+use super::vocabulary::{Profile, Takes};
 use crate::check::Kind;
 use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION, WATCHDOG_MS};
 use crate::render::Text;
@@ -265,101 +266,8 @@ impl Contract<'_, '_> {
 mod tests {
     use super::*;
     use crate::config::Mode;
-    use crate::cpu::Choice;
-    use crate::facts::Facts;
-    use crate::profile::{output, RunInfo};
     use crate::render::TEXT_MAX;
     use crate::sha256::Hex;
-    use crate::sys::clock::ClockSource;
-
-    /// The banner of a run of `id` with `cfg` on CPU 3, witnessed.
-    fn banner_of(id: ProfileId, cfg: &RunConfig) -> String {
-        let facts = Facts::read(3);
-        let run = RunInfo {
-            id,
-            cfg,
-            shape: id.shape(cfg),
-            cpu: Choice::Requested(3),
-            clock: ClockSource::Vdso,
-            facts: &facts,
-            ring_entries: RING_ENTRIES,
-            cq_entries: CQ_ENTRIES,
-            features: 0x3ffff,
-            input_sha256: Contract { id, cfg, cpu: 3 }.sha256(),
-            witness: Some(("on", "events")),
-        };
-        let mut s = String::new();
-        output::banner(&mut s, &run, &|_| {});
-        s
-    }
-
-    /// Every field of every workload's contract is stated where `stated`
-    /// says, with the value `describe` gives it, and in `describe`; a
-    /// field the workload does not have, nowhere. The contract line ends
-    /// with the hash of `describe`'s bytes; a `# series:` line follows per
-    /// series; the witness is stated on the first line, not in the hash.
-    #[test]
-    fn the_banner_states_every_field_describe_does() {
-        for id in ProfileId::ALL {
-            let cfg = RunConfig {
-                inject_ns: 5,
-                slots: id.default_slots(),
-                witness: crate::config::Witness::Required,
-                ..RunConfig::default()
-            };
-            let c = Contract {
-                id,
-                cfg: &cfg,
-                cpu: 3,
-            };
-            let text = banner_of(id, &cfg);
-            let lines: Vec<&str> = text.lines().collect();
-            let (head, line) = (lines[0], lines[1]);
-            let json = String::from_utf8(c.json().as_bytes().to_vec()).unwrap();
-            for f in Field::ALL {
-                let key = format!(" {}=", f.key());
-                let Some(v) = c.value(f) else {
-                    assert!(!head.contains(&key) && !line.contains(&key), "{id:?} {f:?}");
-                    assert!(
-                        !json.contains(&format!("\"{}\":", f.name())),
-                        "{id:?} {f:?}"
-                    );
-                    continue;
-                };
-                let member = match v {
-                    FieldValue::Num(n) => format!("\"{}\":{n},", f.name()),
-                    FieldValue::Word(w) => format!("\"{}\":\"{w}\",", f.name()),
-                };
-                assert!(json.contains(&member), "{id:?} {member} in {json}");
-                let word = format!("{key}{v}");
-                let want = (
-                    f.stated() == Stated::Head,
-                    f.stated() == Stated::ContractLine,
-                );
-                let got = (head.contains(&word), line.contains(&word));
-                assert_eq!(got, want, "{id:?} {f:?}:\n{head}\n{line}");
-            }
-            let hash = format!(" input_sha256={}", Hex(&c.sha256()));
-            assert!(line.starts_with("# ") && line.ends_with(&hash), "{line}");
-            assert!(head.contains(" witness=on ") && !json.contains("witness"));
-            let series: Vec<&str> = lines
-                .iter()
-                .filter_map(|l| l.strip_prefix("# series: "))
-                .collect();
-            assert_eq!(series.len(), id.profile().series.len(), "{id:?}");
-        }
-        let s0 = banner_of(ProfileId::S0, &RunConfig::default());
-        let series = "# series: s0_wait_wake option=s0 per=\"WAIT/WAKE pair\" \
-                      about=\"io_uring futex WAIT/WAKE\"";
-        assert_eq!(s0.lines().nth(2), Some(series));
-        let pw = banner_of(
-            ProfileId::parse(b"pollwake").unwrap(),
-            &RunConfig::default(),
-        );
-        let idle = "# series: pollwake_idle option=pollwake per=\"MSG_RING completion\" \
-                    about=\"io_uring poll wakeup, idle epoll\" mode=idle";
-        assert!(pw.lines().any(|l| l == idle), "{pw}");
-    }
 
     fn json_of(id: ProfileId, cfg: &RunConfig) -> String {
         let mut s = String::new();

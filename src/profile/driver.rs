@@ -11,9 +11,9 @@
 use core::fmt::Write;
 
 use super::collect::{account, check_cpu};
-use super::{Series, Workload};
+use super::vocabulary::{Outcome, Workload, MAX_SERIES};
 use crate::check::Ledger;
-use crate::config::{RunConfig, MAX_ROUNDS};
+use crate::config::RunConfig;
 use crate::hist::Histogram;
 use crate::render;
 use crate::ring::Ring;
@@ -22,10 +22,6 @@ use crate::sys::out::Out;
 use crate::sys::signal;
 use crate::sys::{self, Mark};
 use crate::tsv::{self, TsvFile};
-
-/// Most series a workload has (pollwake's four modes): what the cost markers
-/// can name.
-pub const MAX_SERIES: usize = sys::COST_SERIES;
 
 /// One share of a round: `cycles` cycles of one series.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -87,100 +83,6 @@ pub fn run_share(
 #[inline(never)]
 fn mark_share(mark: Mark, k: usize) {
     sys::cost_mark(mark, k);
-}
-
-/// The measured rows of one series.
-#[derive(Clone)]
-pub struct Rows {
-    ns_per_pair: [f64; MAX_ROUNDS as usize],
-    rounds: usize,
-    pub total_ns: u64,
-    pub total_pairs: u64,
-}
-
-impl Rows {
-    pub const fn new() -> Rows {
-        Rows {
-            ns_per_pair: [0.0; MAX_ROUNDS as usize],
-            rounds: 0,
-            total_ns: 0,
-            total_pairs: 0,
-        }
-    }
-
-    fn add(&mut self, t: &Share) {
-        self.ns_per_pair[self.rounds] = t.timed_ns as f64 / t.pairs as f64;
-        self.rounds += 1;
-        self.total_ns += t.timed_ns;
-        self.total_pairs += t.pairs;
-    }
-
-    /// Each measured round's ns/pair.
-    pub fn per_round(&self) -> &[f64] {
-        &self.ns_per_pair[..self.rounds]
-    }
-
-    /// Measured rounds with a row.
-    pub fn rounds(&self) -> u32 {
-        self.rounds as u32
-    }
-
-    /// The mean row's value: total ns over total pairs.
-    pub fn mean(&self) -> f64 {
-        self.total_ns as f64 / self.total_pairs.max(1) as f64
-    }
-}
-
-/// What the rounds produced.
-pub struct Outcome {
-    pub ledger: Ledger,
-    /// The workload's series (`Profile::series`): the row sets of a round.
-    pub series: &'static [Series],
-    /// Per series, in that order.
-    pub rows: [Rows; MAX_SERIES],
-    /// Per-cycle ns of the measured shares.
-    pub hist: Histogram,
-    /// The signal (SIGINT, SIGTERM) that ended the run early; 0: none.
-    pub interrupted: u32,
-    /// The series whose share failed (the run's first failure is in it).
-    pub failed_series: Option<usize>,
-    /// stdout failed with rounds still to run: they were not run.
-    pub stdout_cut: bool,
-}
-
-impl Outcome {
-    /// Measured rounds every series finished.
-    pub fn complete_rounds(&self) -> u32 {
-        let rows = self
-            .rows
-            .iter()
-            .take(self.series.len().clamp(1, MAX_SERIES));
-        rows.map(Rows::rounds).min().unwrap_or(0)
-    }
-
-    /// `mean`, or `partial` when a signal ended the run before its rounds
-    /// were done (the row's label on stdout, so it cannot pass for a point).
-    pub fn mean_label(&self) -> &'static str {
-        if self.interrupted != 0 {
-            "partial"
-        } else {
-            "mean"
-        }
-    }
-
-    /// Nothing of `series` run yet; `ledger` holds what the set-up
-    /// checked already.
-    pub fn new(ledger: Ledger, series: &'static [Series]) -> Outcome {
-        Outcome {
-            ledger,
-            series,
-            rows: [const { Rows::new() }; MAX_SERIES],
-            hist: Histogram::default(),
-            interrupted: 0,
-            failed_series: None,
-            stdout_cut: false,
-        }
-    }
 }
 
 /// Where a run's rows go: stdout, and the `--tsv` file with what every row
@@ -258,7 +160,7 @@ pub fn rounds(
                 render::row(out, tag, r, t.pairs, t.timed_ns, passed);
                 out.flush();
                 if t.pairs > 0 {
-                    o.rows[k].add(&t);
+                    o.rows[k].add(t.timed_ns, t.pairs);
                 }
             }
             if !passed || out.broken() {
@@ -294,7 +196,7 @@ mod tests {
     use crate::config::{CQ_ENTRIES, RING_ENTRIES};
     use crate::cpu;
     use crate::facts::Facts;
-    use crate::profile::Timed;
+    use crate::profile::vocabulary::Timed;
     use crate::sys;
 
     /// A workload that fails at its `fail_at`-th cycle (1-based), with
@@ -379,7 +281,7 @@ mod tests {
             tsv: Some((&mut file, &ctx)),
         };
         let clock = Clock::syscall();
-        let n0 = crate::profile::ProfileId::parse(b"n0").unwrap();
+        let n0 = crate::profile::registry::ProfileId::parse(b"n0").unwrap();
         let mut o = Outcome::new(Ledger::default(), n0.profile().series);
         rounds(&cfg, &mut fake, &mut ring, &clock, cpu, &mut o, sinks);
         out.flush();

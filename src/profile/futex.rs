@@ -6,7 +6,7 @@
 //! io_uring/opdef.c, futex.c, cancel.c).
 
 use super::setup::{self, CyclePlan};
-use super::{Function, Hits, SetUp};
+use super::vocabulary::{Function, Hits, SetUp};
 use crate::check::Kind;
 use crate::exit::Exit;
 use crate::ops;

@@ -12,8 +12,9 @@
 
 use super::collect::account;
 use super::futex::Futex;
+use super::span;
+use super::vocabulary::{Names, Profile, Series, Takes, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE};
 use super::wait_wake::{self, WaitWake};
-use super::{span, Names, Profile, Series, Takes, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE};
 use crate::check::{Call, Fail, Ledger, Returned, TOTALS};
 use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, MAX_SLOTS, RING_ENTRIES};
 use crate::ring::{Ring, SetupError};

@@ -14,7 +14,7 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::setup::CyclePlan;
-use super::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP};
+use super::vocabulary::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP};
 use crate::check::{tag, Counter, Kind, Ledger};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
@@ -101,7 +101,7 @@ impl Workload for LinkChain {
 mod tests {
     use super::*;
     use crate::check::{Fail, Plan};
-    use crate::profile::tests::live_plan;
+    use crate::profile::tests::live::live_plan;
 
     /// A chain runs clean, its head a NOP and the rest links, whatever
     /// its length (a chain of one is its head alone, with no link); and
@@ -111,7 +111,7 @@ mod tests {
     fn chains_run_clean_and_their_results_are_checked() {
         let clock = Clock::syscall();
         for n in [1, 2, 32, 64] {
-            let Some((mut ring, p)) = live_plan("k0", n) else {
+            let Some((mut ring, p)) = live_plan(&K0, n) else {
                 return;
             };
             let mut k0 = LinkChain(p);

@@ -17,7 +17,9 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::setup::{self, CyclePlan};
-use super::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload, MSG_RING};
+use super::vocabulary::{
+    Function, Names, Profile, Series, Shape, Takes, Timed, Workload, MSG_RING,
+};
 use crate::check::{tag, Counter, Kind, Ledger, Plan};
 use crate::config::{RingFlags, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
@@ -147,7 +149,7 @@ mod tests {
     use super::*;
     use crate::check::{CycleCheck, Fail};
     use crate::config::CQ_ENTRIES;
-    use crate::profile::tests::live_plan;
+    use crate::profile::tests::live::live_plan;
     use crate::sys::uapi::IoUringCqe;
 
     /// A target CQE must carry its own message's value: one with another
@@ -174,7 +176,7 @@ mod tests {
     /// CQE the cycle drains there, a foreign tag.
     #[test]
     fn a_stale_message_in_the_target_is_caught() {
-        let Some((mut ring, p)) = live_plan("m0", 8) else {
+        let Some((mut ring, p)) = live_plan(&M0, 8) else {
             return;
         };
         let Ok(target) = Ring::new(8, CQ_ENTRIES, 0) else {

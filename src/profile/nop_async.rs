@@ -36,7 +36,7 @@ use core::fmt::Write;
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::setup::{self, CyclePlan};
-use super::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP};
+use super::vocabulary::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP};
 use crate::check::{tag, Counter, Kind, Ledger};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::cpu;
@@ -184,16 +184,16 @@ impl Workload for NopAsync {
 mod tests {
     use super::*;
     use crate::check::{Fail, Plan};
-    use crate::profile::tests::live_plan;
+    use crate::profile::tests::live::{live_plan, refusing_ring, shape};
 
     /// A set-up whose cycle fails (here: a ring whose every enter fails,
     /// EBADFD) fails, naming the failure and the call.
     #[test]
     fn a_failed_set_up_cycle_fails_the_set_up() {
-        let Some(mut ring) = crate::profile::tests::refusing_ring() else {
+        let Some(mut ring) = refusing_ring() else {
             return;
         };
-        let shape = crate::profile::shape::tests::shape_of("a0", 32);
+        let shape = shape(&A0, 32);
         let mut a0 = NopAsync(CyclePlan::new(&shape, 0));
         let mut l = Ledger::default();
         let Err(e) = a0.start_workers(&mut ring, &mut l) else {
@@ -210,7 +210,7 @@ mod tests {
     /// NOP of the cycle is a bad result showing the 0 it got.
     #[test]
     fn punted_nops_run_clean_and_their_results_are_checked() {
-        let Some((mut ring, p)) = live_plan("a0", 32) else {
+        let Some((mut ring, p)) = live_plan(&A0, 32) else {
             return;
         };
         assert!(bind_workers(&ring, crate::sys::getcpu().unwrap()).is_ok());

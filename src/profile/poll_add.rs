@@ -21,8 +21,8 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::setup::{self, CyclePlan};
-use super::{Function, Hits, Names, Profile, Series, Shape, Takes, Timed, Workload};
-use super::{POLL_ADD, READ, WRITE};
+use super::vocabulary::{Function, Hits, Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::vocabulary::{POLL_ADD, READ, WRITE};
 use crate::check::{tag, Counter, Fail, Kind, Ledger, MAX_PER_KIND};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
@@ -199,7 +199,7 @@ impl Workload for PollAdd {
 mod tests {
     use super::*;
     use crate::check::Plan;
-    use crate::profile::tests::live_plan;
+    use crate::profile::tests::live::{live_plan, shape};
     use crate::sys;
 
     /// p0 runs clean, and its checks see what its CQEs alone cannot: an
@@ -210,7 +210,7 @@ mod tests {
     /// told to expect POLLIN | POLLRDNORM, every poll shows the POLLIN it got.
     #[test]
     fn an_eventfd_ready_before_its_poll_is_caught() {
-        let Some((mut ring, p)) = live_plan("p0", 16) else {
+        let Some((mut ring, p)) = live_plan(&P0, 16) else {
             return;
         };
         let Ok(mut p0) = PollAdd::new(p) else {
@@ -232,7 +232,7 @@ mod tests {
         );
         assert_eq!(l.failures(), 1, "{l:?}");
 
-        let mut s = crate::profile::shape::tests::shape_of("p0", 16);
+        let mut s = shape(&P0, 16);
         s.expect[Kind::Poll as usize].res = 0x41;
         p0.p.plan = Plan::new(&s.expect);
         let mut l = Ledger::default();

@@ -6,10 +6,12 @@
 use core::ffi::CStr;
 use core::fmt::Write;
 
-use super::driver::{self, Outcome, Sinks};
+use super::driver::{self, Sinks};
+use super::output::{self, RunInfo};
+use super::registry::ProfileId;
+use super::vocabulary::{Outcome, SetUp, Workload};
 use super::witnessed::RunWitness;
 use super::{contract, setup};
-use super::{ProfileId, RunInfo, SetUp, Workload};
 use crate::check::Ledger;
 use crate::config::{Mode, RunConfig};
 use crate::cpu::{self, Choice};
@@ -172,7 +174,7 @@ fn measure(
     witness: &mut RunWitness,
 ) -> Result<(), &'static str> {
     let (cfg, facts) = (info.cfg, info.facts);
-    w.banner(out, info);
+    output::banner(out, info, w.own_output());
     if info.id.tagged() {
         out.bytes(b"profile\t");
     }
@@ -213,7 +215,7 @@ fn measure(
     if let Some(marker) = trace {
         trace_mark(marker, "end", info.id, out);
     }
-    w.summary(out, o);
+    output::summary(out, w, o);
     if o.interrupted != 0 {
         let done = o.complete_rounds();
         let _ = writeln!(out, "# interrupted: {done} of {} rounds", cfg.rounds);
@@ -248,7 +250,7 @@ fn judge(
     }
     if !o.ledger.passed() {
         let mut e = Exit::new(exit::FAIL, format_args!(""));
-        w.cause(&mut e.cause, o);
+        output::cause(&mut e.cause, w, o);
         return e;
     }
     if let Some(e) = stdout {

@@ -15,7 +15,7 @@
 //! back (a pipe keeps one).
 
 use super::stream::{Requests, Stream};
-use super::{Function, Names, Profile, Series, Takes, READ, WRITE};
+use super::vocabulary::{Function, Names, Profile, Series, Takes, READ, WRITE};
 use crate::check::{Counter, Kind};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;

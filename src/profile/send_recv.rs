@@ -10,7 +10,7 @@
 //! least protocol under it, and no network to configure.
 
 use super::stream::{Requests, Stream};
-use super::{Function, Names, Profile, Series, Takes, RECV, SEND};
+use super::vocabulary::{Function, Names, Profile, Series, Takes, RECV, SEND};
 use crate::check::{Counter, Kind};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;

@@ -6,7 +6,7 @@
 //! failure (1), naming the step and the errno: a bisect must not skip a
 //! kernel that breaks ring set-up.
 
-use super::{SetUp, Shape};
+use super::vocabulary::{SetUp, Shape};
 use crate::check::Plan;
 use crate::config::{RingFlags, CQ_ENTRIES, RING_ENTRIES};
 use crate::exit::{self, Exit};

@@ -15,7 +15,9 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::setup::CyclePlan;
-use super::{Function, Hits, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP, TIMEOUT};
+use super::vocabulary::{
+    Function, Hits, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP, TIMEOUT,
+};
 use crate::check::{tag, Counter, Kind, Ledger};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
@@ -118,7 +120,7 @@ impl Workload for TimeoutCount {
 mod tests {
     use super::*;
     use crate::check::Fail;
-    use crate::profile::tests::live_plan;
+    use crate::profile::tests::live::live_plan;
     use crate::sys::Errno;
 
     /// t0 runs clean, its TIMEOUTs completed by the NOPs' completions; a
@@ -126,7 +128,7 @@ mod tests {
     /// a bad result, -ETIME, and the NOPs are still right.
     #[test]
     fn a_count_never_met_is_each_timer_firing() {
-        let Some((mut ring, p)) = live_plan("t0", 16) else {
+        let Some((mut ring, p)) = live_plan(&T0, 16) else {
             return;
         };
         let mut t0 = TimeoutCount {

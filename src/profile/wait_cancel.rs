@@ -12,9 +12,9 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::futex::{self, Futex};
-use super::shape::{RES_CANCELED, RES_CANCEL_FOUND};
-use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
-use super::{ASYNC_CANCEL, FUTEX_WAIT};
+use super::vocabulary::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::vocabulary::{ASYNC_CANCEL, FUTEX_WAIT};
+use super::vocabulary::{RES_CANCELED, RES_CANCEL_FOUND};
 use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;

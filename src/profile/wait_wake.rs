@@ -17,8 +17,8 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::futex::{self, Futex, CELL_BYTES};
-use super::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload};
-use super::{FUTEX_WAIT, FUTEX_WAKE};
+use super::vocabulary::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::vocabulary::{FUTEX_WAIT, FUTEX_WAKE};
 use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;

@@ -14,8 +14,8 @@
 use super::collect::Batch;
 use super::cycle::Cycle;
 use super::futex::{self, mapping_failed, Futex, MAX_CELLS};
-use super::{Names, Profile, Series, Shape, Takes, Timed, Workload};
-use super::{FUTEX_WAITV, FUTEX_WAKE};
+use super::vocabulary::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use super::vocabulary::{FUTEX_WAITV, FUTEX_WAKE};
 use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::ops;
 use crate::ring::Ring;

@@ -10,7 +10,9 @@
 
 use core::fmt::Write;
 
-use super::{msg_ring, Profile, ProfileId, Shape};
+use super::msg_ring;
+use super::registry::ProfileId;
+use super::vocabulary::{Profile, Shape};
 use crate::check::{Kind, Ledger, KINDS};
 use crate::config::{self, RunConfig};
 use crate::exit::{self, Exit};

@@ -44,9 +44,12 @@ use self::modes::{slot, Poller, SERIES};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
 use super::collect::{account, collect, enter, one_batch, Batch};
 use super::msg_ring::{self, messages, set_values, shape, value};
-use super::{setup, span, Names, Profile, SetUp, Takes, Timed, Workload};
-use super::{MSG_RING, NOP};
-use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
+use super::vocabulary::{Names, OwnOutput, Profile, SetUp, Takes, Timed, Workload};
+use super::vocabulary::{MSG_RING, NOP};
+use super::{setup, span};
+use crate::check::{
+    self, tag, Counter, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS,
+};
 use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS, MAX_SLOTS, WATCHDOG_MS};
 use crate::cpu;
 use crate::exit::{self, Exit};
@@ -77,8 +80,8 @@ pub static POLLWAKE: Profile = Profile {
     series: &SERIES,
     punted: &[],
     functions: &msg_ring::FUNCTIONS,
-    totals: &output::TOTALS,
-    failures: &output::FAILURES,
+    totals: &TOTALS,
+    failures: &FAILURES,
     start: |s, ring, ledger, then| {
         let mut pw = Pollwake::new(s, ring, ledger)?;
         then(&mut pw, ring, ledger)
@@ -100,6 +103,25 @@ const PASS_SEQ: u32 = u32::MAX - 1;
 const STOP_SEQ: u32 = u32::MAX;
 /// Waiter wake-ups per burst: counts of 0..=8, then 9 or more.
 const HIST: usize = 10;
+
+/// The checks line's totals (the bursts' source and target CQEs) and
+/// pollwake's own failure classes.
+pub const TOTALS: [Counter; 3] = [
+    ("cqes", |l| l.cqes),
+    ("source_cqes", |l| l.kind(Kind::Source)),
+    ("target_cqes", |l| l.kind(Kind::Target)),
+];
+pub const FAILURES: [Counter; 6] = [
+    ("epoll_bad", |l| l.count(Fail::EpollBad)),
+    ("lost_wakeups", |l| l.count(Fail::LostWakeup)),
+    ("bad_events", |l| l.count(Fail::BadEvent)),
+    ("waiter_errors", |l| l.count(Fail::WaiterError)),
+    ("not_asleep", |l| l.count(Fail::NotAsleep)),
+    ("eventfd_bad", |l| l.count(Fail::EventfdBad)),
+];
+// Every failure class is on pollwake's checks line: the shared ones, then
+// these, and no other workload has a class of its own.
+const _: () = assert!(check::FAILURES.len() + FAILURES.len() == check::FAILS);
 
 /// The run's shape (from the command line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -577,16 +599,9 @@ impl Workload for Pollwake {
         ledger.absorb_untimed(&stop);
     }
 
-    fn banner(&self, w: &mut dyn core::fmt::Write, run: &super::RunInfo) {
-        output::banner(w, run, &self.p);
-    }
-
-    fn summary(&self, w: &mut dyn core::fmt::Write, o: &super::Outcome) {
-        output::summary(w, o, &self.p);
-    }
-
-    fn cause(&self, w: &mut dyn core::fmt::Write, o: &super::Outcome) {
-        output::cause(w, o, self.p.waiter_error());
+    /// Its own output: output.rs.
+    fn own_output(&self) -> Option<&dyn OwnOutput> {
+        Some(self)
     }
 }
 

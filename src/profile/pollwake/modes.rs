@@ -2,7 +2,7 @@
 //! series of the workload, with its own target ring, run in this order
 //! every round.
 
-use crate::profile::Series;
+use crate::profile::vocabulary::Series;
 
 /// The modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

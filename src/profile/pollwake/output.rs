@@ -1,26 +1,27 @@
-//! What pollwake prints besides the rows every workload prints: its banner
-//! lines (the modes, the eventfd pass), per mode the mean row with its
-//! difference from `none`, the idle and waiter facts, its checks line and
-//! its failure line. See docs/pollwake.md.
+//! What pollwake prints besides the rows every workload prints (its
+//! `OwnOutput`): its banner lines (the modes, the eventfd pass), per mode
+//! the mean row with its difference from `none`, the idle and waiter
+//! facts, and its failure line. See docs/pollwake.md.
 
 use core::fmt::Write;
 
-use super::{commit_shape, Parts, Poller, HIST};
-use crate::check::{self, Counter, Fail, Failure, Kind};
-use crate::profile::{output, Outcome, RunInfo};
+use super::{commit_shape, Parts, Poller, Pollwake, HIST};
+use crate::check::{Fail, Failure};
+use crate::profile::vocabulary::{Outcome, OwnOutput};
 use crate::render::{self, Dec, Ratio6, Signed};
 use crate::stats;
 
-/// The banner every workload prints, with the modes after the contract
-/// line, then the eventfd pass.
-pub fn banner(w: &mut dyn Write, run: &RunInfo, p: &Parts) {
-    output::banner(w, run, &|w| {
-        let _ = w.write_str("# modes in this order each round, each on its own target ring:");
-        for m in Poller::ALL {
-            let _ = write!(w, " {}", m.name());
-        }
-        let _ = writeln!(w, "; a pair is one MSG_RING message and its target CQE");
-    });
+/// After the banner's contract line: the modes.
+pub fn modes(w: &mut dyn Write) {
+    let _ = w.write_str("# modes in this order each round, each on its own target ring:");
+    for m in Poller::ALL {
+        let _ = write!(w, " {}", m.name());
+    }
+    let _ = writeln!(w, "; a pair is one MSG_RING message and its target CQE");
+}
+
+/// After the banner: the eventfd pass.
+pub fn eventfd_pass(w: &mut dyn Write, p: &Parts) {
     let (o, ev) = (&p.o, &p.eventfd);
     let _ = writeln!(
         w,
@@ -117,25 +118,6 @@ pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
     );
 }
 
-/// The checks line's totals (the bursts' source and target CQEs) and
-/// pollwake's own failure classes.
-pub const TOTALS: [Counter; 3] = [
-    ("cqes", |l| l.cqes),
-    ("source_cqes", |l| l.kind(Kind::Source)),
-    ("target_cqes", |l| l.kind(Kind::Target)),
-];
-pub const FAILURES: [Counter; 6] = [
-    ("epoll_bad", |l| l.count(Fail::EpollBad)),
-    ("lost_wakeups", |l| l.count(Fail::LostWakeup)),
-    ("bad_events", |l| l.count(Fail::BadEvent)),
-    ("waiter_errors", |l| l.count(Fail::WaiterError)),
-    ("not_asleep", |l| l.count(Fail::NotAsleep)),
-    ("eventfd_bad", |l| l.count(Fail::EventfdBad)),
-];
-// Every failure class is on pollwake's checks line: the shared ones, then
-// these, and no other workload has a class of its own.
-const _: () = assert!(check::FAILURES.len() + FAILURES.len() == check::FAILS);
-
 /// The stderr line of a failed run: the first failure, the mode it was
 /// found in, and the waiter's errno if it failed.
 pub fn cause(w: &mut dyn Write, o: &Outcome, waiter_error: Option<u32>) {
@@ -158,4 +140,22 @@ pub fn cause(w: &mut dyn Write, o: &Outcome, waiter_error: Option<u32>) {
         let _ = write!(w, ": {call}");
     }
     let _ = write!(w, "; counters on stdout");
+}
+
+impl OwnOutput for Pollwake {
+    fn after_contract_line(&self, w: &mut dyn Write) {
+        modes(w);
+    }
+
+    fn after_banner(&self, w: &mut dyn Write) {
+        eventfd_pass(w, &self.p);
+    }
+
+    fn summary(&self, w: &mut dyn Write, o: &Outcome) {
+        summary(w, o, &self.p);
+    }
+
+    fn cause(&self, w: &mut dyn Write, o: &Outcome) {
+        cause(w, o, self.p.waiter_error());
+    }
 }

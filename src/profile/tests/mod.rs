@@ -1,17 +1,23 @@
 //! Every workload's checks against synthetic CQEs for each failure class,
 //! and the kernel values they rely on, checked on this kernel.
 
+pub mod live;
+
+use self::live::{live_ring, refusing_ring};
 use super::futex::Futex;
-use super::shape::tests::shape_of;
-use super::shape::RES_CANCEL_FOUND;
+use super::registry::ProfileId;
+use super::stream::tests::a_byte_left_in;
+use super::vocabulary::{SetUp, Shape, Workload, MAX_SERIES, RES_CANCEL_FOUND};
 use super::waitv_wake::WAITV_WAKE_INDEX;
 use super::*;
-use crate::check::{tag, CycleCheck, Fail, Kind, Ledger, Plan, Returned, KINDS};
-use crate::config::{CQ_ENTRIES, RING_ENTRIES};
+use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
+use crate::config::RunConfig;
+use crate::cpu::Choice;
+use crate::exit::Exit;
 use crate::ops;
-use crate::sys::uapi::{IoUringCqe, IORING_SETUP_R_DISABLED};
+use crate::sys::clock::Clock;
+use crate::sys::uapi::IoUringCqe;
 use crate::sys::Errno;
-use crate::testing::skip;
 
 /// Every workload but pollwake (its bursts are tested in pollwake/tests.rs).
 fn futex_workloads() -> impl Iterator<Item = ProfileId> {
@@ -23,6 +29,12 @@ fn futex_workloads() -> impl Iterator<Item = ProfileId> {
 /// The workload with the short name `short`.
 fn id(short: &str) -> ProfileId {
     ProfileId::parse(short.as_bytes()).unwrap()
+}
+
+/// The shape of profile `name` with `slots` requests (pollwake: a burst
+/// of that many messages) per cycle.
+fn shape_of(name: &str, slots: u32) -> Shape {
+    live::shape(id(name).profile(), slots)
 }
 
 fn cqe(user_data: u64, res: i32) -> IoUringCqe {
@@ -215,39 +227,12 @@ fn extra_and_foreign_cqes_per_profile() {
     }
 }
 
-/// A ring with the opcodes `id` needs, or None after a loud SKIP.
-pub fn live_ring(id: ProfileId) -> Option<Ring> {
-    let mut r = match Ring::new(RING_ENTRIES, CQ_ENTRIES, 0) {
-        Ok(r) => r,
-        Err(e) => {
-            skip(&format!("io_uring unavailable here: {e:?}"));
-            return None;
-        }
-    };
-    r.set_wait_timeout_ns(2_000_000_000);
-    let p = r.probe().unwrap();
-    for &(op, name) in id.profile().opcodes {
-        if !p.supports(op) {
-            skip(&format!("kernel lacks {name}"));
-            return None;
-        }
-    }
-    Some(r)
-}
-
-/// A ring with the opcodes of profile `short`, and the plan of its cycle
-/// with `slots` requests of the main kind; None after a loud SKIP.
-pub fn live_plan(short: &str, slots: u32) -> Option<(Ring, setup::CyclePlan)> {
-    let ring = live_ring(id(short))?;
-    Some((ring, setup::CyclePlan::new(&shape_of(short, slots), 0)))
-}
-
 /// The checks compare with what the kernel really returns: a workload
 /// told to expect what most opcodes give (0) fails on this kernel for
 /// every request, and the first failure shows the real value.
 #[test]
 fn the_kernel_values_are_checked_not_assumed() {
-    let Some(mut ring) = live_ring(id("c0")) else {
+    let Some(mut ring) = live_ring(id("c0").profile()) else {
         return;
     };
     let mut s = shape_of("c0", 32);
@@ -265,7 +250,7 @@ fn the_kernel_values_are_checked_not_assumed() {
         (RES_CANCEL_FOUND, Kind::Cancel as u64)
     );
 
-    let Some(mut ring) = live_ring(id("v0")) else {
+    let Some(mut ring) = live_ring(id("v0").profile()) else {
         return;
     };
     let mut s = shape_of("v0", 8);
@@ -283,7 +268,7 @@ fn the_kernel_values_are_checked_not_assumed() {
 
 #[test]
 fn lifecycle_cycles_run_clean_in_their_own_rings() {
-    let Some(mut main) = live_ring(id("l0")) else {
+    let Some(mut main) = live_ring(id("l0").profile()) else {
         return;
     };
     let s = shape_of("l0", 4);
@@ -305,7 +290,7 @@ fn lifecycle_cycles_run_clean_in_their_own_rings() {
 /// the cycle that saw it looks at the flag after its drain.
 #[test]
 fn a_cq_overflow_flushed_mid_round_is_counted_once() {
-    let Some(mut ring) = live_ring(id("n0")) else {
+    let Some(mut ring) = live_ring(id("n0").profile()) else {
         return;
     };
     let s = shape_of("n0", 32);
@@ -334,19 +319,6 @@ fn a_cq_overflow_flushed_mid_round_is_counted_once() {
     assert!(!ring.overflow_pending(), "flushed");
     // The round's end finds nothing new: counted once, not lost, not twice.
     assert_eq!(ring.state().cq_overflow, 0);
-}
-
-/// A ring whose every io_uring_enter fails in the kernel: set up disabled
-/// (IORING_SETUP_R_DISABLED) and never enabled, each enter is EBADFD, and
-/// what a cycle pushed stays in the SQ.
-pub fn refusing_ring() -> Option<Ring> {
-    match Ring::new(RING_ENTRIES, CQ_ENTRIES, IORING_SETUP_R_DISABLED) {
-        Ok(r) => Some(r),
-        Err(e) => {
-            skip(&format!("io_uring unavailable here: {e:?}"));
-            None
-        }
-    }
 }
 
 /// io_uring_enter on a ring not yet enabled.
@@ -419,7 +391,7 @@ fn a_wait_that_fails_or_expires_spoils_the_check() {
     let Some(mut refusing) = refusing_ring() else {
         return;
     };
-    let Some(mut idle) = live_ring(id("n0")) else {
+    let Some(mut idle) = live_ring(id("n0").profile()) else {
         return;
     };
     idle.set_wait_timeout_ns(1_000_000);
@@ -459,7 +431,7 @@ fn every_profile_states_its_facts_in_one_form() {
         }
         assert!(word(n.short) && word(n.formal) && quoted(p.per), "{id:?}");
         assert!(!p.opcodes.is_empty(), "{id:?}");
-        assert!((1..=driver::MAX_SERIES).contains(&p.series.len()), "{id:?}");
+        assert!((1..=MAX_SERIES).contains(&p.series.len()), "{id:?}");
         for s in p.series {
             assert!(word(s.name) && quoted(s.about), "{id:?} {}", s.name);
             match s.mode {
@@ -489,4 +461,71 @@ fn every_profile_states_its_facts_in_one_form() {
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), all, "a name means one workload, or one mode");
+}
+
+#[test]
+fn shapes_state_every_expected_result() {
+    let e = |count, res| Expect { count, res };
+    let s0 = shape_of("s0", 32);
+    assert_eq!((s0.pairs, s0.vector_width), (32, 1));
+    assert_eq!(s0.expect[Kind::Wait as usize], e(32, 0));
+    assert_eq!(s0.expect[Kind::Wake as usize], e(32, 1));
+    assert_eq!(shape_of("l0", 32), s0);
+    let c0 = shape_of("c0", 32);
+    assert_eq!(c0.expect[Kind::Wait as usize], e(32, -125));
+    assert_eq!(c0.expect[Kind::Cancel as usize], e(32, 1));
+    let v0 = shape_of("v0", 8);
+    assert_eq!((v0.pairs, v0.vector_width), (8, 8));
+    assert_eq!(v0.expect[Kind::Waitv as usize], e(8, 3));
+    assert_eq!(v0.expect[Kind::Wake as usize], e(8, 1));
+    assert_eq!(v0.expect[Kind::Check as usize], e(8, 0));
+    assert_eq!(v0.expect[Kind::Wait as usize].count, 0);
+    assert_eq!(shape_of("z0", 32).expect[1], e(32, 0));
+    assert_eq!(shape_of("e0", 32).expect[0], e(32, -11));
+    let n0 = shape_of("n0", 5);
+    assert_eq!((n0.pairs, n0.expect[Kind::Nop as usize].count), (5, 5));
+    let pw = shape_of("pollwake", 16);
+    assert_eq!((pw.slots, pw.pairs), (16, 16));
+    assert_eq!(pw.expect[Kind::Source as usize], e(16, 0));
+    assert_eq!(pw.expect[Kind::Target as usize], e(16, 0));
+}
+
+#[test]
+fn the_probe_covers_every_kind_a_shape_uses() {
+    use crate::sys::uapi::*;
+    let uses = |k: Kind| match k {
+        Kind::Wait => IORING_OP_FUTEX_WAIT,
+        Kind::Waitv => IORING_OP_FUTEX_WAITV,
+        Kind::Wake | Kind::Check => IORING_OP_FUTEX_WAKE,
+        Kind::Cancel => IORING_OP_ASYNC_CANCEL,
+        Kind::Nop | Kind::Link => IORING_OP_NOP,
+        Kind::Source | Kind::Target => IORING_OP_MSG_RING,
+        Kind::Read => IORING_OP_READ,
+        Kind::Write => IORING_OP_WRITE,
+        Kind::Poll => IORING_OP_POLL_ADD,
+        Kind::Timeout => IORING_OP_TIMEOUT,
+        Kind::Send => IORING_OP_SEND,
+        Kind::Recv => IORING_OP_RECV,
+    };
+    for id in ProfileId::ALL {
+        let ops: Vec<u8> = id.profile().opcodes.iter().map(|o| o.0).collect();
+        let s = shape_of(id.names().short, 8);
+        for k in Kind::ALL
+            .into_iter()
+            .filter(|&k| s.expect[k as usize].count > 0)
+        {
+            assert!(ops.contains(&uses(k)), "{id:?} {k:?}");
+        }
+    }
+}
+
+/// r0 and u0 run clean, and a byte left in stream 5 before a cycle (the
+/// stream did not start empty) is caught, blamed on receive 5: its record
+/// comes back one byte off (`bad_data`), or, where the kernel flags a
+/// socket with bytes left behind a RECV (IORING_CQE_F_SOCK_NONEMPTY), as a
+/// bad flag.
+#[test]
+fn a_byte_left_in_a_stream_is_caught_on_its_receive() {
+    a_byte_left_in::<rw_pipe::Pipes>(&rw_pipe::R0);
+    a_byte_left_in::<send_recv::SocketPairs>(&send_recv::U0);
 }
