@@ -5,8 +5,8 @@
 use core::fmt;
 
 use super::vocabulary::{Names, Profile, Shape, Takes};
-use super::{batch, lifecycle, link_chain, msg_ring, nop_async, poll_add, pollwake, rw_pipe};
-use super::{send_recv, timeout_count, wait_cancel, wait_wake, waitv_wake};
+use super::workloads::{batch, lifecycle, link_chain, msg_ring, nop_async, poll_add, pollwake};
+use super::workloads::{rw_pipe, send_recv, timeout_count, wait_cancel, wait_wake, waitv_wake};
 use crate::config::RunConfig;
 
 /// The workload a run runs (`--profile`): one of `ALL`.

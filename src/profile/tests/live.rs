@@ -3,7 +3,7 @@
 //! By `Profile`, not by name: a workload's tests name their own profile.
 
 use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES};
-use crate::profile::setup::CyclePlan;
+use crate::profile::parts::setup::CyclePlan;
 use crate::profile::vocabulary::{Profile, Shape};
 use crate::ring::Ring;
 use crate::sys::uapi::IORING_SETUP_R_DISABLED;

@@ -4,12 +4,13 @@
 pub mod live;
 
 use self::live::{live_ring, refusing_ring};
-use super::futex::Futex;
+use super::parts::{collect, setup};
 use super::registry::ProfileId;
-use super::stream::tests::a_byte_left_in;
 use super::vocabulary::{SetUp, Shape, Workload, MAX_SERIES, RES_CANCEL_FOUND};
-use super::waitv_wake::WAITV_WAKE_INDEX;
-use super::*;
+use super::workloads::futex::Futex;
+use super::workloads::stream::tests::a_byte_left_in;
+use super::workloads::waitv_wake::WAITV_WAKE_INDEX;
+use super::workloads::{lifecycle, rw_pipe, send_recv, wait_cancel, wait_wake, waitv_wake};
 use crate::check::{tag, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS};
 use crate::config::RunConfig;
 use crate::cpu::Choice;

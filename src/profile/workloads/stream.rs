@@ -18,14 +18,14 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked.
 
-use super::collect::Batch;
-use super::cycle::Cycle;
-use super::setup::{self, CyclePlan};
+use crate::profile::parts::collect::Batch;
+use crate::profile::parts::cycle::Cycle;
+use crate::profile::parts::setup::{self, CyclePlan};
 use core::marker::PhantomData;
 
-use super::vocabulary::{SetUp, Shape, Timed, Workload};
 use crate::check::{tag, Fail, Kind, Ledger, MAX_PER_KIND};
 use crate::exit::Exit;
+use crate::profile::vocabulary::{SetUp, Shape, Timed, Workload};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::memory::Mapping;

@@ -33,15 +33,17 @@
 
 use core::fmt::Write;
 
-use super::collect::Batch;
-use super::cycle::Cycle;
-use super::setup::{self, CyclePlan};
-use super::vocabulary::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP};
 use crate::check::{tag, Counter, Kind, Ledger};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
+use crate::profile::parts::collect::Batch;
+use crate::profile::parts::cycle::Cycle;
+use crate::profile::parts::setup::{self, CyclePlan};
+use crate::profile::vocabulary::{
+    Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP,
+};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::uapi::IOSQE_ASYNC;

@@ -10,13 +10,15 @@
 //! Timed span: from before io_uring_setup to after the ring's fd is closed
 //! and its mappings are gone (ns/pair divides it by the s0 cycle's pairs).
 
-use super::collect::account;
 use super::futex::Futex;
-use super::span;
-use super::vocabulary::{Names, Profile, Series, Takes, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE};
 use super::wait_wake::{self, WaitWake};
 use crate::check::{Call, Fail, Ledger, Returned, TOTALS};
 use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, MAX_SLOTS, RING_ENTRIES};
+use crate::profile::parts::collect::account;
+use crate::profile::parts::span;
+use crate::profile::vocabulary::{
+    Names, Profile, Series, Takes, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE,
+};
 use crate::ring::{Ring, SetupError};
 use crate::sys;
 use crate::sys::clock::Clock;

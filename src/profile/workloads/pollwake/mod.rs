@@ -42,11 +42,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use self::handoff::{Brief, Handoff};
 use self::modes::{slot, Poller, SERIES};
 use self::waiter::{Watchdog, EXITED, FAILED, FAIL_PIN};
-use super::collect::{account, collect, enter, one_batch, Batch};
 use super::msg_ring::{self, messages, set_values, shape, value};
-use super::vocabulary::{Names, OwnOutput, Profile, SetUp, Takes, Timed, Workload};
-use super::vocabulary::{MSG_RING, NOP};
-use super::{setup, span};
 use crate::check::{
     self, tag, Counter, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS,
 };
@@ -54,6 +50,11 @@ use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS, MAX_SLOTS, WATCHDOG_MS}
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
+use crate::profile::parts::collect::{account, collect, enter, one_batch, Batch};
+use crate::profile::parts::setup;
+use crate::profile::parts::span;
+use crate::profile::vocabulary::{Names, OwnOutput, Profile, SetUp, Takes, Timed, Workload};
+use crate::profile::vocabulary::{MSG_RING, NOP};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::epoll::{self, EpollEvent, EPOLLIN, EPOLL_CTL_ADD};

@@ -10,10 +10,10 @@
 //! least protocol under it, and no network to configure.
 
 use super::stream::{Requests, Stream};
-use super::vocabulary::{Function, Names, Profile, Series, Takes, RECV, SEND};
 use crate::check::{Counter, Kind};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
+use crate::profile::vocabulary::{Function, Names, Profile, Series, Takes, RECV, SEND};
 use crate::sys::uapi::IoUringSqe;
 use crate::sys::{pair, Fd, SysResult};
 

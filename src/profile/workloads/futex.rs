@@ -5,11 +5,11 @@
 //! requests, each with the hits the witness must see (Linux 6.12,
 //! io_uring/opdef.c, futex.c, cancel.c).
 
-use super::setup::{self, CyclePlan};
-use super::vocabulary::{Function, Hits, SetUp};
 use crate::check::Kind;
 use crate::exit::Exit;
 use crate::ops;
+use crate::profile::parts::setup::{self, CyclePlan};
+use crate::profile::vocabulary::{Function, Hits, SetUp};
 use crate::sys::memory::Mapping;
 use crate::sys::{Errno, SysResult};
 

@@ -11,13 +11,13 @@
 //! WAKE/WAITV CQE is checked. The check wakes are not timed: they prove
 //! correctness and are not part of the WAITV->WAKE path being measured.
 
-use super::collect::Batch;
-use super::cycle::Cycle;
 use super::futex::{self, mapping_failed, Futex, MAX_CELLS};
-use super::vocabulary::{Names, Profile, Series, Shape, Takes, Timed, Workload};
-use super::vocabulary::{FUTEX_WAITV, FUTEX_WAKE};
 use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::ops;
+use crate::profile::parts::collect::Batch;
+use crate::profile::parts::cycle::Cycle;
+use crate::profile::vocabulary::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use crate::profile::vocabulary::{FUTEX_WAITV, FUTEX_WAKE};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::memory::Mapping;

@@ -16,10 +16,10 @@
 
 use core::fmt::{self, Write};
 
-use super::registry::ProfileId;
-use super::vocabulary::{Profile, Takes};
 use crate::check::Kind;
 use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION, WATCHDOG_MS};
+use crate::profile::registry::ProfileId;
+use crate::profile::vocabulary::{Profile, Takes};
 use crate::render::Text;
 use crate::sha256::Sha256;
 

@@ -14,14 +14,14 @@
 //!
 //! Two syscalls per cycle, both io_uring_enter: the clock is the vDSO's.
 
-use super::collect::Batch;
-use super::cycle::Cycle;
 use super::futex::{self, Futex, CELL_BYTES};
-use super::vocabulary::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload};
-use super::vocabulary::{FUTEX_WAIT, FUTEX_WAKE};
 use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
+use crate::profile::parts::collect::Batch;
+use crate::profile::parts::cycle::Cycle;
+use crate::profile::vocabulary::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload};
+use crate::profile::vocabulary::{FUTEX_WAIT, FUTEX_WAKE};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 

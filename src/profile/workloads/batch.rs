@@ -10,17 +10,19 @@
 //! the formal program does: z0 stores 0, e0 stores 1) and the first SQE is
 //! written, to after the last CQE is checked.
 
-use super::collect::Batch;
-use super::cycle::Cycle;
 use super::futex::{self, Futex};
-use super::vocabulary::RES_AGAIN;
-use super::vocabulary::{Function, Names, Profile, Series, SetUp, Shape, Takes, Then, Timed};
-use super::vocabulary::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
 use super::wait_wake;
 use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
 use crate::ops;
+use crate::profile::parts::collect::Batch;
+use crate::profile::parts::cycle::Cycle;
+use crate::profile::vocabulary::RES_AGAIN;
+use crate::profile::vocabulary::{
+    Function, Names, Profile, Series, SetUp, Shape, Takes, Then, Timed,
+};
+use crate::profile::vocabulary::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 

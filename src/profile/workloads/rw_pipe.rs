@@ -15,10 +15,10 @@
 //! back (a pipe keeps one).
 
 use super::stream::{Requests, Stream};
-use super::vocabulary::{Function, Names, Profile, Series, Takes, READ, WRITE};
 use crate::check::{Counter, Kind};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
+use crate::profile::vocabulary::{Function, Names, Profile, Series, Takes, READ, WRITE};
 use crate::sys::uapi::IoUringSqe;
 use crate::sys::{pair, Fd, SysResult};
 

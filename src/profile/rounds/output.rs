@@ -5,12 +5,12 @@
 use core::fmt::Write;
 
 use super::contract::{Contract, Field, Stated};
-use super::registry::ProfileId;
-use super::vocabulary::{Outcome, OwnOutput, Profile, Shape, Workload};
 use crate::check::Failure;
 use crate::config::{RunConfig, VERSION};
 use crate::cpu::Choice;
 use crate::facts::Facts;
+use crate::profile::registry::ProfileId;
+use crate::profile::vocabulary::{Outcome, OwnOutput, Profile, Shape, Workload};
 use crate::render::{self, Bytes};
 use crate::sha256::Hex;
 use crate::sys::clock::ClockSource;
@@ -198,7 +198,7 @@ fn failed_cycle(w: &mut dyn Write, o: &Outcome) {
 mod tests {
     use super::*;
     use crate::config::{CQ_ENTRIES, RING_ENTRIES};
-    use crate::profile::contract::FieldValue;
+    use crate::profile::rounds::contract::FieldValue;
 
     /// The banner of a run of `id` with `cfg` on CPU 3, witnessed.
     fn banner_of(id: ProfileId, cfg: &RunConfig) -> String {

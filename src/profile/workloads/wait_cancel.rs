@@ -9,15 +9,15 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked, as in s0.
 
-use super::collect::Batch;
-use super::cycle::Cycle;
 use super::futex::{self, Futex};
-use super::vocabulary::{Names, Profile, Series, Shape, Takes, Timed, Workload};
-use super::vocabulary::{ASYNC_CANCEL, FUTEX_WAIT};
-use super::vocabulary::{RES_CANCELED, RES_CANCEL_FOUND};
 use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
+use crate::profile::parts::collect::Batch;
+use crate::profile::parts::cycle::Cycle;
+use crate::profile::vocabulary::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use crate::profile::vocabulary::{ASYNC_CANCEL, FUTEX_WAIT};
+use crate::profile::vocabulary::{RES_CANCELED, RES_CANCEL_FOUND};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 

@@ -18,15 +18,17 @@
 //! Timed span: from before the first POLL_ADD is written to after the
 //! last POLL_ADD and WRITE CQEs are checked.
 
-use super::collect::Batch;
-use super::cycle::Cycle;
-use super::setup::{self, CyclePlan};
-use super::vocabulary::{Function, Hits, Names, Profile, Series, Shape, Takes, Timed, Workload};
-use super::vocabulary::{POLL_ADD, READ, WRITE};
 use crate::check::{tag, Counter, Fail, Kind, Ledger, MAX_PER_KIND};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
 use crate::ops;
+use crate::profile::parts::collect::Batch;
+use crate::profile::parts::cycle::Cycle;
+use crate::profile::parts::setup::{self, CyclePlan};
+use crate::profile::vocabulary::{
+    Function, Hits, Names, Profile, Series, Shape, Takes, Timed, Workload,
+};
+use crate::profile::vocabulary::{POLL_ADD, READ, WRITE};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::epoll;

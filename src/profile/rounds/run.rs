@@ -6,18 +6,19 @@
 use core::ffi::CStr;
 use core::fmt::Write;
 
+use super::contract;
 use super::driver::{self, Sinks};
 use super::output::{self, RunInfo};
-use super::registry::ProfileId;
-use super::vocabulary::{Outcome, SetUp, Workload};
 use super::witnessed::RunWitness;
-use super::{contract, setup};
 use crate::check::Ledger;
 use crate::config::{Mode, RunConfig};
 use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::outfile::Removal;
+use crate::profile::parts::setup;
+use crate::profile::registry::ProfileId;
+use crate::profile::vocabulary::{Outcome, SetUp, Workload};
 use crate::render::{self, Clean};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;

@@ -14,15 +14,15 @@
 //! target CQE is checked. The target CQEs are posted during the enter, so
 //! draining them takes no syscall.
 
-use super::collect::Batch;
-use super::cycle::Cycle;
-use super::setup::{self, CyclePlan};
-use super::vocabulary::{
-    Function, Names, Profile, Series, Shape, Takes, Timed, Workload, MSG_RING,
-};
 use crate::check::{tag, Counter, Kind, Ledger, Plan};
 use crate::config::{RingFlags, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
+use crate::profile::parts::collect::Batch;
+use crate::profile::parts::cycle::Cycle;
+use crate::profile::parts::setup::{self, CyclePlan};
+use crate::profile::vocabulary::{
+    Function, Names, Profile, Series, Shape, Takes, Timed, Workload, MSG_RING,
+};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::uapi::IoUringSqe;
@@ -140,7 +140,7 @@ impl Workload for MsgRing {
     }
 
     fn account(&mut self, ledger: &mut Ledger, seq: u32) {
-        super::collect::account(&mut self.target, ledger, seq);
+        crate::profile::parts::collect::account(&mut self.target, ledger, seq);
     }
 }
 

@@ -11,13 +11,15 @@
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked.
 
-use super::collect::Batch;
-use super::cycle::Cycle;
-use super::setup::CyclePlan;
-use super::vocabulary::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP};
 use crate::check::{tag, Counter, Kind, Ledger};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
+use crate::profile::parts::collect::Batch;
+use crate::profile::parts::cycle::Cycle;
+use crate::profile::parts::setup::CyclePlan;
+use crate::profile::vocabulary::{
+    Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP,
+};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::uapi::IOSQE_IO_LINK;

@@ -6,10 +6,10 @@
 //! failure (1), naming the step and the errno: a bisect must not skip a
 //! kernel that breaks ring set-up.
 
-use super::vocabulary::{SetUp, Shape};
 use crate::check::Plan;
 use crate::config::{RingFlags, CQ_ENTRIES, RING_ENTRIES};
 use crate::exit::{self, Exit};
+use crate::profile::vocabulary::{SetUp, Shape};
 use crate::ring::{Ring, SetupError};
 use crate::sys::Errno;
 

@@ -10,11 +10,11 @@
 
 use core::fmt::Write;
 
-use super::collect::{account, check_cpu};
-use super::vocabulary::{Outcome, Workload, MAX_SERIES};
 use crate::check::Ledger;
 use crate::config::RunConfig;
 use crate::hist::Histogram;
+use crate::profile::parts::collect::{account, check_cpu};
+use crate::profile::vocabulary::{Outcome, Workload, MAX_SERIES};
 use crate::render;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;

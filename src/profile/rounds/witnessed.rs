@@ -10,12 +10,12 @@
 
 use core::fmt::Write;
 
-use super::msg_ring;
-use super::registry::ProfileId;
-use super::vocabulary::{Profile, Shape};
 use crate::check::{Kind, Ledger, KINDS};
 use crate::config::{self, RunConfig};
 use crate::exit::{self, Exit};
+use crate::profile::registry::ProfileId;
+use crate::profile::vocabulary::{Profile, Shape};
+use crate::profile::workloads::msg_ring;
 use crate::render::{self, Bytes, Line};
 use crate::sys;
 use crate::sys::out::Out;
