@@ -252,9 +252,6 @@ pub trait Workload {
     /// each share.
     fn select(&mut self, _series: usize) {}
 
-    /// Pairs (the unit of ns/pair) one cycle performs.
-    fn pairs_per_cycle(&self) -> u64;
-
     /// Runs cycle `seq` on the run's ring (every failure is counted in
     /// `ledger`).
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed;
@@ -337,6 +334,8 @@ pub struct Outcome {
     pub ledger: Ledger,
     /// The workload's series (`Profile::series`): the row sets of a round.
     pub series: &'static [Series],
+    /// The pairs one cycle performs (`Shape::pairs`), the unit of ns/pair.
+    pub pairs: u64,
     /// Per series, in that order.
     pub rows: [Rows; MAX_SERIES],
     /// Per-cycle ns of the measured shares.
@@ -350,12 +349,13 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// Nothing of `series` run yet; `ledger` holds what the set-up
-    /// checked already.
-    pub fn new(ledger: Ledger, series: &'static [Series]) -> Outcome {
+    /// Nothing of `series` run yet, each cycle `pairs` pairs; `ledger`
+    /// holds what the set-up checked already.
+    pub fn new(ledger: Ledger, series: &'static [Series], pairs: u64) -> Outcome {
         Outcome {
             ledger,
             series,
+            pairs,
             rows: [const { Rows::new() }; MAX_SERIES],
             hist: Histogram::default(),
             interrupted: 0,

@@ -35,8 +35,8 @@ pub struct Share {
     pub interrupted: bool,
 }
 
-/// Runs up to `cycles` cycles of `series`, stopping at the first unclean
-/// one (the ring's state is then unknown, and the run fails anyway), or
+/// Runs up to `cycles` cycles of `series`, each `pairs` pairs, stopping
+/// at the first unclean one (the ring's state is then unknown, and the run fails anyway), or
 /// after the cycle that saw SIGINT or SIGTERM. Every timed cycle's ns also
 /// goes to `hist` (after its closing clock read: outside the timed span).
 #[allow(clippy::too_many_arguments)]
@@ -47,6 +47,7 @@ pub fn run_share(
     clock: &Clock,
     ledger: &mut Ledger,
     cycles: u32,
+    pairs: u64,
     seq: &mut u32,
     mut hist: Option<&mut Histogram>,
 ) -> Share {
@@ -63,7 +64,7 @@ pub fn run_share(
         }
         t.timed_ns += ns;
         t.cycles += 1;
-        t.pairs += work.pairs_per_cycle();
+        t.pairs += pairs;
         // Outside the timed span: one relaxed load per cycle. Before the
         // clean check: a cycle the signal cut short is not a failure.
         if signal::caught() != 0 {
@@ -121,7 +122,8 @@ pub fn rounds(
             if !warmup {
                 mark_share(Mark::Open, k);
             }
-            let t = run_share(work, k, ring, clock, l, cfg.cycles, &mut seq, hist);
+            let (n, pairs) = (cfg.cycles, o.pairs);
+            let t = run_share(work, k, ring, clock, l, n, pairs, &mut seq, hist);
             if !warmup {
                 mark_share(Mark::Close, k);
             }
@@ -208,9 +210,6 @@ mod tests {
     }
 
     impl Workload for FailAt {
-        fn pairs_per_cycle(&self) -> u64 {
-            4
-        }
         fn cycle(&mut self, _: &mut Ring, _: &Clock, l: &mut Ledger, seq: u32) -> Timed {
             self.done += 1;
             l.submitted[Kind::Nop as usize] += 4;
@@ -282,7 +281,7 @@ mod tests {
         };
         let clock = Clock::syscall();
         let n0 = crate::profile::registry::ProfileId::parse(b"n0").unwrap();
-        let mut o = Outcome::new(Ledger::default(), n0.profile().series);
+        let mut o = Outcome::new(Ledger::default(), n0.profile().series, 4);
         rounds(&cfg, &mut fake, &mut ring, &clock, cpu, &mut o, sinks);
         out.flush();
         // The rows are on disk before the verdict, and before the close.

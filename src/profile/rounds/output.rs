@@ -71,7 +71,7 @@ pub fn banner(w: &mut dyn Write, run: &RunInfo, own: Option<&dyn OwnOutput>) {
 pub fn summary(w: &mut dyn Write, work: &dyn Workload, o: &Outcome) {
     match work.own_output() {
         Some(own) => own.summary(w, o),
-        None => table_summary(w, o, work.pairs_per_cycle()),
+        None => table_summary(w, o),
     }
 }
 
@@ -162,13 +162,13 @@ fn series(w: &mut dyn Write, p: &Profile) {
 
 /// The futex workloads' summary: the mean row, the spread of the rounds,
 /// the per-cycle tail.
-fn table_summary(w: &mut dyn Write, o: &Outcome, pairs_per_cycle: u64) {
+fn table_summary(w: &mut dyn Write, o: &Outcome) {
     let rows = &o.rows[0];
     let passed = o.ledger.passed();
     let (ns, pairs) = (rows.total_ns, rows.total_pairs);
     let label = o.mean_label();
     render::mean_and_spread(w, "", label, ns, pairs, passed, rows.per_round());
-    render::per_cycle(w, &o.hist, pairs_per_cycle);
+    render::per_cycle(w, &o.hist, o.pairs);
 }
 
 /// The futex workloads' stderr line: the first failure and its cycle.

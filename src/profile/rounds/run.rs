@@ -101,7 +101,7 @@ fn attempt(
             .sha256(),
             witness: witness.banner(),
         };
-        let mut o = Outcome::new(*ledger, profile.series);
+        let mut o = Outcome::new(*ledger, profile.series, s.shape.pairs);
         let seen = measure(
             w,
             ring,

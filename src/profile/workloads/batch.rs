@@ -133,10 +133,6 @@ fn start(s: &SetUp, ring: &mut Ring, ledger: &mut Ledger, then: Then) -> Result<
 }
 
 impl Workload for OneBatch {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.f.p.slots as u64
-    }
-
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {

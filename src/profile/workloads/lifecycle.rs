@@ -66,10 +66,6 @@ impl Lifecycle {
 }
 
 impl Workload for Lifecycle {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.s0.pairs_per_cycle()
-    }
-
     /// The run's ring (probed before the first cycle) is not used. A
     /// symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]

@@ -72,10 +72,6 @@ const TOTALS: [Counter; 3] = [
 pub struct LinkChain(pub CyclePlan);
 
 impl Workload for LinkChain {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.0.slots as u64
-    }
-
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {

@@ -164,10 +164,6 @@ impl NopAsync {
 }
 
 impl Workload for NopAsync {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.0.slots as u64
-    }
-
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {

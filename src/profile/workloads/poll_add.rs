@@ -158,10 +158,6 @@ impl PollAdd {
 }
 
 impl Workload for PollAdd {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.p.slots as u64
-    }
-
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {

@@ -181,10 +181,6 @@ impl<R: Requests> Stream<R> {
 }
 
 impl<R: Requests> Workload for Stream<R> {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.p.slots as u64
-    }
-
     /// Cycle `seq` (see the module docs), a symbol of its own per
     /// workload (perf annotate, callgrind), as s0's.
     #[inline(never)]

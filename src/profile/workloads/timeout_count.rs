@@ -93,10 +93,6 @@ pub struct TimeoutCount {
 }
 
 impl Workload for TimeoutCount {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.p.slots as u64
-    }
-
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {

@@ -60,10 +60,6 @@ pub static C0: Profile = Profile {
 pub struct WaitCancel(pub Futex);
 
 impl Workload for WaitCancel {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.0.p.slots as u64
-    }
-
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {

@@ -68,10 +68,6 @@ pub const FUNCTIONS: [Function; 5] = [
 pub struct WaitWake(pub Futex);
 
 impl Workload for WaitWake {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.0.p.slots as u64
-    }
-
     // Not inlined into the driver: a symbol of its own, so perf annotate
     // and callgrind show the timed cycle alone.
     #[inline(never)]

@@ -119,10 +119,6 @@ impl WaitvWake {
 }
 
 impl Workload for WaitvWake {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.groups as u64
-    }
-
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {

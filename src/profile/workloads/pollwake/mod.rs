@@ -575,10 +575,6 @@ impl Parts {
 }
 
 impl Workload for Pollwake {
-    fn pairs_per_cycle(&self) -> u64 {
-        self.p.o.burst as u64
-    }
-
     fn select(&mut self, series: usize) {
         self.mode = Poller::ALL[series];
     }
