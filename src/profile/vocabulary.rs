@@ -1,6 +1,6 @@
 //! The words every workload and the round machinery share: what a workload
-//! is (`Profile`, its `Names`, the options it `Takes`, its `Series`, the
-//! kernel `Function`s the witness counts), what one of its cycles submits
+//! is (`Profile`, its `Names`, the options it `Takes`, its series (each a
+//! `RowSet`), the kernel `Function`s the witness counts), what one of its cycles submits
 //! and must get back (`Shape`), how it is set up and run (`SetUp`,
 //! `Start`, the `Workload` trait), and what its rounds produced
 //! (`Outcome`). A leaf: it names no other file of profile/, so a workload
@@ -46,7 +46,7 @@ pub struct Profile {
     /// The row sets each round prints, in that order (at most
     /// `MAX_SERIES`): one plain table, or rows tagged by series (pollwake's
     /// modes).
-    pub series: &'static [Series],
+    pub series: &'static [RowSet],
     /// Its requests of these kinds are punted to io-wq (IOSQE_ASYNC): the
     /// witness expects one `io_uring_queue_async_work` event of each, and
     /// none of any other.
@@ -80,7 +80,7 @@ pub enum Takes {
 }
 
 /// One row set of a workload's table, a share of every round.
-pub struct Series {
+pub struct RowSet {
     /// The name its rows have: the workload's formal name for its only
     /// series, else the rows' first column (`pollwake_idle`).
     pub name: &'static str,
@@ -92,10 +92,10 @@ pub struct Series {
     pub about: &'static str,
 }
 
-impl Series {
+impl RowSet {
     /// A workload's only series: its formal name, in kernel words.
-    pub const fn only(name: &'static str, about: &'static str) -> Series {
-        Series {
+    pub const fn only(name: &'static str, about: &'static str) -> RowSet {
+        RowSet {
             name,
             mode: None,
             about,
@@ -333,7 +333,7 @@ impl Rows {
 pub struct Outcome {
     pub ledger: Ledger,
     /// The workload's series (`Profile::series`): the row sets of a round.
-    pub series: &'static [Series],
+    pub series: &'static [RowSet],
     /// The pairs one cycle performs (`Shape::pairs`), the unit of ns/pair.
     pub pairs: u64,
     /// Per series, in that order.
@@ -351,7 +351,7 @@ pub struct Outcome {
 impl Outcome {
     /// Nothing of `series` run yet, each cycle `pairs` pairs; `ledger`
     /// holds what the set-up checked already.
-    pub fn new(ledger: Ledger, series: &'static [Series], pairs: u64) -> Outcome {
+    pub fn new(ledger: Ledger, series: &'static [RowSet], pairs: u64) -> Outcome {
         Outcome {
             ledger,
             series,

@@ -20,7 +20,7 @@ use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::vocabulary::RES_AGAIN;
 use crate::profile::vocabulary::{
-    Function, Names, Profile, Series, SetUp, Shape, Takes, Then, Timed,
+    Function, Names, Profile, RowSet, SetUp, Shape, Takes, Then, Timed,
 };
 use crate::profile::vocabulary::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
 use crate::ring::Ring;
@@ -41,7 +41,7 @@ pub static Z0: Profile = Profile {
     takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
     futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wake, cfg.slots, 0),
-    series: &[Series::only(
+    series: &[RowSet::only(
         "z0_zero_wake",
         "io_uring FUTEX_WAKE, no waiter",
     )],
@@ -67,7 +67,7 @@ pub static E0: Profile = Profile {
     takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
     futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wait, cfg.slots, RES_AGAIN),
-    series: &[Series::only("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN")],
+    series: &[RowSet::only("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN")],
     punted: &[],
     functions: &[
         futex::PREP,
@@ -97,7 +97,7 @@ pub static N0: Profile = Profile {
     takes: &[Takes::Slots, Takes::Tsv],
     futex_words: true,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
-    series: &[Series::only("n0_nop", "io_uring NOP")],
+    series: &[RowSet::only("n0_nop", "io_uring NOP")],
     punted: &[],
     // NOP's `.prep` and `.issue` (io_uring/nop.c), once per SQE each.
     functions: &[

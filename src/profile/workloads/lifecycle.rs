@@ -17,7 +17,7 @@ use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, MAX_SLOTS, RING_ENTRIES};
 use crate::profile::parts::collect::account;
 use crate::profile::parts::span;
 use crate::profile::vocabulary::{
-    Names, Profile, Series, Takes, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE,
+    Names, Profile, RowSet, Takes, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE,
 };
 use crate::ring::{Ring, SetupError};
 use crate::sys;
@@ -39,7 +39,7 @@ pub static L0: Profile = Profile {
     takes: &[Takes::Slots, Takes::Tsv],
     futex_words: true,
     shape: |cfg| wait_wake::shape(cfg.slots),
-    series: &[Series::only("l0_lifecycle", "io_uring ring setup to exit")],
+    series: &[RowSet::only("l0_lifecycle", "io_uring ring setup to exit")],
     punted: &[],
     functions: &wait_wake::FUNCTIONS,
     totals: &TOTALS,

@@ -18,7 +18,7 @@ use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::setup::CyclePlan;
 use crate::profile::vocabulary::{
-    Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP,
+    Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload, NOP,
 };
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -44,7 +44,7 @@ pub static K0: Profile = Profile {
             .with(Kind::Nop, 1, 0)
             .with(Kind::Link, n.saturating_sub(1), 0)
     },
-    series: &[Series::only(
+    series: &[RowSet::only(
         "k0_link_chain",
         "io_uring IOSQE_IO_LINK chain of NOPs",
     )],

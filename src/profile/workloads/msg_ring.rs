@@ -21,7 +21,7 @@ use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::setup::{self, CyclePlan};
 use crate::profile::vocabulary::{
-    Function, Names, Profile, Series, Shape, Takes, Timed, Workload, MSG_RING,
+    Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload, MSG_RING,
 };
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -42,7 +42,7 @@ pub static M0: Profile = Profile {
     takes: &[Takes::Slots],
     futex_words: false,
     shape: |cfg| shape(cfg.slots),
-    series: &[Series::only(
+    series: &[RowSet::only(
         "m0_msg_ring",
         "io_uring MSG_RING, ring to ring",
     )],

@@ -42,7 +42,7 @@ use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::setup::{self, CyclePlan};
 use crate::profile::vocabulary::{
-    Function, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP,
+    Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload, NOP,
 };
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -64,7 +64,7 @@ pub static A0: Profile = Profile {
     takes: &[Takes::Slots],
     futex_words: false,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
-    series: &[Series::only(
+    series: &[RowSet::only(
         "a0_nop_async",
         "io_uring io-wq punt, NOP with IOSQE_ASYNC",
     )],

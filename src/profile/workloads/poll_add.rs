@@ -26,7 +26,7 @@ use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::setup::{self, CyclePlan};
 use crate::profile::vocabulary::{
-    Function, Hits, Names, Profile, Series, Shape, Takes, Timed, Workload,
+    Function, Hits, Names, Profile, RowSet, Shape, Takes, Timed, Workload,
 };
 use crate::profile::vocabulary::{POLL_ADD, READ, WRITE};
 use crate::ring::Ring;
@@ -57,7 +57,7 @@ pub static P0: Profile = Profile {
             .with(Kind::Write, n, VALUE_BYTES as i32)
             .with(Kind::Read, n, VALUE_BYTES as i32)
     },
-    series: &[Series::only(
+    series: &[RowSet::only(
         "p0_poll_add",
         "io_uring POLL_ADD wakeup, eventfd",
     )],

@@ -18,7 +18,7 @@ use super::stream::{Requests, Stream};
 use crate::check::{Counter, Kind};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
-use crate::profile::vocabulary::{Function, Names, Profile, Series, Takes, READ, WRITE};
+use crate::profile::vocabulary::{Function, Names, Profile, RowSet, Takes, READ, WRITE};
 use crate::sys::uapi::IoUringSqe;
 use crate::sys::{pair, Fd, SysResult};
 
@@ -37,7 +37,7 @@ pub static R0: Profile = Profile {
     takes: &[Takes::Slots],
     futex_words: false,
     shape: |cfg| Pipes::shape(cfg.slots),
-    series: &[Series::only("r0_rw_pipe", "io_uring READ/WRITE, pipe")],
+    series: &[RowSet::only("r0_rw_pipe", "io_uring READ/WRITE, pipe")],
     punted: &[],
     // `.prep` and `.issue` of IORING_OP_WRITE and IORING_OP_READ
     // (io_uring/rw.c), once per SQE each.

@@ -13,7 +13,7 @@ use super::stream::{Requests, Stream};
 use crate::check::{Counter, Kind};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
-use crate::profile::vocabulary::{Function, Names, Profile, Series, Takes, RECV, SEND};
+use crate::profile::vocabulary::{Function, Names, Profile, RowSet, Takes, RECV, SEND};
 use crate::sys::uapi::IoUringSqe;
 use crate::sys::{pair, Fd, SysResult};
 
@@ -32,7 +32,7 @@ pub static U0: Profile = Profile {
     takes: &[Takes::Slots],
     futex_words: false,
     shape: |cfg| SocketPairs::shape(cfg.slots),
-    series: &[Series::only(
+    series: &[RowSet::only(
         "u0_send_recv",
         "io_uring SEND/RECV, AF_UNIX stream",
     )],

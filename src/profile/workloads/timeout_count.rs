@@ -19,7 +19,7 @@ use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::setup::CyclePlan;
 use crate::profile::vocabulary::{
-    Function, Hits, Names, Profile, Series, Shape, Takes, Timed, Workload, NOP, TIMEOUT,
+    Function, Hits, Names, Profile, RowSet, Shape, Takes, Timed, Workload, NOP, TIMEOUT,
 };
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -45,7 +45,7 @@ pub static T0: Profile = Profile {
             .with(Kind::Timeout, n, 0)
             .with(Kind::Nop, n, 0)
     },
-    series: &[Series::only(
+    series: &[RowSet::only(
         "t0_timeout_count",
         "io_uring TIMEOUT completed by count",
     )],

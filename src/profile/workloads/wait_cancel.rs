@@ -15,7 +15,7 @@ use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::vocabulary::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use crate::profile::vocabulary::{Names, Profile, RowSet, Shape, Takes, Timed, Workload};
 use crate::profile::vocabulary::{ASYNC_CANCEL, FUTEX_WAIT};
 use crate::profile::vocabulary::{RES_CANCELED, RES_CANCEL_FOUND};
 use crate::ring::Ring;
@@ -42,7 +42,7 @@ pub static C0: Profile = Profile {
             .with(Kind::Wait, n, RES_CANCELED)
             .with(Kind::Cancel, n, RES_CANCEL_FOUND)
     },
-    series: &[Series::only("c0_wait_cancel", "io_uring futex WAIT/cancel")],
+    series: &[RowSet::only("c0_wait_cancel", "io_uring futex WAIT/cancel")],
     punted: &[],
     functions: &[
         futex::PREP,

@@ -20,7 +20,7 @@ use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::vocabulary::{Function, Names, Profile, Series, Shape, Takes, Timed, Workload};
+use crate::profile::vocabulary::{Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload};
 use crate::profile::vocabulary::{FUTEX_WAIT, FUTEX_WAKE};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -40,7 +40,7 @@ pub static S0: Profile = Profile {
     takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
     futex_words: true,
     shape: |cfg| shape(cfg.slots),
-    series: &[Series::only("s0_wait_wake", "io_uring futex WAIT/WAKE")],
+    series: &[RowSet::only("s0_wait_wake", "io_uring futex WAIT/WAKE")],
     punted: &[],
     functions: &FUNCTIONS,
     totals: &TOTALS,

@@ -16,7 +16,7 @@ use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::vocabulary::{Names, Profile, Series, Shape, Takes, Timed, Workload};
+use crate::profile::vocabulary::{Names, Profile, RowSet, Shape, Takes, Timed, Workload};
 use crate::profile::vocabulary::{FUTEX_WAITV, FUTEX_WAKE};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -48,7 +48,7 @@ pub static V0: Profile = Profile {
         .with(Kind::Wake, g, 1)
         .with(Kind::Check, g, 0)
     },
-    series: &[Series::only("v0_waitv_wake", "io_uring FUTEX_WAITV/WAKE")],
+    series: &[RowSet::only("v0_waitv_wake", "io_uring FUTEX_WAITV/WAKE")],
     punted: &[],
     functions: &[
         futex::WAITV_PREP,

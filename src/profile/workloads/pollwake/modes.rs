@@ -2,7 +2,7 @@
 //! series of the workload, with its own target ring, run in this order
 //! every round.
 
-use crate::profile::vocabulary::Series;
+use crate::profile::vocabulary::RowSet;
 
 /// The modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,7 +15,7 @@ pub enum Poller {
 
 /// The series, in `Poller` order: the rows' first column, the mode's word
 /// (`compare --mode`) and the mode in kernel words.
-pub const SERIES: [Series; 4] = [
+pub const SERIES: [RowSet; 4] = [
     mode("pollwake_none", "none", "io_uring MSG_RING, no poller"),
     mode("pollwake_idle", "idle", "io_uring poll wakeup, idle epoll"),
     mode(
@@ -30,8 +30,8 @@ pub const SERIES: [Series; 4] = [
     ),
 ];
 
-const fn mode(name: &'static str, word: &'static str, about: &'static str) -> Series {
-    Series {
+const fn mode(name: &'static str, word: &'static str, about: &'static str) -> RowSet {
+    RowSet {
         name,
         mode: Some(word),
         about,
@@ -42,7 +42,7 @@ impl Poller {
     pub const ALL: [Poller; 4] = [Poller::None, Poller::Idle, Poller::Waiter, Poller::NoneAa];
 
     /// Its series.
-    pub fn series(self) -> &'static Series {
+    pub fn series(self) -> &'static RowSet {
         &SERIES[self as usize]
     }
 

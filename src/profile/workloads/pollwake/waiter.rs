@@ -75,7 +75,7 @@ pub struct WatchStats {
 
 /// How watching one burst ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Watch {
+pub enum BurstEnd {
     /// All `n` CQEs taken after this many wakeups.
     Burst { wakes: u32 },
     /// The producer asked to stop (CQEs of an unfinished burst stay put).
@@ -112,7 +112,7 @@ pub unsafe fn watch_burst<W: Watched>(
     token: u64,
     out: *mut IoUringCqe,
     st: &mut WatchStats,
-) -> SysResult<Watch> {
+) -> SysResult<BurstEnd> {
     let n = n.min(MAX_BURST as u32);
     let (mut got, mut wakes) = (0u32, 0u32);
     while got < n {
@@ -121,7 +121,7 @@ pub unsafe fn watch_burst<W: Watched>(
             r => r?,
         };
         if w.stopping() {
-            return Ok(Watch::Stopped);
+            return Ok(BurstEnd::Stopped);
         }
         let ev = match ev {
             Some(ev) => Some(ev),
@@ -150,7 +150,7 @@ pub unsafe fn watch_burst<W: Watched>(
             }
         }
         if w.stopping() {
-            return Ok(Watch::Stopped);
+            return Ok(BurstEnd::Stopped);
         }
         if w.ready() != 0 {
             // SAFETY: got < n <= MAX_BURST; a CQE of this burst is ready, so
@@ -159,7 +159,7 @@ pub unsafe fn watch_burst<W: Watched>(
         }
     }
     st.wakes += wakes;
-    Ok(Watch::Burst { wakes })
+    Ok(BurstEnd::Burst { wakes })
 }
 
 /// Waiter states (`Shared::state`).
@@ -280,7 +280,7 @@ extern "C" fn waiter_main(arg: usize) -> ! {
         // between our release of `seen` and its next burst, whose CQEs
         // `take` waits for before it writes.
         match unsafe { watch_burst(&mut w, sh.burst, sh.dog, sh.token, out, &mut st) } {
-            Ok(Watch::Burst { wakes }) => {
+            Ok(BurstEnd::Burst { wakes }) => {
                 sh.publish(&st);
                 sh.burst_wakes.store(wakes, Ordering::Relaxed);
                 // Only this thread writes `seen`: a plain store, no
@@ -290,7 +290,7 @@ extern "C" fn waiter_main(arg: usize) -> ! {
                 sh.seen.store(seen.wrapping_add(1), Ordering::Release);
                 let _ = futex::wake(&sh.seen, 1);
             }
-            Ok(Watch::Stopped) => break,
+            Ok(BurstEnd::Stopped) => break,
             Err(e) => {
                 sh.publish(&st);
                 sh.end(FAILED, e.0 as u32);
@@ -404,7 +404,7 @@ mod tests {
     const TOKEN: u64 = 0x77;
     const EV: Option<(u32, u64)> = Some((EPOLLIN, TOKEN));
 
-    fn run(f: &mut Fake, n: u32) -> (SysResult<Watch>, WatchStats, [IoUringCqe; MAX_BURST]) {
+    fn run(f: &mut Fake, n: u32) -> (SysResult<BurstEnd>, WatchStats, [IoUringCqe; MAX_BURST]) {
         let mut out = [IoUringCqe::default(); MAX_BURST];
         let mut st = WatchStats::default();
         // SAFETY: out holds MAX_BURST CQEs and is this thread's.
@@ -416,7 +416,7 @@ mod tests {
     fn one_wakeup_takes_the_whole_burst() {
         let mut f = Fake::new(vec![EV], vec![32]);
         let (r, st, out) = run(&mut f, 32);
-        assert_eq!(r, Ok(Watch::Burst { wakes: 1 }));
+        assert_eq!(r, Ok(BurstEnd::Burst { wakes: 1 }));
         assert_eq!(
             st,
             WatchStats {
@@ -432,7 +432,7 @@ mod tests {
     fn a_burst_arriving_in_pieces_counts_every_wakeup() {
         let mut f = Fake::new(vec![EV, EV, EV], vec![5, 20, 7]);
         let (r, st, _) = run(&mut f, 32);
-        assert_eq!(r, Ok(Watch::Burst { wakes: 3 }));
+        assert_eq!(r, Ok(BurstEnd::Burst { wakes: 3 }));
         assert_eq!((st.wakes, st.lost, st.late), (3, 0, 0));
     }
 
@@ -442,7 +442,7 @@ mod tests {
         // first wait times out with the CQ full, the grace wait too.
         let mut f = Fake::new(vec![None, None], vec![32, 0]);
         let (r, st, out) = run(&mut f, 32);
-        assert_eq!(r, Ok(Watch::Burst { wakes: 0 }));
+        assert_eq!(r, Ok(BurstEnd::Burst { wakes: 0 }));
         assert_eq!((st.lost, st.late, st.wakes), (1, 0, 0));
         assert_eq!(f.timeouts, vec![1000, 100]);
         assert_eq!(out[31].user_data, 31, "the CQEs were still taken");
@@ -452,7 +452,7 @@ mod tests {
     fn late_event_within_the_grace_period_is_not_lost() {
         let mut f = Fake::new(vec![None, EV], vec![32, 0]);
         let (r, st, _) = run(&mut f, 32);
-        assert_eq!(r, Ok(Watch::Burst { wakes: 1 }));
+        assert_eq!(r, Ok(BurstEnd::Burst { wakes: 1 }));
         assert_eq!((st.lost, st.late, st.wakes), (0, 1, 1));
     }
 
@@ -462,7 +462,7 @@ mod tests {
         let mut f = Fake::new(vec![None, EV], vec![32, 0]);
         f.intr = vec![1];
         let (r, st, _) = run(&mut f, 32);
-        assert_eq!(r, Ok(Watch::Burst { wakes: 1 }));
+        assert_eq!(r, Ok(BurstEnd::Burst { wakes: 1 }));
         assert_eq!((st.lost, st.late, st.wakes), (0, 1, 1));
         assert_eq!(f.timeouts, vec![1000, 100, 100]);
     }
@@ -471,7 +471,7 @@ mod tests {
     fn idle_timeouts_with_an_empty_cq_are_not_lost() {
         let mut f = Fake::new(vec![None, None, None, EV], vec![0, 0, 0, 8]);
         let (r, st, _) = run(&mut f, 8);
-        assert_eq!(r, Ok(Watch::Burst { wakes: 1 }));
+        assert_eq!(r, Ok(BurstEnd::Burst { wakes: 1 }));
         assert_eq!((st.lost, st.late), (0, 0));
         assert_eq!(
             f.timeouts,
@@ -487,7 +487,7 @@ mod tests {
             vec![0, 4, 4],
         );
         let (r, st, _) = run(&mut f, 8);
-        assert_eq!(r, Ok(Watch::Burst { wakes: 3 }));
+        assert_eq!(r, Ok(BurstEnd::Burst { wakes: 3 }));
         assert_eq!((st.empty_wakes, st.bad_events), (1, 2));
     }
 
@@ -496,7 +496,7 @@ mod tests {
         let mut f = Fake::new(vec![None, EV], vec![0, 1]);
         f.stop_after = 1;
         let (r, st, _) = run(&mut f, 8);
-        assert_eq!(r, Ok(Watch::Stopped));
+        assert_eq!(r, Ok(BurstEnd::Stopped));
         assert_eq!(f.cq, 1);
         assert_eq!(st.wakes, 0);
     }
@@ -518,15 +518,17 @@ mod tests {
         struct Copy(UnsafeCell<[IoUringCqe; MAX_BURST]>);
         // SAFETY: the hand-over protocol under test orders every access.
         unsafe impl Sync for Copy {}
+        /// What the producer and the waiter share: CQEs posted, bursts
+        /// handed over, the stop.
         #[derive(Default)]
-        struct Line {
+        struct HandOver {
             posted: AtomicU32,
             seen: AtomicU32,
             stop: AtomicU32,
         }
         /// The CQ: `posted` CQEs so far, `taken` of them by the waiter.
         struct Model {
-            line: Arc<Line>,
+            hand: Arc<HandOver>,
             taken: u32,
         }
         impl Watched for Model {
@@ -537,7 +539,7 @@ mod tests {
                 Ok(EV)
             }
             fn ready(&self) -> u32 {
-                self.line.posted.load(Ordering::Acquire) - self.taken
+                self.hand.posted.load(Ordering::Acquire) - self.taken
             }
             unsafe fn take(&mut self, out: *mut IoUringCqe, max: u32) -> u32 {
                 let n = self.ready().min(max);
@@ -549,23 +551,23 @@ mod tests {
                 n
             }
             fn stopping(&self) -> bool {
-                self.line.stop.load(Ordering::Acquire) != 0
+                self.hand.stop.load(Ordering::Acquire) != 0
             }
         }
         let copy = Arc::new(Copy(UnsafeCell::new([IoUringCqe::default(); MAX_BURST])));
-        let line = Arc::new(Line::default());
+        let hand = Arc::new(HandOver::default());
         let waiter = {
-            let (copy, line) = (copy.clone(), line.clone());
+            let (copy, hand) = (copy.clone(), hand.clone());
             std::thread::spawn(move || {
-                let mut m = Model { line, taken: 0 };
+                let mut m = Model { hand, taken: 0 };
                 let mut st = WatchStats::default();
                 loop {
                     let out = copy.0.get() as *mut IoUringCqe;
                     // SAFETY: as in waiter_main.
                     match unsafe { watch_burst(&mut m, N, DOG, TOKEN, out, &mut st) } {
-                        Ok(Watch::Burst { .. }) => {
-                            let seen = m.line.seen.load(Ordering::Relaxed);
-                            m.line.seen.store(seen + 1, Ordering::Release);
+                        Ok(BurstEnd::Burst { .. }) => {
+                            let seen = m.hand.seen.load(Ordering::Relaxed);
+                            m.hand.seen.store(seen + 1, Ordering::Release);
                         }
                         _ => return,
                     }
@@ -573,8 +575,8 @@ mod tests {
             })
         };
         for b in 0..BURSTS {
-            line.posted.fetch_add(N, Ordering::Release);
-            while line.seen.load(Ordering::Acquire) == b {
+            hand.posted.fetch_add(N, Ordering::Release);
+            while hand.seen.load(Ordering::Acquire) == b {
                 std::thread::yield_now();
             }
             // SAFETY: `seen` was released after the burst was written.
@@ -583,7 +585,7 @@ mod tests {
                 assert_eq!(got[i as usize].user_data, (b * N + i) as u64);
             }
         }
-        line.stop.store(1, Ordering::Release);
+        hand.stop.store(1, Ordering::Release);
         waiter.join().unwrap();
     }
 }
