@@ -16,7 +16,7 @@ use crate::cpu::{self, Choice};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::outfile::Removal;
-use crate::profile::parts::setup;
+use crate::profile::parts::setup::{self, Step, Whose};
 use crate::profile::registry::ProfileId;
 use crate::profile::vocabulary::{Outcome, SetUp, Workload};
 use crate::render::{self, Clean};
@@ -65,7 +65,7 @@ fn attempt(
     cpu::pin(pinned)
         .map_err(|e| Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")))?;
     // The run's ring, its waits bounded by --timeout.
-    let mut ring = setup::ring("", cfg.ring_flags, cfg.timeout_ns())?;
+    let mut ring = setup::ring(Whose::Run, cfg.ring_flags, cfg.timeout_ns())?;
     let profile = id.profile();
     probe(&ring, profile.opcodes)?;
     // Before the workload's set-up: pollwake's waiter thread, started
@@ -280,7 +280,7 @@ fn judge(
 /// error); fills `allowed` with the CPUs this process may use.
 pub fn choose_cpu(requested: Option<u32>, allowed: &mut CpuSet) -> Result<Choice, Exit> {
     if let Err(e) = sys::sched_getaffinity(allowed) {
-        return Err(setup::step_failed("", "sched_getaffinity", e));
+        return Err(setup::step_failed(Step::run("sched_getaffinity"), e));
     }
     cpu::choose(requested, allowed).map_err(|c| {
         let set = cpu::Ranges(allowed);
@@ -297,7 +297,7 @@ pub fn choose_cpu(requested: Option<u32>, allowed: &mut CpuSet) -> Result<Choice
 fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Exit> {
     let p = ring
         .probe()
-        .map_err(|e| setup::step_failed("", "IORING_REGISTER_PROBE", e))?;
+        .map_err(|e| setup::step_failed(Step::run("IORING_REGISTER_PROBE"), e))?;
     if needed.iter().all(|&(op, _)| p.supports(op)) {
         return Ok(());
     }

@@ -8,7 +8,7 @@
 use crate::check::Kind;
 use crate::exit::Exit;
 use crate::ops;
-use crate::profile::parts::setup::{self, CyclePlan};
+use crate::profile::parts::setup::{self, CyclePlan, Step};
 use crate::profile::vocabulary::{Function, Hits, SetUp};
 use crate::sys::memory::Mapping;
 use crate::sys::{Errno, SysResult};
@@ -29,7 +29,7 @@ pub struct Futex {
 
 /// A workload's memory could not be mapped: a failure naming the step.
 pub fn mapping_failed(e: Errno) -> Exit {
-    setup::step_failed("", "mapping the futex words", e)
+    setup::step_failed(Step::run("mapping the futex words"), e)
 }
 
 impl Futex {

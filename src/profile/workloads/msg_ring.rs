@@ -19,7 +19,7 @@ use crate::config::{RingFlags, DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::parts::setup::{self, CyclePlan};
+use crate::profile::parts::setup::{self, CyclePlan, Whose};
 use crate::profile::vocabulary::{
     Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload, MSG_RING,
 };
@@ -51,7 +51,7 @@ pub static M0: Profile = Profile {
     totals: &TOTALS,
     failures: &[],
     start: |s, ring, ledger, then| {
-        let target = setup::ring("msg-ring target ", RingFlags::None, s.cfg.timeout_ns())?;
+        let target = setup::ring(TARGET, RingFlags::None, s.cfg.timeout_ns())?;
         let mut m0 = MsgRing {
             p: CyclePlan::of(s),
             target,
@@ -59,6 +59,9 @@ pub static M0: Profile = Profile {
         then(&mut m0, ring, ledger)
     },
 };
+
+/// The target ring, as a failed set-up names it.
+const TARGET: Whose = Whose::Own("msg-ring target");
 
 /// MSG_RING's `.prep` and `.issue` (io_uring/msg_ring.c), once per message
 /// each; pollwake names the same.

@@ -40,7 +40,7 @@ use crate::exit::{self, Exit};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::parts::setup::{self, CyclePlan};
+use crate::profile::parts::setup::{self, CyclePlan, Step};
 use crate::profile::vocabulary::{
     Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload, NOP,
 };
@@ -102,7 +102,7 @@ const TOTALS: [Counter; 2] = [("cqes", |l| l.cqes), ("nop_cqes", |l| l.kind(Kind
 fn bind_workers(ring: &Ring, cpu: u32) -> Result<(), Exit> {
     let lacks = |what, e| match e {
         Errno::EINVAL => Exit::new(exit::SKIP, format_args!("kernel lacks {what}: {e}")),
-        e => setup::step_failed("", what, e),
+        e => setup::step_failed(Step::run(what), e),
     };
     ring.register_iowq_affinity(&cpu::only(cpu))
         .map_err(|e| lacks("IORING_REGISTER_IOWQ_AFF", e))?;
@@ -118,7 +118,7 @@ struct Batched {
 
 impl Batched {
     fn enter() -> Result<Batched, Exit> {
-        let failed = |e| setup::step_failed("", "sched_setscheduler(SCHED_BATCH)", e);
+        let failed = |e| setup::step_failed(Step::run("sched_setscheduler(SCHED_BATCH)"), e);
         let before = sys::sched_getscheduler().map_err(failed)?;
         sys::sched_setscheduler(sys::SCHED_BATCH).map_err(failed)?;
         Ok(Batched { before })

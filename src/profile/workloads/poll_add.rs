@@ -24,7 +24,7 @@ use crate::exit::Exit;
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::parts::setup::{self, CyclePlan};
+use crate::profile::parts::setup::{self, CyclePlan, Step};
 use crate::profile::vocabulary::{
     Function, Hits, Names, Profile, RowSet, Shape, Takes, Timed, Workload,
 };
@@ -105,7 +105,7 @@ pub struct PollAdd {
 impl PollAdd {
     /// `p.slots` eventfds and the buffers.
     pub fn new(p: CyclePlan) -> Result<PollAdd, Exit> {
-        let failed = |what| move |e| setup::step_failed("", what, e);
+        let failed = |what| move |e| setup::step_failed(Step::run(what), e);
         let values = Mapping::anonymous((1 + MAX_PER_KIND as usize) * VALUE_BYTES as usize)
             .map_err(failed("mapping the buffers"))?;
         // SAFETY: the mapping is page-aligned and holds the u64.

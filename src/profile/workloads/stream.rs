@@ -20,7 +20,7 @@
 
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::parts::setup::{self, CyclePlan};
+use crate::profile::parts::setup::{self, CyclePlan, Step};
 use core::marker::PhantomData;
 
 use crate::check::{tag, Fail, Kind, Ledger, MAX_PER_KIND};
@@ -52,12 +52,12 @@ fn record(seq: u32, i: u32) -> [u8; RECORD_BYTES as usize] {
 }
 
 impl Records {
-    /// The buffers, mapped (`what` names the workload in a failure).
-    pub fn new(what: &str) -> Result<Records, Exit> {
+    /// The buffers, mapped.
+    pub fn new() -> Result<Records, Exit> {
         let len = 2 * MAX_PER_KIND as usize * RECORD_BYTES as usize;
         match Mapping::anonymous(len) {
             Ok(map) => Ok(Records { map }),
-            Err(e) => Err(setup::step_failed(what, "mapping the buffers", e)),
+            Err(e) => Err(setup::step_failed(Step::run("mapping the buffers"), e)),
         }
     }
 
@@ -160,11 +160,11 @@ impl<R: Requests> Stream<R> {
     fn with(p: CyclePlan) -> Result<Stream<R>, Exit> {
         let mut ends = [const { None }; MAX_PER_KIND as usize];
         for e in ends.iter_mut().take(p.slots as usize) {
-            *e = Some(R::open().map_err(|e| setup::step_failed("", R::OPEN_CALL, e))?);
+            *e = Some(R::open().map_err(|e| setup::step_failed(Step::run(R::OPEN_CALL), e))?);
         }
         Ok(Stream {
             p,
-            records: Records::new("")?,
+            records: Records::new()?,
             ends,
             requests: PhantomData,
         })
@@ -257,7 +257,7 @@ pub mod tests {
     /// request that received it.
     #[test]
     fn a_record_must_come_back_byte_for_byte() {
-        let Ok(r) = Records::new("") else {
+        let Ok(r) = Records::new() else {
             panic!("mapping the buffers failed")
         };
         r.fill(7, 3);

@@ -51,7 +51,7 @@ use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
 use crate::profile::parts::collect::{account, collect, enter, one_batch, Batch};
-use crate::profile::parts::setup;
+use crate::profile::parts::setup::{self, Step, Whose};
 use crate::profile::parts::span;
 use crate::profile::vocabulary::{Names, OwnOutput, Profile, SetUp, Takes, Timed, Workload};
 use crate::profile::vocabulary::{MSG_RING, NOP};
@@ -153,14 +153,17 @@ pub fn waiter_cpu(cfg: &RunConfig, cpu: u32, allowed: &CpuSet) -> Result<u32, Ex
     ))
 }
 
+/// What pollwake sets up beside the run's ring, as a failure names it.
+const OWN: Whose = Whose::Own("pollwake");
+
 /// A pollwake set-up step that failed (see `setup`: a failure, naming it).
-fn set_up_failed(what: &str, e: Errno) -> Exit {
-    setup::step_failed("pollwake ", what, e)
+fn set_up_failed(what: &'static str, e: Errno) -> Exit {
+    setup::step_failed(Step::of(OWN, what), e)
 }
 
 /// A ring with the run's flags and wait bound.
 fn new_ring(o: &Options) -> Result<Ring, Exit> {
-    setup::ring("pollwake ", o.flags, o.timeout_ns)
+    setup::ring(OWN, o.flags, o.timeout_ns)
 }
 
 /// What the eventfd pass saw (counts after the send and after the flush).
