@@ -15,6 +15,8 @@
 //! unparsed (and fails the witness: an event we cannot read is not
 //! counted quietly).
 
+use crate::decimal::{self, U64_DIGITS};
+
 /// Most distinct names (opcodes, functions) a tally keeps apart.
 pub const MAX_NAMES: usize = 16;
 /// Longest name kept (longer ones are cut: kernel symbols fit).
@@ -152,20 +154,15 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// A count, a CPU, a timestamp's part: at most 19 digits.
 fn digits(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 19 || !s.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(s.iter().fold(0u64, |v, &d| v * 10 + (d - b'0') as u64))
+    decimal::whole(s, U64_DIGITS).ok()
 }
 
+/// A CQE's res: an i32, `-` before it or none.
 fn signed(s: &[u8]) -> Option<i32> {
-    let (neg, s) = match s.first() {
-        Some(b'-') => (true, &s[1..]),
-        _ => (false, s),
-    };
-    let v = digits(s).filter(|&v| v <= i32::MAX as u64 + neg as u64)? as i64;
-    Some(if neg { -v } else { v } as i32)
+    let v = decimal::signed(s, U64_DIGITS).ok()?;
+    i32::try_from(v).ok()
 }
 
 /// The value after `key` up to the next `,` (or the end).
