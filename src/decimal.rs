@@ -58,8 +58,6 @@ pub fn signed(s: &[u8], max_digits: usize) -> Result<i64, Refused> {
 /// of a dot, if there is one), with at most `max_decimals` digits after
 /// the dot; digits past the 18th significant one are ignored after the
 /// dot, and too many before it.
-// Until compare reads its decimals here (the next change).
-#[allow(dead_code)]
 pub fn decimal(s: &[u8], max_decimals: usize) -> Result<f64, Refused> {
     let dot = s.iter().position(|&b| b == b'.').unwrap_or(s.len());
     let (mut m, mut scale, mut sig) = (0u64, 1f64, 0);
