@@ -6,7 +6,7 @@
 //! (`Outcome`). A leaf: it names no other file of profile/, so a workload
 //! and the machinery can both import it without importing each other.
 
-use core::fmt::Write;
+use core::fmt::{self, Write};
 
 use crate::check::{Counter, Expect, Kind, Ledger, KINDS};
 use crate::config::{RunConfig, MAX_ROUNDS};
@@ -260,8 +260,12 @@ pub trait Workload {
     /// rings the workload keeps beside the run's ring.
     fn account(&mut self, _ledger: &mut Ledger, _seq: u32) {}
 
-    /// Once after the last round (l0 lingers; pollwake joins its waiter).
-    fn finish(&mut self, _ring: &mut Ring, _ledger: &mut Ledger) {}
+    /// Once after the last round (l0 lingers; pollwake joins its waiter),
+    /// before the summary: gives back what it changed of the process (a0
+    /// its scheduling policy). Err: a fault of its own, which fails the run.
+    fn finish(&mut self, _ring: &mut Ring, _ledger: &mut Ledger) -> Result<(), Fault> {
+        Ok(())
+    }
 
     /// Its own output around the rows (pollwake's); None: the futex
     /// workloads' output, the C standalone's table.
@@ -284,6 +288,49 @@ pub trait OwnOutput {
 
     /// The stderr line of a failed run.
     fn cause(&self, w: &mut dyn Write, o: &Outcome);
+}
+
+/// What a run changes of the process it runs in, and gives back when it
+/// ends, so that a later run in the same process (a suite's next item,
+/// calibrate's next point, selftest's next workload) finds it as this run
+/// found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Changed {
+    /// The thread's CPUs: every run pins it to one (sched_setaffinity).
+    Cpus,
+    /// The thread's scheduling policy: a0 runs under SCHED_BATCH
+    /// (sched_setscheduler).
+    Policy,
+}
+
+/// A fault of the run's own, not the kernel's io_uring (whose failures
+/// the ledger counts): a system call the run needs, so that its point is
+/// the point it states, failed. The run fails naming it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// getcpu failed: whether the run stayed on its CPU is unknown.
+    Getcpu(Errno),
+    /// What the run changed of its process could not be given back.
+    NotGivenBack(Changed, Errno),
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Fault::Getcpu(e) => write!(
+                f,
+                "getcpu failed: {e}: whether the run stayed on its CPU is unknown"
+            ),
+            Fault::NotGivenBack(Changed::Cpus, e) => write!(
+                f,
+                "sched_setaffinity failed: {e}: the thread keeps the one CPU the run pinned it to"
+            ),
+            Fault::NotGivenBack(Changed::Policy, e) => write!(
+                f,
+                "sched_setscheduler failed: {e}: the thread keeps the policy SCHED_BATCH"
+            ),
+        }
+    }
 }
 
 /// The measured rows of one series.
@@ -346,6 +393,8 @@ pub struct Outcome {
     pub failed_series: Option<usize>,
     /// stdout failed with rounds still to run: they were not run.
     pub stdout_cut: bool,
+    /// The run's own fault, the first (the rounds end at a failed getcpu).
+    pub fault: Option<Fault>,
 }
 
 impl Outcome {
@@ -361,7 +410,13 @@ impl Outcome {
             interrupted: 0,
             failed_series: None,
             stdout_cut: false,
+            fault: None,
         }
+    }
+
+    /// No check failed, and the run had no fault of its own.
+    pub fn passed(&self) -> bool {
+        self.ledger.passed() && self.fault.is_none()
     }
 
     /// Measured rounds every series finished.

@@ -254,9 +254,12 @@ pub fn account(ring: &mut Ring, ledger: &mut Ledger, seq: u32) {
     }
 }
 
-/// Counts a migration when getcpu does not report the pinned CPU.
-pub fn check_cpu(cpu: u32, ledger: &mut Ledger) {
-    if sys::getcpu() != Ok(cpu) {
+/// Counts a migration when getcpu reports another CPU than the pinned
+/// one. Err: getcpu itself failed, and whether the run moved is unknown:
+/// no migration is counted, and the caller ends the run on it.
+pub fn check_cpu(cpu: u32, ledger: &mut Ledger) -> Result<(), Errno> {
+    if sys::getcpu()? != cpu {
         ledger.fail(Fail::Migration, "migration", 0, None);
     }
+    Ok(())
 }

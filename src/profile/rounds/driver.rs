@@ -2,9 +2,10 @@
 //! workload alike. Each round runs `--cycles` cycles of each of the
 //! workload's series (one for the futex workloads, pollwake's four modes),
 //! and each series' share of a round is one row. Around a share: the CPU
-//! check; after it: what the kernel reports of the rings, the TSV row, the
-//! stdout row (measured rounds). The first failing share ends the run, its
-//! row printed with semantic_pass 0. A share that SIGINT or SIGTERM
+//! check (a getcpu that fails is the run's own fault, not a migration: it
+//! ends the run); after it: what the kernel reports of the rings, the TSV
+//! row, the stdout row (measured rounds). The first failing share ends the
+//! run, its row printed with semantic_pass 0. A share that SIGINT or SIGTERM
 //! interrupts leaves no trace: no row, and neither its counts nor its
 //! cycles in the summary.
 
@@ -14,7 +15,7 @@ use crate::check::Ledger;
 use crate::config::RunConfig;
 use crate::hist::Histogram;
 use crate::profile::parts::collect::{account, check_cpu};
-use crate::profile::vocabulary::{Outcome, Workload, MAX_SERIES};
+use crate::profile::vocabulary::{Fault, Outcome, Workload, MAX_SERIES};
 use crate::render;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -113,7 +114,11 @@ pub fn rounds(
         let r = if warmup { i } else { i - cfg.warmups };
         for (k, s) in series.iter().enumerate().take(MAX_SERIES) {
             let before = o.ledger;
-            check_cpu(cpu, &mut o.ledger);
+            if let Err(e) = check_cpu(cpu, &mut o.ledger) {
+                // The pin cannot be checked: the share is not run (no row).
+                (o.fault, o.failed_series) = (Some(Fault::Getcpu(e)), Some(k));
+                break 'rounds;
+            }
             let hist = (!warmup).then_some(&mut share_hist);
             let l = &mut o.ledger;
             // The cost counter's window (docs/cost.md): a measured share's
@@ -133,10 +138,13 @@ pub fn rounds(
                 break 'rounds;
             }
             o.hist.absorb(&mut share_hist);
-            check_cpu(cpu, &mut o.ledger);
+            let on_cpu = check_cpu(cpu, &mut o.ledger);
             account(ring, &mut o.ledger, seq);
             work.account(&mut o.ledger, seq);
-            let passed = t.passed && o.ledger.failures() == before.failures();
+            if let Err(e) = on_cpu {
+                o.fault = Some(Fault::Getcpu(e));
+            }
+            let passed = t.passed && o.ledger.failures() == before.failures() && on_cpu.is_ok();
             if let Some((file, ctx)) = tsv.as_mut() {
                 let row = tsv::Row {
                     phase: if warmup { "warmup" } else { cfg.mode.phase() },

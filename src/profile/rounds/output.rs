@@ -164,7 +164,7 @@ fn series(w: &mut dyn Write, p: &Profile) {
 /// the per-cycle tail.
 fn table_summary(w: &mut dyn Write, o: &Outcome) {
     let rows = &o.rows[0];
-    let passed = o.ledger.passed();
+    let passed = o.passed();
     let (ns, pairs) = (rows.total_ns, rows.total_pairs);
     let label = o.mean_label();
     render::mean_and_spread(w, "", label, ns, pairs, passed, rows.per_round());

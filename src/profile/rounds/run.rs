@@ -12,13 +12,14 @@ use super::output::{self, RunInfo};
 use super::witnessed::RunWitness;
 use crate::check::Ledger;
 use crate::config::{Mode, RunConfig};
-use crate::cpu::{self, Choice};
+use crate::cpu::{self, Choice, PinError};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::outfile::Removal;
+use crate::profile::parts::process;
 use crate::profile::parts::setup::{self, Step, Whose};
 use crate::profile::registry::ProfileId;
-use crate::profile::vocabulary::{Outcome, SetUp, Workload};
+use crate::profile::vocabulary::{Changed, Fault, Outcome, SetUp, Workload};
 use crate::render::{self, Clean};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -57,13 +58,29 @@ fn attempt(
     out: &mut Out,
     keep: &mut dyn FnMut(&Outcome),
 ) -> Result<Exit, Exit> {
+    // An earlier run of this process left it changed (process.rs): this
+    // run would measure under what it left, and its point would not be the
+    // one `run` prints. It fails, naming why; so does each later run in
+    // the process (a suite's items, selftest's, calibrate's points), rather
+    // than the suite stopping: each item's line then says why it has no
+    // point, and one rule holds for every caller that runs several.
+    if let Some(f) = process::left() {
+        let why = "an earlier run of this process could not give back what it changed";
+        return Err(Exit::new(exit::FAIL, format_args!("{why}: {f}")));
+    }
     // CPU first: a bad --cpu is a usage error, whatever the kernel can do.
     let mut allowed = [0u8; CPU_SET_BYTES];
     let choice = choose_cpu(cfg.cpu, &mut allowed)?;
     let pinned = choice.cpu();
-    let _unpin = Unpin(&allowed);
-    cpu::pin(pinned)
-        .map_err(|e| Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")))?;
+    let mut unpin = Unpin {
+        allowed: &allowed,
+        given: false,
+    };
+    cpu::pin(pinned).map_err(|e| match e {
+        // No usage error: the kernel failed the call that proves the pin.
+        PinError::Getcpu(e) => setup::step_failed(Step::run("getcpu"), e),
+        e => Exit::new(exit::USAGE, format_args!("--cpu {pinned}: cannot pin: {e}")),
+    })?;
     // The run's ring, its waits bounded by --timeout.
     let mut ring = setup::ring(Whose::Run, cfg.ring_flags, cfg.timeout_ns())?;
     let profile = id.profile();
@@ -111,6 +128,7 @@ fn attempt(
             out,
             tsv.as_mut(),
             &mut witness,
+            &mut unpin,
         );
         keep(&o);
         let dropped = tsv.and_then(|t| settle(t, o.stdout_cut));
@@ -125,16 +143,29 @@ fn attempt(
 }
 
 /// Gives the thread back the CPUs it may use (`allowed`, as the run found
-/// them) when dropped, however the run ends: a run pins its thread to one
-/// CPU, and what runs next in this process (a suite's next item,
-/// calibrate's next point) must find the CPUs this run found (pollwake's
-/// `--waiter-cpu` may name another). Should it fail (none of those CPUs
-/// online any more), the next run's CPU choice says so.
-struct Unpin<'a>(&'a CpuSet);
+/// them): after the rounds, or when dropped, however the run ends. A run
+/// pins its thread to one CPU, and what runs next in this process (a
+/// suite's next item, calibrate's next point) must find the CPUs this run
+/// found (pollwake's `--waiter-cpu` may name another). Should it fail
+/// (none of those CPUs online any more), the run fails naming it, and no
+/// later run of the process starts (process.rs).
+struct Unpin<'a> {
+    allowed: &'a CpuSet,
+    given: bool,
+}
+
+impl Unpin<'_> {
+    fn give_back(&mut self) -> Result<(), Fault> {
+        if core::mem::replace(&mut self.given, true) {
+            return Ok(());
+        }
+        sys::sched_setaffinity(self.allowed).map_err(|e| process::left_changed(Changed::Cpus, e))
+    }
+}
 
 impl Drop for Unpin<'_> {
     fn drop(&mut self) {
-        let _ = sys::sched_setaffinity(self.0);
+        let _ = self.give_back();
     }
 }
 
@@ -161,8 +192,9 @@ fn settle(t: TsvFile, stdout_cut: bool) -> Option<Dropped> {
 }
 
 /// The banner, the rounds (between `--trace`'s markers, with the witness
-/// tracing) into `o`, the workload's end, the summary, the checks line and
-/// the witness's lines (Err: why the witness fails the run).
+/// tracing) into `o`, the workload's end and the CPUs given back, the
+/// summary, the checks line and the witness's lines (Err: why the witness
+/// fails the run).
 #[allow(clippy::too_many_arguments)]
 fn measure(
     w: &mut dyn Workload,
@@ -173,6 +205,7 @@ fn measure(
     out: &mut Out,
     mut tsv: Option<&mut TsvFile>,
     witness: &mut RunWitness,
+    unpin: &mut Unpin,
 ) -> Result<(), &'static str> {
     let (cfg, facts) = (info.cfg, info.facts);
     output::banner(out, info, w.own_output());
@@ -212,7 +245,10 @@ fn measure(
     driver::rounds(cfg, w, ring, clock, info.cpu.cpu(), o, sinks);
     witness.stop();
     let window = o.ledger.since(&before);
-    w.finish(ring, &mut o.ledger);
+    // Before the summary: what the run could not give back fails it.
+    let finished = w.finish(ring, &mut o.ledger);
+    let unpinned = unpin.give_back();
+    o.fault = o.fault.or(finished.err()).or(unpinned.err());
     if let Some(marker) = trace {
         trace_mark(marker, "end", info.id, out);
     }
@@ -228,7 +264,10 @@ fn measure(
     if let (Some(e), Some(path)) = (lost, cfg.tsv) {
         let _ = writeln!(out, "# --tsv {}: write failed: {e}", Clean(path));
     }
-    let passed = o.ledger.passed() && lost.is_none();
+    if let Some(f) = o.fault {
+        let _ = writeln!(out, "# {f}");
+    }
+    let passed = o.passed() && lost.is_none();
     let verdict = render::verdict(passed, interrupted);
     let p = info.id.profile();
     render::checks(out, [p.totals, p.failures], &o.ledger, verdict);
@@ -253,6 +292,9 @@ fn judge(
         let mut e = Exit::new(exit::FAIL, format_args!(""));
         output::cause(&mut e.cause, w, o);
         return e;
+    }
+    if let Some(f) = o.fault {
+        return Exit::new(exit::FAIL, format_args!("FAIL: {f}"));
     }
     if let Some(e) = stdout {
         let mut x = exit::stdout_failed(e);

@@ -16,9 +16,8 @@ use crate::check::{Call, Fail, Ledger, Returned, TOTALS};
 use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, MAX_SLOTS, RING_ENTRIES};
 use crate::profile::parts::collect::account;
 use crate::profile::parts::span;
-use crate::profile::vocabulary::{
-    Names, Profile, RowSet, Takes, Timed, Workload, FUTEX_WAIT, FUTEX_WAKE,
-};
+use crate::profile::vocabulary::{Fault, Names, Profile, RowSet, Takes, Timed, Workload};
+use crate::profile::vocabulary::{FUTEX_WAIT, FUTEX_WAKE};
 use crate::ring::{Ring, SetupError};
 use crate::sys;
 use crate::sys::clock::Clock;
@@ -100,7 +99,8 @@ impl Workload for Lifecycle {
         (t1.wrapping_sub(t0), ledger.failures() == before)
     }
 
-    fn finish(&mut self, _ring: &mut Ring, _ledger: &mut Ledger) {
+    fn finish(&mut self, _ring: &mut Ring, _ledger: &mut Ledger) -> Result<(), Fault> {
         sys::sleep_ns(LINGER_NS);
+        Ok(())
     }
 }

@@ -9,24 +9,28 @@
 //! The workers: bound to the run's CPU (IORING_REGISTER_IOWQ_AFF), so that
 //! one CPU does all of the run's work, as in every workload; at most
 //! IOWQ_WORKERS of them (IORING_REGISTER_IOWQ_MAX_WORKERS), the kernel's
-//! own limit on a box of one CPU, so the figure does not depend on how
-//! many CPUs the box has. A NOP with IOSQE_ASYNC is bounded, concurrent
-//! work (REQ_F_FORCE_ASYNC): each one that finds no free worker starts
-//! one, up to the limit, so the first warm-up cycle starts them all, and
-//! they stay (a worker leaves after 5 s idle; a run never idles that long).
-//! Both settings belong to the process's io-wq, not to the ring: they
-//! outlive the run's ring. The set-up runs one untimed cycle, so the
-//! workers are there before the rounds (and the witness follows them: they
-//! are threads of the process, but not forks).
+//! own limit on a box of one CPU, so the figure does not depend on how many
+//! CPUs the box has. A NOP with IOSQE_ASYNC is bounded, concurrent work
+//! (REQ_F_FORCE_ASYNC): each one that finds no free worker starts one, up
+//! to the limit, so the first warm-up cycle starts them all, and they stay
+//! (a worker leaves after 5 s idle; a run never idles that long). Both
+//! settings belong to the process's io-wq, not to the ring: they outlive
+//! the run's ring, and are not given back (unlike the policy below): they
+//! shape io-wq work alone, which no other workload makes, and every a0 run
+//! sets them alike, so no later point of the process differs. The set-up
+//! runs one untimed cycle, so the workers are there before the rounds (and
+//! the witness follows them: they are threads of the process, but not
+//! forks).
 //!
-//! The run's thread is SCHED_BATCH while a0 runs, and its workers, started
-//! in the set-up, inherit it: a wakeup then never preempts the running
-//! thread, so every cycle runs the same way: the submitter queues all its
-//! NOPs, then sleeps in its wait; a worker runs them all, then sleeps; the
-//! submitter takes the CQEs. Under SCHED_OTHER whether each wakeup of the
-//! worker preempted the submitter depended on where the scheduler's
-//! deadlines stood, which drifts: under QEMU's instruction clock the
-//! rounds of one point spread over 7.3% (cv 2.1%; under SCHED_BATCH 0.09%).
+//! The run's thread is SCHED_BATCH while a0 runs (its policy given back in
+//! `finish`, or the run fails naming it), and its workers, started in the
+//! set-up, inherit it: a wakeup then never preempts the running thread, so
+//! every cycle runs the same way: the submitter queues all its NOPs, then
+//! sleeps in its wait; a worker runs them all, then sleeps; the submitter
+//! takes the CQEs. Under SCHED_OTHER whether each wakeup of the worker
+//! preempted the submitter depended on where the scheduler's deadlines
+//! stood, which drifts: under QEMU's instruction clock the rounds of one
+//! point spread over 7.3% (cv 2.1%; under SCHED_BATCH 0.09%).
 //!
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked; the workers' instructions inside it are the punt's.
@@ -40,10 +44,10 @@ use crate::exit::{self, Exit};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
+use crate::profile::parts::process;
 use crate::profile::parts::setup::{self, CyclePlan, Step};
-use crate::profile::vocabulary::{
-    Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload, NOP,
-};
+use crate::profile::vocabulary::{Changed, Fault, Function, Names, Profile, RowSet, Shape};
+use crate::profile::vocabulary::{Takes, Timed, Workload, NOP};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::uapi::IOSQE_ASYNC;
@@ -83,8 +87,9 @@ pub static A0: Profile = Profile {
     start: |s, ring, ledger, then| {
         bind_workers(ring, s.cpu.cpu())?;
         // Before the workers start: they inherit it.
-        let _batch = Batched::enter()?;
-        let mut a0 = NopAsync(CyclePlan::of(s));
+        let batched = Some(Batched::enter()?);
+        let p = CyclePlan::of(s);
+        let mut a0 = NopAsync { p, batched };
         a0.start_workers(ring, ledger)?;
         then(&mut a0, ring, ledger)
     },
@@ -110,10 +115,11 @@ fn bind_workers(ring: &Ring, cpu: u32) -> Result<(), Exit> {
         .map_err(|e| lacks("IORING_REGISTER_IOWQ_MAX_WORKERS", e))
 }
 
-/// The run's thread under SCHED_BATCH (see the module docs) until this is
-/// dropped, when its policy is restored.
+/// The run's thread under SCHED_BATCH (see the module docs) until
+/// `restore`, or until dropped (a set-up that failed after it).
 struct Batched {
     before: u32,
+    restored: bool,
 }
 
 impl Batched {
@@ -121,20 +127,38 @@ impl Batched {
         let failed = |e| setup::step_failed(Step::run("sched_setscheduler(SCHED_BATCH)"), e);
         let before = sys::sched_getscheduler().map_err(failed)?;
         sys::sched_setscheduler(sys::SCHED_BATCH).map_err(failed)?;
-        Ok(Batched { before })
+        Ok(Batched {
+            before,
+            restored: false,
+        })
+    }
+
+    /// Gives the thread its policy back (once). A policy not given back is
+    /// a fault of the run's, and marks the process (process.rs): a0's next
+    /// run, or r0 after it in a suite, would measure under SCHED_BATCH.
+    fn restore(&mut self) -> Result<(), Fault> {
+        if core::mem::replace(&mut self.restored, true) {
+            return Ok(());
+        }
+        sys::sched_setscheduler(self.before).map_err(|e| process::left_changed(Changed::Policy, e))
     }
 }
 
 impl Drop for Batched {
     fn drop(&mut self) {
-        let _ = sys::sched_setscheduler(self.before);
+        let _ = self.restore();
     }
 }
 
 /// The sequence number of the set-up's cycle (the rounds count up from 0).
 const START_SEQ: u32 = u32::MAX;
 
-pub struct NopAsync(pub CyclePlan);
+pub struct NopAsync {
+    p: CyclePlan,
+    /// The policy the run's thread had before the set-up, given back in
+    /// `finish` (None: the tests' cycles, which do not change it).
+    batched: Option<Batched>,
+}
 
 impl NopAsync {
     /// Starts the workers in the set-up, with one untimed cycle checked
@@ -167,7 +191,7 @@ impl Workload for NopAsync {
     // A symbol of its own (perf annotate, callgrind), as s0's.
     #[inline(never)]
     fn cycle(&mut self, ring: &mut Ring, clock: &Clock, ledger: &mut Ledger, seq: u32) -> Timed {
-        let p = &self.0;
+        let p = &self.p;
         let mut c = Cycle::start(seq, &p.plan, clock);
         let nops = Batch::new(Kind::Nop, p.slots, |i| {
             ops::with_flags(ops::nop(tag(seq, Kind::Nop, i)), IOSQE_ASYNC)
@@ -175,6 +199,11 @@ impl Workload for NopAsync {
         c.one_batch(ring, ledger, nops);
         let ns = c.stop(clock, p.inject_ns);
         (ns, c.finish(ledger))
+    }
+
+    /// Before the summary: a policy not given back fails this run.
+    fn finish(&mut self, _ring: &mut Ring, _ledger: &mut Ledger) -> Result<(), Fault> {
+        self.batched.as_mut().map_or(Ok(()), Batched::restore)
     }
 }
 
@@ -192,7 +221,10 @@ mod tests {
             return;
         };
         let shape = shape(&A0, 32);
-        let mut a0 = NopAsync(CyclePlan::new(&shape, 0));
+        let mut a0 = NopAsync {
+            p: CyclePlan::new(&shape, 0),
+            batched: None,
+        };
         let mut l = Ledger::default();
         let Err(e) = a0.start_workers(&mut ring, &mut l) else {
             panic!("the set-up passed")
@@ -214,13 +246,13 @@ mod tests {
         assert!(bind_workers(&ring, crate::sys::getcpu().unwrap()).is_ok());
         let clock = Clock::syscall();
         let mut l = Ledger::default();
-        let mut a0 = NopAsync(p);
+        let mut a0 = NopAsync { p, batched: None };
         for seq in 0..3 {
             let (_, ok) = a0.cycle(&mut ring, &clock, &mut l, seq);
             assert!(ok, "{l:?}");
         }
         assert_eq!((l.requests(Kind::Nop), l.kind(Kind::Nop)), (96, 96));
-        a0.0.plan = Plan::new(&Shape::new(32).with(Kind::Nop, 32, 1).expect);
+        a0.p.plan = Plan::new(&Shape::new(32).with(Kind::Nop, 32, 1).expect);
         let mut l = Ledger::default();
         let (_, ok) = a0.cycle(&mut ring, &clock, &mut l, 3);
         assert!(!ok);

@@ -67,6 +67,7 @@ impl Handoff {
                     late: zero(),
                     bad_events: zero(),
                     migrated: zero(),
+                    getcpu_error: zero(),
                     cqes: UnsafeCell::new([IoUringCqe::default(); waiter::MAX_BURST]),
                 },
                 ring: UnsafeCell::new(ManuallyDrop::new(ring)),

@@ -53,7 +53,8 @@ use crate::ops;
 use crate::profile::parts::collect::{account, collect, enter, one_batch, Batch};
 use crate::profile::parts::setup::{self, Step, Whose};
 use crate::profile::parts::span;
-use crate::profile::vocabulary::{Names, OwnOutput, Profile, SetUp, Takes, Timed, Workload};
+use crate::profile::vocabulary::Workload;
+use crate::profile::vocabulary::{Fault, Names, OwnOutput, Profile, SetUp, Takes, Timed};
 use crate::profile::vocabulary::{MSG_RING, NOP};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -521,8 +522,9 @@ impl Parts {
     }
 
     /// Stops and joins the waiter (a stop message wakes it), takes the stop
-    /// message's CQEs, and adds every ring's end state.
-    fn finish(&mut self, src: &mut Ring, l: &mut Ledger) {
+    /// message's CQEs, and adds every ring's end state. Err: the waiter's
+    /// getcpu at exit failed.
+    fn finish(&mut self, src: &mut Ring, l: &mut Ledger) -> Result<(), Fault> {
         let seq = STOP_SEQ;
         let mut e = [Expect::default(); KINDS];
         let stopping = self.handoff.started();
@@ -554,6 +556,10 @@ impl Parts {
         if sh.migrated.load(Ordering::Relaxed) != 0 {
             l.fail(Fail::Migration, "waiter_migration", 0, None);
         }
+        let getcpu = match sh.getcpu_error.load(Ordering::Relaxed) {
+            0 => Ok(()),
+            e => Err(Fault::Getcpu(Errno(e as i32))),
+        };
         self.late = sh.late.load(Ordering::Relaxed) as u64;
         self.empty_wakes = sh.empty_wakes.load(Ordering::Relaxed) as u64;
         self.waiter_counts(l);
@@ -568,6 +574,7 @@ impl Parts {
         for ring in self.targets.iter_mut().chain([src]) {
             account(ring, l, seq);
         }
+        getcpu
     }
 
     /// The waiter's failure code, if it failed (errno, or FAIL_PIN).
@@ -593,10 +600,11 @@ impl Workload for Pollwake {
         }
     }
 
-    fn finish(&mut self, ring: &mut Ring, ledger: &mut Ledger) {
+    fn finish(&mut self, ring: &mut Ring, ledger: &mut Ledger) -> Result<(), Fault> {
         let mut stop = Ledger::default();
-        self.p.finish(ring, &mut stop);
+        let finished = self.p.finish(ring, &mut stop);
         ledger.absorb_untimed(&stop);
+        finished
     }
 
     /// Its own output: output.rs.

@@ -46,7 +46,7 @@ pub fn summary(w: &mut dyn Write, o: &Outcome, p: &Parts) {
         let r = &o.rows[m as usize];
         let tag = m.series().name;
         let (ns, pairs, label) = (r.total_ns, r.total_pairs, o.mean_label());
-        render::mean_and_spread(w, tag, label, ns, pairs, l.passed(), r.per_round());
+        render::mean_and_spread(w, tag, label, ns, pairs, o.passed(), r.per_round());
         if m == Poller::None {
             continue;
         }

@@ -206,7 +206,7 @@ fn a_lost_wakeup_fails_the_burst_and_the_run_still_ends() {
     assert_eq!((l.count(Fail::LostWakeup), l.failures()), (1, 1), "{l:?}");
     // The stop message cannot wake a waiter that is not interested any
     // more; the watchdog's bound ends its wait and finish joins it.
-    pw.finish(&mut src, &mut l);
+    assert_eq!(pw.finish(&mut src, &mut l), Ok(()));
     assert_eq!(l.count(Fail::WaiterError), 0, "{l:?}");
     assert_eq!((l.count(Fail::Outstanding), l.count(Fail::Missing)), (0, 0));
     assert_eq!(pw.p.wake_hist[0] + pw.p.wake_hist[1], 2);

@@ -199,6 +199,9 @@ pub struct Shared {
     pub bad_events: AtomicU32,
     /// The waiter ran on another CPU than `cpu` at start or exit.
     pub migrated: AtomicU32,
+    /// The errno of the waiter's getcpu at exit, which failed (0: it did
+    /// not): whether it moved is unknown, which is no migration.
+    pub getcpu_error: AtomicU32,
     /// The last burst's CQEs: written by the waiter before `seen` is
     /// released, read by the producer after acquiring it.
     pub cqes: UnsafeCell<[IoUringCqe; MAX_BURST]>,
@@ -298,8 +301,10 @@ extern "C" fn waiter_main(arg: usize) -> ! {
         }
     }
     sh.publish(&st);
-    if crate::sys::getcpu() != Ok(sh.cpu) {
-        sh.migrated.store(1, Ordering::Relaxed);
+    match crate::sys::getcpu() {
+        Ok(c) if c == sh.cpu => {}
+        Ok(_) => sh.migrated.store(1, Ordering::Relaxed),
+        Err(e) => sh.getcpu_error.store(e.0 as u32, Ordering::Relaxed),
     }
     sh.end(EXITED, 0)
 }
