@@ -16,10 +16,10 @@ use crate::cpu::{self, Choice, PinError};
 use crate::exit::{self, Exit};
 use crate::facts::Facts;
 use crate::outfile::Removal;
-use crate::profile::parts::process;
+use crate::profile::parts::process::{self, Before, GiveBack};
 use crate::profile::parts::setup::{self, Step, Whose};
 use crate::profile::registry::ProfileId;
-use crate::profile::vocabulary::{Changed, Fault, Outcome, SetUp, Workload};
+use crate::profile::vocabulary::{Outcome, SetUp, Workload};
 use crate::render::{self, Clean};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -72,10 +72,10 @@ fn attempt(
     let mut allowed = [0u8; CPU_SET_BYTES];
     let choice = choose_cpu(cfg.cpu, &mut allowed)?;
     let pinned = choice.cpu();
-    let mut unpin = Unpin {
-        allowed: &allowed,
-        given: false,
-    };
+    // However the run ends, what runs next in this process (a suite's
+    // next item, calibrate's next point) must find the CPUs this run found
+    // (pollwake's `--waiter-cpu` may name another than the one pinned).
+    let mut cpus = GiveBack::new(Before::Cpus(allowed));
     cpu::pin(pinned).map_err(|e| match e {
         // No usage error: the kernel failed the call that proves the pin.
         PinError::Getcpu(e) => setup::step_failed(Step::run("getcpu"), e),
@@ -128,7 +128,7 @@ fn attempt(
             out,
             tsv.as_mut(),
             &mut witness,
-            &mut unpin,
+            &mut cpus,
         );
         keep(&o);
         let dropped = tsv.and_then(|t| settle(t, o.stdout_cut));
@@ -140,33 +140,6 @@ fn attempt(
             _ => e,
         })
     })
-}
-
-/// Gives the thread back the CPUs it may use (`allowed`, as the run found
-/// them): after the rounds, or when dropped, however the run ends. A run
-/// pins its thread to one CPU, and what runs next in this process (a
-/// suite's next item, calibrate's next point) must find the CPUs this run
-/// found (pollwake's `--waiter-cpu` may name another). Should it fail
-/// (none of those CPUs online any more), the run fails naming it, and no
-/// later run of the process starts (process.rs).
-struct Unpin<'a> {
-    allowed: &'a CpuSet,
-    given: bool,
-}
-
-impl Unpin<'_> {
-    fn give_back(&mut self) -> Result<(), Fault> {
-        if core::mem::replace(&mut self.given, true) {
-            return Ok(());
-        }
-        sys::sched_setaffinity(self.allowed).map_err(|e| process::left_changed(Changed::Cpus, e))
-    }
-}
-
-impl Drop for Unpin<'_> {
-    fn drop(&mut self) {
-        let _ = self.give_back();
-    }
 }
 
 /// `--tsv FILE`, created (never overwritten) before anything runs.
@@ -205,7 +178,7 @@ fn measure(
     out: &mut Out,
     mut tsv: Option<&mut TsvFile>,
     witness: &mut RunWitness,
-    unpin: &mut Unpin,
+    cpus: &mut GiveBack,
 ) -> Result<(), &'static str> {
     let (cfg, facts) = (info.cfg, info.facts);
     output::banner(out, info, w.own_output());
@@ -247,8 +220,8 @@ fn measure(
     let window = o.ledger.since(&before);
     // Before the summary: what the run could not give back fails it.
     let finished = w.finish(ring, &mut o.ledger);
-    let unpinned = unpin.give_back();
-    o.fault = o.fault.or(finished.err()).or(unpinned.err());
+    let given = cpus.give_back();
+    o.fault = o.fault.or(finished.err()).or(given.err());
     if let Some(marker) = trace {
         trace_mark(marker, "end", info.id, out);
     }

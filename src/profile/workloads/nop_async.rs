@@ -44,9 +44,9 @@ use crate::exit::{self, Exit};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::parts::process;
+use crate::profile::parts::process::{Before, GiveBack};
 use crate::profile::parts::setup::{self, CyclePlan, Step};
-use crate::profile::vocabulary::{Changed, Fault, Function, Names, Profile, RowSet, Shape};
+use crate::profile::vocabulary::{Fault, Function, Names, Profile, RowSet, Shape};
 use crate::profile::vocabulary::{Takes, Timed, Workload, NOP};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -87,9 +87,9 @@ pub static A0: Profile = Profile {
     start: |s, ring, ledger, then| {
         bind_workers(ring, s.cpu.cpu())?;
         // Before the workers start: they inherit it.
-        let batched = Some(Batched::enter()?);
+        let policy = Some(batched()?);
         let p = CyclePlan::of(s);
-        let mut a0 = NopAsync { p, batched };
+        let mut a0 = NopAsync { p, policy };
         a0.start_workers(ring, ledger)?;
         then(&mut a0, ring, ledger)
     },
@@ -115,39 +115,15 @@ fn bind_workers(ring: &Ring, cpu: u32) -> Result<(), Exit> {
         .map_err(|e| lacks("IORING_REGISTER_IOWQ_MAX_WORKERS", e))
 }
 
-/// The run's thread under SCHED_BATCH (see the module docs) until
-/// `restore`, or until dropped (a set-up that failed after it).
-struct Batched {
-    before: u32,
-    restored: bool,
-}
-
-impl Batched {
-    fn enter() -> Result<Batched, Exit> {
-        let failed = |e| setup::step_failed(Step::run("sched_setscheduler(SCHED_BATCH)"), e);
-        let before = sys::sched_getscheduler().map_err(failed)?;
-        sys::sched_setscheduler(sys::SCHED_BATCH).map_err(failed)?;
-        Ok(Batched {
-            before,
-            restored: false,
-        })
-    }
-
-    /// Gives the thread its policy back (once). A policy not given back is
-    /// a fault of the run's, and marks the process (process.rs): a0's next
-    /// run, or r0 after it in a suite, would measure under SCHED_BATCH.
-    fn restore(&mut self) -> Result<(), Fault> {
-        if core::mem::replace(&mut self.restored, true) {
-            return Ok(());
-        }
-        sys::sched_setscheduler(self.before).map_err(|e| process::left_changed(Changed::Policy, e))
-    }
-}
-
-impl Drop for Batched {
-    fn drop(&mut self) {
-        let _ = self.restore();
-    }
+/// Puts the run's thread under SCHED_BATCH (see the module docs); what it
+/// had before is given back in `finish`, or when dropped (a set-up that
+/// failed after this). A policy not given back fails the run: a0's next
+/// run, or r0 after it in a suite, would measure under SCHED_BATCH.
+fn batched() -> Result<GiveBack, Exit> {
+    let failed = |e| setup::step_failed(Step::run("sched_setscheduler(SCHED_BATCH)"), e);
+    let before = sys::sched_getscheduler().map_err(failed)?;
+    sys::sched_setscheduler(sys::SCHED_BATCH).map_err(failed)?;
+    Ok(GiveBack::new(Before::Policy(before)))
 }
 
 /// The sequence number of the set-up's cycle (the rounds count up from 0).
@@ -157,7 +133,7 @@ pub struct NopAsync {
     p: CyclePlan,
     /// The policy the run's thread had before the set-up, given back in
     /// `finish` (None: the tests' cycles, which do not change it).
-    batched: Option<Batched>,
+    policy: Option<GiveBack>,
 }
 
 impl NopAsync {
@@ -203,7 +179,7 @@ impl Workload for NopAsync {
 
     /// Before the summary: a policy not given back fails this run.
     fn finish(&mut self, _ring: &mut Ring, _ledger: &mut Ledger) -> Result<(), Fault> {
-        self.batched.as_mut().map_or(Ok(()), Batched::restore)
+        self.policy.as_mut().map_or(Ok(()), GiveBack::give_back)
     }
 }
 
@@ -223,7 +199,7 @@ mod tests {
         let shape = shape(&A0, 32);
         let mut a0 = NopAsync {
             p: CyclePlan::new(&shape, 0),
-            batched: None,
+            policy: None,
         };
         let mut l = Ledger::default();
         let Err(e) = a0.start_workers(&mut ring, &mut l) else {
@@ -246,7 +222,7 @@ mod tests {
         assert!(bind_workers(&ring, crate::sys::getcpu().unwrap()).is_ok());
         let clock = Clock::syscall();
         let mut l = Ledger::default();
-        let mut a0 = NopAsync { p, batched: None };
+        let mut a0 = NopAsync { p, policy: None };
         for seq in 0..3 {
             let (_, ok) = a0.cycle(&mut ring, &clock, &mut l, seq);
             assert!(ok, "{l:?}");
