@@ -10,7 +10,8 @@
 //!   `collect.rs`, what it does with each batch and its CQEs; `span.rs` and
 //!   `inject.rs`, the timed span's clock reads and the positive control's
 //!   spin; `setup.rs`, the rings a run sets up, and `CyclePlan`, what a
-//!   workload keeps of its shape.
+//!   workload keeps of its shape; `process.rs`, what a run changes of its
+//!   process and gives back.
 //! - `workloads/`: one file per workload holds all of it: its `Profile`
 //!   and its `Workload` (the cycle). `wait_wake.rs`: s0, the report's
 //!   cycle (start reading here); `wait_cancel.rs` c0, `waitv_wake.rs` v0,

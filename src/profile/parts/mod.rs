@@ -3,7 +3,7 @@
 //! cycle's check (`collect.rs`), the timed span's clock reads (`span.rs`)
 //! and the positive control's spin at its end (`inject.rs`), and the rings
 //! a run sets up with what a failed set-up means (`setup.rs`); what a run
-//! changes of its process and could not give back (`process.rs`).
+//! changes of its process, and gives back (`process.rs`).
 
 pub mod collect;
 pub mod cycle;
