@@ -1,10 +1,11 @@
 //! The words every workload and the round machinery share: what a workload
 //! is (`Profile`, its `Names`, the options it `Takes`, its series (each a
-//! `RowSet`), the kernel `Function`s the witness counts), what one of its cycles submits
-//! and must get back (`Shape`), how it is set up and run (`SetUp`,
-//! `Start`, the `Workload` trait), and what its rounds produced
-//! (`Outcome`). A leaf: it names no other file of profile/, so a workload
-//! and the machinery can both import it without importing each other.
+//! `RowSet`), the kernel `Function`s the witness counts), what one of its
+//! cycles submits and must get back (`Shape`), how it is set up and run
+//! (`SetUp`, `Start`, the `Workload` trait), what its rounds produced
+//! (`Outcome`), and a fault of the run's own (`Fault`). A leaf: it names
+//! no other file of profile/, so a workload and the machinery can both
+//! import it without importing each other.
 
 use core::fmt::{self, Write};
 

@@ -37,9 +37,10 @@ pub struct Share {
 }
 
 /// Runs up to `cycles` cycles of `series`, each `pairs` pairs, stopping
-/// at the first unclean one (the ring's state is then unknown, and the run fails anyway), or
-/// after the cycle that saw SIGINT or SIGTERM. Every timed cycle's ns also
-/// goes to `hist` (after its closing clock read: outside the timed span).
+/// at the first unclean one (the ring's state is then unknown, and the run
+/// fails anyway), or after the cycle that saw SIGINT or SIGTERM. Every
+/// timed cycle's ns also goes to `hist` (after its closing clock read:
+/// outside the timed span).
 #[allow(clippy::too_many_arguments)]
 pub fn run_share(
     work: &mut dyn Workload,
