@@ -14,6 +14,7 @@ use options::{
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
 use crate::config::{Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES};
+use crate::decimal::{self, Refused};
 use crate::initramfs::{self, args::ARGS_MAX};
 use crate::profile::{ProfileId, Takes};
 use crate::render::Clean;
@@ -282,16 +283,17 @@ fn command_name(bit: u16) -> &'static str {
     COMMANDS.iter().find(|c| c.1 == bit).map_or("run", |c| c.0)
 }
 
-/// Parses a decimal u32 in lo..=hi.
+/// Parses a decimal u32 in lo..=hi: up to 20 digits are a number, one
+/// past u64 out of range as any other.
 fn number(s: &[u8], lo: u32, hi: u32) -> Result<u32, Why> {
-    if s.is_empty() || s.len() > 20 || !s.iter().all(u8::is_ascii_digit) {
-        return Err(Why::NotANumber);
-    }
-    let v = s.iter().fold(0u64, |v, &d| {
-        v.saturating_mul(10).saturating_add((d - b'0') as u64)
-    });
+    let range = Why::OutOfRange(lo as u64, hi as u64);
+    let v = match decimal::whole(s, 20) {
+        Ok(v) => v,
+        Err(Refused::TooLarge) => return Err(range),
+        Err(_) => return Err(Why::NotANumber),
+    };
     if v < lo as u64 || v > hi as u64 {
-        return Err(Why::OutOfRange(lo as u64, hi as u64));
+        return Err(range);
     }
     Ok(v as u32)
 }

@@ -3,7 +3,7 @@
 //! exit code an unusable input gives under each: every reader and judge of
 //! points asks it here.
 
-use super::table::decimal;
+use crate::decimal;
 use crate::exit;
 
 /// Most files one compare reads.
@@ -18,12 +18,8 @@ pub const MAX_LABEL: usize = 12;
 /// (it was printed `the 0.000% gate`), and `1.2345` would be printed as
 /// 1.235 while a change of 1.2347 passed it.
 pub fn percent(v: &[u8]) -> Option<f64> {
-    let decimals = v
-        .iter()
-        .position(|&b| b == b'.')
-        .map_or(0, |dot| v.len() - dot - 1);
-    let pct = decimal(v).filter(|&p| p > 0.0 && p <= 100.0);
-    pct.filter(|_| decimals <= 3)
+    let pct = decimal::decimal(v, 3).ok();
+    pct.filter(|&p| p > 0.0 && p <= 100.0)
 }
 
 /// What a change must reach to be CONFIRMED: compare's gate in % (for
