@@ -61,12 +61,8 @@ impl Gate {
 /// of at most three decimals (a figure is printed with three) and at most
 /// a million instructions per pair.
 pub fn instructions(v: &[u8]) -> Option<f64> {
-    let decimals = v
-        .iter()
-        .position(|&b| b == b'.')
-        .map_or(0, |dot| v.len() - dot - 1);
-    let insn = decimal(v).filter(|&i| i > 0.0 && i <= 1e6);
-    insn.filter(|_| decimals <= 3)
+    let insn = decimal::decimal(v, 3).ok();
+    insn.filter(|&i| i > 0.0 && i <= 1e6)
 }
 
 /// The command line of `compare`.
