@@ -122,19 +122,7 @@ fn ab_trees(b: &Box, base: &Path, head: &Path, out: &str, more: &[&str]) -> Run 
 
 /// ab.tsv of DIR: profile -> its row, column name -> value.
 fn table(dir: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
-    let text = fs::read_to_string(dir.join("ab.tsv")).unwrap();
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    lines
-        .map(|l| {
-            let row: BTreeMap<String, String> = head
-                .iter()
-                .zip(l.split('\t'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            (row["profile"].clone(), row)
-        })
-        .collect()
+    utils::tsv_by(&dir.join("ab.tsv"), "profile")
 }
 
 fn verdicts(dir: &Path) -> Vec<(String, String)> {

@@ -7,11 +7,10 @@
 
 mod utils;
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use utils::{Run, BIN};
+use utils::{tsv_by, Run, BIN};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
@@ -63,22 +62,6 @@ fn judge(dir: &Path) -> Run {
     )
 }
 
-/// A TSV: its first column -> (column name -> value).
-fn tsv(text: &str) -> BTreeMap<String, BTreeMap<String, String>> {
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    lines
-        .map(|l| {
-            let row: BTreeMap<String, String> = head
-                .iter()
-                .zip(l.split('\t'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            (row["profile"].clone(), row)
-        })
-        .collect()
-}
-
 /// The scripts' table (tests/fixtures/kernel/ab-child.out, all twenty
 /// items) as it reads for these rows: its header, their rows, its notes
 /// and the sections of where their cost went.
@@ -126,8 +109,11 @@ fn the_judge_gives_the_table_the_scripts_gave() {
     // the scripts took from six-decimal text (delta, to the last digit)
     // and the 95% quantile of Student's t, which they had to three
     // decimals (the interval's ends, a little wider here).
-    let new = tsv(&fs::read_to_string(dir.join("out/ab.tsv")).unwrap());
-    let old = tsv(&fs::read_to_string(format!("{FIXTURES}/kernel/ab-child.tsv")).unwrap());
+    let new = tsv_by(&dir.join("out/ab.tsv"), "profile");
+    let old = tsv_by(
+        Path::new(&format!("{FIXTURES}/kernel/ab-child.tsv")),
+        "profile",
+    );
     let mut rows = ROWS.map(String::from).to_vec();
     rows.sort();
     assert_eq!(new.keys().cloned().collect::<Vec<_>>(), rows);
@@ -332,7 +318,7 @@ fn a_table_that_could_not_judge_a_row_does_not_say_0() {
         make(&dir);
         let r = judge(&dir);
         assert_eq!(r.code, 125, "{name}: {}", r.err);
-        let t = tsv(&fs::read_to_string(dir.join("out/ab.tsv")).unwrap());
+        let t = tsv_by(&dir.join("out/ab.tsv"), "profile");
         assert_eq!(
             (t["n0"]["verdict"].as_str(), t["n0"]["why"].as_str()),
             (verdict, why),
@@ -364,7 +350,7 @@ fn a_table_that_could_not_judge_a_row_does_not_say_0() {
     );
     let r = judge(&dir);
     assert_eq!(r.code, 1, "{}", r.err);
-    let t = tsv(&fs::read_to_string(dir.join("out/ab.tsv")).unwrap());
+    let t = tsv_by(&dir.join("out/ab.tsv"), "profile");
     assert_eq!(t["n0"]["verdict"], "outcome-changed");
     let _ = fs::remove_dir_all(&dir);
 }

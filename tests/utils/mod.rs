@@ -11,7 +11,7 @@ pub mod cost;
 pub mod draft;
 pub mod signals;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -243,6 +243,16 @@ pub fn tsv_rows(path: &Path) -> Vec<HashMap<String, String>> {
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect()
         })
+        .collect()
+}
+
+/// A TSV's rows (`tsv_rows`) by the value of their column `key`, each a
+/// map of column name to value (in order of names, so that rows compare
+/// column by column).
+pub fn tsv_by(path: &Path, key: &str) -> BTreeMap<String, BTreeMap<String, String>> {
+    tsv_rows(path)
+        .into_iter()
+        .map(|row| (row[key].clone(), row.into_iter().collect()))
         .collect()
 }
 
