@@ -54,7 +54,7 @@ impl fmt::Display for Unit<'_> {
 }
 
 /// ab.tsv.
-pub fn tsv(spec: &Spec, dir: &[u8], rows: &[Row]) -> Result<(), Exit> {
+pub fn tsv(spec: &Spec, boots: &[usize], dir: &[u8], rows: &[Row]) -> Result<(), Exit> {
     let mut f = File::create(dir, b"ab.tsv")?;
     let out = &mut f.out;
     let _ = writeln!(out, "{TSV_HEADER}");
@@ -93,7 +93,7 @@ pub fn tsv(spec: &Spec, dir: &[u8], rows: &[Row]) -> Result<(), Exit> {
             let _ = write!(out, "\t{}", Na(v, 6));
         }
         out.bytes(b"\t");
-        let _ = r.why(spec, out);
+        let _ = r.why(spec, boots, out);
         let _ = match r.about.as_bytes() {
             b"" => writeln!(out, "\tNA"),
             a => writeln!(out, "\t{}", Clean(a)),
@@ -157,6 +157,7 @@ impl fmt::Display for Cell {
 /// start) holds the tables of where the cost went, appended at the end.
 pub fn text(
     spec: &Spec,
+    boots: &[usize],
     dir: &[u8],
     rows: &[Row],
     sections: &Fd,
@@ -168,7 +169,7 @@ pub fn text(
             file: &mut f.out,
             stdout,
         };
-        table(spec, rows, &mut w);
+        table(spec, boots, rows, &mut w);
     }
     // The sections, as they were written.
     let mut buf = [0u8; 4096];
@@ -184,7 +185,7 @@ pub fn text(
     f.close()
 }
 
-fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
+fn table(spec: &Spec, boots: &[usize], rows: &[Row], w: &mut dyn Write) {
     let _ = writeln!(
         w,
         "{:<16} {:>11} {:>11} {:>10} {:>9}  locked instructions",
@@ -252,18 +253,18 @@ fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
          instructions per pair, on QEMU's instruction clock.\n",
         Clean(spec.gate_text)
     );
-    let boots = match base_boots {
+    let two = match base_boots {
         2 => "two",
         _ => "",
     };
     if base_boots > 1 {
         if spread {
-            let _ = write!(w, "The {boots} {base} boots differ:");
+            let _ = write!(w, "The {two} {base} boots differ:");
             for r in rows {
                 if let Some(f) = r.figures.as_ref().filter(|f| f.c.spread > 0.0) {
                     let _ = write!(
                         w,
-                        "\n  {}: the {boots} {base} boots differ by {} (the verdict took it in)",
+                        "\n  {}: the {two} {base} boots differ by {} (the verdict took it in)",
                         r.name(),
                         Dec(f.c.spread, 6)
                     );
@@ -271,7 +272,7 @@ fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
             }
             let _ = writeln!(w);
         } else {
-            let _ = writeln!(w, "The {boots} {base} boots agree exactly in every row.");
+            let _ = writeln!(w, "The {two} {base} boots agree exactly in every row.");
         }
     }
     if !locked {
@@ -285,7 +286,7 @@ fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
         let _ = w.write_str("Not compared:");
         for r in rows.iter().filter(|r| !r.verdict.judged()) {
             let _ = write!(w, "\n  {}: {} (", r.name(), r.verdict.word());
-            let _ = r.why(spec, w);
+            let _ = r.why(spec, boots, w);
             let _ = w.write_str(")");
         }
         let _ = writeln!(w);
