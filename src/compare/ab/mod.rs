@@ -41,6 +41,7 @@ use crate::sys::out::Out;
 use crate::sys::{self, CPath, Fd};
 use pair::{Boots, Outputs, Pair};
 use rows::{Keys, Row, Verdict, MAX_ROWS};
+use table::Both;
 
 /// The default gate, instructions per pair: the study of docs/ab.md found
 /// unrelated changes moving a point by at most 0.22 where its own interval
@@ -88,6 +89,11 @@ impl Spec<'_> {
         let labels = &self.labels[..self.n];
         let first = |i: usize| !labels[..i].contains(&labels[i]);
         (0..self.n).filter(move |&i| first(i)).map(|i| labels[i])
+    }
+
+    /// Step `k`'s label.
+    pub fn step(&self, k: usize) -> &[u8] {
+        self.steps().nth(k).unwrap_or(b"")
     }
 
     /// The step boot `b` is of: its label's place among the steps.
@@ -176,7 +182,11 @@ fn judge(spec: &Spec, out_stdout: &mut Out) -> Result<Exit, Exit> {
     let rows = &rows[..keys.n];
     let boots = Boots::of(spec, pair);
     table::tsv(spec, boots.all(), dir, rows)?;
-    table::text(spec, boots.all(), dir, rows, &spool, out_stdout)?;
+    let mut f = File::create(dir, b"ab.txt")?;
+    let mut both = Both::new(&mut f.out, out_stdout);
+    table::table(spec, pair, boots.all(), rows, &mut both);
+    both.copy(&spool);
+    f.close()?;
     Ok(verdict(rows, drafts))
 }
 
