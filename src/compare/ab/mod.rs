@@ -29,6 +29,7 @@
 
 mod pair;
 mod rows;
+mod series;
 mod table;
 
 use core::fmt::Write;
@@ -61,6 +62,10 @@ pub struct Spec<'a> {
     pub out: Option<&'a [u8]>,
     /// `--check`: only the suite's run options are checked (cli/).
     pub check: bool,
+    /// `--steps FILE`: each step's id and subject (series.rs), and `--re`,
+    /// the subject a series' reply answers.
+    pub steps_file: Option<&'a [u8]>,
+    pub re: Option<&'a [u8]>,
     /// Each boot: its label and its suite's directory, in order.
     pub labels: [&'a [u8]; MAX_POINTS],
     pub dirs: [&'a [u8]; MAX_POINTS],
@@ -76,6 +81,8 @@ impl Default for Spec<'_> {
             parent: None,
             out: None,
             check: false,
+            steps_file: None,
+            re: None,
             labels: [b""; MAX_POINTS],
             dirs: [b""; MAX_POINTS],
             n: 0,
@@ -158,6 +165,9 @@ fn judge(spec: &Spec, out_stdout: &mut Out) -> Result<Exit, Exit> {
         sys::mkdir(&path, 0o777).map_err(|e| unwritten(sub, NotCreated(e)))?;
     }
     let keys = Keys::read(spec)?;
+    if spec.steps().count() > 2 {
+        return series::judge(spec, dir, &keys, out_stdout);
+    }
     // The tables of where the cost went, kept until the table is printed.
     let spool = sys::memfd(c"ab-sections")
         .map_err(|e| Exit::new(exit::USAGE, format_args!("ab: no memory file: {e}")))?;
@@ -169,6 +179,7 @@ fn judge(spec: &Spec, out_stdout: &mut Out) -> Result<Exit, Exit> {
         prefix: b"",
         sections: &mut sections,
         log: &mut log.out,
+        commits: [spec.parent, spec.introduced],
     };
     let drafts = pair::judge(spec, dir, &keys, pair, Some(&mut out), &mut rows)?;
     log.close()?;

@@ -62,6 +62,9 @@ pub struct Outputs<'o> {
     pub prefix: &'o [u8],
     pub sections: &'o mut Out,
     pub log: &'o mut Out,
+    /// The commits of the base and of the test, where they are ones: the
+    /// drafts' `--parent` and `--introduced`.
+    pub commits: [Option<&'o [u8]>; 2],
 }
 
 /// Every row of `keys` judged for `pair`, into `rows`; how many drafts
@@ -207,9 +210,10 @@ fn draft(
     boots: &Boots,
     out: &mut Outputs,
 ) -> Result<(), Exit> {
+    let [parent, introduced] = out.commits;
     let d = Draft {
-        introduced: spec.introduced,
-        parent: spec.parent,
+        introduced,
+        parent,
         ..Draft::default()
     };
     // The report command line that makes this draft from these points,
@@ -225,10 +229,10 @@ fn draft(
     if !row.mode.as_bytes().is_empty() {
         argv.push(&[b"--mode", row.mode.as_bytes()]);
     }
-    if let Some(sha) = spec.introduced {
+    if let Some(sha) = introduced {
         argv.push(&[b"--introduced", sha]);
     }
-    if let Some(sha) = spec.parent {
+    if let Some(sha) = parent {
         argv.push(&[b"--parent", sha]);
     }
     for l in &labelled[..boots.n] {

@@ -33,7 +33,7 @@ impl fmt::Display for Na {
 
 /// A change with its sign always (`+0.000`, `-0.000` for a change that
 /// rounds to 0 from below), as the table has always printed it.
-struct Plus(f64, u32);
+pub struct Plus(pub f64, pub u32);
 
 impl fmt::Display for Plus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
