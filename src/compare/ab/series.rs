@@ -142,7 +142,7 @@ impl fmt::Display for Mark {
 pub fn judge(spec: &Spec, dir: &[u8], keys: &Keys, stdout: &mut Out) -> Result<Exit, Exit> {
     let info = StepsInfo::read(spec.steps_file)?;
     let n = spec.steps().count();
-    let mut cells = [[Cell::default(); MAX_STEPS]; MAX_ROWS];
+    let mut cells = [[Cell::default(); MAX_ROWS]; MAX_STEPS];
     let mut total = [Cell::default(); MAX_ROWS];
     let mut rows = [Row::default(); MAX_ROWS];
     let mut txt = File::create(dir, b"ab.txt")?;
@@ -150,7 +150,7 @@ pub fn judge(spec: &Spec, dir: &[u8], keys: &Keys, stdout: &mut Out) -> Result<E
     let mut log = File::create(dir, b"mail/report.log")?;
     let _ = writeln!(tsv.out, "step\tlabel\tid\tsubject\t{TSV_HEADER}");
     let (mut moved, mut unjudged, mut drafts) = (0, 0, 0);
-    for k in 1..n {
+    for (k, step_cells) in cells.iter_mut().enumerate().take(n).skip(1) {
         let pair = Pair {
             base: k - 1,
             test: k,
@@ -198,7 +198,7 @@ pub fn judge(spec: &Spec, dir: &[u8], keys: &Keys, stdout: &mut Out) -> Result<E
                 Clean(subject)
             );
             table::tsv_row(spec, boots.all(), r, &mut tsv.out);
-            cells[i][k] = Cell::of(r);
+            step_cells[i] = Cell::of(r);
             match r.verdict {
                 Verdict::Moved | Verdict::OutcomeChanged => moved += 1,
                 Verdict::Unmoved => {}
@@ -265,7 +265,7 @@ fn matrix(
     spec: &Spec,
     info: &StepsInfo,
     keys: &Keys,
-    cells: &[[Cell; MAX_STEPS]; MAX_ROWS],
+    cells: &[[Cell; MAX_ROWS]; MAX_STEPS],
     total: &[Cell; MAX_ROWS],
     n: usize,
     w: &mut dyn Write,
@@ -295,7 +295,7 @@ fn matrix(
             let _ = write!(name, "{}", r.name());
             let mut line = Text::<128>::new();
             let _ = write!(line, "{:<16}", name.as_str());
-            for c in &cells[i][first..last] {
+            for c in cells[first..last].iter().map(|step| &step[i]) {
                 let mut t = Text::<16>::new();
                 let _ = write!(t, "{}", Mark(*c));
                 let _ = write!(line, " {:>5}", t.as_str());
@@ -331,7 +331,7 @@ fn reply(
     spec: &Spec,
     info: &StepsInfo,
     keys: &Keys,
-    cells: &[[Cell; MAX_STEPS]; MAX_ROWS],
+    cells: &[[Cell; MAX_ROWS]; MAX_STEPS],
     total: &[Cell; MAX_ROWS],
     n: usize,
     out: &mut Out,
@@ -368,7 +368,7 @@ fn reply(
     let _ = out.write_str("\n");
     matrix(spec, info, keys, cells, total, n, out);
     let _ = out.write_str("\n");
-    for k in 1..n {
+    for (k, step_cells) in cells.iter().enumerate().take(n).skip(1) {
         let label = spec.step(k);
         let (id, subject) = info.of(label);
         let mut p = Text::<4096>::new();
@@ -382,7 +382,7 @@ fn reply(
         let _ = p.write_str(": ");
         let (mut said, mut quiet) = (0, 0);
         for (i, r) in keys.rows().iter().enumerate() {
-            let c = &cells[i][k];
+            let c = &step_cells[i];
             match c.verdict {
                 Verdict::Moved => {
                     let sep = if said == 0 { "moved " } else { ", " };
