@@ -5,179 +5,19 @@
 //! (each a real point of tests/fixtures/kernel, with a fresh boot id each
 //! boot). What is tested is ab's own part: the forms, the copies (the
 //! user's trees never written, a build rebuilding exactly what differs,
-//! also when a file goes back to an older content), the three boots and the
-//! table they give, every bad input refused before anything is built, and
-//! a kernel that cannot be built or booted. Real kernels are
+//! also when a file goes back to an older content), the boots and the
+//! table they give, points reused and checked again, every bad input
+//! refused before anything is built, and a kernel that cannot be built or
+//! booted. A series is tests/ab_series.rs's; real kernels are
 //! tests/kernel/run.sh's; the signals are tests/script_signals.rs's.
 
 mod stand_in;
 mod utils;
 
+use stand_in::ab::*;
 use stand_in::*;
-use std::collections::BTreeMap;
 use std::fs;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use utils::{Run, BIN};
-
-/// The profiles of the stand-in consoles.
-const PROFILES: &str = "s0,n0,pollwake";
-
-/// A point of one series (`round pairs ns_per_pair pass` rows) with each
-/// round moved by the next of `by`, its mean row the new rounds' mean.
-fn shifted(point: &str, by: &[f64]) -> String {
-    let mut rounds = vec![];
-    let mut out = String::new();
-    for line in point.lines() {
-        let f: Vec<&str> = line.split('\t').collect();
-        match f[..] {
-            [r, pairs, ns, pass] if r.bytes().all(|b| b.is_ascii_digit()) => {
-                let v = ns.parse::<f64>().unwrap() + by[rounds.len() % by.len()];
-                let v: f64 = format!("{v:.6}").parse().unwrap();
-                rounds.push(v);
-                out += &format!("{r}\t{pairs}\t{v:.6}\t{pass}\n");
-            }
-            ["mean", pairs, _, pass] => {
-                let mean = rounds.iter().sum::<f64>() / rounds.len() as f64;
-                out += &format!("mean\t{pairs}\t{mean:.6}\t{pass}\n");
-            }
-            _ => out += &format!("{line}\n"),
-        }
-    }
-    out
-}
-
-/// A box whose QEMU prints the `parent` console (the parent's s0, n0 and
-/// pollwake points) or the `child` one (the child's s0 and n0, the parent's
-/// pollwake), and `child-skip` (n0 skipped); None, after a skip, without
-/// make.
-fn setup(name: &str) -> Option<Box> {
-    let mut b = Box::new(&format!("ab-{name}"));
-    if !b.build_tools() {
-        return None;
-    }
-    let consoles = b.dir.join("consoles");
-    fs::create_dir(&consoles).unwrap();
-    let parent = [
-        ("s0", Some("s0-parent-1")),
-        ("n0", Some("n0-parent")),
-        ("pollwake", Some("pollwake-parent")),
-    ];
-    let child = [
-        ("s0", Some("s0-child-1")),
-        ("n0", Some("n0-child")),
-        ("pollwake", Some("pollwake-parent")),
-    ];
-    let skip = [
-        ("s0", Some("s0-parent-1")),
-        ("n0", None),
-        ("pollwake", Some("pollwake-parent")),
-    ];
-    fs::write(consoles.join("parent"), suite_console(&parent)).unwrap();
-    fs::write(consoles.join("child"), suite_console(&child)).unwrap();
-    fs::write(consoles.join("child-skip"), suite_console(&skip)).unwrap();
-    b.set("FAKE_QEMU_CONSOLES", consoles.to_str().unwrap());
-    Some(b)
-}
-
-/// A stand-in kernel tree NAME in the box, its image printing `console`.
-fn tree(b: &Box, name: &str, console: &str, more: &[(&str, &str)]) -> PathBuf {
-    let dir = b.dir.join(name);
-    let first = format!("console={console}\n");
-    let mut files = vec![
-        ("a.c", first.as_str()),
-        ("b.c", "b one\n"),
-        ("c.c", "c one\n"),
-    ];
-    files.extend(more);
-    make_tree(&dir, &files);
-    dir
-}
-
-/// ab.sh with this build, the box's cache, no cost counter (the stand-in
-/// QEMU takes no plugin), the stand-ins' profiles, and `args`.
-fn ab(b: &Box, args: &[&str]) -> Run {
-    let cache = b.dir.file("cache");
-    let mut a = vec![
-        "--bin",
-        BIN,
-        "--cache",
-        &cache,
-        "--no-cost",
-        "--profiles",
-        PROFILES,
-    ];
-    a.extend(args);
-    b.run("ab.sh", &a)
-}
-
-/// ab.sh over two trees (--base-src, --head-src) into `out`, and `more`.
-fn ab_trees(b: &Box, base: &Path, head: &Path, out: &str, more: &[&str]) -> Run {
-    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
-    let mut a = vec!["--base-src", bs, "--head-src", hs, "-o", out];
-    a.extend(more);
-    ab(b, &a)
-}
-
-/// ab.tsv of DIR: profile -> its row, column name -> value.
-fn table(dir: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
-    utils::tsv_by(&dir.join("ab.tsv"), "profile")
-}
-
-fn verdicts(dir: &Path) -> Vec<(String, String)> {
-    table(dir)
-        .into_iter()
-        .map(|(p, r)| (p, r["verdict"].clone()))
-        .collect()
-}
-
-/// Every file of a tree: path -> (inode, size, mtime in ns, content). The
-/// ctime is left out: a hard link to a file changes it, not the file.
-fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, u64, i64, Vec<u8>)> {
-    let mut m = BTreeMap::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let md = fs::symlink_metadata(&p).unwrap();
-            if md.is_dir() {
-                todo.push(p);
-            } else {
-                let mtime = md.mtime() * 1_000_000_000 + md.mtime_nsec();
-                m.insert(
-                    p.clone(),
-                    (md.ino(), md.size(), mtime, fs::read(&p).unwrap()),
-                );
-            }
-        }
-    }
-    m
-}
-
-/// The objects a slot's builds made, in order (its objdir's cc.log).
-fn compiled(b: &Box, side: &str) -> Vec<String> {
-    let log = b
-        .dir
-        .join(format!("cache/{side}/tree/.uring-repro-obj/cc.log"));
-    let text = fs::read_to_string(log).unwrap_or_default();
-    text.lines().map(String::from).collect()
-}
-
-fn image(b: &Box, side: &str) -> String {
-    let p = format!("cache/{side}/tree/.uring-repro-obj/arch/x86/boot/bzImage");
-    fs::read_to_string(b.dir.join(p)).unwrap()
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .unwrap();
-    assert!(ok.success(), "git {args:?}");
-}
+use std::path::Path;
 
 #[test]
 fn the_profile_a_change_moves_is_the_row_that_moves() {
@@ -190,24 +30,16 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
     );
     let out = b.dir.join("out");
     let r = ab_trees(&b, &base, &head, out.to_str().unwrap(), &[]);
-    assert_eq!(r.code, 1, "{}", r.err);
-    // Base, head, base again: three boots of the two images.
-    let boots: Vec<String> = b
-        .qemu_log()
-        .lines()
-        .filter(|l| l.starts_with("boot:"))
-        .map(|l| {
-            let image = l.split(" [-kernel] [").nth(1).unwrap();
-            let slot = image.split("/cache/").nth(1).unwrap();
-            slot.split('/').next().unwrap().to_string()
-        })
-        .collect();
-    assert_eq!(boots.len(), 3, "{}", b.qemu_log());
     assert_eq!(
-        boots.iter().filter(|s| *s == "base").count(),
-        2,
-        "{boots:?}"
+        r.code,
+        1,
+        "{}{}",
+        r.err,
+        fs::read_to_string(out.join("failed.txt")).unwrap_or_default()
     );
+    // Base and head: a boot each, of the two images (a point is exact: the
+    // base is not booted again).
+    assert_eq!(booted(&b), ["slot-0", "slot-1"], "{}", b.qemu_log());
     let want = [
         ("n0", "unmoved"),
         ("pollwake/idle", "unmoved"),
@@ -245,12 +77,7 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
         s0_line.contains(" moved ") && s0_line.ends_with("WAIT/WAKE pair"),
         "{s0_line}"
     );
-    assert!(
-        r.out
-            .contains("The two base boots agree exactly in every row."),
-        "{}",
-        r.out
-    );
+    assert!(!r.out.contains("reused"), "{}", r.out);
     assert!(
         r.out
             .contains("Locked instructions: not counted (no point carries them: boot-point.sh --cost counts them)."),
@@ -260,14 +87,14 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
     // Kept: every point, log, compare's text per row, the moved row's mail.
     for f in [
         "ab.txt",
-        "base-1/s0.txt",
+        "steps.tsv",
+        "base/s0.txt",
         "head/pollwake.txt",
-        "base-2/suite.txt",
+        "base/suite.txt",
         "build-base.log",
         "build-head.log",
-        "boot-base-1.log",
+        "boot-base.log",
         "boot-head.log",
-        "boot-base-2.log",
         "compare/pollwake-waiter.txt",
         "mail/s0.txt",
     ] {
@@ -283,13 +110,14 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
     );
     let mail = fs::read_to_string(out.join("mail/s0.txt")).unwrap();
     assert!(mail.starts_with("Subject: "), "{mail}");
-    // The progress: a line per step, numbered, timed.
+    // The progress: a line per step, named, timed.
     for step in [
-        "[1/8] prepare head (",
-        "[2/8] prepare base (",
-        "[5/8] boot base:",
-        "[7/8] boot base again:",
-        "[8/8] the table:",
+        "[base] prepared: ",
+        "[head] prepared: ",
+        "[base] build: ",
+        "[base] boot: ",
+        "[head] boot: ",
+        "[table] ",
     ] {
         assert!(
             r.err.contains(&format!("ab.sh: {step}")),
@@ -327,51 +155,61 @@ fn the_copies_rebuild_what_differs_and_the_users_trees_stay_as_they_are() {
     // HEAD~1 and HEAD: the base from nothing, the head from the base's
     // objects, only b.c rebuilt.
     run(1, &["--tree", ts]);
-    let mut base = compiled(&b, "base");
+    let mut base = compiled(&b, 0);
     base.sort();
     assert_eq!(base, ["CC a.c", "CC b.c", "CC c.c"]);
     // (make -jN: the objects in any order; the head's log is the base's, copied.)
     assert_eq!(
-        compiled(&b, "head"),
-        [compiled(&b, "base"), vec!["CC b.c".into()]].concat()
+        compiled(&b, 1),
+        [compiled(&b, 0), vec!["CC b.c".into()]].concat()
     );
-    assert!(image(&b, "base").contains("b one") && image(&b, "head").contains("b two"));
-    // Again: nothing to rebuild on either side.
-    run(2, &["--tree", ts]);
-    assert_eq!(compiled(&b, "base").len(), 3);
-    assert_eq!(compiled(&b, "head").len(), 4);
+    assert!(image(&b, 0).contains("b one") && image(&b, 1).contains("b two"));
+    // Again: nothing to rebuild on either side (make is not even run), and
+    // nothing to boot: both points are reused.
+    let boots = b.boots();
+    let r = run(2, &["--tree", ts]);
+    assert_eq!(compiled(&b, 0).len(), 3);
+    assert_eq!(compiled(&b, 1).len(), 4);
+    assert!(!r.err.contains("] build"), "{}", r.err);
+    assert_eq!(b.boots(), boots, "{}", r.err);
     // Swapped: each side's b.c goes back to the other content, whose file
     // (the work tree's, for the base) is older than the objects: rebuilt.
-    run(3, &["--tree", ts, "--base", "HEAD", "--head", "HEAD~1"]);
-    assert_eq!(compiled(&b, "base").last().unwrap(), "CC b.c");
-    assert_eq!(compiled(&b, "base").len(), 4);
-    assert_eq!(compiled(&b, "head").len(), 5);
-    assert!(image(&b, "base").contains("b two") && image(&b, "head").contains("b one"));
+    let r = run(3, &["--tree", ts, "--base", "HEAD", "--head", "HEAD~1"]);
+    assert_eq!(
+        compiled(&b, 0).last().unwrap(),
+        "CC b.c",
+        "{:?} {}",
+        compiled(&b, 0),
+        r.err
+    );
+    assert_eq!(compiled(&b, 0).len(), 4);
+    assert_eq!(compiled(&b, 1).len(), 5);
+    assert!(image(&b, 0).contains("b two") && image(&b, 1).contains("b one"));
     // A patch: the tree as it is (b two) and with c.c changed: c.c alone.
     let patch = utils::write(
         &b.dir,
         "c.patch",
         "--- a/c.c\n+++ b/c.c\n@@ -1 +1 @@\n-c one\n+c two\n",
     );
-    let earlier = compiled(&b, "head").len();
+    let earlier = compiled(&b, 1).len();
     run(4, &["--tree", ts, "--patch", &patch]);
-    assert_eq!(compiled(&b, "base").len(), 4, "{:?}", compiled(&b, "base"));
+    assert_eq!(compiled(&b, 0).len(), 4, "{:?}", compiled(&b, 0));
     // The head was HEAD~1: b.c goes back to b two, and c.c is patched
     // (make -jN: in any order).
-    let mut made = compiled(&b, "head")[earlier..].to_vec();
+    let mut made = compiled(&b, 1)[earlier..].to_vec();
     made.sort();
     assert_eq!(made, ["CC b.c", "CC c.c"]);
-    assert!(image(&b, "head").contains("c two") && image(&b, "base").contains("c one"));
-    // Run again, the patched file is not rebuilt: it has its last time back.
-    let n = compiled(&b, "head").len();
+    assert!(image(&b, 1).contains("c two") && image(&b, 0).contains("c one"));
+    // Run again, the patched file is not rebuilt: its copy is as it was.
+    let n = compiled(&b, 1).len();
     run(5, &["--tree", ts, "--patch", &patch]);
-    assert_eq!(compiled(&b, "head").len(), n);
+    assert_eq!(compiled(&b, 1).len(), n);
     // A cache from nothing, with the patch: the head starts from the base's
     // objects, built after the patch was applied, and rebuilds c.c.
     let cache2 = b.dir.file("cache2");
     run(7, &["--tree", ts, "--patch", &patch, "--cache", &cache2]);
     let head = fs::read_to_string(format!(
-        "{cache2}/head/tree/.uring-repro-obj/arch/x86/boot/bzImage"
+        "{cache2}/slot-1/tree/.uring-repro-obj/arch/x86/boot/bzImage"
     ));
     assert!(
         head.unwrap().contains("c two"),
@@ -383,7 +221,7 @@ fn the_copies_rebuild_what_differs_and_the_users_trees_stay_as_they_are() {
         6,
         &["--base-src", ts, "--head-src", other.to_str().unwrap()],
     );
-    assert!(image(&b, "head").contains("c three"));
+    assert!(image(&b, 1).contains("c three"));
     assert_eq!(snapshot(&t), before, "the user's tree was written");
 }
 
@@ -506,7 +344,7 @@ fn a_kernel_that_cannot_be_built_or_booted_is_125_and_its_log() {
         .unwrap()
         .contains("a stand-in failure"));
     let failed = fs::read_to_string(format!("{out}/failed.txt")).unwrap();
-    assert_eq!(failed, format!("build head failed: {log}\n"));
+    assert_eq!(failed, format!("[head] build failed: {log}\n"));
     assert!(!Path::new(&format!("{out}/ab.tsv")).exists());
     // A boot that hangs: boot-point.sh's timeout.
     b.set("FAKE_QEMU_HANG", "600");
@@ -514,7 +352,7 @@ fn a_kernel_that_cannot_be_built_or_booted_is_125_and_its_log() {
     let r = ab_trees(&b, &base, &base, &out, &["--timeout", "2"]);
     assert_eq!(r.code, 125, "{}", r.err);
     assert!(
-        r.err.contains("boot base timed out (--timeout 2)"),
+        r.err.contains("[base] boot timed out (--timeout 2)"),
         "{}",
         r.err
     );
@@ -537,7 +375,7 @@ fn an_item_skipped_on_one_side_only_changed_its_outcome() {
     assert_eq!(r.code, 1, "{}", r.err);
     let t = table(Path::new(&out));
     assert_eq!(t["n0"]["verdict"], "outcome-changed");
-    assert_eq!(t["n0"]["why"], "base pass, head skip, base again pass");
+    assert_eq!(t["n0"]["why"], "base pass, head skip");
     assert_eq!(t["s0"]["verdict"], "unmoved");
     // Skipped on every boot: no figure to judge, so no 0 either.
     let r = ab_trees(&b, &head, &head, &b.dir.file("out2"), &[]);
@@ -657,7 +495,7 @@ fn every_check_that_needs_no_kernel_comes_before_the_build() {
         assert_eq!(r.err.lines().count(), 1, "{more:?}: {}", r.err);
         assert_eq!(b.boots(), 0, "{more:?}");
         assert!(
-            compiled(&b, "base").is_empty() && compiled(&b, "head").is_empty(),
+            compiled(&b, 0).is_empty() && compiled(&b, 1).is_empty(),
             "{more:?}"
         );
         assert!(!Path::new(&out).exists(), "{more:?}");
@@ -705,8 +543,8 @@ fn a_file_rewritten_in_place_under_an_older_time_is_rebuilt() {
         assert_eq!(r.code, 0, "run {n}: {}", r.err);
     };
     run(1);
-    let made = compiled(&b, "head").len();
-    assert!(image(&b, "head").contains("c one"));
+    let made = compiled(&b, 1).len();
+    assert!(image(&b, 1).contains("c one"));
     // As cp -p, rsync --inplace or a restore do: the same file, another
     // content, an older time.
     let c = head.join("c.c");
@@ -720,22 +558,19 @@ fn a_file_rewritten_in_place_under_an_older_time_is_rebuilt() {
     f.set_modified(old).unwrap();
     drop(f);
     run(2);
-    assert_eq!(compiled(&b, "head")[made..], ["CC c.c"]);
-    assert!(
-        image(&b, "head").contains("c in place"),
-        "{}",
-        image(&b, "head")
-    );
+    assert_eq!(compiled(&b, 1)[made..], ["CC c.c"]);
+    assert!(image(&b, 1).contains("c in place"), "{}", image(&b, 1));
     // Nothing more to rebuild the next time.
-    let made = compiled(&b, "head").len();
+    let made = compiled(&b, 1).len();
     run(3);
-    assert_eq!(compiled(&b, "head").len(), made);
+    assert_eq!(compiled(&b, 1).len(), made);
 }
 
 /// Whatever an interrupted run leaves in the cache, the next run gives the
-/// right table: a copy cut short (an objdir, a stage, a slot never
-/// recorded) is removed, never taken for whole; a cache of an older
-/// layout is refused, naming what to delete.
+/// right table: a copy cut short (an objdir, a new slot, a slot never
+/// recorded, a point half kept) is removed or made again, never taken for
+/// whole; an update or a build cut short is built again; a cache of an
+/// older layout is refused, naming what to delete.
 #[test]
 fn an_interrupted_run_never_leaves_a_cache_that_gives_a_wrong_table() {
     let Some(b) = setup("recover") else {
@@ -753,43 +588,69 @@ fn an_interrupted_run_never_leaves_a_cache_that_gives_a_wrong_table() {
         r
     };
     run(1);
-    // An objdir copy cut short in a stage: the stage goes, the slot stays.
-    let stage = cache.join("head/stage");
-    fs::create_dir_all(stage.join(".uring-repro-obj.partial")).unwrap();
+    // A new slot cut short (an objdir copy half made): it goes, the slot
+    // stays, nothing is rebuilt.
+    let new = cache.join("slot-1/new/tree");
+    fs::create_dir_all(new.join(".uring-repro-obj.partial")).unwrap();
     fs::write(
-        stage.join(".uring-repro-obj.partial/cut.cmd"),
+        new.join(".uring-repro-obj.partial/cut.cmd"),
         "cmd_x := $(wildcard",
     )
     .unwrap();
-    fs::write(stage.join("a.c"), "half").unwrap();
-    let made = compiled(&b, "head").len();
+    fs::write(new.join("a.c"), "half").unwrap();
+    let made = compiled(&b, 1).len();
     run(2);
-    assert!(!stage.exists());
+    assert!(!cache.join("slot-1/new").exists());
     assert_eq!(
-        compiled(&b, "head").len(),
+        compiled(&b, 1).len(),
         made,
         "the slot was whole: nothing rebuilt"
     );
-    assert!(image(&b, "head").starts_with("console=child"));
+    assert!(image(&b, 1).starts_with("console=child"));
+    // An update cut short: a file written anew (another content, a new
+    // time), the build never begun: rebuilt, and the image the head's.
+    fs::write(cache.join("slot-1/tree/a.c"), "console=parent\n").unwrap();
+    run(3);
+    assert_eq!(compiled(&b, 1)[made..], ["CC a.c"]);
+    assert!(image(&b, 1).starts_with("console=child"));
+    // A build cut short after its record (its objects half made, no mark of
+    // a build that ended): built again, never taken as made.
+    fs::remove_file(cache.join("slot-1/tree/.uring-repro-made")).unwrap();
+    let r = run(4);
+    assert!(r.err.contains("[head] build: "), "{}", r.err);
     // A slot whose copy was never recorded whole: made anew, from the
     // base's objects (their log, then the head's one file).
-    fs::remove_file(cache.join("head/tree/.uring-repro-built")).unwrap();
-    run(3);
+    fs::remove_file(cache.join("slot-1/tree/.uring-repro-built")).unwrap();
+    run(5);
     assert_eq!(
-        compiled(&b, "head"),
-        [compiled(&b, "base"), vec!["CC a.c".into()]].concat()
+        compiled(&b, 1),
+        [compiled(&b, 0), vec!["CC a.c".into()]].concat()
     );
-    assert!(image(&b, "head").starts_with("console=child"));
+    assert!(image(&b, 1).starts_with("console=child"));
+    // A point whose keeping was cut short (never renamed into place): not
+    // reused, booted again; the other, whole, is.
+    let points = cache.join("points");
+    let kept: Vec<_> = fs::read_dir(&points)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    fs::rename(&kept[0], kept[0].with_extension("new")).unwrap();
+    let boots = b.boots();
+    run(6);
+    assert_eq!(b.boots(), boots + 1);
+    assert!(kept[0].exists() && !kept[0].with_extension("new").exists());
     // A cache an older ab.sh made: refused, before anything is built.
     fs::remove_file(cache.join(".uring-repro-ab")).unwrap();
-    let out = b.dir.file("out4");
+    let out = b.dir.file("out7");
     let r = ab(&b, &["-o", &out, "--base-src", bs, "--head-src", hs]);
     assert_eq!(r.code, 2, "{}", r.err);
     let c = cache.to_str().unwrap();
     assert_eq!(
         r.err,
         format!(
-            "ab.sh: --cache {c} holds copies an older ab.sh made, which may be cut short: \
+            "ab.sh: --cache {c} holds copies an older ab.sh made (another layout): \
              delete it (rm -rf {c}) or name another --cache (try --help)\n"
         )
     );

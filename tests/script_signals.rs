@@ -379,7 +379,7 @@ fn lost_wakeup_stops_its_boot_and_leaves_nothing() {
     }
 }
 
-/// ab.sh stopped while it builds (both kernels at once) or boots: no make,
+/// ab.sh stopped while it builds or boots: no make,
 /// no QEMU, no -o DIR and nothing beside it.
 fn ab_stops(phase: &str) {
     for (sig, to) in SIGNALS {
@@ -416,7 +416,7 @@ fn ab_stops(phase: &str) {
             HANG,
         ];
         let mut child = b.start(&b.dir, "ab", "ab.sh", &args);
-        let building = b.dir.join("cache/base/tree/.uring-repro-obj/building");
+        let building = b.dir.join("cache/slot-0/tree/.uring-repro-obj/building");
         match phase {
             "build" => wait_for("the build", || building.exists()),
             _ => wait_for("the boot", || b.boots() == 1),

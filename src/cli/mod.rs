@@ -355,7 +355,11 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         if command == AB && p.ab.check && arg == b"--" {
             return ab_check(args);
         }
-        if command & (COMPARE | REPORT | AB) != 0 && (p.files_only || !is_option) {
+        if command == AB && !is_option {
+            ab_boot(&mut p.ab, arg).map_err(|why| error(command, arg, None, why))?;
+            continue;
+        }
+        if command & (COMPARE | REPORT) != 0 && (p.files_only || !is_option) {
             file(&mut p.compare, arg).map_err(|why| error(command, arg, None, why))?;
             continue;
         }
@@ -629,24 +633,52 @@ fn ab_check<'a>(rest: impl Iterator<Item = &'a [u8]>) -> Result<Command<'a>, Usa
     Ok(Command::AbChecked)
 }
 
-/// ab's command line: every SUITE labelled, two labels at least.
+/// ab's command line: every SUITE labelled, two labels at least, at most
+/// MAX_STEPS of them and MAX_STEP_BOOTS boots of each.
 fn ab_spec(p: Parsed<'_>) -> Result<Command<'_>, UsageError<'_>> {
-    let a = &p.compare;
+    let mut spec = p.ab;
     let whole = |why| error(AB, b"", None, Why::Files(why));
-    if a.n == 0 || a.labels[0].is_none() {
+    if spec.n == 0 {
         return Err(whole("needs LABEL=SUITE for each boot (see --help)"));
     }
-    if (1..a.n).all(|i| a.labels[i] == a.labels[0]) {
+    if (1..spec.n).all(|i| spec.labels[i] == spec.labels[0]) {
         return Err(whole("needs a base and a label to compare with it"));
     }
-    let mut spec = p.ab;
-    for i in 0..a.n {
-        (spec.labels[i], spec.dirs[i]) = (a.label(i), a.file(i));
+    if spec.steps().count() > compare::AB_MAX_STEPS {
+        return Err(whole("more than 16 labels (steps)"));
     }
-    spec.n = a.n;
+    if spec.steps().any(|l| {
+        spec.labels[..spec.n].iter().filter(|&&m| m == l).count() > compare::AB_MAX_STEP_BOOTS
+    }) {
+        return Err(whole("more than 8 boots of one label"));
+    }
     (spec.introduced, spec.parent) = (p.draft.introduced, p.draft.parent);
     spec.re = p.draft.re;
     Ok(Command::Ab(spec))
+}
+
+/// One `LABEL=SUITE` of ab.
+fn ab_boot<'a>(spec: &mut compare::AbSpec<'a>, arg: &'a [u8]) -> Result<(), Why> {
+    if spec.n == compare::AB_MAX_BOOTS {
+        return Err(Why::Files("more than 32 boots"));
+    }
+    let Some(i) = arg.iter().position(|&b| b == b'=') else {
+        return Err(Why::Files(
+            "a boot is LABEL=SUITE (its directory of points)",
+        ));
+    };
+    let (label, dir) = (&arg[..i], &arg[i + 1..]);
+    if !label_ok(label) {
+        return Err(Why::Files(
+            "a label is 1-12 of A-Z a-z 0-9 _ . + - (write ./FILE for a path)",
+        ));
+    }
+    if dir.is_empty() {
+        return Err(Why::Files("no directory name"));
+    }
+    (spec.labels[spec.n], spec.dirs[spec.n]) = (label, dir);
+    spec.n += 1;
+    Ok(())
 }
 
 fn label_ok(l: &[u8]) -> bool {

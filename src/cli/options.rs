@@ -263,7 +263,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 36] = [
+pub const OPTIONS: [Opt; 37] = [
     opt("--profile", text("P", profile), POINTS & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
     opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
@@ -336,6 +336,8 @@ pub const OPTIONS: [Opt; 36] = [
         Shown::None),
     opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, none("reads points"),
         "every argument after it is a FILE", Shown::None),
+    opt("--exact", Value::Flag(|p| p.ab.exact = true), AB, none("reads points"),
+        "a label's boots must give the same points, line for line (else 125)", Shown::None),
     opt("--check", Value::Flag(|p| p.ab.check = true), AB, none("reads points"),
         "with -- RUN-OPTIONS: can ab's boots be judged? (exit 0 or 2)", Shown::None),
     opt("-o", text("FILE", output), INITRAMFS, none("an archive"),

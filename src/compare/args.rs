@@ -85,6 +85,11 @@ pub struct Args<'a> {
     /// The files came without labels (`A B A`: the outer two are the
     /// parents of a sandwich, each its own boot).
     pub plain: bool,
+    /// ab's: a kernel built byte for byte as the one of another label has
+    /// that label's very points (kept, and reused rather than booted
+    /// again), so a point under two labels is the same kernel on both
+    /// sides (no change), not one boot counted twice.
+    pub same_image: bool,
 }
 
 impl Default for Args<'_> {
@@ -99,6 +104,7 @@ impl Default for Args<'_> {
             files: [None; MAX_POINTS],
             n: 0,
             plain: false,
+            same_image: false,
         }
     }
 }

@@ -239,6 +239,9 @@ fn twice(
 ) -> Option<(usize, usize, Twice)> {
     for (x, &i) in order.iter().enumerate() {
         for &j in &order[..x] {
+            if a.same_image && a.label(i) != a.label(j) {
+                continue;
+            }
             let why = if texts[i] == texts[j] {
                 Twice::SameFile
             } else if let Some(id) = pts[i].boot().filter(|&id| Some(id) == pts[j].boot()) {

@@ -34,7 +34,10 @@ mod table;
 mod text;
 mod words;
 
-pub use ab::{main as ab, Spec as AbSpec};
+pub use ab::{
+    main as ab, Spec as AbSpec, MAX_BOOTS as AB_MAX_BOOTS, MAX_STEPS as AB_MAX_STEPS,
+    MAX_STEP_BOOTS as AB_MAX_STEP_BOOTS,
+};
 pub use analysis::{intervals, Interval, Intervals};
 pub use args::{instructions, percent, Args, Gate, MAX_LABEL, MAX_POINTS};
 pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_RE, MAX_TITLE};

@@ -10,6 +10,8 @@
 // Each test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
+pub mod ab;
+
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

@@ -28,6 +28,7 @@
 //! no table.
 
 mod pair;
+mod provenance;
 mod rows;
 mod series;
 mod table;
@@ -41,13 +42,26 @@ use crate::render::{Clean, Text};
 use crate::sys::out::Out;
 use crate::sys::{self, CPath, Fd};
 use pair::{Boots, Outputs, Pair};
+use provenance::Provenance;
 use rows::{Keys, Row, Verdict, MAX_ROWS};
+use series::{Order, StepsInfo};
 use table::Both;
 
 /// The default gate, instructions per pair: the study of docs/ab.md found
 /// unrelated changes moving a point by at most 0.22 where its own interval
 /// could not tell them from nothing.
 pub const DEFAULT_GATE: &[u8] = b"0.5";
+
+/// Most boots: every step of a series (series.rs' MAX_STEPS) booted twice
+/// (`--exact`: a point reused, and booted again).
+pub const MAX_BOOTS: usize = 2 * MAX_POINTS;
+
+/// Most steps of a series, the base among them.
+pub const MAX_STEPS: usize = MAX_POINTS;
+
+/// Most boots of one step: a pair of steps is judged by compare, on at
+/// most MAX_POINTS points.
+pub const MAX_STEP_BOOTS: usize = MAX_POINTS / 2;
 
 /// The command line of `ab`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,13 +76,16 @@ pub struct Spec<'a> {
     pub out: Option<&'a [u8]>,
     /// `--check`: only the suite's run options are checked (cli/).
     pub check: bool,
+    /// `--exact`: the boots of a step must give the same points, line for
+    /// line (provenance.rs); one that does not fails the table (125).
+    pub exact: bool,
     /// `--steps FILE`: each step's id and subject (series.rs), and `--re`,
     /// the subject a series' reply answers.
     pub steps_file: Option<&'a [u8]>,
     pub re: Option<&'a [u8]>,
     /// Each boot: its label and its suite's directory, in order.
-    pub labels: [&'a [u8]; MAX_POINTS],
-    pub dirs: [&'a [u8]; MAX_POINTS],
+    pub labels: [&'a [u8]; MAX_BOOTS],
+    pub dirs: [&'a [u8]; MAX_BOOTS],
     pub n: usize,
 }
 
@@ -81,10 +98,11 @@ impl Default for Spec<'_> {
             parent: None,
             out: None,
             check: false,
+            exact: false,
             steps_file: None,
             re: None,
-            labels: [b""; MAX_POINTS],
-            dirs: [b""; MAX_POINTS],
+            labels: [b""; MAX_BOOTS],
+            dirs: [b""; MAX_BOOTS],
             n: 0,
         }
     }
@@ -165,8 +183,11 @@ fn judge(spec: &Spec, out_stdout: &mut Out) -> Result<Exit, Exit> {
         sys::mkdir(&path, 0o777).map_err(|e| unwritten(sub, NotCreated(e)))?;
     }
     let keys = Keys::read(spec)?;
-    if spec.steps().count() > 2 {
-        return series::judge(spec, dir, &keys, out_stdout);
+    let info = StepsInfo::read(spec.steps_file)?;
+    let order = Order::of(spec, &info)?;
+    let prov = Provenance::read(spec, &keys)?;
+    if order.n > 2 {
+        return series::judge(spec, &info, &order, &prov, dir, &keys, out_stdout);
     }
     // The tables of where the cost went, kept until the table is printed.
     let spool = sys::memfd(c"ab-sections")
@@ -195,10 +216,11 @@ fn judge(spec: &Spec, out_stdout: &mut Out) -> Result<Exit, Exit> {
     table::tsv(spec, boots.all(), dir, rows)?;
     let mut f = File::create(dir, b"ab.txt")?;
     let mut both = Both::new(&mut f.out, out_stdout);
-    table::table(spec, pair, boots.all(), rows, &mut both);
+    provenance::warning(spec, &prov, &mut both);
+    table::table(spec, pair, boots.all(), rows, &prov, &mut both);
     both.copy(&spool);
     f.close()?;
-    Ok(verdict(rows, drafts))
+    Ok(provenance::failed(spec, &prov).unwrap_or_else(|| verdict(rows, drafts)))
 }
 
 /// The exit of a table: 1 when a row moved or an outcome changed, else 125

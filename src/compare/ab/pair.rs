@@ -43,7 +43,7 @@ impl Boots {
         };
         for i in 0..spec.n {
             let step = spec.step_of(i);
-            if step == pair.base || step == pair.test {
+            if (step == pair.base || step == pair.test) && b.n < MAX_POINTS {
                 (b.at[b.n], b.n) = (i, b.n + 1);
             }
         }
@@ -141,6 +141,7 @@ fn judge_row(
     let series = row.series;
     let mut a = Args {
         gate: Gate::Insn(spec.gate),
+        same_image: true,
         mode: (!series.as_bytes().is_empty()).then(|| series.as_bytes()),
         ..Args::default()
     };

@@ -7,9 +7,8 @@
 use core::fmt::{self, Write};
 
 use super::super::analysis::{Comparison, Reason};
-use super::super::args::MAX_POINTS;
 use super::super::point::{series_lines, Series};
-use super::Spec;
+use super::{Spec, MAX_BOOTS};
 use crate::exit::{self, Exit};
 use crate::render::{Clean, Text};
 use crate::suite::MAX_ITEMS;
@@ -78,6 +77,8 @@ pub enum Verdict {
     BaseUnsteady,
     Skipped,
     Failed,
+    /// The step was not measured (a series' step not built or booted).
+    NotMeasured,
 }
 
 impl Verdict {
@@ -91,6 +92,7 @@ impl Verdict {
             Verdict::BaseUnsteady => "base-unsteady",
             Verdict::Skipped => "skipped",
             Verdict::Failed => "failed",
+            Verdict::NotMeasured => "not-measured",
         }
     }
 
@@ -123,7 +125,7 @@ pub struct Row {
     pub verdict: Verdict,
     pub figures: Option<Figures>,
     /// How the item ended on each boot, in order (of the steps judged).
-    pub ended: [Ended; MAX_POINTS],
+    pub ended: [Ended; MAX_BOOTS],
     /// Its compare could not read its points: the exit code.
     pub error: i32,
 }
@@ -140,6 +142,9 @@ impl Row {
     pub fn why(&self, spec: &Spec, boots: &[usize], w: &mut dyn Write) -> fmt::Result {
         if self.verdict == Verdict::Error {
             return write!(w, "compare exit {}: its points cannot be read", self.error);
+        }
+        if self.verdict == Verdict::NotMeasured {
+            return w.write_str("not_measured");
         }
         let Some(f) = &self.figures else {
             return self.endings(spec, boots, w);
@@ -310,7 +315,7 @@ impl Keys {
         };
         let first = Suite::read(spec.dirs[0])?;
         // Each boot's suite, read once; the first's items are the rows'.
-        let mut ended = [[Ended::None; MAX_POINTS]; MAX_ITEMS];
+        let mut ended = [[Ended::None; MAX_BOOTS]; MAX_ITEMS];
         let mut items = [Text::<NAME>::new(); MAX_ITEMS];
         let mut k = 0;
         for ((item, _), kept) in first.items().zip(items.iter_mut()) {
@@ -362,7 +367,7 @@ pub fn copy(room: &mut [u8], b: &[u8]) -> usize {
 
 /// A row whose item did not pass on every boot of a pair (`boots`): what
 /// the endings say.
-pub fn by_endings(spec: &Spec, boots: &[usize], ended: &[Ended; MAX_POINTS]) -> Verdict {
+pub fn by_endings(spec: &Spec, boots: &[usize], ended: &[Ended; MAX_BOOTS]) -> Verdict {
     let label = |b: usize| spec.labels[b];
     // A label's boots that ended it differently: its kernel is unsteady.
     let unsteady = boots.iter().enumerate().any(|(k, &i)| {

@@ -10,25 +10,24 @@
 use core::fmt::{self, Write};
 
 use super::pair::{self, Boots, Outputs, Pair};
+use super::provenance::{self, Provenance};
 use super::rows::{Keys, Row, Verdict, MAX_ROWS};
 use super::table::{self, Both, Plus, TSV_HEADER};
-use super::{File, Spec};
-use crate::compare::args::MAX_POINTS;
+use super::{File, Spec, MAX_STEPS};
 use crate::compare::words::WIDTH;
 use crate::exit::{self, Exit};
 use crate::render::{wrap, Clean, Dec, Text};
 use crate::sys::out::Out;
 use crate::sys::{self, CPath};
 
-/// Most steps: as many as the boots.
-pub const MAX_STEPS: usize = MAX_POINTS;
 /// Steps a block of the matrix shows: within 72 columns with the profile's
 /// column and the total's.
 pub const STEPS_A_BLOCK: usize = 8;
 
 /// What a step's heading and the mail say of it: `--steps FILE`'s line for
-/// its label, `LABEL<TAB>ID<TAB>SUBJECT` (ID a commit, or a patch's file
-/// name), written by scripts/ab.sh.
+/// its label, `LABEL<TAB>ID<TAB>SUBJECT[<TAB>WHY]` (ID a commit, or a
+/// patch's file name; WHY, why the step has no boot: it was not measured),
+/// written by scripts/ab.sh.
 pub struct StepsInfo {
     text: [u8; 16384],
     len: usize,
@@ -60,16 +59,28 @@ impl StepsInfo {
         Ok(s)
     }
 
+    /// Each line's fields: label, id, subject, why not measured.
+    fn lines(&self) -> impl Iterator<Item = [&[u8]; 4]> {
+        self.text[..self.len]
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|line| {
+                let mut f = line.splitn(4, |&b| b == b'\t');
+                [(); 4].map(|_| f.next().unwrap_or(b""))
+            })
+    }
+
     /// The id and subject of the step labelled `label` (empty when not
     /// said).
     pub fn of(&self, label: &[u8]) -> (&[u8], &[u8]) {
-        for line in self.text[..self.len].split(|&b| b == b'\n') {
-            let mut f = line.splitn(3, |&b| b == b'\t');
-            if f.next() == Some(label) {
-                return (f.next().unwrap_or(b""), f.next().unwrap_or(b""));
-            }
-        }
-        (b"", b"")
+        self.lines()
+            .find(|f| f[0] == label)
+            .map_or((b"", b""), |f| (f[1], f[2]))
+    }
+
+    /// Why the step labelled `label` was not measured (empty: it was).
+    pub fn why(&self, label: &[u8]) -> &[u8] {
+        self.lines().find(|f| f[0] == label).map_or(b"", |f| f[3])
     }
 
     /// The commit a step is, when its id is one (7 to 40 hex digits).
@@ -77,6 +88,83 @@ impl StepsInfo {
         let id = self.of(label).0;
         let hex = (7..=40).contains(&id.len()) && id.iter().all(u8::is_ascii_hexdigit);
         hex.then_some(id)
+    }
+}
+
+/// The steps of a run, in order: the steps file's where it lists them (a
+/// step not measured among them, without boots), else the boots' labels;
+/// each with its place among the boots' steps (`Spec::step`), if measured.
+pub struct Order<'a> {
+    label: [&'a [u8]; MAX_STEPS],
+    at: [Option<usize>; MAX_STEPS],
+    pub n: usize,
+}
+
+impl<'a> Order<'a> {
+    pub fn of(spec: &'a Spec, info: &'a StepsInfo) -> Result<Order<'a>, Exit> {
+        let mut o = Order {
+            label: [b""; MAX_STEPS],
+            at: [None; MAX_STEPS],
+            n: 0,
+        };
+        let bad = |label: &[u8], why: &str| {
+            Exit::new(
+                exit::USAGE,
+                format_args!("ab: --steps: {}: {why}", Clean(label)),
+            )
+        };
+        let listed = info.lines().next().is_some();
+        let mut push = |label: &'a [u8]| -> Result<(), Exit> {
+            if o.n == MAX_STEPS {
+                return Err(bad(label, "more steps than a series has (16)"));
+            }
+            o.label[o.n] = label;
+            o.at[o.n] = spec.steps().position(|l| l == label);
+            o.n += 1;
+            Ok(())
+        };
+        if listed {
+            for [label, _, _, why] in info.lines() {
+                let booted = spec.steps().any(|l| l == label);
+                if !booted && why.is_empty() {
+                    return Err(bad(
+                        label,
+                        "no boot, and no word of why it was not measured",
+                    ));
+                }
+                push(label)?;
+            }
+            for label in spec.steps() {
+                if !info.lines().any(|f| f[0] == label) {
+                    return Err(bad(label, "booted, and not among the steps listed"));
+                }
+            }
+        } else {
+            for label in spec.steps() {
+                push(label)?;
+            }
+        }
+        if o.at[0].is_none() {
+            return Err(bad(
+                o.label[0],
+                "the first step was not measured: nothing to hold the series against",
+            ));
+        }
+        Ok(o)
+    }
+
+    pub fn label(&self, k: usize) -> &'a [u8] {
+        self.label[k]
+    }
+
+    /// Step `k`'s place among the boots' steps, if it was measured.
+    pub fn at(&self, k: usize) -> Option<usize> {
+        self.at[k]
+    }
+
+    /// The last step measured, before `k`.
+    fn before(&self, k: usize) -> usize {
+        (0..k).rev().find(|&j| self.at[j].is_some()).unwrap_or(0)
     }
 }
 
@@ -133,15 +221,23 @@ impl fmt::Display for Mark {
             Verdict::Moved => Short(self.0.delta).fmt(f),
             Verdict::Unmoved => Ok(()),
             Verdict::OutcomeChanged => f.write_str("x"),
+            Verdict::NotMeasured => f.write_str("!"),
             _ => f.write_str("-"),
         }
     }
 }
 
 /// Every pair of the series judged and written; the exit.
-pub fn judge(spec: &Spec, dir: &[u8], keys: &Keys, stdout: &mut Out) -> Result<Exit, Exit> {
-    let info = StepsInfo::read(spec.steps_file)?;
-    let n = spec.steps().count();
+pub fn judge(
+    spec: &Spec,
+    info: &StepsInfo,
+    order: &Order,
+    prov: &Provenance,
+    dir: &[u8],
+    keys: &Keys,
+    stdout: &mut Out,
+) -> Result<Exit, Exit> {
+    let n = order.n;
     let mut cells = [[Cell::default(); MAX_ROWS]; MAX_STEPS];
     let mut total = [Cell::default(); MAX_ROWS];
     let mut rows = [Row::default(); MAX_ROWS];
@@ -149,13 +245,42 @@ pub fn judge(spec: &Spec, dir: &[u8], keys: &Keys, stdout: &mut Out) -> Result<E
     let mut tsv = File::create(dir, b"series.tsv")?;
     let mut log = File::create(dir, b"mail/report.log")?;
     let _ = writeln!(tsv.out, "step\tlabel\tid\tsubject\t{TSV_HEADER}");
+    {
+        let mut both = Both::new(&mut txt.out, stdout);
+        provenance::warning(spec, prov, &mut both);
+    }
     let (mut moved, mut unjudged, mut drafts) = (0, 0, 0);
     for (k, step_cells) in cells.iter_mut().enumerate().take(n).skip(1) {
-        let pair = Pair {
-            base: k - 1,
-            test: k,
+        let label = order.label(k);
+        let (id, subject) = info.of(label);
+        let Some(test) = order.at(k) else {
+            // Not measured: named, and the next step is held against the
+            // one before it.
+            let mut both = Both::new(&mut txt.out, stdout);
+            heading(info, order, k, &mut both);
+            let why = info.why(label);
+            let mut p = Text::<512>::new();
+            let _ = write!(p, "Not measured: {}.", Clean(why));
+            wrap(&mut both, p.as_str(), 0, 0, WIDTH);
+            let _ = both.write_str("\n");
+            for (i, r) in keys.rows().iter().enumerate() {
+                let mut r = *r;
+                r.verdict = Verdict::NotMeasured;
+                let _ = write!(
+                    tsv.out,
+                    "{k}\t{}\t{}\t{}\t",
+                    Clean(label),
+                    Clean(id),
+                    Clean(subject)
+                );
+                table::tsv_row(spec, &[], &r, &mut tsv.out);
+                step_cells[i] = Cell::of(&r);
+            }
+            unjudged += 1;
+            continue;
         };
-        let label = spec.step(k);
+        let base = order.at(order.before(k)).unwrap_or(0);
+        let pair = Pair { base, test };
         // compare/LABEL/ and mail/LABEL/: the step's texts and drafts.
         let mut prefix = Text::<64>::new();
         prefix.push_with(&mut |room| super::rows::copy(room, label));
@@ -177,18 +302,17 @@ pub fn judge(spec: &Spec, dir: &[u8], keys: &Keys, stdout: &mut Out) -> Result<E
             prefix: prefix.as_bytes(),
             sections: &mut sections,
             log: &mut log.out,
-            commits: [info.commit(spec.step(k - 1)), info.commit(label)],
+            commits: [info.commit(spec.step(base)), info.commit(label)],
         };
         drafts += pair::judge(spec, dir, keys, pair, Some(&mut out), &mut rows)?;
         sections.flush();
         let rows = &rows[..keys.n];
         let boots = Boots::of(spec, pair);
         let mut both = Both::new(&mut txt.out, stdout);
-        heading(spec, &info, k, n, &mut both);
-        table::table(spec, pair, boots.all(), rows, &mut both);
+        heading(info, order, k, &mut both);
+        table::table(spec, pair, boots.all(), rows, prov, &mut both);
         both.copy(&spool);
         let _ = both.write_str("\n");
-        let (id, subject) = info.of(label);
         for (i, r) in rows.iter().enumerate() {
             let _ = write!(
                 tsv.out,
@@ -206,23 +330,26 @@ pub fn judge(spec: &Spec, dir: &[u8], keys: &Keys, stdout: &mut Out) -> Result<E
             }
         }
     }
-    // The series as a whole: its last step against its first.
+    // The series as a whole: its last step measured against its first.
     let whole = Pair {
-        base: 0,
-        test: n - 1,
+        base: order.at(0).unwrap_or(0),
+        test: order.at(order.before(n)).unwrap_or(0),
     };
     pair::judge(spec, dir, keys, whole, None, &mut rows)?;
     for (t, r) in total.iter_mut().zip(&rows[..keys.n]) {
         *t = Cell::of(r);
     }
     let mut both = Both::new(&mut txt.out, stdout);
-    matrix(spec, &info, keys, &cells, &total, n, &mut both);
+    matrix(info, order, keys, &cells, &total, &mut both);
     tsv.close()?;
     txt.close()?;
     log.close()?;
     let mut mail = File::create(dir, b"mail/series.txt")?;
-    reply(spec, &info, keys, &cells, &total, n, &mut mail.out);
+    reply(spec, info, order, keys, &cells, &total, &mut mail.out);
     mail.close()?;
+    if let Some(e) = provenance::failed(spec, prov) {
+        return Ok(e);
+    }
     Ok(if moved > 0 {
         Exit::new(
             exit::FAIL,
@@ -234,7 +361,10 @@ pub fn judge(spec: &Spec, dir: &[u8], keys: &Keys, stdout: &mut Out) -> Result<E
     } else if unjudged > 0 {
         Exit::new(
             exit::CANNOT_JUDGE,
-            format_args!("ab: no row of the series moved, but {unjudged} could not be judged"),
+            format_args!(
+                "ab: no row of the series moved, but {unjudged} could not be judged (or a step \
+                 was not measured)"
+            ),
         )
     } else {
         Exit::pass()
@@ -242,18 +372,20 @@ pub fn judge(spec: &Spec, dir: &[u8], keys: &Keys, stdout: &mut Out) -> Result<E
 }
 
 /// `step K/N: LABEL (ID): SUBJECT`, and what the step is compared with.
-fn heading(spec: &Spec, info: &StepsInfo, k: usize, n: usize, w: &mut dyn Write) {
-    let label = spec.step(k);
+fn heading(info: &StepsInfo, order: &Order, k: usize, w: &mut dyn Write) {
+    let label = order.label(k);
     let (id, subject) = info.of(label);
     let mut h = Text::<512>::new();
-    let _ = write!(h, "step {k}/{}: {}", n - 1, Clean(label));
-    if !id.is_empty() {
+    let _ = write!(h, "step {k}/{}: {}", order.n - 1, Clean(label));
+    if !id.is_empty() && id != label {
         let _ = write!(h, " ({})", Clean(id));
     }
     if !subject.is_empty() {
         let _ = write!(h, ": {}", Clean(subject));
     }
-    let _ = write!(h, ", against {}:", Clean(spec.step(k - 1)));
+    if order.at(k).is_some() {
+        let _ = write!(h, ", against {}:", Clean(order.label(order.before(k))));
+    }
     wrap(w, h.as_str(), 0, 2, WIDTH);
     let _ = w.write_str("\n");
 }
@@ -262,20 +394,20 @@ fn heading(spec: &Spec, info: &StepsInfo, k: usize, n: usize, w: &mut dyn Write)
 /// moved), the whole series' last; in blocks of STEPS_A_BLOCK steps (the
 /// total in the last), so every line keeps within 72 columns.
 fn matrix(
-    spec: &Spec,
     info: &StepsInfo,
+    order: &Order,
     keys: &Keys,
     cells: &[[Cell; MAX_ROWS]; MAX_STEPS],
     total: &[Cell; MAX_ROWS],
-    n: usize,
     w: &mut dyn Write,
 ) {
+    let n = order.n;
     let para = "The series, step by step: the change each step made, in guest \
-                instructions per op against the step before it, where the row moved \
-                (blank: it did not; x: its item's outcome changed; -: it could not be \
-                judged), and the whole series' (its last step against its first). Wider \
-                than 8 steps, the matrix folds into blocks of 8 steps, the total in the \
-                last.";
+                instructions per op against the step measured before it, where the row \
+                moved (blank: it did not; x: its item's outcome changed; -: it could not \
+                be judged; !: the step was not measured), and the whole series' (its \
+                last step measured against its first). Wider than 8 steps, the matrix \
+                folds into blocks of 8 steps, the total in the last.";
     wrap(w, para, 0, 0, WIDTH);
     let mut first = 1;
     while first < n {
@@ -311,7 +443,7 @@ fn matrix(
     }
     let _ = w.write_str("\n");
     for k in 1..n {
-        let label = spec.step(k);
+        let label = order.label(k);
         let (id, subject) = info.of(label);
         let mut l = Text::<512>::new();
         let _ = write!(l, "{k:>3}: {}", Clean(label));
@@ -320,6 +452,9 @@ fn matrix(
         }
         if !subject.is_empty() {
             let _ = write!(l, " {}", Clean(subject));
+        }
+        if order.at(k).is_none() {
+            let _ = write!(l, " (not measured: {})", Clean(info.why(label)));
         }
         wrap(w, l.as_str(), 0, 7, WIDTH);
     }
@@ -330,12 +465,13 @@ fn matrix(
 fn reply(
     spec: &Spec,
     info: &StepsInfo,
+    order: &Order,
     keys: &Keys,
     cells: &[[Cell; MAX_ROWS]; MAX_STEPS],
     total: &[Cell; MAX_ROWS],
-    n: usize,
     out: &mut Out,
 ) {
+    let n = order.n;
     let mut p = Text::<2048>::new();
     match spec.re {
         Some(re) => {
@@ -366,10 +502,10 @@ fn reply(
     );
     wrap(out, p.as_str(), 0, 0, WIDTH);
     let _ = out.write_str("\n");
-    matrix(spec, info, keys, cells, total, n, out);
+    matrix(info, order, keys, cells, total, out);
     let _ = out.write_str("\n");
     for (k, step_cells) in cells.iter().enumerate().take(n).skip(1) {
-        let label = spec.step(k);
+        let label = order.label(k);
         let (id, subject) = info.of(label);
         let mut p = Text::<4096>::new();
         let _ = write!(p, "[{k}/{}] {}", n - 1, Clean(label));
@@ -380,6 +516,16 @@ fn reply(
             let _ = write!(p, " ({})", Clean(id));
         }
         let _ = p.write_str(": ");
+        if order.at(k).is_none() {
+            let _ = write!(
+                p,
+                "not measured: {}; the step after it is held against the one before it.",
+                Clean(info.why(label))
+            );
+            wrap(out, p.as_str(), 0, 2, WIDTH);
+            let _ = out.write_str("\n");
+            continue;
+        }
         let (mut said, mut quiet) = (0, 0);
         for (i, r) in keys.rows().iter().enumerate() {
             let c = &step_cells[i];
@@ -424,6 +570,9 @@ fn reply(
     );
     let mut c = Text::<2048>::new();
     let _ = write!(c, "uring-repro ab --gate-insn {}", Clean(spec.gate_text));
+    if spec.exact {
+        let _ = c.write_str(" --exact");
+    }
     if let Some(f) = spec.steps_file {
         let _ = write!(c, " --steps {}", Clean(f));
     }

@@ -7,6 +7,7 @@
 use core::fmt::{self, Write};
 
 use super::pair::Pair;
+use super::provenance::{self, Provenance};
 use super::rows::Row;
 use super::{File, Spec};
 use crate::exit::Exit;
@@ -180,7 +181,14 @@ impl fmt::Display for Cell {
 
 /// A pair's table for people: the rows (three decimals), how the verdict
 /// is reached, whether the base's boots agreed, the rows not compared.
-pub fn table(spec: &Spec, pair: Pair, boots: &[usize], rows: &[Row], w: &mut dyn Write) {
+pub fn table(
+    spec: &Spec,
+    pair: Pair,
+    boots: &[usize],
+    rows: &[Row],
+    prov: &Provenance,
+    w: &mut dyn Write,
+) {
     let _ = writeln!(
         w,
         "{:<16} {:>11} {:>11} {:>10} {:>9}  locked instructions",
@@ -265,6 +273,7 @@ pub fn table(spec: &Spec, pair: Pair, boots: &[usize], rows: &[Row], w: &mut dyn
             let _ = writeln!(w, "The {two} {base} boots agree exactly in every row.");
         }
     }
+    provenance::notes(spec, prov, [pair.base, pair.test], w);
     if !locked {
         let _ = writeln!(
             w,
