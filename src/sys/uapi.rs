@@ -306,6 +306,8 @@ pub const RENAME_NOREPLACE: u32 = 1;
 pub const O_CLOEXEC: u32 = 0o2000000;
 /// lseek(2): the offset is from the start of the file.
 pub const SEEK_SET: u32 = 0;
+/// lseek(2): the offset is from the end of the file.
+pub const SEEK_END: u32 = 2;
 
 /// statfs(2)'s f_type of the filesystems that live in RAM (an initramfs
 /// is unpacked into one of them).
