@@ -1,5 +1,5 @@
 //! Dispatch: argv -> command -> run, suite, describe, selftest, compare,
-//! report, calibrate or initramfs -> exit code. Every non-zero exit writes one stderr line
+//! report, calibrate, initramfs or points -> exit code. Every non-zero exit writes one stderr line
 //! naming its cause (a closed stdout under a command that passed aside:
 //! nobody is listening). A write stdout lost is told after every command,
 //! whatever its verdict (`Exit::with_stdout`).
@@ -18,7 +18,7 @@ use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::uapi::AT_SYSINFO_EHDR;
 use crate::sys::{signal, CPU_SET_BYTES};
-use crate::{calibrate, compare, selftest, suite, tsv};
+use crate::{calibrate, compare, points, selftest, suite, tsv};
 
 /// The process's entry point after `_start`; returns the exit code.
 pub fn main(start: &StartInfo) -> i32 {
@@ -94,6 +94,11 @@ fn command<'a>(
             // Caught so that an interrupted archive leaves no partial file.
             catch_interrupts();
             initramfs::write(&spec)
+        }
+        Ok(Command::Points(args)) => {
+            // Caught so that an interrupted point leaves no partial file.
+            catch_interrupts();
+            points::main(&args, out)
         }
         Ok(Command::Describe(id, cfg)) => describe(id, &cfg, out),
         Ok(Command::Calibrate(id, cfg, pct)) => match timebase(start, cfg) {

@@ -25,6 +25,12 @@ pub const PANIC: i32 = 101;
 /// write (stop the bisect).
 pub const BISECT_SKIP: i32 = 125;
 pub const BISECT_STOP: i32 = 128;
+/// `points`: no report came back from the boot, or what came back cannot
+/// be its point (boot-point.sh's 125, which it passes on).
+pub const NO_REPORT: i32 = 125;
+/// `points --timed-out`: the boot was stopped by its timeout before its
+/// verdict (boot-point.sh's 124).
+pub const TIMED_OUT: i32 = 124;
 /// SIGINT or SIGTERM ended the run (as the shell reports 128 + SIGINT).
 pub const INTERRUPTED: i32 = 130;
 /// stdout was closed under a command that had not failed otherwise (as a
@@ -32,7 +38,7 @@ pub const INTERRUPTED: i32 = 130;
 pub const STDOUT_CLOSED: i32 = 141;
 
 /// Every code and what it means (`--help` lists them).
-pub const MEANINGS: [(i32, &str); 9] = [
+pub const MEANINGS: [(i32, &str); 10] = [
     (PASS, "pass"),
     (
         FAIL,
@@ -46,8 +52,13 @@ pub const MEANINGS: [(i32, &str); 9] = [
     (SKIP, "this kernel or box cannot run it (skip)"),
     (PANIC, "a panic (a bug): the message is on stderr"),
     (
+        TIMED_OUT,
+        "points --timed-out: the boot timed out with no verdict",
+    ),
+    (
         BISECT_SKIP,
-        "compare --bisect: the new point cannot be judged (git bisect: skip)",
+        "compare --bisect: the new point cannot be judged (git bisect: skip); points: \
+         no report came back, or it cannot be a point",
     ),
     (
         BISECT_STOP,

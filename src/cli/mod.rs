@@ -9,12 +9,13 @@ use core::fmt;
 
 pub use options::help;
 use options::{
-    Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, REPORT, RUN, SELFTEST, SUITE,
+    Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, POINTS, REPORT, RUN, SELFTEST, SUITE,
 };
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
 use crate::config::{Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES};
 use crate::initramfs::{self, args::ARGS_MAX};
+use crate::points;
 use crate::profile::{ProfileId, Takes};
 use crate::render::Clean;
 use crate::suite::Suite;
@@ -37,6 +38,8 @@ pub enum Command<'a> {
     Initramfs(initramfs::Spec<'a>),
     /// `suite`: several workloads' points, one after another.
     Suite(Suite<'a>),
+    /// `points`: a boot's console, and where its point goes.
+    Points(points::Args<'a>),
     Help,
     Version,
 }
@@ -46,7 +49,7 @@ pub enum Command<'a> {
 pub struct UsageError<'a> {
     /// The command the arguments are for, as its bit (`RUN`, `COMPARE`,
     /// ...): see `command`.
-    command: u8,
+    command: u16,
     /// The argument as typed (`--rounds=0`, or `--rounds` when the value
     /// came as the next argument); empty for the command line as a whole.
     pub arg: &'a [u8],
@@ -100,6 +103,8 @@ pub enum Why {
     Item(&'static str),
     /// suite: `P:shared` of a workload that does not take `--shared`.
     NoSharedVariant,
+    /// points: a value or the command line as a whole, and why.
+    Points(&'static str),
 }
 
 impl UsageError<'_> {
@@ -112,6 +117,7 @@ impl UsageError<'_> {
             INITRAMFS => Some("initramfs"),
             REPORT => Some("report"),
             SUITE => Some("suite"),
+            POINTS => Some("points"),
             _ => None,
         }
     }
@@ -169,7 +175,7 @@ fn why(f: &mut fmt::Formatter<'_>, why: Why) -> fmt::Result {
         Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
         Why::Gate => "needs a percentage in (0, 100], at most 3 decimals",
         Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
-        Why::Files(why) | Why::Initramfs(why) | Why::Item(why) => why,
+        Why::Files(why) | Why::Initramfs(why) | Why::Item(why) | Why::Points(why) => why,
         Why::Commit => "needs a commit id: 7 to 40 hex digits",
         Why::Title => "needs 1 to 50 printable ASCII characters (the Subject line fits 72)",
         Why::Link => "needs a URL of 1 to 66 characters, no blanks (a line fits 72)",
@@ -218,6 +224,8 @@ pub struct Parsed<'a> {
     initramfs: Bake<'a>,
     /// suite's `--profiles`: the items, as typed.
     profiles: Option<&'a [u8]>,
+    /// points' options.
+    points: points::Args<'a>,
 }
 
 /// What `initramfs` collects while the arguments are read.
@@ -250,7 +258,7 @@ impl<'a> Bake<'a> {
 type Typed<'a> = Option<(&'a [u8], Option<&'a [u8]>)>;
 
 /// The command words and their bits.
-const COMMANDS: [(&str, u8); 8] = [
+const COMMANDS: [(&str, u16); 9] = [
     ("run", RUN),
     ("describe", DESCRIBE),
     ("selftest", SELFTEST),
@@ -259,9 +267,10 @@ const COMMANDS: [(&str, u8); 8] = [
     ("initramfs", INITRAMFS),
     ("report", REPORT),
     ("suite", SUITE),
+    ("points", POINTS),
 ];
 
-fn command_name(bit: u8) -> &'static str {
+fn command_name(bit: u16) -> &'static str {
     COMMANDS.iter().find(|c| c.1 == bit).map_or("run", |c| c.0)
 }
 
@@ -320,6 +329,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             n: 0,
         },
         profiles: None,
+        points: points::Args::default(),
     };
     // What initramfs bakes: a run, or a suite after the word `suite`.
     let mut baked = RUN;
@@ -429,6 +439,9 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         }
         return Ok(Command::Report(a, p.draft));
     }
+    if command == POINTS {
+        return points_args(p.points).map(Command::Points);
+    }
     if command == SUITE || baked == SUITE {
         let s = suite::items(command, p.profiles, &typed)?;
         if command == SUITE {
@@ -439,7 +452,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
     run_config(command, p, &typed)
 }
 
-fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> UsageError<'a> {
+fn error<'a>(command: u16, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> UsageError<'a> {
     UsageError {
         command,
         arg,
@@ -454,7 +467,7 @@ fn error<'a>(command: u8, arg: &'a [u8], value: Option<&'a [u8]>, why: Why) -> U
 /// those are not given; `--slots` is at most the workload's most (v0's
 /// groups); the workload must take every option given.
 fn run_config<'a>(
-    command: u8,
+    command: u16,
     mut p: Parsed<'a>,
     typed: &[Typed<'a>; OPTIONS.len()],
 ) -> Result<Command<'a>, UsageError<'a>> {
@@ -528,6 +541,21 @@ fn initramfs_spec(b: Bake<'_>) -> Result<Command<'_>, UsageError<'_>> {
     }))
 }
 
+/// points' options, checked whole: a console and a path; a map only for
+/// counts.
+fn points_args(a: points::Args<'_>) -> Result<points::Args<'_>, UsageError<'_>> {
+    let whole = |why| error(POINTS, b"", None, Why::Points(why));
+    if a.console.is_none() || a.out.is_none() {
+        return Err(whole(
+            "--console FILE and -o PATH are required (see --help)",
+        ));
+    }
+    if a.map.is_some() && a.counts.is_none() {
+        return Err(whole("--map checks the counts: it needs --counts"));
+    }
+    Ok(a)
+}
+
 fn label_ok(l: &[u8]) -> bool {
     !l.is_empty()
         && l.len() <= MAX_LABEL
@@ -566,7 +594,7 @@ fn file<'a>(a: &mut compare::Args<'a>, arg: &'a [u8]) -> Result<(), Why> {
 /// the sandwich's `A B A` (or `A B`, `A`); `--bisect` takes `good=` and
 /// `bad=` points and one `new=`.
 fn compare_args(
-    command: u8,
+    command: u16,
     mut a: compare::Args<'_>,
 ) -> Result<compare::Args<'_>, UsageError<'_>> {
     let whole = |why| error(command, b"", None, Why::Files(why));

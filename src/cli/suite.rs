@@ -23,7 +23,7 @@ pub(super) fn not_for_suite(name: &[u8]) -> Why {
 /// says which, for its errors) asks for: the items of `profiles` (every
 /// workload's variants when not given), each with its run.
 pub(super) fn items<'a>(
-    command: u8,
+    command: u16,
     profiles: Option<&'a [u8]>,
     typed: &[Typed<'a>; OPTIONS.len()],
 ) -> Result<Suite<'a>, UsageError<'a>> {
