@@ -18,6 +18,7 @@
 //! is exit 2: the run's own exit code 1 is a failed check, and these are
 //! boot-point.sh's codes (an output that cannot be written is 2 there).
 
+use core::cell::Cell;
 use core::ffi::CStr;
 use core::fmt::{self, Write};
 
@@ -159,13 +160,17 @@ pub fn file(out: &[u8], fill: &mut dyn FnMut(&mut Out)) -> Result<(), Exit> {
 /// The longest name of a file in a suite's directory.
 const NAME_MAX: usize = 128;
 
-/// A suite's directory being made beside its name.
+/// A suite's directory being made beside its name; dropped before it is
+/// in place (a point of it refused, a write that failed), it goes with
+/// everything in it.
 pub struct Dir<'a> {
     out: &'a [u8],
     temp: CPath,
     /// The names of the files made in it.
     names: [Text<NAME_MAX>; MAX_FILES],
     n: usize,
+    /// In place, kept, or removed: nothing left for `drop` to do.
+    settled: Cell<bool>,
 }
 
 impl<'a> Dir<'a> {
@@ -181,6 +186,7 @@ impl<'a> Dir<'a> {
             temp,
             names: [Text::new(); MAX_FILES],
             n: 0,
+            settled: Cell::new(false),
         })
     }
 
@@ -228,11 +234,18 @@ impl<'a> Dir<'a> {
         };
         let temp = Clean(self.temp.name());
         match placed {
-            Ok(()) => Ok(()),
-            Err(Errno::EEXIST | Errno::ENOTEMPTY) => Err(refuse(
-                self.out,
-                format_args!("exists (never overwritten); these points are kept in {temp}"),
-            )),
+            Ok(()) => {
+                self.settled.set(true);
+                Ok(())
+            }
+            Err(Errno::EEXIST | Errno::ENOTEMPTY) => {
+                // The points of a boot are not thrown away.
+                self.settled.set(true);
+                Err(refuse(
+                    self.out,
+                    format_args!("exists (never overwritten); these points are kept in {temp}"),
+                ))
+            }
             Err(e) => {
                 let why = format_args!("cannot rename {temp} into place: {e}");
                 Err(self.abandon(exit::USAGE, why))
@@ -256,6 +269,7 @@ impl<'a> Dir<'a> {
 
     /// Every file made removed, then the directory.
     fn remove(&self) -> sys::SysResult<()> {
+        self.settled.set(true);
         let mut result = Ok(());
         for name in &self.names[..self.n] {
             if let Ok(p) = CPath::concat(&[self.temp.name(), b"/", name.as_bytes()]) {
@@ -263,5 +277,13 @@ impl<'a> Dir<'a> {
             }
         }
         result.and(sys::rmdir(&self.temp))
+    }
+}
+
+impl Drop for Dir<'_> {
+    fn drop(&mut self) {
+        if !self.settled.get() {
+            let _ = self.remove();
+        }
     }
 }
