@@ -40,10 +40,11 @@ fn icount_boots_tcg_on_the_instruction_clock_with_the_timebase_word_before_dashe
     assert!(note.contains("guest instructions per pair"), "{note}");
     assert!(note.contains("NOT of its speed"), "{note}");
     assert!(!r.err.contains("WARNING: TCG"), "{}", r.err);
-    // The point: the report, then how it was made.
+    // The point: the report, then how it was made, and of which image.
     let text = fs::read_to_string(&point).unwrap();
     assert!(text.starts_with("# uring-repro "), "{text}");
-    assert!(text.ends_with("# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=single -icount shift=0,sleep=off,align=off -cpu qemu64 -smp 1 -m 512M\n"), "{text}");
+    let made = format!("\n# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=single -icount shift=0,sleep=off,align=off -cpu qemu64 -smp 1 -m 512M\n{}", b.image_line());
+    assert!(text.ends_with(&made), "{text}");
 }
 
 #[test]
@@ -117,10 +118,11 @@ fn tcg_with_more_than_one_cpu_names_one_host_thread_each() {
     assert!(log.contains(" [-accel] [tcg,thread=multi] "), "{log}");
     assert!(log.contains(" [-smp] [2] "), "{log}");
     let text = fs::read_to_string(&point).unwrap();
-    assert!(
-        text.ends_with("# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=multi -smp 2 -m 512M\n"),
-        "{text}"
+    let made = format!(
+        "\n# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=multi -smp 2 -m 512M\n{}",
+        b.image_line()
     );
+    assert!(text.ends_with(&made), "{text}");
 }
 
 #[test]
@@ -218,9 +220,8 @@ fn a_full_disk_leaves_no_point_and_no_partial_file() {
     assert_eq!(r.code, 2, "{}", r.err);
     assert_eq!(b.boots(), 1);
     assert!(
-        r.err.contains(
-            "p.txt: not written: writing it failed (No space left on device); nothing left at"
-        ),
+        r.err
+            .contains("p.txt: not written: writing it failed: ENOSPC (28); removed"),
         "{}",
         r.err
     );
@@ -280,18 +281,21 @@ fn a_suite_is_a_directory_of_its_points_and_its_lines() {
     assert_eq!(b.boots(), 1);
     // A point per item that printed one, as a run's boot would write it.
     assert_eq!(listing(&dir), ["pollwake.txt", "s0.txt", "suite.txt"]);
-    let boot = "# boot=qemu-system-x86_64 7.2.99 -accel tcg -smp 1 -m 512M\n";
+    let boot = format!(
+        "# boot=qemu-system-x86_64 7.2.99 -accel tcg -smp 1 -m 512M\n# kernel_image_sha256={}\n",
+        utils::sha256sum(b"console=suite\n")
+    );
     // (The stand-in gives each boot a boot id of its own.)
     let no_id = |t: &str| {
         let at = t.find("boot_id=").unwrap() + 8;
         format!("{}{}", &t[..at], &t[at + 36..])
     };
     let s0 = fs::read_to_string(dir.join("s0.txt")).unwrap();
-    assert_eq!(no_id(&s0), no_id(&(guest_point("s0-parent-1") + boot)));
+    assert_eq!(no_id(&s0), no_id(&(guest_point("s0-parent-1") + &boot)));
     let pollwake = fs::read_to_string(dir.join("pollwake.txt")).unwrap();
     assert_eq!(
         no_id(&pollwake),
-        no_id(&(guest_point("pollwake-parent") + boot))
+        no_id(&(guest_point("pollwake-parent") + &boot))
     );
     // The skipped item is recorded, with its cause, in the suite's lines.
     let lines = fs::read_to_string(dir.join("suite.txt")).unwrap();
@@ -303,7 +307,7 @@ fn a_suite_is_a_directory_of_its_points_and_its_lines() {
         lines.contains("\n# suite: items=3 passed=2 failed=0 skipped=1 "),
         "{lines}"
     );
-    assert!(lines.ends_with(boot), "{lines}");
+    assert!(lines.ends_with(&boot), "{lines}");
     assert!(
         r.err.contains(": 2 points of 3 items, exit 0, "),
         "{}",
@@ -361,7 +365,7 @@ fn a_suite_directory_is_never_overwritten_nor_left_half_made() {
     assert_eq!(r.code, 2, "{}", r.err);
     assert!(
         r.err
-            .contains("not written: writing s0.txt failed (No space left on device)"),
+            .contains("not written: writing s0.txt failed: ENOSPC (28); removed"),
         "{}",
         r.err
     );

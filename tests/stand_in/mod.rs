@@ -260,16 +260,26 @@ impl Box {
         self.run_in(&self.dir, &[], script, args)
     }
 
+    /// The line a point made by `boot_point` ends with: the SHA-256 of its
+    /// kernel image.
+    pub fn image_line(&self) -> String {
+        let sha = crate::utils::sha256sum(BOOT_POINT_IMAGE.as_bytes());
+        format!("# kernel_image_sha256={sha}\n")
+    }
+
     /// boot-point.sh with the binary of this build, a kernel that need not
     /// be one (the stand-in never reads it), and `args`.
     pub fn boot_point(&self, args: &[&str]) -> Run {
         let kernel = self.dir.file("bzImage");
-        fs::write(&kernel, "not read by the stand-in").unwrap();
+        fs::write(&kernel, BOOT_POINT_IMAGE).unwrap();
         let mut a = vec!["--kernel", &kernel, "--bin", BIN];
         a.extend(args);
         self.run("boot-point.sh", &a)
     }
 }
+
+/// The kernel image `Box::boot_point` boots.
+const BOOT_POINT_IMAGE: &str = "not read by the stand-in";
 
 /// The shell and the path that run `script`: a bare name is one of
 /// scripts/, run by dash if there is one; a path (`tests/kernel/run.sh`) is
