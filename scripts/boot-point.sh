@@ -14,6 +14,11 @@
 # whatever ends it, even SIGKILL, QEMU dies with it and the temporary files go
 # (scripts/common.sh, "Lifetime").
 #
+# Each boot has an identity of its own, drawn here (a fresh UUID): the kernel command line
+# carries URING_REPRO_BOOT_ID=UUID, which the kernel hands /init as an environment word and
+# the point states as its boot_id (the kernel's own boot id can repeat: on the instruction
+# clock two boots of one image that start in the same second run identically).
+#
 # --accel icount runs TCG on QEMU's instruction clock (-icount shift=0,sleep=off): the
 # guest's clocks advance one nanosecond per guest instruction, so the point's ns per pair is
 # guest instructions per pair, identical boot to boot (docs/reproduction.md). The kernel
@@ -44,6 +49,9 @@ ICOUNT_X86_CPU=qemu64
 # second of guest time after /init starts, and take whole ticks from the run (the steps of
 # 4 M instructions, docs/reproduction.md); a kernel without the crypto manager ignores it.
 ICOUNT_APPEND="norandmaps cryptomgr.notests=1"
+# The environment word that gives /init the boot's identity (a UUID: the same length every
+# boot, so that it moves nothing the guest does).
+BOOT_ID_ENV=URING_REPRO_BOOT_ID
 
 usage() {
 	cat <<EOF
@@ -58,7 +66,10 @@ Boots IMAGE under QEMU with uring-repro as /init and writes its report to POINT,
 initramfs and checked before anything boots. With \`suite\` first, the boot runs every item
 of LIST (\`uring-repro suite\`) and DIR, a new directory, gets one point per item that
 printed one, ITEM.txt (\`s0-shared.txt\` for s0:shared), and suite.txt, the suite's line
-per item (exit code, pass, skip and why, fail) and its counts.
+per item (exit code, pass, skip and why, fail) and its counts. Every boot gets an identity
+of its own, a fresh UUID (\`$BOOT_ID_ENV=UUID\` on the kernel command line), which its
+points state as their boot_id; every point ends with how QEMU booted and the image's
+SHA-256.
 
   --kernel IMAGE   the kernel to boot (bzImage/vmlinuz; riscv64: the Image/vmlinux)
   -o POINT         where the report goes (never overwritten); a suite's: a directory
@@ -145,9 +156,13 @@ suite=0
 [ "$check" = 1 ] || { [ -f "$kernel" ] && [ -r "$kernel" ]; } ||
 	usage_error "--kernel: not a readable file: $kernel"
 # The timebase is the accelerator's to state: a hand-set word would make a TCG point claim
-# to count instructions.
+# to count instructions; the boot's identity is each boot's own.
 case " $append " in *[[:space:]]URING_REPRO_TIMEBASE=*)
 	usage_error "--append: URING_REPRO_TIMEBASE is set by --accel icount, not by hand"
+	;;
+esac
+case " $append " in *[[:space:]]$BOOT_ID_ENV=*)
+	usage_error "--append: $BOOT_ID_ENV is drawn for each boot, not set by hand"
 	;;
 esac
 arch_set "$arch" || usage_error "--arch: $ARCHES, not '$arch'"
@@ -251,7 +266,13 @@ esac
 # panic=-1 with -no-reboot: a panicking guest ends QEMU at once instead of at the timeout.
 cmdline="console=$console panic=-1 loglevel=4"
 [ "$accel" != icount ] || cmdline="$cmdline $ICOUNT_APPEND $ICOUNT_ENV"
-cmdline="$cmdline${append:+ $append}"
+# The boot's identity: the host's, fresh for every boot (an environment word, before any
+# `--` of --append).
+boot_id=$(cat /proc/sys/kernel/random/uuid) || {
+	say "cannot draw the boot's identity from /proc/sys/kernel/random/uuid"
+	exit 125
+}
+cmdline="$cmdline $BOOT_ID_ENV=$boot_id${append:+ $append}"
 start=$(date +%s)
 rc=0
 # stdin from /dev/null: QEMU must not put a terminal into raw mode.
