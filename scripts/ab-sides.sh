@@ -292,7 +292,6 @@ start_boot() {
 		${cost_map_flag:+--cost "$_sb_obj/System.map"} --bin "$bin" ${timeout_s:+--timeout "$timeout_s"} \
 		-- suite ${profiles:+--profiles "$profiles"} "$@" >"$work/boot-$_sb_dir.log" 2>&1
 	eval "st_$_sb_k=running pid_$_sb_k=\$CHILD"
-	last_boot=$(date +%s)
 }
 
 # ended K: step K's child has ended: its status judged (a failure ends the run).
@@ -365,23 +364,24 @@ run_steps() {
 	step_begin 2 "prepare head ($(describe_side head))"
 	prepare head
 	step_end 2 "objects: $(describe_seed "$SEED_head")"
-	st_3=waiting st_4=waiting st_5=waiting st_6=waiting st_7=waiting last_boot=0 beat=$(date +%s)
+	st_3=waiting st_4=waiting st_5=waiting st_6=waiting st_7=waiting beat=$(date +%s)
 	while :; do
 		[ "$st_3" != waiting ] || start_build 3 base
 		if [ "$st_4" = waiting ] && { [ "$SEED_head" != base ] || [ "$st_3" = ended ]; }; then
 			[ "$SEED_head" != base ] || seed_from_base
 			start_build 4 head
 		fi
-		# Each boot in a second of its own: one image booted twice in one second is one
-		# boot (the same boot id), and compare counts it once.
-		if [ "$(date +%s)" -gt "$last_boot" ]; then
-			if [ "$st_5" = waiting ] && [ "$st_3" = ended ]; then
-				start_boot 5 base base base-1
-			elif [ "$st_6" = waiting ] && [ "$st_4" = ended ]; then
-				start_boot 6 head head head
-			elif [ "$st_7" = waiting ] && [ "$st_5" = ended ]; then
-				start_boot 7 "base again" base base-2
-			fi
+		# Each boot is a boot of its own whenever it starts: boot-point.sh gives every
+		# one an identity (URING_REPRO_BOOT_ID), so one image booted twice in one second
+		# is two boots to compare.
+		if [ "$st_5" = waiting ] && [ "$st_3" = ended ]; then
+			start_boot 5 base base base-1
+		fi
+		if [ "$st_6" = waiting ] && [ "$st_4" = ended ]; then
+			start_boot 6 head head head
+		fi
+		if [ "$st_7" = waiting ] && [ "$st_5" = ended ]; then
+			start_boot 7 "base again" base base-2
 		fi
 		for _rs_k in 3 4 5 6 7; do
 			eval "[ \"\$st_$_rs_k\" = running ]" || continue

@@ -221,7 +221,7 @@ fi
 for side in base head; do slot_recover "$side"; done
 
 # The run, step by step (the ones whose inputs are ready run at once: the two builds, and
-# the base's boot beside the head's build, each boot in a second of its own).
+# the base's boot beside the head's build).
 run_steps "$@"
 
 # The table: ab.tsv, compare's text per row, the mail drafts of the rows that moved.
