@@ -162,7 +162,8 @@ point() {
 }
 
 # direct NAME FROM PLUGIN [WORD...]: the boot FROM.point was made of (its `# boot=` line:
-# QEMU and its settings; its `# cmdline=`: the kernel's, WORDs added), run by hand with
+# QEMU and its settings; its `# cmdline=`: the kernel's, WORDs added, and an identity of
+# its own, as boot-point.sh gives every boot), run by hand with
 # -plugin PLUGIN; its console in $WORK/NAME.console, the report in $WORK/NAME.point, as
 # boot-point.sh keeps it (`uring-repro points`).
 direct() {
@@ -170,7 +171,8 @@ direct() {
 	local -a args
 	shift 3
 	read -ra args < <(sed -n 's/^# boot=[^ ]* [^ ]* //p' "$from")
-	cmdline=$(sed -n 's/^# cmdline=//p' "$from")${*:+ $*}
+	cmdline=$(sed -n 's/^# cmdline=//p' "$from" |
+		sed "s/ URING_REPRO_BOOT_ID=[^ ]*/ URING_REPRO_BOOT_ID=$(cat /proc/sys/kernel/random/uuid)/")${*:+ $*}
 	((${#args[@]})) && [[ -n $cmdline ]] || return 1
 	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 "${args[@]}" -nodefaults -nographic -serial stdio \
 		-no-reboot -kernel "$KERNEL" -initrd "$WORK/s0.cpio" -append "$cmdline" -plugin "$plugin" \
@@ -181,11 +183,12 @@ direct() {
 		2>"$WORK/$name.points" || true
 }
 
-# The report of a point: what a boot gives the same every time (not its boot_id, nor the
-# `# boot=`, `# kernel_image_sha256=` and `# cost:` lines, which a boot by hand or without
-# --cost has not).
+# The report of a point: what a boot gives the same every time (not its boot ids, the
+# host's and the kernel's, nor the `# boot=`, `# kernel_image_sha256=` and `# cost:` lines,
+# which a boot by hand or without --cost has not).
 report() {
-	grep -v '^# boot=\|^# kernel_image_sha256=\|^# cost: ' "$WORK/$1.point" | sed 's/boot_id=[^ ]*//'
+	grep -v '^# boot=\|^# kernel_image_sha256=\|^# cost: ' "$WORK/$1.point" |
+		sed 's/boot_id=[^ ]*//; s/BOOT_ID=[^ ]*//'
 }
 
 # ---------------------------------------------------------------------------------------
