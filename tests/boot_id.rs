@@ -8,9 +8,7 @@
 
 mod utils;
 
-use std::process::Command;
-
-use utils::{assert_usage_error, skip, tsv_rows, Run, Scratch, BIN};
+use utils::{assert_usage_error, skip, tsv_rows, Run, Scratch};
 
 const ID: &str = "5f0c2b1e-0a1b-4c2d-8e3f-0123456789ab";
 const SOURCE: &str = "# boot_id_source=URING_REPRO_BOOT_ID (the host's, one per boot: under \
@@ -18,12 +16,7 @@ const SOURCE: &str = "# boot_id_source=URING_REPRO_BOOT_ID (the host's, one per 
 
 /// The binary with `args`, `URING_REPRO_BOOT_ID` set to `id` (None: unset).
 fn run_with(id: Option<&str>, args: &[&str]) -> Run {
-    let mut c = Command::new(BIN);
-    c.args(args).env_remove("URING_REPRO_BOOT_ID");
-    if let Some(id) = id {
-        c.env("URING_REPRO_BOOT_ID", id);
-    }
-    c.output().expect("spawn uring-repro").into()
+    utils::run_env("URING_REPRO_BOOT_ID", id, args)
 }
 
 /// The word `boot_id=...` of the first banner line.

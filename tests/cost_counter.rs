@@ -473,7 +473,12 @@ fn lines_are_the_counts_of_the_points_run_per_pair() {
 fn refused(dir: &Scratch, counts: &str, point: Option<&str>, extra: &[&str], code: i32, why: &str) {
     let counts = write(dir, "counts.txt", counts);
     let point = point.map_or_else(|| guest("point.txt"), str::to_string);
-    let (r, made) = lines(dir, &console(&point), &counts, extra);
+    refused_on(dir, &console(&point), &counts, extra, code, why);
+}
+
+/// `refused`, of `console` and the counts at `counts`.
+fn refused_on(dir: &Path, console: &str, counts: &str, extra: &[&str], code: i32, why: &str) {
+    let (r, made) = lines(dir, console, counts, extra);
     assert_eq!(r.code, code, "{why}: {}", r.err);
     assert_eq!(r.out, "", "{why}");
     assert_eq!(r.err.lines().count(), 1, "{why}: {}", r.err);
@@ -648,11 +653,14 @@ fn a_boot_of_several_runs_is_a_suites_each_item_its_run() {
         ),
     ] {
         let counts = write(&dir, "counts.txt", &runs);
-        let (r, made) = lines(&dir, &suite_console(&items), &counts, &["--suite"]);
-        assert_eq!(r.code, 125, "{why}: {}", r.err);
-        assert_eq!(r.err.lines().count(), 1, "{why}: {}", r.err);
-        assert!(r.err.contains(why), "want '{why}': {}", r.err);
-        assert!(made.is_empty(), "{why}: {made:?}");
+        refused_on(
+            &dir,
+            &suite_console(&items),
+            &counts,
+            &["--suite"],
+            125,
+            why,
+        );
     }
 }
 

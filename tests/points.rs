@@ -332,6 +332,19 @@ fn a_point_there_already_stays_and_so_does_the_report() {
     assert_eq!(listing(Path::new(kept)), ["s0.txt", "suite.txt"]);
 }
 
+/// `points ARGS` run under `wrap` (an argv prefix: on_full_disk's,
+/// on_read_only's).
+fn points_in(wrap: &[String], args: &[&str]) -> Run {
+    let mut argv: Vec<&str> = wrap.iter().map(String::as_str).collect();
+    argv.extend([BIN, "points"]);
+    argv.extend(args);
+    Command::new(argv[0])
+        .args(&argv[1..])
+        .output()
+        .unwrap()
+        .into()
+}
+
 #[test]
 fn a_point_that_cannot_be_written_leaves_nothing() {
     let dir = Scratch::new("points-unwritable");
@@ -359,27 +372,11 @@ fn a_point_that_cannot_be_written_leaves_nothing() {
         (&c, ro.join("p.txt"), None),
         (&suite, ro.join("points"), Some("--suite")),
     ] {
-        let mut argv: Vec<&str> = wrap.iter().map(String::as_str).collect();
-        argv.extend([
-            BIN,
-            "points",
-            "--console",
-            console,
-            "-o",
-            out.to_str().unwrap(),
-        ]);
-        argv.extend(suite);
-        let r: Run = Command::new(argv[0])
-            .args(&argv[1..])
-            .output()
-            .unwrap()
-            .into();
+        let mut args = vec!["--console", console, "-o", out.to_str().unwrap()];
+        args.extend(suite);
+        let r = points_in(&wrap, &args);
         assert_eq!(r.code, 2, "{}", r.err);
-        assert!(
-            r.err.contains("not written: cannot create") && r.err.contains("EROFS"),
-            "{}",
-            r.err
-        );
+        utils::assert_contains(&r.err, &["not written: cannot create", "EROFS"]);
         assert_eq!(fs::read_to_string(&seen).unwrap(), "");
     }
 }
@@ -395,38 +392,29 @@ fn a_full_disk_leaves_no_point_and_nothing_beside_it() {
     };
     let run = |console: &str, dest: &str, extra: &[&str]| -> Run {
         let c = utils::write(&dir, "console", console);
-        let mut argv: Vec<&str> = wrap.iter().map(String::as_str).collect();
-        argv.extend([BIN, "points", "--console", &c, "-o", dest]);
-        argv.extend(extra);
-        Command::new(argv[0])
-            .args(&argv[1..])
-            .output()
-            .unwrap()
-            .into()
+        points_in(&wrap, &[&["--console", &c, "-o", dest][..], extra].concat())
     };
-    let r = run(
-        &console(&guest_point("s0-parent-1"), 0),
-        &format!("{out_s}/p.txt"),
-        &[],
-    );
-    assert_eq!(r.code, 2, "{}", r.err);
-    assert!(
-        r.err
-            .contains("p.txt: not written: writing it failed: ENOSPC (28); removed"),
-        "{}",
-        r.err
-    );
-    assert_eq!(fs::read_to_string(&seen).unwrap(), "filler\n");
+    let point = console(&guest_point("s0-parent-1"), 0);
     let items = suite_console(&[("s0", Some("s0-parent-1")), ("n0", None)]);
-    let r = run(&items, &format!("{out_s}/points"), &["--suite"]);
-    assert_eq!(r.code, 2, "{}", r.err);
-    assert!(
-        r.err
-            .contains("points: not written: writing s0.txt failed: ENOSPC (28); removed"),
-        "{}",
-        r.err
-    );
-    assert_eq!(fs::read_to_string(&seen).unwrap(), "filler\n");
+    for (console, dest, extra, why) in [
+        (
+            &point,
+            "p.txt",
+            None,
+            "p.txt: not written: writing it failed: ENOSPC (28); removed",
+        ),
+        (
+            &items,
+            "points",
+            Some("--suite"),
+            "points: not written: writing s0.txt failed: ENOSPC",
+        ),
+    ] {
+        let r = run(console, &format!("{out_s}/{dest}"), &Vec::from_iter(extra));
+        assert_eq!(r.code, 2, "{}", r.err);
+        utils::assert_contains(&r.err, &[why]);
+        assert_eq!(fs::read_to_string(&seen).unwrap(), "filler\n");
+    }
 }
 
 #[test]

@@ -32,27 +32,25 @@ fn fields_keep_an_empty_one_at_a_blank_edge() {
     assert_eq!(f(b"a \t"), [&b"a"[..], b""]);
 }
 
+/// The series `Table::of` finds in a fixture point: name, rounds, pairs.
+fn series_of(name: &str) -> Vec<(Vec<u8>, u32, f64)> {
+    let point = guest(name);
+    let t = Table::of(&point, &NAMES).unwrap_or_else(|e| panic!("{}", e.cause.as_str()));
+    let each = t
+        .series()
+        .iter()
+        .map(|s| (s.name.to_vec(), s.rounds, s.pairs));
+    each.collect()
+}
+
 #[test]
 fn a_point_of_several_series_names_each_by_its_rows() {
-    let point = guest("point-pollwake.txt");
-    let t = Table::of(&point, &NAMES).unwrap_or_else(|_| panic!());
-    let got: Vec<(&[u8], u32, f64)> = t
-        .series()
-        .iter()
-        .map(|s| (s.name, s.rounds, s.pairs))
-        .collect();
-    assert_eq!(
-        got,
-        [(&b"pollwake_none"[..], 1, 2.0), (b"pollwake_idle", 1, 2.0)]
-    );
-    let point = guest("point.txt");
-    let t = Table::of(&point, &NAMES).unwrap_or_else(|_| panic!());
-    let got: Vec<(&[u8], u32, f64)> = t
-        .series()
-        .iter()
-        .map(|s| (s.name, s.rounds, s.pairs))
-        .collect();
-    assert_eq!(got, [(&b"s0_wait_wake"[..], 2, 8.0)]);
+    let several = [
+        (b"pollwake_none".to_vec(), 1, 2.0),
+        (b"pollwake_idle".to_vec(), 1, 2.0),
+    ];
+    assert_eq!(series_of("point-pollwake.txt"), several);
+    assert_eq!(series_of("point.txt"), [(b"s0_wait_wake".to_vec(), 2, 8.0)]);
     let e = Table::of(b"# uring-repro 0.1.0 profile=s0\n# checks\n", &NAMES)
         .err()
         .unwrap();
