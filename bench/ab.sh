@@ -74,16 +74,16 @@ run() {
 	fi
 	awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
 }
-# step NAME K: step K's seconds in run NAME (its `[K/9] ...: N s` line).
-step() { sed -n "s|^ab.sh: \[$2/9\] [^:]*: \([0-9.]*\) s.*|\1|p" "$work/$1.err" | tail -n 1; }
+# step NAME K: step K's seconds in run NAME (its `[K/8] ...: N s` line).
+step() { sed -n "s|^ab.sh: \[$2/8\] [^:]*: \([0-9.]*\) s.*|\1|p" "$work/$1.err" | tail -n 1; }
 moved() { awk -F'\t' 'NR > 1 && $10 == "moved" { print $1 }' "$work/$1/ab.tsv" | tr '\n' ' '; }
 
 cold=$(run cold "$work/cold.patch")
 warm=$(run warm "$work/warm.patch")
 for r in cold warm; do
-	printf '%s: prepare %s + %s s, build base %s s, build head %s s, boots %s %s %s s; moved: %s\n' \
+	printf '%s: prepare head %s + base %s s, build base %s s, build head %s s, boots %s %s %s s, table %s s; moved: %s\n' \
 		"$r" "$(step $r 1)" "$(step $r 2)" "$(step $r 3)" "$(step $r 4)" "$(step $r 5)" \
-		"$(step $r 6)" "$(step $r 7)" "$(moved $r)"
+		"$(step $r 6)" "$(step $r 7)" "$(step $r 8)" "$(moved $r)"
 done
 builds=$(awk -v a="$(step cold 3)" -v b="$(step cold 4)" 'BEGIN { print a + b }')
 awk -v c="$cold" -v w="$warm" -v b="$builds" -v t="$TARGET" 'BEGIN {

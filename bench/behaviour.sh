@@ -240,6 +240,18 @@ record - bisect-contract bash -c 'edit child.txt shared.txt s/futex=private/fute
 record - bisect-new-twice run compare --bisect good=published/parent_a.txt bad=published/child.txt \
     new=published/parent_a.tsv
 record - bisect-usage run compare --bisect good=published/parent_a.txt bad=published/child.txt
+# scripts/ab.sh's table: the judge on three real boots' suites (before the binary judged,
+# the same table was tests/fixtures/kernel/ab-child.out's rows, computed in awk), its
+# TSV, a row's compare text and a moved row's draft at the same gate; compare's and
+# report's gate in instructions on the kernel fixtures.
+record - ab-table bash -c 'mkdir "$T/ab" && cd ab/child && "$B" ab -o "$T/ab" base=base-1 head=head base=base-2;
+    echo "exit $?"; cat "$T/ab/ab.tsv" "$T/ab/compare/n0.txt" "$T/ab/mail/s0.txt" "$T/ab/mail/report.log"'
+record - ab-check bash -c '"$B" ab --check -- --rounds 1; "$B" ab --check -- --help; "$B" ab --check -- --rounds 2'
+record - compare-gate-insn run compare --gate-insn 0.5 base=kernel/s0-parent-1.txt head=kernel/s0-child-1.txt \
+    base=kernel/s0-parent-2.txt
+record - compare-gate-insn-tsv run compare --tsv --gate-insn 0.5 base=kernel/n0-parent.txt head=kernel/n0-child.txt
+record - report-gate-insn run report --gate-insn 0.5 base=kernel/s0-parent-1.txt head=kernel/s0-child-1.txt \
+    base=kernel/s0-parent-2.txt
 record - report-tsv-files bash -c 'cd published && "$B" report --introduced 079afb081c42 --parent 1234567 \
     parent=parent_a.tsv child=child.tsv parent=parent_b.tsv'
 record - report-mixed-tools bash -c 'cd published && "$B" report a=parent_a.txt b=child_standalone.txt a=parent_b.txt'

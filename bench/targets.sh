@@ -5,12 +5,13 @@
 #   2. user-space instructions per wait/wake pair over a whole default run,
 #      at most 100 (valgrind --tool=callgrind; warm-ups and set-up included;
 #      valgrind hides the vDSO, so the clock falls back to the syscall there);
-#   3. the stripped static binary within its size budget, 320 KiB, and the
+#   3. the stripped static binary within its size budget, 448 KiB, and the
 #      riscv64 build's too (the same budget). The budget catches bloat
 #      (core::fmt's machinery, a table of strings pulled in); it is not a
-#      target to trade a clear line for. It was 128 KiB, then 224 KiB, and
-#      code began to bend to save bytes: the timed path comes first, then
-#      readable code, then bytes. opt-level "z" is not used (it turns off
+#      target to trade a clear line for. It was 128 KiB, then 224 KiB and
+#      320 KiB, and code began to bend to save bytes: the timed path comes
+#      first, then readable code, then bytes (448 KiB since the binary reads
+#      its own formats and judges ab's table). opt-level "z" is not used (it turns off
 #      loop unrolling in the timed s0 cycle: +6.4 user instructions per
 #      pair, over the target of item 2), nor any size-only flag;
 #   4. that the mem* functions do not call themselves (LLVM idiom check).
@@ -55,8 +56,8 @@ awk -v t="$total" -v p="$pairs" 'BEGIN { printf "instructions per pair: %.1f (ta
 echo "== size"
 strip -o "$tmp/stripped" "$bin"
 size=$(stat -c %s "$tmp/stripped")
-budget=${URING_REPRO_SIZE_BUDGET:-327680}
-echo "stripped binary: $size bytes (budget <= $budget)"
+budget=${URING_REPRO_SIZE_BUDGET:-458752}
+echo "stripped binary: $size bytes, $((size * 100 / budget))% of the budget ($budget bytes, $((budget / 1024)) KiB)"
 # riscv64, cross-built: GNU strip here reads only the host's formats, so the
 # llvm-objcopy that ships with rustc strips it (its RUNPATH misses the
 # toolchain's libLLVM, hence LD_LIBRARY_PATH).
@@ -69,7 +70,7 @@ if rustup target list --installed 2>/dev/null | grep -qx "$rv_target"; then
     LD_LIBRARY_PATH="$sysroot/lib" "$sysroot/lib/rustlib/$host/bin/rust-objcopy" --strip-all \
         "target/$rv_target/release/uring-repro" "$tmp/stripped-riscv64"
     rv_size=$(stat -c %s "$tmp/stripped-riscv64")
-    echo "stripped riscv64 binary: $rv_size bytes (budget <= $budget)"
+    echo "stripped riscv64 binary: $rv_size bytes, $((rv_size * 100 / budget))% of the budget ($budget bytes)"
 else
     echo "SKIP: riscv64 size: the $rv_target target is not installed (rustup target add $rv_target)"
 fi

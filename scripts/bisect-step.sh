@@ -11,6 +11,8 @@
 # tested again gets COMMIT.2.txt and its own log. Ctrl-C, SIGTERM or SIGHUP stop the build
 # or the boot at once (130, which stops the bisect); whatever ends the step, even SIGKILL,
 # neither outlives it (scripts/common.sh, "Lifetime").
+# Ctrl-C does not reach one started with SIGINT ignored (a script's background job): it
+# says so on a terminal; SIGTERM or SIGHUP then.
 #
 # POSIX sh (checked with dash). Needs git, qemu-system-ARCH, and what boot-point.sh needs.
 set -eu

@@ -13,6 +13,8 @@
 # there, with its cause). Ctrl-C, SIGTERM or SIGHUP stop QEMU at once and end it with 130;
 # whatever ends it, even SIGKILL, QEMU dies with it and the temporary files go
 # (scripts/common.sh, "Lifetime").
+# Ctrl-C does not reach one started with SIGINT ignored (a script's background job): it
+# says so on a terminal; SIGTERM or SIGHUP then.
 #
 # Each boot has an identity of its own, drawn here (a fresh UUID): the kernel command line
 # carries URING_REPRO_BOOT_ID=UUID, which the kernel hands /init as an environment word and

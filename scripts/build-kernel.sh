@@ -22,6 +22,8 @@
 # Ctrl-C, SIGTERM or SIGHUP stop make at once (it removes what it was writing) and end the
 # script with 130; make does not outlive the script, even one killed by SIGKILL
 # (scripts/common.sh, "Lifetime").
+# Ctrl-C does not reach one started with SIGINT ignored (a script's background job): it
+# says so on a terminal; SIGTERM or SIGHUP then.
 #
 # POSIX sh (checked with dash). Needs make, gcc, flex, bison, bc, and the headers of
 # libelf and libssl (Debian: build-essential flex bison bc libelf-dev libssl-dev), and

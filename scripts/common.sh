@@ -5,8 +5,9 @@
 # start) first. Inside:
 #   messages     say, usage_error
 #   options      opt_value (an option's value, checked), abs_path, make_dir
-#   lifetime     lifetime_begin, run_child, temp_file, temp_dir, temp_forget: whatever ends a script,
-#                even SIGKILL, what it started stops and what it made goes
+#   lifetime     lifetime_begin, run_child, start_child, wait_child, adopt, job_begin,
+#                temp_file, temp_dir, temp_forget: whatever ends a script, even SIGKILL, what
+#                it started stops and what it made goes
 #   machines     host_arch, ARCHES, arch_set
 #   objects      objdir_moved
 # Names that start with _ are this file's own.
@@ -81,7 +82,14 @@ opt_value() {
 		exit 70
 		;;
 	esac
-	eval "$_ov_var=\$_ov_v"
+	set_var "$_ov_var" "$_ov_v"
+}
+
+# set_var VAR VALUE: VALUE (one line) into the variable named VAR.
+set_var() {
+	IFS= read -r "$1" <<EOF
+$2
+EOF
 }
 
 # _opt_path CHECK OPTION PATH: PATH (absolute) as CHECK wants it, else a usage error.
@@ -143,13 +151,18 @@ make_dir() {
 # - INT, TERM and HUP end the script with 130 and one line naming the signal, at once: the
 #   script waits for its child with wait(1), which a trapped signal interrupts (a shell
 #   runs a trap only once a foreground command has ended; a boot can take minutes).
+# - But a shell cannot trap a signal that was ignored when it started (POSIX), and a
+#   non-interactive shell starts its background jobs with SIGINT ignored: a script started
+#   so (`boot-point.sh ... &` in another script, `nohup boot-point.sh ... &` from one) is
+#   not stopped by Ctrl-C, and says so in one line as it begins when its stderr is a
+#   terminal. SIGTERM and SIGHUP still end it, and stop everything it started.
 # Nothing the user named is made through this: a file the user named is written beside
 # itself as a temp_file and linked into place whole.
 
 # Seconds a stopped child has between SIGTERM and SIGKILL (make deletes its half-written
 # targets on SIGTERM, QEMU ends at once).
 LIFETIME_GRACE=5
-SCRATCH="" _lt_guardian="" _lt_children=""
+SCRATCH="" _lt_guardian="" _lt_children="" _lt_list="" _lt_inherited=""
 
 # shellcheck disable=SC2016 # expanded by the guardian's sh -c
 # The guardian, run by sh -c with SCRATCH, the grace and the script's pid. SIGURG: the
@@ -161,12 +174,15 @@ alive() {
 	state=$(cut -d " " -f 3 "/proc/$1/stat" 2>/dev/null) && [ "$state" != Z ] && [ "$state" != X ]
 }
 gone() {
-	if [ -s "$scratch/.children" ]; then
-		while read -r child; do kill -TERM "$child" 2>/dev/null; done <"$scratch/.children"
+	# Every shell of the script keeps a list: the script its own, each job it
+	# runs in the background (a chain of steps) its own.
+	cat "$scratch"/.children* >"$scratch/.all" 2>/dev/null || true
+	if [ -s "$scratch/.all" ]; then
+		while read -r child; do kill -TERM "$child" 2>/dev/null; done <"$scratch/.all"
 		n=$((grace * 10 + 20))
 		while [ "$n" -gt 0 ]; do
 			left=0
-			while read -r child; do alive "$child" && left=1; done <"$scratch/.children"
+			while read -r child; do alive "$child" && left=1; done <"$scratch/.all"
 			[ "$left" = 1 ] || break
 			sleep 0.1
 			n=$((n - 1))
@@ -195,7 +211,7 @@ while :; do
 	wait "$!"
 done'
 
-# lifetime_begin NAME: SCRATCH made (uring-repro-NAME.XXXXXX), the guardian started, the
+# lifetime_begin NAME: SCRATCH made (uring-repro-NAME.UUID), the guardian started, the
 # traps set. Status 1 after a line saying why when it cannot be (no setpriv:
 # the caller exits with its own code for a missing tool).
 lifetime_begin() {
@@ -203,20 +219,38 @@ lifetime_begin() {
 		say "setpriv not found (util-linux 2.33 or later): it makes a boot or a build end with this script"
 		return 1
 	}
-	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-$1.XXXXXX") || {
-		say "cannot make a directory in ${TMPDIR:-/tmp}"
-		return 1
-	}
+	# fd 9: the script's stderr, for the line a signal ends it with (a trap runs with the
+	# redirections of the command it interrupts: run_child's, to a log).
+	exec 9>&2
+	# The traps first: a signal that comes while SCRATCH is made (a script stopped as it
+	# starts) still removes it.
 	trap _lifetime_end EXIT
 	trap '_lifetime_signal INT' INT
 	trap '_lifetime_signal TERM' TERM
 	trap '_lifetime_signal HUP' HUP
+	# Its name is known before it is made (a random one, read from the kernel without a
+	# process): a signal to the process group that kills the making (mkdir; mktemp could
+	# make it and die before it printed the name) leaves nothing the EXIT trap cannot find.
+	if read -r _lt_id </proc/sys/kernel/random/uuid 2>/dev/null; then
+		SCRATCH=${TMPDIR:-/tmp}/uring-repro-$1.$_lt_id
+		mkdir -m 700 -- "$SCRATCH" 2>/dev/null || SCRATCH=""
+	else
+		SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/uring-repro-$1.XXXXXX") || SCRATCH=""
+	fi
+	[ -n "$SCRATCH" ] || {
+		say "cannot make a directory in ${TMPDIR:-/tmp}"
+		return 1
+	}
+	_lt_list=$SCRATCH/.children
+	# The INT trap not taken (above, "Lifetime"): said on a terminal, where someone may press
+	# Ctrl-C; a background run's log is left as it was.
+	if [ -t 2 ] && _lifetime_sigint_ignored; then
+		say "started with SIGINT ignored (a script's background job?): Ctrl-C will not stop it;" \
+			"SIGTERM or SIGHUP will"
+	fi
 	setpriv --pdeathsig URG -- sh -c "$_LT_GUARDIAN" guardian "$SCRATCH" \
 		"$LIFETIME_GRACE" "$$" </dev/null >/dev/null 2>&1 9>&- &
 	_lt_guardian=$!
-	# fd 9: the script's stderr, for the line a signal ends it with (a trap runs with the
-	# redirections of the command it interrupts: run_child's, to a log).
-	exec 9>&2
 }
 
 # _lifetime_begun NAME: NAME (a function of the lifetime) is called after lifetime_begin.
@@ -225,6 +259,15 @@ _lifetime_begun() {
 		say "$1 before lifetime_begin (a bug in $PROG)"
 		exit 70
 	}
+}
+
+# _lifetime_sigint_ignored: the shell ignores SIGINT still, its trap not taken (it was
+# ignored when the shell started). SigIgn in /proc/PID/status is a mask in hex, SIGINT its
+# bit 1: the last digit is one of 2 3 6 7 a b e f.
+_lifetime_sigint_ignored() {
+	_si_mask=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$$/status" 2>/dev/null) || return 1
+	case $_si_mask in *[2367abefABEF]) return 0 ;; esac
+	return 1
 }
 
 _lifetime_signal() {
@@ -238,10 +281,26 @@ _lifetime_signal() {
 _lifetime_end() {
 	trap '' INT TERM HUP
 	_lifetime_stop_child
-	[ -n "$_lt_guardian" ] || return 0
+	if [ -z "$_lt_guardian" ]; then
+		# Stopped before the guardian started: SCRATCH, if made, is all there is.
+		[ -z "$SCRATCH" ] || rm -rf -- "$SCRATCH"
+		return 0
+	fi
 	while [ ! -e "$SCRATCH/.ready" ] && kill -0 "$_lt_guardian" 2>/dev/null; do sleep 0.01; done
 	kill -URG "$_lt_guardian" 2>/dev/null || true
 	wait "$_lt_guardian" 2>/dev/null || true
+	# A guardian killed before it was ready (a signal to the whole process group, as
+	# timeout(1) sends one, comes before its traps are set) cleaned nothing: the script does.
+	[ ! -d "$SCRATCH" ] || _lifetime_clean
+}
+
+# _lifetime_clean: what the guardian removes, removed (every temp_file and temp_dir, then
+# SCRATCH).
+_lifetime_clean() {
+	if [ -f "$SCRATCH/.temps" ]; then
+		while IFS= read -r _lc_f; do rm -rf -- "$_lc_f"; done <"$SCRATCH/.temps"
+	fi
+	rm -rf -- "$SCRATCH"
 }
 
 # stop_children: every child start_child started and wait_child has not collected, stopped
@@ -249,10 +308,16 @@ _lifetime_end() {
 stop_children() { _lifetime_stop_child; }
 
 _lifetime_stop_child() {
+	# The last child started, should a signal have come between its start and its adoption
+	# (start_child): $! names it, unless it is the guardian or a job's inherited value.
+	_sc_last=${!:-}
+	if [ -n "$_sc_last" ] && [ "$_sc_last" != "$_lt_guardian" ] && [ "$_sc_last" != "$_lt_inherited" ]; then
+		case " $_lt_children " in *" $_sc_last "*) ;; *) _lt_children="$_lt_children $_sc_last" ;; esac
+	fi
 	for _sc_pid in $_lt_children; do kill -TERM "$_sc_pid" 2>/dev/null || true; done
 	for _sc_pid in $_lt_children; do wait "$_sc_pid" 2>/dev/null || true; done
 	_lt_children=""
-	rm -f -- "$SCRATCH/.children"
+	rm -f -- "$_lt_list"
 }
 
 # run_child [--timeout S] COMMAND...: COMMAND run to its end (after lifetime_begin), its
@@ -279,8 +344,30 @@ start_child() {
 	setpriv --pdeathsig TERM -- timeout -k "$LIFETIME_GRACE" "$_rc_limit" \
 		setpriv --pdeathsig KILL -- "$@" 9>&- &
 	CHILD=$!
-	_lt_children="$_lt_children $CHILD"
-	printf '%s\n' "$CHILD" >>"$SCRATCH/.children"
+	adopt "$CHILD"
+}
+
+# adopt PID: a job of the script's own (a subshell started with &, a chain of steps) stopped
+# as start_child's children are, whatever ends the script: sent SIGTERM, which ends a shell
+# job at once (a job's own children then stop too: their parent is gone). Collect it with
+# wait_child.
+adopt() {
+	_lifetime_begun adopt
+	_lt_children="$_lt_children $1"
+	printf '%s\n' "$1" >>"$_lt_list"
+}
+
+# job_begin NAME: the start of a job's body (in the subshell): its children are its own,
+# kept in a list of its own (the guardian reads every list), so that jobs that run at once
+# never write one list. SIGTERM or SIGHUP (the script's, as it ends) stops the job's child
+# and ends the job once the child has ended; should the job die otherwise, its child stops
+# too (setpriv --pdeathsig: the job is its parent).
+job_begin() {
+	_lt_children="" _lt_inherited=${!:-}
+	_lt_list=$SCRATCH/.children-$1
+	: >"$_lt_list"
+	trap - EXIT
+	trap '_lifetime_stop_child; exit 143' TERM HUP
 }
 
 # wait_child PID: start_child's child PID waited for, its status returned.
@@ -290,7 +377,7 @@ wait_child() {
 	_wc_left=""
 	for _wc_pid in $_lt_children; do [ "$_wc_pid" = "$1" ] || _wc_left="$_wc_left $_wc_pid"; done
 	_lt_children=$_wc_left
-	for _wc_pid in $_lt_children; do printf '%s\n' "$_wc_pid"; done >"$SCRATCH/.children"
+	for _wc_pid in $_lt_children; do printf '%s\n' "$_wc_pid"; done >"$_lt_list"
 	return "$_wc_status"
 }
 
@@ -308,7 +395,7 @@ temp_file() {
 	_lifetime_begun temp_file
 	_tf_path=$(mktemp "$2" 2>/dev/null) || return 1
 	printf '%s\n' "$_tf_path" >>"$SCRATCH/.temps"
-	eval "$1=\$_tf_path"
+	set_var "$1" "$_tf_path"
 }
 
 # temp_dir VAR TEMPLATE: temp_file's directory: a new empty directory (mktemp -d), removed
@@ -318,7 +405,7 @@ temp_dir() {
 	_lifetime_begun temp_dir
 	_tf_path=$(mktemp -d "$2" 2>/dev/null) || return 1
 	printf '%s\n' "$_tf_path" >>"$SCRATCH/.temps"
-	eval "$1=\$_tf_path"
+	set_var "$1" "$_tf_path"
 }
 
 # temp_forget PATH: a temp_file or temp_dir kept after all (the script names it to the user).

@@ -66,6 +66,8 @@ fn command<'a>(
             *bisect = args.bisect;
             Exit::printed(compare::main(&args, out))
         }
+        Ok(Command::Ab(spec)) => compare::ab(&spec, out),
+        Ok(Command::AbChecked) => Exit::pass(),
         Ok(Command::Report(args, draft)) => {
             Exit::printed(compare::report(&args, &draft, &mut start.args(), out))
         }

@@ -493,7 +493,7 @@ impl<'p> CycleCheck<'p> {
     /// `finish`, judging the cycle by this check alone: every expected CQE
     /// arrived once, with its res and flags, and nothing foreign came. The
     /// caller accounts for what happened outside the check (its
-    /// submissions); every cycle made of batches does (profile/cycle.rs),
+    /// submissions); every cycle made of batches does (profile/parts/cycle.rs),
     /// and so saves a sum over the ledger per cycle.
     #[inline(always)]
     pub fn finish_own(&mut self, ledger: &mut Ledger) -> bool {

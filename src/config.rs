@@ -22,6 +22,9 @@ pub const DEFAULT_TIMEOUT_S: u32 = 2;
 pub const DEFAULT_CPU: u32 = 2;
 /// pollwake: MSG_RING messages per burst (the report's 32 slots).
 pub const DEFAULT_BURST: u32 = 32;
+/// pollwake: the bound on each of its waiter's epoll_pwait calls, the
+/// watchdog that tells a lost wakeup (its contract states it).
+pub const WATCHDOG_MS: i32 = 1000;
 /// compare: the report's preregistered gate, in %.
 pub const DEFAULT_GATE_PCT: u32 = 5;
 

@@ -20,17 +20,17 @@ pub const USAGE: i32 = 2;
 pub const SKIP: i32 = 4;
 /// A panic: a bug (Rust's convention).
 pub const PANIC: i32 = 101;
-/// `compare --bisect`, for `git bisect run`: this commit cannot be judged
-/// (skip it), and the references are unusable or the step's stdout lost a
-/// write (stop the bisect).
-pub const BISECT_SKIP: i32 = 125;
-pub const BISECT_STOP: i32 = 128;
-/// `points`: no report came back from the boot, or what came back cannot
-/// be its point (boot-point.sh's 125, which it passes on).
-pub const NO_REPORT: i32 = 125;
+/// Something could not be judged: under `compare --bisect` (`git bisect
+/// run`'s language) this commit (skip it); under `ab` a row of the table;
+/// under `points` a boot, which gave no point (boot-point.sh's 125, which it
+/// passes on).
+pub const CANNOT_JUDGE: i32 = 125;
 /// `points --timed-out`: the boot was stopped by its timeout before its
 /// verdict (boot-point.sh's 124).
 pub const TIMED_OUT: i32 = 124;
+/// `compare --bisect`: the references are unusable or the step's stdout
+/// lost a write (stop the bisect).
+pub const BISECT_STOP: i32 = 128;
 /// SIGINT or SIGTERM ended the run (as the shell reports 128 + SIGINT).
 pub const INTERRUPTED: i32 = 130;
 /// stdout was closed under a command that had not failed otherwise (as a
@@ -43,7 +43,7 @@ pub const MEANINGS: [(i32, &str); 10] = [
     (
         FAIL,
         "a check failed (an expired bounded wait counts here), or an output could not be \
-         written",
+         written; ab: a row moved",
     ),
     (
         USAGE,
@@ -56,9 +56,10 @@ pub const MEANINGS: [(i32, &str); 10] = [
         "points --timed-out: the boot timed out with no verdict",
     ),
     (
-        BISECT_SKIP,
-        "compare --bisect: the new point cannot be judged (git bisect: skip); points: \
-         no report came back, or it cannot be a point",
+        CANNOT_JUDGE,
+        "compare --bisect: the new point cannot be judged (git bisect: skip); ab: \
+         no row moved, and a row could not be judged; points: no report came back, or \
+         it cannot be a point",
     ),
     (
         BISECT_STOP,

@@ -5,8 +5,9 @@
 //!
 //! Imports run one way: `app` (dispatch) -> `compare` | `profile` (the
 //! workloads and their driver) -> `ring`, `ops` -> `sys` (the kernel
-//! boundary). `check`, `stats`, `hist`, `sha256` and `render` are pure;
-//! `config` (the run contract) and `exit` (the exit policy) are leaves.
+//! boundary). `check`, `decimal`, `stats`, `hist`, `sha256` and `render`
+//! are pure; `config` (the run contract) and `exit` (the exit policy) are
+//! leaves.
 #![cfg_attr(not(test), no_std)]
 // No heap: a failure carries its one-line cause by value (`exit::Exit`),
 // once per run.
@@ -19,6 +20,7 @@ mod cli;
 mod compare;
 mod config;
 mod cpu;
+mod decimal;
 pub mod exit;
 mod facts;
 mod hist;

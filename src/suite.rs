@@ -16,12 +16,14 @@
 //! ```
 //!
 //! An item that skips (the kernel cannot run it) or fails does not stop the
-//! next one; SIGINT or SIGTERM stops the suite at once (the item it cut
-//! short ends its point as `run` does; the items after it are `not run`),
-//! and a lost stdout write ends it (nobody reads the rest). Exit codes:
-//! 130 interrupted; else 1 when an item neither passed nor skipped; else 4
-//! when every item skipped; else 0 (every item that ran passed: the skips
-//! are named on their lines).
+//! next one (but one that could not give back what it changed of the
+//! process, its thread's CPUs or policy, fails every item after it, each
+//! naming why: profile's run.rs); SIGINT or SIGTERM stops the suite at once
+//! (the item it cut short ends its point as `run` does; the items after it
+//! are `not run`), and a lost stdout write ends it (nobody reads the rest).
+//! Exit codes: 130 interrupted; else 1 when an item neither passed nor
+//! skipped; else 4 when every item skipped; else 0 (every item that ran
+//! passed: the skips are named on their lines).
 
 use core::fmt::{self, Write};
 

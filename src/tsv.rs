@@ -11,7 +11,7 @@
 //!   cycle; `outstanding` is what was still in flight when the round ended;
 //!   `sq_dropped`/`cq_overflow` what the kernel reported during the round.
 //! - `input_sha256` is the SHA-256 of the run's contract
-//!   (src/profile/contract.rs).
+//!   (src/profile/rounds/contract.rs).
 //! - `trace_enabled` is 1 in `--trace` mode.
 //! - `vector_width` is futex words per wait request (8 for v0, else 1).
 //! - `phase` is `warmup`, or for a timed row `measured` in a point and

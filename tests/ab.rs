@@ -122,19 +122,7 @@ fn ab_trees(b: &Box, base: &Path, head: &Path, out: &str, more: &[&str]) -> Run 
 
 /// ab.tsv of DIR: profile -> its row, column name -> value.
 fn table(dir: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
-    let text = fs::read_to_string(dir.join("ab.tsv")).unwrap();
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    lines
-        .map(|l| {
-            let row: BTreeMap<String, String> = head
-                .iter()
-                .zip(l.split('\t'))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            (row["profile"].clone(), row)
-        })
-        .collect()
+    utils::tsv_by(&dir.join("ab.tsv"), "profile")
 }
 
 fn verdicts(dir: &Path) -> Vec<(String, String)> {
@@ -265,7 +253,7 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
     );
     assert!(
         r.out
-            .contains("Locked instructions: not counted (--no-cost)."),
+            .contains("Locked instructions: not counted (no point carries them: boot-point.sh --cost counts them)."),
         "{}",
         r.out
     );
@@ -297,10 +285,11 @@ fn the_profile_a_change_moves_is_the_row_that_moves() {
     assert!(mail.starts_with("Subject: "), "{mail}");
     // The progress: a line per step, numbered, timed.
     for step in [
-        "[1/9] prepare base",
-        "[5/9] boot base:",
-        "[7/9] boot base again:",
-        "[9/9] report:",
+        "[1/8] prepare head (",
+        "[2/8] prepare base (",
+        "[5/8] boot base:",
+        "[7/8] boot base again:",
+        "[8/8] the table:",
     ] {
         assert!(
             r.err.contains(&format!("ab.sh: {step}")),
@@ -364,9 +353,14 @@ fn the_copies_rebuild_what_differs_and_the_users_trees_stay_as_they_are() {
         "c.patch",
         "--- a/c.c\n+++ b/c.c\n@@ -1 +1 @@\n-c one\n+c two\n",
     );
+    let earlier = compiled(&b, "head").len();
     run(4, &["--tree", ts, "--patch", &patch]);
     assert_eq!(compiled(&b, "base").len(), 4, "{:?}", compiled(&b, "base"));
-    assert_eq!(compiled(&b, "head").last().unwrap(), "CC c.c");
+    // The head was HEAD~1: b.c goes back to b two, and c.c is patched
+    // (make -jN: in any order).
+    let mut made = compiled(&b, "head")[earlier..].to_vec();
+    made.sort();
+    assert_eq!(made, ["CC b.c", "CC c.c"]);
     assert!(image(&b, "head").contains("c two") && image(&b, "base").contains("c one"));
     // Run again, the patched file is not rebuilt: it has its last time back.
     let n = compiled(&b, "head").len();
@@ -434,7 +428,7 @@ fn bad_input_is_one_line_and_nothing_is_built() {
         ),
         (
             &["--base-src", ps, "--head-src", ps, "--profiles", "s0,x9"],
-            "the known profiles: s0 ",
+            "unknown profile (the profiles: s0 c0 ",
         ),
         (
             &["--base-src", ps, "--head-src", ps, "--gate", "5%"],
@@ -545,9 +539,16 @@ fn an_item_skipped_on_one_side_only_changed_its_outcome() {
     assert_eq!(t["n0"]["verdict"], "outcome-changed");
     assert_eq!(t["n0"]["why"], "base pass, head skip, base again pass");
     assert_eq!(t["s0"]["verdict"], "unmoved");
+    // Skipped on every boot: no figure to judge, so no 0 either.
     let r = ab_trees(&b, &head, &head, &b.dir.file("out2"), &[]);
-    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(r.code, 125, "{}", r.err);
     assert_eq!(table(&b.dir.join("out2"))["n0"]["verdict"], "skipped");
+    assert!(
+        r.err
+            .contains("uring-repro: ab: no row moved, but 1 could not be judged: n0 (skipped)"),
+        "{}",
+        r.err
+    );
 }
 
 /// The verdict rests on the change round by round: one exact instruction
@@ -583,4 +584,214 @@ fn a_small_change_in_every_round_moves_a_spread_one_does_not() {
     assert!(delta > 15.9, "{:?}", t["n0"]);
     assert_eq!(t["n0"]["verdict"], "unmoved");
     assert_eq!(t["n0"]["why"], "interval_includes_zero");
+}
+
+/// Everything that can be checked without a kernel is, before the first
+/// build: run options of one round or that are no run options, a --bin
+/// that is no uring-repro, an empty patch, and a patch that does not apply
+/// after the ones before it (named with them). One line, exit 2, nothing
+/// built or booted, no DIR.
+#[test]
+fn every_check_that_needs_no_kernel_comes_before_the_build() {
+    let Some(b) = setup("early") else {
+        return;
+    };
+    let t = tree(&b, "linux", "parent", &[]);
+    let ts = t.to_str().unwrap();
+    let good = utils::write(
+        &b.dir,
+        "good.patch",
+        "--- a/c.c\n+++ b/c.c\n@@ -1 +1 @@\n-c one\n+c two\n",
+    );
+    // Right on the bare tree, wrong once good.patch changed c.c.
+    let after = utils::write(
+        &b.dir,
+        "after.patch",
+        "--- a/c.c\n+++ b/c.c\n@@ -1 +1 @@\n-c one\n+c three\n",
+    );
+    let empty = utils::write(&b.dir, "empty.patch", "");
+    let ab_sh = format!("{REPO}/scripts/ab.sh");
+    let cases: [(Vec<&str>, &str); 9] = [
+        (
+            vec!["--", "--rounds", "1"],
+            "uring-repro: ab: --rounds 1: ab's verdict needs 2 rounds or more",
+        ),
+        (
+            vec!["--", "--cycles", "8", "--rounds=1"],
+            "uring-repro: ab: --rounds=1: ab's verdict needs 2 rounds or more",
+        ),
+        (
+            vec!["--", "--smoke"],
+            "uring-repro: ab: --smoke: ab's verdict needs 2 rounds or more",
+        ),
+        (
+            vec!["--", "--help"],
+            "uring-repro: ab: --help: not a run option",
+        ),
+        (
+            vec!["--", "--version"],
+            "uring-repro: ab: --version: not a run option",
+        ),
+        (
+            vec!["--bin", "/bin/true"],
+            "ab.sh: --bin /bin/true: not a uring-repro binary (its --version printed '",
+        ),
+        (vec!["--bin", &ab_sh], "not a uring-repro binary"),
+        (vec!["--patch", &empty], "ab.sh: --patch "),
+        (
+            vec!["--patch", &good, "--patch", &after],
+            "after.patch does not apply to ",
+        ),
+    ];
+    for (more, says) in cases {
+        let out = b.dir.file("out");
+        let mut a = vec!["-o", &out, "--tree", ts];
+        let patched = more.contains(&"--patch");
+        if !patched {
+            a.extend(["--patch", &good]);
+        }
+        a.extend(more.iter().copied());
+        let r = ab(&b, &a);
+        assert_eq!(r.code, 2, "{more:?}: {}", r.err);
+        assert!(r.err.contains(says), "{more:?}: no {says:?} in {}", r.err);
+        assert_eq!(r.err.lines().count(), 1, "{more:?}: {}", r.err);
+        assert_eq!(b.boots(), 0, "{more:?}");
+        assert!(
+            compiled(&b, "base").is_empty() && compiled(&b, "head").is_empty(),
+            "{more:?}"
+        );
+        assert!(!Path::new(&out).exists(), "{more:?}");
+    }
+    let out = b.dir.file("out");
+    let r = ab(&b, &["-o", &out, "--tree", ts, "--patch", &empty]);
+    assert!(
+        r.err
+            .ends_with("empty.patch: an empty file (a patch changes something) (try --help)\n"),
+        "{}",
+        r.err
+    );
+    let r = ab(
+        &b,
+        &[
+            "-o", &out, "--tree", ts, "--patch", &good, "--patch", &after,
+        ],
+    );
+    assert!(
+        r.err.contains(&format!(
+            "after.patch does not apply to {ts} with good.patch applied: c.c, hunk #1 (at line 1)"
+        )),
+        "{}",
+        r.err
+    );
+    assert!(b.temp_files().is_empty(), "{:?}", b.temp_files());
+}
+
+/// The slot's record is what was built, not the user's file: a file of the
+/// tree rewritten in place (its copy in the cache is a hard link to it)
+/// under an older time than its object is rebuilt, and the table is the
+/// new content's.
+#[test]
+fn a_file_rewritten_in_place_under_an_older_time_is_rebuilt() {
+    use std::io::Write;
+    let Some(b) = setup("inplace") else {
+        return;
+    };
+    let base = tree(&b, "base", "parent", &[]);
+    let head = tree(&b, "head", "parent", &[]);
+    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
+    let run = |n: u32| {
+        let out = b.dir.file(&format!("out{n}"));
+        let r = ab(&b, &["-o", &out, "--base-src", bs, "--head-src", hs]);
+        assert_eq!(r.code, 0, "run {n}: {}", r.err);
+    };
+    run(1);
+    let made = compiled(&b, "head").len();
+    assert!(image(&b, "head").contains("c one"));
+    // As cp -p, rsync --inplace or a restore do: the same file, another
+    // content, an older time.
+    let c = head.join("c.c");
+    let old = fs::metadata(&c).unwrap().modified().unwrap() - std::time::Duration::from_secs(3600);
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&c)
+        .unwrap();
+    f.write_all(b"c in place\n").unwrap();
+    f.set_modified(old).unwrap();
+    drop(f);
+    run(2);
+    assert_eq!(compiled(&b, "head")[made..], ["CC c.c"]);
+    assert!(
+        image(&b, "head").contains("c in place"),
+        "{}",
+        image(&b, "head")
+    );
+    // Nothing more to rebuild the next time.
+    let made = compiled(&b, "head").len();
+    run(3);
+    assert_eq!(compiled(&b, "head").len(), made);
+}
+
+/// Whatever an interrupted run leaves in the cache, the next run gives the
+/// right table: a copy cut short (an objdir, a stage, a slot never
+/// recorded) is removed, never taken for whole; a cache of an older
+/// layout is refused, naming what to delete.
+#[test]
+fn an_interrupted_run_never_leaves_a_cache_that_gives_a_wrong_table() {
+    let Some(b) = setup("recover") else {
+        return;
+    };
+    let base = tree(&b, "base", "parent", &[]);
+    let head = tree(&b, "head", "child", &[]);
+    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
+    let cache = b.dir.join("cache");
+    let run = |n: u32| {
+        let out = b.dir.file(&format!("out{n}"));
+        let r = ab(&b, &["-o", &out, "--base-src", bs, "--head-src", hs]);
+        assert_eq!(r.code, 1, "run {n}: {}", r.err);
+        assert_eq!(table(Path::new(&out))["s0"]["verdict"], "moved");
+        r
+    };
+    run(1);
+    // An objdir copy cut short in a stage: the stage goes, the slot stays.
+    let stage = cache.join("head/stage");
+    fs::create_dir_all(stage.join(".uring-repro-obj.partial")).unwrap();
+    fs::write(
+        stage.join(".uring-repro-obj.partial/cut.cmd"),
+        "cmd_x := $(wildcard",
+    )
+    .unwrap();
+    fs::write(stage.join("a.c"), "half").unwrap();
+    let made = compiled(&b, "head").len();
+    run(2);
+    assert!(!stage.exists());
+    assert_eq!(
+        compiled(&b, "head").len(),
+        made,
+        "the slot was whole: nothing rebuilt"
+    );
+    assert!(image(&b, "head").starts_with("console=child"));
+    // A slot whose copy was never recorded whole: made anew, from the
+    // base's objects (their log, then the head's one file).
+    fs::remove_file(cache.join("head/tree/.uring-repro-built")).unwrap();
+    run(3);
+    assert_eq!(
+        compiled(&b, "head"),
+        [compiled(&b, "base"), vec!["CC a.c".into()]].concat()
+    );
+    assert!(image(&b, "head").starts_with("console=child"));
+    // A cache an older ab.sh made: refused, before anything is built.
+    fs::remove_file(cache.join(".uring-repro-ab")).unwrap();
+    let out = b.dir.file("out4");
+    let r = ab(&b, &["-o", &out, "--base-src", bs, "--head-src", hs]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    let c = cache.to_str().unwrap();
+    assert_eq!(
+        r.err,
+        format!(
+            "ab.sh: --cache {c} holds copies an older ab.sh made, which may be cut short: \
+             delete it (rm -rf {c}) or name another --cache (try --help)\n"
+        )
+    );
+    assert!(!Path::new(&out).exists());
 }

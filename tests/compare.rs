@@ -285,7 +285,7 @@ fn unusable_input_exits_2_naming_file_and_line() {
     );
     let Run { code, out, .. } = run(&["compare", "--help"]);
     assert_eq!(code, 0);
-    assert!(out.contains("compare [--gate PCT] [--tsv] [--drop-first] [--mode M]"));
+    assert!(out.contains("compare [--gate PCT | --gate-insn INSN] [--tsv]"));
     let Run { code, err, .. } = run(&["compare", "--gate", "0", &a]);
     assert_eq!(code, 2);
     assert_eq!(

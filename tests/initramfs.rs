@@ -278,7 +278,7 @@ fn assert_nothing_left(dir: &std::path::Path) {
 fn signalled(dir: &Scratch, sig: u32) -> Option<(std::process::ExitStatus, String)> {
     let file = dir.file("a.cpio");
     let mut slowed = utils::under_strace("write:delay_enter=100000")?;
-    let mut strace = slowed
+    let mut strace = utils::signals::default_signals(&mut slowed)
         .args(["initramfs", "-o", &file, "--smoke"])
         .stderr(Stdio::piped())
         .spawn()

@@ -6,7 +6,12 @@
 //! guest powers off; a build hangs too), no temporary directory, no partial
 //! point. What is left is found by the box's mark in every process's
 //! environment, and by listing the scripts' TMPDIR and the output
-//! directories. Signals go through kill(1).
+//! directories. Signals go through kill(1). A script starts with them at
+//! their defaults, as a terminal's shell starts it, whatever `cargo test`
+//! inherited: one case is run again from a test process that started with
+//! SIGINT ignored. A script that did start with SIGINT ignored cannot trap
+//! it: Ctrl-C leaves it running, SIGTERM and SIGHUP still end it, and on a
+//! terminal it says so as it begins.
 
 mod stand_in;
 mod utils;
@@ -17,6 +22,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
+use utils::signals::{default_signals, ignoring_sigint, sigint_ignored};
 use utils::BIN;
 
 /// How a signal is sent: to the script's process group (a terminal's
@@ -127,31 +133,164 @@ fn assert_ended(b: &Box, name: &str, script: &str, status: std::process::ExitSta
 #[test]
 fn boot_point_stops_its_boot_and_leaves_nothing() {
     for ((sig, to), suite) in SIGNALS.iter().flat_map(|s| [(*s, false), (*s, true)]) {
-        let mut b = Box::new(&format!("sig-boot-point-{sig}-{suite}"));
-        b.set("FAKE_QEMU_HANG", HANG);
-        let out = b.dir.join("out");
-        fs::create_dir(&out).unwrap();
-        let kernel = b.dir.file("bzImage");
-        fs::write(&kernel, "k").unwrap();
-        let point = out.join("p.txt");
-        let mut args = vec![
-            "--kernel",
-            &kernel,
-            "-o",
-            point.to_str().unwrap(),
-            "--bin",
-            BIN,
-            "--timeout",
-            HANG,
-        ];
-        if suite {
-            args.extend(["--", "suite", "--profiles", "s0"]);
+        boot_point_stops(sig, to, suite);
+    }
+}
+
+/// boot-point.sh, its boot begun (the stand-in QEMU hangs): `sig` sent as
+/// `to` says ends it at once, and it leaves nothing.
+fn boot_point_stops(sig: &str, to: To, suite: bool) {
+    let (b, mut child) =
+        boot_point_booting(&format!("sig-boot-point-{sig}-{suite}"), suite, |_| {});
+    let status = signal(&b, &mut child, sig, to);
+    assert_ended(&b, "boot-point", "boot-point.sh", status, sig);
+    let out = b.dir.join("out");
+    assert!(listing(&out).is_empty(), "SIG{sig}: {:?}", listing(&out));
+}
+
+/// A box whose boot-point.sh (a point, or a suite's) has begun its boot,
+/// which hangs; `how` changes the command first. The box and the script.
+fn boot_point_booting(name: &str, suite: bool, how: impl FnOnce(&mut Command)) -> (Box, Child) {
+    let mut b = Box::new(name);
+    b.set("FAKE_QEMU_HANG", HANG);
+    let out = b.dir.join("out");
+    fs::create_dir(&out).unwrap();
+    let kernel = b.dir.file("bzImage");
+    fs::write(&kernel, "k").unwrap();
+    let point = out.join("p.txt");
+    let mut args = vec![
+        "--kernel",
+        &kernel,
+        "-o",
+        point.to_str().unwrap(),
+        "--bin",
+        BIN,
+        "--timeout",
+        HANG,
+    ];
+    if suite {
+        args.extend(["--", "suite", "--profiles", "s0"]);
+    }
+    let mut c = b.command(&b.dir, "boot-point", "boot-point.sh", &args);
+    how(&mut c);
+    let child = c.spawn().expect("spawn boot-point.sh");
+    wait_for("the boot", || b.boots() == 1);
+    (b, child)
+}
+
+/// Set in the test process that the next test starts.
+const SIGINT_IGNORED: &str = "URING_REPRO_TEST_SIGINT_IGNORED";
+/// The next test, by name, for the test process it starts.
+const CTRL_C_IGNORED_TEST: &str =
+    "ctrl_c_stops_a_script_when_the_tests_started_with_sigint_ignored";
+
+/// What a test hands a script does not depend on how `cargo test` was
+/// started: from a test process that started with SIGINT ignored, as a
+/// non-interactive shell starts a background job (`cargo test &` in a
+/// script), Ctrl-C still ends boot-point.sh at once (130) and it leaves
+/// nothing. This test, run again in such a process.
+#[test]
+fn ctrl_c_stops_a_script_when_the_tests_started_with_sigint_ignored() {
+    if std::env::var_os(SIGINT_IGNORED).is_some() {
+        assert!(sigint_ignored(), "this test process does not ignore SIGINT");
+        boot_point_stops("INT", To::Group, false);
+        return;
+    }
+    let mut c = Command::new(std::env::current_exe().unwrap());
+    c.args(["--exact", CTRL_C_IGNORED_TEST, "--nocapture"])
+        .env(SIGINT_IGNORED, "1");
+    let o = ignoring_sigint(&mut c)
+        .output()
+        .expect("run this test again");
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(
+        o.status.success() && out.contains("test result: ok. 1 passed;"),
+        "with SIGINT ignored: {:?}\n{out}\n{err}",
+        o.status
+    );
+}
+
+/// A script that started with SIGINT ignored cannot trap it: Ctrl-C does
+/// not stop it (nor QEMU), and it says nothing of it where its stderr is
+/// not a terminal (a log); SIGTERM and SIGHUP still end it at once (130)
+/// and it leaves nothing.
+#[test]
+fn a_script_started_with_sigint_ignored_still_stops_on_sigterm_and_sighup() {
+    for sig in ["TERM", "HUP"] {
+        let name = format!("sig-ignored-int-{sig}");
+        let (b, mut child) = boot_point_booting(&name, false, |c| {
+            ignoring_sigint(c);
+        });
+        let ok = Command::new("kill")
+            .args(["-INT", "--", &format!("-{}", child.id())])
+            .status()
+            .unwrap();
+        assert!(ok.success(), "kill -INT");
+        std::thread::sleep(Duration::from_secs(1));
+        let ended = child.try_wait().unwrap();
+        let left = b.processes();
+        if ended.is_some() || !left.iter().any(|p| p.contains(" sleep 600")) {
+            let _ = (child.kill(), child.wait(), kill_all(&b));
+            panic!("Ctrl-C stopped it: {ended:?}, left {left:?}");
         }
-        let mut child = b.start(&b.dir, "boot-point", "boot-point.sh", &args);
-        wait_for("the boot", || b.boots() == 1);
-        let status = signal(&b, &mut child, sig, to);
+        let status = signal(&b, &mut child, sig, To::Script);
         assert_ended(&b, "boot-point", "boot-point.sh", status, sig);
+        let err = fs::read_to_string(b.dir.join("boot-point.err")).unwrap();
+        assert!(!err.contains("SIGINT ignored"), "on no terminal:\n{err}");
+        let out = b.dir.join("out");
         assert!(listing(&out).is_empty(), "SIG{sig}: {:?}", listing(&out));
+    }
+}
+
+/// The line a script that started with SIGINT ignored begins with, on a
+/// terminal.
+const CANNOT_TRAP: &str = "boot-point.sh: started with SIGINT ignored (a script's background \
+    job?): Ctrl-C will not stop it; SIGTERM or SIGHUP will";
+
+/// On a terminal (script(1)'s), a script that started with SIGINT ignored
+/// says so, in one line; one that did not says nothing of it. Both boot
+/// and write their point.
+#[test]
+fn a_script_started_with_sigint_ignored_says_so_on_a_terminal() {
+    let b = Box::new("sig-ignored-tty");
+    // `cmd` run by sh on script(1)'s terminal, in the box: what it showed.
+    let tty = |cmd: &str| {
+        let mut c = Command::new("script");
+        let o = default_signals(&mut c)
+            .args(["-qefc", cmd, "/dev/null"])
+            .envs(b.env.iter().map(|(k, v)| (k, v)))
+            .env("SHELL", "/bin/sh")
+            .stdin(std::process::Stdio::null())
+            .output()?;
+        let seen = String::from_utf8_lossy(&o.stdout).replace("\r\n", "\n");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        Ok::<_, std::io::Error>((o.status, seen, err))
+    };
+    match tty("true") {
+        Ok((status, _, _)) if status.success() => {}
+        Ok((_, _, err)) => {
+            return utils::skip(format!("script(1) gives no terminal here: {}", err.trim()));
+        }
+        Err(e) => return utils::skip(format!("script(1) cannot run: {e}")),
+    }
+    let kernel = b.dir.file("bzImage");
+    fs::write(&kernel, "k").unwrap();
+    for (ignored, first) in [(false, ""), (true, "trap '' INT; ")] {
+        let point = b.dir.file(&format!("p-{ignored}.txt"));
+        let cmd = format!(
+            "{first}exec '{}' '{REPO}/scripts/boot-point.sh' --kernel '{kernel}' -o '{point}' \
+             --bin '{BIN}'",
+            shell()
+        );
+        let (status, seen, err) = tty(&cmd).unwrap();
+        assert!(status.success(), "{cmd}: {status:?}\n{seen}{err}");
+        assert!(Path::new(&point).exists(), "{cmd}: no point\n{seen}");
+        let said: Vec<&str> = seen.lines().filter(|l| l.contains("SIGINT")).collect();
+        let want = if ignored { vec![CANNOT_TRAP] } else { vec![] };
+        assert_eq!(said, want, "{cmd}\n{seen}");
     }
 }
 

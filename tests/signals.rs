@@ -3,7 +3,8 @@
 //! (rows, mean, spread, checks line ending `-> INTERRUPTED`) and on disk
 //! (`--tsv`); selftest stops its TAP stream with `Bail out!`.
 //!
-//! Signals go through kill(1): no libc here either.
+//! Signals go through kill(1); the run starts with them at their defaults
+//! (utils::signals), whatever `cargo test` inherited.
 
 mod utils;
 

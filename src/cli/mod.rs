@@ -9,11 +9,13 @@ use core::fmt;
 
 pub use options::help;
 use options::{
-    Value, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, POINTS, REPORT, RUN, SELFTEST, SUITE,
+    Value, AB, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, POINTS, REPORT, RUN, SELFTEST,
+    SUITE,
 };
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
 use crate::config::{Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES};
+use crate::decimal::{self, Refused};
 use crate::initramfs::{self, args::ARGS_MAX};
 use crate::points;
 use crate::profile::{ProfileId, Takes};
@@ -38,6 +40,10 @@ pub enum Command<'a> {
     Initramfs(initramfs::Spec<'a>),
     /// `suite`: several workloads' points, one after another.
     Suite(Suite<'a>),
+    /// `ab`: scripts/ab.sh's boots in, its table out.
+    Ab(compare::AbSpec<'a>),
+    /// `ab --check -- RUN-OPTIONS`: they can be judged.
+    AbChecked,
     /// `points`: a boot's console, and where its point goes.
     Points(points::Args<'a>),
     Help,
@@ -103,6 +109,8 @@ pub enum Why {
     Item(&'static str),
     /// suite: `P:shared` of a workload that does not take `--shared`.
     NoSharedVariant,
+    /// suite: an item of `--profiles` that names no workload.
+    UnknownItem,
     /// points: a value or the command line as a whole, and why.
     Points(&'static str),
 }
@@ -117,6 +125,7 @@ impl UsageError<'_> {
             INITRAMFS => Some("initramfs"),
             REPORT => Some("report"),
             SUITE => Some("suite"),
+            AB => Some("ab"),
             POINTS => Some("points"),
             _ => None,
         }
@@ -156,6 +165,13 @@ fn why(f: &mut fmt::Formatter<'_>, why: Why) -> fmt::Result {
             f.write_str("no profile of the suite takes it (taken by ")?;
             options::takers(f, &OPTIONS[i]);
             return f.write_str(")");
+        }
+        Why::UnknownItem => {
+            f.write_str("unknown profile (the profiles:")?;
+            for id in ProfileId::ALL {
+                write!(f, " {}", id.names().short)?;
+            }
+            return f.write_str("; P:shared where P takes --shared)");
         }
         Why::NoSharedVariant => {
             f.write_str("no shared variant (P:shared is for a profile that takes --shared:")?;
@@ -224,6 +240,8 @@ pub struct Parsed<'a> {
     initramfs: Bake<'a>,
     /// suite's `--profiles`: the items, as typed.
     profiles: Option<&'a [u8]>,
+    /// ab's gate and output.
+    ab: compare::AbSpec<'a>,
     /// points' options.
     points: points::Args<'a>,
 }
@@ -258,7 +276,7 @@ impl<'a> Bake<'a> {
 type Typed<'a> = Option<(&'a [u8], Option<&'a [u8]>)>;
 
 /// The command words and their bits.
-const COMMANDS: [(&str, u16); 9] = [
+const COMMANDS: [(&str, u16); 10] = [
     ("run", RUN),
     ("describe", DESCRIBE),
     ("selftest", SELFTEST),
@@ -267,6 +285,7 @@ const COMMANDS: [(&str, u16); 9] = [
     ("initramfs", INITRAMFS),
     ("report", REPORT),
     ("suite", SUITE),
+    ("ab", AB),
     ("points", POINTS),
 ];
 
@@ -274,16 +293,17 @@ fn command_name(bit: u16) -> &'static str {
     COMMANDS.iter().find(|c| c.1 == bit).map_or("run", |c| c.0)
 }
 
-/// Parses a decimal u32 in lo..=hi.
+/// Parses a decimal u32 in lo..=hi: up to 20 digits are a number, one
+/// past u64 out of range as any other.
 fn number(s: &[u8], lo: u32, hi: u32) -> Result<u32, Why> {
-    if s.is_empty() || s.len() > 20 || !s.iter().all(u8::is_ascii_digit) {
-        return Err(Why::NotANumber);
-    }
-    let v = s.iter().fold(0u64, |v, &d| {
-        v.saturating_mul(10).saturating_add((d - b'0') as u64)
-    });
+    let range = Why::OutOfRange(lo as u64, hi as u64);
+    let v = match decimal::whole(s, 20) {
+        Ok(v) => v,
+        Err(Refused::TooLarge) => return Err(range),
+        Err(_) => return Err(Why::NotANumber),
+    };
     if v < lo as u64 || v > hi as u64 {
-        return Err(Why::OutOfRange(lo as u64, hi as u64));
+        return Err(range);
     }
     Ok(v as u32)
 }
@@ -329,6 +349,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             n: 0,
         },
         profiles: None,
+        ab: compare::AbSpec::default(),
         points: points::Args::default(),
     };
     // What initramfs bakes: a run, or a suite after the word `suite`.
@@ -342,7 +363,10 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             command
         };
         let is_option = arg.len() > 1 && arg[0] == b'-';
-        if command & (COMPARE | REPORT) != 0 && (p.files_only || !is_option) {
+        if command == AB && p.ab.check && arg == b"--" {
+            return ab_check(args);
+        }
+        if command & (COMPARE | REPORT | AB) != 0 && (p.files_only || !is_option) {
             file(&mut p.compare, arg).map_err(|why| error(command, arg, None, why))?;
             continue;
         }
@@ -354,6 +378,13 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         if matches!(name, b"--help" | b"-h" | b"--version") {
             if inline.is_some() {
                 return Err(err(Why::UnexpectedValue));
+            }
+            // Among the options an archive bakes it would end the booted
+            // command line, not this one: nothing would run there.
+            if command == INITRAMFS && (baked == SUITE || p.initramfs.n > 0) {
+                return Err(err(Why::Initramfs(
+                    "not a run option to bake (it ends a command line: nothing would run)",
+                )));
             }
             let (what, done) = match name {
                 b"--version" => ("--version", Command::Version),
@@ -425,8 +456,21 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             Value::Choice { set, .. } => set(&mut p, value).map_err(verr)?,
         }
     }
+    let given = |name: &str| {
+        OPTIONS
+            .iter()
+            .zip(&typed)
+            .any(|(o, t)| o.name == name && t.is_some())
+    };
+    if given("--gate") && given("--gate-insn") {
+        let why = Why::Files("--gate and --gate-insn are two gates: give one");
+        return Err(error(command, b"", None, why));
+    }
     if command == COMPARE {
         return compare_args(COMPARE, p.compare).map(Command::Compare);
+    }
+    if command == AB {
+        return ab_spec(p);
     }
     if command == REPORT {
         let a = compare_args(REPORT, p.compare)?;
@@ -541,6 +585,83 @@ fn initramfs_spec(b: Bake<'_>) -> Result<Command<'_>, UsageError<'_>> {
     }))
 }
 
+/// `ab --check -- RUN-OPTIONS`: the run options of scripts/ab.sh's boots,
+/// checked before anything is built: a suite's (as `suite` checks them,
+/// so every usage error names what was typed), and of two rounds or more,
+/// as ab's verdict pairs the head's rounds with the base's (`Gate::Insn`).
+/// `--help` and `--version` end a command line rather than baking into
+/// one: not run options.
+fn ab_check<'a>(rest: impl Iterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
+    let mut words: [&[u8]; 64] = [b""; 64];
+    let mut n = 1;
+    words[0] = b"suite";
+    for w in rest {
+        let name = w.split(|&b| b == b'=').next().unwrap_or(w);
+        if matches!(name, b"--help" | b"-h" | b"--version") {
+            let why = Why::Files("not a run option: it ends a command line, nothing is booted");
+            return Err(error(AB, w, None, why));
+        }
+        if n == words.len() {
+            return Err(error(
+                AB,
+                w,
+                None,
+                Why::Files("more run options than a boot takes"),
+            ));
+        }
+        (words[n], n) = (w, n + 1);
+    }
+    let Command::Suite(s) = parse(words[..n].iter().copied())? else {
+        return Err(error(
+            AB,
+            b"",
+            None,
+            Why::Files("not the options of a suite"),
+        ));
+    };
+    if s.items().iter().any(|i| i.cfg.rounds < 2) {
+        // The words that made it one round: --rounds (and its value), else
+        // --smoke or --trace.
+        let given = &words[1..n];
+        let at = given.iter().rposition(|w| w.starts_with(b"--rounds"));
+        let at = at.or(given
+            .iter()
+            .rposition(|w| *w == b"--smoke" || *w == b"--trace"));
+        let (arg, value) = match at {
+            Some(i) => (
+                given[i],
+                given.get(i + 1).filter(|_| given[i] == b"--rounds"),
+            ),
+            None => (&b"--rounds"[..], None),
+        };
+        let why = Why::Files(
+            "ab's verdict needs 2 rounds or more (each round of the head is paired with the \
+             same round of the base)",
+        );
+        return Err(error(AB, arg, value.copied(), why));
+    }
+    Ok(Command::AbChecked)
+}
+
+/// ab's command line: every SUITE labelled, two labels at least.
+fn ab_spec(p: Parsed<'_>) -> Result<Command<'_>, UsageError<'_>> {
+    let a = &p.compare;
+    let whole = |why| error(AB, b"", None, Why::Files(why));
+    if a.n == 0 || a.labels[0].is_none() {
+        return Err(whole("needs LABEL=SUITE for each boot (see --help)"));
+    }
+    if (1..a.n).all(|i| a.labels[i] == a.labels[0]) {
+        return Err(whole("needs a base and a label to compare with it"));
+    }
+    let mut spec = p.ab;
+    for i in 0..a.n {
+        (spec.labels[i], spec.dirs[i]) = (a.label(i), a.file(i));
+    }
+    spec.n = a.n;
+    (spec.introduced, spec.parent) = (p.draft.introduced, p.draft.parent);
+    Ok(Command::Ab(spec))
+}
+
 /// points' options, checked whole: a console and a path; a map only for
 /// counts.
 fn points_args(a: points::Args<'_>) -> Result<points::Args<'_>, UsageError<'_>> {
@@ -604,6 +725,11 @@ fn compare_args(
     if a.bisect {
         if a.tsv || a.drop_first {
             return Err(whole("--bisect takes neither --tsv nor --drop-first"));
+        }
+        if matches!(a.gate, compare::Gate::Insn(_)) {
+            return Err(whole(
+                "--bisect judges at a gate in % (--gate), not --gate-insn",
+            ));
         }
         let count = |l: &[u8]| (0..a.n).filter(|&i| a.labels[i] == Some(l)).count();
         let (good, bad, new) = (count(b"good"), count(b"bad"), count(b"new"));

@@ -5,7 +5,7 @@
 use core::fmt::Write;
 
 use super::{Parsed, Why};
-use crate::compare;
+use crate::compare::{self, Gate};
 use crate::config::*;
 use crate::exit;
 use crate::profile::contract::Field;
@@ -23,8 +23,10 @@ pub const INITRAMFS: u16 = 32;
 pub const REPORT: u16 = 64;
 /// `suite`: `--profiles` and the options of `run` a suite's items take.
 pub const SUITE: u16 = 128;
+/// `ab`: the boots' suites of scripts/ab.sh in, its table out.
+pub const AB: u16 = 256;
 /// `points`: a boot's console to its point, or a suite's directory.
-pub const POINTS: u16 = 256;
+pub const POINTS: u16 = 512;
 
 /// What an option does to a run's figures: each option says, so that an
 /// option that changes them cannot be left out of the contract.
@@ -201,7 +203,24 @@ fn inject_pct(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
 }
 
 fn gate(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
-    p.compare.gate = percent(v)?;
+    p.compare.gate = Gate::Pct(percent(v)?);
+    Ok(())
+}
+
+/// `--gate-insn`: instructions per pair, above 0, at most 3 decimals (one
+/// given beside `--gate` is refused once the command line is read).
+fn gate_insn<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    let insn = compare::instructions(v).ok_or(Why::Files(
+        "needs instructions per pair in (0, 1000000], at most 3 decimals",
+    ))?;
+    p.compare.gate = Gate::Insn(insn);
+    (p.ab.gate, p.ab.gate_text) = (insn, v);
+    Ok(())
+}
+
+/// ab's `-o DIR`.
+fn ab_out<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    p.ab.out = Some(Some(v).filter(|v| !v.is_empty()).ok_or(Why::MissingValue)?);
     Ok(())
 }
 
@@ -260,7 +279,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 41] = [
+pub const OPTIONS: [Opt; 44] = [
     opt("--profile", text("P", profile), MEASURE & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
     opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
@@ -305,6 +324,8 @@ pub const OPTIONS: [Opt; 41] = [
         "B's injected change, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, ", the gate")),
     opt("--gate", text("PCT", gate), COMPARE | REPORT, none("reads points"),
         "the preregistered gate, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, "")),
+    opt("--gate-insn", text("INSN", gate_insn), COMPARE | REPORT | AB, none("reads points"),
+        "ab's gate, for icount points: instructions per pair", Word("ab: 0.5")),
     opt("--drop-first", Value::Flag(|p| p.compare.drop_first = true), COMPARE,
         none("reads points"), "figures without each point's first round", Word("all rounds")),
     opt("--tsv", Value::Flag(|p| p.compare.tsv = true), COMPARE, none("reads points"),
@@ -314,9 +335,9 @@ pub const OPTIONS: [Opt; 41] = [
     opt("--bisect", Value::Flag(|p| p.compare.bisect = true), COMPARE, none("reads points"),
         "git bisect run: judge new= against good= and bad=", Shown::None),
     opt("--introduced", text("SHA", |p, v| { p.draft.introduced = commit(v)?; Ok(()) }),
-        REPORT, none("reads points"), "the commit the regression is claimed for, the test's",
+        REPORT | AB, none("reads points"), "the commit the regression is claimed for, the test's",
         Shown::None),
-    opt("--parent", text("SHA", |p, v| { p.draft.parent = commit(v)?; Ok(()) }), REPORT,
+    opt("--parent", text("SHA", |p, v| { p.draft.parent = commit(v)?; Ok(()) }), REPORT | AB,
         none("reads points"), "the control's commit", Shown::None),
     opt("--title", text("TEXT", title), REPORT, none("reads points"),
         "the subject, at most 50 characters", Word("derived")),
@@ -328,8 +349,12 @@ pub const OPTIONS: [Opt; 41] = [
         "with --steps: the patch's subject, replied to", Shown::None),
     opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, none("reads points"),
         "every argument after it is a FILE", Shown::None),
+    opt("--check", Value::Flag(|p| p.ab.check = true), AB, none("reads points"),
+        "with -- RUN-OPTIONS: can ab's boots be judged? (exit 0 or 2)", Shown::None),
     opt("-o", text("FILE", output), INITRAMFS, none("an archive"),
         "the cpio to write, required (never overwritten)", Shown::None),
+    opt("-o", text("DIR", ab_out), AB, none("reads points"),
+        "where ab.tsv, ab.txt, compare/ and mail/ go (none there yet)", Word(".")),
     opt("--init", text("PATH", init), INITRAMFS, none("an archive"),
         "the /init to embed", Word("/proc/self/exe")),
     opt("--console", text("FILE", |p, v| { p.points.console = Some(given(v)?); Ok(()) }),
@@ -362,8 +387,8 @@ usage: uring-repro [run] [options]       measure (the default command)
        uring-repro describe [options]  the contract they run, as JSON
        uring-repro selftest [--cpu N] [--timeout SECS]
                                        every workload's smoke (TAP 13)
-       uring-repro compare [--gate PCT] [--tsv] [--drop-first] [--mode M]
-                           [LABEL=]FILE...
+       uring-repro compare [--gate PCT | --gate-insn INSN] [--tsv]
+                           [--drop-first] [--mode M] [LABEL=]FILE...
                                        saved runs: the A B A sandwich, series
        uring-repro compare --bisect [--gate PCT] [--mode M]
                            good=FILE... bad=FILE... new=FILE
@@ -374,13 +399,19 @@ usage: uring-repro [run] [options]       measure (the default command)
                                        several profiles in turn, a point each
        uring-repro initramfs -o FILE [--init PATH] [suite] [options]
                                        a bootable cpio: /init runs the options
-       uring-repro report [--gate PCT] [--mode M] [--introduced SHA]
-                          [--parent SHA] [--title TEXT] [--link URL]...
-                          LABEL=FILE...
+       uring-repro report [--gate PCT | --gate-insn INSN] [--mode M]
+                          [--introduced SHA] [--parent SHA] [--title TEXT]
+                          [--link URL]... LABEL=FILE...
                                        the regression mail, drafted
-       uring-repro report --steps [--re SUBJECT] [--gate PCT] [--mode M]
-                          [--title TEXT] [--link URL]... LABEL=FILE...
+       uring-repro report --steps [--re SUBJECT] [--gate PCT | --gate-insn INSN]
+                          [--mode M] [--title TEXT] [--link URL]...
+                          LABEL=FILE...
                                        a fix series' reply, step by step
+       uring-repro ab [--gate-insn INSN] [--introduced SHA] [--parent SHA]
+                      [-o DIR] LABEL=SUITE...
+                                       scripts/ab.sh's table, from its boots
+       uring-repro ab --check [--gate-insn INSN] -- RUN-OPTIONS
+                                       before any build: can they be judged?
        uring-repro points --console FILE -o PATH [--suite] [--icount]
                           [--boot WORDS] [--image FILE] [--timed-out SECS]
                           [--counts FILE [--map FILE]]
@@ -425,6 +456,15 @@ const INITRAMFS_TEXT: &str = "writes FILE, an uncompressed newc cpio: /init (thi
     command line, /init runs those; arguments after `--` win (README: Boot a kernel into \
     a point):";
 
+const AB_TEXT: &str = "each SUITE is a boot's directory of points, as \
+    `scripts/boot-point.sh -- suite` writes it; LABEL names its kernel, the first the base, \
+    a label given again another boot of it (base=base-1 head=head base=base-2). A row per \
+    item and mode, the second label against the first, each judged at the gate in \
+    instructions per pair (compare --gate-insn); writes ab.tsv, ab.txt (also on stdout), \
+    compare/ROW.txt and, for each row that moved, mail/ROW.txt. Exit 0 no row moved, 1 one \
+    moved or an item's outcome changed, 125 no row moved and one could not be judged \
+    (docs/ab.md):";
+
 const POINTS_TEXT: &str = "reads FILE, a boot's console as QEMU wrote it \
     (scripts/boot-point.sh's), and writes to PATH the point its run printed, or with \
     --suite the directory of its items' points (ITEM.txt) and suite.txt: whole or not at \
@@ -434,12 +474,13 @@ const POINTS_TEXT: &str = "reads FILE, a boot's console as QEMU wrote it \
 
 /// The commands with options of their own, in --help's order: what each
 /// does (wrapped after its name, then its options follow).
-const SECTIONS: [(&str, &str, u16); 6] = [
+const SECTIONS: [(&str, &str, u16); 7] = [
     ("compare", COMPARE_TEXT, COMPARE),
     ("calibrate", CALIBRATE_TEXT, CALIBRATE),
     ("suite", SUITE_TEXT, SUITE),
     ("initramfs", INITRAMFS_TEXT, INITRAMFS),
     ("report", REPORT_TEXT, REPORT),
+    ("ab", AB_TEXT, AB),
     ("points", POINTS_TEXT, POINTS),
 ];
 

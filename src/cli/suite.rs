@@ -89,7 +89,7 @@ fn item(word: &[u8]) -> Result<(ProfileId, bool), Why> {
         Some(i) => (&word[..i], Some(&word[i + 1..])),
         None => (word, None),
     };
-    let id = ProfileId::parse(name).ok_or(Why::UnknownProfile)?;
+    let id = ProfileId::parse(name).ok_or(Why::UnknownItem)?;
     match variant {
         None => Ok((id, false)),
         Some(b"shared") if id.takes(Takes::Shared) => Ok((id, true)),

@@ -1,6 +1,7 @@
 //! Every path of the parser, every error's argument and reason.
 
 use super::*;
+use crate::compare::Gate;
 use crate::config::{RingFlags, Witness, MAX_CYCLES};
 use crate::profile::contract::{Contract, Field, FieldValue};
 use crate::profile::Takes;
@@ -63,7 +64,7 @@ fn defaults_are_the_contract() {
 #[test]
 fn compare_has_its_own_rows_of_the_table() {
     let help = help_text();
-    assert!(help.contains("compare [--gate PCT]"));
+    assert!(help.contains("compare [--gate PCT | --gate-insn INSN]"));
     assert!(help.contains("--mode M") && help.contains("(default 5)"));
     let e = p(&["compare", "--bogus", "a"]).unwrap_err();
     assert_eq!(
@@ -422,13 +423,19 @@ fn labels(a: &compare::Args) -> Vec<String> {
 fn plain_files_get_sandwich_labels() {
     let a = compare(&["a", "b", "c"]).unwrap();
     assert_eq!(labels(&a), ["A", "B", "A"]);
-    assert_eq!((a.gate, a.tsv, a.drop_first), (5.0, false, false));
+    assert_eq!(
+        (a.gate, a.tsv, a.drop_first),
+        (Gate::Pct(5.0), false, false)
+    );
     assert_eq!(labels(&compare(&["a", "b"]).unwrap()), ["A", "B"]);
     assert_eq!(labels(&compare(&["a"]).unwrap()), ["A"]);
     let a = compare(&["--tsv", "--gate=2.5", "x", "--drop-first", "y"]).unwrap();
-    assert_eq!((a.gate, a.tsv, a.drop_first, a.n), (2.5, true, true, 2));
+    assert_eq!(
+        (a.gate, a.tsv, a.drop_first, a.n),
+        (Gate::Pct(2.5), true, true, 2)
+    );
     let a = compare(&["--gate", "10", "--", "--odd-name", "./k=v", "-"]).unwrap();
-    assert_eq!(a.gate, 10.0);
+    assert_eq!(a.gate, Gate::Pct(10.0));
     assert_eq!(
         (a.file(0), a.file(1), a.file(2)),
         (&b"--odd-name"[..], &b"./k=v"[..], &b"-"[..])
@@ -655,4 +662,126 @@ fn every_option_changes_the_contract_or_says_why_not() {
             "{f:?}: set by an option, or derived, not both nor neither"
         );
     }
+}
+
+#[test]
+fn one_gate_at_a_time_and_in_instructions_not_for_bisect() {
+    let two = p(&["compare", "--gate", "5", "--gate-insn", "0.5", "a"]).unwrap_err();
+    assert_eq!(
+        two.to_string(),
+        "compare: --gate and --gate-insn are two gates: give one"
+    );
+    let bisect = [
+        "compare",
+        "--bisect",
+        "--gate-insn",
+        "1",
+        "good=a",
+        "bad=b",
+        "new=c",
+    ];
+    assert_eq!(
+        p(&bisect).unwrap_err().to_string(),
+        "compare: --bisect judges at a gate in % (--gate), not --gate-insn"
+    );
+    for v in ["0", "-1", "1.2345", "x"] {
+        let e = p(&["compare", "--gate-insn", v, "a"]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "compare: --gate-insn {v}: needs instructions per pair in (0, 1000000], at \
+                 most 3 decimals"
+            )
+        );
+    }
+    let Ok(Command::Compare(a)) = p(&["compare", "--gate-insn", "0.25", "a"]) else {
+        panic!("--gate-insn refused");
+    };
+    assert_eq!(a.gate, Gate::Insn(0.25));
+}
+
+#[test]
+fn ab_takes_labelled_suites_a_gate_and_the_commits() {
+    let Ok(Command::Ab(s)) = p(&[
+        "ab",
+        "--gate-insn",
+        "1.5",
+        "-o",
+        "out",
+        "--introduced",
+        "abcdef123456",
+        "base=b1",
+        "head=h",
+        "base=b2",
+    ]) else {
+        panic!("ab refused");
+    };
+    assert_eq!(
+        (s.gate, s.gate_text, s.out),
+        (1.5, &b"1.5"[..], Some(&b"out"[..]))
+    );
+    assert_eq!(s.introduced, Some(&b"abcdef123456"[..]));
+    assert_eq!((s.n, s.labels[2], s.dirs[2]), (3, &b"base"[..], &b"b2"[..]));
+    assert_eq!(s.steps().collect::<Vec<_>>(), [&b"base"[..], b"head"]);
+    let Ok(Command::Ab(s)) = p(&["ab", "base=b", "head=h"]) else {
+        panic!("ab refused");
+    };
+    assert_eq!((s.gate, s.gate_text, s.out), (0.5, &b"0.5"[..], None));
+    for (args, msg) in [
+        (
+            &["ab"][..],
+            "ab: needs LABEL=SUITE for each boot (see --help)",
+        ),
+        (
+            &["ab", "b1", "h"],
+            "ab: needs LABEL=SUITE for each boot (see --help)",
+        ),
+        (
+            &["ab", "base=b1", "base=b2"],
+            "ab: needs a base and a label to compare with it",
+        ),
+        (
+            &["ab", "--gate", "5", "base=b", "head=h"],
+            "ab: --gate: does not apply to ab",
+        ),
+        (
+            &["ab", "--rounds", "5", "base=b", "head=h"],
+            "ab: --rounds: does not apply to ab",
+        ),
+    ] {
+        assert_eq!(p(args).unwrap_err().to_string(), msg, "{args:?}");
+    }
+}
+
+#[test]
+fn help_among_baked_options_is_refused_not_obeyed() {
+    // Alone, it is the help; among the options an archive bakes, it would
+    // end the booted command line, and nothing would run there.
+    assert_eq!(p(&["initramfs", "--help"]), Ok(Command::Help));
+    for args in [
+        &["initramfs", "-o", "x", "--rounds", "3", "--help"][..],
+        &["initramfs", "-o", "x", "suite", "--version"],
+        &["initramfs", "suite", "-h"],
+    ] {
+        let e = p(args).unwrap_err().to_string();
+        assert!(e.starts_with("initramfs: "), "{e}");
+        assert!(
+            e.ends_with("not a run option to bake (it ends a command line: nothing would run)"),
+            "{e}"
+        );
+    }
+    // ab's boots are checked before anything is built.
+    for (args, msg) in [
+        (&["ab", "--check", "--", "--rounds", "1"][..], "ab: --rounds 1: ab's verdict needs 2 rounds or more (each round of the head is paired with the same round of the base)"),
+        (&["ab", "--check", "--", "--smoke"], "ab: --smoke: ab's verdict needs 2 rounds or more (each round of the head is paired with the same round of the base)"),
+        (&["ab", "--check", "--", "--help"], "ab: --help: not a run option: it ends a command line, nothing is booted"),
+        (&["ab", "--check", "--", "--bogus"], "suite: --bogus: unknown option (see --help)"),
+    ] {
+        assert_eq!(p(args).unwrap_err().to_string(), msg, "{args:?}");
+    }
+    assert_eq!(
+        p(&["ab", "--check", "--", "--rounds", "2"]),
+        Ok(Command::AbChecked)
+    );
+    assert_eq!(p(&["ab", "--check", "--"]), Ok(Command::AbChecked));
 }

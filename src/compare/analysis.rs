@@ -11,15 +11,24 @@
 //! labels (cli/): one `A`; two `A B` (a plain ratio, no drift); three
 //! `A B A` (the sandwich: the outer two are the control).
 //!
-//! CONFIRMED needs |change| >= gate, a drop-first change of the same sign
-//! with |drop-first| >= gate, every row of the points involved passing its
-//! checks, a control drift with |drift| < gate, and the wider interval
-//! clear of 0. `--drop-first` makes the drop-first figures the primary ones
-//! (the table, the intervals) and the all-rounds change the cross-check.
+//! CONFIRMED, at a gate in % (`Gate::Pct`), needs |change| >= gate, a
+//! drop-first change of the same sign with |drop-first| >= gate, every row
+//! of the points involved passing its checks, a control drift with |drift|
+//! < gate, and the wider interval clear of 0. `--drop-first` makes the
+//! drop-first figures the primary ones (the table, the intervals) and the
+//! all-rounds change the cross-check.
+//!
+//! At a gate in instructions per pair (`Gate::Insn`, for points that count
+//! instructions: ab's gate, docs/ab.md), CONFIRMED needs |change| >= gate
+//! plus the spread of the control's boots' values, every row passing its
+//! checks, and the change's 95% interval round by round clear of 0: each
+//! round of the test against the same round of the control (one binary on
+//! the instruction clock: the rounds of two kernels meet the same ticks),
+//! so every point of both labels must have as many rounds, two or more.
 
-use super::args::{Args, MAX_POINTS};
-use super::point::{Point, Sample, ALL, REST};
-use crate::stats::{pct_change, sqrt, summarize, Contrast};
+use super::args::{Args, Gate, MAX_POINTS};
+use super::point::{Cost, Point, Sample, ALL, REST};
+use crate::stats::{pct_change, sqrt, summarize, t975, Contrast};
 
 /// Points sharing a label, in order of first appearance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,11 +158,15 @@ pub enum Reason {
     /// exact icount points of an unchanged path do): in place of the
     /// reasons about the change's size and sign.
     NoChange,
+    /// A gate in instructions: the points have not all as many rounds, so
+    /// no round of the test has its round of the control to be paired
+    /// with, and there is no interval round by round.
+    Unpaired,
 }
 
 impl Reason {
     /// Every reason, in the order they are named.
-    pub const ALL: [Reason; 9] = [
+    pub const ALL: [Reason; 10] = [
         Reason::UnderGate,
         Reason::SecondSign,
         Reason::SecondUnderGate,
@@ -163,6 +176,7 @@ impl Reason {
         Reason::FewRounds,
         Reason::SpansZero,
         Reason::NoChange,
+        Reason::Unpaired,
     ];
 
     pub const fn bit(self) -> u16 {
@@ -201,6 +215,16 @@ pub struct Comparison {
     pub drift: f64,
     pub test_drift: f64,
     pub max_cv: f64,
+    /// The change in the points' unit, per pair: test value minus control
+    /// value.
+    pub delta: f64,
+    /// The spread of the control's boots' values (largest minus smallest;
+    /// 0 for one boot), per pair.
+    pub spread: f64,
+    /// At a gate in instructions: the change's 95% interval round by round
+    /// (`paired`), per pair; NaN throughout otherwise, or where the rounds
+    /// cannot be paired.
+    pub paired: Interval,
     /// `Reason` bits; 0 = CONFIRMED.
     pub reasons: u16,
 }
@@ -210,7 +234,22 @@ impl Comparison {
     /// smaller than the gate (not noise).
     pub fn clear_under_gate(&self) -> bool {
         let (under, spans) = (Reason::UnderGate.bit(), Reason::SpansZero.bit());
-        self.reasons & (under | spans | Reason::FewRounds.bit()) == under
+        let none = spans | Reason::FewRounds.bit() | Reason::Unpaired.bit();
+        self.reasons & (under | none) == under
+    }
+
+    /// Has `r` among its reasons.
+    pub fn has(&self, r: Reason) -> bool {
+        self.reasons & r.bit() != 0
+    }
+
+    /// Its figures could not be judged at all: a point of too few rounds,
+    /// rounds that cannot be paired (no interval to go by), or a point
+    /// that failed its checks.
+    pub fn unjudged(&self) -> bool {
+        [Reason::FewRounds, Reason::Unpaired, Reason::FailedChecks]
+            .iter()
+            .any(|&r| self.has(r))
     }
 }
 
@@ -346,6 +385,50 @@ fn intervals_of(means: [&[f64]; 2], within: Contrast) -> Intervals {
     }
 }
 
+/// The change round by round of the test group `t` against the control
+/// group `c`, per pair: round r of a group is the mean of its boots' round
+/// r (as its value is of its boots' values: `Boots`), the test's minus the
+/// control's is that round's change, and their mean and sample spread give
+/// Student's interval. Rounds of one basis (`b`: all, or all but the
+/// first); None when the points have not all as many rounds.
+pub fn paired(points: &[Point], c: &Group, t: &Group, b: usize) -> Option<Interval> {
+    let skip = (b == REST) as usize;
+    let n = points[c.points()[0]].rounds.len();
+    let all = c.points().iter().chain(t.points());
+    if all.clone().any(|&i| points[i].rounds.len() != n) {
+        return None;
+    }
+    let k = n.saturating_sub(skip);
+    let (bc, bt) = (boots(points, c, b), boots(points, t, b));
+    // Round r of a group: its points' round r, each weighing as in its
+    // group's value.
+    let round = |g: &Group, bs: &Boots, r: usize| -> f64 {
+        let points_r = g.points().iter().enumerate();
+        points_r
+            .map(|(j, &i)| bs.weight(j) * points[i].rounds[r])
+            .sum()
+    };
+    let mut d = [0f64; crate::stats::MAX_VALUES];
+    for (r, d) in d.iter_mut().enumerate().take(n).skip(skip) {
+        *d = round(t, &bt, r) - round(c, &bc, r);
+    }
+    let s = summarize(&d[skip..n]);
+    if k < 2 {
+        return Some(Interval {
+            low: f64::NAN,
+            high: f64::NAN,
+            df: f64::NAN,
+        });
+    }
+    let df = (k - 1) as f64;
+    let h = t975(df) * s.stddev / sqrt(k as f64);
+    Some(Interval {
+        low: s.mean - h,
+        high: s.mean + h,
+        df: if h == 0.0 { f64::NAN } else { df },
+    })
+}
+
 /// Which of a point's samples a figure uses: the primary basis (`second`
 /// false: all rounds, or drop-first with --drop-first) or the other one.
 pub fn basis(drop_first: bool, second: bool) -> usize {
@@ -371,7 +454,7 @@ pub fn compare(
     groups: &[Group],
     (base, test): (usize, usize),
     drop_first: bool,
-    gate: f64,
+    gate: Gate,
 ) -> Comparison {
     let (c, t) = (&groups[base], &groups[test]);
     let (b1, b2) = (basis(drop_first, false), basis(drop_first, true));
@@ -408,31 +491,51 @@ pub fn compare(
     let drift_c = bs[0].drift();
     // Each test fails on NaN (no drop-first with one round, ...).
     let few = reasons & Reason::FewRounds.bit() != 0;
-    let over = |v: f64| v.abs() >= gate;
     let one = bs[0].k < 2;
     // Identical values: no change to size up, which is the reason itself.
     let same = bs[1].value() == bs[0].value();
-    for (ok, bit) in [
-        (same || over(change), Reason::UnderGate.bit()),
-        (
-            same || few || second * change > 0.0,
-            Reason::SecondSign.bit(),
-        ),
-        (same || few || over(second), Reason::SecondUnderGate.bit()),
-        (one || drift_c.abs() < gate, Reason::Drift.bit()),
-        (!one, Reason::NoDrift.bit()),
-        // With a point of one round there is no interval to judge by: it
-        // is FewRounds that says so.
-        (
-            same || few || w.low > 0.0 || w.high < 0.0,
-            Reason::SpansZero.bit(),
-        ),
-        (!same, Reason::NoChange.bit()),
-    ] {
+    let delta = bs[1].value() - bs[0].value();
+    let control = bs[0].means().iter();
+    let spread = control.clone().fold(f64::NEG_INFINITY, |m, &v| m.max(v))
+        - control.fold(f64::INFINITY, |m, &v| m.min(v));
+    let nan = Interval {
+        low: f64::NAN,
+        high: f64::NAN,
+        df: f64::NAN,
+    };
+    let mut paired_iv = nan;
+    // Each check that fails adds its reason.
+    let mut check = |ok: bool, r: Reason| {
         if !ok {
-            reasons |= bit;
+            reasons |= r.bit();
+        }
+    };
+    match gate {
+        Gate::Pct(gate) => {
+            let over = |v: f64| v.abs() >= gate;
+            check(same || over(change), Reason::UnderGate);
+            check(same || few || second * change > 0.0, Reason::SecondSign);
+            check(same || few || over(second), Reason::SecondUnderGate);
+            check(one || drift_c.abs() < gate, Reason::Drift);
+            check(!one, Reason::NoDrift);
+            // With a point of one round there is no interval to judge by:
+            // it is FewRounds that says so.
+            check(
+                same || few || w.low > 0.0 || w.high < 0.0,
+                Reason::SpansZero,
+            );
+        }
+        Gate::Insn(gate) => {
+            let p = paired(points, c, t, b1);
+            paired_iv = p.unwrap_or(nan);
+            let clear = paired_iv.low > 0.0 || paired_iv.high < 0.0;
+            check(same || delta.abs() >= gate + spread, Reason::UnderGate);
+            // Rounds that cannot be paired have no interval: Unpaired says so.
+            check(same || few || p.is_none() || clear, Reason::SpansZero);
+            check(same || p.is_some(), Reason::Unpaired);
         }
     }
+    check(!same, Reason::NoChange);
     Comparison {
         base,
         test,
@@ -446,8 +549,40 @@ pub fn compare(
         drift: drift_c,
         test_drift: bs[1].drift(),
         max_cv,
+        delta,
+        spread,
+        paired: paired_iv,
         reasons,
     }
+}
+
+/// A label's locked instructions per pair, the kernel's and the user's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LockedPerPair {
+    pub kernel: f64,
+    pub user: f64,
+}
+
+/// The locked instructions per pair of group `g`: the mean of its boots'
+/// series lines, as its value is of its boots' values (`Boots`); None when
+/// some point of it did not count them (not counted, never 0) or has no
+/// cost lines that can be read.
+pub fn locked_of(pts: &[Point], g: &Group) -> Option<LockedPerPair> {
+    let b = boots(pts, g, ALL);
+    let mut l = LockedPerPair {
+        kernel: 0.0,
+        user: 0.0,
+    };
+    for (j, &i) in g.points().iter().enumerate() {
+        let Cost::Counted(counted) = pts[i].cost else {
+            return None;
+        };
+        let locked = counted.totals.locked?;
+        let per = b.weight(j) / counted.totals.pairs.max(1) as f64;
+        l.kernel += per * locked.kernel as f64;
+        l.user += per * locked.user as f64;
+    }
+    Some(l)
 }
 
 /// Every label of one command line compared with the control.
@@ -458,6 +593,19 @@ pub struct Analysis<'r, 'a> {
     n: usize,
     /// `cmps[t]`: group t against group 0 (t >= 1).
     cmps: [Comparison; MAX_POINTS],
+    /// `steps[t]`: group t against group t - 1 (t >= 1), the steps of a
+    /// series (`report --steps`).
+    steps: [Comparison; MAX_POINTS],
+    /// Each group's locked instructions per pair (`locked_of`).
+    locked: [Option<LockedPerPair>; MAX_POINTS],
+    /// What the points are, once: the tool behind them (or `mixed
+    /// tools`), the profile they name, whether they count instructions.
+    tool: &'static str,
+    profile: &'r [u8],
+    icount: bool,
+    /// At a boot's first point of a group, the points of that group that
+    /// share its boot, as bits (`shared`).
+    shared: [Option<u32>; MAX_POINTS],
 }
 
 impl<'r, 'a> Analysis<'r, 'a> {
@@ -469,16 +617,37 @@ impl<'r, 'a> Analysis<'r, 'a> {
             groups: [NO_GROUP; MAX_POINTS],
             n: 0,
             cmps: [Comparison::default(); MAX_POINTS],
+            steps: [Comparison::default(); MAX_POINTS],
+            locked: [None; MAX_POINTS],
+            tool: tool_of(points),
+            // `load` made sure the points name one profile, and all count
+            // instructions or none does.
+            profile: points
+                .iter()
+                .map(Point::profile)
+                .find(|p| !p.is_empty())
+                .unwrap_or(b""),
+            icount: points.first().is_some_and(Point::icount),
+            shared: [None; MAX_POINTS],
         };
         an.n = groups(args, &mut an.groups);
+        for g in &an.groups[..an.n] {
+            for &i in g.points() {
+                an.shared[i] = shared_at(points, g, i);
+            }
+        }
         for t in 1..an.n {
             an.cmps[t] = an.versus(0, t);
+            an.steps[t] = an.versus(t - 1, t);
+        }
+        for g in 0..an.n {
+            an.locked[g] = locked_of(points, &an.groups[g]);
         }
         an
     }
 
     /// Group `test` compared with group `base`.
-    pub fn versus(&self, base: usize, test: usize) -> Comparison {
+    fn versus(&self, base: usize, test: usize) -> Comparison {
         let a = self.args;
         compare(
             self.points,
@@ -499,6 +668,18 @@ impl<'r, 'a> Analysis<'r, 'a> {
         &self.cmps[1.min(self.n)..self.n]
     }
 
+    /// Every label but the first against the one before it, in order: the
+    /// steps of a series.
+    pub fn steps(&self) -> &[Comparison] {
+        &self.steps[1.min(self.n)..self.n]
+    }
+
+    /// Group `g`'s locked instructions per pair, when every point of it
+    /// counted them.
+    pub fn locked(&self, g: usize) -> Option<LockedPerPair> {
+        self.locked[g]
+    }
+
     /// The primary sample of point `i`.
     pub fn sample(&self, i: usize) -> &Sample {
         &self.points[i].s[basis(self.args.drop_first, false)]
@@ -506,41 +687,47 @@ impl<'r, 'a> Analysis<'r, 'a> {
 
     /// The tool behind every point, or `mixed tools`.
     pub fn tool(&self) -> &'static str {
-        let t = self.points[0].format.tool();
-        if self.points.iter().all(|p| p.format.tool() == t) {
-            t
-        } else {
-            "mixed tools"
-        }
+        self.tool
     }
 
-    /// The points were timed on QEMU TCG's instruction clock (`load`
-    /// made sure they all were, or none).
+    /// The points were timed on QEMU TCG's instruction clock.
     pub fn icount(&self) -> bool {
-        self.points.first().is_some_and(Point::icount)
+        self.icount
     }
 
-    /// The profile the points name (`load` made sure it is one).
+    /// The profile the points name.
     pub fn profile(&self) -> &'r [u8] {
-        self.points
-            .iter()
-            .map(Point::profile)
-            .find(|p| !p.is_empty())
-            .unwrap_or(b"")
+        self.profile
     }
 
-    /// The points of group `g` that share a boot, one mask of point
-    /// indices a shared boot, at that boot's first point `i` (None for
-    /// the others).
-    pub fn shared(&self, g: &Group, i: usize) -> Option<u32> {
-        let id = |j: usize| self.points[j].boot();
-        let mask = g
-            .points()
-            .iter()
-            .filter(|&&j| id(i).is_some() && id(j) == id(i))
-            .fold(0u32, |m, &j| m | 1 << j);
-        (mask.count_ones() > 1 && mask.trailing_zeros() as usize == i).then_some(mask)
+    /// The points of the group of point `i` that share its boot, as bits,
+    /// at that boot's first point (None for the others, and for a boot of
+    /// one point).
+    pub fn shared(&self, i: usize) -> Option<u32> {
+        self.shared[i]
     }
+}
+
+/// The tool behind every point, or `mixed tools`.
+fn tool_of(points: &[Point]) -> &'static str {
+    let t = points.first().map_or("", |p| p.format.tool());
+    if points.iter().all(|p| p.format.tool() == t) {
+        t
+    } else {
+        "mixed tools"
+    }
+}
+
+/// The points of group `g` that share a boot with point `i`, as bits, when
+/// `i` is that boot's first point of them and another shares it.
+fn shared_at(points: &[Point], g: &Group, i: usize) -> Option<u32> {
+    let id = |j: usize| points[j].boot();
+    let mask = g
+        .points()
+        .iter()
+        .filter(|&&j| id(i).is_some() && id(j) == id(i))
+        .fold(0u32, |m, &j| m | 1 << j);
+    (mask.count_ones() > 1 && mask.trailing_zeros() as usize == i).then_some(mask)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! exit code an unusable input gives under each: every reader and judge of
 //! points asks it here.
 
-use super::table::decimal;
+use crate::decimal;
 use crate::exit;
 
 /// Most files one compare reads.
@@ -18,18 +18,57 @@ pub const MAX_LABEL: usize = 12;
 /// (it was printed `the 0.000% gate`), and `1.2345` would be printed as
 /// 1.235 while a change of 1.2347 passed it.
 pub fn percent(v: &[u8]) -> Option<f64> {
-    let decimals = v
-        .iter()
-        .position(|&b| b == b'.')
-        .map_or(0, |dot| v.len() - dot - 1);
-    let pct = decimal(v).filter(|&p| p > 0.0 && p <= 100.0);
-    pct.filter(|_| decimals <= 3)
+    let pct = decimal::decimal(v, 3).ok();
+    pct.filter(|&p| p > 0.0 && p <= 100.0)
+}
+
+/// What a change must reach to be CONFIRMED: compare's gate in % (for
+/// time, and by default), or, for points that count instructions (QEMU's
+/// instruction clock), a gate in instructions per pair (`--gate-insn`:
+/// ab's gate, docs/ab.md).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Gate {
+    /// `--gate PCT`: |change| and |drop-first change| at least PCT% of
+    /// the control's value, of one sign, the control's drift under it,
+    /// the wider of the two intervals clear of 0.
+    Pct(f64),
+    /// `--gate-insn INSN`: |change| at least INSN instructions per pair
+    /// beyond the spread of the control's boots, and its 95% interval
+    /// round by round (each round of the test against the same round of
+    /// the control) clear of 0.
+    Insn(f64),
+}
+
+impl Gate {
+    /// The gate in %, NaN for a gate in instructions.
+    pub fn pct(self) -> f64 {
+        match self {
+            Gate::Pct(p) => p,
+            Gate::Insn(_) => f64::NAN,
+        }
+    }
+
+    /// The gate in instructions per pair, NaN for a gate in %.
+    pub fn insn(self) -> f64 {
+        match self {
+            Gate::Pct(_) => f64::NAN,
+            Gate::Insn(i) => i,
+        }
+    }
+}
+
+/// An instruction gate as `--gate-insn` takes it: a plain decimal above 0
+/// of at most three decimals (a figure is printed with three) and at most
+/// a million instructions per pair.
+pub fn instructions(v: &[u8]) -> Option<f64> {
+    let insn = decimal::decimal(v, 3).ok();
+    insn.filter(|&i| i > 0.0 && i <= 1e6)
 }
 
 /// The command line of `compare`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Args<'a> {
-    pub gate: f64,
+    pub gate: Gate,
     pub tsv: bool,
     pub drop_first: bool,
     /// `--mode M`: the series of a table of several (pollwake's) every
@@ -51,7 +90,7 @@ pub struct Args<'a> {
 impl Default for Args<'_> {
     fn default() -> Self {
         Args {
-            gate: crate::config::DEFAULT_GATE_PCT as f64,
+            gate: Gate::Pct(crate::config::DEFAULT_GATE_PCT as f64),
             tsv: false,
             drop_first: false,
             mode: None,
@@ -78,7 +117,7 @@ impl<'a> Args<'a> {
     /// commit cannot be judged) and 128 for a reference (stop the bisect).
     pub fn unusable(&self, i: usize) -> i32 {
         if self.bisect && self.label(i) == b"new" {
-            exit::BISECT_SKIP
+            exit::CANNOT_JUDGE
         } else {
             self.refused()
         }
@@ -124,6 +163,26 @@ mod tests {
             "",
         ] {
             assert_eq!(percent(v.as_bytes()), None, "{v}");
+        }
+    }
+
+    #[test]
+    fn an_instruction_gate_is_printed_as_it_is_applied() {
+        for (v, insn) in [("0.5", 0.5), ("2", 2.0), ("0.001", 0.001), ("1000000", 1e6)] {
+            assert_eq!(instructions(v.as_bytes()), Some(insn), "{v}");
+        }
+        for v in [
+            "0",
+            "0.0004",
+            "1.2345",
+            "1000000.5",
+            "-1",
+            ".5",
+            "5.",
+            "",
+            "1e3",
+        ] {
+            assert_eq!(instructions(v.as_bytes()), None, "{v}");
         }
     }
 }

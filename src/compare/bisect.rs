@@ -30,7 +30,7 @@ use super::analysis::Boots;
 use super::args::{Args, MAX_POINTS};
 use super::point::{Point, ALL};
 use super::words::Pct;
-use crate::exit::{self, fail, BISECT_SKIP as SKIP};
+use crate::exit::{self, fail, CANNOT_JUDGE as SKIP};
 use crate::render::{Clean, Dec};
 use crate::stats::{pct_change, sqrt, t975, Contrast};
 use crate::sys::out::Out;
@@ -61,13 +61,13 @@ pub fn step(a: &Args, pts: &[Point], out: &mut Out) -> i32 {
         k[side] += 1;
     }
     let (good, bad, new) = (&sides[0][..k[0]], &sides[1][..k[1]], sides[2][0]);
-    match judge(good, bad, new, a.gate) {
+    match judge(good, bad, new, a.gate.pct()) {
         Err(Abort::CloserThanGate(c)) => fail(
             a.refused(),
             format_args!(
                 "compare --bisect: the references are closer than the gate: bad vs good {}, gate {}%",
                 Pct(c),
-                Dec(a.gate, 3)
+                Dec(a.gate.pct(), 3)
             ),
         ),
         Ok(v) => {

@@ -5,8 +5,9 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
-use super::words::{noun, unit, Cv, GroupValue, Pct, Units};
-use crate::render::{Clean, Dec};
+use super::args::Gate;
+use super::words::{noun, unit, Cv, GroupValue, Pct, TheGate, Units};
+use crate::render::{Clean, Dec, Signed};
 
 /// The name of the other basis: the cross-check of the primary one.
 pub(super) fn second_name(r: &Analysis) -> &'static str {
@@ -40,6 +41,8 @@ fn basis_name(drop_first: bool) -> &'static str {
 pub(super) struct Wording {
     pub drop_first: bool,
     pub clear: bool,
+    /// The gate is in instructions per pair (`Gate::Insn`).
+    pub insn: bool,
 }
 
 /// Why a comparison is NOT CONFIRMED, `r` as the text says it.
@@ -47,6 +50,14 @@ pub(super) fn reason(w: &mut dyn Write, r: Reason, how: Wording) -> fmt::Result 
     // The cross-check's basis: drop-first, or with --drop-first all-rounds.
     let second = basis_name(!how.drop_first);
     match r {
+        Reason::UnderGate if how.insn && how.clear => {
+            w.write_str("|change| is under gate plus spread, though clear of 0")
+        }
+        Reason::UnderGate if how.insn => {
+            w.write_str("|change| is under the gate plus the control's spread")
+        }
+        Reason::SpansZero if how.insn => w.write_str("the 95% CI round by round includes 0"),
+        Reason::Unpaired => w.write_str("the points' rounds differ in number: none paired"),
         Reason::UnderGate if how.clear => {
             w.write_str("|change| is under the gate, though clear of zero")
         }
@@ -70,14 +81,15 @@ pub(super) fn reason(w: &mut dyn Write, r: Reason, how: Wording) -> fmt::Result 
 pub(super) fn verdict(r: &Analysis, c: &Comparison, w: &mut dyn Write, first: &str, sep: &str) {
     let _ = write!(
         w,
-        "{}CONFIRMED at the {}% gate{}",
+        "{}CONFIRMED at {}{}",
         if c.reasons == 0 { "" } else { "NOT " },
-        Dec(r.args.gate, 3),
+        TheGate(r.args.gate),
         if c.reasons == 0 { "" } else { ":" }
     );
     let how = Wording {
         drop_first: r.args.drop_first,
         clear: c.clear_under_gate(),
+        insn: matches!(r.args.gate, Gate::Insn(_)),
     };
     for (k, why) in Reason::of(c.reasons).enumerate() {
         let _ = w.write_str(if k == 0 { first } else { sep });
@@ -151,6 +163,16 @@ pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
             c.boots.1
         )
     };
+    if let Gate::Insn(_) = r.args.gate {
+        let _ = write!(
+            w,
+            "; {} {} beyond a control spread of {}, round by round ",
+            Signed(c.delta, 3),
+            unit(r.icount()).prose,
+            Dec(c.spread, 3)
+        );
+        super::text::paired_interval(r, c, w, true);
+    }
     let _ = write!(
         w,
         "; {} {}; control drift {}; max CV {}. Verdict: ",

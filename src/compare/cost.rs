@@ -34,8 +34,8 @@
 //! Limits (no heap): MAX_FUNCTIONS names a comparison, in a fixed hash
 //! table (`Sum`: SLOTS slots, 224 KiB of stack).
 
-use super::analysis::{boots, Analysis, Comparison, Group};
-use super::point::{fnv, Cost, Count, Key, Point, ALL, MAX_FUNCTIONS, TOO_MANY_FUNCTIONS};
+use super::analysis::{boots, locked_of, Analysis, Comparison, LockedPerPair};
+use super::point::{fnv, Cost, Count, Key, ALL, MAX_FUNCTIONS, TOO_MANY_FUNCTIONS};
 use super::table::uint;
 
 /// The hash table's slots: a quarter stays free, so a probe ends soon.
@@ -193,12 +193,6 @@ impl<'t> Sum<'t> {
         ([c.0, t.0], [c.1, t.1])
     }
 
-    /// Per side, the kernel's locked instructions per pair, when every
-    /// point of that side counted them.
-    pub fn side_locked(&self, side: usize) -> Option<f64> {
-        self.locked_sides[side].map(|l| l.kernel)
-    }
-
     /// The functions that moved by `threshold` or more, in all their
     /// instructions or in their locked ones.
     fn moved(&self) -> impl Iterator<Item = &Slot<'t>> {
@@ -242,35 +236,6 @@ impl Default for Sum<'_> {
     }
 }
 
-/// A label's locked instructions per pair, the kernel's and the user's.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LockedPerPair {
-    pub kernel: f64,
-    pub user: f64,
-}
-
-/// The locked instructions per pair of group `g`: the mean of its boots'
-/// series lines, as its value is of its boots' values (`Boots`); None when
-/// some point of it did not count them (not counted, never 0) or has no
-/// cost lines that can be read.
-pub fn locked_of(pts: &[Point], g: &Group) -> Option<LockedPerPair> {
-    let b = boots(pts, g, ALL);
-    let mut l = LockedPerPair {
-        kernel: 0.0,
-        user: 0.0,
-    };
-    for (j, &i) in g.points().iter().enumerate() {
-        let Cost::Counted(counted) = pts[i].cost else {
-            return None;
-        };
-        let locked = counted.totals.locked?;
-        let per = b.weight(j) / counted.totals.pairs.max(1) as f64;
-        l.kernel += per * locked.kernel as f64;
-        l.user += per * locked.user as f64;
-    }
-    Some(l)
-}
-
 /// The System.map a method line names (its `map_sha256=`; empty when it
 /// names none): one label, one kernel build. Its other words may differ
 /// (a counter that counted locked instructions beside one that did not:
@@ -290,14 +255,31 @@ fn same_counts(a: &[Count], b: &[Count]) -> bool {
             .all(|(x, y)| x.name == y.name && x.count == y.count)
 }
 
+/// A comparison's cost lines summed once (`sum`): what compare's text,
+/// the mail and ab's table show of it. `table` is None when no point of
+/// the comparison carries cost lines, else whether `sum` holds them or why
+/// not.
+pub struct Costs<'t> {
+    pub table: Option<Result<(), NoTable>>,
+    pub sum: Sum<'t>,
+}
+
+impl<'t> Costs<'t> {
+    /// Comparison `c`'s, summed.
+    pub fn of(an: &Analysis<'t, '_>, c: &Comparison) -> Costs<'t> {
+        let mut costs = Costs {
+            table: None,
+            sum: Sum::new(),
+        };
+        costs.table = sum(an, c, &mut costs.sum);
+        costs
+    }
+}
+
 /// Sums comparison `c`'s cost counts into `t`: None when no point of it
 /// carries cost lines, else whether they could be, or why not. The
 /// points of one label must name one System.map (`map`).
-pub fn sum<'t>(
-    an: &Analysis<'t, '_>,
-    c: &Comparison,
-    t: &mut Sum<'t>,
-) -> Option<Result<(), NoTable>> {
+fn sum<'t>(an: &Analysis<'t, '_>, c: &Comparison, t: &mut Sum<'t>) -> Option<Result<(), NoTable>> {
     let (pts, gs) = (an.points, an.groups());
     let sides = [&gs[c.base], &gs[c.test]];
     let carries = |i: &usize| pts[*i].cost != Cost::Absent;

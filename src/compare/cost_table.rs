@@ -14,7 +14,7 @@
 use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison};
-use super::cost::{sum, Locked, Sum};
+use super::cost::{Costs, Locked, Sum};
 use super::words::{cell, figure, nums, Align, Figure, LineNo, Long, PointsOf, WIDTH};
 use crate::render::{plural, wrap, Clean, Dec};
 use crate::sys::out::Out;
@@ -23,12 +23,14 @@ use crate::sys::out::Out;
 pub const MAX_ROWS: usize = 12;
 
 /// Where a section goes: compare's text (after a blank line; why there is
-/// no table in its place) or the mail (a blank line after it; why there
-/// is no table on stderr).
+/// no table in its place), the mail (a blank line after it; why there is
+/// no table on stderr), or ab's table (the rows alone, nothing where
+/// there is no table: its row's compare text says why).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Medium {
     Text,
     Mail,
+    Rows,
 }
 
 /// The locked column of a row: no such column (the points did not all
@@ -41,9 +43,9 @@ enum LockedCell {
     Change(f64),
 }
 
-/// The table of `t` (`labels`: control's, test's), rows and sentences,
-/// no line over WIDTH.
-fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
+/// The table of `t` (`labels`: control's, test's), rows and (unless
+/// `rows_only`) sentences, no line over WIDTH.
+fn table(t: &Sum, labels: [&[u8]; 2], rows_only: bool, out: &mut Out) {
     let locked = t.locked() == Locked::Counted;
     let column = |v: f64| {
         if locked {
@@ -118,6 +120,9 @@ fn table(t: &Sum, labels: [&[u8]; 2], out: &mut Out) {
         (p, point, "the point (timed)"),
     ] {
         row(out, Some(v[0]), v[1] - v[0], l, what);
+    }
+    if rows_only {
+        return;
     }
     let mut s = Long::new();
     let _ = write!(
@@ -210,15 +215,28 @@ fn row(out: &mut Out, control: Option<f64>, change: f64, locked: LockedCell, tex
     wrap(out, text, at, at + 2, WIDTH);
 }
 
-/// Where the cost went in comparison `c`, after `what` (the unit, `pair`
-/// or the mail's workload's): a lead and the table on `out`, or why
-/// there is none. Nothing when no point of `c` carries cost lines.
-pub fn section(an: &Analysis, c: &Comparison, what: &str, medium: Medium, out: &mut Out) {
-    let mut t = Sum::new();
-    let Some(r) = sum(an, c, &mut t) else {
+/// Where the cost went in comparison `c` (`costs`, its cost lines
+/// summed), after `what` (the unit, `pair` or the mail's workload's): a
+/// lead and the table on `out`, or why there is none. Nothing when no
+/// point of `c` carries cost lines.
+pub fn section(
+    an: &Analysis,
+    c: &Comparison,
+    costs: &Costs,
+    what: &str,
+    medium: Medium,
+    out: &mut Out,
+) {
+    let (Some(r), t) = (costs.table, &costs.sum) else {
         return;
     };
     let labels = [an.groups()[c.base].label(), an.groups()[c.test].label()];
+    if medium == Medium::Rows {
+        if r.is_ok() {
+            table(t, labels, true, out);
+        }
+        return;
+    }
     if medium == Medium::Text {
         out.bytes(b"\n");
     }
@@ -237,7 +255,7 @@ pub fn section(an: &Analysis, c: &Comparison, what: &str, medium: Medium, out: &
                  cost: lines):"
             );
             wrap(out, p.as_str(), 0, 0, WIDTH);
-            table(&t, labels, out);
+            table(t, labels, false, out);
             if medium == Medium::Mail {
                 out.bytes(b"\n");
             }
@@ -251,5 +269,6 @@ pub fn section(an: &Analysis, c: &Comparison, what: &str, medium: Medium, out: &
     match medium {
         Medium::Mail => crate::exit::warn(format_args!("report: {p}")),
         Medium::Text => wrap(out, p.as_str(), 0, 2, WIDTH),
+        Medium::Rows => {}
     }
 }

@@ -12,7 +12,7 @@
 use core::fmt;
 use core::ops::Deref;
 
-use super::args::{Args, MAX_POINTS};
+use super::args::{Args, Gate, MAX_POINTS};
 use super::point::{self, BootId, Count, CountRoom, Key, Point, ALL, MAX_ROUNDS};
 use super::table::{self, Detail, Refusal};
 use super::words::LineNo;
@@ -277,10 +277,14 @@ fn stop(code: i32, msg: fmt::Arguments<'_>) -> Stopped {
 pub struct Inputs {
     text: Mapping,
     counts: Mapping,
+    rounds: Mapping,
 }
 
 /// The bytes of the counts' room: every point's most.
 const COUNT_BYTES: usize = MAX_POINTS * CountRoom::PER_POINT * core::mem::size_of::<Count>();
+
+/// The bytes of the rounds' room: every point's most.
+const ROUND_BYTES: usize = MAX_POINTS * MAX_ROUNDS * core::mem::size_of::<f64>();
 
 /// Every point of a command line, read and checked against each other.
 pub struct Points<'t> {
@@ -323,6 +327,7 @@ impl Inputs {
         Ok(Inputs {
             text: map(MAX_INPUT_BYTES + 1)?,
             counts: map(COUNT_BYTES)?,
+            rounds: map(ROUND_BYTES)?,
         })
     }
 
@@ -337,6 +342,12 @@ impl Inputs {
         // room for `n` counts, ours alone while `self` is borrowed; the
         // room hands out only the counts written.
         let mut room = CountRoom::new(unsafe { core::slice::from_raw_parts_mut(counts, n) });
+        let rounds = self.rounds.ptr().cast::<f64>();
+        let n = self.rounds.len() / core::mem::size_of::<f64>();
+        // SAFETY: a private mapping, page-aligned (as an f64 needs), of
+        // room for `n` zeroed figures, ours alone while `self` is borrowed;
+        // each point takes its rounds' part of it once.
+        let mut kept = unsafe { core::slice::from_raw_parts_mut(rounds, n) };
         let mut values = [0f64; MAX_ROUNDS];
         let mut pts = [Point::default(); MAX_POINTS];
         let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
@@ -369,6 +380,9 @@ impl Inputs {
                     format_args!("{file}{}: {}{}", LineNo(b.line), b.why, After(&b.detail)),
                 )
             })?;
+            let (these, rest) = core::mem::take(&mut kept).split_at_mut(pts[i].s[ALL].s.n);
+            these.copy_from_slice(&values[..these.len()]);
+            (pts[i].rounds, kept) = (these, rest);
             if a.drop_first && pts[i].s[ALL].s.n < 2 {
                 let why = "1 round: --drop-first leaves none (it needs 2 or more)";
                 return Err(stop(a.unusable(i), format_args!("{file}: {why}")));
@@ -413,6 +427,11 @@ fn against_each_other(a: &Args, pts: &[Point], texts: &[&[u8]]) -> Result<(), St
                 file(d.first)
             ),
         ));
+    }
+    if let (Gate::Insn(_), Some(i)) = (a.gate, order.iter().find(|&&i| !pts[i].icount())) {
+        let why = "--gate-insn judges points that count instructions (timebase=icount), \
+                   not time: use --gate PCT";
+        return Err(stop(a.unusable(*i), format_args!("{}: {why}", file(*i))));
     }
     if let Some(i) = mixed_witness(pts, order) {
         let why = "a witnessed run beside plain ones (enabled tracepoints cost time: compare like with like)";

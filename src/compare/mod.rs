@@ -20,6 +20,7 @@
 //! failed its checks, 2 usage or unusable input (`FILE:LINE: reason`);
 //! `--bisect` speaks git bisect run's language instead (bisect.rs).
 
+mod ab;
 mod analysis;
 mod args;
 mod bisect;
@@ -33,8 +34,9 @@ mod table;
 mod text;
 mod words;
 
+pub use ab::{main as ab, Spec as AbSpec};
 pub use analysis::{intervals, Interval, Intervals};
-pub use args::{percent, Args, MAX_LABEL, MAX_POINTS};
+pub use args::{instructions, percent, Args, Gate, MAX_LABEL, MAX_POINTS};
 pub use mail::{main as report, Draft, MAX_LINK, MAX_LINKS, MAX_RE, MAX_TITLE};
 
 use crate::sys::out::Out;
@@ -58,7 +60,7 @@ fn compare(a: &Args, out: &mut Out) -> Result<i32, Stopped> {
     if a.tsv {
         text::tsv(&an, out);
     } else {
-        text::text(&an, out);
+        text::text(&an, None, out);
     }
     out.flush();
     Ok(pts.checked("compare", "not evidence (see the table)"))

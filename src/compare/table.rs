@@ -16,6 +16,7 @@
 //!
 //! Numbers are plain decimals (`180.078890`), read as bytes.
 
+use crate::decimal;
 use crate::stats::{summarize, Summary};
 
 /// Most measured rounds in one point (a run's `--rounds` limit).
@@ -464,41 +465,13 @@ impl<'v> Rounds<'v> {
 
 /// A decimal integer (at most 19 digits).
 pub fn uint(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 19 || !s.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(s.iter().fold(0, |v, &d| v * 10 + (d - b'0') as u64))
+    decimal::whole(s, decimal::U64_DIGITS).ok()
 }
 
 /// A non-negative plain decimal, `123` or `123.456`; digits past the 18th
 /// significant one are ignored (far below any printed precision).
 pub fn decimal(s: &[u8]) -> Option<f64> {
-    let dot = s.iter().position(|&b| b == b'.').unwrap_or(s.len());
-    let (mut m, mut scale, mut sig) = (0u64, 1f64, 0);
-    for (i, &d) in s.iter().enumerate() {
-        if i == dot {
-            continue;
-        }
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        if sig == 18 {
-            if i < dot {
-                return None; // an integer part this long is no ns/pair
-            }
-            continue;
-        }
-        m = m * 10 + (d - b'0') as u64;
-        sig += (m != 0) as u32;
-        if i > dot {
-            scale *= 10.0;
-        }
-    }
-    // Digits on both sides of a dot, if there is one.
-    if dot == 0 || dot + 1 == s.len() {
-        return None;
-    }
-    Some(m as f64 / scale)
+    decimal::decimal(s, decimal::UNBOUNDED).ok()
 }
 
 #[cfg(test)]

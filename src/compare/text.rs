@@ -5,26 +5,29 @@
 use core::fmt::{self, Write};
 
 use super::analysis::{Analysis, Comparison, Reason};
+use super::args::Gate;
 use super::claim::{few_rounds, second_name, sentence, verdict};
-use super::cost::{sum, Sum};
+use super::cost::Costs;
 use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
-    cell, noun, nums, spaces, spread, unit, Align, Cv, GroupValue, Long, Pct, PointsOf, Units,
-    ICOUNT, WIDTH,
+    cell, noun, nums, spaces, spread, unit, Align, Cv, GateValue, GroupValue, Long, Pct, PointsOf,
+    Units, ICOUNT, WIDTH,
 };
-use crate::render::{columns, plural, wrap, Clean, Clip, Dec, Line};
+use crate::render::{columns, plural, wrap, Clean, Clip, Dec, Line, Signed};
 use crate::sys::out::Out;
 
-/// The text report.
-pub fn text(r: &Analysis, out: &mut Out) {
+/// The text report. `given`: the cost lines of its one comparison,
+/// summed by the caller (ab, which shows them elsewhere too); else each
+/// comparison's are summed here, once.
+pub fn text(r: &Analysis, given: Option<&Costs>, out: &mut Out) {
     let a = r.args;
     let mut head = Line::new();
     let _ = write!(
         head,
-        "uring-repro compare: {} point(s), gate {}%, {}",
+        "uring-repro compare: {} point(s), gate {}, {}",
         a.n,
-        Dec(a.gate, 3),
+        GateValue(a.gate),
         if a.drop_first {
             "first round of each point dropped"
         } else {
@@ -82,7 +85,13 @@ pub fn text(r: &Analysis, out: &mut Out) {
     }
     for c in r.cmps() {
         comparison(r, c, out);
-        cost_table::section(r, c, "pair", Medium::Text, out);
+        match given {
+            Some(costs) => cost_table::section(r, c, costs, "pair", Medium::Text, out),
+            None => {
+                let costs = Costs::of(r, c);
+                cost_table::section(r, c, &costs, "pair", Medium::Text, out);
+            }
+        }
     }
     // The paragraph: composed whole, then wrapped.
     let mut para = Long::new();
@@ -162,9 +171,23 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
         )
     };
     field(out, "between-point", between.as_str());
+    if let Gate::Insn(_) = r.args.gate {
+        let short = unit(r.icount()).short;
+        let mut per = Long::new();
+        let _ = write!(
+            per,
+            "{} {short}, beyond a control spread\nof {} (its boots' values, largest minus smallest)",
+            Signed(c.delta, 3),
+            Dec(c.spread, 3)
+        );
+        field(out, "per pair", per.as_str());
+        let mut paired = Long::new();
+        paired_interval(r, c, &mut paired, false);
+        field(out, "round by round", paired.as_str());
+    }
     for g in [ctl, test] {
         for &i in g.points() {
-            if let Some(m) = r.shared(g, i) {
+            if let Some(m) = r.shared(i) {
                 // Up to 16 points: wrapped, as every line.
                 let mut line = Line::new();
                 let _ = write!(line, "{} (counted once)", PointsOf(m, false));
@@ -190,6 +213,40 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
     let sep = "\n                  ";
     verdict(r, c, out, sep, sep);
     out.bytes(b"\n");
+}
+
+/// The change's interval round by round (`Comparison::paired`), its ends
+/// and what it rests on: two lines of a field (`sentence` false), or the
+/// words of a sentence.
+pub(super) fn paired_interval(r: &Analysis, c: &Comparison, w: &mut dyn Write, sentence: bool) {
+    let p = &c.paired;
+    let k = c.rounds.1 / c.boots.1.max(1);
+    let (sep, open, close) = if sentence {
+        (", ", "(", ")")
+    } else {
+        ("\n", "", "")
+    };
+    let _ = if c.has(Reason::Unpaired) {
+        w.write_str("n/a (the points' rounds differ in number)")
+    } else if p.low.is_nan() {
+        write!(w, "n/a ({})", few_rounds(r))
+    } else if p.low == p.high {
+        write!(
+            w,
+            "{} exact {open}no spread{sep}every round's change alike, {k} rounds{close}",
+            Signed(p.low, 3)
+        )
+    } else {
+        let to = if sentence { " to " } else { " .. " };
+        let ci = if sentence { "95% CI" } else { " 95% CI" };
+        write!(
+            w,
+            "{}{to}{} {open}{ci}{sep}Student's t, df {}, {k} rounds paired{close}",
+            Signed(p.low, 3),
+            Signed(p.high, 3),
+            Dec(p.df, 0)
+        )
+    };
 }
 
 /// A field of a comparison: its name in the first 18 columns, then its
@@ -238,7 +295,7 @@ fn paragraph(r: &Analysis, w: &mut dyn Write) {
     }
     for g in r.groups() {
         for &i in g.points() {
-            if let (Some(m), Some(b)) = (r.shared(g, i), id(i)) {
+            if let (Some(m), Some(b)) = (r.shared(i), id(i)) {
                 let _ = write!(
                     w,
                     " {} share a boot ({}): counted once between points.",
@@ -288,7 +345,8 @@ within_ci95_low_pct\twithin_ci95_high_pct\twithin_df\tcontrol_rounds\ttest_round
 between_ci95_low_pct\tbetween_ci95_high_pct\tbetween_df\tall_rounds_pct\t\
 drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct\tbasis\t\
 confirmed\treasons\tcontrol_boots\ttest_boots\ttimebase\tcontrol_kernel_locked\t\
-test_kernel_locked\tkernel_locked_change";
+test_kernel_locked\tkernel_locked_change\tgate_insn\tdelta\tcontrol_spread\tpaired_ci95_low\t\
+paired_ci95_high\tpaired_df";
 
 /// The result summary as TSV.
 pub fn tsv(r: &Analysis, out: &mut Out) {
@@ -336,7 +394,7 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
                 c.drift,
                 c.test_drift,
                 c.max_cv,
-                r.args.gate,
+                r.args.gate.pct(),
             ],
             6,
         );
@@ -367,19 +425,18 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
         };
         let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
         tsv_nums(out, &[nan(control), nan(test), change], 6);
+        let p = &c.paired;
+        let insn = r.args.gate.insn();
+        tsv_nums(out, &[insn, c.delta, c.spread, p.low, p.high, p.df], 6);
         out.bytes(b"\n");
     }
 }
 
-/// The kernel's locked instructions per pair of comparison `c`'s sides,
-/// from their points' cost lines (cost.rs): None for a side not every
-/// point of which counted them, or when the lines cannot be diffed.
+/// The kernel's locked instructions per pair of comparison `c`'s sides
+/// (`Analysis::locked`): None for a side not every point of which counted
+/// them.
 fn locked(r: &Analysis, c: &Comparison) -> [Option<f64>; 2] {
-    let mut t = Sum::new();
-    match sum(r, c, &mut t) {
-        Some(Ok(())) => [t.side_locked(0), t.side_locked(1)],
-        _ => [None; 2],
-    }
+    [c.base, c.test].map(|g| r.locked(g).map(|l| l.kernel))
 }
 
 /// A reason as the TSV codes it.
@@ -394,6 +451,7 @@ fn code(r: Reason) -> &'static str {
         Reason::FewRounds => "few_rounds",
         Reason::SpansZero => "ci_includes_zero",
         Reason::NoChange => "no_change",
+        Reason::Unpaired => "unpaired",
     }
 }
 

@@ -6,6 +6,7 @@
 
 use core::fmt::{self, Write};
 
+use super::args::Gate;
 use crate::render::{columns, plural, unit_len, Dec, Signed, Text};
 use crate::stats::Summary;
 use crate::sys::out::Out;
@@ -35,6 +36,32 @@ impl fmt::Display for Pct {
             return f.write_str("n/a");
         }
         write!(f, "{}%", Signed(self.0, 3))
+    }
+}
+
+/// A gate as a sentence names it: `the 5.000% gate`, `the
+/// 0.500-instruction gate` (three decimals: the gate printed is the gate
+/// applied, `percent`).
+pub(super) struct TheGate(pub Gate);
+
+impl fmt::Display for TheGate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Gate::Pct(p) => write!(f, "the {}% gate", Dec(p, 3)),
+            Gate::Insn(i) => write!(f, "the {}-instruction gate", Dec(i, 3)),
+        }
+    }
+}
+
+/// A gate's value, as a heading gives it: `5.000%`, `0.500 insn/pair`.
+pub(super) struct GateValue(pub Gate);
+
+impl fmt::Display for GateValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Gate::Pct(p) => write!(f, "{}%", Dec(p, 3)),
+            Gate::Insn(i) => write!(f, "{} insn/pair", Dec(i, 3)),
+        }
     }
 }
 

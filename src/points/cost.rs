@@ -57,7 +57,7 @@ pub struct Names<'a> {
 /// `points: FILE: WHY`, exit 125.
 pub(super) fn refuse(file: &[u8], why: fmt::Arguments) -> Exit {
     let file = Clean(file);
-    Exit::new(exit::NO_REPORT, format_args!("points: {file}: {why}"))
+    Exit::new(exit::CANNOT_JUDGE, format_args!("points: {file}: {why}"))
 }
 
 /// `key=value` words of `line` from its word `from` (0 the first) on: the
@@ -193,7 +193,9 @@ pub fn check<'t>(
     }
     let header = counts.split(|&b| b == b'\n').next().unwrap_or(b"");
     if header.starts_with(OLDER) {
-        return Err(fail(format_args!("counts of an older counter (no run sections, no locked instructions): boot again with this one")));
+        let why = "counts of an older counter (no run sections, no locked instructions): \
+            boot again with this one";
+        return Err(fail(format_args!("{why}")));
     }
     if !header.starts_with(HEADER) {
         return Err(fail(format_args!("not the cost counter's output")));
@@ -438,7 +440,10 @@ impl fmt::Display for Told<'_> {
         let run = Clean(self.run);
         write!(f, "run {run}: ")?;
         match self.w {
-            Wrong::NoWindows => f.write_str("the counter saw no measured round (the guest binary has no markers: an older uring-repro, or not an x86_64 build?)"),
+            Wrong::NoWindows => f.write_str(
+                "the counter saw no measured round (the guest binary has no markers: an older \
+                 uring-repro, or not an x86_64 build?)",
+            ),
             Wrong::Unpaired(u, o) => write!(
                 f,
                 "the markers did not pair up (unbalanced={} open_at_end={})",

@@ -41,6 +41,7 @@ mod publish;
 
 use core::fmt::{self, Write};
 
+use crate::decimal;
 use crate::exit::{self, Exit};
 use crate::render::{Bytes, Clean, Text};
 use crate::sha256::{Hex, Sha256};
@@ -147,7 +148,7 @@ fn no_verdict(console: &[u8], dest: &[u8], timed_out: Option<u32>, text: &[u8]) 
             ),
         ),
         None => exit::fail(
-            exit::NO_REPORT,
+            exit::CANNOT_JUDGE,
             format_args!(
                 "points: {c}: no report came back (no `uring-repro: exit N` line); {d} not written"
             ),
@@ -175,9 +176,9 @@ struct Code(u64);
 
 impl Code {
     fn of(digits: &[u8]) -> Code {
-        Code(digits.iter().fold(0u64, |v, &d| {
-            v.saturating_mul(10).saturating_add((d - b'0') as u64)
-        }))
+        // Digits past a u64 stay at its largest (the shell's exit takes
+        // the low 8 bits of what it can read).
+        Code(decimal::whole(digits, decimal::UNBOUNDED).unwrap_or(u64::MAX))
     }
 
     /// The exit status it makes (its low 8 bits, as the shell's `exit`).
@@ -221,7 +222,7 @@ impl<'a> Boot<'a> {
     fn nothing(&self, what: fmt::Arguments) -> Exit {
         let (c, d) = (Clean(self.console), Clean(self.dest));
         let code = match Code::of(self.verdict) {
-            Code(0) => exit::NO_REPORT,
+            Code(0) => exit::CANNOT_JUDGE,
             c => c.exit(),
         };
         Exit::new(
@@ -342,7 +343,10 @@ impl Made<'_> {
         let banner = point.split(|&b| b == b'\n').next().unwrap_or(b"");
         if self.icount && !says_icount(banner) {
             let name = Clean(name);
-            return Err(Exit::new(exit::NO_REPORT, format_args!("points: {name}: not written: the booted binary's banner does not say timebase=icount (it predates URING_REPRO_TIMEBASE?): its point would read as wall time")));
+            let why = "the booted binary's banner does not say timebase=icount (it predates \
+                URING_REPRO_TIMEBASE?): its point would read as wall time";
+            let why = format_args!("points: {name}: not written: {why}");
+            return Err(Exit::new(exit::CANNOT_JUDGE, why));
         }
         let Some(counts_name) = cost.counts else {
             return Ok(None);
@@ -493,7 +497,11 @@ fn file_sha256(path: &[u8]) -> Result<[u8; 32], Exit> {
 fn map_sha256(path: &[u8]) -> Result<Text<64>, Exit> {
     let m = Clean(path);
     let (map, len) = read_whole(path).map_err(|_| {
-        Exit::new(exit::USAGE, format_args!("points: --map: not a readable file: {m} (the System.map of the kernel booted: build-kernel.sh keeps it beside the image)"))
+        let why = "the System.map of the kernel booted: build-kernel.sh keeps it beside the image";
+        Exit::new(
+            exit::USAGE,
+            format_args!("points: --map: not a readable file: {m} ({why})"),
+        )
     })?;
     // SAFETY: a private mapping of more than `len` bytes, ours alone.
     let text = unsafe { core::slice::from_raw_parts(map.ptr(), len) };
@@ -502,13 +510,22 @@ fn map_sha256(path: &[u8]) -> Result<Text<64>, Exit> {
     if lines()
         .any(|l| hex16(l, |&b| b == b'f') && l[16..].starts_with(b" B The real System.map is in"))
     {
-        return Err(Exit::new(exit::USAGE, format_args!("points: --map: {m} is the placeholder Debian's kernel packages ship (the real map is in the -dbg package); the kernel's own build writes System.map at the top of its object directory")));
+        let why = "is the placeholder Debian's kernel packages ship (the real map is in the -dbg \
+            package); the kernel's own build writes System.map at the top of its object directory";
+        return Err(Exit::new(
+            exit::USAGE,
+            format_args!("points: --map: {m} {why}"),
+        ));
     }
     let lower_hex = |b: &u8| b.is_ascii_digit() || (b'a'..=b'f').contains(b);
     let text_symbol =
         |l: &[u8]| hex16(l, lower_hex) && matches!(&l[16..], [b' ', b'T' | b't', b' ', ..]);
     if !lines().any(text_symbol) {
-        return Err(Exit::new(exit::USAGE, format_args!("points: --map: {m} has no x86_64 text symbols (not a System.map of a 64-bit kernel?)")));
+        let why = "has no x86_64 text symbols (not a System.map of a 64-bit kernel?)";
+        return Err(Exit::new(
+            exit::USAGE,
+            format_args!("points: --map: {m} {why}"),
+        ));
     }
     let mut h = Sha256::default();
     h.update(text);

@@ -12,6 +12,7 @@
 use core::cmp::Ordering;
 use core::fmt::{self, Write};
 
+use crate::decimal::{self, Refused};
 use crate::render::Text;
 
 /// Where the number `s` starts with lies, after blanks: (start, end),
@@ -33,11 +34,13 @@ fn prefix(s: &[u8]) -> (usize, usize) {
 /// which it stays at u64::MAX, rounded once to a double).
 pub fn value(s: &[u8]) -> f64 {
     let (start, end) = prefix(s);
-    let negative = s.get(start) == Some(&b'-');
-    let digits = s[start..end].iter().filter(|b| b.is_ascii_digit());
-    let n = digits.fold(0u64, |v, &d| {
-        v.saturating_mul(10).saturating_add((d - b'0') as u64)
-    });
+    let (negative, number) = (s.get(start) == Some(&b'-'), &s[start..end]);
+    let digits = number.strip_prefix(b"-").or(number.strip_prefix(b"+"));
+    let n = match decimal::whole(digits.unwrap_or(number), decimal::UNBOUNDED) {
+        Ok(n) => n,
+        Err(Refused::TooLarge) => u64::MAX,
+        Err(_) => 0,
+    };
     if negative {
         -(n as f64)
     } else {

@@ -1,5 +1,5 @@
-//! A directory's entries (getdents64), and what this crate reads that way:
-//! the threads of this process, `/proc/self/task`.
+//! A directory's entries (getdents64): the witness reads the threads of
+//! this process that way, the names in `/proc/self/task`.
 
 use core::ffi::CStr;
 
@@ -46,31 +46,12 @@ pub fn entries(path: &CStr, f: &mut dyn FnMut(&[u8])) -> SysResult<()> {
     }
 }
 
-/// Calls `f` with the thread id of each thread of this process.
-pub fn threads(f: &mut dyn FnMut(u32)) -> SysResult<()> {
-    entries(c"/proc/self/task", &mut |name| {
-        // Every entry but "." and ".." is a thread id.
-        if !name.is_empty() && name.iter().all(u8::is_ascii_digit) {
-            f(name
-                .iter()
-                .fold(0, |n: u32, &d| n.wrapping_mul(10) + (d - b'0') as u32));
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_threads_of_this_process_include_the_process_itself() {
-        let (mut all, mut us) = (0, false);
-        threads(&mut |tid| {
-            all += 1;
-            us |= tid == super::super::getpid();
-        })
-        .unwrap();
-        assert!(us && all >= 1, "{all} threads");
+    fn a_directory_lists_every_entry_and_a_file_is_no_directory() {
         let mut names = Vec::new();
         entries(c"/proc/self", &mut |n| names.push(n.to_vec())).unwrap();
         for want in [&b"."[..], b"..", b"task", b"status"] {

@@ -18,6 +18,7 @@ pub mod nr {
     pub const READ: usize = 63;
     pub const WRITE: usize = 64;
     pub const PIPE2: usize = 59;
+    pub const MEMFD_CREATE: usize = 279;
     pub const GETDENTS64: usize = 61;
     pub const PREAD64: usize = 67;
     pub const NEWFSTATAT: usize = 79;

@@ -385,6 +385,14 @@ pub fn clock_gettime_syscall(clock: i32, ts: &mut uapi::KernelTimespec) -> SysRe
     Errno::result(raw).map(|_| ())
 }
 
+/// memfd_create(name, MFD_CLOEXEC): a file in memory, which goes with its
+/// last descriptor (text kept until it can be written where it belongs).
+pub fn memfd(name: &CStr) -> SysResult<Fd> {
+    // SAFETY: name is NUL-terminated; the kernel only reads it.
+    let raw = unsafe { syscall2(nr::MEMFD_CREATE, name.as_ptr() as usize, uapi::MFD_CLOEXEC) };
+    Errno::result(raw).map(|fd| Fd::from_raw(fd as i32))
+}
+
 /// mkdirat(AT_FDCWD, path, mode).
 pub fn mkdir(path: &CStr, mode: u32) -> SysResult<()> {
     // SAFETY: path is NUL-terminated (CStr) and outlives the call.

@@ -304,6 +304,8 @@ pub const AT_SYMLINK_NOFOLLOW: u32 = 0x100;
 /// renameat2(2): fail with EEXIST rather than replace the target.
 pub const RENAME_NOREPLACE: u32 = 1;
 pub const O_CLOEXEC: u32 = 0o2000000;
+/// memfd_create: closed across execve.
+pub const MFD_CLOEXEC: usize = 1;
 /// lseek(2): the offset is from the start of the file.
 pub const SEEK_SET: u32 = 0;
 /// lseek(2): the offset is from the end of the file.

@@ -58,6 +58,7 @@ pub mod nr {
     pub const RENAMEAT2: usize = 316;
     pub const PIPE2: usize = 293;
     pub const SOCKETPAIR: usize = 53;
+    pub const MEMFD_CREATE: usize = 319;
     pub const GETDENTS64: usize = 217;
     pub const SCHED_SETSCHEDULER: usize = 144;
     pub const SCHED_GETSCHEDULER: usize = 145;

@@ -31,6 +31,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 pub use parse::Tally;
 use parse::{LineSplitter, MAX_NAMES};
 
+use crate::decimal::{self, Refused, UNBOUNDED};
 use crate::render::{Bytes, Line, Text, TEXT_MAX};
 use crate::sys::uapi::{O_RDONLY, O_TRUNC, O_WRONLY};
 use crate::sys::{self, CPath, Errno};
@@ -147,6 +148,17 @@ fn scan(p: fmt::Arguments<'_>, f: &mut dyn FnMut(Option<&[u8]>)) -> Result<(), E
     }
     lines.finish(f);
     Ok(())
+}
+
+/// Calls `f` with the thread id of each thread of this process: every
+/// entry of /proc/self/task but "." and "..".
+fn threads(f: &mut dyn FnMut(u32)) -> Result<(), Errno> {
+    sys::dir::entries(c"/proc/self/task", &mut |name| {
+        let tid = decimal::whole(name, UNBOUNDED).ok();
+        if let Some(tid) = tid.and_then(|n| u32::try_from(n).ok()) {
+            f(tid);
+        }
+    })
 }
 
 /// The cause of a refusal: what failed and how.
@@ -357,7 +369,7 @@ impl Instance {
     /// Adds every thread of the process to the instance's PID lists.
     fn follow_threads(&self) -> Result<(), Line> {
         let mut followed = Ok(());
-        let listed = sys::dir::threads(&mut |tid| {
+        let listed = threads(&mut |tid| {
             if tid == self.pid || followed.is_err() {
                 return;
             }
@@ -391,15 +403,14 @@ impl Instance {
             let r = scan(format_args!("{dir}/per_cpu/cpu{c}/stats"), &mut |l| {
                 let Some(l) = l else { return };
                 for key in [&b"overrun: "[..], b"dropped events: "] {
-                    if let Some(v) = l.strip_prefix(key) {
-                        lost += v.iter().fold(0u64, |n, &d| {
-                            if d.is_ascii_digit() {
-                                n.saturating_mul(10).saturating_add((d - b'0') as u64)
-                            } else {
-                                n
-                            }
-                        });
-                    }
+                    // A count the kernel prints with %ld: one that is no
+                    // number counts none, one past u64 counts all.
+                    let n = match l.strip_prefix(key).map(|v| decimal::whole(v, UNBOUNDED)) {
+                        Some(Ok(n)) => n,
+                        Some(Err(Refused::TooLarge)) => u64::MAX,
+                        _ => 0,
+                    };
+                    lost = lost.saturating_add(n);
                 }
             });
             if r == Err(Errno::ENOENT) {

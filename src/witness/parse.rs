@@ -15,6 +15,8 @@
 //! unparsed (and fails the witness: an event we cannot read is not
 //! counted quietly).
 
+use crate::decimal::{self, U64_DIGITS};
+
 /// Most distinct names (opcodes, functions) a tally keeps apart.
 pub const MAX_NAMES: usize = 16;
 /// Longest name kept (longer ones are cut: kernel symbols fit).
@@ -121,7 +123,7 @@ impl Results {
 
 /// What one trace line is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Line<'a> {
+pub enum TraceLine<'a> {
     /// A header or an empty line.
     Comment,
     /// `CPU:N [LOST M EVENTS]`: M events the buffer could not keep.
@@ -152,20 +154,15 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// A count, a CPU, a timestamp's part: at most 19 digits.
 fn digits(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 19 || !s.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(s.iter().fold(0u64, |v, &d| v * 10 + (d - b'0') as u64))
+    decimal::whole(s, U64_DIGITS).ok()
 }
 
+/// A CQE's res: an i32, `-` before it or none.
 fn signed(s: &[u8]) -> Option<i32> {
-    let (neg, s) = match s.first() {
-        Some(b'-') => (true, &s[1..]),
-        _ => (false, s),
-    };
-    let v = digits(s).filter(|&v| v <= i32::MAX as u64 + neg as u64)? as i64;
-    Some(if neg { -v } else { v } as i32)
+    let v = decimal::signed(s, U64_DIGITS).ok()?;
+    i32::try_from(v).ok()
 }
 
 /// The value after `key` up to the next `,` (or the end).
@@ -234,10 +231,10 @@ fn is_symbol(s: &[u8]) -> bool {
 }
 
 /// Reads one line (without its newline).
-pub fn line(l: &[u8]) -> Line<'_> {
+pub fn line(l: &[u8]) -> TraceLine<'_> {
     let l = l.strip_suffix(b"\r").unwrap_or(l);
     if l.iter().all(|&b| b == b' ') || l.first() == Some(&b'#') {
-        return Line::Comment;
+        return TraceLine::Comment;
     }
     if l.starts_with(b"CPU:") {
         let lost = find(l, b"[LOST ").and_then(|at| {
@@ -245,38 +242,38 @@ pub fn line(l: &[u8]) -> Line<'_> {
             let end = rest.iter().position(|&b| b == b' ')?;
             digits(&rest[..end])
         });
-        return lost.map_or(Line::Unparsed, Line::Lost);
+        return lost.map_or(TraceLine::Unparsed, TraceLine::Lost);
     }
     let Some((cpu, rest)) = cpu_field(l) else {
-        return Line::Unparsed;
+        return TraceLine::Unparsed;
     };
     let Some(b) = body(rest) else {
-        return Line::Unparsed;
+        return TraceLine::Unparsed;
     };
     if let Some(f) = b.strip_prefix(b"io_uring_submit_req: ") {
         return match field(f, b"opcode ") {
-            Some(op) if !op.is_empty() => Line::Submit { cpu, opcode: op },
-            _ => Line::Unparsed,
+            Some(op) if !op.is_empty() => TraceLine::Submit { cpu, opcode: op },
+            _ => TraceLine::Unparsed,
         };
     }
     if let Some(f) = b.strip_prefix(b"io_uring_complete: ") {
         return match field(f, b"result ").and_then(signed) {
-            Some(res) => Line::Complete { cpu, res },
-            None => Line::Unparsed,
+            Some(res) => TraceLine::Complete { cpu, res },
+            None => TraceLine::Unparsed,
         };
     }
     if b.starts_with(b"io_uring_queue_async_work: ") {
-        return Line::AsyncWork { cpu };
+        return TraceLine::AsyncWork { cpu };
     }
     if b.starts_with(b"io_uring_cqe_overflow: ") {
-        return Line::Overflow { cpu };
+        return TraceLine::Overflow { cpu };
     }
     match find(b, b" <-") {
-        Some(at) if is_symbol(&b[..at]) => Line::Function {
+        Some(at) if is_symbol(&b[..at]) => TraceLine::Function {
             cpu,
             name: &b[..at],
         },
-        _ => Line::Unparsed,
+        _ => TraceLine::Unparsed,
     }
 }
 
@@ -325,12 +322,12 @@ impl Tally {
     /// Counts one line of a trace of a run pinned to `pinned`.
     pub fn add_line(&mut self, l: &[u8], pinned: u32) {
         let cpu = match line(l) {
-            Line::Comment => return,
-            Line::Lost(n) => {
+            TraceLine::Comment => return,
+            TraceLine::Lost(n) => {
                 self.lost += n;
                 return;
             }
-            Line::Unparsed => {
+            TraceLine::Unparsed => {
                 if self.unparsed == 0 {
                     let n = l.len().min(self.first_unparsed.len());
                     self.first_unparsed[..n].copy_from_slice(&l[..n]);
@@ -339,24 +336,24 @@ impl Tally {
                 self.unparsed += 1;
                 return;
             }
-            Line::Submit { cpu, opcode } => {
+            TraceLine::Submit { cpu, opcode } => {
                 self.submits.add(opcode, 1);
                 cpu
             }
-            Line::Complete { cpu, res } => {
+            TraceLine::Complete { cpu, res } => {
                 self.completions += 1;
                 self.results.add(res);
                 cpu
             }
-            Line::AsyncWork { cpu } => {
+            TraceLine::AsyncWork { cpu } => {
                 self.async_work += 1;
                 cpu
             }
-            Line::Overflow { cpu } => {
+            TraceLine::Overflow { cpu } => {
                 self.overflow += 1;
                 cpu
             }
-            Line::Function { cpu, name } => {
+            TraceLine::Function { cpu, name } => {
                 self.functions.add(name, 1);
                 cpu
             }

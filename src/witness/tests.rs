@@ -166,3 +166,14 @@ fn the_buffer_holds_every_record_rounded_up_with_room_to_spare() {
     // An event took about 67 bytes on 6.18: a million of them fit.
     assert!(kb(1_000_000, 0) - 512 >= 1_000_000 * 67 / 1024);
 }
+
+#[test]
+fn the_threads_of_this_process_include_the_process_itself() {
+    let (mut all, mut us) = (0, false);
+    threads(&mut |tid| {
+        all += 1;
+        us |= tid == sys::getpid();
+    })
+    .unwrap();
+    assert!(us && all >= 1, "{all} threads");
+}

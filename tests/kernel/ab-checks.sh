@@ -34,13 +34,21 @@ readonly AB_RUN=(--cycles 64 --rounds 5 --warmups 1)
 # ab-NAME.log, its directory $WORK/ab-NAME; AB_RC its exit code.
 AB_RC=0
 ab() {
-	local name=$1 t0
+	local name=$1 t0 try
 	shift
 	t0=$(now)
-	AB_RC=0
-	"$REPO/scripts/ab.sh" "$@" -o "$WORK/ab-$name" --cache "$ROOT/ab-$name" --jobs "$JOBS" \
-		--bin "$BIN" --timeout "$TIMEOUT" -- "${AB_RUN[@]}" >"$WORK/ab-$name.txt" \
-		2>"$WORK/ab-$name.log" || AB_RC=$?
+	for try in 1 2; do
+		AB_RC=0
+		"$REPO/scripts/ab.sh" "$@" -o "$WORK/ab-$name" --cache "$ROOT/ab-$name" --jobs "$JOBS" \
+			--bin "$BIN" --timeout "$TIMEOUT" -- "${AB_RUN[@]}" >"$WORK/ab-$name.txt" \
+			2>"$WORK/ab-$name.log" || AB_RC=$?
+		# A cache an older ab.sh left (of another layout) is refused, named: it goes, and
+		# the run starts again from the trees' objects.
+		((AB_RC == 2 && try == 1)) && grep -q 'holds copies an older ab.sh made' "$WORK/ab-$name.log" ||
+			break
+		note "ab $name: the cache of an older ab.sh removed ($ROOT/ab-$name)"
+		rm -rf "$ROOT/ab-$name"
+	done
 	timed "ab $name" "$(since "$t0")"
 	note "ab $name: exit $AB_RC, $(awk -F'\t' '$10 == "moved" { n++ } END { print n + 0 }' \
 		"$WORK/ab-$name/ab.tsv" 2>/dev/null) rows moved"
@@ -49,15 +57,8 @@ ab() {
 # ab_rows NAME VERDICT: the rows of NAME's table with that verdict, one a line.
 ab_rows() { awk -F'\t' -v v="$2" 'NR > 1 && $10 == v { print $1 }' "$WORK/ab-$1/ab.tsv"; }
 
-# row_about NAME ROW: the about= words of the row's series (its `# series:` line, in the
-# base's point of its item).
-row_about() {
-	local item=${2%%/*} mode=""
-	[[ $item == "$2" ]] || mode=${2#*/}
-	awk -v mode="$mode" '/^# series: / && (mode == "" || index($0 " ", " mode=" mode " ")) {
-			s = $0; sub(/.* about="/, "", s); sub(/".*/, "", s); print s; exit }' \
-		"$WORK/ab-$1/base-1/${item//:/-}.txt"
-}
+# row_about NAME ROW: the workload of the row in kernel words (ab.tsv's about column).
+row_about() { field "$WORK/ab-$1/ab.tsv" about "$2"; }
 
 # ab_field NAME ROW COLUMN: COLUMN (by its header name) of ROW in NAME's ab.tsv.
 ab_field() { field "$WORK/ab-$1/ab.tsv" "$3" "$2"; }

@@ -74,7 +74,8 @@ summary() {
 
 # work_dir KEEP NAME: WORK, the run's directory: KEEP (a new_dir option's value: made, kept)
 # when given, else SCRATCH; and the lifetime begun (common.sh): SCRATCH goes and the
-# children stop however the script ends, and Ctrl-C, SIGTERM or SIGHUP end it with 130.
+# children stop however the script ends, and Ctrl-C, SIGTERM or SIGHUP end it with 130
+# (not Ctrl-C when it started with SIGINT ignored: common.sh, "Lifetime").
 # shellcheck disable=SC2034 # WORK: for the sourcing script
 work_dir() {
 	lifetime_begin "$2" || exit 1

@@ -15,6 +15,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+use crate::utils::signals::default_signals;
 use crate::utils::{skip, Run, Scratch, BIN};
 
 pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
@@ -141,15 +142,25 @@ impl Box {
         listing(&self.dir.join("tmp"))
     }
 
-    /// `script` (as run_in takes it) with `args` started in `cwd` in a
-    /// process group of its own (as a shell starts a foreground job), stdout
-    /// and stderr to files of the box (`NAME.out`, `NAME.err`).
+    /// `script` (as run_in takes it) with `args` started in `cwd` as a
+    /// terminal's shell starts a foreground job: in a process group of its
+    /// own, the signals a test sends at their defaults, whatever this test
+    /// process inherited (signals::default_signals); stdout and stderr to
+    /// files of the box (`NAME.out`, `NAME.err`).
     pub fn start(&self, cwd: &Path, name: &str, script: &str, args: &[&str]) -> Child {
+        self.command(cwd, name, script, args)
+            .spawn()
+            .expect("spawn the script")
+    }
+
+    /// What `start` spawns, to change before it does.
+    pub fn command(&self, cwd: &Path, name: &str, script: &str, args: &[&str]) -> Command {
         use std::os::unix::process::CommandExt;
         let out = fs::File::create(self.dir.join(format!("{name}.out"))).unwrap();
         let err = fs::File::create(self.dir.join(format!("{name}.err"))).unwrap();
         let (sh, path) = script_argv(script);
-        Command::new(sh)
+        let mut c = Command::new(sh);
+        default_signals(&mut c)
             .arg(path)
             .args(args)
             .current_dir(cwd)
@@ -157,9 +168,8 @@ impl Box {
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
-            .process_group(0)
-            .spawn()
-            .expect("spawn the script")
+            .process_group(0);
+        c
     }
 
     /// The report as an icount run prints it: `timebase=icount` on its

@@ -1,14 +1,17 @@
 //! What the integration tests share: the built binary run to its end, a
-//! loud skip that CI turns into a failure, a scratch directory, and readers
-//! for the binary's output (`key=value` lines, the table, the `--tsv` file).
+//! loud skip that CI turns into a failure, a scratch directory, readers
+//! for the binary's output (`key=value` lines, the table, the `--tsv` file),
+//! and the signal dispositions a process a test signals starts with
+//! (signals.rs).
 
 // Each test file is its own crate and uses only some of these.
 #![allow(dead_code)]
 
 pub mod cost;
 pub mod draft;
+pub mod signals;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -55,9 +58,10 @@ pub fn run_env(var: &str, value: Option<&str>, args: &[&str]) -> Run {
     c.output().expect("spawn uring-repro").into()
 }
 
-/// Starts the binary with `args`, stdout and stderr piped.
+/// Starts the binary with `args`, stdout and stderr piped, and the
+/// signals a test sends it at their defaults (signals::default_signals).
 pub fn spawn(args: &[&str]) -> Child {
-    Command::new(BIN)
+    signals::default_signals(&mut Command::new(BIN))
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -250,6 +254,16 @@ pub fn tsv_rows(path: &Path) -> Vec<HashMap<String, String>> {
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect()
         })
+        .collect()
+}
+
+/// A TSV's rows (`tsv_rows`) by the value of their column `key`, each a
+/// map of column name to value (in order of names, so that rows compare
+/// column by column).
+pub fn tsv_by(path: &Path, key: &str) -> BTreeMap<String, BTreeMap<String, String>> {
+    tsv_rows(path)
+        .into_iter()
+        .map(|row| (row[key].clone(), row.into_iter().collect()))
         .collect()
 }
 

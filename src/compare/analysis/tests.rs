@@ -1,7 +1,7 @@
 //! compare's maths and groups against hand-computed values.
 
 use super::*;
-use crate::compare::Args;
+use crate::compare::{Args, Gate};
 use crate::stats::summarize;
 
 /// The arguments of `compare` with these labels (the files' names do
@@ -83,7 +83,7 @@ fn sandwich_hand_computed() {
     ];
     let a = args(&["A", "B", "A"]);
     let gs = groups_of(&a);
-    let c = compare(&pts, &gs, (0, 1), false, 5.0);
+    let c = compare(&pts, &gs, (0, 1), false, Gate::Pct(5.0));
     assert!(close(c.control, 100.5) && close(c.value, 111.0));
     assert!(close(c.change, 10.5 / 100.5 * 100.0), "{}", c.change);
     assert!(close(c.second, 10.5 / 101.0 * 100.0), "{}", c.second);
@@ -112,7 +112,7 @@ fn sandwich_hand_computed() {
     assert!(b.low < 0.0 && core::ptr::eq(c.iv.wider(), b));
     assert_eq!(c.reasons, Reason::SpansZero.bit());
     // --drop-first swaps the bases; the drift uses drop-first means.
-    let d = compare(&pts, &gs, (0, 1), true, 5.0);
+    let d = compare(&pts, &gs, (0, 1), true, Gate::Pct(5.0));
     assert!(close(d.change, c.second) && close(d.second, c.change));
     assert!(close(d.drift, 1.0 / 100.5 * 100.0), "{}", d.drift);
     assert_eq!(d.rounds, (4, 2));
@@ -123,7 +123,14 @@ fn verdict_reasons() {
     let a = args(&["A", "B", "A"]);
     let gs = groups_of(&a);
     let sandwich = |pa: &[f64], b: &[f64], pb: &[f64], gate| {
-        compare(&[point(pa), point(b), point(pb)], &gs, (0, 1), false, gate).reasons
+        compare(
+            &[point(pa), point(b), point(pb)],
+            &gs,
+            (0, 1),
+            false,
+            Gate::Pct(gate),
+        )
+        .reasons
     };
     let flat = [100.0, 100.0, 100.0];
     // +3%: under a 5% gate, and so is drop-first.
@@ -153,14 +160,14 @@ fn verdict_reasons() {
     bad.failed_rounds = 1;
     let pts = [point(&flat), bad, point(&flat)];
     assert_eq!(
-        compare(&pts, &gs, (0, 1), false, 5.0).reasons,
+        compare(&pts, &gs, (0, 1), false, Gate::Pct(5.0)).reasons,
         Reason::FailedChecks.bit()
     );
     bad.failed_rounds = 0;
     bad.run_passed = false;
     let pts = [point(&flat), bad, point(&flat)];
     assert_eq!(
-        compare(&pts, &gs, (0, 1), false, 5.0).reasons,
+        compare(&pts, &gs, (0, 1), false, Gate::Pct(5.0)).reasons,
         Reason::FailedChecks.bit()
     );
     // Two plain files: no drift to check, never CONFIRMED.
@@ -170,14 +177,14 @@ fn verdict_reasons() {
         &groups_of(&a2),
         (0, 1),
         false,
-        5.0,
+        Gate::Pct(5.0),
     );
     assert_eq!(c.reasons, Reason::NoDrift.bit());
     assert!(c.drift.is_nan());
     // One round a point: no drop-first, no interval.
     let one = |v| point(&[v]);
     let pts = [one(100.0), one(120.0), one(100.0)];
-    let c = compare(&pts, &gs, (0, 1), false, 5.0);
+    let c = compare(&pts, &gs, (0, 1), false, Gate::Pct(5.0));
     assert_eq!(c.reasons, Reason::FewRounds.bit());
     assert!(c.second.is_nan() && c.iv.within.low.is_nan());
     // Exactly at the gate counts (|change| >= gate); a negative change
@@ -198,7 +205,7 @@ fn longer_series_compares_every_label_with_the_first() {
         point(&[112.0, 112.0]),
         point(&[102.0, 102.0]),
     ];
-    let patch = compare(&pts, &gs, (0, 1), false, 5.0);
+    let patch = compare(&pts, &gs, (0, 1), false, Gate::Pct(5.0));
     assert!(close(patch.value, 111.0) && close(patch.control, 101.0));
     assert!(close(patch.change, 10.0 / 101.0 * 100.0));
     assert!(close(patch.drift, 2.0));
@@ -211,7 +218,7 @@ fn longer_series_compares_every_label_with_the_first() {
     assert_eq!(patch.reasons, 0);
     // full's one point takes base's spread: var 2 (1/2 + 1) on 1 df,
     // +-21.8% around -5.9%.
-    let full = compare(&pts, &gs, (0, 2), false, 5.0);
+    let full = compare(&pts, &gs, (0, 2), false, Gate::Pct(5.0));
     assert!(close(full.change, -6.0 / 101.0 * 100.0));
     assert_eq!(full.iv.between.df, 1.0);
     assert_eq!(full.reasons, Reason::SpansZero.bit());
@@ -228,7 +235,7 @@ fn intervals_from_raw_rounds() {
     let iv = intervals(&[&a, &c], &[&b]);
     let pts = [point(&a), point(&b), point(&c)];
     let gs = groups_of(&args(&["A", "B", "A"]));
-    assert_eq!(iv, compare(&pts, &gs, (0, 1), false, 5.0).iv);
+    assert_eq!(iv, compare(&pts, &gs, (0, 1), false, Gate::Pct(5.0)).iv);
     assert!(close(iv.change, 10.5 / 100.5 * 100.0));
     // Flat rounds: no spread within points (an exact interval: zero
     // width, no df to speak of); between points, both sides of two: s^2 2
@@ -259,9 +266,14 @@ fn every_verdict_reason_fits_its_column() {
     use crate::compare::words::WIDTH;
     for drop_first in [false, true] {
         for r in Reason::ALL {
-            for clear in [false, true] {
+            for (clear, insn) in [(false, false), (true, false), (false, true), (true, true)] {
                 let mut name = String::new();
-                reason(&mut name, r, Wording { drop_first, clear }).unwrap();
+                let how = Wording {
+                    drop_first,
+                    clear,
+                    insn,
+                };
+                reason(&mut name, r, how).unwrap();
                 assert!(18 + name.chars().count() <= WIDTH, "{drop_first}: {name}");
             }
         }
@@ -277,14 +289,20 @@ fn identical_values_are_no_change_and_exact_points_no_nan() {
     let gs = groups_of(&a);
     // Points of 15 rounds alike, each of one value.
     let flat = |values: [f64; 4]| values.map(|v| point(&[v; 15]));
-    let c = compare(&flat([396.5; 4]), &gs, (0, 1), false, 5.0);
+    let c = compare(&flat([396.5; 4]), &gs, (0, 1), false, Gate::Pct(5.0));
     assert_eq!(c.change, 0.0);
     assert!(c.iv.within.exact() && c.iv.between.exact());
     assert!(!c.iv.within.low.is_nan() && !c.iv.between.low.is_nan());
     assert_eq!(c.reasons, Reason::NoChange.bit());
     // A change clear of zero but under the gate: UnderGate without
     // SpansZero (the text names it as a real change under the gate).
-    let c = compare(&flat([100.0, 103.0, 100.0, 103.0]), &gs, (0, 1), false, 5.0);
+    let c = compare(
+        &flat([100.0, 103.0, 100.0, 103.0]),
+        &gs,
+        (0, 1),
+        false,
+        Gate::Pct(5.0),
+    );
     assert!(c.iv.between.exact() && (c.iv.between.low - 3.0).abs() < 1e-9);
     assert_eq!(
         c.reasons,

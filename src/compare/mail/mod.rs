@@ -21,7 +21,8 @@
 use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison, Group};
-use super::args::{Args, MAX_POINTS};
+use super::args::Args;
+use super::cost::Costs;
 use super::load::{Inputs, Stopped};
 use super::point::{Key, Point, Series};
 use super::words::{self, Long, PointsOf, WIDTH};
@@ -115,6 +116,10 @@ const USED: [Key; 21] = [
 
 struct Mail<'r, 'a> {
     an: &'r Analysis<'r, 'a>,
+    /// The cost lines of the draft's one comparison, summed by the caller
+    /// (ab, which shows them elsewhere too); else each comparison's are
+    /// summed where the draft shows them.
+    costs: Option<&'r Costs<'r>>,
     a: &'r Args<'a>,
     d: &'r Draft<'a>,
     pts: &'r [Point<'r>],
@@ -143,25 +148,42 @@ fn draft(
     let mut inputs = Inputs::map(a)?;
     let pts = inputs.read(a)?;
     let an = Analysis::of(a, &pts);
-    // The steps of a series: each against the one before it.
-    let mut steps = [Comparison::default(); MAX_POINTS];
-    let n = an.groups().len();
-    for (k, c) in steps.iter_mut().enumerate().take(n).skip(1) {
-        *c = an.versus(k - 1, k);
+    let mut left_out = Long::new();
+    write(&an, d, None, argv, out, &mut left_out);
+    out.flush();
+    if !left_out.as_bytes().is_empty() {
+        exit::warn(format_args!("report: {left_out}"));
     }
+    Ok(pts.checked("report", "the draft is NOT EVIDENCE"))
+}
+
+/// The draft of analysis `an` (its points, its command line's `Args`) and
+/// `d`, on `out`; `costs`, the cost lines of its one comparison when the
+/// caller summed them; `argv`, the `report` command line the draft quotes.
+/// What it would state and some point does not is named in `left_out`
+/// (empty when nothing is left out).
+pub fn write(
+    an: &Analysis,
+    d: &Draft,
+    costs: Option<&Costs>,
+    argv: &mut dyn Iterator<Item = &[u8]>,
+    out: &mut Out,
+    left_out: &mut Long,
+) {
+    let a = an.args;
     let m = Mail {
-        an: &an,
+        an,
+        costs,
         a,
         d,
-        pts: &pts,
+        pts: an.points,
         gs: an.groups(),
-        cmps: if d.steps { &steps[1..n] } else { an.cmps() },
+        // The steps of a series: each against the one before it.
+        cmps: if d.steps { an.steps() } else { an.cmps() },
         all: (1u32 << a.n) - 1,
     };
     m.write(argv, out);
-    out.flush();
-    m.missing();
-    Ok(pts.checked("report", "the draft is NOT EVIDENCE"))
+    m.missing(left_out);
 }
 
 /// Wraps a composed paragraph to WIDTH (continued at `indent`), a blank
@@ -262,16 +284,19 @@ impl<'r, 'a> Mail<'r, 'a> {
         (all && !p.is_empty()).then_some(p)
     }
 
-    /// One stderr line naming every fact the draft would state that some
-    /// point does not, or on which they disagree (nothing when none): the
-    /// keys it uses, and the workload the `# series:` lines state.
-    fn missing(&self) {
-        let mut p = Para::new();
+    /// Every fact the draft would state that some point does not, or on
+    /// which they disagree, named in `p` (nothing when none): the keys it
+    /// uses, and the workload the `# series:` lines state.
+    fn missing(&self, p: &mut Para) {
         let name = |p: &mut Para, what: &str, lacks: u32, differs: bool| {
             if lacks == 0 && !differs {
                 return;
             }
-            let sep = if p.as_bytes().is_empty() { "" } else { ", " };
+            let sep = if p.as_bytes().is_empty() {
+                "left out of the draft, not stated: "
+            } else {
+                ", "
+            };
             let _ = write!(p, "{sep}{what} (");
             let _ = if differs {
                 p.write_str("the points differ)")
@@ -286,15 +311,10 @@ impl<'r, 'a> Mail<'r, 'a> {
             // A kernel and a boot are the point's own: they differ.
             let own = matches!(f, Key::Kernel | Key::BootId);
             let differs = !own && lacks != self.all && self.common(f).is_none();
-            name(&mut p, f.name(), lacks, differs);
+            name(p, f.name(), lacks, differs);
         }
         let lacks = self.mask(&|i| self.pts[i].rows_series().is_none());
         let differs = lacks == 0 && self.series().is_none();
-        name(&mut p, "series", lacks, differs);
-        if !p.as_bytes().is_empty() {
-            exit::warn(format_args!(
-                "report: left out of the draft, not stated: {p}"
-            ));
-        }
+        name(p, "series", lacks, differs);
     }
 }

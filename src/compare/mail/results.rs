@@ -8,9 +8,12 @@ use core::fmt::Write;
 use super::{emit, Mail, Para, MAX_FACT};
 use crate::compare::analysis::Reason;
 use crate::compare::claim;
+use crate::compare::cost::Costs;
 use crate::compare::cost_table::{self, Medium};
 use crate::compare::point::{key_value, Key, ALL};
-use crate::compare::words::{self, cell, figure, nums, Align, Figure, Pct, PointsOf, WIDTH};
+use crate::compare::words::{
+    self, cell, figure, nums, Align, Figure, Pct, PointsOf, TheGate, WIDTH,
+};
 use crate::render::{wrap, Clean, Clip, Dec, Line};
 use crate::sys::out::Out;
 
@@ -89,9 +92,9 @@ impl Mail<'_, '_> {
                 let _ = if c.clear_under_gate() {
                     write!(
                         p,
-                        " The change is clear of zero but under the {}% gate: {} is claimed \
-                         at this gate.",
-                        Dec(self.a.gate, 3),
+                        " The change is clear of zero but under {}: {} is claimed at this \
+                         gate.",
+                        TheGate(self.a.gate),
                         claimed[0]
                     )
                 } else if c.reasons & Reason::NoChange.bit() != 0 {
@@ -120,9 +123,16 @@ impl Mail<'_, '_> {
                     let _ = write!(p, "{before}{}{after}", Clip::new(v, MAX_FACT));
                 }
             }
-            let _ = p.write_str(
-                ", with these kernels; other workloads, futex scopes, CPUs and machines \
-                 were not measured here.",
+            // A futex scope is a futex workload's to vary (its points state one).
+            let scopes = if self.every(Key::Futex).is_some() {
+                " futex scopes,"
+            } else {
+                ""
+            };
+            let _ = write!(
+                p,
+                ", with these kernels; other workloads,{scopes} CPUs and machines were not \
+                 measured here."
             );
             emit(out, &p, 0, false);
         }
@@ -223,7 +233,14 @@ impl Mail<'_, '_> {
         let mut per = Line::new();
         let _ = write!(per, "{}", Clean(self.per()));
         for c in self.cmps {
-            cost_table::section(self.an, c, per.as_str(), Medium::Mail, out);
+            let what = per.as_str();
+            match self.costs {
+                Some(costs) => cost_table::section(self.an, c, costs, what, Medium::Mail, out),
+                None => {
+                    let costs = Costs::of(self.an, c);
+                    cost_table::section(self.an, c, &costs, what, Medium::Mail, out);
+                }
+            }
         }
     }
 }

@@ -13,12 +13,11 @@
 use core::fmt::Write;
 
 use super::{emit, Mail, Para};
-use crate::compare::analysis::{Comparison, Reason};
+use crate::compare::analysis::Reason;
 use crate::compare::claim;
-use crate::compare::cost::locked_of;
 use crate::compare::point::Cost;
-use crate::compare::words::{cell, figure, nums, Align, Figure};
-use crate::render::{Clean, Clip, Dec};
+use crate::compare::words::{cell, figure, nums, Align, Figure, TheGate};
+use crate::render::{Clean, Clip};
 use crate::sys::out::Out;
 
 /// How a change is written in the tables: signed, three decimals.
@@ -87,9 +86,9 @@ impl Mail<'_, '_> {
         let _ = write!(
             p,
             ", each against the step before it and against the first, {}; the verdict is a \
-             step's against the one before it at the {}% gate:",
+             step's against the one before it at {}:",
             Clean(self.gs[0].label()),
-            Dec(self.a.gate, 3)
+            TheGate(self.a.gate)
         );
         emit(out, &p, 0, false);
         header(out, &[("boots", 7), (unit.short, 12)]);
@@ -113,7 +112,7 @@ impl Mail<'_, '_> {
             nums(out, 12, &[value], 3);
             if k > 0 {
                 figure(out, 12, self.cmps[k - 1].change, pct);
-                figure(out, 12, self.an.versus(0, k).change, pct);
+                figure(out, 12, self.an.cmps()[k - 1].change, pct);
             }
             let word = self.verdict_word(k);
             if !word.is_empty() {
@@ -162,8 +161,8 @@ impl Mail<'_, '_> {
     /// all count them has no figure (`-`), and the draft says why.
     fn steps_locked(&self, out: &mut Out) {
         let mut locked = [None; crate::compare::args::MAX_POINTS];
-        for (l, g) in locked.iter_mut().zip(self.gs) {
-            *l = locked_of(self.pts, g).map(|l| l.kernel);
+        for (g, l) in locked.iter_mut().enumerate().take(self.gs.len()) {
+            *l = self.an.locked(g).map(|l| l.kernel);
         }
         let locked = &locked[..self.gs.len()];
         let mut p = Para::new();
@@ -221,10 +220,10 @@ impl Mail<'_, '_> {
         if last < 2 {
             return;
         }
-        let c: Comparison = self.an.versus(0, last);
+        let c = &self.an.cmps()[last - 1];
         let mut p = Para::new();
         let _ = p.write_str("Over the series, ");
-        claim::sentence(self.an, &c, &mut p);
+        claim::sentence(self.an, c, &mut p);
         emit(out, &p, 0, false);
     }
 }

@@ -17,6 +17,8 @@
 
 use core::mem::MaybeUninit;
 
+use crate::decimal::{self, Refused};
+
 /// The prefix of every cost line.
 pub const COST_PREFIX: &[u8] = b"# cost: ";
 
@@ -144,13 +146,11 @@ fn series_of(rest: &[u8]) -> Option<&[u8]> {
 
 /// A count: a whole number of at most MAX_COUNT.
 fn whole(v: &[u8]) -> Result<u64, &'static str> {
-    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
-        return Err(FORMAT);
+    match decimal::whole(v, decimal::UNBOUNDED) {
+        Ok(n) if n <= MAX_COUNT => Ok(n),
+        Ok(_) | Err(Refused::TooLarge) => Err(TOO_MANY),
+        Err(_) => Err(FORMAT),
     }
-    let n = v.iter().try_fold(0u64, |n, &d| {
-        n.checked_mul(10)?.checked_add((d - b'0') as u64)
-    });
-    n.filter(|&n| n <= MAX_COUNT).ok_or(TOO_MANY)
 }
 
 /// The totals of a series line (its words after the name): whole

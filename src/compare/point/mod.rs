@@ -81,6 +81,9 @@ pub struct Point<'t> {
     pub run_passed: bool,
     /// All rounds, and all but the first (drop-first: NaN mean for 1 round).
     pub s: [Sample; 2],
+    /// Every measured round's figure, in order (`load` keeps them: the
+    /// change round by round pairs them across points).
+    pub rounds: &'t [f64],
 }
 
 impl<'t> Point<'t> {
@@ -455,6 +458,15 @@ pub fn read<'t>(
     // The cost lines count every measured round's pairs.
     p.cost = cost.finish(p.pairs.saturating_mul(rounds.n as u64), room);
     Ok(p)
+}
+
+/// The `# series:` lines of a point's text, each read (or why it is out of
+/// its format), in order: what a table of several series holds, before any
+/// of it is picked.
+pub fn series_lines(text: &[u8]) -> impl Iterator<Item = Result<Series<'_>, &'static str>> {
+    lines(text)
+        .filter_map(|(_, l)| l.strip_prefix(SERIES_PREFIX))
+        .map(Series::parse)
 }
 
 /// The rest of the run banner `# uring-repro ...` after its prefix.

@@ -55,7 +55,7 @@ fn each_kind_of_line_is_read() {
         sq_thread 0";
     assert_eq!(
         line(sub.as_bytes()),
-        Line::Submit {
+        TraceLine::Submit {
             cpu: 1,
             opcode: b"FUTEX_WAIT"
         }
@@ -65,7 +65,7 @@ fn each_kind_of_line_is_read() {
         cflags 0x0 extra1 0 extra2 0 ";
     assert_eq!(
         line(done.as_bytes()),
-        Line::Complete {
+        TraceLine::Complete {
             cpu: 1,
             res: i32::MIN
         }
@@ -73,22 +73,22 @@ fn each_kind_of_line_is_read() {
     // A task name with spaces and brackets, no flags column.
     let odd = "  my [task] x-7 [012]   12.000001: io_uring_queue_async_work: ring 0, request 0, \
         user_data 0x1, opcode READ, flags 0x0, normal queue, work 0";
-    assert_eq!(line(odd.as_bytes()), Line::AsyncWork { cpu: 12 });
+    assert_eq!(line(odd.as_bytes()), TraceLine::AsyncWork { cpu: 12 });
     let ovf =
         "uring-repro-1 [000] d..1. 3.5: io_uring_cqe_overflow: ring 0, user_data 0x1, res 0, \
         cflags 0x0, overflow_cqe 0";
-    assert_eq!(line(ovf.as_bytes()), Line::Overflow { cpu: 0 });
+    assert_eq!(line(ovf.as_bytes()), TraceLine::Overflow { cpu: 0 });
     let f = "     uring-repro-1       [000] .....     2.561401: io_futex_prep <-io_submit_sqes";
     assert_eq!(
         line(f.as_bytes()),
-        Line::Function {
+        TraceLine::Function {
             cpu: 0,
             name: b"io_futex_prep"
         }
     );
-    assert_eq!(line(b"CPU:1 [LOST 1208 EVENTS]"), Line::Lost(1208));
-    assert_eq!(line(b"# tracer: nop"), Line::Comment);
-    assert_eq!(line(b""), Line::Comment);
+    assert_eq!(line(b"CPU:1 [LOST 1208 EVENTS]"), TraceLine::Lost(1208));
+    assert_eq!(line(b"# tracer: nop"), TraceLine::Comment);
+    assert_eq!(line(b""), TraceLine::Comment);
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn what_is_not_an_event_we_know_is_unparsed() {
         "uring-repro-1 [000] ..... 1.0: a b <-x",
         "\u{ff}[9]",
     ] {
-        assert_eq!(line(bad.as_bytes()), Line::Unparsed, "{bad}");
+        assert_eq!(line(bad.as_bytes()), TraceLine::Unparsed, "{bad}");
     }
     let mut t = Tally::default();
     t.add_line(b"garbage line", 0);

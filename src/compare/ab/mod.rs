@@ -1,0 +1,193 @@
+//! `uring-repro ab [--gate-insn INSN] [--introduced SHA --parent SHA] -o DIR
+//! LABEL=SUITE...`: the judge behind scripts/ab.sh (docs/ab.md). Each
+//! SUITE is one boot's directory of points, as `boot-point.sh ... -- suite`
+//! writes it (`suite.txt`, the suite's line per item, and `ITEM.txt`, a
+//! point per item that printed one); the labels are the kernels booted, in
+//! the order first given, and a label given again is another boot of its
+//! kernel (`base=base-1 head=head base=base-2`: the base booted before and
+//! after the head). Every figure and verdict is compare's own: its reader
+//! (load.rs), its analysis and its gate in instructions (`Gate::Insn`).
+//!
+//! A row per item of the first suite, and per series of its points
+//! (pollwake's modes: `pollwake/idle`), the second label against the first
+//! (rows.rs): its figures, and `moved` or `unmoved`; an item that did not
+//! pass on every boot has no figures, only how it ended on each
+//! (`outcome-changed`, `base-unsteady`, `skipped`, `failed`). Into DIR, each
+//! file made new (none may be there): ab.tsv and ab.txt (table.rs; ab.txt
+//! on stdout too), compare/ROW.txt (compare's text of each row's points),
+//! mail/ROW.txt (report's draft of each row that moved, at the same gate,
+//! so a row that moved is drafted as the change it is) and mail/report.log
+//! (what the drafts leave out, not stated by the points).
+//!
+//! Exit: 0 every row judged and none moved; 1 a row moved, or an item's
+//! outcome changed; 125 no row moved but some could not be judged (it
+//! skipped or failed, the base's boots disagree, its points cannot be read
+//! or paired: a table that cannot judge a row does not say 0); 2 usage or
+//! unusable input (a suite directory without its suite.txt, DIR's files
+//! there already); 1 also when a file of DIR could not be written.
+
+mod rows;
+mod table;
+
+use core::fmt::Write;
+
+use super::args::MAX_POINTS;
+use crate::exit::{self, Exit};
+use crate::outfile::{self, NotCreated};
+use crate::render::{Clean, Text};
+use crate::sys::out::Out;
+use crate::sys::{self, CPath, Fd};
+use rows::{Row, Verdict, MAX_ROWS};
+
+/// The default gate, instructions per pair: the study of docs/ab.md found
+/// unrelated changes moving a point by at most 0.22 where its own interval
+/// could not tell them from nothing.
+pub const DEFAULT_GATE: &[u8] = b"0.5";
+
+/// The command line of `ab`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spec<'a> {
+    /// The gate, instructions per pair, and as typed (the drafts quote it).
+    pub gate: f64,
+    pub gate_text: &'a [u8],
+    /// The head's and the base's commits, for the drafts.
+    pub introduced: Option<&'a [u8]>,
+    pub parent: Option<&'a [u8]>,
+    /// -o DIR.
+    pub out: Option<&'a [u8]>,
+    /// `--check`: only the suite's run options are checked (cli/).
+    pub check: bool,
+    /// Each boot: its label and its suite's directory, in order.
+    pub labels: [&'a [u8]; MAX_POINTS],
+    pub dirs: [&'a [u8]; MAX_POINTS],
+    pub n: usize,
+}
+
+impl Default for Spec<'_> {
+    fn default() -> Self {
+        Spec {
+            gate: 0.5,
+            gate_text: DEFAULT_GATE,
+            introduced: None,
+            parent: None,
+            out: None,
+            check: false,
+            labels: [b""; MAX_POINTS],
+            dirs: [b""; MAX_POINTS],
+            n: 0,
+        }
+    }
+}
+
+impl Spec<'_> {
+    /// The steps: each label once, in the order first given.
+    pub fn steps(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let labels = &self.labels[..self.n];
+        let first = |i: usize| !labels[..i].contains(&labels[i]);
+        (0..self.n).filter(move |&i| first(i)).map(|i| labels[i])
+    }
+}
+
+/// A file of DIR that could not be made or written: the exit.
+fn unwritten(name: &[u8], e: NotCreated) -> Exit {
+    Exit::new(e.code(), format_args!("ab: {}: {e}", Clean(name)))
+}
+
+/// DIR/NAME, made new.
+fn create(dir: &[u8], name: &[u8]) -> Result<Fd, Exit> {
+    let path = CPath::concat(&[dir, b"/", name])
+        .map_err(|bad| Exit::new(exit::USAGE, format_args!("ab: {}: {bad}", Clean(name))))?;
+    outfile::create(&path).map_err(|e| unwritten(name, NotCreated(e)))
+}
+
+/// A writer of DIR/NAME, made new; its write errors are told at `close`.
+pub(super) struct File<'n> {
+    name: &'n [u8],
+    _fd: Fd,
+    pub out: Out,
+}
+
+impl<'n> File<'n> {
+    pub fn create(dir: &[u8], name: &'n [u8]) -> Result<File<'n>, Exit> {
+        let fd = create(dir, name)?;
+        let out = Out::new(fd.raw());
+        Ok(File { name, _fd: fd, out })
+    }
+
+    /// Flushed; a write that failed is an output that could not be
+    /// written (1), naming the file.
+    pub fn close(mut self) -> Result<(), Exit> {
+        self.out.flush();
+        match self.out.error() {
+            None => Ok(()),
+            Some(e) => Err(Exit::new(
+                exit::FAIL,
+                format_args!("ab: {}: not written whole: {e}", Clean(self.name)),
+            )),
+        }
+    }
+}
+
+/// Runs `ab`; its exit, `out` being stdout.
+pub fn main(spec: &Spec, out: &mut Out) -> Exit {
+    judge(spec, out).unwrap_or_else(|e| e)
+}
+
+fn judge(spec: &Spec, out: &mut Out) -> Result<Exit, Exit> {
+    let dir = spec.out.unwrap_or(b".");
+    for sub in [&b"compare"[..], b"mail"] {
+        let path = CPath::concat(&[dir, b"/", sub])
+            .map_err(|bad| Exit::new(exit::USAGE, format_args!("ab: -o: {bad}")))?;
+        sys::mkdir(&path, 0o777).map_err(|e| unwritten(sub, NotCreated(e)))?;
+    }
+    // The tables of where the cost went, kept until the table is printed.
+    let spool = sys::memfd(c"ab-sections")
+        .map_err(|e| Exit::new(exit::FAIL, format_args!("ab: no memory file: {e}")))?;
+    let mut sections = Out::new(spool.raw());
+    let mut rows = [Row::default(); MAX_ROWS];
+    let (n, drafts) = rows::judge_all(spec, dir, &mut rows, &mut sections)?;
+    sections.flush();
+    if let Some(e) = sections.error() {
+        return Err(Exit::new(
+            exit::FAIL,
+            format_args!("ab: the memory file: {e}"),
+        ));
+    }
+    let rows = &rows[..n];
+    table::tsv(spec, dir, rows)?;
+    table::text(spec, dir, rows, &spool, out)?;
+    Ok(verdict(rows, drafts))
+}
+
+/// The exit of a table: 1 when a row moved or an outcome changed, else 125
+/// when a row could not be judged, else 0; its stderr line names the rows.
+fn verdict(rows: &[Row], drafts: usize) -> Exit {
+    let mut moved = Text::<1024>::new();
+    let mut unjudged = Text::<1024>::new();
+    let (mut m, mut u) = (0, 0);
+    for r in rows {
+        let (list, k) = match r.verdict {
+            Verdict::Moved | Verdict::OutcomeChanged => (&mut moved, &mut m),
+            Verdict::Unmoved => continue,
+            _ => (&mut unjudged, &mut u),
+        };
+        let sep = if *k == 0 { "" } else { ", " };
+        let _ = write!(list, "{sep}{} ({})", r.name(), r.verdict.word());
+        *k += 1;
+    }
+    if m > 0 {
+        return Exit::new(
+            exit::FAIL,
+            format_args!(
+                "ab: {m} row(s) moved or changed outcome: {moved}; {drafts} draft(s) in mail/"
+            ),
+        );
+    }
+    if u > 0 {
+        return Exit::new(
+            exit::CANNOT_JUDGE,
+            format_args!("ab: no row moved, but {u} could not be judged: {unjudged}"),
+        );
+    }
+    Exit::pass()
+}

@@ -1,0 +1,293 @@
+//! ab's table, rendered from its rows: ab.tsv (a header line and a row per
+//! row, six decimals, `NA` where there is no figure), and ab.txt, for
+//! people, also on stdout: the table (three decimals), how the verdict is
+//! reached, whether the base's boots agreed, the rows not compared, and
+//! for each row that moved the table of where its cost went.
+
+use core::fmt::{self, Write};
+
+use super::rows::Row;
+use super::{File, Spec};
+use crate::exit::Exit;
+use crate::render::{Clean, Dec, Text};
+use crate::sys::out::Out;
+use crate::sys::{self, Fd};
+
+/// The columns of ab.tsv, in order.
+pub const TSV_HEADER: &str = "profile\tunit\tbase\thead\tdelta\tdelta_pct\tlocked_base\t\
+locked_head\tlocked_delta\tverdict\tbase_spread\tdelta_low\tdelta_high\twhy\tabout";
+
+/// A figure with `d` decimals, `NA` for none (NaN).
+struct Na(f64, u32);
+
+impl fmt::Display for Na {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_nan() {
+            f.write_str("NA")
+        } else {
+            Dec(self.0, self.1).fmt(f)
+        }
+    }
+}
+
+/// A change with its sign always (`+0.000`, `-0.000` for a change that
+/// rounds to 0 from below), as the table has always printed it.
+struct Plus(f64, u32);
+
+impl fmt::Display for Plus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.0 < 0.0 { "-" } else { "+" };
+        write!(f, "{sign}{}", Dec(self.0.abs(), self.1))
+    }
+}
+
+/// A row's unit, `NA` where no point states it.
+struct Unit<'r>(&'r Row);
+
+impl fmt::Display for Unit<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.unit.as_bytes() {
+            b"" => f.write_str("NA"),
+            u => Clean(u).fmt(f),
+        }
+    }
+}
+
+/// ab.tsv.
+pub fn tsv(spec: &Spec, dir: &[u8], rows: &[Row]) -> Result<(), Exit> {
+    let mut f = File::create(dir, b"ab.tsv")?;
+    let out = &mut f.out;
+    let _ = writeln!(out, "{TSV_HEADER}");
+    for r in rows {
+        let _ = write!(out, "{}\t{}", r.name(), Unit(r));
+        let nan = f64::NAN;
+        let (figures, verdict) = match &r.figures {
+            Some(fg) => {
+                let c = &fg.c;
+                let [lb, lh] = fg.locked;
+                let ld = match (lb, lh) {
+                    (Some(b), Some(h)) => h - b,
+                    _ => nan,
+                };
+                let p = &c.paired;
+                (
+                    [
+                        c.control,
+                        c.value,
+                        c.delta,
+                        c.change,
+                        lb.unwrap_or(nan),
+                        lh.unwrap_or(nan),
+                        ld,
+                    ],
+                    [c.spread, p.low, p.high],
+                )
+            }
+            None => ([nan; 7], [nan; 3]),
+        };
+        for v in figures {
+            let _ = write!(out, "\t{}", Na(v, 6));
+        }
+        let _ = write!(out, "\t{}", r.verdict.word());
+        for v in verdict {
+            let _ = write!(out, "\t{}", Na(v, 6));
+        }
+        out.bytes(b"\t");
+        let _ = r.why(spec, out);
+        let _ = match r.about.as_bytes() {
+            b"" => writeln!(out, "\tNA"),
+            a => writeln!(out, "\t{}", Clean(a)),
+        };
+    }
+    f.close()
+}
+
+/// Two writers at once: ab.txt and stdout.
+struct Both<'o> {
+    file: &'o mut Out,
+    stdout: &'o mut Out,
+}
+
+impl Write for Both<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.file.bytes(s.as_bytes());
+        self.stdout.bytes(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// One line of the table: `%-16s %11s %11s %10s %9s  %7s %7s %7s  %-8s %s`.
+fn line(w: &mut dyn Write, cells: [&dyn fmt::Display; 10]) {
+    let mut c = [Text::<64>::new(); 10];
+    for (t, v) in c.iter_mut().zip(cells) {
+        let _ = write!(t, "{v}");
+    }
+    let s = |i: usize| c[i].as_str();
+    let _ = writeln!(
+        w,
+        "{:<16} {:>11} {:>11} {:>10} {:>9}  {:>7} {:>7} {:>7}  {:<8} {}",
+        s(0),
+        s(1),
+        s(2),
+        s(3),
+        s(4),
+        s(5),
+        s(6),
+        s(7),
+        s(8),
+        s(9)
+    );
+}
+
+/// A figure for the table, `-` for none.
+struct Cell(Option<f64>, u32, bool);
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("-"),
+            Some(v) if v.is_nan() => f.write_str("-"),
+            Some(v) if self.2 => Plus(v, self.1).fmt(f),
+            Some(v) => Dec(v, self.1).fmt(f),
+        }
+    }
+}
+
+/// ab.txt, and the same on `stdout`; `sections` (a file read from its
+/// start) holds the tables of where the cost went, appended at the end.
+pub fn text(
+    spec: &Spec,
+    dir: &[u8],
+    rows: &[Row],
+    sections: &Fd,
+    stdout: &mut Out,
+) -> Result<(), Exit> {
+    let mut f = File::create(dir, b"ab.txt")?;
+    {
+        let mut w = Both {
+            file: &mut f.out,
+            stdout,
+        };
+        table(spec, rows, &mut w);
+    }
+    // The sections, as they were written.
+    let mut buf = [0u8; 4096];
+    let mut at = 0u64;
+    while let Ok(n) = sys::pread(sections.raw(), &mut buf, at) {
+        if n == 0 {
+            break;
+        }
+        f.out.bytes(&buf[..n]);
+        stdout.bytes(&buf[..n]);
+        at += n as u64;
+    }
+    f.close()
+}
+
+fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
+    let _ = writeln!(
+        w,
+        "{:<16} {:>11} {:>11} {:>10} {:>9}  locked instructions",
+        "", "", "", "", ""
+    );
+    line(
+        w,
+        [
+            &"profile",
+            &"base",
+            &"head",
+            &"delta",
+            &"delta %",
+            &"base",
+            &"head",
+            &"delta",
+            &"verdict",
+            &"unit (per)",
+        ],
+    );
+    let mut steps = spec.steps();
+    let (base, head) = (steps.next().unwrap_or(b""), steps.next().unwrap_or(b""));
+    let base = Clean(base);
+    let head = Clean(head);
+    let base_boots = spec.labels[..spec.n]
+        .iter()
+        .filter(|&&l| l == spec.labels[0])
+        .count();
+    let (mut spread, mut locked, mut other) = (false, false, false);
+    for r in rows {
+        let f = r.figures.as_ref();
+        let c = f.map(|f| f.c);
+        let lb = f.and_then(|f| f.locked[0]);
+        let lh = f.and_then(|f| f.locked[1]);
+        let ld = lb.zip(lh).map(|(b, h)| h - b);
+        locked |= lb.is_some() && lh.is_some();
+        spread |= c.is_some_and(|c| c.spread > 0.0);
+        other |= !r.verdict.judged();
+        let mut pct = Text::<32>::new();
+        let _ = match c {
+            Some(c) if !c.change.is_nan() => write!(pct, "{}%", Plus(c.change, 3)),
+            _ => pct.write_str("-"),
+        };
+        line(
+            w,
+            [
+                &r.name(),
+                &Cell(c.map(|c| c.control), 3, false),
+                &Cell(c.map(|c| c.value), 3, false),
+                &Cell(c.map(|c| c.delta), 3, true),
+                &pct.as_str(),
+                &Cell(lb, 3, false),
+                &Cell(lh, 3, false),
+                &Cell(ld, 3, true),
+                &r.verdict.word(),
+                &Unit(r),
+            ],
+        );
+    }
+    let _ = write!(
+        w,
+        "\nmoved: |delta| >= {} instructions per pair beyond the {base} boots' spread, and\n\
+         its 95% interval round by round (each round of {head} against the same\n\
+         round of {base}) excludes 0 (docs/ab.md, \"The gate\"). Figures: guest\n\
+         instructions per pair, on QEMU's instruction clock.\n",
+        Clean(spec.gate_text)
+    );
+    let boots = match base_boots {
+        2 => "two",
+        _ => "",
+    };
+    if base_boots > 1 {
+        if spread {
+            let _ = write!(w, "The {boots} {base} boots differ:");
+            for r in rows {
+                if let Some(f) = r.figures.as_ref().filter(|f| f.c.spread > 0.0) {
+                    let _ = write!(
+                        w,
+                        "\n  {}: the {boots} {base} boots differ by {} (the verdict took it in)",
+                        r.name(),
+                        Dec(f.c.spread, 6)
+                    );
+                }
+            }
+            let _ = writeln!(w);
+        } else {
+            let _ = writeln!(w, "The {boots} {base} boots agree exactly in every row.");
+        }
+    }
+    if !locked {
+        let _ = writeln!(
+            w,
+            "Locked instructions: not counted (no point carries them: boot-point.sh --cost \
+             counts them)."
+        );
+    }
+    if other {
+        let _ = w.write_str("Not compared:");
+        for r in rows.iter().filter(|r| !r.verdict.judged()) {
+            let _ = write!(w, "\n  {}: {} (", r.name(), r.verdict.word());
+            let _ = r.why(spec, w);
+            let _ = w.write_str(")");
+        }
+        let _ = writeln!(w);
+    }
+}
