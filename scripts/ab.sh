@@ -122,21 +122,9 @@ bin=$REPO/target/release/uring-repro gate=$DEFAULT_GATE timeout_s="" cost=1 patc
 nl='
 '
 tab=$(printf '\t')
-while [ $# -gt 0 ]; do
+option() {
 	case $1 in
-	--)
-		shift
-		break
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	--no-cost)
-		cost=0
-		shift
-		continue
-		;;
+	--no-cost) cost=0 TOOK=1 ;;
 	--tree) opt_value tree dir "$@" ;;
 	--base) opt_value base_rev text "$@" ;;
 	--head) opt_value head_rev text "$@" ;;
@@ -157,8 +145,9 @@ while [ $# -gt 0 ]; do
 	--timeout) opt_value timeout_s positive "$@" ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
-	shift 2
-done
+}
+read_options "$@"
+shift "$OPTIONS_READ"
 # shellcheck disable=SC2086 # DEFAULT_RUN's words
 [ $# -gt 0 ] || set -- $DEFAULT_RUN
 [ -n "$out" ] || usage_error "-o DIR is required"

@@ -97,21 +97,9 @@ unset gate
 PROBE_KB=64
 nl='
 '
-while [ $# -gt 0 ]; do
+option() {
 	case $1 in
-	--)
-		shift
-		break
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	--functional)
-		functional=1
-		shift
-		continue
-		;;
+	--functional) functional=1 TOOK=1 ;;
 	--good)
 		opt_value ref file "$@"
 		goods="$goods$ref$nl"
@@ -134,8 +122,9 @@ while [ $# -gt 0 ]; do
 	--bin) opt_value bin exe "$@" ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
-	shift 2
-done
+}
+read_options "$@"
+shift "$OPTIONS_READ"
 
 if [ "$functional" = 1 ]; then
 	[ -z "$goods$bads" ] || usage_error "--functional takes no --good or --bad"

@@ -72,12 +72,8 @@ REPO=$(dirname "$HERE")
 ncpus() { getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
 
 src=$PWD objdir="" fragment=$REPO/$DEFAULT_FRAGMENT arch=x86_64 jobs=$(ncpus)
-while [ $# -gt 0 ]; do
+option() {
 	case $1 in
-	-h | --help)
-		usage
-		exit 0
-		;;
 	--src) opt_value src dir "$@" ;;
 	--objdir) opt_value objdir new_dir "$@" ;;
 	--fragment) opt_value fragment file "$@" ;;
@@ -85,8 +81,10 @@ while [ $# -gt 0 ]; do
 	--jobs) opt_value jobs positive "$@" ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
-	shift 2
-done
+}
+read_options "$@"
+shift "$OPTIONS_READ"
+[ $# -eq 0 ] || usage_error "unknown argument '$1'"
 
 case $arch in
 x86_64) ;;

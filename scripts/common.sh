@@ -27,25 +27,50 @@ usage_error() {
 }
 
 # ---------------------------------------------------------------------------------------
-# Options. Every script reads its options in one loop of one shape, its usage text a heredoc
-# in usage():
+# Options. Every script reads its options with read_options, its usage text a heredoc in
+# usage(), each of its options in its own option():
 #
-#   while [ $# -gt 0 ]; do
+#   option() {
 #   	case $1 in
-#   	--) shift; break ;;
-#   	-h | --help) usage; exit 0 ;;
-#   	--check) check=1; shift; continue ;;        # a flag
+#   	--check) check=1 TOOK=1 ;;                   # a flag
 #   	--kernel) opt_value kernel file "$@" ;;      # an option with a value
 #   	*) usage_error "unknown argument '$1'" ;;
 #   	esac
-#   	shift 2
-#   done
+#   }
+#   read_options "$@"
+#   shift "$OPTIONS_READ"                        # what follows `--`, if anything
 #
 # A path is made absolute as it is read, from the directory the script was started in, so a
 # script may change directory later and every path still names what the user meant.
 
 _nl='
 '
+
+# read_options "$@": the script's options, read in the one loop every script has: -h or
+# --help prints usage() and exits 0, `--` ends them, and every other word goes to the
+# script's option() with the rest of the command line, which says how many words it took in
+# TOOK (2 unless it says 1, a flag's). OPTIONS_READ: how many words were read (`--` among
+# them), for the caller to shift.
+read_options() {
+	_ro_n=$#
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--)
+			shift
+			break
+			;;
+		-h | --help)
+			usage
+			exit 0
+			;;
+		esac
+		TOOK=2
+		option "$@"
+		shift "$TOOK"
+	done
+	# shellcheck disable=SC2034 # for the caller
+	OPTIONS_READ=$((_ro_n - $#))
+}
 
 # opt_value VAR CHECK OPTION [VALUE]: OPTION's VALUE, checked, into the variable VAR; a usage
 # error naming OPTION when the value is missing, holds a newline (a value is also a message,

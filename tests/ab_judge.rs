@@ -379,3 +379,113 @@ fn what_the_judge_cannot_use_is_one_line_and_exit_2() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A series (more than two steps): each step's table under its heading,
+/// the matrix (a column per step, the change where a row moved, the whole
+/// series' last), series.tsv and the reply, patch by patch; wider than 8
+/// steps the matrix folds into blocks of 8, every line within 72 columns.
+#[test]
+fn a_series_is_judged_step_by_step_and_as_a_whole() {
+    let dir = boots("series");
+    let steps = dir.join("steps.tsv");
+    fs::write(
+        &steps,
+        "child\tchild-futex-inflight.patch\tio_uring/futex: mark wait requests as inflight\n\
+         back\t0123456789ab\tRevert the child\n",
+    )
+    .unwrap();
+    let r = run_in(
+        &dir,
+        &[
+            "ab",
+            "--steps",
+            "steps.tsv",
+            "-o",
+            "out",
+            "parent=base-1",
+            "child=head",
+            "back=base-2",
+        ],
+    );
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert!(r.out.starts_with(
+        "step 1/2: child (child-futex-inflight.patch): io_uring/futex: mark wait\n  \
+         requests as inflight, against parent:\n"
+    ));
+    assert!(r
+        .out
+        .contains("\nstep 2/2: back (0123456789ab): Revert the child, against child:\n"));
+    // The matrix: there and back again, the whole series unmoved.
+    for line in [
+        "profile              1     2   total",
+        "s0               +58.0 -58.0",
+        "n0",
+        "pollwake/waiter  +21.3 -21.3",
+        "m0               +5.00 -5.00",
+    ] {
+        assert!(
+            r.out.lines().any(|l| l == line),
+            "no {line:?} in\n{}",
+            r.out
+        );
+    }
+    let t = utils::tsv_rows(&dir.join("out/series.tsv"));
+    assert_eq!(t.len(), 2 * ROWS.len());
+    assert_eq!(
+        (t[0]["step"].as_str(), t[0]["label"].as_str()),
+        ("1", "child")
+    );
+    assert_eq!(t[0]["profile"], "s0");
+    assert_eq!(t[ROWS.len()]["id"], "0123456789ab");
+    // Each step's texts and drafts, its commit the drafts' --introduced.
+    let back = fs::read_to_string(dir.join("out/mail/back/s0.txt")).unwrap();
+    assert!(back.contains("--introduced 0123456789ab"), "{back}");
+    assert!(dir.join("out/compare/child/n0.txt").exists());
+    let reply = fs::read_to_string(dir.join("out/mail/series.txt")).unwrap();
+    assert!(reply.starts_with("Subject: Re: [PATCH 0/2] the series, measured patch by patch\n"));
+    assert!(
+        reply.contains("[1/2] child io_uring/futex: mark wait requests as inflight"),
+        "{reply}"
+    );
+    // The reply within 72 columns; so is the matrix (the tables are ab's own).
+    assert!(reply.lines().all(|l| l.chars().count() <= 72), "{reply}");
+    let matrix = &r.out[r.out.find("The series, step by step").unwrap()..];
+    assert!(matrix.lines().all(|l| l.chars().count() <= 72), "{matrix}");
+    let _ = fs::remove_dir_all(&dir);
+    // Nine steps: two blocks, the total in the second.
+    let dir = boots("folds");
+    let mut args = vec!["ab".to_string(), "-o".into(), "out".into()];
+    for k in 0..10 {
+        let boot = if k % 2 == 0 { "base-1" } else { "head" };
+        args.push(format!("s{k}={boot}"));
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let r = run_in(&dir, &args);
+    assert_eq!(r.code, 1, "{}", r.err);
+    let heads: Vec<&str> = r
+        .out
+        .lines()
+        .filter(|l| l.starts_with("profile  "))
+        .filter(|l| !l.contains("base"))
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            "profile              1     2     3     4     5     6     7     8",
+            "profile              9   total"
+        ]
+    );
+    assert!(
+        r.out
+            .lines()
+            .any(|l| l == "s0               +58.0 -58.0 +58.0 -58.0 +58.0 -58.0 +58.0 -58.0"),
+        "{}",
+        r.out
+    );
+    assert!(
+        r.out.lines().any(|l| l == "s0               +58.0   +58.0"),
+        "{}",
+        r.out
+    );
+    let _ = fs::remove_dir_all(&dir);
+}

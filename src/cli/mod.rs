@@ -659,6 +659,7 @@ fn ab_spec(p: Parsed<'_>) -> Result<Command<'_>, UsageError<'_>> {
     }
     spec.n = a.n;
     (spec.introduced, spec.parent) = (p.draft.introduced, p.draft.parent);
+    spec.re = p.draft.re;
     Ok(Command::Ab(spec))
 }
 

@@ -279,7 +279,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 44] = [
+pub const OPTIONS: [Opt; 45] = [
     opt("--profile", text("P", profile), MEASURE & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
     opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
@@ -345,8 +345,11 @@ pub const OPTIONS: [Opt; 44] = [
         "a Link: line, at most 66 characters; up to 4", Shown::None),
     opt("--steps", Value::Flag(|p| p.draft.steps = true), REPORT, none("reads points"),
         "a fix series' reply: the labels are its steps, in order", Shown::None),
-    opt("--re", text("SUBJECT", re), REPORT, none("reads points"),
+    opt("--re", text("SUBJECT", re), REPORT | AB, none("reads points"),
         "with --steps: the patch's subject, replied to", Shown::None),
+    opt("--steps", text("FILE", |p, v| { p.ab.steps_file = Some(v); Ok(()) }), AB,
+        none("reads points"), "each step's LABEL, id and subject, tab-separated, a line each",
+        Shown::None),
     opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, none("reads points"),
         "every argument after it is a FILE", Shown::None),
     opt("--check", Value::Flag(|p| p.ab.check = true), AB, none("reads points"),

@@ -124,12 +124,8 @@ control() {
 main() {
 	local poll="" parent="" barrier="" minutes=$DEFAULT_MINUTES catches=1 keep=""
 	BIN="" ROUNDS=$DEFAULT_ROUNDS
-	while (($#)); do
+	option() {
 		case $1 in
-		-h | --help)
-			usage
-			exit 0
-			;;
 		--bin) opt_value BIN exe "$@" ;;
 		--poll) opt_value poll file "$@" ;;
 		--parent) opt_value parent file "$@" ;;
@@ -140,8 +136,10 @@ main() {
 		--keep) opt_value keep new_dir "$@" ;;
 		*) usage_error "unknown argument '$1'" ;;
 		esac
-		shift 2
-	done
+	}
+	read_options "$@"
+	shift "$OPTIONS_READ"
+	(($# == 0)) || usage_error "unknown argument '$1'"
 	[[ -n $BIN ]] || usage_error "--bin PATH is required"
 	# The kernels tests/kernel/run.sh built, unless named: a hunt without one is no hunt.
 	local k

@@ -349,12 +349,8 @@ num() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
 main() {
 	local keep="" fixtures="" version=$DEFAULT_SOURCE_VERSION t_all
 	BIN="" CACHE=$DEFAULT_CACHE TIMEOUT=$DEFAULT_TIMEOUT JOBS=$(getconf _NPROCESSORS_ONLN)
-	while (($#)); do
+	option() {
 		case $1 in
-		-h | --help)
-			usage
-			exit 0
-			;;
 		--bin) opt_value BIN exe "$@" ;;
 		--cache) opt_value CACHE new_dir "$@" ;;
 		--keep) opt_value keep new_dir "$@" ;;
@@ -364,8 +360,10 @@ main() {
 		--source-version) opt_value version text "$@" ;;
 		*) usage_error "unknown argument '$1'" ;;
 		esac
-		shift 2
-	done
+	}
+	read_options "$@"
+	shift "$OPTIONS_READ"
+	(($# == 0)) || usage_error "unknown argument '$1'"
 	[[ -n $BIN ]] || usage_error "--bin PATH is required"
 	# bisect-step.sh judges its points with this checkout's own build: known before any build.
 	[[ -x $REPO/target/release/uring-repro ]] ||

@@ -24,9 +24,12 @@
 //! skipped or failed, the base's boots disagree, its points cannot be read
 //! or paired: a table that cannot judge a row does not say 0); 2 usage or
 //! unusable input (a suite directory without its suite.txt, DIR's files
-//! there already); 1 also when a file of DIR could not be written.
+//! there already), and when a file of DIR could not be made or written:
+//! no table.
 
+mod pair;
 mod rows;
+mod series;
 mod table;
 
 use core::fmt::Write;
@@ -37,7 +40,9 @@ use crate::outfile::{self, NotCreated};
 use crate::render::{Clean, Text};
 use crate::sys::out::Out;
 use crate::sys::{self, CPath, Fd};
-use rows::{Row, Verdict, MAX_ROWS};
+use pair::{Boots, Outputs, Pair};
+use rows::{Keys, Row, Verdict, MAX_ROWS};
+use table::Both;
 
 /// The default gate, instructions per pair: the study of docs/ab.md found
 /// unrelated changes moving a point by at most 0.22 where its own interval
@@ -57,6 +62,10 @@ pub struct Spec<'a> {
     pub out: Option<&'a [u8]>,
     /// `--check`: only the suite's run options are checked (cli/).
     pub check: bool,
+    /// `--steps FILE`: each step's id and subject (series.rs), and `--re`,
+    /// the subject a series' reply answers.
+    pub steps_file: Option<&'a [u8]>,
+    pub re: Option<&'a [u8]>,
     /// Each boot: its label and its suite's directory, in order.
     pub labels: [&'a [u8]; MAX_POINTS],
     pub dirs: [&'a [u8]; MAX_POINTS],
@@ -72,6 +81,8 @@ impl Default for Spec<'_> {
             parent: None,
             out: None,
             check: false,
+            steps_file: None,
+            re: None,
             labels: [b""; MAX_POINTS],
             dirs: [b""; MAX_POINTS],
             n: 0,
@@ -86,11 +97,24 @@ impl Spec<'_> {
         let first = |i: usize| !labels[..i].contains(&labels[i]);
         (0..self.n).filter(move |&i| first(i)).map(|i| labels[i])
     }
+
+    /// Step `k`'s label.
+    pub fn step(&self, k: usize) -> &[u8] {
+        self.steps().nth(k).unwrap_or(b"")
+    }
+
+    /// The step boot `b` is of: its label's place among the steps.
+    pub fn step_of(&self, b: usize) -> usize {
+        let label = self.labels[b];
+        self.steps().position(|l| l == label).unwrap_or(0)
+    }
 }
 
-/// A file of DIR that could not be made or written: the exit.
+/// A file of DIR that could not be made or written: the table is not made
+/// (2, whatever the reason: scripts/ab.sh tells a table's 0, 1 and 125 from
+/// it).
 fn unwritten(name: &[u8], e: NotCreated) -> Exit {
-    Exit::new(e.code(), format_args!("ab: {}: {e}", Clean(name)))
+    Exit::new(exit::USAGE, format_args!("ab: {}: {e}", Clean(name)))
 }
 
 /// DIR/NAME, made new.
@@ -114,14 +138,14 @@ impl<'n> File<'n> {
         Ok(File { name, _fd: fd, out })
     }
 
-    /// Flushed; a write that failed is an output that could not be
-    /// written (1), naming the file.
+    /// Flushed; a write that failed is a table not made (2), naming the
+    /// file.
     pub fn close(mut self) -> Result<(), Exit> {
         self.out.flush();
         match self.out.error() {
             None => Ok(()),
             Some(e) => Err(Exit::new(
-                exit::FAIL,
+                exit::USAGE,
                 format_args!("ab: {}: not written whole: {e}", Clean(self.name)),
             )),
         }
@@ -133,29 +157,47 @@ pub fn main(spec: &Spec, out: &mut Out) -> Exit {
     judge(spec, out).unwrap_or_else(|e| e)
 }
 
-fn judge(spec: &Spec, out: &mut Out) -> Result<Exit, Exit> {
+fn judge(spec: &Spec, out_stdout: &mut Out) -> Result<Exit, Exit> {
     let dir = spec.out.unwrap_or(b".");
     for sub in [&b"compare"[..], b"mail"] {
         let path = CPath::concat(&[dir, b"/", sub])
             .map_err(|bad| Exit::new(exit::USAGE, format_args!("ab: -o: {bad}")))?;
         sys::mkdir(&path, 0o777).map_err(|e| unwritten(sub, NotCreated(e)))?;
     }
+    let keys = Keys::read(spec)?;
+    if spec.steps().count() > 2 {
+        return series::judge(spec, dir, &keys, out_stdout);
+    }
     // The tables of where the cost went, kept until the table is printed.
     let spool = sys::memfd(c"ab-sections")
-        .map_err(|e| Exit::new(exit::FAIL, format_args!("ab: no memory file: {e}")))?;
+        .map_err(|e| Exit::new(exit::USAGE, format_args!("ab: no memory file: {e}")))?;
     let mut sections = Out::new(spool.raw());
+    let mut log = File::create(dir, b"mail/report.log")?;
     let mut rows = [Row::default(); MAX_ROWS];
-    let (n, drafts) = rows::judge_all(spec, dir, &mut rows, &mut sections)?;
+    let pair = Pair { base: 0, test: 1 };
+    let mut out = Outputs {
+        prefix: b"",
+        sections: &mut sections,
+        log: &mut log.out,
+        commits: [spec.parent, spec.introduced],
+    };
+    let drafts = pair::judge(spec, dir, &keys, pair, Some(&mut out), &mut rows)?;
+    log.close()?;
     sections.flush();
     if let Some(e) = sections.error() {
         return Err(Exit::new(
-            exit::FAIL,
+            exit::USAGE,
             format_args!("ab: the memory file: {e}"),
         ));
     }
-    let rows = &rows[..n];
-    table::tsv(spec, dir, rows)?;
-    table::text(spec, dir, rows, &spool, out)?;
+    let rows = &rows[..keys.n];
+    let boots = Boots::of(spec, pair);
+    table::tsv(spec, boots.all(), dir, rows)?;
+    let mut f = File::create(dir, b"ab.txt")?;
+    let mut both = Both::new(&mut f.out, out_stdout);
+    table::table(spec, pair, boots.all(), rows, &mut both);
+    both.copy(&spool);
+    f.close()?;
     Ok(verdict(rows, drafts))
 }
 

@@ -1,32 +1,25 @@
-//! ab's rows: the suites read (their `suite.txt`), each item and series of
-//! the first suite judged, second label against the first, with compare's
-//! own reader, analysis and gate; its compare text and, when it moved, its
-//! draft written on the way, and the table of where its cost went kept
-//! for ab.txt (`sections`).
+//! ab's rows: what each is (an item of the first suite, and each series of
+//! its points: pollwake's modes), read once from the suites (their
+//! `suite.txt`: how each boot ended each item) and the first point of each
+//! item (its `# series:` lines); and a row as judged for a pair of steps
+//! (pair.rs): its figures and its verdict.
 
 use core::fmt::{self, Write};
 
-use super::super::analysis::{Analysis, Comparison, Reason};
-use super::super::args::{Args, Gate, MAX_POINTS};
-use super::super::cost::Costs;
-use super::super::cost_table::{self, Medium};
-use super::super::load::Inputs;
-use super::super::mail::{self, Draft};
+use super::super::analysis::{Comparison, Reason};
+use super::super::args::MAX_POINTS;
 use super::super::point::{series_lines, Series};
-use super::super::text;
-use super::super::words::Long;
-use super::{File, Spec};
+use super::Spec;
 use crate::exit::{self, Exit};
 use crate::render::{Clean, Text};
 use crate::suite::MAX_ITEMS;
-use crate::sys::out::Out;
 use crate::sys::{self, CPath};
 
 /// Most rows: every item, and a row per mode of a table of several.
 pub const MAX_ROWS: usize = 4 * MAX_ITEMS;
 
 /// The longest item name, and series name, kept.
-const NAME: usize = 32;
+pub const NAME: usize = 32;
 
 /// How an item ended in one boot, as its suite's line says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -118,15 +111,18 @@ pub struct Figures {
 /// One row of the table.
 #[derive(Clone, Copy, Default)]
 pub struct Row {
-    item: Text<NAME>,
-    mode: Text<NAME>,
+    pub item: Text<NAME>,
+    pub mode: Text<NAME>,
+    /// The name of its series in a table of several (`pollwake_idle`: what
+    /// compare's `--mode` picks), empty for an item's only series.
+    pub series: Text<NAME>,
     /// What one figure is per (its series line's `per=`), and the workload
     /// in kernel words (`about=`); empty when no point states them.
     pub unit: Text<64>,
     pub about: Text<96>,
     pub verdict: Verdict,
     pub figures: Option<Figures>,
-    /// How the item ended on each boot, in order.
+    /// How the item ended on each boot, in order (of the steps judged).
     pub ended: [Ended; MAX_POINTS],
     /// Its compare could not read its points: the exit code.
     pub error: i32,
@@ -141,12 +137,12 @@ impl Row {
     /// Why it did not move: `-` for a row that moved, else `no_change`,
     /// `interval_includes_zero`, `under_gate`, what kept it from a verdict,
     /// or (no figures) how the item ended on each boot.
-    pub fn why(&self, spec: &Spec, w: &mut dyn Write) -> fmt::Result {
+    pub fn why(&self, spec: &Spec, boots: &[usize], w: &mut dyn Write) -> fmt::Result {
         if self.verdict == Verdict::Error {
             return write!(w, "compare exit {}: its points cannot be read", self.error);
         }
         let Some(f) = &self.figures else {
-            return self.endings(spec, w);
+            return self.endings(spec, boots, w);
         };
         let c = &f.c;
         w.write_str(if self.verdict == Verdict::Moved {
@@ -168,16 +164,13 @@ impl Row {
 
     /// `base pass, head skip, base again pass`: each boot's label (`again`
     /// after one given before) and how the item ended there.
-    fn endings(&self, spec: &Spec, w: &mut dyn Write) -> fmt::Result {
-        for i in 0..spec.n {
-            let sep = if i == 0 { "" } else { ", " };
-            let again = if spec.labels[..i].contains(&spec.labels[i]) {
-                " again"
-            } else {
-                ""
-            };
-            let word = self.ended[i].word();
-            write!(w, "{sep}{}{again} {word}", Clean(spec.labels[i]))?;
+    fn endings(&self, spec: &Spec, boots: &[usize], w: &mut dyn Write) -> fmt::Result {
+        for (k, &b) in boots.iter().enumerate() {
+            let sep = if k == 0 { "" } else { ", " };
+            let label = spec.labels[b];
+            let before = boots[..k].iter().any(|&a| spec.labels[a] == label);
+            let again = if before { " again" } else { "" };
+            write!(w, "{sep}{}{again} {}", Clean(label), self.ended[b].word())?;
         }
         Ok(())
     }
@@ -221,7 +214,7 @@ impl fmt::Display for FileName<'_> {
 }
 
 /// An item's point in a suite's directory: `DIR/ITEM.txt`, `:` as `-`.
-fn point_path(dir: &[u8], item: &[u8]) -> Result<CPath, Exit> {
+pub fn point_path(dir: &[u8], item: &[u8]) -> Result<CPath, Exit> {
     let mut name = Text::<NAME>::new();
     for &b in item {
         let _ = name.write_char(if b == b':' { '-' } else { b as char });
@@ -300,86 +293,89 @@ fn split_at(s: &[u8], at: u8) -> (&[u8], &[u8]) {
     }
 }
 
-/// Every row of the table, judged, into `rows`; how many. Compare's text of
-/// each row goes to DIR/compare, the draft of each that moved to DIR/mail,
-/// the table of where its cost went to `sections`.
-pub fn judge_all(
-    spec: &Spec,
-    dir: &[u8],
-    rows: &mut [Row; MAX_ROWS],
-    sections: &mut Out,
-) -> Result<(usize, usize), Exit> {
-    let mut n = 0;
-    let mut drafts = 0;
-    let first = Suite::read(spec.dirs[0])?;
-    // Each boot's suite, read once; the first's items are the rows'.
-    let mut ended = [[Ended::None; MAX_POINTS]; MAX_ITEMS];
-    let mut items = [Text::<NAME>::new(); MAX_ITEMS];
-    let mut k = 0;
-    for ((item, _), kept) in first.items().zip(items.iter_mut()) {
-        kept.push_with(&mut |room| copy(room, item));
-        k += 1;
-    }
-    for (b, suite) in spec.dirs[..spec.n].iter().enumerate() {
-        let suite = Suite::read(suite)?;
-        for (e, item) in ended.iter_mut().zip(&items[..k]) {
-            e[b] = suite.ended(item.as_bytes());
-        }
-    }
-    let mut log = File::create(dir, b"mail/report.log")?;
-    for i in 0..k {
-        let item = items[i].as_bytes();
-        let mut modes = Modes::default();
-        modes.of(spec, item)?;
-        for m in 0..modes.n.max(1) {
-            if n == MAX_ROWS {
-                break;
-            }
-            let row = &mut rows[n];
-            row.item = Text::new();
-            row.item.push_with(&mut |room| copy(room, item));
-            row.ended = ended[i];
-            let series = (m < modes.n).then(|| &modes.series[m]);
-            if let Some(s) = series {
-                row.mode.push_with(&mut |room| copy(room, s.mode()));
-            }
-            if let Some((unit, about)) = modes.unit(m) {
-                row.unit.push_with(&mut |room| copy(room, unit));
-                row.about.push_with(&mut |room| copy(room, about));
-            }
-            let all_passed = row.ended[..spec.n].iter().all(|&e| e == Ended::Pass);
-            if all_passed {
-                let name = series.map(|s| s.name());
-                if judge_row(spec, dir, row, name, sections, &mut log.out)? {
-                    drafts += 1;
-                }
-            } else {
-                row.verdict = by_endings(spec, &row.ended);
-            }
-            n += 1;
-        }
-    }
-    log.close()?;
-    Ok((n, drafts))
+/// The rows every pair of steps is judged on: an item of the first suite
+/// and a series of its points each, with how each boot ended the item;
+/// their figures and verdicts unset.
+pub struct Keys {
+    pub rows: [Row; MAX_ROWS],
+    pub n: usize,
 }
 
-fn copy(room: &mut [u8], b: &[u8]) -> usize {
+impl Keys {
+    /// Read from the suites of `spec`'s boots.
+    pub fn read(spec: &Spec) -> Result<Keys, Exit> {
+        let mut keys = Keys {
+            rows: [Row::default(); MAX_ROWS],
+            n: 0,
+        };
+        let first = Suite::read(spec.dirs[0])?;
+        // Each boot's suite, read once; the first's items are the rows'.
+        let mut ended = [[Ended::None; MAX_POINTS]; MAX_ITEMS];
+        let mut items = [Text::<NAME>::new(); MAX_ITEMS];
+        let mut k = 0;
+        for ((item, _), kept) in first.items().zip(items.iter_mut()) {
+            kept.push_with(&mut |room| copy(room, item));
+            k += 1;
+        }
+        for (b, suite) in spec.dirs[..spec.n].iter().enumerate() {
+            let suite = Suite::read(suite)?;
+            for (e, item) in ended.iter_mut().zip(&items[..k]) {
+                e[b] = suite.ended(item.as_bytes());
+            }
+        }
+        for i in 0..k {
+            let item = items[i].as_bytes();
+            let mut modes = Modes::default();
+            modes.of(spec, item)?;
+            for m in 0..modes.n.max(1) {
+                let Some(row) = keys.rows.get_mut(keys.n) else {
+                    break;
+                };
+                row.item.push_with(&mut |room| copy(room, item));
+                row.ended = ended[i];
+                if let Some(s) = (m < modes.n).then(|| &modes.series[m]) {
+                    row.mode
+                        .push_with(&mut |room| copy(room, s.mode.as_bytes()));
+                    row.series
+                        .push_with(&mut |room| copy(room, s.name.as_bytes()));
+                }
+                if let Some((unit, about)) = modes.unit(m) {
+                    row.unit.push_with(&mut |room| copy(room, unit));
+                    row.about.push_with(&mut |room| copy(room, about));
+                }
+                keys.n += 1;
+            }
+        }
+        Ok(keys)
+    }
+
+    pub fn rows(&self) -> &[Row] {
+        &self.rows[..self.n]
+    }
+}
+
+pub fn copy(room: &mut [u8], b: &[u8]) -> usize {
     let n = b.len().min(room.len());
     room[..n].copy_from_slice(&b[..n]);
     n
 }
 
-/// A row whose item did not pass on every boot: what the endings say.
-fn by_endings(spec: &Spec, ended: &[Ended; MAX_POINTS]) -> Verdict {
-    let labels = &spec.labels[..spec.n];
+/// A row whose item did not pass on every boot of a pair (`boots`): what
+/// the endings say.
+pub fn by_endings(spec: &Spec, boots: &[usize], ended: &[Ended; MAX_POINTS]) -> Verdict {
+    let label = |b: usize| spec.labels[b];
     // A label's boots that ended it differently: its kernel is unsteady.
-    let unsteady =
-        (0..spec.n).any(|i| (0..i).any(|j| labels[j] == labels[i] && ended[j] != ended[i]));
+    let unsteady = boots.iter().enumerate().any(|(k, &i)| {
+        boots[..k]
+            .iter()
+            .any(|&j| label(j) == label(i) && ended[j] != ended[i])
+    });
+    let first = ended[boots[0]];
     if unsteady {
         Verdict::BaseUnsteady
-    } else if ended[..spec.n].iter().any(|&e| e != ended[0]) {
+    } else if boots.iter().any(|&b| ended[b] != first) {
         Verdict::OutcomeChanged
-    } else if ended[0] == Ended::Skip {
+    } else if first == Ended::Skip {
         Verdict::Skipped
     } else {
         Verdict::Failed
@@ -403,15 +399,6 @@ struct OwnedSeries {
     mode: Text<NAME>,
     per: Text<64>,
     about: Text<96>,
-}
-
-impl OwnedSeries {
-    fn name(&self) -> &[u8] {
-        self.name.as_bytes()
-    }
-    fn mode(&self) -> &[u8] {
-        self.mode.as_bytes()
-    }
 }
 
 impl Modes {
@@ -475,175 +462,4 @@ fn read_head<'b>(path: &CPath, buf: &'b mut [u8]) -> sys::SysResult<&'b [u8]> {
         }
     }
     Ok(&buf[..n])
-}
-
-/// The paths of one row's points, as compare's FILE arguments
-/// (`base-1/s0.txt`), and the labels.
-struct Files {
-    names: [u8; 4096],
-    at: [(usize, usize); MAX_POINTS],
-}
-
-impl Files {
-    fn of(spec: &Spec, item: &[u8]) -> Files {
-        let mut f = Files {
-            names: [0; 4096],
-            at: [(0, 0); MAX_POINTS],
-        };
-        let mut end = 0;
-        for b in 0..spec.n {
-            let start = end;
-            for part in [spec.dirs[b], b"/", item, b".txt"] {
-                for &c in part {
-                    if end < f.names.len() {
-                        f.names[end] = if c == b':' && part == item { b'-' } else { c };
-                        end += 1;
-                    }
-                }
-            }
-            f.at[b] = (start, end);
-        }
-        f
-    }
-
-    fn name(&self, b: usize) -> &[u8] {
-        let (s, e) = self.at[b];
-        &self.names[s..e]
-    }
-}
-
-/// Judges one row whose item passed on every boot: its points read (of
-/// series `series` of a table of several), analysed at the gate, its
-/// compare text written, and when it moved its draft and where its cost
-/// went. True when a draft was written.
-fn judge_row(
-    spec: &Spec,
-    dir: &[u8],
-    row: &mut Row,
-    series: Option<&[u8]>,
-    sections: &mut Out,
-    log: &mut Out,
-) -> Result<bool, Exit> {
-    let files = Files::of(spec, row.item.as_bytes());
-    let mut a = Args {
-        gate: Gate::Insn(spec.gate),
-        mode: series,
-        ..Args::default()
-    };
-    for b in 0..spec.n {
-        a.labels[b] = Some(spec.labels[b]);
-        a.files[b] = Some(files.name(b));
-    }
-    a.n = spec.n;
-    let mut inputs = Inputs::map(&a).map_err(|s| Exit::printed(s.code))?;
-    let pts = match inputs.read(&a) {
-        Ok(pts) => pts,
-        Err(stopped) => {
-            // compare's own line is on stderr.
-            (row.verdict, row.error) = (Verdict::Error, stopped.code);
-            return Ok(false);
-        }
-    };
-    let an = Analysis::of(&a, &pts);
-    let c = an.cmps()[0];
-    row.figures = Some(Figures {
-        c,
-        locked: [c.base, c.test].map(|g| an.locked(g).map(|l| l.kernel)),
-    });
-    row.verdict = if c.reasons == 0 {
-        Verdict::Moved
-    } else if c.unjudged() {
-        Verdict::Unjudged
-    } else {
-        Verdict::Unmoved
-    };
-    let costs = Costs::of(&an, &c);
-    let mut name = Text::<{ 2 * NAME + 16 }>::new();
-    let _ = write!(name, "compare/{}.txt", row.file());
-    let mut f = File::create(dir, name.as_bytes())?;
-    text::text(&an, Some(&costs), &mut f.out);
-    f.close()?;
-    if row.verdict != Verdict::Moved {
-        return Ok(false);
-    }
-    // ab.txt's table of where the cost went.
-    let _ = write!(
-        sections,
-        "\n{}: where the cost went (compare/{}.txt)\n",
-        row.name(),
-        row.file()
-    );
-    cost_table::section(&an, &c, &costs, "pair", Medium::Rows, sections);
-    draft(spec, dir, row, &an, &costs, &files, log)?;
-    Ok(true)
-}
-
-/// The draft of a row that moved, mail/ROW.txt, as `report` makes it with
-/// the same gate from the same points (its command line, quoted in it, is
-/// that one); what it leaves out goes to report.log.
-fn draft(
-    spec: &Spec,
-    dir: &[u8],
-    row: &Row,
-    an: &Analysis,
-    costs: &Costs,
-    files: &Files,
-    log: &mut Out,
-) -> Result<(), Exit> {
-    let d = Draft {
-        introduced: spec.introduced,
-        parent: spec.parent,
-        ..Draft::default()
-    };
-    // The report command line that makes this draft from these points,
-    // as the draft quotes it: LABEL=FILE as compare read them.
-    let mut labelled = [Text::<{ 2 * NAME + 64 }>::new(); MAX_POINTS];
-    for (b, l) in labelled.iter_mut().enumerate().take(spec.n) {
-        for part in [spec.labels[b], b"=", files.name(b)] {
-            l.push_with(&mut |room| copy(room, part));
-        }
-    }
-    let mut argv = Words::default();
-    argv.push(&[b"report", b"--gate-insn", spec.gate_text]);
-    if !row.mode.as_bytes().is_empty() {
-        argv.push(&[b"--mode", row.mode.as_bytes()]);
-    }
-    if let Some(sha) = spec.introduced {
-        argv.push(&[b"--introduced", sha]);
-    }
-    if let Some(sha) = spec.parent {
-        argv.push(&[b"--parent", sha]);
-    }
-    for l in &labelled[..spec.n] {
-        argv.push(&[l.as_bytes()]);
-    }
-    let mut name = Text::<{ 2 * NAME + 16 }>::new();
-    let _ = write!(name, "mail/{}.txt", row.file());
-    let mut f = File::create(dir, name.as_bytes())?;
-    let mut left_out = Long::new();
-    let mut words = argv.w[..argv.n].iter().copied();
-    mail::write(an, &d, Some(costs), &mut words, &mut f.out, &mut left_out);
-    f.close()?;
-    if !left_out.as_bytes().is_empty() {
-        let _ = writeln!(log, "{}: {left_out}", row.name());
-    }
-    Ok(())
-}
-
-/// A command line's words.
-#[derive(Default)]
-struct Words<'w> {
-    w: [&'w [u8]; 8 + MAX_POINTS],
-    n: usize,
-}
-
-impl<'w> Words<'w> {
-    fn push(&mut self, words: &[&'w [u8]]) {
-        for &w in words {
-            if self.n < self.w.len() {
-                self.w[self.n] = w;
-                self.n += 1;
-            }
-        }
-    }
 }

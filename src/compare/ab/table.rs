@@ -6,6 +6,7 @@
 
 use core::fmt::{self, Write};
 
+use super::pair::Pair;
 use super::rows::Row;
 use super::{File, Spec};
 use crate::exit::Exit;
@@ -32,7 +33,7 @@ impl fmt::Display for Na {
 
 /// A change with its sign always (`+0.000`, `-0.000` for a change that
 /// rounds to 0 from below), as the table has always printed it.
-struct Plus(f64, u32);
+pub struct Plus(pub f64, pub u32);
 
 impl fmt::Display for Plus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -53,59 +54,83 @@ impl fmt::Display for Unit<'_> {
     }
 }
 
-/// ab.tsv.
-pub fn tsv(spec: &Spec, dir: &[u8], rows: &[Row]) -> Result<(), Exit> {
+/// ab.tsv: its header and a line per row.
+pub fn tsv(spec: &Spec, boots: &[usize], dir: &[u8], rows: &[Row]) -> Result<(), Exit> {
     let mut f = File::create(dir, b"ab.tsv")?;
-    let out = &mut f.out;
-    let _ = writeln!(out, "{TSV_HEADER}");
+    let _ = writeln!(f.out, "{TSV_HEADER}");
     for r in rows {
-        let _ = write!(out, "{}\t{}", r.name(), Unit(r));
-        let nan = f64::NAN;
-        let (figures, verdict) = match &r.figures {
-            Some(fg) => {
-                let c = &fg.c;
-                let [lb, lh] = fg.locked;
-                let ld = match (lb, lh) {
-                    (Some(b), Some(h)) => h - b,
-                    _ => nan,
-                };
-                let p = &c.paired;
-                (
-                    [
-                        c.control,
-                        c.value,
-                        c.delta,
-                        c.change,
-                        lb.unwrap_or(nan),
-                        lh.unwrap_or(nan),
-                        ld,
-                    ],
-                    [c.spread, p.low, p.high],
-                )
-            }
-            None => ([nan; 7], [nan; 3]),
-        };
-        for v in figures {
-            let _ = write!(out, "\t{}", Na(v, 6));
-        }
-        let _ = write!(out, "\t{}", r.verdict.word());
-        for v in verdict {
-            let _ = write!(out, "\t{}", Na(v, 6));
-        }
-        out.bytes(b"\t");
-        let _ = r.why(spec, out);
-        let _ = match r.about.as_bytes() {
-            b"" => writeln!(out, "\tNA"),
-            a => writeln!(out, "\t{}", Clean(a)),
-        };
+        tsv_row(spec, boots, r, &mut f.out);
     }
     f.close()
 }
 
+/// A row's line of ab.tsv (and of series.tsv, after the step's columns).
+pub fn tsv_row(spec: &Spec, boots: &[usize], r: &Row, out: &mut Out) {
+    let _ = write!(out, "{}\t{}", r.name(), Unit(r));
+    let nan = f64::NAN;
+    let (figures, verdict) = match &r.figures {
+        Some(fg) => {
+            let c = &fg.c;
+            let [lb, lh] = fg.locked;
+            let ld = match (lb, lh) {
+                (Some(b), Some(h)) => h - b,
+                _ => nan,
+            };
+            let p = &c.paired;
+            (
+                [
+                    c.control,
+                    c.value,
+                    c.delta,
+                    c.change,
+                    lb.unwrap_or(nan),
+                    lh.unwrap_or(nan),
+                    ld,
+                ],
+                [c.spread, p.low, p.high],
+            )
+        }
+        None => ([nan; 7], [nan; 3]),
+    };
+    for v in figures {
+        let _ = write!(out, "\t{}", Na(v, 6));
+    }
+    let _ = write!(out, "\t{}", r.verdict.word());
+    for v in verdict {
+        let _ = write!(out, "\t{}", Na(v, 6));
+    }
+    out.bytes(b"\t");
+    let _ = r.why(spec, boots, out);
+    let _ = match r.about.as_bytes() {
+        b"" => writeln!(out, "\tNA"),
+        a => writeln!(out, "\t{}", Clean(a)),
+    };
+}
+
 /// Two writers at once: ab.txt and stdout.
-struct Both<'o> {
+pub struct Both<'o> {
     file: &'o mut Out,
     stdout: &'o mut Out,
+}
+
+impl<'o> Both<'o> {
+    pub fn new(file: &'o mut Out, stdout: &'o mut Out) -> Self {
+        Both { file, stdout }
+    }
+
+    /// What `spool` (a file, from its start) holds, on both.
+    pub fn copy(&mut self, spool: &Fd) {
+        let mut buf = [0u8; 4096];
+        let mut at = 0u64;
+        while let Ok(n) = sys::pread(spool.raw(), &mut buf, at) {
+            if n == 0 {
+                break;
+            }
+            self.file.bytes(&buf[..n]);
+            self.stdout.bytes(&buf[..n]);
+            at += n as u64;
+        }
+    }
 }
 
 impl Write for Both<'_> {
@@ -153,38 +178,9 @@ impl fmt::Display for Cell {
     }
 }
 
-/// ab.txt, and the same on `stdout`; `sections` (a file read from its
-/// start) holds the tables of where the cost went, appended at the end.
-pub fn text(
-    spec: &Spec,
-    dir: &[u8],
-    rows: &[Row],
-    sections: &Fd,
-    stdout: &mut Out,
-) -> Result<(), Exit> {
-    let mut f = File::create(dir, b"ab.txt")?;
-    {
-        let mut w = Both {
-            file: &mut f.out,
-            stdout,
-        };
-        table(spec, rows, &mut w);
-    }
-    // The sections, as they were written.
-    let mut buf = [0u8; 4096];
-    let mut at = 0u64;
-    while let Ok(n) = sys::pread(sections.raw(), &mut buf, at) {
-        if n == 0 {
-            break;
-        }
-        f.out.bytes(&buf[..n]);
-        stdout.bytes(&buf[..n]);
-        at += n as u64;
-    }
-    f.close()
-}
-
-fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
+/// A pair's table for people: the rows (three decimals), how the verdict
+/// is reached, whether the base's boots agreed, the rows not compared.
+pub fn table(spec: &Spec, pair: Pair, boots: &[usize], rows: &[Row], w: &mut dyn Write) {
     let _ = writeln!(
         w,
         "{:<16} {:>11} {:>11} {:>10} {:>9}  locked instructions",
@@ -205,14 +201,9 @@ fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
             &"unit (per)",
         ],
     );
-    let mut steps = spec.steps();
-    let (base, head) = (steps.next().unwrap_or(b""), steps.next().unwrap_or(b""));
-    let base = Clean(base);
-    let head = Clean(head);
-    let base_boots = spec.labels[..spec.n]
-        .iter()
-        .filter(|&&l| l == spec.labels[0])
-        .count();
+    let (base, head) = (spec.step(pair.base), spec.step(pair.test));
+    let base_boots = boots.iter().filter(|&&b| spec.labels[b] == base).count();
+    let (base, head) = (Clean(base), Clean(head));
     let (mut spread, mut locked, mut other) = (false, false, false);
     for r in rows {
         let f = r.figures.as_ref();
@@ -252,18 +243,18 @@ fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
          instructions per pair, on QEMU's instruction clock.\n",
         Clean(spec.gate_text)
     );
-    let boots = match base_boots {
+    let two = match base_boots {
         2 => "two",
         _ => "",
     };
     if base_boots > 1 {
         if spread {
-            let _ = write!(w, "The {boots} {base} boots differ:");
+            let _ = write!(w, "The {two} {base} boots differ:");
             for r in rows {
                 if let Some(f) = r.figures.as_ref().filter(|f| f.c.spread > 0.0) {
                     let _ = write!(
                         w,
-                        "\n  {}: the {boots} {base} boots differ by {} (the verdict took it in)",
+                        "\n  {}: the {two} {base} boots differ by {} (the verdict took it in)",
                         r.name(),
                         Dec(f.c.spread, 6)
                     );
@@ -271,7 +262,7 @@ fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
             }
             let _ = writeln!(w);
         } else {
-            let _ = writeln!(w, "The {boots} {base} boots agree exactly in every row.");
+            let _ = writeln!(w, "The {two} {base} boots agree exactly in every row.");
         }
     }
     if !locked {
@@ -285,7 +276,7 @@ fn table(spec: &Spec, rows: &[Row], w: &mut dyn Write) {
         let _ = w.write_str("Not compared:");
         for r in rows.iter().filter(|r| !r.verdict.judged()) {
             let _ = write!(w, "\n  {}: {} (", r.name(), r.verdict.word());
-            let _ = r.why(spec, w);
+            let _ = r.why(spec, boots, w);
             let _ = w.write_str(")");
         }
         let _ = writeln!(w);
