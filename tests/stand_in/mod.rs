@@ -50,9 +50,10 @@ case " $* " in
 	exit 0
 	;;
 esac
-printf 'boot:' >>"$log"
-for a in "$@"; do printf ' [%s]' "$a" >>"$log"; done
-echo >>"$log"
+# One write a line: boots at once do not mix their lines.
+line=boot:
+for a in "$@"; do line="$line [$a]"; done
+printf '%s\n' "$line" >>"$log"
 [ -z "${FAKE_QEMU_CREATE:-}" ] || echo "made meanwhile" >"$FAKE_QEMU_CREATE"
 host_id=""
 for a in "$@"; do
