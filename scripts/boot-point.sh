@@ -117,21 +117,9 @@ REPO=$(dirname "$HERE")
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
 timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin="" partial=""
-while [ $# -gt 0 ]; do
+option() {
 	case $1 in
-	--)
-		shift
-		break
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	--check)
-		check=1
-		shift
-		continue
-		;;
+	--check) check=1 TOOK=1 ;;
 	--kernel) opt_value kernel path "$@" ;;
 	-o) opt_value point text "$@" ;;
 	--arch) opt_value arch text "$@" ;;
@@ -144,8 +132,9 @@ while [ $# -gt 0 ]; do
 	--cost) opt_value cost_map file "$@" ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
-	shift 2
-done
+}
+read_options "$@"
+shift "$OPTIONS_READ"
 # What is left are the run options.
 
 # A suite's run options: POINT is a directory of points (typed with a / at its end or not).

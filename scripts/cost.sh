@@ -93,20 +93,21 @@ probe() {
 	esac
 }
 
+option() {
+	case $1 in
+	--map) opt_value map path "$@" ;;
+	--out) opt_value out new_file "$@" ;;
+	--qemu) opt_value qemu text "$@" ;;
+	--accel) opt_value accel text "$@" ;;
+	--arch) opt_value arch text "$@" ;;
+	--cpus) opt_value cpus positive "$@" ;;
+	*) usage_error "plugin: unknown argument '$1'" ;;
+	esac
+}
+
 cmd_plugin() {
 	map="" out="" qemu=qemu-system-x86_64 accel=icount arch=x86_64 cpus=1
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--map) opt_value map path "$@" ;;
-		--out) opt_value out new_file "$@" ;;
-		--qemu) opt_value qemu text "$@" ;;
-		--accel) opt_value accel text "$@" ;;
-		--arch) opt_value arch text "$@" ;;
-		--cpus) opt_value cpus positive "$@" ;;
-		*) usage_error "plugin: unknown argument '$1'" ;;
-		esac
-		shift 2
-	done
+	read_options "$@"
 	check_map "$map"
 	[ -n "$out" ] || usage_error "--out COUNTS is required"
 	case $arch in
