@@ -272,15 +272,14 @@ impl Facts {
         f
     }
 
-    /// These facts of a boot its host named `host` (`URING_REPRO_BOOT_ID`,
-    /// as it is), if it did: `boot_id` is then that, the kernel's own kept
-    /// beside it.
-    pub fn booted(mut self, host: Option<&[u8]>) -> Facts {
+    /// Makes these the facts of a boot its host named `host`
+    /// (`URING_REPRO_BOOT_ID`, as it is), if it did: `boot_id` is then
+    /// that, the kernel's own kept beside it.
+    pub fn booted(&mut self, host: Option<&[u8]>) {
         if let Some(id) = host {
             let kernel = core::mem::replace(&mut self.boot_id, Fact::opaque(id));
             self.kernel_boot_id = Some(kernel);
         }
-        self
     }
 
     pub fn release(&self) -> &[u8] {
@@ -427,7 +426,8 @@ mod tests {
         let kernel = f.boot_id.get().to_vec();
         let mut plain = String::new();
         f.print(&mut plain);
-        let f = f.booted(Some(id));
+        let mut f = f;
+        f.booted(Some(id));
         assert_eq!(f.boot_id.get(), id);
         let mut named = String::new();
         f.print(&mut named);
@@ -436,7 +436,8 @@ mod tests {
         assert_eq!(named, plain + &more);
         assert!(BOOT_ID_SOURCE.starts_with("# boot_id_source=URING_REPRO_BOOT_ID ("));
         // Not named: as ever.
-        let f = Facts::read(0).booted(None);
+        let mut f = Facts::read(0);
+        f.booted(None);
         assert!(f.kernel_boot_id.is_none());
         // Opaque: every byte as it came, blanks and all.
         assert_eq!(Fact::<WORD>::opaque(b" x\n").get(), b" x\n");

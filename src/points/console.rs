@@ -135,16 +135,17 @@ fn aside(line: &[u8]) -> bool {
     kernel_log(line) || line.starts_with(STDERR)
 }
 
-/// The lines of the point a run printed: from its banner on, up to the
-/// first verdict line, without the lines that stand aside (`aside`).
-pub fn run(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+/// The lines of the point a run printed, each to `f`: from its banner on,
+/// up to the first verdict line, without the lines that stand aside
+/// (`aside`).
+pub fn run<'t>(text: &'t [u8], f: &mut dyn FnMut(&'t [u8])) {
     let mut on = false;
-    lines(text)
-        .take_while(|l| verdict(l).is_none())
-        .filter(move |l| {
-            on |= l.starts_with(BANNER);
-            on && !aside(l)
-        })
+    for l in lines(text).take_while(|l| verdict(l).is_none()) {
+        on |= l.starts_with(BANNER);
+        if on && !aside(l) {
+            f(l);
+        }
+    }
 }
 
 /// Where a line of a suite's console goes.
@@ -160,28 +161,40 @@ pub enum Part<'t> {
     Lines,
 }
 
-/// A suite's console, line by line up to the first verdict line, the
-/// lines that stand aside left out: each `# suite: K/N ITEM` begins item
-/// K (until the first of the suite's lines after its items), whose point
-/// runs from its banner to the next `# suite:` line; every other
-/// `# suite:` line is one of the suite's lines.
-pub fn suite<'t>(text: &'t [u8]) -> impl Iterator<Item = (Part<'t>, &'t [u8])> {
+/// A suite's console, line by line up to the first verdict line, each
+/// line that is a part of it to `f`, the lines that stand aside left out:
+/// each `# suite: K/N ITEM` begins item K (until the first of the suite's
+/// lines after its items), whose point runs from its banner to the next
+/// `# suite:` line; every other `# suite:` line is one of the suite's
+/// lines.
+pub fn suite<'t>(text: &'t [u8], f: &mut dyn FnMut(Part<'t>, &'t [u8])) {
     let (mut after_items, mut on, mut item) = (false, false, None);
-    lines(text)
-        .take_while(|l| verdict(l).is_none())
-        .filter(|l| !aside(l))
-        .filter_map(move |l| {
-            if let Some(begin) = begin(l).filter(|_| !after_items) {
-                (item, on) = (Some(begin.0), false);
-                return Some((Part::Begin(begin.0, begin.1), l));
+    for l in lines(text).take_while(|l| verdict(l).is_none()) {
+        if aside(l) {
+            continue;
+        }
+        if let Some((k, name)) = begin(l).filter(|_| !after_items) {
+            (item, on) = (Some(k), false);
+            f(Part::Begin(k, name), l);
+        } else if l.starts_with(SUITE) {
+            (after_items, on) = (true, false);
+            f(Part::Lines, l);
+        } else if let Some(k) = item {
+            on |= l.starts_with(BANNER);
+            if on {
+                f(Part::Point(k), l);
             }
-            if l.starts_with(SUITE) {
-                (after_items, on) = (true, false);
-                return Some((Part::Lines, l));
-            }
-            on |= l.starts_with(BANNER) && item.is_some();
-            Some((Part::Point(item?), l)).filter(|_| on)
-        })
+        }
+    }
+}
+
+/// The suite's lines after its items, each to `f`.
+pub fn suite_lines<'t>(text: &'t [u8], f: &mut dyn FnMut(&'t [u8])) {
+    suite(text, &mut |p, l| {
+        if p == Part::Lines {
+            f(l);
+        }
+    });
 }
 
 /// `# suite: K/N ITEM` (K and N digits, ITEM of `A-Za-z0-9_:`): K and ITEM.
@@ -197,17 +210,19 @@ fn begin(line: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// What a suite's line per item says of item K's exit: the fifth word of
-/// the first of `lines` whose place is K's (`# suite: K/N ITEM exit=CODE
-/// WORD`), without `exit=`; None when no line is K's, or it has no fifth
-/// word.
-pub fn item_exit<'t>(lines: impl Iterator<Item = &'t [u8]>, k: &[u8]) -> Option<&'t [u8]> {
-    let mine = |l: &&[u8]| {
+/// the first of its lines (`suite_lines`) whose place is K's (`# suite:
+/// K/N ITEM exit=CODE WORD`), without `exit=`; None when no line is K's,
+/// or it has no fifth word.
+pub fn item_exit<'t>(text: &'t [u8], k: &[u8]) -> Option<&'t [u8]> {
+    let mut line = None;
+    suite_lines(text, &mut |l| {
         let place = words(l).nth(2).unwrap_or(b"");
         let first = place.split(|&b| b == b'/').next().unwrap_or(b"");
-        super::num::same(first, k)
-    };
-    let line = lines.into_iter().find(mine)?;
-    let word = words(line).nth(4)?;
+        if line.is_none() && super::num::same(first, k) {
+            line = Some(l);
+        }
+    });
+    let word = words(line?).nth(4)?;
     Some(word.strip_prefix(b"exit=").unwrap_or(word))
 }
 

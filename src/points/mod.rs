@@ -199,20 +199,29 @@ struct Boot<'a> {
 }
 
 impl<'a> Boot<'a> {
-    /// `lines`, each with a line break, in the scratch room: the text.
-    fn gather<'s>(&'s self, lines: impl Iterator<Item = &'a [u8]>) -> &'s [u8] {
+    /// A point's lines, each with a line break, in the scratch room: the
+    /// text. `item`: the suite's item whose point it is (None: a run's).
+    fn gather(&self, item: Option<&[u8]>) -> &[u8] {
         // SAFETY: a private mapping of len() bytes, ours alone, and
         // only this slice of it lives until the next call (`&self`
         // borrows end with the slice).
         let room =
             unsafe { core::slice::from_raw_parts_mut(self.scratch.ptr(), self.scratch.len()) };
         let mut n = 0;
-        for line in lines {
+        let mut put = |line: &[u8]| {
             // The lines are the text's, each with its break, and a last
             // one without: they fit text.len() + 1.
             room[n..n + line.len()].copy_from_slice(line);
             room[n + line.len()] = b'\n';
             n += line.len() + 1;
+        };
+        match item {
+            None => console::run(self.text, &mut put),
+            Some(k) => console::suite(self.text, &mut |p, l| {
+                if p == Part::Point(k) {
+                    put(l);
+                }
+            }),
         }
         &room[..n]
     }
@@ -233,7 +242,7 @@ impl<'a> Boot<'a> {
 
     /// A run's point, as its file.
     fn run(&self, made: &Made, cost: &mut Cost, out: &mut Out) -> Result<Exit, Exit> {
-        let point = self.gather(console::run(self.text));
+        let point = self.gather(None);
         if point.is_empty() {
             let v = Bytes(self.verdict);
             return Err(self.nothing(format_args!(
@@ -254,26 +263,27 @@ impl<'a> Boot<'a> {
         Ok(Exit::printed(Code::of(self.verdict).exit()))
     }
 
-    /// The lines of the suite after its items.
-    fn suite_lines(&self) -> impl Iterator<Item = &'a [u8]> {
-        console::suite(self.text).filter_map(|(p, l)| (p == Part::Lines).then_some(l))
-    }
-
     /// A suite's points and lines, as its directory.
     fn suite(&self, made: &Made, cost: &mut Cost, out: &mut Out) -> Result<Exit, Exit> {
         let mut items: [(&[u8], &[u8]); MAX_ITEMS] = [(b"", b""); MAX_ITEMS];
-        let mut n = 0;
-        for (part, _) in console::suite(self.text) {
-            let Part::Begin(k, item) = part else { continue };
-            if n == MAX_ITEMS {
-                let c = Clean(self.console);
-                let why = format_args!("points: {c}: more than {MAX_ITEMS} items in one suite");
-                return Err(Exit::new(exit::USAGE, why));
+        let (mut n, mut begun, mut has_lines) = (0, 0, false);
+        console::suite(self.text, &mut |part, _| match part {
+            Part::Begin(k, item) => {
+                if let Some(slot) = items.get_mut(begun) {
+                    *slot = (k, item);
+                    n += 1;
+                }
+                begun += 1;
             }
-            items[n] = (k, item);
-            n += 1;
+            Part::Lines => has_lines = true,
+            Part::Point(_) => {}
+        });
+        if begun > MAX_ITEMS {
+            let c = Clean(self.console);
+            let why = format_args!("points: {c}: more than {MAX_ITEMS} items in one suite");
+            return Err(Exit::new(exit::USAGE, why));
         }
-        if self.suite_lines().next().is_none() {
+        if !has_lines {
             let v = Bytes(self.verdict);
             let why = format_args!("suite ended with exit {v} but printed no line per item");
             return Err(self.nothing(why));
@@ -281,16 +291,14 @@ impl<'a> Boot<'a> {
         let mut dir = publish::Dir::begin(self.dest)?;
         let mut points = 0;
         for &(k, item) in &items[..n] {
-            let of_k =
-                console::suite(self.text).filter_map(|(p, l)| (p == Part::Point(k)).then_some(l));
-            let point = self.gather(of_k);
+            let point = self.gather(Some(k));
             if point.is_empty() {
                 continue;
             }
             let name = file_name(item);
             let path = CPath::concat(&[self.dest, b"/", name.as_bytes()]);
             let path = path.as_ref().map_or(self.dest, |p| p.name());
-            let ended = console::item_exit(self.suite_lines(), k).filter(|e| !e.is_empty());
+            let ended = console::item_exit(self.text, k).filter(|e| !e.is_empty());
             let lines = made.check(point, path, Which::Item(k), ended.unwrap_or(b"none"), cost)?;
             dir.add(name.as_str(), &mut |w| {
                 made.write(w, point, lines.as_ref());
@@ -299,9 +307,7 @@ impl<'a> Boot<'a> {
         }
         dir.add("suite.txt", &mut |w| {
             let mut sink = Sink { out: w, lines: 0 };
-            for line in self.suite_lines() {
-                sink.line(line);
-            }
+            console::suite_lines(self.text, &mut |line| sink.line(line));
             made.annex(&mut sink);
         })?;
         dir.finish()?;
