@@ -1,21 +1,25 @@
 #!/bin/sh
 # boot-point.sh: one fresh boot of a kernel under QEMU, one point. It writes an initramfs
 # with uring-repro's own `initramfs` command (the run options baked in), boots IMAGE with it,
-# and keeps the report the guest's /init prints on the console, in the form
-# `uring-repro compare` reads: the `# uring-repro` banner, the facts, the table, the summary
-# and checks lines. Kernel log lines, the final `uring-repro: exit N` line and CRs are
-# stripped. Exits with the run's own code. POINT appears whole or not at all: the report is
-# written to a temporary file beside it (created before the boot, which proves the directory
-# writable) and published with link(2), which never replaces a file. With the run options
-# of a suite (`-- suite [--profiles LIST] ...`), POINT is a directory: one point per item,
-# each as a run of its own would have made it (its `# cost:` lines from its own run's
-# section of the counts), and suite.txt, the suite's lines per item (a skipped item is
-# there, with its cause); made beside it and renamed into place whole (RENAME_NOREPLACE,
-# never over anything). Ctrl-C, SIGTERM or
-# SIGHUP stop QEMU at once and end it with 130; whatever ends it, even SIGKILL, QEMU dies
-# with it and the temporary files go (scripts/common.sh, "Lifetime").
+# captures the console, and hands it to uring-repro's `points` command, which keeps the
+# report the guest's /init printed there, in the form `uring-repro compare` reads (the
+# banner, the facts, the table, the summary and checks lines; no kernel log lines, no
+# verdict line, no CRs), adds how the point was made (`# boot=`, the image's SHA-256, with
+# --cost the `# cost:` lines) and writes POINT whole or not at all, never over anything. The
+# binary is the one reader of what it printed: this script builds nothing of its own from
+# the console. Exits with the run's own code. With the run options of a suite (`-- suite
+# [--profiles LIST] ...`), POINT is a directory: one point per item, each as a run of its
+# own would have made it, and suite.txt, the suite's lines per item (a skipped item is
+# there, with its cause). Ctrl-C, SIGTERM or SIGHUP stop QEMU at once and end it with 130;
+# whatever ends it, even SIGKILL, QEMU dies with it and the temporary files go
+# (scripts/common.sh, "Lifetime").
 # Ctrl-C does not reach one started with SIGINT ignored (a script's background job): it
 # says so on a terminal; SIGTERM or SIGHUP then.
+#
+# Each boot has an identity of its own, drawn here (a fresh UUID): the kernel command line
+# carries URING_REPRO_BOOT_ID=UUID, which the kernel hands /init as an environment word and
+# the point states as its boot_id (the kernel's own boot id can repeat: on the instruction
+# clock two boots of one image that start in the same second run identically).
 #
 # --accel icount runs TCG on QEMU's instruction clock (-icount shift=0,sleep=off): the
 # guest's clocks advance one nanosecond per guest instruction, so the point's ns per pair is
@@ -47,6 +51,9 @@ ICOUNT_X86_CPU=qemu64
 # second of guest time after /init starts, and take whole ticks from the run (the steps of
 # 4 M instructions, docs/reproduction.md); a kernel without the crypto manager ignores it.
 ICOUNT_APPEND="norandmaps cryptomgr.notests=1"
+# The environment word that gives /init the boot's identity (a UUID: the same length every
+# boot, so that it moves nothing the guest does).
+BOOT_ID_ENV=URING_REPRO_BOOT_ID
 
 usage() {
 	cat <<EOF
@@ -61,7 +68,10 @@ Boots IMAGE under QEMU with uring-repro as /init and writes its report to POINT,
 initramfs and checked before anything boots. With \`suite\` first, the boot runs every item
 of LIST (\`uring-repro suite\`) and DIR, a new directory, gets one point per item that
 printed one, ITEM.txt (\`s0-shared.txt\` for s0:shared), and suite.txt, the suite's line
-per item (exit code, pass, skip and why, fail) and its counts.
+per item (exit code, pass, skip and why, fail) and its counts. Every boot gets an identity
+of its own, a fresh UUID (\`$BOOT_ID_ENV=UUID\` on the kernel command line), which its
+points state as their boot_id; every point ends with how QEMU booted and the image's
+SHA-256.
 
   --kernel IMAGE   the kernel to boot (bzImage/vmlinuz; riscv64: the Image/vmlinux)
   -o POINT         where the report goes (never overwritten); a suite's: a directory
@@ -84,8 +94,8 @@ per item (exit code, pass, skip and why, fail) and its counts.
                    before it builds)
   --cost MAP       count the guest's instructions inside the measured rounds' timed spans
                    with a TCG plugin and add them to POINT, per function of this
-                   System.map, as \`# cost:\` lines (scripts/cost.sh, docs/cost.md;
-                   x86_64, one vCPU; --check checks it too)
+                   System.map, as \`# cost:\` lines (docs/cost.md; x86_64,
+                   one vCPU; --check checks it too)
   -h, --help       this text
 
 exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interrupted;
@@ -107,21 +117,9 @@ REPO=$(dirname "$HERE")
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
 timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin="" partial=""
-while [ $# -gt 0 ]; do
+option() {
 	case $1 in
-	--)
-		shift
-		break
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	--check)
-		check=1
-		shift
-		continue
-		;;
+	--check) check=1 TOOK=1 ;;
 	--kernel) opt_value kernel path "$@" ;;
 	-o) opt_value point text "$@" ;;
 	--arch) opt_value arch text "$@" ;;
@@ -134,8 +132,9 @@ while [ $# -gt 0 ]; do
 	--cost) opt_value cost_map file "$@" ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
-	shift 2
-done
+}
+read_options "$@"
+shift "$OPTIONS_READ"
 # What is left are the run options.
 
 # A suite's run options: POINT is a directory of points (typed with a / at its end or not).
@@ -148,9 +147,13 @@ suite=0
 [ "$check" = 1 ] || { [ -f "$kernel" ] && [ -r "$kernel" ]; } ||
 	usage_error "--kernel: not a readable file: $kernel"
 # The timebase is the accelerator's to state: a hand-set word would make a TCG point claim
-# to count instructions.
+# to count instructions; the boot's identity is each boot's own.
 case " $append " in *[[:space:]]URING_REPRO_TIMEBASE=*)
 	usage_error "--append: URING_REPRO_TIMEBASE is set by --accel icount, not by hand"
+	;;
+esac
+case " $append " in *[[:space:]]$BOOT_ID_ENV=*)
+	usage_error "--append: $BOOT_ID_ENV is drawn for each boot, not set by hand"
 	;;
 esac
 arch_set "$arch" || usage_error "--arch: $ARCHES, not '$arch'"
@@ -211,27 +214,17 @@ if [ "$accel" = icount ]; then
 	fi
 fi
 # From here on, whatever ends the script (Ctrl-C and SIGKILL too) stops QEMU and removes
-# what was made for the boot: SCRATCH, and the file (a suite's: directory) beside POINT
-# (common.sh, lifetime).
+# what was made for the boot (common.sh, lifetime).
 lifetime_begin boot-point || exit 125
-# POINT's directory, proven writable now rather than after the boot: the report goes to
-# this file (directory) beside POINT and is published at the end.
+# POINT's directory, proven writable now rather than after the boot: a file made there
+# and removed (`points` writes the point beside POINT and publishes it at the end).
 pdir=$(dirname "$point")
-if [ "$suite" = 1 ]; then
-	temp_dir partial "$pdir/.$(basename "$point").XXXXXX" || partial=""
-else
-	temp_file partial "$pdir/.$(basename "$point").XXXXXX" || partial=""
-fi
-[ -n "$partial" ] || {
+temp_file probe "$pdir/.$(basename "$point").XXXXXX" || probe=""
+[ -n "$probe" ] || {
 	say "-o: cannot create a file in $pdir (not writable?)"
 	exit 2
 }
-# mktemp's 0600 (0700), made what a plain `>` (mkdir) would have created.
-if [ "$suite" = 1 ]; then
-	chmod "$(printf %o $((0777 & ~$(umask))))" "$partial"
-else
-	chmod "$(printf %o $((0666 & ~$(umask))))" "$partial"
-fi
+rm -f -- "$probe"
 
 # The initramfs: the binary's own writer, so the run options are checked as `run` checks
 # them (a bad one is its exit 2 and its message, before anything boots).
@@ -264,7 +257,13 @@ esac
 # panic=-1 with -no-reboot: a panicking guest ends QEMU at once instead of at the timeout.
 cmdline="console=$console panic=-1 loglevel=4"
 [ "$accel" != icount ] || cmdline="$cmdline $ICOUNT_APPEND $ICOUNT_ENV"
-cmdline="$cmdline${append:+ $append}"
+# The boot's identity: the host's, fresh for every boot (an environment word, before any
+# `--` of --append).
+boot_id=$(cat /proc/sys/kernel/random/uuid) || {
+	say "cannot draw the boot's identity from /proc/sys/kernel/random/uuid"
+	exit 125
+}
+cmdline="$cmdline $BOOT_ID_ENV=$boot_id${append:+ $append}"
 start=$(date +%s)
 rc=0
 # stdin from /dev/null: QEMU must not put a terminal into raw mode.
@@ -275,150 +274,29 @@ run_child --timeout "$timeout_s" "$qemu" ${machine:+-M "$machine"} ${bios:+-bios
 	2>"$SCRATCH/qemu.err" || rc=$?
 secs=$(($(date +%s) - start))
 
-# The console as lines: CRs and terminal escapes out; a terminal reset (ESC c, the x86
-# firmware's last act) becomes a line break so it does not glue a line to the next.
-esc=$(printf '\033')
-tr -d '\r' <"$SCRATCH/console.raw" |
-	sed "s#${esc}c#\\
-#g; s#${esc}\[[0-?]*[ -/]*[@-~]##g; s#${esc}[@-~]##g" >"$SCRATCH/console"
-
-# The run's verdict: the last `uring-repro: exit N` line.
-code=$(sed -n 's/^uring-repro: exit \([0-9][0-9]*\)$/\1/p' "$SCRATCH/console" | tail -n 1)
-# The reports, from the console, without kernel log lines (`[    1.23]`) and without the
-# binary's stderr line(s) (`uring-repro: ...`, shown here instead), up to the verdict: in
-# $SCRATCH/items, K the Kth point (a run's: 1, from its banner on); a suite's also index
-# (`K ITEM` for each item begun) and suite (its lines per item and its counts), each item's
-# point from its banner to the next `# suite:` line.
-mkdir "$SCRATCH/items"
-if [ "$suite" = 0 ]; then
-	awk -v out="$SCRATCH/items/1" '
-		/^uring-repro: exit [0-9]+$/ { exit }
-		/^# uring-repro / { on = 1 }
-		!on { next }
-		/^\[ *[0-9]+\.[0-9]+\]/ { next }
-		/^uring-repro: / { next }
-		{ print > out }
-	' "$SCRATCH/console"
-else
-	awk -v dir="$SCRATCH/items" '
-		/^uring-repro: exit [0-9]+$/ { exit }
-		/^\[ *[0-9]+\.[0-9]+\]/ { next }
-		/^uring-repro: / { next }
-		!lines && /^# suite: [0-9]+\/[0-9]+ [A-Za-z0-9_:]+$/ {
-			k = $3; sub(/\/.*/, "", k); print k, $4 > (dir "/index"); on = 0; next
-		}
-		/^# suite: / { lines = 1; on = 0; print > (dir "/suite"); next }
-		/^# uring-repro / && k != "" { on = 1 }
-		on { print > (dir "/" k) }
-	' "$SCRATCH/console"
-fi
-grep '^uring-repro: ' "$SCRATCH/console" | grep -v '^uring-repro: exit [0-9]*$' >&2 || true
-
-tail_console() {
-	say "last console lines:"
-	tail -n 20 "$SCRATCH/console" | sed 's/^/  | /' >&2
-	[ -s "$SCRATCH/qemu.err" ] && sed 's/^/  qemu: /' "$SCRATCH/qemu.err" >&2
-	return 0
-}
-if [ -z "$code" ]; then
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		say "timed out after ${timeout_s}s with no verdict from the guest"
-		tail_console
-		exit 124
-	fi
-	say "no report came back (QEMU status $rc after ${secs}s)"
-	tail_console
-	exit 125
-fi
-# What came back must be what was asked: a point, or a suite's lines.
-if [ "$suite" = 0 ] && [ ! -s "$SCRATCH/items/1" ]; then
-	say "the run ended with exit $code after ${secs}s but printed no report; $point not written"
-	[ "$code" -ne 0 ] || exit 125
-	exit "$code"
-fi
-if [ "$suite" = 1 ] && [ ! -s "$SCRATCH/items/suite" ]; then
-	say "the suite ended with exit $code after ${secs}s but printed no line per item; $point not written"
-	[ "$code" -ne 0 ] || exit 125
-	exit "$code"
-fi
-# How a point was made, as one more fact line (`# key=value`) after the report.
+# QEMU stopped by the timeout (timeout(1)'s 124, or 137 after its SIGKILL): a console
+# without a verdict is then a boot that timed out (124), not one that gave no report (125).
+stopped=""
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then stopped=$timeout_s; fi
+# How a point was made, the `# boot=` line after the report.
 version=$("$qemu" --version | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')
-boot_line=$(printf '# boot=%s %s -accel %s%s%s -smp %s -m %s' "$qemu" "${version:-unknown}" \
+boot_line=$(printf '%s %s -accel %s%s%s -smp %s -m %s' "$qemu" "${version:-unknown}" \
 	"$accel_opts" "${icount:+ -icount $icount}" "${cpu:+ -cpu $cpu}" "$cpus" "$GUEST_MEM")
-
-# finish K CODE: point K made whole in $SCRATCH/items/K: checked (an icount point must say
-# so: a binary that predates URING_REPRO_TIMEBASE would print a banner that reads as wall
-# time), the boot line, and with --cost the `# cost:` lines of the Kth run of the boot when
-# its run passed (CODE 0). Exits as the script must when it cannot be.
-finish() {
-	_f=$SCRATCH/items/$1
-	if [ "$accel" = icount ] && ! head -n 1 "$_f" | grep -q ' timebase=icount\( \|$\)'; then
-		say "the booted binary's banner does not say timebase=icount (it predates URING_REPRO_TIMEBASE?): its point would read as wall time; $point not written"
-		exit 125
-	fi
-	printf '%s\n' "$boot_line" >>"$_f"
-	[ -n "$cost_plugin" ] || return 0
-	if [ "$2" = 0 ]; then
-		# A run's counts are the boot's only run; a suite's item K is the boot's run K.
-		"$HERE/cost.sh" lines --map "$cost_map" --counts "$SCRATCH/cost.counts" \
-			--point "$_f" ${suite_run:+--run "$1"} >"$SCRATCH/cost.lines" || exit $?
-		cat "$SCRATCH/cost.lines" >>"$_f"
-	else
-		say "no # cost: lines${suite_run:+ for item $1}: the run ended with exit $2"
-	fi
-}
-
-# put FILE DEST [WHAT]: FILE written to DEST, beside POINT; else exit 2 (the partial file
-# or directory goes with the script: nothing is left at POINT).
-put() {
-	if ! err=$(cat "$1" 2>&1 >"$2"); then
-		say "$point: not written: writing ${3:-it} failed (${err##*: }); nothing left at $point"
-		exit 2
-	fi
-}
-# unplaced KEPT HOW ERR: POINT could not be put into place (HOW: link, rename): one that
-# appeared meanwhile is kept, and so is what was made, as KEPT says; exit 2.
-unplaced() {
-	if [ -e "$point" ] || [ -L "$point" ]; then
-		say "$point: appeared during the boot (never overwritten); $1 $partial"
-		temp_forget "$partial"
-	else
-		say "$point: not written: cannot $2 it into place (${3##*: })"
-	fi
-	exit 2
-}
-
-if [ "$suite" = 0 ]; then
-	suite_run=""
-	finish 1 "$code"
-	# Published whole or not at all: the report into the file beside POINT, then link(2),
-	# which fails rather than replace a POINT that appeared meanwhile.
-	put "$SCRATCH/items/1" "$partial"
-	err=$(ln "$partial" "$point" 2>&1) || unplaced "this report is kept as" link "$err"
-	say "$point: $(wc -l <"$point") lines, exit $code, boot to power-off ${secs}s ($accel, $arch)"
-	exit "$code"
+suite_opt="" icount_opt=""
+[ "$suite" = 0 ] || suite_opt=--suite
+[ "$accel" != icount ] || icount_opt=--icount
+# The point (a suite's directory), from the console, by uring-repro, which printed it: its
+# stderr lines and its judgement on stderr, on stdout what it wrote; its exit code is this
+# script's (the run's own, or why there is no point).
+code=0
+wrote=$("$host_bin" points --console "$SCRATCH/console.raw" -o "$point" $suite_opt $icount_opt \
+	--boot "$boot_line" --image "$kernel" ${stopped:+--timed-out "$stopped"} \
+	${cost_plugin:+--counts "$SCRATCH/cost.counts" --map "$cost_map"}) || code=$?
+if [ -n "$wrote" ]; then
+	say "$wrote, boot to power-off ${secs}s ($accel, $arch)"
+elif [ "$rc" -ne 0 ] || [ -s "$SCRATCH/qemu.err" ]; then
+	# No point, and QEMU failed or had something to say.
+	say "QEMU: status $rc after ${secs}s ($accel, $arch)"
+	[ ! -s "$SCRATCH/qemu.err" ] || sed 's/^/  qemu: /' "$SCRATCH/qemu.err" >&2
 fi
-
-# A suite: each item that printed a point, as ITEM.txt (`:` as `-`, so that no tool reads
-# `s0:shared.txt` as a host name), and suite.txt, into the directory beside DIR.
-suite_run=1 points=0
-: >>"$SCRATCH/items/index"
-while read -r k item; do
-	[ -s "$SCRATCH/items/$k" ] || continue
-	# The item's exit code, from its line: `# suite: K/N ITEM exit=CODE WORD...`.
-	icode=$(awk -v k="$k" '{ split($3, f, "/") } f[1] == k { sub(/^exit=/, "", $5); print $5; exit }' \
-		"$SCRATCH/items/suite")
-	finish "$k" "${icode:-none}"
-	name=$(printf '%s' "$item" | tr : -)
-	put "$SCRATCH/items/$k" "$partial/$name.txt" "$name.txt"
-	points=$((points + 1))
-done <"$SCRATCH/items/index"
-printf '%s\n' "$boot_line" >>"$SCRATCH/items/suite"
-put "$SCRATCH/items/suite" "$partial/suite.txt" suite.txt
-# Renamed into place whole: mv -n -T is rename(2) with RENAME_NOREPLACE, which leaves the
-# directory where it is rather than replace anything at DIR (even an empty directory).
-if ! err=$(mv -n -T "$partial" "$point" 2>&1) || [ -e "$partial" ]; then
-	unplaced "these points are kept in" rename "$err"
-fi
-say "$point: $points points of $(wc -l <"$SCRATCH/items/index") items, exit $code, boot to power-off ${secs}s ($accel, $arch)"
 exit "$code"

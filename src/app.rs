@@ -1,5 +1,5 @@
 //! Dispatch: argv -> command -> run, suite, describe, selftest, compare,
-//! report, calibrate or initramfs -> exit code. Every non-zero exit writes one stderr line
+//! report, calibrate, initramfs or points -> exit code. Every non-zero exit writes one stderr line
 //! naming its cause (a closed stdout under a command that passed aside:
 //! nobody is listening). A write stdout lost is told after every command,
 //! whatever its verdict (`Exit::with_stdout`).
@@ -7,7 +7,7 @@
 use core::fmt::Write;
 
 use crate::cli::{self, Command};
-use crate::config::{RunConfig, Timebase, VERSION};
+use crate::config::{HostBootId, RunConfig, Timebase, VERSION};
 use crate::exit::{self, Exit};
 use crate::initramfs::{self, args};
 use crate::profile::contract::Contract;
@@ -18,7 +18,7 @@ use crate::sys::clock::Clock;
 use crate::sys::out::Out;
 use crate::sys::uapi::AT_SYSINFO_EHDR;
 use crate::sys::{signal, CPU_SET_BYTES};
-use crate::{calibrate, compare, selftest, suite, tsv};
+use crate::{calibrate, compare, points, selftest, suite, tsv};
 
 /// The process's entry point after `_start`; returns the exit code.
 pub fn main(start: &StartInfo) -> i32 {
@@ -71,7 +71,7 @@ fn command<'a>(
         Ok(Command::Report(args, draft)) => {
             Exit::printed(compare::report(&args, &draft, &mut start.args(), out))
         }
-        Ok(Command::Run(id, cfg)) => match timebase(start, cfg) {
+        Ok(Command::Run(id, cfg)) => match environment(start, cfg) {
             Ok(cfg) => {
                 catch_interrupts();
                 let e = profile::run(id, &cfg, &clock(start), out);
@@ -84,7 +84,7 @@ fn command<'a>(
         },
         Ok(Command::Suite(mut s)) => {
             for item in s.items_mut() {
-                match timebase(start, item.cfg) {
+                match environment(start, item.cfg) {
                     Ok(cfg) => item.cfg = cfg,
                     Err(e) => return e,
                 }
@@ -97,8 +97,13 @@ fn command<'a>(
             catch_interrupts();
             initramfs::write(&spec)
         }
+        Ok(Command::Points(args)) => {
+            // Caught so that an interrupted point leaves no partial file.
+            catch_interrupts();
+            points::main(&args, out)
+        }
         Ok(Command::Describe(id, cfg)) => describe(id, &cfg, out),
-        Ok(Command::Calibrate(id, cfg, pct)) => match timebase(start, cfg) {
+        Ok(Command::Calibrate(id, cfg, pct)) => match environment(start, cfg) {
             Ok(cfg) => {
                 catch_interrupts();
                 calibrate::run(id, &cfg, pct, &clock(start), out)
@@ -133,16 +138,25 @@ fn catch_interrupts() {
     let _ = signal::catch_interrupts();
 }
 
-/// `cfg` measured on the timebase the environment names
-/// (`URING_REPRO_TIMEBASE`, wall unless it says icount); any other value
-/// is a usage error naming it.
-fn timebase<'a>(start: &StartInfo, mut cfg: RunConfig<'a>) -> Result<RunConfig<'a>, Exit> {
+/// `cfg` measured as the environment says: on the timebase it names
+/// (`URING_REPRO_TIMEBASE`, wall unless it says icount), on the boot its
+/// host named (`URING_REPRO_BOOT_ID`, if set). A value of neither that
+/// cannot be one is a usage error naming it.
+fn environment<'a>(start: &StartInfo, mut cfg: RunConfig<'a>) -> Result<RunConfig<'a>, Exit> {
     cfg.timebase = Timebase::from_env(start.env()).map_err(|value| {
         let name = Timebase::ENV;
         let value = Clean(value);
         Exit::new(
             exit::USAGE,
             format_args!("{name}={value}: unknown timebase (wall or icount)"),
+        )
+    })?;
+    cfg.boot_id = HostBootId::from_env(start.env()).map_err(|value| {
+        let (name, len) = (HostBootId::ENV, HostBootId::LEN);
+        let value = Clean(value);
+        Exit::new(
+            exit::USAGE,
+            format_args!("{name}={value}: not a boot id ({len} characters, a UUID)"),
         )
     })?;
     Ok(cfg)

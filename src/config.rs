@@ -187,6 +187,42 @@ impl Timebase {
     }
 }
 
+/// The boot's identity as its host drew it: the environment word
+/// `URING_REPRO_BOOT_ID=UUID` (boot-point.sh puts one, fresh, on every
+/// boot's kernel command line). The point states it as its boot_id, where
+/// the kernel's own could repeat: under QEMU's instruction clock two boots
+/// of one image that start with the same clock run alike and draw the same
+/// one. Not in the contract. The value is taken as it is, opaque bytes of
+/// a UUID's length, never looked into: nothing the run does may depend on
+/// what it says, or it could move the figures of an instruction-counted
+/// point (compare reads it as the UUID it is).
+pub struct HostBootId;
+
+impl HostBootId {
+    /// The environment variable that gives it.
+    pub const ENV: &'static str = "URING_REPRO_BOOT_ID";
+    /// Its length: a UUID's, 8-4-4-4-12 hex digits.
+    pub const LEN: usize = 36;
+
+    /// The boot id an environment (`NAME=value` words) gives: None without
+    /// the variable; Err(value) for one that is not a UUID's length.
+    pub fn from_env<'e>(env: impl Iterator<Item = &'e [u8]>) -> Result<Option<&'e [u8]>, &'e [u8]> {
+        let mut id = None;
+        for word in env {
+            if let Some(value) = word
+                .strip_prefix(Self::ENV.as_bytes())
+                .and_then(|v| v.strip_prefix(b"="))
+            {
+                id = Some(value);
+            }
+        }
+        match id {
+            Some(v) if v.len() != Self::LEN => Err(v),
+            id => Ok(id),
+        }
+    }
+}
+
 /// How a run runs (the workload is chosen beside it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunConfig<'a> {
@@ -212,6 +248,8 @@ pub struct RunConfig<'a> {
     pub witness: Witness,
     /// From the environment, not the command line; not in the contract.
     pub timebase: Timebase,
+    /// The boot's identity as its host gave it (`HostBootId`), else None.
+    pub boot_id: Option<&'a [u8]>,
 }
 
 impl Default for RunConfig<'_> {
@@ -232,6 +270,7 @@ impl Default for RunConfig<'_> {
             inject_ns: 0,
             witness: Witness::Off,
             timebase: Timebase::Wall,
+            boot_id: None,
         }
     }
 }
@@ -265,6 +304,24 @@ mod tests {
         );
         assert_eq!((c.mode, c.futex_scope()), (Mode::Point, "private"));
         assert_eq!((RING_ENTRIES, CQ_ENTRIES), (64, 128));
+    }
+
+    #[test]
+    fn the_hosts_boot_id_comes_from_the_environment_unread() {
+        let env = |words: &[&'static str]| HostBootId::from_env(words.iter().map(|w| w.as_bytes()));
+        let id = "5f0c2b1e-0a1b-4c2d-8e3f-0123456789ab";
+        let word: &'static str = format!("URING_REPRO_BOOT_ID={id}").leak();
+        assert_eq!(env(&[]), Ok(None));
+        assert_eq!(env(&["HOME=/", word]), Ok(Some(id.as_bytes())));
+        assert_eq!(env(&["URING_REPRO_BOOT_IDX=1"]), Ok(None));
+        // Its length is all that is checked: the value is never looked into.
+        let odd = "zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz";
+        let word: &'static str = format!("URING_REPRO_BOOT_ID={odd}").leak();
+        assert_eq!(env(&[word]), Ok(Some(odd.as_bytes())));
+        for bad in ["", "b1", "5f0c2b1e-0a1b-4c2d-8e3f-0123456789abc"] {
+            let word: &'static str = format!("URING_REPRO_BOOT_ID={bad}").leak();
+            assert_eq!(env(&[word]), Err(bad.as_bytes()), "{bad:?}");
+        }
     }
 
     #[test]

@@ -21,8 +21,13 @@ pub const SKIP: i32 = 4;
 /// A panic: a bug (Rust's convention).
 pub const PANIC: i32 = 101;
 /// Something could not be judged: under `compare --bisect` (`git bisect
-/// run`'s language) this commit (skip it); under `ab` a row of the table.
+/// run`'s language) this commit (skip it); under `ab` a row of the table;
+/// under `points` a boot, which gave no point (boot-point.sh's 125, which it
+/// passes on).
 pub const CANNOT_JUDGE: i32 = 125;
+/// `points --timed-out`: the boot was stopped by its timeout before its
+/// verdict (boot-point.sh's 124).
+pub const TIMED_OUT: i32 = 124;
 /// `compare --bisect`: the references are unusable or the step's stdout
 /// lost a write (stop the bisect).
 pub const BISECT_STOP: i32 = 128;
@@ -33,7 +38,7 @@ pub const INTERRUPTED: i32 = 130;
 pub const STDOUT_CLOSED: i32 = 141;
 
 /// Every code and what it means (`--help` lists them).
-pub const MEANINGS: [(i32, &str); 9] = [
+pub const MEANINGS: [(i32, &str); 10] = [
     (PASS, "pass"),
     (
         FAIL,
@@ -47,9 +52,14 @@ pub const MEANINGS: [(i32, &str); 9] = [
     (SKIP, "this kernel or box cannot run it (skip)"),
     (PANIC, "a panic (a bug): the message is on stderr"),
     (
+        TIMED_OUT,
+        "points --timed-out: the boot timed out with no verdict",
+    ),
+    (
         CANNOT_JUDGE,
         "compare --bisect: the new point cannot be judged (git bisect: skip); ab: \
-         no row moved, and a row could not be judged",
+         no row moved, and a row could not be judged; points: no report came back, or \
+         it cannot be a point",
     ),
     (
         BISECT_STOP,

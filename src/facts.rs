@@ -2,6 +2,11 @@
 //! boot, command line, preemption mode, CPU model, frequency policy, SMT,
 //! online CPUs, io_uring policy. Printed as `# key=value` lines; a fact that
 //! cannot be read is `unknown`, never an error.
+//!
+//! The boot is the kernel's boot id, unless the host gave the boot an
+//! identity of its own (`URING_REPRO_BOOT_ID`: config.rs, HostBootId):
+//! then that is the boot, and two more lines say where it came from and
+//! what the kernel's own was.
 
 use core::ffi::CStr;
 use core::fmt::Write;
@@ -20,6 +25,17 @@ pub struct Fact<const N: usize>(Text<N>);
 impl<const N: usize> Fact<N> {
     pub const fn unknown() -> Self {
         Fact(Text::new())
+    }
+
+    /// `s` as it is (cut to N bytes): copied, never looked into.
+    pub fn opaque(s: &[u8]) -> Self {
+        let mut f = Self::unknown();
+        f.0.push_with(&mut |buf| {
+            let n = s.len().min(buf.len());
+            buf[..n].copy_from_slice(&s[..n]);
+            n
+        });
+        f
     }
 
     /// `s` (cut to N bytes), trimmed.
@@ -183,7 +199,10 @@ fn cpu_model(cpuinfo: &[u8]) -> Fact<128> {
 /// Everything the banner states about the box.
 pub struct Facts {
     pub uts: Utsname,
+    /// The boot: the host's id for it where it gave one, else the kernel's.
     pub boot_id: Fact<WORD>,
+    /// The kernel's own boot id, where `boot_id` is the host's.
+    pub kernel_boot_id: Option<Fact<WORD>>,
     pub cmdline: Fact<2048>,
     pub preempt: Fact<WORD>,
     pub preempt_source: PreemptSource,
@@ -213,6 +232,7 @@ impl Facts {
                 domainname: [0; 65],
             },
             boot_id: Fact::unknown(),
+            kernel_boot_id: None,
             cmdline: Fact::unknown(),
             preempt: Fact::unknown(),
             preempt_source: PreemptSource::Debugfs,
@@ -250,6 +270,16 @@ impl Facts {
         f.io_uring_disabled
             .read(c"/proc/sys/kernel/io_uring_disabled");
         f
+    }
+
+    /// Makes these the facts of a boot its host named `host`
+    /// (`URING_REPRO_BOOT_ID`, as it is), if it did: `boot_id` is then
+    /// that, the kernel's own kept beside it.
+    pub fn booted(&mut self, host: Option<&[u8]>) {
+        if let Some(id) = host {
+            let kernel = core::mem::replace(&mut self.boot_id, Fact::opaque(id));
+            self.kernel_boot_id = Some(kernel);
+        }
     }
 
     pub fn release(&self) -> &[u8] {
@@ -291,13 +321,22 @@ impl Facts {
         }
     }
 
-    /// The facts as `# key=value` lines.
+    /// The facts as `# key=value` lines; where the host named the boot,
+    /// two more: where the boot id came from, and the kernel's own.
     pub fn print(&self, out: &mut dyn Write) {
         self.each(&mut |k, v| {
             let _ = writeln!(out, "# {k}={}", Bytes(v));
         });
+        if let Some(kernel) = &self.kernel_boot_id {
+            let _ = writeln!(out, "{BOOT_ID_SOURCE}");
+            let _ = writeln!(out, "# kernel_boot_id={}", Bytes(kernel.get()));
+        }
     }
 }
+
+/// Where a boot id the host gave came from, and why it is the boot.
+const BOOT_ID_SOURCE: &str = "# boot_id_source=URING_REPRO_BOOT_ID (the host's, one per \
+    boot: under QEMU's instruction clock the kernel's own can repeat)";
 
 /// Turbo/boost state: intel_pstate's no_turbo, else cpufreq's boost.
 fn turbo() -> Fact<WORD> {
@@ -378,6 +417,30 @@ mod tests {
         let mut f = Fact::<WORD>::unknown();
         f.read(c"/nonexistent/file");
         assert_eq!(f.get(), b"unknown");
+    }
+
+    #[test]
+    fn a_boot_the_host_named_is_that_boot_and_says_so() {
+        let id = b"0a0a0a0a-0000-4000-8000-00000000000f";
+        let f = Facts::read(0);
+        let kernel = f.boot_id.get().to_vec();
+        let mut plain = String::new();
+        f.print(&mut plain);
+        let mut f = f;
+        f.booted(Some(id));
+        assert_eq!(f.boot_id.get(), id);
+        let mut named = String::new();
+        f.print(&mut named);
+        let kernel = String::from_utf8(kernel).unwrap();
+        let more = format!("{BOOT_ID_SOURCE}\n# kernel_boot_id={kernel}\n");
+        assert_eq!(named, plain + &more);
+        assert!(BOOT_ID_SOURCE.starts_with("# boot_id_source=URING_REPRO_BOOT_ID ("));
+        // Not named: as ever.
+        let mut f = Facts::read(0);
+        f.booted(None);
+        assert!(f.kernel_boot_id.is_none());
+        // Opaque: every byte as it came, blanks and all.
+        assert_eq!(Fact::<WORD>::opaque(b" x\n").get(), b" x\n");
     }
 
     #[test]

@@ -27,6 +27,7 @@ mod hist;
 mod initramfs;
 mod ops;
 mod outfile;
+mod points;
 mod profile;
 mod render;
 mod ring;

@@ -351,6 +351,7 @@ fn a_kernel_that_cannot_be_built_or_booted_is_125_and_its_log() {
     let out = b.dir.file("out2");
     let r = ab_trees(&b, &base, &base, &out, &["--timeout", "2"]);
     assert_eq!(r.code, 125, "{}", r.err);
+    // The boots come one after another: the base's is the first to hang.
     assert!(
         r.err.contains("[base] boot timed out (--timeout 2)"),
         "{}",

@@ -2,8 +2,9 @@
 //! decoder of locked instructions and its mapping of counts to functions,
 //! run through tests/cost/driver.c (built here with gcc, every warning an
 //! error), the series limit the plugin and the binary share, and
-//! `scripts/cost.sh lines` turning one run's counts into a point's lines,
-//! or refusing them. The plugin inside QEMU, and real boots, are
+//! `uring-repro points --counts` turning one run's counts into its point's
+//! `# cost:` lines, or refusing them (the point's console made here from
+//! the fixture point). The plugin inside QEMU, and real boots, are
 //! tests/cost/run.sh's.
 
 mod utils;
@@ -345,78 +346,145 @@ fn a_map_that_cannot_be_read_is_refused_with_its_reason() {
     }
 }
 
-/// `scripts/cost.sh lines ARGS`.
-fn lines(args: &[&str]) -> Run {
-    Command::new(format!("{REPO}/scripts/cost.sh"))
-        .arg("lines")
+/// A fixture point (tests/cost/fixtures) as its guest printed it:
+/// without its `# cost:` lines.
+fn guest(name: &str) -> String {
+    let text = fs::read_to_string(fixture(name)).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with("# cost: "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// A console that prints `report` with CRs, and the verdict `exit 0`.
+fn console(report: &str) -> String {
+    format!("{}uring-repro: exit 0\r\n", report.replace('\n', "\r\n"))
+}
+
+/// A suite's console: each item (its label, its point) and its line.
+fn suite_console(items: &[(&str, &str)]) -> String {
+    let n = items.len();
+    let mut c = String::new();
+    for (k, (label, point)) in items.iter().enumerate() {
+        c += &format!("# suite: {}/{n} {label}\n{point}", k + 1);
+    }
+    for (k, (label, _)) in items.iter().enumerate() {
+        c += &format!("# suite: {}/{n} {label} exit=0 pass\n", k + 1);
+    }
+    console(&format!("{c}# suite: items={n} exit=0\n"))
+}
+
+/// `uring-repro points` on `console` (in `dir`) with `counts` and `extra`
+/// (`--suite`: the points go to a directory); the run, and the `# cost:`
+/// lines of each point written (by file name).
+fn lines(dir: &Path, console: &str, counts: &str, extra: &[&str]) -> (Run, Vec<(String, String)>) {
+    let c = write(dir, "console", console);
+    let out = dir.join("out");
+    let _ = fs::remove_dir_all(&out);
+    let _ = fs::remove_file(&out);
+    let args = [
+        "points",
+        "--console",
+        &c,
+        "-o",
+        out.to_str().unwrap(),
+        "--counts",
+        counts,
+    ];
+    let r: Run = Command::new(utils::BIN)
         .args(args)
+        .args(extra)
         .output()
         .unwrap()
-        .into()
+        .into();
+    let cost = |p: &Path| -> String {
+        let text = fs::read_to_string(p).unwrap();
+        text.lines()
+            .filter(|l| l.starts_with("# cost: "))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    let mut made = Vec::new();
+    if out.is_dir() {
+        for e in fs::read_dir(&out).unwrap().flatten() {
+            made.push((
+                e.file_name().to_string_lossy().into_owned(),
+                cost(&e.path()),
+            ));
+        }
+    } else if out.exists() {
+        made.push(("out".to_string(), cost(&out)));
+    }
+    made.sort();
+    (r, made)
 }
 
 #[test]
 fn lines_are_the_counts_of_the_points_run_per_pair() {
+    let dir = Scratch::new("cost-lines");
     let map = fixture("System.map");
-    for (counts, point, run, expected) in [
-        ("counts.txt", "point.txt", None, "expected.txt"),
+    let expected = |name: &str| fs::read_to_string(fixture(name)).unwrap();
+    for (counts, point, want) in [
+        ("counts.txt", "point.txt", "expected.txt"),
         (
             "counts-pollwake.txt",
             "point-pollwake.txt",
-            None,
             "expected-pollwake.txt",
         ),
-        (
-            "counts-runs.txt",
-            "point-pollwake.txt",
-            Some("1"),
-            "expected-pollwake.txt",
-        ),
-        ("counts-runs.txt", "point.txt", Some("2"), "expected.txt"),
     ] {
-        let (counts, point) = (fixture(counts), fixture(point));
-        let mut args = vec!["--counts", &counts, "--point", &point];
-        if let Some(run) = run {
-            args.extend(["--run", run]);
-        }
-        let want = fs::read_to_string(fixture(expected)).unwrap();
         // With --map (checked against the counts) and without.
-        for with_map in [false, true] {
-            let mut args = args.clone();
-            if with_map {
-                args.extend(["--map", &map]);
-            }
-            let r = lines(&args);
-            assert_eq!((r.code, r.err.as_str()), (0, ""), "{args:?}");
-            assert_eq!(r.out, want, "{args:?}");
+        for extra in [&[][..], &["--map", &map]] {
+            let (r, made) = lines(&dir, &console(&guest(point)), &fixture(counts), extra);
+            assert_eq!((r.code, r.err.as_str()), (0, ""), "{counts} {extra:?}");
+            assert_eq!(
+                made,
+                [("out".to_string(), expected(want))],
+                "{counts} {extra:?}"
+            );
         }
     }
-    // A point read with CRLF line ends gives the same lines.
-    let dir = Scratch::new("cost-crlf");
-    let crlf = fs::read_to_string(fixture("point.txt"))
-        .unwrap()
-        .replace('\n', "\r\n");
-    let point = write(&dir, "point.txt", &crlf);
-    let r = lines(&["--counts", &fixture("counts.txt"), "--point", &point]);
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert_eq!(r.out, fs::read_to_string(fixture("expected.txt")).unwrap());
+    // A boot of two runs: a suite's items, run 1 pollwake's, run 2 s0's.
+    let items = [
+        ("pollwake", guest("point-pollwake.txt")),
+        ("s0", guest("point.txt")),
+    ];
+    let items: Vec<(&str, &str)> = items.iter().map(|(l, p)| (*l, p.as_str())).collect();
+    let (r, made) = lines(
+        &dir,
+        &suite_console(&items),
+        &fixture("counts-runs.txt"),
+        &["--suite"],
+    );
+    assert_eq!((r.code, r.err.as_str()), (0, ""));
+    let want = [
+        ("pollwake.txt", expected("expected-pollwake.txt")),
+        ("s0.txt", expected("expected.txt")),
+        ("suite.txt", String::new()),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(f, l)| (f.to_string(), l.clone()))
+        .collect();
+    assert_eq!(made, want);
 }
 
-/// `lines` refuses `counts` (and `point`) with `code` and one stderr line
-/// containing `why`, and prints nothing.
+/// The lines of `point` (else the fixture point) refused with `code` and
+/// one stderr line containing `why`; nothing printed, no point written.
 fn refused(dir: &Scratch, counts: &str, point: Option<&str>, extra: &[&str], code: i32, why: &str) {
     let counts = write(dir, "counts.txt", counts);
-    let point = match point {
-        Some(text) => write(dir, "point.txt", text),
-        None => fixture("point.txt"),
-    };
-    let r = lines(&[&["--counts", &counts, "--point", &point], extra].concat());
+    let point = point.map_or_else(|| guest("point.txt"), str::to_string);
+    refused_on(dir, &console(&point), &counts, extra, code, why);
+}
+
+/// `refused`, of `console` and the counts at `counts`.
+fn refused_on(dir: &Path, console: &str, counts: &str, extra: &[&str], code: i32, why: &str) {
+    let (r, made) = lines(dir, console, counts, extra);
     assert_eq!(r.code, code, "{why}: {}", r.err);
     assert_eq!(r.out, "", "{why}");
     assert_eq!(r.err.lines().count(), 1, "{why}: {}", r.err);
     assert!(r.err.contains(why), "want '{why}': {}", r.err);
+    assert!(made.is_empty(), "{why}: {made:?}");
 }
-
 #[test]
 fn counts_that_do_not_add_up_are_refused_never_a_short_table() {
     let dir = Scratch::new("cost-refused");
@@ -527,7 +595,7 @@ fn counts_that_do_not_add_up_are_refused_never_a_short_table() {
         refused(&dir, &counts, None, &[], 125, why);
     }
     // The point's side: no mean row (a run cut short), no rounds.
-    let point = fs::read_to_string(fixture("point.txt")).unwrap();
+    let point = guest("point.txt");
     let partial = point.replace("mean\t", "partial\t");
     refused(
         &dir,
@@ -560,7 +628,7 @@ fn counts_that_do_not_add_up_are_refused_never_a_short_table() {
 }
 
 #[test]
-fn a_boot_of_several_runs_needs_the_run_named() {
+fn a_boot_of_several_runs_is_a_suites_each_item_its_run() {
     let dir = Scratch::new("cost-runs");
     let runs = fs::read_to_string(fixture("counts-runs.txt")).unwrap();
     refused(
@@ -568,34 +636,50 @@ fn a_boot_of_several_runs_needs_the_run_named() {
         &runs,
         None,
         &[],
-        2,
-        "2 runs: say which one this point is with --run N (1 to 2)",
-    );
-    refused(
-        &dir,
-        &runs,
-        None,
-        &["--run", "3"],
-        2,
-        "--run 3, but there are 2 runs",
-    );
-    // The right run for the point, or its windows are not its rounds.
-    refused(
-        &dir,
-        &runs,
-        None,
-        &["--run", "1"],
         125,
-        "run 1: windows of series 1, which",
+        "2 runs: a run's point is the only run of its boot (a suite's items are its runs)",
     );
-    for bad in ["0", "x", "-1", "1x"] {
-        refused(
+    // A suite's item K is run K: one more item than runs, or the items in
+    // another order than the runs, and the lines are refused.
+    let (s0, pollwake) = (guest("point.txt"), guest("point-pollwake.txt"));
+    for (items, why) in [
+        (
+            vec![("pollwake", pollwake.as_str()), ("s0", &s0), ("n0", &s0)],
+            "item 3 is run 3 of the boot, but there are 2 runs",
+        ),
+        (
+            vec![("s0", s0.as_str()), ("pollwake", &pollwake)],
+            "run 1: windows of series 1, which",
+        ),
+    ] {
+        let counts = write(&dir, "counts.txt", &runs);
+        refused_on(
             &dir,
-            &runs,
-            None,
-            &["--run", bad],
-            2,
-            "--run: a positive number, not",
+            &suite_console(&items),
+            &counts,
+            &["--suite"],
+            125,
+            why,
         );
+    }
+}
+
+#[test]
+fn a_map_that_is_not_a_system_map_is_refused() {
+    let dir = Scratch::new("cost-not-a-map");
+    let counts = fs::read_to_string(fixture("counts.txt")).unwrap();
+    let data = write(&dir, "data.map", "ffffffff81000900 D data_sym\n");
+    for (map, why) in [
+        (
+            fixture("System.map-placeholder"),
+            "is the placeholder Debian's kernel packages ship",
+        ),
+        (data, "has no x86_64 text symbols"),
+        (
+            "/nonexistent/System.map".into(),
+            "--map: not a readable file",
+        ),
+    ] {
+        refused(&dir, &counts, None, &["--map", &map], 2, why);
     }
 }

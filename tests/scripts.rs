@@ -24,10 +24,16 @@ fn icount_boots_tcg_on_the_instruction_clock_with_the_timebase_word_before_dashe
     let boot = log.lines().find(|l| l.starts_with("boot:")).unwrap();
     for words in [
         "[-accel] [tcg,thread=single] [-icount] [shift=0,sleep=off,align=off] [-cpu] [qemu64] [-smp] [1]",
-        "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps cryptomgr.notests=1 URING_REPRO_TIMEBASE=icount -- --smoke]",
+        "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps cryptomgr.notests=1 URING_REPRO_TIMEBASE=icount URING_REPRO_BOOT_ID=",
     ] {
         assert!(boot.contains(words), "no {words} in {boot}");
     }
+    // The boot's identity, then the words after `--`.
+    let id = boot_id_word(boot);
+    assert!(
+        boot.contains(&format!("URING_REPRO_BOOT_ID={id} -- --smoke]")),
+        "{boot}"
+    );
     // The probe came first, with the same accelerator settings.
     assert!(
         log.starts_with(
@@ -40,10 +46,19 @@ fn icount_boots_tcg_on_the_instruction_clock_with_the_timebase_word_before_dashe
     assert!(note.contains("guest instructions per pair"), "{note}");
     assert!(note.contains("NOT of its speed"), "{note}");
     assert!(!r.err.contains("WARNING: TCG"), "{}", r.err);
-    // The point: the report, then how it was made.
+    // The point: the report (of the boot the host named), then how it
+    // was made, and of which image.
     let text = fs::read_to_string(&point).unwrap();
     assert!(text.starts_with("# uring-repro "), "{text}");
-    assert!(text.ends_with("# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=single -icount shift=0,sleep=off,align=off -cpu qemu64 -smp 1 -m 512M\n"), "{text}");
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains(&format!(" boot_id={id} ")),
+        "{text}"
+    );
+    let made = format!("\n# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=single -icount shift=0,sleep=off,align=off -cpu qemu64 -smp 1 -m 512M\n{}", b.image_line());
+    assert!(text.ends_with(&made), "{text}");
 }
 
 #[test]
@@ -70,6 +85,75 @@ fn an_icount_point_whose_banner_does_not_say_so_is_not_written() {
     );
 }
 
+/// The boot id boot-point.sh gave a boot: its kernel command line's
+/// `URING_REPRO_BOOT_ID=` word, checked to be a UUID as the kernel draws
+/// one.
+fn boot_id_word(boot: &str) -> &str {
+    let at = boot
+        .find("URING_REPRO_BOOT_ID=")
+        .unwrap_or_else(|| panic!("{boot}"))
+        + 20;
+    let id = &boot[at..at + 36];
+    let shape = id.char_indices().all(|(i, c)| match i {
+        8 | 13 | 18 | 23 => c == '-',
+        _ => c.is_ascii_hexdigit() && !c.is_ascii_uppercase(),
+    });
+    assert!(shape, "not a UUID: {id}");
+    id
+}
+
+#[test]
+fn two_boots_started_at_once_are_two_boots() {
+    // The stand-in prints one report, one kernel boot id, for every boot:
+    // as two boots of one image on the instruction clock that start in
+    // the same second would. Their points are still of two boots.
+    let b = Box::new("two-at-once");
+    let kernel = utils::write(&b.dir, "bzImage", "one image\n");
+    let args = |point| vec!["--kernel", kernel.as_str(), "--bin", BIN, "-o", point];
+    let (p1, p2) = (b.dir.file("1.txt"), b.dir.file("2.txt"));
+    let mut first = b.start(&b.dir, "first", "boot-point.sh", &args(&p1));
+    let mut second = b.start(&b.dir, "second", "boot-point.sh", &args(&p2));
+    for (c, name) in [(&mut first, "first"), (&mut second, "second")] {
+        let status = c.wait().unwrap();
+        let err = fs::read_to_string(b.dir.join(format!("{name}.err"))).unwrap();
+        assert!(status.success(), "{name}: {status}: {err}");
+    }
+    let banner_id = |p: &str| {
+        let text = fs::read_to_string(p).unwrap();
+        let banner = text.lines().next().unwrap().to_string();
+        let at = banner.find(" boot_id=").unwrap() + 9;
+        banner[at..at + 36].to_string()
+    };
+    let (id1, id2) = (banner_id(&p1), banner_id(&p2));
+    assert_ne!(id1, id2);
+    // Each the one its boot was given.
+    let log = b.qemu_log();
+    let given: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("boot:"))
+        .map(boot_id_word)
+        .collect();
+    assert_eq!(given.len(), 2, "{log}");
+    assert!(
+        given.contains(&id1.as_str()) && given.contains(&id2.as_str()),
+        "{given:?}: {id1} {id2}"
+    );
+    // The same image: the same image line.
+    let image = |p: &str| {
+        fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        image(&p1),
+        format!("# kernel_image_sha256={}", utils::sha256sum(b"one image\n"))
+    );
+    assert_eq!(image(&p1), image(&p2));
+}
+
 #[test]
 fn the_timebase_word_is_the_accelerators_not_appended_by_hand() {
     let b = Box::new("icount-by-hand");
@@ -87,6 +171,12 @@ fn the_timebase_word_is_the_accelerators_not_appended_by_hand() {
         "{}",
         r.err
     );
+    // Nor the boot's identity, which is each boot's own.
+    let word = "URING_REPRO_BOOT_ID=0a0a0a0a-0000-4000-8000-00000000000f";
+    let r = b.boot_point(&["-o", &point, "--append", word]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    let why = "--append: URING_REPRO_BOOT_ID is drawn for each boot, not set by hand";
+    assert!(r.err.contains(why), "{}", r.err);
     assert_eq!(b.boots(), 0);
 }
 
@@ -117,10 +207,11 @@ fn tcg_with_more_than_one_cpu_names_one_host_thread_each() {
     assert!(log.contains(" [-accel] [tcg,thread=multi] "), "{log}");
     assert!(log.contains(" [-smp] [2] "), "{log}");
     let text = fs::read_to_string(&point).unwrap();
-    assert!(
-        text.ends_with("# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=multi -smp 2 -m 512M\n"),
-        "{text}"
+    let made = format!(
+        "\n# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=multi -smp 2 -m 512M\n{}",
+        b.image_line()
     );
+    assert!(text.ends_with(&made), "{text}");
 }
 
 #[test]
@@ -217,12 +308,9 @@ fn a_full_disk_leaves_no_point_and_no_partial_file() {
     let r = b.run_in(&b.dir, &wrap, "boot-point.sh", &args);
     assert_eq!(r.code, 2, "{}", r.err);
     assert_eq!(b.boots(), 1);
-    assert!(
-        r.err.contains(
-            "p.txt: not written: writing it failed (No space left on device); nothing left at"
-        ),
-        "{}",
-        r.err
+    utils::assert_contains(
+        &r.err,
+        &["p.txt: not written: writing it failed: ENOSPC (28); removed"],
     );
     // Only the filler: no POINT, cut or empty, and no temporary file.
     assert_eq!(fs::read_to_string(&seen).unwrap(), "filler\n");
@@ -280,18 +368,21 @@ fn a_suite_is_a_directory_of_its_points_and_its_lines() {
     assert_eq!(b.boots(), 1);
     // A point per item that printed one, as a run's boot would write it.
     assert_eq!(listing(&dir), ["pollwake.txt", "s0.txt", "suite.txt"]);
-    let boot = "# boot=qemu-system-x86_64 7.2.99 -accel tcg -smp 1 -m 512M\n";
+    let boot = format!(
+        "# boot=qemu-system-x86_64 7.2.99 -accel tcg -smp 1 -m 512M\n# kernel_image_sha256={}\n",
+        utils::sha256sum(b"console=suite\n")
+    );
     // (The stand-in gives each boot a boot id of its own.)
     let no_id = |t: &str| {
         let at = t.find("boot_id=").unwrap() + 8;
         format!("{}{}", &t[..at], &t[at + 36..])
     };
     let s0 = fs::read_to_string(dir.join("s0.txt")).unwrap();
-    assert_eq!(no_id(&s0), no_id(&(guest_point("s0-parent-1") + boot)));
+    assert_eq!(no_id(&s0), no_id(&(guest_point("s0-parent-1") + &boot)));
     let pollwake = fs::read_to_string(dir.join("pollwake.txt")).unwrap();
     assert_eq!(
         no_id(&pollwake),
-        no_id(&(guest_point("pollwake-parent") + boot))
+        no_id(&(guest_point("pollwake-parent") + &boot))
     );
     // The skipped item is recorded, with its cause, in the suite's lines.
     let lines = fs::read_to_string(dir.join("suite.txt")).unwrap();
@@ -303,7 +394,7 @@ fn a_suite_is_a_directory_of_its_points_and_its_lines() {
         lines.contains("\n# suite: items=3 passed=2 failed=0 skipped=1 "),
         "{lines}"
     );
-    assert!(lines.ends_with(boot), "{lines}");
+    assert!(lines.ends_with(&boot), "{lines}");
     assert!(
         r.err.contains(": 2 points of 3 items, exit 0, "),
         "{}",
@@ -359,11 +450,9 @@ fn a_suite_directory_is_never_overwritten_nor_left_half_made() {
     let wrap: Vec<&str> = wrap.iter().map(String::as_str).collect();
     let r = run(&b, &wrap);
     assert_eq!(r.code, 2, "{}", r.err);
-    assert!(
-        r.err
-            .contains("not written: writing s0.txt failed (No space left on device)"),
-        "{}",
-        r.err
+    utils::assert_contains(
+        &r.err,
+        &["not written: writing s0.txt failed: ENOSPC (28); removed"],
     );
     assert_eq!(fs::read_to_string(&seen).unwrap(), "filler\n");
 }

@@ -8,21 +8,15 @@
 mod utils;
 
 use std::path::Path;
-use std::process::Command;
 
-use utils::{assert_usage_error, skip, tsv_rows, Run, Scratch, BIN};
+use utils::{assert_usage_error, skip, tsv_rows, Run, Scratch};
 
 const UNIT: &str = "# unit=guest_instructions_per_pair (QEMU TCG -icount shift=0: one virtual \
                     ns per guest instruction, user + kernel; not time)";
 
 /// The binary with `args`, `URING_REPRO_TIMEBASE` set to `tb` (None: unset).
 fn run_with(tb: Option<&str>, args: &[&str]) -> Run {
-    let mut c = Command::new(BIN);
-    c.args(args).env_remove("URING_REPRO_TIMEBASE");
-    if let Some(tb) = tb {
-        c.env("URING_REPRO_TIMEBASE", tb);
-    }
-    c.output().expect("spawn uring-repro").into()
+    utils::run_env("URING_REPRO_TIMEBASE", tb, args)
 }
 
 /// The word after `clock=...` on the first banner line.

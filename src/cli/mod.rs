@@ -9,13 +9,15 @@ use core::fmt;
 
 pub use options::help;
 use options::{
-    Value, AB, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, REPORT, RUN, SELFTEST, SUITE,
+    Value, AB, CALIBRATE, COMPARE, DESCRIBE, INITRAMFS, OPTIONS, POINTS, REPORT, RUN, SELFTEST,
+    SUITE,
 };
 
 use crate::compare::{self, MAX_LABEL, MAX_POINTS};
 use crate::config::{Mode, RunConfig, DEFAULT_GATE_PCT, SMOKE_CYCLES, SMOKE_ROUNDS, TRACE_CYCLES};
 use crate::decimal::{self, Refused};
 use crate::initramfs::{self, args::ARGS_MAX};
+use crate::points;
 use crate::profile::{ProfileId, Takes};
 use crate::render::Clean;
 use crate::suite::Suite;
@@ -42,6 +44,8 @@ pub enum Command<'a> {
     Ab(compare::AbSpec<'a>),
     /// `ab --check -- RUN-OPTIONS`: they can be judged.
     AbChecked,
+    /// `points`: a boot's console, and where its point goes.
+    Points(points::Args<'a>),
     Help,
     Version,
 }
@@ -107,6 +111,8 @@ pub enum Why {
     NoSharedVariant,
     /// suite: an item of `--profiles` that names no workload.
     UnknownItem,
+    /// points: a value or the command line as a whole, and why.
+    Points(&'static str),
 }
 
 impl UsageError<'_> {
@@ -120,6 +126,7 @@ impl UsageError<'_> {
             REPORT => Some("report"),
             SUITE => Some("suite"),
             AB => Some("ab"),
+            POINTS => Some("points"),
             _ => None,
         }
     }
@@ -184,7 +191,7 @@ fn why(f: &mut fmt::Formatter<'_>, why: Why) -> fmt::Result {
         Why::UnknownRingFlags => "unknown ring flags (none, single-issuer, defer-taskrun)",
         Why::Gate => "needs a percentage in (0, 100], at most 3 decimals",
         Why::UnknownWitness => "takes no value but optional (--witness or --witness=optional)",
-        Why::Files(why) | Why::Initramfs(why) | Why::Item(why) => why,
+        Why::Files(why) | Why::Initramfs(why) | Why::Item(why) | Why::Points(why) => why,
         Why::Commit => "needs a commit id: 7 to 40 hex digits",
         Why::Title => "needs 1 to 50 printable ASCII characters (the Subject line fits 72)",
         Why::Link => "needs a URL of 1 to 66 characters, no blanks (a line fits 72)",
@@ -235,6 +242,8 @@ pub struct Parsed<'a> {
     profiles: Option<&'a [u8]>,
     /// ab's gate and output.
     ab: compare::AbSpec<'a>,
+    /// points' options.
+    points: points::Args<'a>,
 }
 
 /// What `initramfs` collects while the arguments are read.
@@ -267,7 +276,7 @@ impl<'a> Bake<'a> {
 type Typed<'a> = Option<(&'a [u8], Option<&'a [u8]>)>;
 
 /// The command words and their bits.
-const COMMANDS: [(&str, u16); 9] = [
+const COMMANDS: [(&str, u16); 10] = [
     ("run", RUN),
     ("describe", DESCRIBE),
     ("selftest", SELFTEST),
@@ -277,6 +286,7 @@ const COMMANDS: [(&str, u16); 9] = [
     ("report", REPORT),
     ("suite", SUITE),
     ("ab", AB),
+    ("points", POINTS),
 ];
 
 fn command_name(bit: u16) -> &'static str {
@@ -340,6 +350,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         },
         profiles: None,
         ab: compare::AbSpec::default(),
+        points: points::Args::default(),
     };
     // What initramfs bakes: a run, or a suite after the word `suite`.
     let mut baked = RUN;
@@ -475,6 +486,9 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
             return Err(error(REPORT, b"", None, Why::Files(why)));
         }
         return Ok(Command::Report(a, p.draft));
+    }
+    if command == POINTS {
+        return points_args(p.points).map(Command::Points);
     }
     if command == SUITE || baked == SUITE {
         let s = suite::items(command, p.profiles, &typed)?;
@@ -679,6 +693,21 @@ fn ab_boot<'a>(spec: &mut compare::AbSpec<'a>, arg: &'a [u8]) -> Result<(), Why>
     (spec.labels[spec.n], spec.dirs[spec.n]) = (label, dir);
     spec.n += 1;
     Ok(())
+}
+
+/// points' options, checked whole: a console and a path; a map only for
+/// counts.
+fn points_args(a: points::Args<'_>) -> Result<points::Args<'_>, UsageError<'_>> {
+    let whole = |why| error(POINTS, b"", None, Why::Points(why));
+    if a.console.is_none() || a.out.is_none() {
+        return Err(whole(
+            "--console FILE and -o PATH are required (see --help)",
+        ));
+    }
+    if a.map.is_some() && a.counts.is_none() {
+        return Err(whole("--map checks the counts: it needs --counts"));
+    }
+    Ok(a)
 }
 
 fn label_ok(l: &[u8]) -> bool {

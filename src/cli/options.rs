@@ -25,6 +25,8 @@ pub const REPORT: u16 = 64;
 pub const SUITE: u16 = 128;
 /// `ab`: the boots' suites of scripts/ab.sh in, its table out.
 pub const AB: u16 = 256;
+/// `points`: a boot's console to its point, or a suite's directory.
+pub const POINTS: u16 = 512;
 
 /// What an option does to a run's figures: each option says, so that an
 /// option that changes them cannot be left out of the contract.
@@ -157,6 +159,20 @@ fn output<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     Ok(())
 }
 
+/// points' file and path options: a value that is not empty.
+fn given(v: &[u8]) -> Result<&[u8], Why> {
+    Some(v).filter(|v| !v.is_empty()).ok_or(Why::MissingValue)
+}
+
+/// points' `--boot`: one line of the point.
+fn boot<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    if v.contains(&b'\n') {
+        return Err(Why::Points("a newline in it (it is one line of the point)"));
+    }
+    p.points.boot = Some(given(v)?);
+    Ok(())
+}
+
 fn init<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     p.initramfs.init = Some(Some(v).filter(|v| !v.is_empty()).ok_or(Why::MissingValue)?);
     Ok(())
@@ -256,35 +272,35 @@ fn series_mode(p: &mut Parsed, v: &[u8]) -> Result<(), Why> {
 const RUNS: u16 = RUN | DESCRIBE | SUITE;
 /// What shapes a point: `run`, `describe`, the points of `calibrate`, and
 /// each point of a suite.
-const POINTS: u16 = RUN | DESCRIBE | CALIBRATE | SUITE;
+const MEASURE: u16 = RUN | DESCRIBE | CALIBRATE | SUITE;
 const ALL: u16 = RUN | DESCRIBE | SELFTEST | CALIBRATE | SUITE;
 use Shown::{Num, Word};
 
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 37] = [
-    opt("--profile", text("P", profile), POINTS & !SUITE, every(Field::Profile),
+pub const OPTIONS: [Opt; 46] = [
+    opt("--profile", text("P", profile), MEASURE & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
     opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
         "items, comma-separated: P, or P:shared (P --shared)",
         Word("every P, and P:shared where P takes --shared")),
-    opt("--smoke", Value::Mode(Mode::Smoke), POINTS, every(Field::Mode),
+    opt("--smoke", Value::Mode(Mode::Smoke), MEASURE, every(Field::Mode),
         "2 cycles, 1 round, no warm-up (explicit options still win)", Shown::None),
     opt("--trace", Value::Mode(Mode::Trace), RUNS, every(Field::Mode),
         "16 cycles, 1 round, no warm-up: a window with ftrace markers", Shown::None),
     opt("--cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.cpu = Some(v)), ALL, every(Field::Cpu),
         "CPU to pin to", Num(DEFAULT_CPU, ", else the highest allowed")),
-    opt("--rounds", num("N", 1, MAX_ROUNDS, |p, v| p.cfg.rounds = v), POINTS,
+    opt("--rounds", num("N", 1, MAX_ROUNDS, |p, v| p.cfg.rounds = v), MEASURE,
         every(Field::Rounds), "measured rounds, {}", Num(DEFAULT_ROUNDS, "")),
-    opt("--cycles", num("N", 1, MAX_CYCLES, |p, v| p.cfg.cycles = v), POINTS,
+    opt("--cycles", num("N", 1, MAX_CYCLES, |p, v| p.cfg.cycles = v), MEASURE,
         every(Field::Cycles), "cycles per round, {}", Num(DEFAULT_CYCLES, "")),
-    opt("--warmups", num("N", 0, MAX_WARMUPS, |p, v| p.cfg.warmups = v), POINTS,
+    opt("--warmups", num("N", 0, MAX_WARMUPS, |p, v| p.cfg.warmups = v), MEASURE,
         every(Field::Warmups), "untimed warm-up rounds, {}", Num(DEFAULT_WARMUPS, "")),
-    opt("--slots", num("N", 1, MAX_SLOTS, |p, v| p.cfg.slots = v), POINTS,
+    opt("--slots", num("N", 1, MAX_SLOTS, |p, v| p.cfg.slots = v), MEASURE,
         only(Takes::Slots, Field::Slots),
         "requests a cycle, {}; v0: groups, 1..=8", Num(DEFAULT_SLOTS, "; v0 8")),
-    opt("--shared", Value::Flag(|p| p.cfg.shared = true), POINTS & !SUITE,
+    opt("--shared", Value::Flag(|p| p.cfg.shared = true), MEASURE & !SUITE,
         only(Takes::Shared, Field::FutexScope),
         "no FUTEX2_PRIVATE, memory still private ({takers})", Shown::None),
     opt("--timeout", num("SECS", 1, MAX_TIMEOUT_S, |p, v| p.cfg.timeout_s = v), ALL,
@@ -297,12 +313,12 @@ pub const OPTIONS: [Opt; 37] = [
     opt("--witness", Value::Choice { meta: "optional", set: witness }, RUN | SUITE,
         (None, Figures::Measured("witness")),
         "the kernel's own counts: ftrace events, functions", Shown::None),
-    opt("--burst", num("N", 1, MAX_BURST, |p, v| p.cfg.burst = v), POINTS,
+    opt("--burst", num("N", 1, MAX_BURST, |p, v| p.cfg.burst = v), MEASURE,
         only(Takes::Burst, Field::Burst), "MSG_RING messages per burst, {}",
         Num(DEFAULT_BURST, "")),
-    opt("--waiter-cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.waiter_cpu = Some(v)), POINTS,
+    opt("--waiter-cpu", num("N", 0, MAX_CPU, |p, v| p.cfg.waiter_cpu = Some(v)), MEASURE,
         only(Takes::WaiterCpu, Field::WaiterCpu), "CPU of the waiter thread", Word("--cpu's")),
-    opt("--ring-flags", text("F", ring_flags), POINTS, only(Takes::RingFlags, Field::RingFlags),
+    opt("--ring-flags", text("F", ring_flags), MEASURE, only(Takes::RingFlags, Field::RingFlags),
         "none | single-issuer | defer-taskrun", Word("none")),
     opt("--inject-pct", text("PCT", inject_pct), CALIBRATE, none("calibrate's B points"),
         "B's injected change, 0 < PCT <= 100", Num(DEFAULT_GATE_PCT, ", the gate")),
@@ -346,6 +362,28 @@ pub const OPTIONS: [Opt; 37] = [
         "where ab.tsv, ab.txt, compare/ and mail/ go (none there yet)", Word(".")),
     opt("--init", text("PATH", init), INITRAMFS, none("an archive"),
         "the /init to embed", Word("/proc/self/exe")),
+    opt("--console", text("FILE", |p, v| { p.points.console = Some(given(v)?); Ok(()) }),
+        POINTS, none("reads a boot"), "the boot's console as QEMU wrote it, required", Shown::None),
+    opt("-o", text("PATH", |p, v| { p.points.out = Some(given(v)?); Ok(()) }), POINTS,
+        none("an output"), "the point to write, required (never overwritten)", Shown::None),
+    opt("--suite", Value::Flag(|p| p.points.suite = true), POINTS, none("reads a boot"),
+        "the boot ran a suite: PATH is a directory", Shown::None),
+    opt("--icount", Value::Flag(|p| p.points.icount = true), POINTS, none("reads a boot"),
+        "on QEMU's instruction clock: banners must say so", Shown::None),
+    opt("--boot", text("WORDS", boot), POINTS, none("reads a boot"),
+        "how QEMU booted: each point's `# boot=` line", Shown::None),
+    opt("--image", text("FILE", |p, v| { p.points.image = Some(given(v)?); Ok(()) }),
+        POINTS, none("reads a boot"), "the kernel booted: its SHA-256 on each point",
+        Shown::None),
+    opt("--counts", text("FILE", |p, v| { p.points.counts = Some(given(v)?); Ok(()) }),
+        POINTS, none("reads a boot"), "the cost counter's: `# cost:` lines (docs/cost.md)",
+        Shown::None),
+    opt("--map", text("FILE", |p, v| { p.points.map = Some(given(v)?); Ok(()) }), POINTS,
+        none("reads a boot"), "with --counts: the System.map they were made with",
+        Shown::None),
+    opt("--timed-out", num("SECS", 1, 999_999_999, |p, v| p.points.timed_out = Some(v)),
+        POINTS, none("reads a boot"), "QEMU's timeout stopped the boot: no verdict is 124",
+        Shown::None),
 ];
 
 /// What `--help` says above and between the option lists.
@@ -379,6 +417,10 @@ usage: uring-repro [run] [options]       measure (the default command)
                                        scripts/ab.sh's table, from its boots
        uring-repro ab --check [--gate-insn INSN] -- RUN-OPTIONS
                                        before any build: can they be judged?
+       uring-repro points --console FILE -o PATH [--suite] [--icount]
+                          [--boot WORDS] [--image FILE] [--timed-out SECS]
+                          [--counts FILE [--map FILE]]
+                                       a boot's console: the point it holds
        uring-repro --help | --version
 
 Reproduces the io_uring futex WAIT->WAKE microbenchmark behind the regression
@@ -428,15 +470,23 @@ const AB_TEXT: &str = "each SUITE is a boot's directory of points, as \
     moved or an item's outcome changed, 125 no row moved and one could not be judged \
     (docs/ab.md):";
 
+const POINTS_TEXT: &str = "reads FILE, a boot's console as QEMU wrote it \
+    (scripts/boot-point.sh's), and writes to PATH the point its run printed, or with \
+    --suite the directory of its items' points (ITEM.txt) and suite.txt: whole or not at \
+    all, never over anything. The binary's stderr lines in the console go to stderr. Exit: \
+    the run's own code; 125 when no report came back, or it cannot be a point; 2 when PATH \
+    cannot be written (README: Boot a kernel into a point):";
+
 /// The commands with options of their own, in --help's order: what each
 /// does (wrapped after its name, then its options follow).
-const SECTIONS: [(&str, &str, u16); 6] = [
+const SECTIONS: [(&str, &str, u16); 7] = [
     ("compare", COMPARE_TEXT, COMPARE),
     ("calibrate", CALIBRATE_TEXT, CALIBRATE),
     ("suite", SUITE_TEXT, SUITE),
     ("initramfs", INITRAMFS_TEXT, INITRAMFS),
     ("report", REPORT_TEXT, REPORT),
     ("ab", AB_TEXT, AB),
+    ("points", POINTS_TEXT, POINTS),
 ];
 
 /// Where help text wraps.

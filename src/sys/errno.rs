@@ -23,6 +23,7 @@ impl Errno {
     pub const EPIPE: Errno = Errno(32);
     pub const ENAMETOOLONG: Errno = Errno(36);
     pub const ENOSYS: Errno = Errno(38);
+    pub const ENOTEMPTY: Errno = Errno(39);
     pub const ETIME: Errno = Errno(62);
     pub const EOPNOTSUPP: Errno = Errno(95);
     pub const EDQUOT: Errno = Errno(122);

@@ -195,6 +195,16 @@ pub fn seek(fd: i32, offset: u64) -> SysResult<()> {
     Errno::result(raw).map(|_| ())
 }
 
+/// The length of the file open as `fd` (lseek to its end), read from its
+/// start again after.
+pub fn size(fd: i32) -> SysResult<u64> {
+    // SAFETY: lseek takes no user memory.
+    let raw = unsafe { syscall3(nr::LSEEK, fd as usize, 0, uapi::SEEK_END as usize) };
+    let len = Errno::result(raw)?;
+    seek(fd, 0)?;
+    Ok(len as u64)
+}
+
 /// # Safety
 /// The arguments must describe a mapping the caller is allowed to create; the
 /// returned memory is only valid until munmap.
@@ -429,6 +439,16 @@ pub fn rename_noreplace(from: &CStr, to: &CStr) -> SysResult<()> {
     let noreplace = uapi::RENAME_NOREPLACE as usize;
     // SAFETY: both paths are NUL-terminated (CStr) and outlive the call.
     let raw = unsafe { syscall5(nr::RENAMEAT2, dir, old, dir, new, noreplace) };
+    Errno::result(raw).map(|_| ())
+}
+
+/// renameat2(from, to, 0): rename(2), which replaces what `to` names (a
+/// directory only when it is empty).
+pub fn rename(from: &CStr, to: &CStr) -> SysResult<()> {
+    let dir = uapi::AT_FDCWD as usize;
+    let (old, new) = (from.as_ptr() as usize, to.as_ptr() as usize);
+    // SAFETY: both paths are NUL-terminated (CStr) and outlive the call.
+    let raw = unsafe { syscall5(nr::RENAMEAT2, dir, old, dir, new, 0) };
     Errno::result(raw).map(|_| ())
 }
 

@@ -308,6 +308,8 @@ pub const O_CLOEXEC: u32 = 0o2000000;
 pub const MFD_CLOEXEC: usize = 1;
 /// lseek(2): the offset is from the start of the file.
 pub const SEEK_SET: u32 = 0;
+/// lseek(2): the offset is from the end of the file.
+pub const SEEK_END: u32 = 2;
 
 /// statfs(2)'s f_type of the filesystems that live in RAM (an initramfs
 /// is unpacked into one of them).

@@ -5,7 +5,8 @@
 # the measured rounds, boot-point.sh --cost writes a point compare reads, locked
 # instructions are counted the same whether or not the kernel unlocked its LOCK prefixes
 # for one CPU, and a boot of several runs keeps one section each. The parts that need no
-# QEMU (the decoder, the mapping, `cost.sh lines`) are tests/cost_counter.rs's (cargo test).
+# QEMU (the decoder, the mapping, the lines `uring-repro points --counts` makes) are
+# tests/cost_counter.rs's (cargo test).
 #
 # usage(), below, names the options. --objdir: a built kernel's object directory, with
 # a kernel with the io_uring futex opcodes (6.7 or later) that runs a point the same way on
@@ -161,27 +162,33 @@ point() {
 }
 
 # direct NAME FROM PLUGIN [WORD...]: the boot FROM.point was made of (its `# boot=` line:
-# QEMU and its settings; its `# cmdline=`: the kernel's, WORDs added), run by hand with
-# -plugin PLUGIN; the report in $WORK/NAME.point, as boot-point.sh keeps it.
+# QEMU and its settings; its `# cmdline=`: the kernel's, WORDs added, and an identity of
+# its own, as boot-point.sh gives every boot), run by hand with
+# -plugin PLUGIN; its console in $WORK/NAME.console, the report in $WORK/NAME.point, as
+# boot-point.sh keeps it (`uring-repro points`).
 direct() {
 	local name=$1 from=$WORK/$2.point plugin=$3 cmdline
 	local -a args
 	shift 3
 	read -ra args < <(sed -n 's/^# boot=[^ ]* [^ ]* //p' "$from")
-	cmdline=$(sed -n 's/^# cmdline=//p' "$from")${*:+ $*}
+	cmdline=$(sed -n 's/^# cmdline=//p' "$from" |
+		sed "s/ URING_REPRO_BOOT_ID=[^ ]*/ URING_REPRO_BOOT_ID=$(cat /proc/sys/kernel/random/uuid)/")${*:+ $*}
 	((${#args[@]})) && [[ -n $cmdline ]] || return 1
 	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 "${args[@]}" -nodefaults -nographic -serial stdio \
 		-no-reboot -kernel "$KERNEL" -initrd "$WORK/s0.cpio" -append "$cmdline" -plugin "$plugin" \
 		</dev/null >"$WORK/$name.console" 2>"$WORK/$name.qemu" || true
-	tr -d '\r' <"$WORK/$name.console" | sed -E 's#\x1bc#\n#g; s#\x1b\[[0-?]*[ -/]*[@-~]##g; s#\x1b[@-~]##g' |
-		awk '/^uring-repro: exit [0-9]+$/ { exit } /^# uring-repro / { on = 1 } !on { next }
-			/^\[ *[0-9]+\.[0-9]+\]/ { next } /^uring-repro: / { next } { print }' >"$WORK/$name.point"
+	# (A boot that printed no point, selftest's, leaves none.)
+	rm -f "$WORK/$name.point"
+	"$BIN" points --console "$WORK/$name.console" -o "$WORK/$name.point" >/dev/null \
+		2>"$WORK/$name.points" || true
 }
 
-# The report of a point: what a boot gives the same every time (not its boot_id, nor the
-# `# boot=` and `# cost:` lines, which a boot by hand or without --cost has not).
+# The report of a point: what a boot gives the same every time (not its boot ids, the
+# host's and the kernel's, nor the `# boot=`, `# kernel_image_sha256=` and `# cost:` lines,
+# which a boot by hand or without --cost has not).
 report() {
-	grep -v '^# boot=\|^# cost: ' "$WORK/$1.point" | sed 's/boot_id=[^ ]*//'
+	grep -v '^# boot=\|^# kernel_image_sha256=\|^# cost: ' "$WORK/$1.point" |
+		sed 's/boot_id=[^ ]*//; s/BOOT_ID=[^ ]*//'
 }
 
 # ---------------------------------------------------------------------------------------
@@ -263,8 +270,10 @@ case_usage() {
 	expect cpus 2 'one vCPU only' "$COST" plugin --map "$m" --out "$out" --cpus 2 || return 1
 	expect kvm 2 "TCG only" "$COST" plugin --map "$m" --out "$out" --accel kvm || return 1
 	expect arch 2 'x86_64 guests only' "$COST" plugin --map "$m" --out "$out" --arch aarch64 || return 1
-	expect no-map-lines 2 'not a readable file' "$COST" lines --map /nonexistent \
-		--counts "$FIX/counts.txt" --point "$FIX/point.txt" || return 1
+	# The lines' own check of the map: a console whose run passed, so that they are made.
+	{ grep -v '^# cost: ' "$FIX/point.txt"; echo 'uring-repro: exit 0'; } >"$WORK/usage.console"
+	expect no-map-lines 2 'not a readable file' "$BIN" points --console "$WORK/usage.console" \
+		-o "$WORK/usage.point" --counts "$FIX/counts.txt" --map /nonexistent || return 1
 	# A map with text symbols that the plugin itself cannot read: its reason, before a boot.
 	printf 'ffffffff81000000 T ok\nfffffffg81000100 t bad\n' >"$WORK/bad.map"
 	expect bad-map 2 "counter cannot read it: .*bad.map:2: a text symbol whose address" \
@@ -333,9 +342,10 @@ case_boot_windows() {
 	diff <(report plain) <(report raw) >"$WORK/diff" ||
 		{ FAIL_WHY="a boot by hand differs from boot-point.sh's: $(head -c 600 "$WORK/diff")"; return 1; }
 	# The same boot gives the same counts: boot-point.sh's lines are these.
-	"$COST" lines --map "$MAP" --counts "$WORK/raw.counts" --point "$WORK/raw.point" \
-		>"$WORK/raw.lines" 2>"$WORK/err" || { FAIL_WHY="lines: $(cat "$WORK/err")"; return 1; }
-	diff "$WORK/raw.lines" <(grep '^# cost: ' "$WORK/counted.point") >"$WORK/diff" ||
+	rm -f "$WORK/raw.costed"
+	"$BIN" points --console "$WORK/raw.console" -o "$WORK/raw.costed" --counts "$WORK/raw.counts" \
+		--map "$MAP" >/dev/null 2>"$WORK/err" || { FAIL_WHY="lines: $(cat "$WORK/err")"; return 1; }
+	diff <(grep '^# cost: ' "$WORK/raw.costed") <(grep '^# cost: ' "$WORK/counted.point") >"$WORK/diff" ||
 		{ FAIL_WHY="boot-point.sh --cost's lines differ from a boot by hand: $(head -c 600 "$WORK/diff")"; return 1; }
 	# One run; one window a measured round, one span a cycle (s0 times one span a cycle).
 	grep -q "^run 1 windows=3 unbalanced=0 open_at_end=0 spans=48\$" "$WORK/raw.counts" ||
@@ -428,7 +438,7 @@ case_boot_locked_smp() {
 }
 
 # A boot of several runs: `selftest` as /init runs every workload once; the counts keep one
-# section a run, and `lines` wants to be told which.
+# section a run, and a run's point (the boot's only run) gets no lines from them.
 case_boot_runs() {
 	need_kernel || return $?
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
@@ -463,8 +473,10 @@ case_boot_runs() {
 			exit n != want || bad != ""
 		}' \
 		"$WORK/runs.counts" >"$WORK/verdict" || { FAIL_WHY="sections:$(cat "$WORK/verdict")"; return 1; }
-	expect runs-unnamed 2 "$results runs: say which one" "$COST" lines --counts "$WORK/runs.counts" \
-		--point "$WORK/plain.point" || return 1
+	{ cat "$WORK/plain.point"; echo 'uring-repro: exit 0'; } >"$WORK/plain.console"
+	expect runs-unnamed 125 "$results runs: a run's point is the only run of its boot" \
+		"$BIN" points --console "$WORK/plain.console" -o "$WORK/runs.point" --counts "$WORK/runs.counts" ||
+		return 1
 }
 
 # ---------------------------------------------------------------------------------------

@@ -32,7 +32,9 @@ pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
 /// FAKE_QEMU_REPORTS names a directory, its file named as the kernel image
 /// is. With FAKE_QEMU_CONSOLES (a directory) the whole console is its file
 /// named by the image's first line (`console=NAME`), the verdict line
-/// included, every boot_id in it a fresh one (each boot is one).
+/// included, every boot_id in it a fresh one (each boot is one). Where the
+/// kernel command line has `URING_REPRO_BOOT_ID=ID` (boot-point.sh gives
+/// every boot one), every boot_id printed is ID, as /init states it.
 pub const FAKE_QEMU: &str = r#"#!/bin/sh
 log=${FAKE_QEMU_LOG:?}
 case " $* " in
@@ -50,16 +52,25 @@ case " $* " in
 	exit 0
 	;;
 esac
-printf 'boot:' >>"$log"
-for a in "$@"; do printf ' [%s]' "$a" >>"$log"; done
-echo >>"$log"
+# One write a line: boots at once do not mix their lines.
+line=boot:
+for a in "$@"; do line="$line [$a]"; done
+printf '%s\n' "$line" >>"$log"
 [ -z "${FAKE_QEMU_CREATE:-}" ] || echo "made meanwhile" >"$FAKE_QEMU_CREATE"
+host_id=""
+for a in "$@"; do
+	case $a in *URING_REPRO_BOOT_ID=*)
+		host_id=${a#*URING_REPRO_BOOT_ID=}
+		host_id=${host_id%% *}
+		;;
+	esac
+done
 printf '[    0.000000] Linux version 6.12.117 (stand-in)\r\n'
 [ -z "${FAKE_QEMU_HANG:-}" ] || exec sleep "$FAKE_QEMU_HANG"
 if [ -n "${FAKE_QEMU_CONSOLES:-}" ]; then
 	while [ $# -gt 0 ] && [ "$1" != -kernel ]; do shift; done
 	key=$(sed -n '1s/^console=//p' "$2")
-	id=$(cat /proc/sys/kernel/random/uuid)
+	id=${host_id:-$(cat /proc/sys/kernel/random/uuid)}
 	exec sed "s/boot_id=[0-9a-f-]*/boot_id=$id/; s/\$/\r/" "$FAKE_QEMU_CONSOLES/$key"
 fi
 report=${FAKE_QEMU_REPORT:?}
@@ -67,7 +78,11 @@ if [ -n "${FAKE_QEMU_REPORTS:-}" ]; then
 	while [ $# -gt 0 ] && [ "$1" != -kernel ]; do shift; done
 	report=$FAKE_QEMU_REPORTS/${2##*/}
 fi
-sed 's/$/\r/' "$report"
+if [ -n "$host_id" ]; then
+	sed "s/boot_id=[0-9a-f-]*/boot_id=$host_id/; s/\$/\r/" "$report"
+else
+	sed 's/$/\r/' "$report"
+fi
 printf 'uring-repro: exit 0\r\n'
 "#;
 
@@ -272,16 +287,26 @@ impl Box {
         self.run_in(&self.dir, &[], script, args)
     }
 
+    /// The line a point made by `boot_point` ends with: the SHA-256 of its
+    /// kernel image.
+    pub fn image_line(&self) -> String {
+        let sha = crate::utils::sha256sum(BOOT_POINT_IMAGE.as_bytes());
+        format!("# kernel_image_sha256={sha}\n")
+    }
+
     /// boot-point.sh with the binary of this build, a kernel that need not
     /// be one (the stand-in never reads it), and `args`.
     pub fn boot_point(&self, args: &[&str]) -> Run {
         let kernel = self.dir.file("bzImage");
-        fs::write(&kernel, "not read by the stand-in").unwrap();
+        fs::write(&kernel, BOOT_POINT_IMAGE).unwrap();
         let mut a = vec!["--kernel", &kernel, "--bin", BIN];
         a.extend(args);
         self.run("boot-point.sh", &a)
     }
 }
+
+/// The kernel image `Box::boot_point` boots.
+const BOOT_POINT_IMAGE: &str = "not read by the stand-in";
 
 /// The shell and the path that run `script`: a bare name is one of
 /// scripts/, run by dash if there is one; a path (`tests/kernel/run.sh`) is

@@ -47,6 +47,17 @@ pub fn run(args: &[&str]) -> Run {
         .into()
 }
 
+/// Runs the binary with `args` to its end, the environment variable `var`
+/// set to `value` (None: unset).
+pub fn run_env(var: &str, value: Option<&str>, args: &[&str]) -> Run {
+    let mut c = Command::new(BIN);
+    c.args(args).env_remove(var);
+    if let Some(v) = value {
+        c.env(var, v);
+    }
+    c.output().expect("spawn uring-repro").into()
+}
+
 /// Starts the binary with `args`, stdout and stderr piped, and the
 /// signals a test sends it at their defaults (signals::default_signals).
 pub fn spawn(args: &[&str]) -> Child {

@@ -99,7 +99,8 @@ fn attempt(
     // handed to it, and gets the ring and the ledger back with it.
     (profile.start)(&s, &mut ring, &mut ledger, &mut |w, ring, ledger| {
         let mut tsv = tsv_file(cfg)?;
-        let facts = Facts::read(pinned);
+        let mut facts = Facts::read(pinned);
+        facts.booted(cfg.boot_id);
         let info = RunInfo {
             id,
             cfg,
