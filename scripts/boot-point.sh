@@ -54,6 +54,19 @@ ICOUNT_APPEND="norandmaps cryptomgr.notests=1"
 # The environment word that gives /init the boot's identity (a UUID: the same length every
 # boot, so that it moves nothing the guest does).
 BOOT_ID_ENV=URING_REPRO_BOOT_ID
+# The guest's date (the CMOS RTC, which the kernel reads once at boot) is fixed and follows
+# the instruction clock. QEMU's default is the host's date, and the kernel mixes the date it
+# reads into its random pool: with two vCPUs or more the scheduler draws from that pool to
+# decide whether an idle CPU pulls work (newidle balancing, sched_rng), so each boot
+# schedules differently and its points differ (ten boots of the suite: s0 by 0.17%, z0 by
+# 4.3%). With the date fixed (base=) and counted in guest time (clock=vm: with clock=host
+# the second read still depends on how long QEMU took to get there), every boot draws the
+# same numbers (docs/smp-icount.md). June, not January: converting a January or February
+# date takes the kernel other instructions, which moves one vCPU's points (l0 by 174 a
+# ring, 3.7%) from those a host date in March to December gives; a June date keeps them. The
+# guest's boot_id is then the same every boot: a boot's identity cannot come from its
+# random pool, nor from anything on the kernel command line, which it mixes in as well.
+ICOUNT_RTC=base=2024-06-01T00:00:00,clock=vm
 
 usage() {
 	cat <<EOF
@@ -177,7 +190,7 @@ command -v "$qemu" >/dev/null 2>&1 || {
 }
 
 # The machine QEMU emulates or runs, per arch and accelerator.
-accel_opts=$accel icount="" cpu=""
+accel_opts=$accel icount="" cpu="" rtc=""
 case $accel in
 kvm)
 	if [ "$arch" != "$(host_arch)" ]; then
@@ -203,7 +216,7 @@ tcg | icount)
 	;;
 esac
 if [ "$accel" = icount ]; then
-	accel_opts=tcg,thread=single icount=$ICOUNT_OPTS
+	accel_opts=tcg,thread=single icount=$ICOUNT_OPTS rtc=$ICOUNT_RTC
 	# Whether this QEMU has TCG with the instruction clock: a machine-less start that its
 	# monitor quits at once (about 0.1 s). QEMU's own complaint names what is missing.
 	if ! probe=$(echo quit | "$qemu" -M none -accel "$accel_opts" -icount "$icount" -nodefaults \
@@ -268,7 +281,7 @@ start=$(date +%s)
 rc=0
 # stdin from /dev/null: QEMU must not put a terminal into raw mode.
 run_child --timeout "$timeout_s" "$qemu" ${machine:+-M "$machine"} ${bios:+-bios "$bios"} \
-	-accel "$accel_opts" ${icount:+-icount "$icount"} ${cpu:+-cpu "$cpu"} -smp "$cpus" -m "$GUEST_MEM" \
+	-accel "$accel_opts" ${icount:+-icount "$icount"} ${rtc:+-rtc "$rtc"} ${cpu:+-cpu "$cpu"} -smp "$cpus" -m "$GUEST_MEM" \
 	-nodefaults -nographic -serial stdio -no-reboot -kernel "$kernel" -initrd "$SCRATCH/initramfs.cpio" \
 	-append "$cmdline" ${cost_plugin:+-plugin "$cost_plugin"} </dev/null >"$SCRATCH/console.raw" \
 	2>"$SCRATCH/qemu.err" || rc=$?
@@ -280,8 +293,8 @@ stopped=""
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then stopped=$timeout_s; fi
 # How a point was made, the `# boot=` line after the report.
 version=$("$qemu" --version | sed -n '1s/^QEMU emulator version \([^ ]*\).*/\1/p')
-boot_line=$(printf '%s %s -accel %s%s%s -smp %s -m %s' "$qemu" "${version:-unknown}" \
-	"$accel_opts" "${icount:+ -icount $icount}" "${cpu:+ -cpu $cpu}" "$cpus" "$GUEST_MEM")
+boot_line=$(printf '%s %s -accel %s%s%s%s -smp %s -m %s' "$qemu" "${version:-unknown}" \
+	"$accel_opts" "${icount:+ -icount $icount}" "${rtc:+ -rtc $rtc}" "${cpu:+ -cpu $cpu}" "$cpus" "$GUEST_MEM")
 suite_opt="" icount_opt=""
 [ "$suite" = 0 ] || suite_opt=--suite
 [ "$accel" != icount ] || icount_opt=--icount

@@ -23,7 +23,7 @@ fn icount_boots_tcg_on_the_instruction_clock_with_the_timebase_word_before_dashe
     let log = b.qemu_log();
     let boot = log.lines().find(|l| l.starts_with("boot:")).unwrap();
     for words in [
-        "[-accel] [tcg,thread=single] [-icount] [shift=0,sleep=off,align=off] [-cpu] [qemu64] [-smp] [1]",
+        "[-accel] [tcg,thread=single] [-icount] [shift=0,sleep=off,align=off] [-rtc] [base=2024-06-01T00:00:00,clock=vm] [-cpu] [qemu64] [-smp] [1]",
         "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps cryptomgr.notests=1 URING_REPRO_TIMEBASE=icount URING_REPRO_BOOT_ID=",
     ] {
         assert!(boot.contains(words), "no {words} in {boot}");
@@ -57,7 +57,35 @@ fn icount_boots_tcg_on_the_instruction_clock_with_the_timebase_word_before_dashe
             .contains(&format!(" boot_id={id} ")),
         "{text}"
     );
-    let made = format!("\n# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=single -icount shift=0,sleep=off,align=off -cpu qemu64 -smp 1 -m 512M\n{}", b.image_line());
+    let made = format!("\n# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=single -icount shift=0,sleep=off,align=off -rtc base=2024-06-01T00:00:00,clock=vm -cpu qemu64 -smp 1 -m 512M\n{}", b.image_line());
+    assert!(text.ends_with(&made), "{text}");
+}
+
+#[test]
+fn icount_with_two_cpus_runs_them_on_one_thread_with_the_guests_date_fixed() {
+    // Two vCPUs on the instruction clock: one TCG thread (icount's), and the
+    // guest's date fixed and on the virtual clock, since the date the kernel
+    // reads seeds the random numbers its scheduler balances by
+    // (docs/smp-icount.md). The kernel command line is one vCPU's: nothing
+    // on it may differ from boot to boot, as the kernel mixes it into the
+    // same random pool.
+    let b = Box::new("icount-smp");
+    b.icount_report();
+    let point = b.dir.file("p.txt");
+    let r = b.boot_point(&["-o", &point, "--accel", "icount", "--cpus", "2"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let log = b.qemu_log();
+    let boot = log.lines().find(|l| l.starts_with("boot:")).unwrap();
+    for words in [
+        "[-accel] [tcg,thread=single] [-icount] [shift=0,sleep=off,align=off] [-rtc] [base=2024-06-01T00:00:00,clock=vm] [-cpu] [qemu64] [-smp] [2] [-m] [512M]",
+        "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps cryptomgr.notests=1 URING_REPRO_TIMEBASE=icount URING_REPRO_BOOT_ID=",
+    ] {
+        assert!(boot.contains(words), "no {words} in {boot}");
+    }
+    assert_eq!(boot.matches("[-rtc]").count(), 1, "{boot}");
+    assert!(!boot.contains("thread=multi"), "{boot}");
+    let text = fs::read_to_string(&point).unwrap();
+    let made = format!("\n# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=single -icount shift=0,sleep=off,align=off -rtc base=2024-06-01T00:00:00,clock=vm -cpu qemu64 -smp 2 -m 512M\n{}", b.image_line());
     assert!(text.ends_with(&made), "{text}");
 }
 
@@ -188,6 +216,8 @@ fn tcg_has_no_instruction_clock_and_its_warning_names_icount() {
     assert_eq!(r.code, 0, "{}", r.err);
     let log = b.qemu_log();
     assert!(!log.contains("icount") && !log.contains("probe:"), "{log}");
+    // The guest's date is the host's but under icount.
+    assert!(!log.contains("[-rtc]"), "{log}");
     assert!(!log.contains("URING_REPRO_TIMEBASE"), "{log}");
     let warning = utils::line(&r.err, "boot-point.sh: WARNING: TCG");
     assert!(
