@@ -734,8 +734,9 @@ fn ab_takes_labelled_suites_a_gate_and_the_commits() {
         ),
         (
             &["ab", "b1", "h"],
-            "ab: needs LABEL=SUITE for each boot (see --help)",
+            "ab: b1: a boot is LABEL=SUITE (its directory of points)",
         ),
+        (&["ab"], "ab: needs LABEL=SUITE for each boot (see --help)"),
         (
             &["ab", "base=b1", "base=b2"],
             "ab: needs a base and a label to compare with it",

@@ -113,7 +113,12 @@ impl<'a> Order<'a> {
                 format_args!("ab: --steps: {}: {why}", Clean(label)),
             )
         };
-        let listed = info.lines().next().is_some();
+        // The file's order where it names every step booted; else the
+        // boots' (the file then only says what each is).
+        let listed = info.lines().next().is_some()
+            && spec
+                .steps()
+                .all(|label| info.lines().any(|f| f[0] == label));
         let mut push = |label: &'a [u8]| -> Result<(), Exit> {
             if o.n == MAX_STEPS {
                 return Err(bad(label, "more steps than a series has (16)"));
@@ -134,14 +139,15 @@ impl<'a> Order<'a> {
                 }
                 push(label)?;
             }
-            for label in spec.steps() {
-                if !info.lines().any(|f| f[0] == label) {
-                    return Err(bad(label, "booted, and not among the steps listed"));
-                }
-            }
         } else {
             for label in spec.steps() {
                 push(label)?;
+            }
+            if let Some([label, ..]) = info.lines().find(|f| !spec.steps().any(|l| l == f[0])) {
+                return Err(bad(
+                    label,
+                    "no boot, and the steps listed leave out a step booted",
+                ));
             }
         }
         if o.at[0].is_none() {
