@@ -12,7 +12,7 @@ mod utils;
 use stand_in::ab::*;
 use stand_in::*;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 #[test]
@@ -52,7 +52,7 @@ fn an_edit_to_the_head_is_one_build_and_one_boot() {
         "{}",
         r.err
     );
-    let text = r.out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = flat(&r.out);
     assert!(text.contains("base: reused from "), "{}", r.out);
     assert!(!text.contains("head: reused from "), "{}", r.out);
     let out2 = b.dir.join("out2");
@@ -75,21 +75,28 @@ fn an_edit_to_the_head_is_one_build_and_one_boot() {
     );
 }
 
-#[test]
-fn recheck_boots_a_kept_point_again_and_fails_loudly_when_it_differs() {
-    let Some(b) = setup("recheck") else {
-        return;
-    };
+/// A box with the parent's tree and the child's, ab run once over them
+/// into `out1` (s0 moved: exit 1).
+fn measured_once(name: &str) -> Option<(Box, PathBuf, PathBuf)> {
+    let b = setup(name)?;
     let base = tree(&b, "base", "parent", &[]);
     let head = tree(&b, "head", "child", &[]);
-    let out = |n: u32| b.dir.file(&format!("out{n}"));
-    let r = ab_trees(&b, &base, &head, &out(1), &[]);
+    let r = ab_trees(&b, &base, &head, &b.dir.file("out1"), &[]);
     assert_eq!(r.code, 1, "{}", r.err);
+    Some((b, base, head))
+}
+
+#[test]
+fn recheck_boots_a_kept_point_again_and_fails_loudly_when_it_differs() {
+    let Some((b, base, head)) = measured_once("recheck") else {
+        return;
+    };
+    let out = |n: u32| b.dir.file(&format!("out{n}"));
     // Booted again, the same: the table says so, and its verdicts stand.
     let r = ab_trees(&b, &base, &head, &out(2), &["--recheck"]);
     assert_eq!(r.code, 1, "{}", r.err);
     assert_eq!(b.boots(), 4, "{}", r.err);
-    let text = r.out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = flat(&r.out);
     for said in [
         "base: reused from ",
         "base: booted again: its 4 files the same, line for line, but the boot's identity (--exact).",
@@ -126,7 +133,7 @@ fn recheck_boots_a_kept_point_again_and_fails_loudly_when_it_differs() {
         "{}",
         r.err
     );
-    let text = r.out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = flat(&r.out);
     assert!(
         text.contains("head: booted again: NOT THE SAME: s0.txt line "),
         "{}",
@@ -140,14 +147,10 @@ fn recheck_boots_a_kept_point_again_and_fails_loudly_when_it_differs() {
 
 #[test]
 fn what_makes_a_point_another_one_boots_it_again() {
-    let Some(b) = setup("key") else {
+    let Some((b, base, head)) = measured_once("key") else {
         return;
     };
-    let base = tree(&b, "base", "parent", &[]);
-    let head = tree(&b, "head", "child", &[]);
     let out = |n: u32| b.dir.file(&format!("out{n}"));
-    let r = ab_trees(&b, &base, &head, &out(1), &[]);
-    assert_eq!(r.code, 1, "{}", r.err);
     assert_eq!(b.boots(), 2);
     // Other run options: other points.
     let r = ab_trees(

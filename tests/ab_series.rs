@@ -39,11 +39,6 @@ fn mail_patch(
     utils::write(dir, name, &(head + &diff))
 }
 
-/// Text as one line: the table's wrapped lines joined.
-fn flat(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// series.tsv of DIR: (step, profile) -> its row.
 fn series(dir: &Path) -> BTreeMap<(String, String), BTreeMap<String, String>> {
     utils::tsv_rows(&dir.join("series.tsv"))
@@ -89,34 +84,35 @@ fn three_patches(b: &Box) -> [String; 3] {
     ]
 }
 
+/// ab.sh --each over the tree TS with `patches`, into OUT, the reply on
+/// the series answering its cover letter.
+fn each(b: &Box, ts: &str, patches: &[String], out: &str) -> utils::Run {
+    let mut a = vec![
+        "--tree",
+        ts,
+        "--each",
+        "-o",
+        out,
+        "--re",
+        "[PATCH 0/3] io_uring: a series",
+    ];
+    for p in patches {
+        a.extend(["--patch", p.as_str()]);
+    }
+    ab(b, &a)
+}
+
 #[test]
 fn each_patch_is_a_step_built_from_the_one_before_and_judged_against_it() {
     let Some(b) = setup("each") else {
         return;
     };
     let t = tree(&b, "linux", "parent", &[]);
-    let [p1, p2, p3] = three_patches(&b);
+    let patches = three_patches(&b);
     let out = b.dir.join("out");
     let os = out.to_str().unwrap();
     let ts = t.to_str().unwrap();
-    let r = ab(
-        &b,
-        &[
-            "--tree",
-            ts,
-            "--patch",
-            &p1,
-            "--patch",
-            &p2,
-            "--patch",
-            &p3,
-            "--each",
-            "-o",
-            os,
-            "--re",
-            "[PATCH 0/3] io_uring: a series",
-        ],
-    );
+    let r = each(&b, ts, &patches, os);
     assert_eq!(r.code, 1, "{}", r.err);
     // Four steps, three boots: p3's image is p2's, byte for byte, and so
     // are its points (reused, not booted again).
@@ -211,24 +207,7 @@ fn each_patch_is_a_step_built_from_the_one_before_and_judged_against_it() {
     // Run again: nothing built, nothing booted, the same table.
     let boots = b.boots();
     let out2 = b.dir.file("out2");
-    let r2 = ab(
-        &b,
-        &[
-            "--tree",
-            ts,
-            "--patch",
-            &p1,
-            "--patch",
-            &p2,
-            "--patch",
-            &p3,
-            "--each",
-            "-o",
-            &out2,
-            "--re",
-            "[PATCH 0/3] io_uring: a series",
-        ],
-    );
+    let r2 = each(&b, ts, &patches, &out2);
     assert_eq!(r2.code, 1, "{}", r2.err);
     assert_eq!(b.boots(), boots);
     assert!(!r2.err.contains("] build"), "{}", r2.err);

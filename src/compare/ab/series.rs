@@ -272,13 +272,7 @@ pub fn judge(
             for (i, r) in keys.rows().iter().enumerate() {
                 let mut r = *r;
                 r.verdict = Verdict::NotMeasured;
-                let _ = write!(
-                    tsv.out,
-                    "{k}\t{}\t{}\t{}\t",
-                    Clean(label),
-                    Clean(id),
-                    Clean(subject)
-                );
+                step_columns(&mut tsv.out, k, label, id, subject);
                 table::tsv_row(spec, &[], &r, &mut tsv.out);
                 step_cells[i] = Cell::of(&r);
             }
@@ -320,13 +314,7 @@ pub fn judge(
         both.copy(&spool);
         let _ = both.write_str("\n");
         for (i, r) in rows.iter().enumerate() {
-            let _ = write!(
-                tsv.out,
-                "{k}\t{}\t{}\t{}\t",
-                Clean(label),
-                Clean(id),
-                Clean(subject)
-            );
+            step_columns(&mut tsv.out, k, label, id, subject);
             table::tsv_row(spec, boots.all(), r, &mut tsv.out);
             step_cells[i] = Cell::of(r);
             match r.verdict {
@@ -375,6 +363,18 @@ pub fn judge(
     } else {
         Exit::pass()
     })
+}
+
+/// A line of series.tsv's first columns: the step, its label, id and
+/// subject.
+fn step_columns(out: &mut Out, k: usize, label: &[u8], id: &[u8], subject: &[u8]) {
+    let _ = write!(
+        out,
+        "{k}\t{}\t{}\t{}\t",
+        Clean(label),
+        Clean(id),
+        Clean(subject)
+    );
 }
 
 /// `step K/N: LABEL (ID): SUBJECT`, and what the step is compared with.
