@@ -16,7 +16,9 @@
 readonly COST_INTERRUPT=2347 # instructions
 # How far the functions listed (those that moved by one instruction a cycle or more) may be
 # from the point's change: the rest is the timer tick's work, of which the child's longer
-# rounds hold more (the fixtures: -0.032 over 320 functions, 24 of them moved).
+# rounds hold more (the fixtures: -0.032 over 320 functions, 24 of them moved), and a whole
+# timer interrupt more or less in one kernel's spans (COST_INTERRUPT's two, over the
+# point's pairs: a run after the guest's date was fixed had one, +0.217 a pair).
 readonly LISTED_TOLERANCE=0.1
 # pollwake's idle mode: the wake-up path a message's completion takes on the parent and the
 # poll kernel skips (`__wake_up` and what it calls here: the epoll callback under the wait
@@ -97,8 +99,10 @@ cost_checks() {
 		cmp_within "${counted:-0}" "${point:-1}" "${tolerance:-0}" ||
 			reasons+=("counted $counted is not the point's change $point within $tolerance")
 		sum=$(cost_listed "$t" | awk -F'\t' '{ s += $2 } END { printf "%.3f", s }')
-		cmp_within "$sum" "${point:-1}" "$LISTED_TOLERANCE" ||
-			reasons+=("the listed functions make $sum, not the point's $point within $LISTED_TOLERANCE")
+		local listed_tolerance
+		listed_tolerance=$(awk -v a="$LISTED_TOLERANCE" -v b="${tolerance:-0}" 'BEGIN { printf "%.4f", a + b }')
+		cmp_within "$sum" "${point:-1}" "$listed_tolerance" ||
+			reasons+=("the listed functions make $sum, not the point's $point within $listed_tolerance")
 		# Every row of a function as the points' own lines give it.
 		while IFS=$'\t' read -r f got; do
 			want=$(lines_change s0_wait_wake "$f" 2 "$p1" "$p2" "$c1" "$c2")

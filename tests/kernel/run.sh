@@ -71,8 +71,11 @@ readonly BISECT_EPOCH=1764547200 # 2025-12-01 00:00:00 UTC
 # The bisect's ends differ by the child's change among harmless ones: their s0 points (runs
 # of the report's contract) differ by what ab found between parent and child (the suite's
 # shorter runs), within this: two contracts, two images each, so the ticks fall elsewhere
-# (measured: 58.036 against 57.995). The good end is the parent's image byte for byte.
-readonly BUILD_TOLERANCE=0.1 # instructions per pair
+# (measured: 58.036 against 57.995), and a timer interrupt more or less in one kernel's
+# spans of ab's 10,240 pairs moves its change by 0.229 (2,347 instructions; a run after the
+# guest's date was fixed: ab's +58.217 against the ends' 58.019). The good end is the
+# parent's image byte for byte.
+readonly BUILD_TOLERANCE=0.35 # instructions per pair
 
 usage() {
 	cat <<EOF
