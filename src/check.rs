@@ -42,16 +42,27 @@ pub enum Kind {
     /// chain, issued when the one before it completed (the chain's head
     /// is a `Nop`).
     Link = 14,
+    /// IORING_OP_SPLICE (b0): res is the bytes moved.
+    Splice = 15,
+    /// g0's mix, one kind per opcode: FSYNC, FALLOCATE, FADVISE, MADVISE,
+    /// STATX, FTRUNCATE and SYNC_FILE_RANGE end with res 0.
+    Fsync = 16,
+    Fallocate = 17,
+    Fadvise = 18,
+    Madvise = 19,
+    Statx = 20,
+    Ftruncate = 21,
+    SyncRange = 22,
 }
 
-/// Number of kinds: 4 bits of the tag (one left free).
-pub const KINDS: usize = 16;
+/// Number of kinds: 5 bits of the tag's kind byte (nine left free).
+pub const KINDS: usize = 32;
 // A plan's `kinds` has a bit per kind.
-const _: () = assert!(KINDS <= u16::BITS as usize);
+const _: () = assert!(KINDS <= u32::BITS as usize);
 
 impl Kind {
     /// Every kind, in user_data order (`KINDS` has room for one more).
-    pub const ALL: [Kind; Kind::Link as usize + 1] = [
+    pub const ALL: [Kind; Kind::SyncRange as usize + 1] = [
         Kind::Wait,
         Kind::Wake,
         Kind::Cancel,
@@ -67,6 +78,14 @@ impl Kind {
         Kind::Send,
         Kind::Recv,
         Kind::Link,
+        Kind::Splice,
+        Kind::Fsync,
+        Kind::Fallocate,
+        Kind::Fadvise,
+        Kind::Madvise,
+        Kind::Statx,
+        Kind::Ftruncate,
+        Kind::SyncRange,
     ];
 
     pub fn name(self) -> &'static str {
@@ -86,6 +105,14 @@ impl Kind {
             Kind::Send => "send",
             Kind::Recv => "recv",
             Kind::Link => "link",
+            Kind::Splice => "splice",
+            Kind::Fsync => "fsync",
+            Kind::Fallocate => "fallocate",
+            Kind::Fadvise => "fadvise",
+            Kind::Madvise => "madvise",
+            Kind::Statx => "statx",
+            Kind::Ftruncate => "ftruncate",
+            Kind::SyncRange => "sync_range",
         }
     }
 }
@@ -317,7 +344,7 @@ pub const FAILURES: [Counter; 11] = [
 ];
 
 /// Bits of `rel = user_data - (seq << 16)` that must be zero: anything but
-/// a 4-bit kind at bit 8 and a 6-bit index.
+/// a 5-bit kind at bit 8 and a 6-bit index.
 const TAG_INVALID_BITS: u64 = !(((KINDS as u64 - 1) << 8) | (MAX_PER_KIND as u64 - 1));
 /// Room for every `kind << 8 | index` a valid tag can have.
 const TAG_SLOTS: usize = KINDS << 8;
@@ -334,7 +361,7 @@ pub struct Plan {
     count: [u32; KINDS],
     /// One bit per kind with a CQE expected: a clean cycle credits these
     /// kinds alone, so its cost does not grow with `KINDS`.
-    kinds: u16,
+    kinds: u32,
     expected: u32,
 }
 
@@ -354,7 +381,7 @@ impl Plan {
             plan.seen_init[k] = !plan.valid[k];
             plan.count[k] = count;
             plan.expected += count;
-            plan.kinds |= ((count > 0) as u16) << k;
+            plan.kinds |= ((count > 0) as u32) << k;
             for i in 0..count as usize {
                 // Expected flags are always 0, so the word is just res.
                 plan.want[k << 8 | i] = e.res as u32 as u64;

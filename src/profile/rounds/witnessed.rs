@@ -38,6 +38,14 @@ fn opcode(k: Kind) -> Option<&'static str> {
         Kind::Timeout => "TIMEOUT",
         Kind::Send => "SEND",
         Kind::Recv => "RECV",
+        Kind::Splice => "SPLICE",
+        Kind::Fsync => "FSYNC",
+        Kind::Fallocate => "FALLOCATE",
+        Kind::Fadvise => "FADVISE",
+        Kind::Madvise => "MADVISE",
+        Kind::Statx => "STATX",
+        Kind::Ftruncate => "FTRUNCATE",
+        Kind::SyncRange => "SYNC_FILE_RANGE",
         Kind::Target => return None,
     })
 }

@@ -507,6 +507,14 @@ fn the_probe_covers_every_kind_a_shape_uses() {
         Kind::Timeout => IORING_OP_TIMEOUT,
         Kind::Send => IORING_OP_SEND,
         Kind::Recv => IORING_OP_RECV,
+        Kind::Splice => IORING_OP_SPLICE,
+        Kind::Fsync => IORING_OP_FSYNC,
+        Kind::Fallocate => IORING_OP_FALLOCATE,
+        Kind::Fadvise => IORING_OP_FADVISE,
+        Kind::Madvise => IORING_OP_MADVISE,
+        Kind::Statx => IORING_OP_STATX,
+        Kind::Ftruncate => IORING_OP_FTRUNCATE,
+        Kind::SyncRange => IORING_OP_SYNC_FILE_RANGE,
     };
     for id in ProfileId::ALL {
         let ops: Vec<u8> = id.profile().opcodes.iter().map(|o| o.0).collect();
