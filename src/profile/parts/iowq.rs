@@ -1,0 +1,95 @@
+//! What the workloads whose requests run in io-wq share (a0, b0, g0): the
+//! process's io-wq workers bound to the run's CPU and limited in number,
+//! the run's thread under SCHED_BATCH while it runs, and an untimed cycle
+//! in the set-up that starts the workers.
+//!
+//! The workers: bound to the run's CPU (IORING_REGISTER_IOWQ_AFF), so that
+//! one CPU does all of the run's work, as in every workload; at most as
+//! many as the workload names (IORING_REGISTER_IOWQ_MAX_WORKERS), so the
+//! figure does not depend on how many CPUs the box has. Both settings
+//! belong to the process's io-wq, not to the ring: they outlive the run's
+//! ring and are not given back (unlike the policy): they shape io-wq work
+//! alone, and every run of a workload sets them alike.
+//!
+//! SCHED_BATCH: the run's thread takes it before the set-up's cycle, so
+//! the workers that cycle starts inherit it: a wakeup then never preempts
+//! the running thread, and every cycle runs the same way (the submitter
+//! goes on until it waits; a worker runs until it blocks or is done).
+//! Under SCHED_OTHER whether a wakeup preempted depended on where the
+//! scheduler's deadlines stood, which drifts: under QEMU's instruction clock
+//! a0's rounds of one point spread over 7.3% (cv 2.1%; under SCHED_BATCH
+//! 0.09%). The policy is given back in the workload's `finish`, or the run
+//! fails naming it.
+//!
+//! The set-up's cycle: checked like any (its CQEs count, in no round), so
+//! the rounds, the witness's window included, begin with the workers
+//! there, and the witness follows them from its start (they are threads of
+//! the process, but not forks).
+
+use core::fmt::Write;
+
+use crate::check::Ledger;
+use crate::cpu;
+use crate::exit::{self, Exit};
+use crate::profile::parts::process::{Before, GiveBack};
+use crate::profile::parts::setup::{self, Step};
+use crate::profile::vocabulary::Workload;
+use crate::ring::Ring;
+use crate::sys::clock::Clock;
+use crate::sys::{self, Errno};
+
+/// Binds the io-wq workers of this process to `cpu`, at most `limits`
+/// (bounded, unbounded; 0 leaves one as it is). A kernel that lacks either
+/// register call (EINVAL) cannot run the workload: a skip.
+pub fn bind_workers(ring: &Ring, cpu: u32, limits: [u32; 2]) -> Result<(), Exit> {
+    let lacks = |what, e| match e {
+        Errno::EINVAL => Exit::new(exit::SKIP, format_args!("kernel lacks {what}: {e}")),
+        e => setup::step_failed(Step::run(what), e),
+    };
+    ring.register_iowq_affinity(&cpu::only(cpu))
+        .map_err(|e| lacks("IORING_REGISTER_IOWQ_AFF", e))?;
+    ring.register_iowq_max_workers(limits)
+        .map_err(|e| lacks("IORING_REGISTER_IOWQ_MAX_WORKERS", e))
+}
+
+/// Puts the run's thread under SCHED_BATCH (see the module docs); what it
+/// had before is given back by the workload's `finish`, or when dropped (a
+/// set-up that failed after this). A policy not given back fails the run:
+/// the workload's next run, or r0 after it in a suite, would measure under
+/// SCHED_BATCH.
+pub fn batched() -> Result<GiveBack, Exit> {
+    let failed = |e| setup::step_failed(Step::run("sched_setscheduler(SCHED_BATCH)"), e);
+    let before = sys::sched_getscheduler().map_err(failed)?;
+    sys::sched_setscheduler(sys::SCHED_BATCH).map_err(failed)?;
+    Ok(GiveBack::new(Before::Policy(before)))
+}
+
+/// The sequence number of the set-up's cycle (the rounds count up from 0).
+pub const START_SEQ: u32 = u32::MAX;
+
+/// Runs one untimed cycle of `w` that starts its io-wq workers (see the
+/// module docs), its CQEs counted in `ledger` but in no round. A cycle that
+/// failed fails the set-up, naming its first failure.
+pub fn start_workers(
+    w: &mut dyn Workload,
+    ring: &mut Ring,
+    ledger: &mut Ledger,
+) -> Result<(), Exit> {
+    let mut pass = Ledger::default();
+    w.cycle(ring, &Clock::syscall(), &mut pass, START_SEQ);
+    ledger.absorb_untimed(&pass);
+    let Some(f) = pass.first else {
+        return Ok(());
+    };
+    let mut e = Exit::new(
+        exit::FAIL,
+        format_args!(
+            "set-up: the cycle that starts the io-wq workers failed: {}",
+            f.what
+        ),
+    );
+    if let Some(call) = f.call {
+        let _ = write!(e.cause, ": {call}");
+    }
+    Err(e)
+}
