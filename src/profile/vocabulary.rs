@@ -41,6 +41,10 @@ pub struct Profile {
     /// It maps futex words, whose scope its banner and contract state
     /// (`futex=`): private, or shared where it takes `--shared`.
     pub futex_words: bool,
+    /// The ring its cycles run on in place of the run's, which its
+    /// contract states (q0's SQPOLL ring, g0's DEFER_TASKRUN ring); None:
+    /// the run's own.
+    pub own_ring: Option<OwnRing>,
     /// What one cycle of a run with these options submits and must get
     /// back (pollwake: a burst).
     pub shape: fn(&RunConfig) -> Shape,
@@ -62,6 +66,24 @@ pub struct Profile {
     pub failures: &'static [Counter],
     /// Sets it up on the run's ring and runs the rest of the run with it.
     pub start: Start,
+}
+
+/// A ring a workload sets up for its cycles in place of the run's: the
+/// io_uring_setup flags it adds to CQSIZE, their names as its contract
+/// states them (`setup_flags=`), and with IORING_SETUP_SQPOLL its SQ
+/// thread's idle time (`sq_thread_idle_ms=`; its CPU, `sq_thread_cpu=`, is
+/// parts/setup.rs's choice). Its sizes are the run's ring's (64, CQ 128).
+pub struct OwnRing {
+    pub flags: u32,
+    pub names: &'static str,
+    pub sq_thread_idle_ms: u32,
+}
+
+impl OwnRing {
+    /// It has an SQ thread (IORING_SETUP_SQPOLL).
+    pub fn polled(&self) -> bool {
+        self.flags & IORING_SETUP_SQPOLL != 0
+    }
 }
 
 /// A run option only some workloads take (`Profile::takes`); every other

@@ -49,6 +49,7 @@ pub static A0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots],
     futex_words: false,
+    own_ring: None,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
     series: &[RowSet::only(
         "a0_nop_async",
