@@ -190,6 +190,14 @@ pub const POLL_ADD: Opcode = (IORING_OP_POLL_ADD, "IORING_OP_POLL_ADD");
 pub const TIMEOUT: Opcode = (IORING_OP_TIMEOUT, "IORING_OP_TIMEOUT");
 pub const SEND: Opcode = (IORING_OP_SEND, "IORING_OP_SEND");
 pub const RECV: Opcode = (IORING_OP_RECV, "IORING_OP_RECV");
+pub const SPLICE: Opcode = (IORING_OP_SPLICE, "IORING_OP_SPLICE");
+pub const FSYNC: Opcode = (IORING_OP_FSYNC, "IORING_OP_FSYNC");
+pub const FALLOCATE: Opcode = (IORING_OP_FALLOCATE, "IORING_OP_FALLOCATE");
+pub const FADVISE: Opcode = (IORING_OP_FADVISE, "IORING_OP_FADVISE");
+pub const MADVISE: Opcode = (IORING_OP_MADVISE, "IORING_OP_MADVISE");
+pub const STATX: Opcode = (IORING_OP_STATX, "IORING_OP_STATX");
+pub const FTRUNCATE: Opcode = (IORING_OP_FTRUNCATE, "IORING_OP_FTRUNCATE");
+pub const SYNC_FILE_RANGE: Opcode = (IORING_OP_SYNC_FILE_RANGE, "IORING_OP_SYNC_FILE_RANGE");
 
 // What one cycle of a workload submits and must get back: the checks,
 // `describe` and the TSV all read it from the workload's `Profile::shape`.
