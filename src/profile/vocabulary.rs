@@ -298,6 +298,11 @@ pub trait Workload {
         Ok(())
     }
 
+    /// Lines of its own after the futex workloads' summary, before the
+    /// checks line (q0: how often its SQ thread had to be woken); not
+    /// asked of a workload with its own output.
+    fn remarks(&self, _w: &mut dyn Write) {}
+
     /// Its own output around the rows (pollwake's); None: the futex
     /// workloads' output, the C standalone's table.
     fn own_output(&self) -> Option<&dyn OwnOutput> {

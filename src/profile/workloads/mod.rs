@@ -13,6 +13,7 @@ pub mod poll_add;
 pub mod pollwake;
 pub mod rw_pipe;
 pub mod send_recv;
+pub mod sqpoll;
 pub mod stream;
 pub mod timeout_count;
 pub mod wait_cancel;
