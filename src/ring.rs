@@ -165,10 +165,6 @@ impl Ring {
     pub fn features(&self) -> u32 {
         self.params.features
     }
-    /// io_uring_params.flags, as set up.
-    pub fn setup_flags(&self) -> u32 {
-        self.params.flags
-    }
     pub fn sq_entries(&self) -> u32 {
         self.sq_entries
     }

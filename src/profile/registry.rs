@@ -6,7 +6,7 @@ use core::fmt;
 
 use super::vocabulary::{Names, Profile, Shape, Takes};
 use super::workloads::{batch, iowq_block, lifecycle, link_chain, msg_ring, nop_async};
-use super::workloads::{poll_add, pollwake, sqpoll};
+use super::workloads::{op_mix, poll_add, pollwake, sqpoll};
 use super::workloads::{rw_pipe, send_recv, timeout_count, wait_cancel, wait_wake, waitv_wake};
 use crate::config::RunConfig;
 
@@ -16,7 +16,7 @@ pub struct ProfileId(&'static Profile);
 
 impl ProfileId {
     /// Every workload, in the order `--help` and `selftest` list them.
-    pub const ALL: [ProfileId; 17] = [
+    pub const ALL: [ProfileId; 18] = [
         ProfileId(&wait_wake::S0),
         ProfileId(&wait_cancel::C0),
         ProfileId(&waitv_wake::V0),
@@ -34,6 +34,7 @@ impl ProfileId {
         ProfileId(&link_chain::K0),
         ProfileId(&iowq_block::B0),
         ProfileId(&sqpoll::Q0),
+        ProfileId(&op_mix::G0),
     ];
     /// The report's workload, the default.
     pub const S0: ProfileId = ProfileId(&wait_wake::S0);

@@ -38,6 +38,11 @@ use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::{self, Errno};
 
+/// Most io-wq workers for bounded work (a NOP's, a regular file's): what
+/// the kernel allows on a box of one CPU (4 per CPU online, tctx.c's
+/// io_init_wq_offload).
+pub const BOUNDED_WORKERS: u32 = 4;
+
 /// Binds the io-wq workers of this process to `cpu`, at most `limits`
 /// (bounded, unbounded; 0 leaves one as it is). A kernel that lacks either
 /// register call (EINVAL) cannot run the workload: a skip.

@@ -9,6 +9,7 @@ pub mod lifecycle;
 pub mod link_chain;
 pub mod msg_ring;
 pub mod nop_async;
+pub mod op_mix;
 pub mod poll_add;
 pub mod pollwake;
 pub mod rw_pipe;

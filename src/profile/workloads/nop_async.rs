@@ -7,7 +7,7 @@
 //! Every NOP must end with res 0.
 //!
 //! The workers, the policy and the set-up's cycle are io-wq workloads'
-//! (parts/iowq.rs): bound to the run's CPU, at most IOWQ_WORKERS of them
+//! (parts/iowq.rs): bound to the run's CPU, at most BOUNDED_WORKERS of them
 //! (the kernel's own limit on a box of one CPU), the run's thread and its
 //! workers under SCHED_BATCH, and the workers started by one untimed
 //! cycle. A NOP with IOSQE_ASYNC is bounded, concurrent work
@@ -68,7 +68,7 @@ pub static A0: Profile = Profile {
     totals: &TOTALS,
     failures: &[],
     start: |s, ring, ledger, then| {
-        iowq::bind_workers(ring, s.cpu.cpu(), [IOWQ_WORKERS, 0])?;
+        iowq::bind_workers(ring, s.cpu.cpu(), [iowq::BOUNDED_WORKERS, 0])?;
         // Before the workers start: they inherit it.
         let policy = Some(iowq::batched()?);
         let p = CyclePlan::of(s);
@@ -77,10 +77,6 @@ pub static A0: Profile = Profile {
         then(&mut a0, ring, ledger)
     },
 };
-
-/// Most io-wq workers for bounded work: what the kernel allows on a box
-/// of one CPU (4 per CPU online, tctx.c's io_init_wq_offload).
-pub const IOWQ_WORKERS: u32 = 4;
 
 /// The checks line's totals.
 const TOTALS: [Counter; 2] = [("cqes", |l| l.cqes), ("nop_cqes", |l| l.kind(Kind::Nop))];
@@ -150,7 +146,7 @@ mod tests {
             return;
         };
         let cpu = crate::sys::getcpu().unwrap();
-        assert!(iowq::bind_workers(&ring, cpu, [IOWQ_WORKERS, 0]).is_ok());
+        assert!(iowq::bind_workers(&ring, cpu, [iowq::BOUNDED_WORKERS, 0]).is_ok());
         let clock = Clock::syscall();
         let mut l = Ledger::default();
         let mut a0 = NopAsync { p, policy: None };
