@@ -85,7 +85,7 @@ pub static B0: Profile = Profile {
         short: "b0",
         long: "iowq-block",
         formal: "b0_iowq_block",
-        help: "32 SPLICE from empty pipes, each asleep in an io-wq worker, 32 WRITE (16)",
+        help: "32 SPLICE, each asleep in an io-wq worker, 32 WRITE (16)",
     },
     per: "SPLICE asleep in an io-wq worker",
     opcodes: &[SPLICE, WRITE, READ],

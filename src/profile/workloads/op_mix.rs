@@ -103,7 +103,7 @@ pub static G0: Profile = Profile {
         short: "g0",
         long: "op-mix",
         formal: "g0_op_mix",
-        help: "stress-ng's shape: 10 opcodes one at a time, DEFER_TASKRUN, a memfd",
+        help: "stress-ng's mix: 10 opcodes one at a time, DEFER_TASKRUN",
     },
     per: "request of the mix",
     opcodes: &[

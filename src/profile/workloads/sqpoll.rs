@@ -70,7 +70,7 @@ pub static Q0: Profile = Profile {
         short: "q0",
         long: "sqpoll",
         formal: "q0_sqpoll",
-        help: "32 NOP submitted by the SQ thread (SQPOLL), one enter to wait (res 0)",
+        help: "32 NOP submitted by the SQ thread (SQPOLL) (res 0)",
     },
     per: "NOP submitted by the SQ thread",
     opcodes: &[NOP],
