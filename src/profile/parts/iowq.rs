@@ -62,11 +62,20 @@ pub fn bind_workers(ring: &Ring, cpu: u32, limits: [u32; 2]) -> Result<(), Exit>
 /// set-up that failed after this). A policy not given back fails the run:
 /// the workload's next run, or r0 after it in a suite, would measure under
 /// SCHED_BATCH.
-pub fn batched() -> Result<GiveBack, Exit> {
+fn batched() -> Result<GiveBack, Exit> {
     let failed = |e| setup::step_failed(Step::run("sched_setscheduler(SCHED_BATCH)"), e);
     let before = sys::sched_getscheduler().map_err(failed)?;
     sys::sched_setscheduler(sys::SCHED_BATCH).map_err(failed)?;
     Ok(GiveBack::new(Before::Policy(before)))
+}
+
+/// The set-up every io-wq workload makes before its workers start: its
+/// workers bound to `cpu`, at most `limits` (`bind_workers`), and the run's
+/// thread under SCHED_BATCH, which they inherit (`batched`): what it had
+/// before, to give back.
+pub fn prepare(ring: &Ring, cpu: u32, limits: [u32; 2]) -> Result<GiveBack, Exit> {
+    bind_workers(ring, cpu, limits)?;
+    batched()
 }
 
 /// The sequence number of the set-up's cycle (the rounds count up from 0).

@@ -119,9 +119,7 @@ pub static B0: Profile = Profile {
     failures: &[],
     start: |s, ring, ledger, then| {
         // Unbound workers, one per request.
-        iowq::bind_workers(ring, s.cpu.cpu(), [0, s.shape.slots])?;
-        // Before the workers start: they inherit it.
-        let policy = Some(iowq::batched()?);
+        let policy = Some(iowq::prepare(ring, s.cpu.cpu(), [0, s.shape.slots])?);
         let mut b0 = IowqBlock::new(CyclePlan::of(s), policy)?;
         iowq::start_workers(&mut b0, ring, ledger)?;
         then(&mut b0, ring, ledger)

@@ -68,9 +68,11 @@ pub static A0: Profile = Profile {
     totals: &TOTALS,
     failures: &[],
     start: |s, ring, ledger, then| {
-        iowq::bind_workers(ring, s.cpu.cpu(), [iowq::BOUNDED_WORKERS, 0])?;
-        // Before the workers start: they inherit it.
-        let policy = Some(iowq::batched()?);
+        let policy = Some(iowq::prepare(
+            ring,
+            s.cpu.cpu(),
+            [iowq::BOUNDED_WORKERS, 0],
+        )?);
         let p = CyclePlan::of(s);
         let mut a0 = NopAsync { p, policy };
         iowq::start_workers(&mut a0, ring, ledger)?;

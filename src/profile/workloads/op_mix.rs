@@ -146,11 +146,11 @@ pub static G0: Profile = Profile {
     failures: &[],
     start: |s, run_ring, ledger, then| {
         let ring = setup::own_ring(&RING, s.cpu.cpu(), s.cfg.timeout_ns())?;
-        iowq::bind_workers(&ring, s.cpu.cpu(), [iowq::BOUNDED_WORKERS, 0])?;
+        let policy = iowq::prepare(&ring, s.cpu.cpu(), [iowq::BOUNDED_WORKERS, 0])?;
         let mut g0 = OpMix::new(CyclePlan::of(s), ring)?;
+        g0.policy = Some(policy);
+        // Its FADVISE starts the worker, under the policy.
         g0.advice_taken()?;
-        // Before the workers start: they inherit it.
-        g0.policy = Some(iowq::batched()?);
         iowq::start_workers(&mut g0, run_ring, ledger)?;
         then(&mut g0, run_ring, ledger)
     },
