@@ -96,7 +96,8 @@ const PROFILES: [(&str, &str, bool, PerCycle); 17] = [
 const AFTER_POLLWAKE: &str = "a0";
 
 /// CQEs of the untimed cycle a profile runs in its set-up, in `cqes` and
-/// in no kind's count (a0's, b0's and g0's start their io-wq workers).
+/// in no kind's count (a0's, b0's and g0's start their io-wq workers; b0
+/// runs such cycles until one starts no worker, so a multiple of these).
 fn set_up_cqes(short: &str) -> u64 {
     match short {
         "a0" => 32,
@@ -146,7 +147,12 @@ fn every_workload_smoke_passes_in_both_scopes() {
                 assert_eq!(num(checks, counter), 2 * n, "{args:?} {counter}");
                 total += 2 * n;
             }
-            assert_eq!(num(checks, "cqes"), total + set_up_cqes(short), "{args:?}");
+            let set_up = num(checks, "cqes") - total;
+            if short == "b0" {
+                assert!(set_up >= 96 && set_up % 96 == 0, "{args:?} {set_up}");
+            } else {
+                assert_eq!(set_up, set_up_cqes(short), "{args:?}");
+            }
             assert_zero(checks, &FAILURES);
         }
     }

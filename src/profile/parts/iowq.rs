@@ -21,10 +21,12 @@
 //! 0.09%). The policy is given back in the workload's `finish`, or the run
 //! fails naming it.
 //!
-//! The set-up's cycle: checked like any (its CQEs count, in no round), so
-//! the rounds, the witness's window included, begin with the workers
-//! there, and the witness follows them from its start (they are threads of
-//! the process, but not forks).
+//! The set-up's cycles (`start_workers`): checked like any (their CQEs
+//! count, in no round), so the rounds, the witness's window included, begin
+//! with the workers there, and the witness follows them from its start
+//! (they are threads of the process, but not forks: one started in the
+//! rounds would go unseen, its completions missing from the witness's
+//! count).
 
 use core::fmt::Write;
 
@@ -78,32 +80,70 @@ pub fn prepare(ring: &Ring, cpu: u32, limits: [u32; 2]) -> Result<GiveBack, Exit
     batched()
 }
 
-/// The sequence number of the set-up's cycle (the rounds count up from 0).
+/// The sequence number of the set-up's first cycle (the rounds count up
+/// from 0; each later set-up cycle one below).
 pub const START_SEQ: u32 = u32::MAX;
 
-/// Runs one untimed cycle of `w` that starts its io-wq workers (see the
-/// module docs), its CQEs counted in `ledger` but in no round. A cycle that
-/// failed fails the set-up, naming its first failure.
+/// Most untimed cycles `start_workers` runs until one starts no worker.
+const MAX_START_CYCLES: u32 = 8;
+
+/// How many cycles of the set-up start the workers: one (each request
+/// that finds no free worker starts one: a0's NOPs), or as many as it
+/// takes until a cycle starts none (b0: a SPLICE whose worker had not run
+/// yet when the next was queued leaves that one queued, and a worker is
+/// started for it later, when one sleeps; until every worker is there, a
+/// cycle may start more), at most MAX_START_CYCLES.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    OneCycle,
+    UntilSteady,
+}
+
+/// Runs the untimed cycles of `w` that start its io-wq workers (see the
+/// module docs and `Start`), their CQEs counted in `ledger` but in no
+/// round. A cycle that failed fails the set-up, naming its first failure.
+/// The threads of the process tell whether a cycle started a worker
+/// (/proc/self/task; where it cannot be read, one cycle is all).
 pub fn start_workers(
     w: &mut dyn Workload,
     ring: &mut Ring,
     ledger: &mut Ledger,
+    start: Start,
 ) -> Result<(), Exit> {
-    let mut pass = Ledger::default();
-    w.cycle(ring, &Clock::syscall(), &mut pass, START_SEQ);
-    ledger.absorb_untimed(&pass);
-    let Some(f) = pass.first else {
-        return Ok(());
-    };
-    let mut e = Exit::new(
-        exit::FAIL,
-        format_args!(
-            "set-up: the cycle that starts the io-wq workers failed: {}",
-            f.what
-        ),
-    );
-    if let Some(call) = f.call {
-        let _ = write!(e.cause, ": {call}");
+    let mut threads = count_threads();
+    for k in 0..MAX_START_CYCLES {
+        let mut pass = Ledger::default();
+        w.cycle(ring, &Clock::syscall(), &mut pass, START_SEQ - k);
+        ledger.absorb_untimed(&pass);
+        if let Some(f) = pass.first {
+            let mut e = Exit::new(
+                exit::FAIL,
+                format_args!(
+                    "set-up: the cycle that starts the io-wq workers failed: {}",
+                    f.what
+                ),
+            );
+            if let Some(call) = f.call {
+                let _ = write!(e.cause, ": {call}");
+            }
+            return Err(e);
+        }
+        let now = count_threads();
+        if start == Start::OneCycle || now.is_none() || now == threads {
+            break;
+        }
+        threads = now;
     }
-    Err(e)
+    Ok(())
+}
+
+/// The threads of this process now (io-wq workers among them); None when
+/// /proc/self/task cannot be read.
+fn count_threads() -> Option<u32> {
+    let mut n = 0;
+    sys::dir::entries(c"/proc/self/task", &mut |name| {
+        n += name.iter().all(u8::is_ascii_digit) as u32;
+    })
+    .ok()?;
+    Some(n)
 }

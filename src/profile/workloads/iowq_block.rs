@@ -53,10 +53,13 @@
 //! would wait in the queue behind it.
 //!
 //! The workers: unbound workers at most `slots` (IORING_REGISTER_IOWQ_MAX_
-//! WORKERS), bound to the run's CPU, started by the set-up's cycle (every
-//! SPLICE that finds no free worker starts one); in the rounds each
-//! request finds a free one and no worker is made (`create_io_worker`, 0
-//! hits: its witness says so).
+//! WORKERS), bound to the run's CPU, started by the set-up's cycles (a
+//! SPLICE that finds no free worker starts one, and one left queued behind
+//! a worker that had not run yet gets one when that worker sleeps) until a
+//! cycle starts none (parts/iowq.rs: every worker there, the limit
+//! reached); in the rounds each request finds a free one and no worker is
+//! made (`create_io_worker`, 0 hits: its witness says so; a worker made in
+//! the rounds would go unseen by the witness).
 //!
 //! The gate leaves a SPLICE that does not sleep a right result (16, the
 //! bytes): only its path differs. The witness shows it: `pipe_wait_readable`
@@ -121,7 +124,7 @@ pub static B0: Profile = Profile {
         // Unbound workers, one per request.
         let policy = Some(iowq::prepare(ring, s.cpu.cpu(), [0, s.shape.slots])?);
         let mut b0 = IowqBlock::new(CyclePlan::of(s), policy)?;
-        iowq::start_workers(&mut b0, ring, ledger)?;
+        iowq::start_workers(&mut b0, ring, ledger, iowq::Start::UntilSteady)?;
         then(&mut b0, ring, ledger)
     },
 };

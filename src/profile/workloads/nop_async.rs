@@ -75,7 +75,7 @@ pub static A0: Profile = Profile {
         )?);
         let p = CyclePlan::of(s);
         let mut a0 = NopAsync { p, policy };
-        iowq::start_workers(&mut a0, ring, ledger)?;
+        iowq::start_workers(&mut a0, ring, ledger, iowq::Start::OneCycle)?;
         then(&mut a0, ring, ledger)
     },
 };
@@ -130,7 +130,7 @@ mod tests {
             policy: None,
         };
         let mut l = Ledger::default();
-        let Err(e) = iowq::start_workers(&mut a0, &mut ring, &mut l) else {
+        let Err(e) = iowq::start_workers(&mut a0, &mut ring, &mut l, iowq::Start::OneCycle) else {
             panic!("the set-up passed")
         };
         let why = "set-up: the cycle that starts the io-wq workers failed: submit_error: \

@@ -151,7 +151,7 @@ pub static G0: Profile = Profile {
         g0.policy = Some(policy);
         // Its FADVISE starts the worker, under the policy.
         g0.advice_taken()?;
-        iowq::start_workers(&mut g0, run_ring, ledger)?;
+        iowq::start_workers(&mut g0, run_ring, ledger, iowq::Start::OneCycle)?;
         then(&mut g0, run_ring, ledger)
     },
 };
