@@ -149,7 +149,10 @@ fn every_workload_smoke_passes_in_both_scopes() {
             }
             let set_up = num(checks, "cqes") - total;
             if short == "b0" {
-                assert!(set_up >= 96 && set_up % 96 == 0, "{args:?} {set_up}");
+                assert!(
+                    set_up >= 96 && set_up.is_multiple_of(96),
+                    "{args:?} {set_up}"
+                );
             } else {
                 assert_eq!(set_up, set_up_cqes(short), "{args:?}");
             }
