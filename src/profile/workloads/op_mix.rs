@@ -229,8 +229,8 @@ impl OpMix {
             let asked = ring.push_batch(1, |_| sqe) && ring.submit_and_wait(1, 1) == Ok(1);
             let mut res = None;
             ring.drain(1, |c| res = Some(c.res));
-            match res {
-                Some(0) if asked => continue,
+            match res.filter(|_| asked) {
+                Some(0) => continue,
                 Some(r) if r == -Errno::EOPNOTSUPP.0 => {
                     return Err(Exit::new(
                         exit::SKIP,
@@ -240,10 +240,18 @@ impl OpMix {
                         ),
                     ))
                 }
-                _ => {
+                Some(r) => {
                     return Err(Exit::new(
                         exit::FAIL,
-                        format_args!("set-up: {name} once: res {res:?}, not Some(0)"),
+                        format_args!("set-up: {name} once: res {r}, not 0"),
+                    ))
+                }
+                None => {
+                    return Err(Exit::new(
+                        exit::FAIL,
+                        format_args!(
+                            "set-up: {name} once: no CQE (not submitted, or the wait expired)"
+                        ),
                     ))
                 }
             }
@@ -278,6 +286,7 @@ impl Files {
             Kind::Statx => ops::statx_fd(fd, STATX_SIZE, self.statx(), user_data),
             Kind::SyncRange => ops::sync_file_range(fd, 0, GROWN as u32, user_data),
             Kind::Ftruncate => ops::ftruncate(fd, FILE_BYTES, user_data),
+            // Kind::Nop: the mix has no other kind.
             _ => ops::nop(user_data),
         }
     }
@@ -288,7 +297,7 @@ impl Files {
     }
 
     /// Before a cycle: its block to write, and a struct statx no STATX
-    /// wrote (no size, no mask).
+    /// wrote (no mask, no size, no type).
     fn prepare(&self, seq: u32) {
         for i in 0..BLOCK as usize {
             // SAFETY: inside the block written, which only this thread
@@ -298,8 +307,8 @@ impl Files {
         // SAFETY: the struct statx lies in the mapping; no request is in
         // flight between cycles.
         unsafe {
-            (*self.statx()).stx_mask = 0;
-            (*self.statx()).stx_size = u64::MAX;
+            let st = &mut *self.statx();
+            (st.stx_mask, st.stx_size, st.stx_mode) = (0, u64::MAX, 0);
         }
     }
 
