@@ -387,6 +387,16 @@ impl Ring {
         }
     }
 
+    /// SQEs published (or pushed) that the kernel has not consumed yet: an
+    /// SQPOLL ring's SQ thread moves the SQ head after it has posted the
+    /// CQEs of what it submitted (io_submit_sqes: the completions flushed,
+    /// then io_commit_sqring), so this may lag the CQEs.
+    pub fn sq_unconsumed(&self) -> u32 {
+        // SAFETY: sq_head points into the SQ mapping.
+        let head = unsafe { (*self.sq_head).load(Ordering::Acquire) };
+        self.sqe_tail.wrapping_sub(head)
+    }
+
     /// CQEs the kernel has posted that we have not consumed.
     #[inline(always)]
     pub fn cq_ready(&self) -> u32 {
