@@ -23,7 +23,9 @@
 //! its idle time over), and only then does the woken run's thread go on.
 //! Apart, the figure holds no context switch in the steady state: the SQ
 //! thread never sleeps between cycles, and the waiter is woken across
-//! CPUs.
+//! CPUs. (Not under QEMU's TCG, which runs its vCPUs in turn on one
+//! thread: there the polling SQ thread's vCPU runs until QEMU switches,
+//! and the figure is QEMU's.)
 //!
 //! Its idle time: 1000 ms (SQ_THREAD_IDLE_MS, the kernel's own default,
 //! named), longer than any pause of a run between its cycles (a row
