@@ -33,7 +33,7 @@ use core::fmt::Write;
 use crate::check::Ledger;
 use crate::cpu;
 use crate::exit::{self, Exit};
-use crate::profile::parts::process::{Before, GiveBack};
+use crate::profile::parts::process::{self, Before, GiveBack};
 use crate::profile::parts::setup::{self, Step};
 use crate::profile::vocabulary::Workload;
 use crate::ring::Ring;
@@ -110,7 +110,7 @@ pub fn start_workers(
     ledger: &mut Ledger,
     start: Start,
 ) -> Result<(), Exit> {
-    let mut threads = count_threads();
+    let mut threads = process::threads();
     for k in 0..MAX_START_CYCLES {
         let mut pass = Ledger::default();
         w.cycle(ring, &Clock::syscall(), &mut pass, START_SEQ - k);
@@ -128,22 +128,11 @@ pub fn start_workers(
             }
             return Err(e);
         }
-        let now = count_threads();
+        let now = process::threads();
         if start == Start::OneCycle || now.is_none() || now == threads {
             break;
         }
         threads = now;
     }
     Ok(())
-}
-
-/// The threads of this process now (io-wq workers among them); None when
-/// /proc/self/task cannot be read.
-fn count_threads() -> Option<u32> {
-    let mut n = 0;
-    sys::dir::entries(c"/proc/self/task", &mut |name| {
-        n += name.iter().all(u8::is_ascii_digit) as u32;
-    })
-    .ok()?;
-    Some(n)
 }
