@@ -347,8 +347,8 @@ pub const FAILURES: [Counter; 11] = [
 /// a 5-bit kind at bit 8 and a 6-bit index.
 const TAG_INVALID_BITS: u64 = !(((KINDS as u64 - 1) << 8) | (MAX_PER_KIND as u64 - 1));
 /// The kinds the hot path checks (`CycleCheck::observe`): every workload's
-/// but b0's and g0's. A cycle's check copies their seen-bits from its plan,
-/// 128 bytes, which x86_64 copies inline; the later kinds' seen-bits are
+/// but g0's. A cycle's check copies their seen-bits from its plan, 128
+/// bytes, which x86_64 copies inline; the later kinds' seen-bits are
 /// copied apart (all KINDS at once, 256 bytes, called memcpy: 7.2
 /// instructions a pair of s0's, bench/targets.sh), and their CQEs take a
 /// cold path (`CycleCheck::late`).
@@ -481,7 +481,8 @@ impl<'p> CycleCheck<'p> {
     }
 
     /// `observe` of a CQE whose tag is none of a hot kind's: a later
-    /// kind's (b0's, g0's), checked as the hot path checks, or unknown.
+    /// kind's (g0's file operations), checked as the hot path checks, or
+    /// unknown.
     #[cold]
     #[inline(never)]
     fn late(&mut self, cqe: &IoUringCqe, rel: u64, ledger: &mut Ledger) {

@@ -239,7 +239,7 @@ fn the_checks_line_names_each_counter_once() {
     assert_eq!(names.len(), TOTALS.len() + FAILURES.len());
 }
 
-/// The later kinds (past the hot path's sixteen: b0's and g0's) are
+/// The later kinds (past the hot path's sixteen: g0's file operations) are
 /// checked as strictly as the hot ones, beside them in one cycle: clean,
 /// a wrong res, a duplicate, a late kind the plan has not, an index past
 /// its count, one missing; and a hot kind's CQE is unaffected.
