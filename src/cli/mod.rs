@@ -326,7 +326,16 @@ pub fn skip_kernel_words<'a, I: Iterator<Item = &'a [u8]>>(
 
 /// Parses argv[1..].
 pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
-    let mut args = args.into_iter().peekable();
+    parse_words(&mut args.into_iter())
+}
+
+/// `parse` of words from any iterator, through one body: argv, a suite
+/// item's run and `ab --check`'s words come from three kinds of iterator,
+/// and a body for each kind would be three copies of the whole parser.
+fn parse_words<'a>(
+    args: &mut dyn Iterator<Item = &'a [u8]>,
+) -> Result<Command<'a>, UsageError<'a>> {
+    let mut args = args.peekable();
     let mut command = RUN;
     if let Some(&word) = args.peek().filter(|w| !w.starts_with(b"-")) {
         args.next();
