@@ -87,9 +87,7 @@ impl Exit {
         Exit::printed(PASS)
     }
 
-    /// `code` with `cause` as its stderr line. Not inlined: every command's
-    /// failures make one (over eighty callers), at most once a run.
-    #[inline(never)]
+    /// `code` with `cause` as its stderr line.
     pub fn new(code: i32, cause: fmt::Arguments<'_>) -> Exit {
         let mut e = Exit::printed(code);
         let _ = e.cause.write_fmt(cause);
