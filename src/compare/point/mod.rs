@@ -284,7 +284,10 @@ fn pick<'t: 's, 's>(
 
 /// Reads one saved point. `values` is scratch space for its rounds; `room`
 /// takes its cost counts; `mode` picks the series a table of several
-/// contributes (`--mode`; None otherwise).
+/// contributes (`--mode`; None otherwise). Not inlined: inlined into its
+/// caller, the Point (1.5 KiB) was copied there a piece at a time, 2 KB of
+/// moves; returned from a call it is built in place.
+#[inline(never)]
 pub fn read<'t>(
     text: &'t [u8],
     values: &mut [f64; MAX_ROUNDS],
