@@ -62,6 +62,17 @@ impl<const N: usize> fmt::Write for Text<N> {
         self.push_with(&mut |room| push_str(room, s));
         Ok(())
     }
+
+    /// One body for every size of Text (the trait's own would be one per
+    /// size).
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        write_char(self, c)
+    }
+}
+
+/// `c` as UTF-8 to `w`.
+fn write_char(w: &mut dyn Write, c: char) -> fmt::Result {
+    w.write_str(c.encode_utf8(&mut [0; 4]))
 }
 
 impl<const N: usize> fmt::Display for Text<N> {
