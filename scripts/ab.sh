@@ -1109,5 +1109,8 @@ case $judge in
 *) fail_run "uring-repro ab could not make the table (exit $judge)" ;;
 esac
 publish || exit "$CANNOT"
-say "$out: ab.txt, ab.tsv${last_step:+, steps.tsv}, the points (a directory a step), compare/, mail/, the logs"
+case $form in
+series | each) say "$out: ab.txt, series.tsv, steps.tsv, the points (a directory a step), compare/, mail/ (series.txt: the reply), the logs" ;;
+*) say "$out: ab.txt, ab.tsv, steps.tsv, the points (a directory a step), compare/, mail/, the logs" ;;
+esac
 exit "$judge"

@@ -78,11 +78,19 @@ pub struct RingState {
 impl Ring {
     /// io_uring_setup(entries, flags | CQSIZE cq_entries) and the mappings.
     pub fn new(entries: u32, cq_entries: u32, flags: u32) -> Result<Ring, SetupError> {
-        let mut p = IoUringParams {
-            flags: flags | IORING_SETUP_CQSIZE,
+        let p = IoUringParams {
+            flags,
             cq_entries,
             ..Default::default()
         };
+        Ring::with_params(entries, p)
+    }
+
+    /// `new` with what else io_uring_setup is to be told in `p` (its flags,
+    /// cq_entries, and with IORING_SETUP_SQPOLL the SQ thread's CPU and
+    /// idle time); CQSIZE is added.
+    pub fn with_params(entries: u32, mut p: IoUringParams) -> Result<Ring, SetupError> {
+        p.flags |= IORING_SETUP_CQSIZE;
         let fd = sys::io_uring_setup(entries, &mut p).map_err(SetupError::Setup)?;
         if p.features & IORING_FEAT_EXT_ARG == 0 {
             // Without EXT_ARG no wait can be bounded: refuse rather than risk a hang.
@@ -220,11 +228,12 @@ impl Ring {
         .map(|_| ())
     }
 
-    /// IORING_REGISTER_IOWQ_MAX_WORKERS: at most `bounded` workers for
-    /// bounded work (a NOP's), unbounded work's limit left as it is.
-    pub fn register_iowq_max_workers(&self, bounded: u32) -> SysResult<()> {
+    /// IORING_REGISTER_IOWQ_MAX_WORKERS: at most `[bounded, unbounded]`
+    /// workers, for bounded work (a NOP's, a regular file's) and unbounded
+    /// work (a pipe's); 0 leaves a limit as it is.
+    pub fn register_iowq_max_workers(&self, limits: [u32; 2]) -> SysResult<()> {
         // The kernel writes the old limits back into the array.
-        let mut limits = [bounded, 0u32];
+        let mut limits = limits;
         // SAFETY: the argument is two writable u32s, nr_args 2.
         unsafe {
             sys::io_uring_register(
@@ -305,7 +314,34 @@ impl Ring {
     pub fn submit_and_wait(&mut self, to_submit: u32, min_complete: u32) -> SysResult<usize> {
         self.publish();
         // SAFETY: the SQEs up to the tail are initialised.
-        unsafe { self.enter_bounded(to_submit, min_complete, &self.wait_ts) }
+        unsafe { self.enter_bounded(to_submit, min_complete, 0, &self.wait_ts) }
+    }
+
+    /// IORING_SQ_NEED_WAKEUP is set: the SQ thread of an SQPOLL ring went
+    /// to sleep, and only io_uring_enter with IORING_ENTER_SQ_WAKEUP wakes
+    /// it. Read after a full fence, so that a tail published before it and
+    /// this load are ordered against the SQ thread's store of the flag and
+    /// its last look at the tail (its smp_mb__after_atomic; liburing's
+    /// io_uring_smp_mb in sq_ring_needs_enter): either it sees the new tail
+    /// and stays awake, or this sees the flag.
+    #[inline(always)]
+    pub fn sq_thread_sleeps(&self) -> bool {
+        core::sync::atomic::fence(Ordering::SeqCst);
+        // SAFETY: sq_flags points into the SQ mapping.
+        unsafe { (*self.sq_flags).load(Ordering::Relaxed) & IORING_SQ_NEED_WAKEUP != 0 }
+    }
+
+    /// On an SQPOLL ring: publishes every pushed SQE for the SQ thread,
+    /// which takes them without a system call, and waits (bounded) for
+    /// `min_complete` CQEs with one io_uring_enter that submits nothing, and
+    /// wakes the SQ thread first when it sleeps. Ok(true): it had to.
+    #[inline(always)]
+    pub fn publish_and_wait(&mut self, min_complete: u32) -> SysResult<bool> {
+        self.publish();
+        let wake = self.sq_thread_sleeps();
+        let flags = if wake { IORING_ENTER_SQ_WAKEUP } else { 0 };
+        // SAFETY: the SQEs up to the tail are initialised.
+        unsafe { self.enter_bounded(0, min_complete, flags, &self.wait_ts) }.map(|_| wake)
     }
 
     /// io_uring_enter(GETEVENTS, min_complete) with a zero timeout: runs the
@@ -314,13 +350,14 @@ impl Ring {
     /// it while another thread reaps the CQ.
     pub fn run_task_work(&self, min_complete: u32) -> SysResult<()> {
         // SAFETY: nothing is submitted.
-        match unsafe { self.enter_bounded(0, min_complete, &KernelTimespec::from_ns(0)) } {
+        match unsafe { self.enter_bounded(0, min_complete, 0, &KernelTimespec::from_ns(0)) } {
             Ok(_) | Err(Errno::ETIME) => Ok(()),
             Err(e) => Err(e),
         }
     }
 
-    /// io_uring_enter with GETEVENTS and an EXT_ARG timeout of `ts`.
+    /// io_uring_enter with GETEVENTS, the enter flags `extra`, and an
+    /// EXT_ARG timeout of `ts`.
     ///
     /// # Safety
     /// The SQEs up to the published tail are initialised.
@@ -329,6 +366,7 @@ impl Ring {
         &self,
         to_submit: u32,
         min_complete: u32,
+        extra: u32,
         ts: &KernelTimespec,
     ) -> SysResult<usize> {
         let arg = IoUringGeteventsArg {
@@ -342,11 +380,21 @@ impl Ring {
                 self.fd(),
                 to_submit,
                 min_complete,
-                IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+                IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG | extra,
                 &arg as *const IoUringGeteventsArg as usize,
                 core::mem::size_of::<IoUringGeteventsArg>(),
             )
         }
+    }
+
+    /// SQEs published (or pushed) that the kernel has not consumed yet: an
+    /// SQPOLL ring's SQ thread moves the SQ head after it has posted the
+    /// CQEs of what it submitted (io_submit_sqes: the completions flushed,
+    /// then io_commit_sqring), so this may lag the CQEs.
+    pub fn sq_unconsumed(&self) -> u32 {
+        // SAFETY: sq_head points into the SQ mapping.
+        let head = unsafe { (*self.sq_head).load(Ordering::Acquire) };
+        self.sqe_tail.wrapping_sub(head)
     }
 
     /// CQEs the kernel has posted that we have not consumed.

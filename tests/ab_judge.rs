@@ -62,11 +62,11 @@ fn judge(dir: &Path) -> Run {
     )
 }
 
-/// The scripts' table (tests/fixtures/kernel/ab-child.out, all twenty
-/// items) as it reads for these rows: its header, their rows, its notes
+/// The scripts' table (tests/fixtures/ab/child/ab.out, all twenty items)
+/// as it reads for these rows: its header, their rows, its notes
 /// and the sections of where their cost went.
 fn scripts_table() -> String {
-    let old = fs::read_to_string(format!("{FIXTURES}/kernel/ab-child.out")).unwrap();
+    let old = fs::read_to_string(format!("{FIXTURES}/ab/child/ab.out")).unwrap();
     let (table, sections) = old.split_once("\n\n").unwrap();
     let mut want = String::new();
     for (i, line) in table.lines().enumerate() {
@@ -110,10 +110,7 @@ fn the_judge_gives_the_table_the_scripts_gave() {
     // and the 95% quantile of Student's t, which they had to three
     // decimals (the interval's ends, a little wider here).
     let new = tsv_by(&dir.join("out/ab.tsv"), "profile");
-    let old = tsv_by(
-        Path::new(&format!("{FIXTURES}/kernel/ab-child.tsv")),
-        "profile",
-    );
+    let old = tsv_by(Path::new(&format!("{FIXTURES}/ab/child/ab.tsv")), "profile");
     let mut rows = ROWS.map(String::from).to_vec();
     rows.sort();
     assert_eq!(new.keys().cloned().collect::<Vec<_>>(), rows);

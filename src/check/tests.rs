@@ -238,3 +238,49 @@ fn the_checks_line_names_each_counter_once() {
     names.dedup();
     assert_eq!(names.len(), TOTALS.len() + FAILURES.len());
 }
+
+/// The later kinds (past the hot path's sixteen: g0's file operations) are
+/// checked as strictly as the hot ones, beside them in one cycle: clean,
+/// a wrong res, a duplicate, a late kind the plan has not, an index past
+/// its count, one missing; and a hot kind's CQE is unaffected.
+#[test]
+fn later_kinds_are_checked_as_the_hot_ones() {
+    let mut e = [Expect::default(); KINDS];
+    e[Kind::Nop as usize] = Expect { count: 1, res: 0 };
+    e[Kind::Statx as usize] = Expect { count: 2, res: 0 };
+    e[Kind::SyncRange as usize] = Expect { count: 1, res: 7 };
+    let plan = Plan::new(&e);
+    assert_eq!(plan.expected, 4);
+    let good = [
+        cqe(tag(3, Kind::Statx, 1), 0, 0),
+        cqe(tag(3, Kind::Nop, 0), 0, 0),
+        cqe(tag(3, Kind::SyncRange, 0), 7, 0),
+        cqe(tag(3, Kind::Statx, 0), 0, 0),
+    ];
+    let (l, ok) = check(&plan, 3, &good);
+    assert!(ok && l.passed(), "{l:?}");
+    assert_eq!((l.kind(Kind::Statx), l.kind(Kind::SyncRange)), (2, 1));
+    let mut bad = good.to_vec();
+    bad[2].res = 0;
+    bad.push(good[0]);
+    bad.push(cqe(tag(3, Kind::Fsync, 0), 0, 0));
+    bad.push(cqe(tag(3, Kind::Statx, 2), 0, 0));
+    bad.remove(3);
+    let (l, ok) = check(&plan, 3, &bad);
+    assert!(!ok);
+    assert_eq!(
+        [
+            Fail::BadResult,
+            Fail::Duplicate,
+            Fail::UnknownTag,
+            Fail::Missing
+        ]
+        .map(|f| l.count(f)),
+        [1, 1, 2, 1]
+    );
+    assert_eq!(l.kind(Kind::Nop), 1);
+    assert_eq!(
+        l.first.unwrap().cqe.unwrap().user_data,
+        tag(3, Kind::SyncRange, 0)
+    );
+}

@@ -362,7 +362,7 @@ pub const OPTIONS: [Opt; 47] = [
     opt("--", Value::Flag(|p| p.files_only = true), COMPARE | REPORT, none("reads points"),
         "every argument after it is a FILE", Shown::None),
     opt("--exact", Value::Flag(|p| p.ab.exact = true), AB, none("reads points"),
-        "a label's boots must give the same points, line for line (else 125)", Shown::None),
+        "a label's boots give the same points, line for line, or 125", Shown::None),
     opt("--check", Value::Flag(|p| p.ab.check = true), AB, none("reads points"),
         "with -- RUN-OPTIONS: can ab's boots be judged? (exit 0 or 2)", Shown::None),
     opt("-o", text("FILE", output), INITRAMFS, none("an archive"),

@@ -554,13 +554,16 @@ pub(super) const SAMPLES: [(&str, &[&str]); 17] = [
 
 /// The fields no option sets: they follow from the workload and the
 /// fields options set (the ring, a slot's width, the unit, the waiter's
-/// watchdog).
-const DERIVED: [Field; 5] = [
+/// watchdog, a workload's own ring and its SQ thread's CPU and idle).
+const DERIVED: [Field; 8] = [
     Field::RingEntries,
     Field::CqEntries,
     Field::VectorWidth,
     Field::PairsPerCycle,
     Field::WatchdogMs,
+    Field::SetupFlags,
+    Field::SqThreadCpu,
+    Field::SqThreadIdleMs,
 ];
 
 /// The workload and run a run, describe or calibrate command line asks for.
@@ -734,8 +737,9 @@ fn ab_takes_labelled_suites_a_gate_and_the_commits() {
         ),
         (
             &["ab", "b1", "h"],
-            "ab: needs LABEL=SUITE for each boot (see --help)",
+            "ab: b1: a boot is LABEL=SUITE (its directory of points)",
         ),
+        (&["ab"], "ab: needs LABEL=SUITE for each boot (see --help)"),
         (
             &["ab", "base=b1", "base=b2"],
             "ab: needs a base and a label to compare with it",

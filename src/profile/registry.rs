@@ -5,7 +5,8 @@
 use core::fmt;
 
 use super::vocabulary::{Names, Profile, Shape, Takes};
-use super::workloads::{batch, lifecycle, link_chain, msg_ring, nop_async, poll_add, pollwake};
+use super::workloads::{batch, iowq_block, lifecycle, link_chain, msg_ring, nop_async};
+use super::workloads::{op_mix, poll_add, pollwake, sqpoll};
 use super::workloads::{rw_pipe, send_recv, timeout_count, wait_cancel, wait_wake, waitv_wake};
 use crate::config::RunConfig;
 
@@ -15,7 +16,7 @@ pub struct ProfileId(&'static Profile);
 
 impl ProfileId {
     /// Every workload, in the order `--help` and `selftest` list them.
-    pub const ALL: [ProfileId; 15] = [
+    pub const ALL: [ProfileId; 18] = [
         ProfileId(&wait_wake::S0),
         ProfileId(&wait_cancel::C0),
         ProfileId(&waitv_wake::V0),
@@ -31,6 +32,9 @@ impl ProfileId {
         ProfileId(&msg_ring::M0),
         ProfileId(&send_recv::U0),
         ProfileId(&link_chain::K0),
+        ProfileId(&iowq_block::B0),
+        ProfileId(&sqpoll::Q0),
+        ProfileId(&op_mix::G0),
     ];
     /// The report's workload, the default.
     pub const S0: ProfileId = ProfileId(&wait_wake::S0);

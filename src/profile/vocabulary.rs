@@ -41,6 +41,10 @@ pub struct Profile {
     /// It maps futex words, whose scope its banner and contract state
     /// (`futex=`): private, or shared where it takes `--shared`.
     pub futex_words: bool,
+    /// The ring its cycles run on in place of the run's, which its
+    /// contract states (q0's SQPOLL ring, g0's DEFER_TASKRUN ring); None:
+    /// the run's own.
+    pub own_ring: Option<OwnRing>,
     /// What one cycle of a run with these options submits and must get
     /// back (pollwake: a burst).
     pub shape: fn(&RunConfig) -> Shape,
@@ -62,6 +66,24 @@ pub struct Profile {
     pub failures: &'static [Counter],
     /// Sets it up on the run's ring and runs the rest of the run with it.
     pub start: Start,
+}
+
+/// A ring a workload sets up for its cycles in place of the run's: the
+/// io_uring_setup flags it adds to CQSIZE, their names as its contract
+/// states them (`setup_flags=`), and with IORING_SETUP_SQPOLL its SQ
+/// thread's idle time (`sq_thread_idle_ms=`; its CPU, `sq_thread_cpu=`, is
+/// parts/setup.rs's choice). Its sizes are the run's ring's (64, CQ 128).
+pub struct OwnRing {
+    pub flags: u32,
+    pub names: &'static str,
+    pub sq_thread_idle_ms: u32,
+}
+
+impl OwnRing {
+    /// It has an SQ thread (IORING_SETUP_SQPOLL).
+    pub fn polled(&self) -> bool {
+        self.flags & IORING_SETUP_SQPOLL != 0
+    }
 }
 
 /// A run option only some workloads take (`Profile::takes`); every other
@@ -168,6 +190,14 @@ pub const POLL_ADD: Opcode = (IORING_OP_POLL_ADD, "IORING_OP_POLL_ADD");
 pub const TIMEOUT: Opcode = (IORING_OP_TIMEOUT, "IORING_OP_TIMEOUT");
 pub const SEND: Opcode = (IORING_OP_SEND, "IORING_OP_SEND");
 pub const RECV: Opcode = (IORING_OP_RECV, "IORING_OP_RECV");
+pub const SPLICE: Opcode = (IORING_OP_SPLICE, "IORING_OP_SPLICE");
+pub const FSYNC: Opcode = (IORING_OP_FSYNC, "IORING_OP_FSYNC");
+pub const FALLOCATE: Opcode = (IORING_OP_FALLOCATE, "IORING_OP_FALLOCATE");
+pub const FADVISE: Opcode = (IORING_OP_FADVISE, "IORING_OP_FADVISE");
+pub const MADVISE: Opcode = (IORING_OP_MADVISE, "IORING_OP_MADVISE");
+pub const STATX: Opcode = (IORING_OP_STATX, "IORING_OP_STATX");
+pub const FTRUNCATE: Opcode = (IORING_OP_FTRUNCATE, "IORING_OP_FTRUNCATE");
+pub const SYNC_FILE_RANGE: Opcode = (IORING_OP_SYNC_FILE_RANGE, "IORING_OP_SYNC_FILE_RANGE");
 
 // What one cycle of a workload submits and must get back: the checks,
 // `describe` and the TSV all read it from the workload's `Profile::shape`.
@@ -267,6 +297,11 @@ pub trait Workload {
     fn finish(&mut self, _ring: &mut Ring, _ledger: &mut Ledger) -> Result<(), Fault> {
         Ok(())
     }
+
+    /// Lines of its own after the futex workloads' summary, before the
+    /// checks line (q0: how often its SQ thread had to be woken); not
+    /// asked of a workload with its own output.
+    fn remarks(&self, _w: &mut dyn Write) {}
 
     /// Its own output around the rows (pollwake's); None: the futex
     /// workloads' output, the C standalone's table.

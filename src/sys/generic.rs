@@ -30,6 +30,7 @@ pub mod nr {
     pub const CLOCK_GETTIME: usize = 113;
     pub const SCHED_SETSCHEDULER: usize = 119;
     pub const SCHED_GETSCHEDULER: usize = 120;
+    pub const SCHED_YIELD: usize = 124;
     pub const SCHED_SETAFFINITY: usize = 122;
     pub const SCHED_GETAFFINITY: usize = 123;
     pub const KILL: usize = 129;

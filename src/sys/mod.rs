@@ -72,7 +72,7 @@ pub use arch::cost_mark;
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 pub fn cost_mark(_mark: Mark, _series: usize) {}
-use arch::{syscall1, syscall2, syscall3, syscall4, syscall5, syscall6};
+use arch::{syscall0, syscall1, syscall2, syscall3, syscall4, syscall5, syscall6};
 
 pub type SysResult<T> = Result<T, Errno>;
 
@@ -303,6 +303,14 @@ pub fn sched_setscheduler(policy: u32) -> SysResult<()> {
         )
     };
     Errno::result(raw).map(|_| ())
+}
+
+/// sched_yield(): lets another runnable thread of this CPU run (b0 lets
+/// the io-wq worker it woke run until it blocks). Never fails.
+#[inline(always)]
+pub fn sched_yield() {
+    // SAFETY: no arguments.
+    unsafe { syscall0(nr::SCHED_YIELD) };
 }
 
 /// getcpu(): the CPU this thread runs on now.

@@ -24,12 +24,20 @@ const fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
 
 // ---- io_uring_setup(2) ----
 
+/// A kernel thread (the SQ thread) takes the SQEs from the SQ ring: the
+/// application submits without io_uring_enter (q0).
+pub const IORING_SETUP_SQPOLL: u32 = 1 << 1;
+/// The SQ thread runs on io_uring_params.sq_thread_cpu alone.
+pub const IORING_SETUP_SQ_AFF: u32 = 1 << 2;
 /// Ask for `cq_entries` completion slots instead of twice sq_entries.
 pub const IORING_SETUP_CQSIZE: u32 = 1 << 3;
 /// Start disabled: every io_uring_enter fails (EBADFD) until the ring is
 /// enabled (IORING_REGISTER_ENABLE_RINGS). The tests make a cycle's first
 /// submission fail with it.
 pub const IORING_SETUP_R_DISABLED: u32 = 1 << 6;
+/// Task work that posts completions does not interrupt the task (no IPI);
+/// it runs at the task's next transition to the kernel (g0).
+pub const IORING_SETUP_COOP_TASKRUN: u32 = 1 << 8;
 /// Only one task submits.
 pub const IORING_SETUP_SINGLE_ISSUER: u32 = 1 << 12;
 /// Defer task work to io_uring_enter(GETEVENTS).
@@ -105,17 +113,26 @@ check_struct!(IoUringParams, size 120, align 8,
 
 /// enum io_uring_op values used here.
 pub const IORING_OP_NOP: u8 = 0;
+pub const IORING_OP_FSYNC: u8 = 3;
 pub const IORING_OP_POLL_ADD: u8 = 6;
+pub const IORING_OP_SYNC_FILE_RANGE: u8 = 8;
 pub const IORING_OP_TIMEOUT: u8 = 11;
 pub const IORING_OP_ASYNC_CANCEL: u8 = 14;
+pub const IORING_OP_FALLOCATE: u8 = 17;
+pub const IORING_OP_STATX: u8 = 21;
 pub const IORING_OP_READ: u8 = 22;
 pub const IORING_OP_WRITE: u8 = 23;
+pub const IORING_OP_FADVISE: u8 = 24;
+pub const IORING_OP_MADVISE: u8 = 25;
 pub const IORING_OP_SEND: u8 = 26;
 pub const IORING_OP_RECV: u8 = 27;
+pub const IORING_OP_SPLICE: u8 = 30;
 pub const IORING_OP_MSG_RING: u8 = 40;
 pub const IORING_OP_FUTEX_WAIT: u8 = 51;
 pub const IORING_OP_FUTEX_WAKE: u8 = 52;
 pub const IORING_OP_FUTEX_WAITV: u8 = 53;
+/// Since 6.9.
+pub const IORING_OP_FTRUNCATE: u8 = 55;
 
 /// IORING_OP_MSG_RING command (sqe->addr): post a CQE with user_data =
 /// sqe->off and res = sqe->len in the ring whose fd is sqe->fd.
@@ -134,8 +151,16 @@ pub const IOSQE_ASYNC: u8 = 1 << 4;
 pub const POLLIN: u32 = 0x0001;
 
 /// sqe->off of IORING_OP_READ/WRITE: the file's current position (a pipe
-/// or an eventfd has no other).
+/// or an eventfd has no other). Also IORING_OP_SPLICE's `off` and
+/// `splice_off_in` for a pipe: no offset.
 pub const RW_CURRENT_POS: u64 = u64::MAX;
+
+/// IORING_OP_FADVISE's advice (sqe->op_flags): read ahead. Unlike NORMAL,
+/// RANDOM and SEQUENTIAL, io_uring runs it in io-wq (advise.c,
+/// io_fadvise_force_async).
+pub const POSIX_FADV_WILLNEED: u32 = 3;
+/// IORING_OP_MADVISE's advice (sqe->op_flags): no special treatment.
+pub const MADV_NORMAL: u32 = 0;
 
 /// struct io_uring_sqe with the unions flattened to the members we use:
 /// `off` is also addr2 (futex value / nr), `op_flags` is also futex_flags
@@ -180,6 +205,12 @@ pub const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
 /// The last two arguments are an io_uring_getevents_arg and its size.
 pub const IORING_ENTER_EXT_ARG: u32 = 1 << 3;
 
+/// io_uring_enter flag: wake the SQ thread (when IORING_SQ_NEED_WAKEUP).
+pub const IORING_ENTER_SQ_WAKEUP: u32 = 1 << 1;
+
+/// SQ ring flags: the SQ thread went to sleep; io_uring_enter with
+/// IORING_ENTER_SQ_WAKEUP wakes it.
+pub const IORING_SQ_NEED_WAKEUP: u32 = 1 << 0;
 /// SQ ring flags: CQEs overflowed the CQ and wait in the kernel.
 pub const IORING_SQ_CQ_OVERFLOW: u32 = 1 << 1;
 
@@ -274,6 +305,40 @@ pub struct FutexWaitv {
     pub reserved: u32,
 }
 check_struct!(FutexWaitv, size 24, align 8, val @ 0, uaddr @ 8, flags @ 16, reserved @ 20);
+
+// ---- statx(2) ----
+
+/// statx mask: the size is wanted.
+pub const STATX_SIZE: u32 = 0x200;
+/// statx flags: about the file `dfd` names itself (its path is "").
+pub const AT_EMPTY_PATH: u32 = 0x1000;
+/// The file type bits of a mode, and a regular file's.
+pub const S_IFMT: u16 = 0o170000;
+pub const S_IFREG: u16 = 0o100000;
+
+/// struct statx, the fields read here named, the rest (timestamps,
+/// devices, mount id, alignments: from @64) kept as words.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Statx {
+    pub stx_mask: u32,
+    pub stx_blksize: u32,
+    pub stx_attributes: u64,
+    pub stx_nlink: u32,
+    pub stx_uid: u32,
+    pub stx_gid: u32,
+    pub stx_mode: u16,
+    pub spare0: u16,
+    pub stx_ino: u64,
+    pub stx_size: u64,
+    pub stx_blocks: u64,
+    pub stx_attributes_mask: u64,
+    pub rest: [u64; 24],
+}
+check_struct!(Statx, size 256, align 8,
+    stx_mask @ 0, stx_blksize @ 4, stx_attributes @ 8, stx_nlink @ 16,
+    stx_uid @ 20, stx_gid @ 24, stx_mode @ 28, spare0 @ 30, stx_ino @ 32,
+    stx_size @ 40, stx_blocks @ 48, stx_attributes_mask @ 56, rest @ 64);
 
 // ---- misc ----
 

@@ -62,6 +62,7 @@ pub mod nr {
     pub const GETDENTS64: usize = 217;
     pub const SCHED_SETSCHEDULER: usize = 144;
     pub const SCHED_GETSCHEDULER: usize = 145;
+    pub const SCHED_YIELD: usize = 24;
 }
 
 /// The vDSO's clock_gettime and the version that defines it.

@@ -111,6 +111,15 @@ add_case x86_64-6.12-witness-u0 x86_64 x86_64-6.12 "" "--profile u0 --trace --wi
 	"$WITNESSED"$'\n^# witness: events SEND=512 RECV=512 complete=1024 res16=1024 async=0 '
 add_case x86_64-6.12-witness-k0 x86_64 x86_64-6.12 "" "--profile k0 --trace --witness" 0 \
 	"$WITNESSED"$'\n^# witness: functions io_queue_next=496 io_req_task_submit=496 io_nop=512 -> MATCH$'
+# Where scheduling is the cost: every one of b0's SPLICEs asleep in its worker once
+# (pipe_wait_readable), no worker made in the rounds; g0's nine punted requests a cycle, each
+# run once in a worker; q0's NOPs submitted by its SQ thread, which shares the one CPU.
+add_case x86_64-6.12-witness-b0 x86_64 x86_64-6.12 "" "--profile b0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: functions io_splice_prep=512 io_splice=512 io_wq_submit_work=512 pipe_wait_readable=512 io_write=512 io_read=512 create_io_worker=0 -> MATCH$'
+add_case x86_64-6.12-witness-g0 x86_64 x86_64-6.12 "" "--profile g0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events NOP=16 READ=16 WRITE=16 FSYNC=16 FALLOCATE=16 FADVISE=16 MADVISE=16 STATX=16 FTRUNCATE=16 SYNC_FILE_RANGE=16 complete=160 res0=128 res512=32 async=144 '
+add_case x86_64-6.12-witness-q0 x86_64 x86_64-6.12 "" "--profile q0 --trace --witness" 0 \
+	"$WITNESSED"$'\n^# witness: events NOP=512 complete=512 res0=512 async=0 overflow=0 other_cpu=0 -> MATCH$'
 # Warm-ups and every round count: the expectation comes from the run's own counts.
 add_case x86_64-6.12-witness-rounds x86_64 x86_64-6.12 "" "--cycles 8 --rounds 3 --warmups 2 --witness" 0 \
 	"$WITNESSED"$'\n^# witness: events FUTEX_WAIT=1280 FUTEX_WAKE=1280 complete=2560 '

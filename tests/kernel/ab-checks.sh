@@ -3,31 +3,38 @@
 # Sourced by tests/kernel/run.sh (bash; not run on its own): its boots, made by
 # scripts/ab.sh, and what its tables must say.
 #
-# Every profile is measured by ab, each kernel booted once for all of them (a suite):
-#   ab-child   parent against child (079afb081c42): the futex profiles move; another row
-#              moves only through the helper the change makes an ordinary function
-#              (io_req_track_inflight, no longer inlined where a request's file is a
-#              ring: pollwake's MSG_RING, +5 a completion), and n0, the NOP control, not;
-#   ab-poll    parent against the poll change: pollwake moves (idle, waiter), no other;
-#   ab-fix1    child against fix1: s0 and its shared variant lower, by the WAKE's tracking
-#              (two locked instructions a pair: one atomic_inc, one atomic_dec); no row but
-#              a futex one moves;
-#   ab-fix2    fix1 against fix2: shared s0 lowers, by the WAIT's tracking (two locked
-#              instructions a pair); private s0 keeps its tracking: no locked instruction
-#              moves there, and the only function that moves is the FLAGS_SHARED test fix 2
-#              adds in io_futex_wait (+2, its test and its branch); no row but a futex one
-#              moves;
-#   ab-series  the harmless stretch of kernel/bisect/series (its first commit against the
-#              one before the tracking change, both built in the bisect's tree from their
-#              commits): nothing moves.
-# Each ab has a cache of its own under $ROOT (ab-NAME), so that every one stays warm from
-# run to run; a cold one starts from the objects of the trees run.sh built.
-# The points the single-profile boots made before are taken from ab's boots, under the
-# same names (POINTS, $WORK/points), and one more boot of the child gives the sandwich its
-# second child point: run.sh's assertions on them are unchanged.
+# Every profile is measured by ab, each kernel booted once for all of them (a suite), every
+# run in one cache (ROOT/ab), so a kernel booted once is never booted again for another
+# run: its points are reused (the same image, binary, run options, CPUs and QEMU).
+#   ab-fixes   the fix series, patch by patch (--each on the parent): 079afb081c42's
+#              forward-port (step 1, p1), the first follow-up (p2), the second (p3):
+#     p1: the futex profiles move; another row moves only through the helper the change
+#         makes an ordinary function (io_req_track_inflight, no longer inlined where a
+#         request's file is a ring: pollwake's MSG_RING, +5 a completion), and n0, the NOP
+#         control, not;
+#     p2: s0 and its shared variant lower, by the WAKE's tracking (two locked instructions
+#         a pair: one atomic_inc, one atomic_dec); no row but a futex one moves;
+#     p3: shared s0 lowers, by the WAIT's tracking (two locked instructions a pair);
+#         private s0 keeps its tracking: no locked instruction moves there, and the only
+#         function that moves is the FLAGS_SHARED test fix 2 adds in io_futex_wait (+2, its
+#         test and its branch); no row but a futex one moves;
+#     and the series' total is its steps' sum.
+#   ab-recheck the same series again with --recheck: nothing built, every point reused and
+#              booted again, the same line for line (the sandwich's second boots come from
+#              here: parent, child, child, parent);
+#   ab-poll    the parent against the poll change: the parent's points reused; pollwake
+#              moves (idle, waiter), no other row;
+#   ab-series  the harmless stretch of kernel/bisect/series, commit by commit (--series from
+#              the parent's commit to the one before the tracking change, in the bisect's
+#              tree): its first step is the parent's image, byte for byte (its points
+#              reused); nothing moves.
+# A cold cache starts from the parent tree's objects, and each step of a series from the
+# one before's.
+# The points run.sh's checks read are taken from ab's boots, under their names (POINTS,
+# $WORK/points).
 
-# The suite's run options, ab's and the extra boot's (ab's default, named: the points are
-# compared with each other).
+# The suite's run options, ab's (its default, named: the points are compared with each
+# other).
 readonly AB_RUN=(--cycles 64 --rounds 5 --warmups 1)
 
 # ab NAME ARGS...: scripts/ab.sh NAME's run, its table in $WORK/ab-NAME.txt, its progress in
@@ -39,37 +46,58 @@ ab() {
 	t0=$(now)
 	for try in 1 2; do
 		AB_RC=0
-		"$REPO/scripts/ab.sh" "$@" -o "$WORK/ab-$name" --cache "$ROOT/ab-$name" --jobs "$JOBS" \
+		"$REPO/scripts/ab.sh" "$@" -o "$WORK/ab-$name" --cache "$ROOT/ab" --jobs "$JOBS" \
 			--bin "$BIN" --timeout "$TIMEOUT" -- "${AB_RUN[@]}" >"$WORK/ab-$name.txt" \
 			2>"$WORK/ab-$name.log" || AB_RC=$?
 		# A cache an older ab.sh left (of another layout) is refused, named: it goes, and
 		# the run starts again from the trees' objects.
 		((AB_RC == 2 && try == 1)) && grep -q 'holds copies an older ab.sh made' "$WORK/ab-$name.log" ||
 			break
-		note "ab $name: the cache of an older ab.sh removed ($ROOT/ab-$name)"
-		rm -rf "$ROOT/ab-$name"
+		note "ab $name: the cache of an older ab.sh removed ($ROOT/ab)"
+		rm -rf "$ROOT/ab"
 	done
 	timed "ab $name" "$(since "$t0")"
-	note "ab $name: exit $AB_RC, $(awk -F'\t' '$10 == "moved" { n++ } END { print n + 0 }' \
-		"$WORK/ab-$name/ab.tsv" 2>/dev/null) rows moved"
+	note "ab $name: exit $AB_RC, $(t_rows "$name" moved | wc -l) row(s) moved, $(grep -c '^ab.sh: \[[^]]*\] build: ' "$WORK/ab-$name.log") build(s), $(grep -c '^ab.sh: \[[^]]*\] boot[^:]*: ' "$WORK/ab-$name.log") boot(s)"
 }
 
-# ab_rows NAME VERDICT: the rows of NAME's table with that verdict, one a line.
-ab_rows() { awk -F'\t' -v v="$2" 'NR > 1 && $10 == v { print $1 }' "$WORK/ab-$1/ab.tsv"; }
+# A table, T: NAME (a run of two kernels: its ab.tsv) or NAME:K (step K of a series: its
+# rows in series.tsv). Its rows, fields and compare texts by their columns' names.
 
-# row_about NAME ROW: the workload of the row in kernel words (ab.tsv's about column).
-row_about() { field "$WORK/ab-$1/ab.tsv" about "$2"; }
+# t_rows T [VERDICT]: T's rows (all, or those with VERDICT), one a line.
+t_rows() {
+	local name=${1%%:*} step="" file
+	[[ $1 != *:* ]] || step=${1#*:}
+	file=$WORK/ab-$name/ab.tsv
+	[[ -z $step && -s $file ]] || file=$WORK/ab-$name/series.tsv
+	awk -F'\t' -v s="$step" -v v="${2:-}" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		(s == "" || $c["step"] == s) && (v == "" || $c["verdict"] == v) { print $c["profile"] }' \
+		"$file" 2>/dev/null
+}
 
-# ab_field NAME ROW COLUMN: COLUMN (by its header name) of ROW in NAME's ab.tsv.
-ab_field() { field "$WORK/ab-$1/ab.tsv" "$3" "$2"; }
+# t_field T ROW COLUMN: COLUMN of ROW in T.
+t_field() {
+	local name=${1%%:*} step="" file
+	[[ $1 != *:* ]] || step=${1#*:}
+	file=$WORK/ab-$name/ab.tsv
+	[[ -z $step && -s $file ]] || file=$WORK/ab-$name/series.tsv
+	awk -F'\t' -v s="$step" -v r="$2" -v f="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		(s == "" || $c["step"] == s) && $c["profile"] == r { print $c[f]; exit }' "$file" 2>/dev/null
+}
+
+# t_compare T ROW: compare's text of ROW in T (a series' step K: compare/pK/).
+t_compare() {
+	local name=${1%%:*} dir=compare
+	[[ $1 != *:* ]] || dir=compare/p${1#*:}
+	printf '%s\n' "$WORK/ab-$name/$dir/${2//[:\/]/-}.txt"
+}
 
 # ab_table_ok NAME WANT: the run gave a table and exit WANT (case ab-NAME).
 ab_table_ok() {
 	local reasons=()
 	((AB_RC == $2)) || reasons+=("exit $AB_RC, not $2")
-	[[ -s $WORK/ab-$1/ab.tsv ]] || reasons+=("no ab.tsv")
+	[[ -s $WORK/ab-$1/ab.tsv || -s $WORK/ab-$1/series.tsv ]] || reasons+=("no ab.tsv or series.tsv")
 	judge "ab-$1" "$WORK/ab-$1.log" "${reasons[@]}"
-	[[ -s $WORK/ab-$1/ab.tsv ]]
+	[[ -s $WORK/ab-$1/ab.tsv || -s $WORK/ab-$1/series.tsv ]]
 }
 
 # keep KEY NAME BOOT ITEM: ITEM's point of ab NAME's boot BOOT as POINTS[KEY] (in
@@ -81,100 +109,160 @@ keep() {
 	POINTS[$1]=$WORK/points/$1.txt POINT_LOG[$1]=$WORK/ab-$2.log
 }
 
-ab_child() {
-	local row reasons=() futex=() t0
-	ab child --base-src "$ROOT/parent" --head-src "$ROOT/child"
-	ab_table_ok child 1 || return 0
-	keep s0-parent-1 child base-1 s0
-	keep s0-child-1 child head s0
-	keep s0-parent-2 child base-2 s0
-	keep s0-shared-parent child base-1 s0-shared
-	keep s0-shared-child child head s0-shared
-	keep pollwake-child child head pollwake
+# futex_row T ROW: ROW is about futexes (its workload's words, the about column).
+futex_row() { [[ $(t_field "$1" "$2" about) == *[Ff][Uu][Tt][Ee][Xx]* ]]; }
+
+ab_fixes() {
+	local row reasons=() futex=() t
+	ab fixes --tree "$ROOT/parent" --patch "$CHILD_PATCH" --patch "$FIX1_PATCH" \
+		--patch "$FIX2_PATCH" --each
+	ab_table_ok fixes 1 || return 0
+	keep s0-parent-1 fixes base s0
+	keep s0-child-1 fixes p1 s0
+	keep s0-shared-parent fixes base s0-shared
+	keep s0-shared-child fixes p1 s0-shared
+	keep pollwake-child fixes p1 pollwake
+	keep s0-fix1 fixes p2 s0
+	keep s0-shared-fix1 fixes p2 s0-shared
+	keep s0-fix2 fixes p3 s0
+	keep s0-shared-fix2 fixes p3 s0-shared
 	for row in n0 v0 c0; do
-		keep "$row-parent" child base-1 "$row"
-		keep "$row-child" child head "$row"
+		keep "$row-parent" fixes base "$row"
+		keep "$row-child" fixes p1 "$row"
 	done
-	# Every row about futexes moved.
-	while IFS=$'\t' read -r row; do
-		[[ $(row_about child "$row") == *[Ff][Uu][Tt][Ee][Xx]* ]] || continue
+	# Step 1: every row about futexes moved.
+	t=fixes:1
+	while IFS= read -r row; do
+		futex_row "$t" "$row" || continue
 		futex+=("$row")
-		[[ $(awk -F'\t' -v r="$row" '$1 == r { print $10 }' "$WORK/ab-child/ab.tsv") == moved ]] ||
-			reasons+=("$row did not move")
-	done < <(awk -F'\t' 'NR > 1 { print $1 }' "$WORK/ab-child/ab.tsv")
+		[[ $(t_field "$t" "$row" verdict) == moved ]] || reasons+=("$row did not move")
+	done < <(t_rows "$t")
 	((${#futex[@]} > 0)) || reasons+=("no futex profile in the table")
-	judge ab-child-futex-profiles-move "$WORK/ab-child.txt" "${reasons[@]}"
+	judge ab-child-futex-profiles-move "$WORK/ab-fixes.txt" "${reasons[@]}"
 	# No other row moved but through the helper the change makes an ordinary function.
 	reasons=()
 	while read -r row; do
 		[[ " ${futex[*]} " != *" $row "* ]] || continue
-		grep -Eq '^ *- +\+[0-9.]+ +([-+]?[0-9.]+ +)?io_req_track_inflight \(head only\)$' "$WORK/ab-child/compare/${row//[:\/]/-}.txt" ||
+		grep -Eq '^ *- +\+[0-9.]+ +([-+]?[0-9.]+ +)?io_req_track_inflight \(p1 only\)$' "$(t_compare "$t" "$row")" ||
 			reasons+=("$row moved, and not through io_req_track_inflight")
-	done < <(ab_rows child moved)
-	[[ $(ab_rows child unmoved) == *n0* ]] || reasons+=("n0, the NOP control, moved or is missing")
-	judge ab-child-no-other-profile-moves "$WORK/ab-child.txt" "${reasons[@]}"
-	# The sandwich's second child point: the child's image booted once more, as ab boots.
-	local obj=$ROOT/ab-child/head/tree/$OBJ
-	t0=$(now)
-	"$REPO/scripts/boot-point.sh" --kernel "$obj/$IMAGE" -o "$WORK/child-2" --accel icount \
-		--cost "$obj/System.map" --timeout "$TIMEOUT" --bin "$BIN" -- suite "${AB_RUN[@]}" \
-		>"$WORK/boot-child-2.log" 2>&1 || true
-	BOOTS+=("child-2 $(since "$t0")")
-	if [[ -s $WORK/child-2/s0.txt ]]; then
-		cp "$WORK/child-2/s0.txt" "$WORK/points/s0-child-2.txt"
-		POINTS[s0-child-2]=$WORK/points/s0-child-2.txt POINT_LOG[s0-child-2]=$WORK/boot-child-2.log
-	else
-		result_fail boot-s0-child-2 "no point" "$WORK/boot-child-2.log"
-	fi
+	done < <(t_rows "$t" moved)
+	[[ $(t_rows "$t" unmoved) == *n0* ]] || reasons+=("n0, the NOP control, moved or is missing")
+	judge ab-child-no-other-profile-moves "$WORK/ab-fixes.txt" "${reasons[@]}"
+	# Step 2, fix 1: the WAKE's tracking.
+	reasons=()
+	for row in s0 s0:shared; do lowered fixes:2 "$row" "$LOCKED_ONE_REQUEST"; done
+	judge ab-fix1-lowers-s0 "$WORK/ab-fixes.txt" "${reasons[@]}"
+	futex_rows_only fixes:2 fix1
+	# Step 3, fix 2: the shared WAIT's tracking.
+	reasons=()
+	lowered fixes:3 s0:shared "$LOCKED_ONE_REQUEST"
+	judge ab-fix2-lowers-shared-s0 "$WORK/ab-fixes.txt" "${reasons[@]}"
+	# Private s0: the same requests tracked; fix 2's test is all that moves.
+	reasons=()
+	locked_by fixes:3 s0 0
+	local moved
+	moved=$(cost_listed "$(t_compare fixes:3 s0)" | tr '\t\n' '  ')
+	[[ $moved == 'io_futex_wait +2.000 ' ]] ||
+		reasons+=("s0's functions that moved are not io_futex_wait's +2.000 alone: ${moved:-none}")
+	judge ab-fix2-keeps-private-s0-tracking "$WORK/ab-fixes.txt" "${reasons[@]}"
+	futex_rows_only fixes:3 fix2
+	# The series as a whole: its total is its steps' changes, added (each step's change is
+	# the difference of two points' means, and the total the first's and the last's).
+	reasons=()
+	for row in s0 s0:shared n0; do
+		local sum total
+		sum=$(awk -F'\t' -v r="$row" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$c["profile"] == r { s += $c["delta"] } END { printf "%.6f", s }' "$WORK/ab-fixes/series.tsv")
+		total=$(awk -F'\t' -v r="$row" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+			$c["profile"] == r && $c["step"] == 1 { b = $c["base"] }
+			$c["profile"] == r && $c["step"] == 3 { h = $c["head"] } END { printf "%.6f", h - b }' \
+			"$WORK/ab-fixes/series.tsv")
+		cmp_within "$sum" "$total" 0.00001 ||
+			reasons+=("$row: the steps add up to $sum, the series moved it $total")
+	done
+	judge ab-fixes-steps-add-up "$WORK/ab-fixes/series.tsv" "${reasons[@]}"
+}
+
+# ab_recheck: the fix series once more with --recheck: nothing to build, every point reused
+# and booted again, and the same line for line; the second boots are the sandwich's.
+ab_recheck() {
+	local reasons=() k
+	ab recheck --tree "$ROOT/parent" --patch "$CHILD_PATCH" --patch "$FIX1_PATCH" \
+		--patch "$FIX2_PATCH" --each --recheck
+	ab_table_ok recheck 1 || return 0
+	! grep -q '^ab.sh: \[[^]]*\] build: ' "$WORK/ab-recheck.log" || reasons+=("it built again")
+	for k in base p1 p2 p3; do
+		grep -q "^ab.sh: \[[0-9]*/3 $k\] its points reused: booted " "$WORK/ab-recheck.log" ||
+			reasons+=("$k's points were not reused")
+	done
+	# Said in each table of its step's (the base's and the last's in one, the others' in two),
+	# its lines wrapped.
+	local said
+	said=$(tr '\n' ' ' <"$WORK/ab-recheck.txt" | tr -s ' ' | grep -o '[a-z0-9]*: booted again: its [0-9]* files the same, line for line' | cut -d: -f1 | sort | uniq -c | awk '{ printf "%s %s ", $2, $1 }')
+	[[ $said == "base 1 p1 2 p2 2 p3 1 " ]] ||
+		reasons+=("not every step's boots said the same, where each table says it of its steps: ${said:-none}")
+	judge ab-recheck-reuses-and-proves-every-point "$WORK/ab-recheck.log" "${reasons[@]}"
+	keep s0-parent-2 recheck base-recheck s0
+	keep s0-child-2 recheck p1-recheck s0
 }
 
 ab_poll() {
 	local row reasons=()
-	ab poll --base-src "$ROOT/parent" --head-src "$ROOT/poll"
+	ab poll --tree "$ROOT/parent" --patch "$POLL_PATCH"
 	ab_table_ok poll 1 || return 0
-	keep pollwake-parent poll base-1 pollwake
+	keep pollwake-parent poll base pollwake
 	keep pollwake-poll poll head pollwake
+	grep -q '^ab.sh: \[base\] its points reused: booted ' "$WORK/ab-poll.log" ||
+		reasons+=("the parent was booted again")
+	[[ $(grep -c '^ab.sh: \[[^]]*\] boot: ' "$WORK/ab-poll.log") == 1 ]] ||
+		reasons+=("not one boot (the poll kernel's)")
+	judge ab-poll-boots-the-poll-kernel-alone "$WORK/ab-poll.log" "${reasons[@]}"
+	reasons=()
 	for row in pollwake/idle pollwake/waiter; do
-		[[ $(ab_rows poll moved) == *"$row"* ]] || reasons+=("$row did not move")
+		[[ $(t_rows poll moved) == *"$row"* ]] || reasons+=("$row did not move")
 	done
 	judge ab-poll-pollwake-moves "$WORK/ab-poll.txt" "${reasons[@]}"
 	reasons=()
 	while read -r row; do
 		[[ $row == pollwake/* ]] || reasons+=("$row moved")
-	done < <(ab_rows poll moved)
+	done < <(t_rows poll moved)
 	judge ab-poll-no-other-profile-moves "$WORK/ab-poll.txt" "${reasons[@]}"
+	# The poll kernel's image, where lost-wakeup.sh looks for it by default (layout.sh).
+	mkdir -p "$ROOT/poll/$OBJ/$(dirname "$IMAGE")"
+	cp "$ROOT/ab/slot-1/tree/$OBJ/$IMAGE" "$ROOT/poll/$OBJ/$IMAGE.new" &&
+		mv -f "$ROOT/poll/$OBJ/$IMAGE.new" "$ROOT/poll/$OBJ/$IMAGE"
 }
 
-# futex_rows_only NAME: the case ab-NAME-no-other-profile-moves: every row that moved is
-# about futexes (its series' about= words).
+# futex_rows_only T NAME: the case ab-NAME-no-other-profile-moves: every row of T that moved
+# is about futexes (its series' about= words).
 futex_rows_only() {
 	local row reasons=()
 	while read -r row; do
-		[[ $(row_about "$1" "$row") == *[Ff][Uu][Tt][Ee][Xx]* ]] || reasons+=("$row moved")
-	done < <(ab_rows "$1" moved)
-	judge "ab-$1-no-other-profile-moves" "$WORK/ab-$1.txt" "${reasons[@]}"
+		futex_row "$1" "$row" || reasons+=("$row moved")
+	done < <(t_rows "$1" moved)
+	judge "ab-$2-no-other-profile-moves" "$WORK/ab-fixes.txt" "${reasons[@]}"
 }
 
-# lowered NAME ROW LOCKED: the reasons ROW of NAME did not move down, with its locked
-# instructions per pair changed by exactly LOCKED, appended to the caller's reasons.
+# lowered T ROW LOCKED: the reasons ROW of T did not move down, with its locked instructions
+# per pair changed by exactly LOCKED, appended to the caller's reasons.
 lowered() {
 	local delta
-	delta=$(ab_field "$1" "$2" delta)
-	[[ $(ab_field "$1" "$2" verdict) == moved ]] || reasons+=("$2 did not move")
+	delta=$(t_field "$1" "$2" delta)
+	[[ $(t_field "$1" "$2" verdict) == moved ]] || reasons+=("$2 did not move")
 	[[ -n $delta ]] && num "$delta" '<' 0 || reasons+=("$2 changed by ${delta:-nothing}, not down")
 	locked_by "$1" "$2" "$3"
 }
 
-# locked_by NAME ROW LOCKED: the reasons ROW's locked instructions per pair did not change by
+# locked_by T ROW LOCKED: the reasons ROW's locked instructions per pair did not change by
 # LOCKED, appended to the caller's reasons: the functions its cost table lists as moved,
 # together, by exactly that (to the table's third decimal), and the kernel's, all functions
-# (ab.tsv's locked_delta), within LOCKED_TICK of it.
+# (locked_delta), within LOCKED_TICK of it.
 locked_by() {
 	local d listed
-	listed=$(awk '/ the [0-9]+ listed$/ { print $3; exit }' "$WORK/ab-$1/compare/${2//[:\/]/-}.txt")
+	listed=$(awk '/ the [0-9]+ listed$/ { print $3; exit }' "$(t_compare "$1" "$2")")
 	[[ $3 == 0 && -z $listed ]] || num "${listed:-x}" '==' "$3" ||
 		reasons+=("$2's listed functions' locked instructions changed by ${listed:-nothing}, not $3")
-	d=$(ab_field "$1" "$2" locked_delta)
+	d=$(t_field "$1" "$2" locked_delta)
 	[[ $d != NA && -n $d ]] && awk -v d="$d" -v w="$3" -v e="$LOCKED_TICK" \
 		'BEGIN { d -= w; exit !(d <= e && d >= -e) }' ||
 		reasons+=("$2's kernel locked instructions changed by ${d:-nothing}, not $3 within $LOCKED_TICK")
@@ -190,53 +278,44 @@ readonly LOCKED_TICK=0.01
 # the WAKE (every row), fix 2 the shared WAIT (the shared variant's rows).
 readonly LOCKED_ONE_REQUEST=-2
 
-ab_fix1() {
-	local row reasons=()
-	ab fix1 --base-src "$ROOT/child" --head-src "$ROOT/fix1"
-	ab_table_ok fix1 1 || return 0
-	keep s0-fix1 fix1 head s0
-	keep s0-shared-fix1 fix1 head s0-shared
-	for row in s0 s0:shared; do lowered fix1 "$row" "$LOCKED_ONE_REQUEST"; done
-	judge ab-fix1-lowers-s0 "$WORK/ab-fix1.txt" "${reasons[@]}"
-	futex_rows_only fix1
-}
-
-ab_fix2() {
-	local reasons=() moved
-	ab fix2 --base-src "$ROOT/fix1" --head-src "$ROOT/fix2"
-	ab_table_ok fix2 1 || return 0
-	keep s0-fix2 fix2 head s0
-	keep s0-shared-fix2 fix2 head s0-shared
-	lowered fix2 s0:shared "$LOCKED_ONE_REQUEST"
-	judge ab-fix2-lowers-shared-s0 "$WORK/ab-fix2.txt" "${reasons[@]}"
-	# Private s0: the same requests tracked; fix 2's test is all that moves.
-	reasons=()
-	locked_by fix2 s0 0
-	moved=$(cost_listed "$WORK/ab-fix2/compare/s0.txt" | tr '\t\n' '  ')
-	[[ $moved == 'io_futex_wait +2.000 ' ]] ||
-		reasons+=("s0's functions that moved are not io_futex_wait's +2.000 alone: ${moved:-none}")
-	judge ab-fix2-keeps-private-s0-tracking "$WORK/ab-fix2.txt" "${reasons[@]}"
-	futex_rows_only fix2
-}
-
 # ab_series: the bisect's history from its first commit to the one before the tracking
-# change (three harmless changes), by revision (ab --tree): nothing moves.
+# change (three harmless changes), commit by commit (ab --series): nothing moves, and the
+# first commit, the parent's image byte for byte, reuses the parent's points.
 ab_series() {
 	local before reasons=()
 	before=$(git -C "$ROOT/bisect" rev-parse "$BISECT_TRACKING~1")
-	ab series --tree "$ROOT/bisect" --base "$BISECT_GOOD" --head "$before"
+	ab series --tree "$ROOT/bisect" --series "$BISECT_GOOD..$before"
 	ab_table_ok series 0 || return 0
-	[[ -z $(ab_rows series moved) ]] || reasons+=("moved: $(ab_rows series moved | tr '\n' ' ')")
+	[[ -z $(t_rows series moved) ]] || reasons+=("moved: $(t_rows series moved | tr '\n' ' ')")
 	judge ab-series-nothing-moves "$WORK/ab-series.txt" "${reasons[@]}"
+	reasons=()
+	grep -q '^ab.sh: \[0/[0-9]* base\] its points reused: booted ' "$WORK/ab-series.log" ||
+		reasons+=("the bisect's first commit, the parent's image, was booted again")
+	judge ab-series-reuses-the-parents-points "$WORK/ab-series.log" "${reasons[@]}"
 }
 
-# ab_fixtures DIR: the tables kept beside the points, as printed (ab-NAME.out: the
-# README shows ab-child's) and ab.tsv.
+# ab_fixtures DIR: the tables kept beside the points, as printed (ab-NAME.out) and their
+# TSV (series.tsv for a series); and each step of the fix series as a table of two kernels
+# (ab-child, ab-fix1, ab-fix2: README and docs/fixes.md show them), made by ab's judge from
+# the step's points and the one's before, under the labels base and head.
 ab_fixtures() {
-	local name
-	for name in child poll fix1 fix2 series; do
-		[[ -s $WORK/ab-$name/ab.tsv ]] || continue
+	local name pair
+	for name in fixes poll series; do
+		[[ -s $WORK/ab-$name.txt ]] || continue
 		cp "$WORK/ab-$name.txt" "$1/ab-$name.out"
-		cp "$WORK/ab-$name/ab.tsv" "$1/ab-$name.tsv"
+		if [[ -s $WORK/ab-$name/series.tsv ]]; then
+			cp "$WORK/ab-$name/series.tsv" "$1/ab-$name.tsv"
+		else
+			cp "$WORK/ab-$name/ab.tsv" "$1/ab-$name.tsv"
+		fi
+	done
+	[[ -s $WORK/ab-fixes/series.tsv ]] || return 0
+	for pair in child:base:p1 fix1:p1:p2 fix2:p2:p3; do
+		IFS=: read -r name base head <<<"$pair"
+		rm -rf "$WORK/step-$name"
+		mkdir "$WORK/step-$name"
+		(cd "$WORK/ab-fixes" && "$BIN" ab -o "$WORK/step-$name" "base=$base" "head=$head") \
+			>"$1/ab-$name.out" 2>/dev/null || true
+		cp "$WORK/step-$name/ab.tsv" "$1/ab-$name.tsv"
 	done
 }

@@ -16,7 +16,9 @@
 readonly COST_INTERRUPT=2347 # instructions
 # How far the functions listed (those that moved by one instruction a cycle or more) may be
 # from the point's change: the rest is the timer tick's work, of which the child's longer
-# rounds hold more (the fixtures: -0.032 over 320 functions, 24 of them moved).
+# rounds hold more (the fixtures: -0.032 over 320 functions, 24 of them moved), and a whole
+# timer interrupt more or less in one kernel's spans (COST_INTERRUPT's two, over the
+# point's pairs: a run after the guest's date was fixed had one, +0.217 a pair).
 readonly LISTED_TOLERANCE=0.1
 # pollwake's idle mode: the wake-up path a message's completion takes on the parent and the
 # poll kernel skips (`__wake_up` and what it calls here: the epoll callback under the wait
@@ -28,6 +30,12 @@ readonly WAKE_PATH=(__wake_up __wake_up_common_lock __wake_up_common ep_poll_cal
 	_raw_spin_lock_irqsave do_raw_spin_lock _raw_spin_unlock_irqrestore
 	__raw_write_unlock_irqrestore ep_set_busy_poll_napi_id)
 readonly WAKE_FLAG=io_poll_wq_wake
+# A function on an op's path that a change moves, moves by whole instructions an op; one the
+# timer tick runs inside the spans (the scheduler's load tracking, the tick's own) moves by
+# the tick's phase, by hundredths (the n0 and pollwake spans of two builds of the binary:
+# __update_load_avg_se -0.047, __update_load_avg_cfs_rq -0.037). Below this, a function
+# that is not the path's is the tick's doing: said, not failed (ab's gate, per op).
+readonly TICK_FN_TOLERANCE=0.5
 
 # cost_rows TEXT: the first cost table's rows in compare's TEXT, one `CHANGE<TAB>WHAT` a line
 # (its columns: the control's figure in 14, the change in 12, the locked change when the points
@@ -91,8 +99,10 @@ cost_checks() {
 		cmp_within "${counted:-0}" "${point:-1}" "${tolerance:-0}" ||
 			reasons+=("counted $counted is not the point's change $point within $tolerance")
 		sum=$(cost_listed "$t" | awk -F'\t' '{ s += $2 } END { printf "%.3f", s }')
-		cmp_within "$sum" "${point:-1}" "$LISTED_TOLERANCE" ||
-			reasons+=("the listed functions make $sum, not the point's $point within $LISTED_TOLERANCE")
+		local listed_tolerance
+		listed_tolerance=$(awk -v a="$LISTED_TOLERANCE" -v b="${tolerance:-0}" 'BEGIN { printf "%.4f", a + b }')
+		cmp_within "$sum" "${point:-1}" "$listed_tolerance" ||
+			reasons+=("the listed functions make $sum, not the point's $point within $listed_tolerance")
 		# Every row of a function as the points' own lines give it.
 		while IFS=$'\t' read -r f got; do
 			want=$(lines_change s0_wait_wake "$f" 2 "$p1" "$p2" "$c1" "$c2")
@@ -112,21 +122,23 @@ cost_checks() {
 		reasons=()
 		local others=()
 		[[ -n $(cost_row "$t" "kernel, all functions") ]] || reasons+=("no cost table")
-		# A function the parent's spans ran is the NOP path's; one that only a boot of the
-		# child ran is other work that fell into its spans (a context switch into a kthread:
-		# the scheduler's functions, RCU's), the tick's kind, and never io_uring's.
+		# The NOP path is io_uring's: none of its functions may move. Another function that
+		# moved is other work that fell into the spans (the tick's, a context switch into a
+		# kthread: the scheduler's functions, RCU's), by hundredths of an instruction a NOP.
 		while IFS=$'\t' read -r f got; do
 			[[ -n $f ]] || continue
 			f=${f%% (*}
-			if grep -q "^# cost: fn n0_nop .* $f\$" "$a"; then
-				reasons+=("$f, which the parent's NOP spans ran too, moved $got")
-			elif [[ $f == io_* || $f == __io_* ]]; then
+			if [[ $f == io_* || $f == __io_* ]]; then
 				reasons+=("io_uring's $f moved $got")
+			elif ! cmp_within "$got" 0 "$TICK_FN_TOLERANCE"; then
+				reasons+=("$f moved $got (at most $TICK_FN_TOLERANCE, the tick's, for a function not io_uring's)")
+			elif grep -q "^# cost: fn n0_nop .* $f\$" "$a"; then
+				others+=("$f $got (the parent's spans ran it too: the tick's)")
 			else
 				others+=("$f $got")
 			fi
 		done < <(cost_listed "$t")
-		((${#others[@]} == 0)) || note "n0 cost: moved, run by one boot only: ${others[*]}"
+		((${#others[@]} == 0)) || note "n0 cost: moved by the tick, not io_uring's: ${others[*]}"
 		judge n0-cost-nop-path-unmoved "$t" "${reasons[@]}"
 	fi
 	a=${POINTS[pollwake-parent]:-} b=${POINTS[pollwake-poll]:-}
@@ -144,6 +156,8 @@ cost_checks() {
 				num "$got" '>' 0 || reasons+=("$f moved $got, not up")
 			elif [[ " ${WAKE_PATH[*]} " == *" $f "* ]]; then
 				num "$got" '<' 0 || reasons+=("$f moved $got, not down")
+			elif cmp_within "$got" 0 "$TICK_FN_TOLERANCE"; then
+				note "pollwake cost: $f moved $got, the tick's (not on the wake-up path)"
 			else
 				reasons+=("$f moved $got: not on the wake-up path")
 			fi

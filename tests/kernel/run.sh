@@ -6,26 +6,25 @@
 # shared cloud VMs) uring-repro could show a kernel change only as plumbing. Under
 # `boot-point.sh --accel icount` a point counts guest instructions per pair, exactly and the
 # same every boot (docs/reproduction.md), so a real kernel change can be seen and judged
-# anywhere. This builds Debian's linux-source-6.12 five times with scripts/build-kernel.sh
-# (tinyconfig + kernel/uring-repro.config):
-#   parent  the source as shipped (it does not carry 079afb081c42);
-#   child   + kernel/child-futex-inflight.patch (079afb081c42 forward-ported);
-#   poll    + kernel/poll-skip-redundant-wakeups.patch (the "skip redundant poll wakeups"
-#           mechanism);
-#   fix1    the child + kernel/fix1-futex-wake-not-inflight.patch (the first follow-up);
-#   fix2    fix1 + kernel/fix2-futex-private-inflight.patch (the second; docs/fixes.md);
-# the parent in full once, the others incrementally from a copy of its object directory in
-# a hard-linked copy of its tree (the objdir sits inside the tree, so kbuild's paths are
-# relative, but for its host tools' that objdir_moved renames, and the copy is up to date
-# but for the patched files). Then scripts/ab.sh
-# measures each change, every profile in one boot per kernel, and the tables and points
-# are asserted (tests/kernel/ab-checks.sh): the child moves the futex profiles, the poll
-# change pollwake, each fix what the source says it must (fix 1 lowers s0 by a WAKE's
-# tracking, two locked instructions a pair; fix 2 lowers shared s0 and leaves private s0's
-# tracking), a stretch of harmless commits nothing. Then a real `git bisect run` of
-# scripts/bisect-step.sh over a git history of the same source (kernel/bisect/series: seven
-# commits, the child's change fourth), every step an incremental build and an icount boot:
-# git must name the child's commit.
+# anywhere. This builds Debian's linux-source-6.12 with scripts/build-kernel.sh (tinyconfig +
+# kernel/uring-repro.config): the parent, the source as shipped (it does not carry
+# 079afb081c42), in full. Then scripts/ab.sh builds and measures the kernels made from it,
+# each incrementally from the one before (its slots, in one cache), every profile in one
+# boot per kernel, a kernel booted once (its points reused after), and the tables and points
+# are asserted (tests/kernel/ab-checks.sh):
+#   the fix series, patch by patch: the child (+ kernel/child-futex-inflight.patch,
+#           079afb081c42 forward-ported) moves the futex profiles; fix1 (+
+#           kernel/fix1-futex-wake-not-inflight.patch, the first follow-up) lowers s0 by a
+#           WAKE's tracking, two locked instructions a pair; fix2 (+
+#           kernel/fix2-futex-private-inflight.patch, the second; docs/fixes.md) lowers
+#           shared s0 and leaves private s0's tracking;
+#   the same again with --recheck: every point booted again, the same line for line;
+#   poll    the parent + kernel/poll-skip-redundant-wakeups.patch (the "skip redundant
+#           poll wakeups" mechanism): pollwake moves;
+#   a stretch of harmless commits, commit by commit: nothing.
+# Then a real `git bisect run` of scripts/bisect-step.sh over a git history of the same
+# source (kernel/bisect/series: seven commits, the child's change fourth), every step an
+# incremental build and an icount boot: git must name the child's commit.
 #
 # Options: --help. Output: one TAP-like line per case, then "N passed, N failed, N skipped"
 # and the times. Exit status: 0 iff no case failed and one passed; 1 a case failed; 2 on a
@@ -48,8 +47,6 @@ readonly POLL_PATCH=$REPO/kernel/poll-skip-redundant-wakeups.patch
 # The maintainer's two follow-ups to 079afb081c42, on the child (docs/fixes.md).
 readonly FIX1_PATCH=$REPO/kernel/fix1-futex-wake-not-inflight.patch
 readonly FIX2_PATCH=$REPO/kernel/fix2-futex-private-inflight.patch
-# The kernels made from the parent, in the order built.
-readonly VARIANTS=(child poll fix1 fix2)
 # Build tools (Debian packages) and the QEMU that boots the kernels.
 readonly BUILD_PKGS=(make gcc libc6-dev flex bison bc libelf-dev libssl-dev xz-utils patch qemu-system-x86)
 # The commit the child reproduces, for report's mail.
@@ -74,8 +71,11 @@ readonly BISECT_EPOCH=1764547200 # 2025-12-01 00:00:00 UTC
 # The bisect's ends differ by the child's change among harmless ones: their s0 points (runs
 # of the report's contract) differ by what ab found between parent and child (the suite's
 # shorter runs), within this: two contracts, two images each, so the ticks fall elsewhere
-# (measured: 58.036 against 57.995). The good end is the parent's image byte for byte.
-readonly BUILD_TOLERANCE=0.1 # instructions per pair
+# (measured: 58.036 against 57.995), and a timer interrupt more or less in one kernel's
+# spans of ab's 10,240 pairs moves its change by 0.229 (2,347 instructions; a run after the
+# guest's date was fixed: ab's +58.217 against the ends' 58.019). The good end is the
+# parent's image byte for byte.
+readonly BUILD_TOLERANCE=0.35 # instructions per pair
 
 usage() {
 	cat <<EOF
@@ -189,39 +189,6 @@ apply_patch() {
 	patch -p1 -s --no-backup-if-mismatch -d "$1" <"$2" >"$3" 2>&1 && return 0
 	WHY="${2##*/} does not apply to $SOURCE_PKG $SRC_VERSION: $(head -n 3 "$3" | tr '\n' ' ')"
 	return 1
-}
-
-# variant NAME PATCH...: $ROOT/NAME, the parent tree hard-linked with the PATCHes applied in
-# order, and a copy of the parent's built objdir. Kept while the PATCHes are the same
-# (build-kernel.sh then rebuilds in it what changed); made anew from the parent when one
-# changed.
-variant() {
-	local name=$1 dir=$ROOT/$1 stamp p
-	shift
-	stamp=$(cat "$@" | sha256sum | cut -d' ' -f1)
-	if [[ -e $dir/.uring-repro-variant && $(cat "$dir/.uring-repro-variant") == "$stamp" ]]; then
-		return 0
-	fi
-	link_tree "$dir"
-	for p in "$@"; do
-		if ! apply_patch "$dir" "$p" "$WORK/$name.patch.log"; then
-			rm -rf "$dir"
-			return 1
-		fi
-	done
-	cp -a "$ROOT/parent/$OBJ" "$dir/$OBJ"
-	objdir_moved "$ROOT/parent/$OBJ" "$dir/$OBJ"
-	printf '%s\n' "$stamp" >"$dir/.uring-repro-variant"
-}
-
-# patches_of NAME: PATCHES, the patches that make the kernel NAME of the parent, in order.
-patches_of() {
-	case $1 in
-	child) PATCHES=("$CHILD_PATCH") ;;
-	poll) PATCHES=("$POLL_PATCH") ;;
-	fix1) PATCHES=("$CHILD_PATCH" "$FIX1_PATCH") ;;
-	fix2) PATCHES=("$CHILD_PATCH" "$FIX1_PATCH" "$FIX2_PATCH") ;;
-	esac
 }
 
 # build NAME [WHAT]: build-kernel.sh in $ROOT/NAME, timed, its log build-WHAT.log (WHAT:
@@ -392,25 +359,13 @@ main() {
 	unpack_source
 	timed "source ($SOURCE_PKG $SRC_VERSION: fetch and unpack, or found in the cache)" "$(since "$t0")"
 
-	# The three kernels.
+	# The parent, built in full; the kernels made from it are ab's to build, each from the
+	# one before (ab-checks.sh).
 	if build parent; then
 		result_ok "build-parent"
 	else
 		result_fail build-parent "build-kernel.sh failed" "$WORK/build-parent.log"
 	fi
-	local v
-	for v in "${VARIANTS[@]}"; do
-		patches_of "$v"
-		if [[ -z ${IMG[parent]:-} ]]; then
-			result_fail "build-$v" "no parent to start from"
-		elif ! variant "$v" "${PATCHES[@]}"; then
-			result_fail "build-$v" "$WHY"
-		elif build "$v"; then
-			result_ok "build-$v"
-		else
-			result_fail "build-$v" "build-kernel.sh failed" "$WORK/build-$v.log"
-		fi
-	done
 
 	# Bad input: a fragment option the tree does not know, and one whose dependency is unmet.
 	# Both named, nothing built (a scratch objdir: configuring only).
@@ -437,13 +392,15 @@ main() {
 		rm -rf "$WORK/bad-obj"
 	fi
 
-	# The boots, on the instruction clock: ab, parent against each change, every profile in
-	# one boot per kernel; s0's sandwich parent, child, child, parent.
+	# The boots, on the instruction clock: ab, the fix series patch by patch and again with
+	# --recheck (s0's sandwich parent, child, child, parent), then the poll change, every
+	# profile in one boot per kernel, a kernel booted once.
 	local k
-	[[ -z ${IMG[parent]:-} || -z ${IMG[child]:-} ]] || ab_child
-	[[ -z ${IMG[parent]:-} || -z ${IMG[poll]:-} ]] || ab_poll
-	[[ -z ${IMG[child]:-} || -z ${IMG[fix1]:-} ]] || ab_fix1
-	[[ -z ${IMG[fix1]:-} || -z ${IMG[fix2]:-} ]] || ab_fix2
+	if [[ -n ${IMG[parent]:-} ]]; then
+		ab_fixes
+		ab_recheck
+		ab_poll
+	fi
 	local want key
 	for key in s0-parent-1 s0-child-1 s0-child-2 s0-parent-2 n0-parent n0-child v0-parent \
 		v0-child c0-parent c0-child pollwake-parent pollwake-poll pollwake-child s0-shared-parent s0-shared-child \

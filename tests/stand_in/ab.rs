@@ -196,3 +196,8 @@ pub fn one_line_patch(dir: &Path, name: &str, file: &str, was: &str, is: &str) -
         &format!("--- a/{file}\n+++ b/{file}\n@@ -1 +1 @@\n-{was}\n+{is}\n"),
     )
 }
+
+/// Text as one line: the table's wrapped lines joined.
+pub fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

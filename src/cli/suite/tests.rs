@@ -143,7 +143,7 @@ fn items_by_any_name_once_each() {
     let bad = [
         (
             "s0,x9",
-            "suite: --profiles x9: unknown profile (the profiles: s0 c0 v0 z0 e0 n0 l0 pollwake a0 r0 p0 t0 m0 u0 k0; P:shared where P takes --shared)",
+            "suite: --profiles x9: unknown profile (the profiles: s0 c0 v0 z0 e0 n0 l0 pollwake a0 r0 p0 t0 m0 u0 k0 b0 q0 g0; P:shared where P takes --shared)",
         ),
         ("s0,,c0", "suite: --profiles s0,,c0: an empty item"),
         (",", "suite: --profiles ,: an empty item"),

@@ -113,7 +113,12 @@ impl<'a> Order<'a> {
                 format_args!("ab: --steps: {}: {why}", Clean(label)),
             )
         };
-        let listed = info.lines().next().is_some();
+        // The file's order where it names every step booted; else the
+        // boots' (the file then only says what each is).
+        let listed = info.lines().next().is_some()
+            && spec
+                .steps()
+                .all(|label| info.lines().any(|f| f[0] == label));
         let mut push = |label: &'a [u8]| -> Result<(), Exit> {
             if o.n == MAX_STEPS {
                 return Err(bad(label, "more steps than a series has (16)"));
@@ -134,14 +139,15 @@ impl<'a> Order<'a> {
                 }
                 push(label)?;
             }
-            for label in spec.steps() {
-                if !info.lines().any(|f| f[0] == label) {
-                    return Err(bad(label, "booted, and not among the steps listed"));
-                }
-            }
         } else {
             for label in spec.steps() {
                 push(label)?;
+            }
+            if let Some([label, ..]) = info.lines().find(|f| !spec.steps().any(|l| l == f[0])) {
+                return Err(bad(
+                    label,
+                    "no boot, and the steps listed leave out a step booted",
+                ));
             }
         }
         if o.at[0].is_none() {
@@ -266,13 +272,7 @@ pub fn judge(
             for (i, r) in keys.rows().iter().enumerate() {
                 let mut r = *r;
                 r.verdict = Verdict::NotMeasured;
-                let _ = write!(
-                    tsv.out,
-                    "{k}\t{}\t{}\t{}\t",
-                    Clean(label),
-                    Clean(id),
-                    Clean(subject)
-                );
+                step_columns(&mut tsv.out, k, label, id, subject);
                 table::tsv_row(spec, &[], &r, &mut tsv.out);
                 step_cells[i] = Cell::of(&r);
             }
@@ -314,13 +314,7 @@ pub fn judge(
         both.copy(&spool);
         let _ = both.write_str("\n");
         for (i, r) in rows.iter().enumerate() {
-            let _ = write!(
-                tsv.out,
-                "{k}\t{}\t{}\t{}\t",
-                Clean(label),
-                Clean(id),
-                Clean(subject)
-            );
+            step_columns(&mut tsv.out, k, label, id, subject);
             table::tsv_row(spec, boots.all(), r, &mut tsv.out);
             step_cells[i] = Cell::of(r);
             match r.verdict {
@@ -369,6 +363,18 @@ pub fn judge(
     } else {
         Exit::pass()
     })
+}
+
+/// A line of series.tsv's first columns: the step, its label, id and
+/// subject.
+fn step_columns(out: &mut Out, k: usize, label: &[u8], id: &[u8], subject: &[u8]) {
+    let _ = write!(
+        out,
+        "{k}\t{}\t{}\t{}\t",
+        Clean(label),
+        Clean(id),
+        Clean(subject)
+    );
 }
 
 /// `step K/N: LABEL (ID): SUBJECT`, and what the step is compared with.

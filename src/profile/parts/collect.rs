@@ -49,6 +49,61 @@ where
     submitted(ret, n, b.kind, ledger, seq)
 }
 
+/// Pushes and submits batch `b` one request an io_uring_enter, none
+/// waiting, and calls `between()` after each (b0: lets the io-wq worker
+/// the request woke run until it blocks, before the next request is
+/// queued). False, and counted as `submit` counts, at the first request
+/// that did not fit or that the kernel did not take: none after it is
+/// pushed.
+#[inline(always)]
+pub fn submit_each<F, G>(
+    ring: &mut Ring,
+    ledger: &mut Ledger,
+    seq: u32,
+    b: Batch<F>,
+    mut between: G,
+) -> bool
+where
+    F: FnMut(u32) -> IoUringSqe,
+    G: FnMut(),
+{
+    let mut make = b.make;
+    for i in 0..b.n {
+        if !pushed(ring.push_batch(1, |_| make(i)), ledger, seq)
+            || !submitted(ring.submit(1), 1, b.kind, ledger, seq)
+        {
+            return false;
+        }
+        between();
+    }
+    true
+}
+
+/// Pushes batch `b` on an SQPOLL ring, for its SQ thread, and waits for
+/// its CQEs with one io_uring_enter that submits nothing, waking the SQ
+/// thread first when it sleeps (`Ring::publish_and_wait`). The SQ thread
+/// takes the requests, so all of them count as submitted once that enter
+/// went in (a request it did not take is a missing CQE). Returns whether
+/// the batch went in, and whether the SQ thread had to be woken; false,
+/// and counted, when the batch did not fit or the enter failed.
+#[inline(always)]
+pub fn submit_polled<F>(ring: &mut Ring, ledger: &mut Ledger, seq: u32, b: Batch<F>) -> (bool, bool)
+where
+    F: FnMut(u32) -> IoUringSqe,
+{
+    let n = b.n;
+    if !pushed(ring.push_batch(n, b.make), ledger, seq) {
+        return (false, false);
+    }
+    match ring.publish_and_wait(n) {
+        Ok(woke) => {
+            ledger.submitted[b.kind as usize] += n as u64;
+            (true, woke)
+        }
+        Err(e) => (submit_failed(ledger, seq, Err(e), n), false),
+    }
+}
+
 /// Pushes batches `a` and `b` as one, `a`'s SQEs first, and submits them
 /// with one io_uring_enter that waits for their CQEs: a chain may run from
 /// one into the other (a link never spans two enters). Counted as `submit`

@@ -4,11 +4,13 @@
 //! 1. `Cycle::start`: the cycle's check against its plan, then the first
 //!    clock read of the timed span;
 //! 2. `two_batches` (the first batch submitted alone, the second submitted
-//!    with a wait for the CQEs of both), `together` (two batches submitted
-//!    with one enter: a chain from one into the other) or `one_batch`
-//!    (submitted with a wait for its own CQEs), the CQEs taken into the
-//!    check; `collect_from` takes those the requests posted in another
-//!    ring (MSG_RING's target);
+//!    with a wait for the CQEs of both), `each_then` (the first batch one
+//!    request an enter, something done after each, then the second as in
+//!    `two_batches`: b0), `together` (two batches submitted with one enter:
+//!    a chain from one into the other), `one_batch` (submitted with a wait
+//!    for its own CQEs) or `polled` (left to an SQPOLL ring's SQ thread, one
+//!    enter to wait: q0), the CQEs taken into the check; `collect_from`
+//!    takes those the requests posted in another ring (MSG_RING's target);
 //! 3. `stop`: the closing clock read, the span's ns; untimed batches may
 //!    follow (v0's check, p0's drain), and `verify`, a check of what the
 //!    requests did besides their CQEs (the bytes a READ got);
@@ -29,7 +31,8 @@
 //! Everything here is inlined into each workload's `cycle`: the timed path
 //! is the one the workload would write out by hand.
 
-use super::collect::{collect, one_batch, submit, submit_together, Batch};
+use super::collect::Batch;
+use super::collect::{collect, one_batch, submit, submit_each, submit_polled, submit_together};
 use super::span;
 use crate::check::{CycleCheck, Ledger, Plan};
 use crate::ring::Ring;
@@ -83,6 +86,53 @@ impl<'p> Cycle<'p> {
         if self.ok {
             collect(ring, &mut self.check, ledger, want, seq);
         }
+    }
+
+    /// Submits `first` one request an enter, calling `between()` after
+    /// each (`submit_each`), then `second` with a wait for the CQEs of
+    /// both, and takes them into the check. Nothing more is pushed after a
+    /// request of `first` that failed.
+    #[inline(always)]
+    pub fn each_then<A, G, B>(
+        &mut self,
+        ring: &mut Ring,
+        ledger: &mut Ledger,
+        first: Batch<A>,
+        between: G,
+        second: Batch<B>,
+    ) where
+        A: FnMut(u32) -> IoUringSqe,
+        G: FnMut(),
+        B: FnMut(u32) -> IoUringSqe,
+    {
+        let (seq, want) = (self.seq, first.n + second.n);
+        self.ok = self.ok
+            && submit_each(ring, ledger, seq, first, between)
+            && submit(ring, ledger, seq, second, want);
+        if self.ok {
+            collect(ring, &mut self.check, ledger, want, seq);
+        }
+    }
+
+    /// Leaves `b` to the SQ thread of an SQPOLL ring and waits for its
+    /// CQEs (`submit_polled`), then takes them into the check; not pushed
+    /// when an earlier batch of the cycle failed. True when the SQ thread
+    /// slept and the enter woke it.
+    #[inline(always)]
+    pub fn polled<F>(&mut self, ring: &mut Ring, ledger: &mut Ledger, b: Batch<F>) -> bool
+    where
+        F: FnMut(u32) -> IoUringSqe,
+    {
+        if !self.ok {
+            return false;
+        }
+        let (seq, want) = (self.seq, b.n);
+        let (ok, woke) = submit_polled(ring, ledger, seq, b);
+        self.ok = ok;
+        if ok {
+            collect(ring, &mut self.check, ledger, want, seq);
+        }
+        woke
     }
 
     /// Submits `b` with a wait for its CQEs and takes them into the check;
@@ -148,8 +198,10 @@ impl<'p> Cycle<'p> {
     /// The verdict: clean when every batch went in whole and the check
     /// found every expected CQE, once, with its res and flags, and nothing
     /// else (see the module docs for why that is all a cycle can count).
+    /// By reference, not by value: a move of the cycle (past 128 bytes, the
+    /// check's seen-bits of every kind) would be a call of memcpy.
     #[inline(always)]
-    pub fn finish(mut self, ledger: &mut Ledger) -> bool {
+    pub fn finish(&mut self, ledger: &mut Ledger) -> bool {
         self.check.finish_own(ledger) && self.ok
     }
 }

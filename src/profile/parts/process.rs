@@ -1,5 +1,6 @@
-//! What a run changes of the process it runs in, and gives back. Every
-//! run pins its thread to one CPU; a0 puts it under SCHED_BATCH. Each
+//! What a run changes of the process it runs in, and gives back; and how
+//! many threads the process has (`threads`). Every run pins its thread to
+//! one CPU; a0, b0 and g0 put it under SCHED_BATCH. Each
 //! change is a `GiveBack`, given back before the run's summary (so that a
 //! failure fails the run, naming the call) or, however the run ends, when
 //! dropped. One that cannot be given back also leaves a mark here: every
@@ -71,4 +72,16 @@ pub fn left() -> Option<Fault> {
         _ => Changed::Policy,
     };
     Some(Fault::NotGivenBack(what, Errno(v as u32 as i32)))
+}
+
+/// The threads of this process now (io-wq workers and an SQ thread among
+/// them: the kernel's, started for it); None when /proc/self/task cannot be
+/// read.
+pub fn threads() -> Option<u32> {
+    let mut n = 0;
+    sys::dir::entries(c"/proc/self/task", &mut |name| {
+        n += name.iter().all(u8::is_ascii_digit) as u32;
+    })
+    .ok()?;
+    Some(n)
 }

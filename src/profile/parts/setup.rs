@@ -6,14 +6,17 @@
 //! failure (1), naming the step and the errno: a bisect must not skip a
 //! kernel that breaks ring set-up.
 
+use core::ffi::CStr;
 use core::fmt;
 
 use crate::check::Plan;
 use crate::config::{RingFlags, CQ_ENTRIES, RING_ENTRIES};
+use crate::decimal;
 use crate::exit::{self, Exit};
-use crate::profile::vocabulary::{SetUp, Shape};
+use crate::profile::vocabulary::{OwnRing, SetUp, Shape};
 use crate::ring::{Ring, SetupError};
-use crate::sys::Errno;
+use crate::sys::uapi::IoUringParams;
+use crate::sys::{self, Errno};
 
 /// What a workload checks its cycles against: its requests of the main
 /// kind, the plan of its CQEs, and the ns each timed cycle spins with the
@@ -98,6 +101,71 @@ pub fn ring(whose: Whose, flags: RingFlags, timeout_ns: u64) -> Result<Ring, Exi
     Ok(ring)
 }
 
+/// The ring a workload with `own` runs its cycles on in place of the run's
+/// (the run's sizes, its flags), the run pinned to `cpu`, its waits bounded
+/// by `timeout_ns`; with IORING_SETUP_SQPOLL its SQ thread on
+/// `sq_thread_cpu(cpu)` with `own`'s idle time. A kernel that refuses the
+/// flags (EINVAL: one it does not know or will not combine; EPERM, EACCES:
+/// refused, as an LSM may refuse SQPOLL) cannot run the workload: a skip
+/// naming them. (Since 5.11 SQPOLL needs no privilege.)
+pub fn own_ring(own: &OwnRing, cpu: u32, timeout_ns: u64) -> Result<Ring, Exit> {
+    let mut p = IoUringParams {
+        flags: own.flags,
+        cq_entries: CQ_ENTRIES,
+        ..Default::default()
+    };
+    if own.polled() {
+        p.sq_thread_cpu = sq_thread_cpu(cpu);
+        p.sq_thread_idle = own.sq_thread_idle_ms;
+    }
+    let names = own.names;
+    let mut ring = Ring::with_params(RING_ENTRIES, p).map_err(|e| match e {
+        SetupError::Setup(e @ (Errno::EINVAL | Errno::EPERM | Errno::EACCES)) => Exit::new(
+            exit::SKIP,
+            format_args!("kernel refuses io_uring_setup with {names}: {e}"),
+        ),
+        e => ring_failed(Whose::Run, e),
+    })?;
+    ring.set_wait_timeout_ns(timeout_ns);
+    Ok(ring)
+}
+
+/// Where the kernel lists the online CPUs ("0-3,5").
+const ONLINE_CPUS: &CStr = c"/sys/devices/system/cpu/online";
+
+/// The CPU the SQ thread of a workload's SQPOLL ring runs on, the run
+/// pinned to `run_cpu`: the lowest online CPU but that one, so that the SQ
+/// thread polls while the run's thread runs; on a box of one online CPU
+/// (or one whose list cannot be read), `run_cpu` itself: they share it.
+/// From the box alone, not from this thread's affinity (which the run
+/// pins), so `describe` and the run state the same.
+pub fn sq_thread_cpu(run_cpu: u32) -> u32 {
+    let mut buf = [0u8; 256];
+    let other = sys::read_file(ONLINE_CPUS, &mut buf)
+        .ok()
+        .and_then(|l| lowest_but(l, run_cpu));
+    other.unwrap_or(run_cpu)
+}
+
+/// The lowest CPU of the list `text` ("0-3,5\n") but `not`; None when
+/// there is none, or the list cannot be read as one.
+fn lowest_but(text: &[u8], not: u32) -> Option<u32> {
+    let number = |s: &[u8]| decimal::whole(s, 4).ok().map(|n| n as u32);
+    let text = text.strip_suffix(b"\n").unwrap_or(text);
+    for range in text.split(|&b| b == b',') {
+        let mut ends = range.splitn(2, |&b| b == b'-');
+        let first = number(ends.next()?)?;
+        let last = ends.next().map_or(Some(first), number)?;
+        if first != not {
+            return Some(first);
+        }
+        if last > first {
+            return Some(first + 1);
+        }
+    }
+    None
+}
+
 /// A ring of `whose` that could not be set up.
 pub fn ring_failed(whose: Whose, e: SetupError) -> Exit {
     let step = |name| Step::of(whose, name);
@@ -123,6 +191,27 @@ pub fn step_failed(step: Step, e: Errno) -> Exit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The SQ thread's CPU: the lowest online but the run's; the run's on a
+    /// box of one CPU, or a list that is no list.
+    #[test]
+    fn the_sq_thread_takes_the_lowest_other_online_cpu() {
+        for (list, run, want) in [
+            (&b"0-3\n"[..], 2, Some(0)),
+            (b"0-3\n", 0, Some(1)),
+            (b"0,2-3", 0, Some(2)),
+            (b"1\n", 1, None),
+            (b"0\n", 0, None),
+            (b"4-7,9", 4, Some(5)),
+            (b"", 0, None),
+            (b"x-1", 0, None),
+        ] {
+            assert_eq!(lowest_but(list, run), want, "{list:?} {run}");
+        }
+        let here = sq_thread_cpu(0);
+        let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+        assert_eq!(here == 0, online.trim() == "0", "{online}");
+    }
 
     /// A step is named by whose part it set up, the run's alone by itself:
     /// `io_uring_setup`, `pollwake io_uring_setup`, as a skip or a failure.

@@ -18,8 +18,9 @@ use core::fmt::{self, Write};
 
 use crate::check::Kind;
 use crate::config::{RunConfig, CQ_ENTRIES, RING_ENTRIES, VERSION, WATCHDOG_MS};
+use crate::profile::parts::setup;
 use crate::profile::registry::ProfileId;
-use crate::profile::vocabulary::{Profile, Takes};
+use crate::profile::vocabulary::{OwnRing, Profile, Takes};
 use crate::render::Text;
 use crate::sha256::Sha256;
 
@@ -51,6 +52,13 @@ pub enum Field {
     RingFlags,
     WaiterCpu,
     WatchdogMs,
+    /// The ring a workload runs its cycles on in place of the run's
+    /// (`Profile::own_ring`): its io_uring_setup flags, and with
+    /// IORING_SETUP_SQPOLL its SQ thread's CPU (chosen from the run's CPU
+    /// and the box's online CPUs, parts/setup.rs) and idle time.
+    SetupFlags,
+    SqThreadCpu,
+    SqThreadIdleMs,
     /// `--shared`: `private` or `shared`, where the workload has futex words.
     FutexScope,
     /// `--timeout`: the bound on every wait, in seconds.
@@ -72,7 +80,7 @@ pub enum Stated {
 
 impl Field {
     /// Every field, in `describe`'s order, which the contract line keeps.
-    pub const ALL: [Field; 18] = [
+    pub const ALL: [Field; 21] = [
         Field::Profile,
         Field::Mode,
         Field::Burst,
@@ -88,6 +96,9 @@ impl Field {
         Field::RingFlags,
         Field::WaiterCpu,
         Field::WatchdogMs,
+        Field::SetupFlags,
+        Field::SqThreadCpu,
+        Field::SqThreadIdleMs,
         Field::FutexScope,
         Field::Timeout,
         Field::InjectNs,
@@ -111,6 +122,9 @@ impl Field {
             Field::RingFlags => "ring_flags",
             Field::WaiterCpu => "waiter_cpu",
             Field::WatchdogMs => "watchdog_ms",
+            Field::SetupFlags => "setup_flags",
+            Field::SqThreadCpu => "sq_thread_cpu",
+            Field::SqThreadIdleMs => "sq_thread_idle_ms",
             Field::FutexScope => "futex_scope",
             Field::Timeout => "timeout_s",
             Field::InjectNs => "inject_ns",
@@ -146,6 +160,10 @@ impl Field {
             // The watchdog bounds the waiter's every wait.
             Field::WaiterCpu | Field::WatchdogMs => takes(Takes::WaiterCpu),
             Field::RingFlags => takes(Takes::RingFlags),
+            Field::SetupFlags => p.own_ring.is_some(),
+            Field::SqThreadCpu | Field::SqThreadIdleMs => {
+                p.own_ring.as_ref().is_some_and(OwnRing::polled)
+            }
             Field::FutexScope => p.futex_words,
             _ => true,
         }
@@ -183,6 +201,7 @@ impl Contract<'_, '_> {
             return None;
         }
         let (c, s) = (self.cfg, self.id.shape(self.cfg));
+        let own = self.id.profile().own_ring.as_ref();
         let num = |n: u32| Some(FieldValue::Num(n as u64));
         match f {
             Field::Profile => Some(FieldValue::Word(self.id.formal_name())),
@@ -200,6 +219,9 @@ impl Contract<'_, '_> {
             Field::RingFlags => Some(FieldValue::Word(c.ring_flags.name())),
             Field::WaiterCpu => num(c.waiter_cpu.unwrap_or(self.cpu)),
             Field::WatchdogMs => num(WATCHDOG_MS as u32),
+            Field::SetupFlags => own.map(|o| FieldValue::Word(o.names)),
+            Field::SqThreadCpu => num(setup::sq_thread_cpu(self.cpu)),
+            Field::SqThreadIdleMs => own.and_then(|o| num(o.sq_thread_idle_ms)),
             Field::FutexScope => Some(FieldValue::Word(c.futex_scope())),
             Field::Timeout => num(c.timeout_s),
             Field::InjectNs => (c.inject_ns != 0).then_some(FieldValue::Num(c.inject_ns as u64)),

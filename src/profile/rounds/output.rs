@@ -67,11 +67,15 @@ pub fn banner(w: &mut dyn Write, run: &RunInfo, own: Option<&dyn OwnOutput>) {
 }
 
 /// The lines between the last row and the checks line: the workload's
-/// own, or the futex workloads' (`table_summary`).
+/// own, or the futex workloads' (`table_summary`) and the workload's
+/// remarks.
 pub fn summary(w: &mut dyn Write, work: &dyn Workload, o: &Outcome) {
     match work.own_output() {
         Some(own) => own.summary(w, o),
-        None => table_summary(w, o),
+        None => {
+            table_summary(w, o);
+            work.remarks(w);
+        }
     }
 }
 

@@ -13,8 +13,9 @@ use core::fmt::Write;
 use crate::check::{Kind, Ledger, KINDS};
 use crate::config::{self, RunConfig};
 use crate::exit::{self, Exit};
+use crate::profile::parts::setup;
 use crate::profile::registry::ProfileId;
-use crate::profile::vocabulary::{Profile, Shape};
+use crate::profile::vocabulary::{OwnRing, Profile, Shape};
 use crate::profile::workloads::msg_ring;
 use crate::render::{self, Bytes, Line};
 use crate::sys;
@@ -38,6 +39,14 @@ fn opcode(k: Kind) -> Option<&'static str> {
         Kind::Timeout => "TIMEOUT",
         Kind::Send => "SEND",
         Kind::Recv => "RECV",
+        Kind::Splice => "SPLICE",
+        Kind::Fsync => "FSYNC",
+        Kind::Fallocate => "FALLOCATE",
+        Kind::Fadvise => "FADVISE",
+        Kind::Madvise => "MADVISE",
+        Kind::Statx => "STATX",
+        Kind::Ftruncate => "FTRUNCATE",
+        Kind::SyncRange => "SYNC_FILE_RANGE",
         Kind::Target => return None,
     })
 }
@@ -164,7 +173,11 @@ impl RunWitness {
             return Ok(RunWitness::Off);
         }
         let names = function_names(id.profile());
-        match Instance::create(&watch(id, cfg, cpu, &names)) {
+        let made = match apart(id.profile(), cpu) {
+            Some(why) => Err(why),
+            None => Instance::create(&watch(id, cfg, cpu, &names)),
+        };
+        match made {
             Ok(instance) => Ok(RunWitness::On {
                 instance,
                 profile: id.profile(),
@@ -264,6 +277,22 @@ impl RunWitness {
         }
         a
     }
+}
+
+/// Why a run of `profile` pinned to `cpu` cannot be witnessed, if it
+/// cannot: its SQ thread submits on another CPU (q0 on a box of two CPUs
+/// or more), where the witness neither sizes a buffer nor expects events.
+fn apart(profile: &Profile, cpu: u32) -> Option<Line> {
+    let polled = profile.own_ring.as_ref().is_some_and(OwnRing::polled);
+    let sq = setup::sq_thread_cpu(cpu);
+    (polled && sq != cpu).then(|| {
+        let mut why = Line::new();
+        let _ = write!(
+            why,
+            "its SQ thread submits on CPU {sq}, and the witness counts CPU {cpu}'s events alone"
+        );
+        why
+    })
 }
 
 /// A settled witness: its lines, in the order they are printed (on a

@@ -40,6 +40,7 @@ pub static Z0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
     futex_words: true,
+    own_ring: None,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wake, cfg.slots, 0),
     series: &[RowSet::only(
         "z0_zero_wake",
@@ -66,6 +67,7 @@ pub static E0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
     futex_words: true,
+    own_ring: None,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wait, cfg.slots, RES_AGAIN),
     series: &[RowSet::only("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN")],
     punted: &[],
@@ -96,6 +98,7 @@ pub static N0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots, Takes::Tsv],
     futex_words: true,
+    own_ring: None,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
     series: &[RowSet::only("n0_nop", "io_uring NOP")],
     punted: &[],

@@ -37,6 +37,7 @@ pub static L0: Profile = Profile {
     // Private by contract: the populated cache of the report's cycle.
     takes: &[Takes::Slots, Takes::Tsv],
     futex_words: true,
+    own_ring: None,
     shape: |cfg| wait_wake::shape(cfg.slots),
     series: &[RowSet::only("l0_lifecycle", "io_uring ring setup to exit")],
     punted: &[],

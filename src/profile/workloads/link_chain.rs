@@ -38,6 +38,7 @@ pub static K0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots],
     futex_words: false,
+    own_ring: None,
     shape: |cfg| {
         let n = cfg.slots;
         Shape::new(n)

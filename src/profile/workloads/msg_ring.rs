@@ -41,6 +41,7 @@ pub static M0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots],
     futex_words: false,
+    own_ring: None,
     shape: |cfg| shape(cfg.slots),
     series: &[RowSet::only(
         "m0_msg_ring",

@@ -6,52 +6,34 @@
 //! (io_wq_submit_work -> io_nop) and posts its CQE (io_req_complete_post).
 //! Every NOP must end with res 0.
 //!
-//! The workers: bound to the run's CPU (IORING_REGISTER_IOWQ_AFF), so that
-//! one CPU does all of the run's work, as in every workload; at most
-//! IOWQ_WORKERS of them (IORING_REGISTER_IOWQ_MAX_WORKERS), the kernel's
-//! own limit on a box of one CPU, so the figure does not depend on how many
-//! CPUs the box has. A NOP with IOSQE_ASYNC is bounded, concurrent work
+//! The workers, the policy and the set-up's cycle are io-wq workloads'
+//! (parts/iowq.rs): bound to the run's CPU, at most BOUNDED_WORKERS of them
+//! (the kernel's own limit on a box of one CPU), the run's thread and its
+//! workers under SCHED_BATCH, and the workers started by one untimed
+//! cycle. A NOP with IOSQE_ASYNC is bounded, concurrent work
 //! (REQ_F_FORCE_ASYNC): each one that finds no free worker starts one, up
-//! to the limit, so the first warm-up cycle starts them all, and they stay
-//! (a worker leaves after 5 s idle; a run never idles that long). Both
-//! settings belong to the process's io-wq, not to the ring: they outlive
-//! the run's ring, and are not given back (unlike the policy below): they
-//! shape io-wq work alone, which no other workload makes, and every a0 run
-//! sets them alike, so no later point of the process differs. The set-up
-//! runs one untimed cycle, so the workers are there before the rounds (and
-//! the witness follows them: they are threads of the process, but not
-//! forks).
-//!
-//! The run's thread is SCHED_BATCH while a0 runs (its policy given back in
-//! `finish`, or the run fails naming it), and its workers, started in the
-//! set-up, inherit it: a wakeup then never preempts the running thread, so
-//! every cycle runs the same way: the submitter queues all its NOPs, then
-//! sleeps in its wait; a worker runs them all, then sleeps; the submitter
-//! takes the CQEs. Under SCHED_OTHER whether each wakeup of the worker
-//! preempted the submitter depended on where the scheduler's deadlines
-//! stood, which drifts: under QEMU's instruction clock the rounds of one
-//! point spread over 7.3% (cv 2.1%; under SCHED_BATCH 0.09%).
+//! to the limit, so the set-up's cycle starts them all, and they stay (a
+//! worker leaves after 5 s idle; a run never idles that long). Under
+//! SCHED_BATCH every cycle runs the same way: the submitter queues all its
+//! NOPs, then sleeps in its wait; a worker runs them all, then sleeps; the
+//! submitter takes the CQEs.
 //!
 //! Timed span: from before the first SQE is written to after the last CQE
 //! is checked; the workers' instructions inside it are the punt's.
 
-use core::fmt::Write;
-
 use crate::check::{tag, Counter, Kind, Ledger};
 use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
-use crate::cpu;
-use crate::exit::{self, Exit};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::parts::process::{Before, GiveBack};
-use crate::profile::parts::setup::{self, CyclePlan, Step};
+use crate::profile::parts::iowq;
+use crate::profile::parts::process::GiveBack;
+use crate::profile::parts::setup::CyclePlan;
 use crate::profile::vocabulary::{Fault, Function, Names, Profile, RowSet, Shape};
 use crate::profile::vocabulary::{Takes, Timed, Workload, NOP};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::uapi::IOSQE_ASYNC;
-use crate::sys::{self, Errno};
 
 /// a0: NOPs every one of which an io-wq worker runs.
 pub static A0: Profile = Profile {
@@ -67,6 +49,7 @@ pub static A0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots],
     futex_words: false,
+    own_ring: None,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
     series: &[RowSet::only(
         "a0_nop_async",
@@ -85,82 +68,26 @@ pub static A0: Profile = Profile {
     totals: &TOTALS,
     failures: &[],
     start: |s, ring, ledger, then| {
-        bind_workers(ring, s.cpu.cpu())?;
-        // Before the workers start: they inherit it.
-        let policy = Some(batched()?);
+        let policy = Some(iowq::prepare(
+            ring,
+            s.cpu.cpu(),
+            [iowq::BOUNDED_WORKERS, 0],
+        )?);
         let p = CyclePlan::of(s);
         let mut a0 = NopAsync { p, policy };
-        a0.start_workers(ring, ledger)?;
+        iowq::start_workers(&mut a0, ring, ledger, iowq::Start::OneCycle)?;
         then(&mut a0, ring, ledger)
     },
 };
 
-/// Most io-wq workers for bounded work: what the kernel allows on a box
-/// of one CPU (4 per CPU online, tctx.c's io_init_wq_offload).
-pub const IOWQ_WORKERS: u32 = 4;
-
 /// The checks line's totals.
 const TOTALS: [Counter; 2] = [("cqes", |l| l.cqes), ("nop_cqes", |l| l.kind(Kind::Nop))];
-
-/// Binds the io-wq workers of this process to `cpu`, IOWQ_WORKERS at most.
-/// A kernel that lacks either register call (EINVAL) cannot run a0: a skip.
-fn bind_workers(ring: &Ring, cpu: u32) -> Result<(), Exit> {
-    let lacks = |what, e| match e {
-        Errno::EINVAL => Exit::new(exit::SKIP, format_args!("kernel lacks {what}: {e}")),
-        e => setup::step_failed(Step::run(what), e),
-    };
-    ring.register_iowq_affinity(&cpu::only(cpu))
-        .map_err(|e| lacks("IORING_REGISTER_IOWQ_AFF", e))?;
-    ring.register_iowq_max_workers(IOWQ_WORKERS)
-        .map_err(|e| lacks("IORING_REGISTER_IOWQ_MAX_WORKERS", e))
-}
-
-/// Puts the run's thread under SCHED_BATCH (see the module docs); what it
-/// had before is given back in `finish`, or when dropped (a set-up that
-/// failed after this). A policy not given back fails the run: a0's next
-/// run, or r0 after it in a suite, would measure under SCHED_BATCH.
-fn batched() -> Result<GiveBack, Exit> {
-    let failed = |e| setup::step_failed(Step::run("sched_setscheduler(SCHED_BATCH)"), e);
-    let before = sys::sched_getscheduler().map_err(failed)?;
-    sys::sched_setscheduler(sys::SCHED_BATCH).map_err(failed)?;
-    Ok(GiveBack::new(Before::Policy(before)))
-}
-
-/// The sequence number of the set-up's cycle (the rounds count up from 0).
-const START_SEQ: u32 = u32::MAX;
 
 pub struct NopAsync {
     p: CyclePlan,
     /// The policy the run's thread had before the set-up, given back in
     /// `finish` (None: the tests' cycles, which do not change it).
     policy: Option<GiveBack>,
-}
-
-impl NopAsync {
-    /// Starts the workers in the set-up, with one untimed cycle checked
-    /// like any (its CQEs count, in no round): the rounds, the witness's
-    /// window included, begin with the workers there, and the witness
-    /// follows them from its start. A cycle that failed fails the set-up,
-    /// naming its first failure.
-    fn start_workers(&mut self, ring: &mut Ring, ledger: &mut Ledger) -> Result<(), Exit> {
-        let mut pass = Ledger::default();
-        self.cycle(ring, &Clock::syscall(), &mut pass, START_SEQ);
-        ledger.absorb_untimed(&pass);
-        let Some(f) = pass.first else {
-            return Ok(());
-        };
-        let mut e = Exit::new(
-            exit::FAIL,
-            format_args!(
-                "set-up: the cycle that starts the io-wq workers failed: {}",
-                f.what
-            ),
-        );
-        if let Some(call) = f.call {
-            let _ = write!(e.cause, ": {call}");
-        }
-        Err(e)
-    }
 }
 
 impl Workload for NopAsync {
@@ -187,6 +114,7 @@ impl Workload for NopAsync {
 mod tests {
     use super::*;
     use crate::check::{Fail, Plan};
+    use crate::exit;
     use crate::profile::tests::live::{live_plan, refusing_ring, shape};
 
     /// A set-up whose cycle fails (here: a ring whose every enter fails,
@@ -202,7 +130,7 @@ mod tests {
             policy: None,
         };
         let mut l = Ledger::default();
-        let Err(e) = a0.start_workers(&mut ring, &mut l) else {
+        let Err(e) = iowq::start_workers(&mut a0, &mut ring, &mut l, iowq::Start::OneCycle) else {
             panic!("the set-up passed")
         };
         let why = "set-up: the cycle that starts the io-wq workers failed: submit_error: \
@@ -219,7 +147,8 @@ mod tests {
         let Some((mut ring, p)) = live_plan(&A0, 32) else {
             return;
         };
-        assert!(bind_workers(&ring, crate::sys::getcpu().unwrap()).is_ok());
+        let cpu = crate::sys::getcpu().unwrap();
+        assert!(iowq::bind_workers(&ring, cpu, [iowq::BOUNDED_WORKERS, 0]).is_ok());
         let clock = Clock::syscall();
         let mut l = Ledger::default();
         let mut a0 = NopAsync { p, policy: None };

@@ -36,6 +36,7 @@ pub static R0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots],
     futex_words: false,
+    own_ring: None,
     shape: |cfg| Pipes::shape(cfg.slots),
     series: &[RowSet::only("r0_rw_pipe", "io_uring READ/WRITE, pipe")],
     punted: &[],

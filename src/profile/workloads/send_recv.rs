@@ -31,6 +31,7 @@ pub static U0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots],
     futex_words: false,
+    own_ring: None,
     shape: |cfg| SocketPairs::shape(cfg.slots),
     series: &[RowSet::only(
         "u0_send_recv",

@@ -39,6 +39,7 @@ pub static T0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots],
     futex_words: false,
+    own_ring: None,
     shape: |cfg| {
         let n = cfg.slots;
         Shape::new(n)

@@ -36,6 +36,7 @@ pub static C0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
     futex_words: true,
+    own_ring: None,
     shape: |cfg| {
         let n = cfg.slots;
         Shape::new(n)

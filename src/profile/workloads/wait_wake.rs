@@ -39,6 +39,7 @@ pub static S0: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
     futex_words: true,
+    own_ring: None,
     shape: |cfg| shape(cfg.slots),
     series: &[RowSet::only("s0_wait_wake", "io_uring futex WAIT/WAKE")],
     punted: &[],

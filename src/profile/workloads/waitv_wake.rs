@@ -38,6 +38,7 @@ pub static V0: Profile = Profile {
     max_slots: MAX_GROUPS,
     takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
     futex_words: true,
+    own_ring: None,
     shape: |cfg| {
         let g = cfg.slots;
         Shape {

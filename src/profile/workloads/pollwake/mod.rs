@@ -78,6 +78,7 @@ pub static POLLWAKE: Profile = Profile {
     max_slots: MAX_SLOTS,
     takes: &[Takes::Burst, Takes::WaiterCpu, Takes::RingFlags],
     futex_words: false,
+    own_ring: None,
     shape: |cfg| shape(cfg.burst),
     series: &SERIES,
     punted: &[],

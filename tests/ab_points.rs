@@ -1,0 +1,278 @@
+//! scripts/ab.sh's points kept and reused, around the stand-ins
+//! (tests/stand_in/ab.rs): a point is kept in the cache under the hash of
+//! what made it and reused where all of that is the same (the table says
+//! when it was booted); an edit to the head is one build and one boot; a
+//! point booted again (--recheck) must be the same line for line, else the
+//! run fails loudly; and anything that makes a point another one (the
+//! image, the run options, the binary) boots again.
+
+mod stand_in;
+mod utils;
+
+use stand_in::ab::*;
+use stand_in::*;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+#[test]
+fn an_edit_to_the_head_is_one_build_and_one_boot() {
+    let Some(b) = setup("edit") else {
+        return;
+    };
+    let t = tree(&b, "linux", "parent", &[]);
+    let ts = t.to_str().unwrap();
+    let patch = one_line_patch(&b.dir, "c.patch", "c.c", "c one", "c two");
+    let run = |n: u32| {
+        let out = b.dir.file(&format!("out{n}"));
+        let r = ab(&b, &["--tree", ts, "--patch", &patch, "-o", &out]);
+        assert_eq!(r.code, 0, "run {n}: {}", r.err);
+        r
+    };
+    run(1);
+    assert_eq!(b.boots(), 2);
+    // The edit: the patch writes c.c otherwise.
+    one_line_patch(&b.dir, "c.patch", "c.c", "c one", "c three");
+    let made = (compiled(&b, 0).len(), compiled(&b, 1).len());
+    let r = run(2);
+    // One build: the head's, of c.c alone; the base's slot is as built.
+    assert_eq!(compiled(&b, 0).len(), made.0);
+    assert_eq!(compiled(&b, 1)[made.1..], ["CC c.c"]);
+    assert!(image(&b, 1).contains("c three"));
+    assert!(
+        r.err.contains("ab.sh: [base] prepared: ") && r.err.contains("built already ("),
+        "{}",
+        r.err
+    );
+    assert_eq!(r.err.matches("] build: ").count(), 1, "{}", r.err);
+    // One boot: the head's; the base's points are reused, and said to be.
+    assert_eq!(booted(&b), ["slot-0", "slot-1", "slot-1"]);
+    assert!(
+        r.err.contains("ab.sh: [base] its points reused: booted "),
+        "{}",
+        r.err
+    );
+    let text = flat(&r.out);
+    assert!(text.contains("base: reused from "), "{}", r.out);
+    assert!(!text.contains("head: reused from "), "{}", r.out);
+    let out2 = b.dir.join("out2");
+    let date = fs::read_to_string(out2.join("base/reused")).unwrap();
+    let kept = fs::read_to_string(b.dir.join("out1/boot-base.log")).unwrap();
+    assert_eq!(
+        fs::read_to_string(out2.join("boot-base.log")).unwrap(),
+        kept,
+        "the reused point's boot log is its own boot's"
+    );
+    assert!(
+        text.contains(&format!("base: reused from {}", date.trim())),
+        "{}",
+        r.out
+    );
+    // The reused point is the kept one, boot id and all.
+    assert_eq!(
+        fs::read_to_string(out2.join("base/s0.txt")).unwrap(),
+        fs::read_to_string(b.dir.join("out1/base/s0.txt")).unwrap()
+    );
+}
+
+/// A box with the parent's tree and the child's, ab run once over them
+/// into `out1` (s0 moved: exit 1).
+fn measured_once(name: &str) -> Option<(Box, PathBuf, PathBuf)> {
+    let b = setup(name)?;
+    let base = tree(&b, "base", "parent", &[]);
+    let head = tree(&b, "head", "child", &[]);
+    let r = ab_trees(&b, &base, &head, &b.dir.file("out1"), &[]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    Some((b, base, head))
+}
+
+#[test]
+fn recheck_boots_a_kept_point_again_and_fails_loudly_when_it_differs() {
+    let Some((b, base, head)) = measured_once("recheck") else {
+        return;
+    };
+    let out = |n: u32| b.dir.file(&format!("out{n}"));
+    // Booted again, the same: the table says so, and its verdicts stand.
+    let r = ab_trees(&b, &base, &head, &out(2), &["--recheck"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(b.boots(), 4, "{}", r.err);
+    let text = flat(&r.out);
+    for said in [
+        "base: reused from ",
+        "base: booted again: its 4 files the same, line for line, but the boot's identity (--exact).",
+        "head: booted again: its 4 files the same,",
+    ] {
+        assert!(text.contains(said), "no {said:?} in {}", r.out);
+    }
+    for f in [
+        "base/s0.txt",
+        "base-recheck/s0.txt",
+        "head-recheck/suite.txt",
+    ] {
+        assert!(Path::new(&out(2)).join(f).exists(), "no {f}");
+    }
+    assert_eq!(verdicts(Path::new(&out(2))), verdicts(Path::new(&out(1))));
+    // A QEMU that no longer gives the kept figures (one round of the
+    // child's s0 one instruction higher): NOT EXACT, 125, the line named.
+    let consoles = b.dir.join("consoles");
+    let child = fs::read_to_string(consoles.join("child")).unwrap();
+    let point = guest_point("s0-child-1");
+    let bumped = shifted(&point, &[1.0, 0.0, 0.0, 0.0, 0.0]);
+    fs::write(consoles.join("child"), child.replace(&point, &bumped)).unwrap();
+    let r = ab_trees(&b, &base, &head, &out(3), &["--recheck"]);
+    assert_eq!(r.code, 125, "{}", r.err);
+    assert!(
+        r.out
+            .starts_with("NOT EXACT: head's boots differ, where the instruction clock gives"),
+        "{}",
+        r.out
+    );
+    assert!(
+        r.err
+            .contains("uring-repro: ab: NOT EXACT: head's boots differ: s0.txt line "),
+        "{}",
+        r.err
+    );
+    let text = flat(&r.out);
+    assert!(
+        text.contains("head: booted again: NOT THE SAME: s0.txt line "),
+        "{}",
+        r.out
+    );
+    // Without --recheck the kept point is what the table is made of.
+    let r = ab_trees(&b, &base, &head, &out(4), &[]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(verdicts(Path::new(&out(4))), verdicts(Path::new(&out(1))));
+}
+
+#[test]
+fn what_makes_a_point_another_one_boots_it_again() {
+    let Some((b, base, head)) = measured_once("key") else {
+        return;
+    };
+    let out = |n: u32| b.dir.file(&format!("out{n}"));
+    assert_eq!(b.boots(), 2);
+    // Other run options: other points.
+    let r = ab_trees(
+        &b,
+        &base,
+        &head,
+        &out(2),
+        &["--", "--cycles", "32", "--rounds", "3"],
+    );
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(b.boots(), 4);
+    // Another binary (this one with a byte more: another hash).
+    let bin = b.dir.join("uring-repro");
+    let mut bytes = fs::read(utils::BIN).unwrap();
+    bytes.push(0);
+    fs::write(&bin, bytes).unwrap();
+    chmod_x(&bin);
+    let r = ab_trees(&b, &base, &head, &out(3), &["--bin", bin.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(b.boots(), 6);
+    // Another image: the head's c.c changed (its console, and so its
+    // figures, the same): the head boots again, the base is reused.
+    fs::write(head.join("c.c"), "c two\n").unwrap();
+    let r = ab_trees(&b, &base, &head, &out(4), &[]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(booted(&b)[6..], ["slot-1"]);
+    // The key's text is kept beside each point: what made it.
+    let points = b.dir.join("cache/points");
+    let key = fs::read_dir(&points)
+        .unwrap()
+        .flatten()
+        .map(|e| fs::read_to_string(e.path().join("key.txt")).unwrap())
+        .next()
+        .unwrap();
+    for word in [
+        "image ",
+        "bin ",
+        "boot-point.sh ",
+        "qemu ",
+        "accel icount, cpus 1",
+        "run suite --profiles",
+    ] {
+        assert!(key.contains(word), "no {word:?} in {key}");
+    }
+}
+
+#[test]
+fn two_trees_written_at_one_instant_are_told_apart_by_content() {
+    // The same file names, the same sizes, the same modification times,
+    // another content: only the content tells them apart (a tree made by
+    // a script, both copies in one clock tick).
+    let Some(b) = setup("same-time") else {
+        return;
+    };
+    let base = tree(&b, "base", "parent", &[]);
+    let head = tree(&b, "head", "parent", &[]);
+    let when = SystemTime::now() - Duration::from_secs(60);
+    for (dir, console) in [(&base, "console=base2\n"), (&head, "console=head2\n")] {
+        let f = fs::File::options()
+            .write(true)
+            .open(dir.join("a.c"))
+            .unwrap();
+        f.set_len(0).unwrap();
+        use std::io::Write;
+        (&f).write_all(console.as_bytes()).unwrap();
+        f.set_modified(when).unwrap();
+    }
+    let consoles = b.dir.join("consoles");
+    let items = [("s0", Some("s0-parent-1")), ("n0", Some("n0-parent"))];
+    let moved = shifted(&guest_point("s0-parent-1"), &[3.0]);
+    fs::write(consoles.join("base2"), suite_console(&items)).unwrap();
+    fs::write(
+        consoles.join("head2"),
+        suite_console(&items).replace(&guest_point("s0-parent-1"), &moved),
+    )
+    .unwrap();
+    let out = b.dir.file("out");
+    let r = ab_trees(&b, &base, &head, &out, &["--profiles", "s0,n0"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(table(Path::new(&out))["s0"]["verdict"], "moved");
+    assert!(
+        image(&b, 1).starts_with("console=head2"),
+        "{}",
+        image(&b, 1)
+    );
+}
+
+#[test]
+fn one_tree_against_itself_is_every_row_unmoved_however_its_boots_fall() {
+    // The same image on both sides: the head's points are the base's very
+    // points (one boot), every row no change, exit 0; booted again, each
+    // boot its own identity, and still the same points.
+    let Some(b) = setup("itself") else {
+        return;
+    };
+    let t = tree(&b, "linux", "parent", &[]);
+    let out = b.dir.file("out1");
+    let r = ab_trees(&b, &t, &t, &out, &[]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(b.boots(), 1, "{}", r.err);
+    for (row, v) in table(Path::new(&out)) {
+        assert_eq!(
+            (v["verdict"].as_str(), v["why"].as_str()),
+            ("unmoved", "no_change"),
+            "{row}"
+        );
+        assert_eq!(v["delta"], "0.000000", "{row}");
+    }
+    let out = b.dir.file("out2");
+    let r = ab_trees(&b, &t, &t, &out, &["--recheck"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(b.boots(), 3, "{}", r.err);
+    let id = |dir: &str| {
+        let p = fs::read_to_string(Path::new(&out).join(dir).join("s0.txt")).unwrap();
+        p.split_whitespace()
+            .find(|w| w.starts_with("boot_id="))
+            .unwrap()
+            .to_string()
+    };
+    assert_ne!(id("base-recheck"), id("head-recheck"));
+    assert_ne!(id("base"), id("base-recheck"));
+    assert!(table(Path::new(&out))
+        .values()
+        .all(|v| v["verdict"] == "unmoved"));
+}
