@@ -58,6 +58,9 @@ impl<const N: usize> Default for Text<N> {
 }
 
 impl<const N: usize> fmt::Write for Text<N> {
+    /// Not inlined: text is written at eighty-odd places, each of which
+    /// had a copy (the cut at a character's start and the copy).
+    #[inline(never)]
     fn write_str(&mut self, s: &str) -> fmt::Result {
         self.push_with(&mut |room| push_str(room, s));
         Ok(())
