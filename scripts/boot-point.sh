@@ -16,10 +16,12 @@
 # Ctrl-C does not reach one started with SIGINT ignored (a script's background job): it
 # says so on a terminal; SIGTERM or SIGHUP then.
 #
-# Each boot has an identity of its own, drawn here (a fresh UUID): the kernel command line
-# carries URING_REPRO_BOOT_ID=UUID, which the kernel hands /init as an environment word and
-# the point states as its boot_id (the kernel's own boot id can repeat: on the instruction
-# clock two boots of one image that start in the same second run identically).
+# Each boot has an identity of its own, drawn here (a fresh UUID): the initramfs carries it
+# as the file /uring-repro.boot_id (`initramfs --boot-id`), which /init reads and the point
+# states as its boot_id (the kernel's own boot id repeats: on the instruction clock, with
+# the guest's date fixed, every boot of one image draws the same). Never on the kernel
+# command line, which the kernel mixes into its random pool: a word that differs from boot
+# to boot would make every boot with two vCPUs schedule differently.
 #
 # --accel icount runs TCG on QEMU's instruction clock (-icount shift=0,sleep=off): the
 # guest's clocks advance one nanosecond per guest instruction, so the point's ns per pair is
@@ -51,7 +53,8 @@ ICOUNT_X86_CPU=qemu64
 # second of guest time after /init starts, and take whole ticks from the run (the steps of
 # 4 M instructions, docs/reproduction.md); a kernel without the crypto manager ignores it.
 ICOUNT_APPEND="norandmaps cryptomgr.notests=1"
-# The environment word that gives /init the boot's identity (a UUID: the same length every
+# The environment word that would give /init a boot's identity (refused in --append: the
+# identity is each boot's own, and goes in the initramfs, a UUID, the same length every
 # boot, so that it moves nothing the guest does).
 BOOT_ID_ENV=URING_REPRO_BOOT_ID
 # The guest's date (the CMOS RTC, which the kernel reads once at boot) is fixed and follows
@@ -65,7 +68,8 @@ BOOT_ID_ENV=URING_REPRO_BOOT_ID
 # date takes the kernel other instructions, which moves one vCPU's points (l0 by 174 a
 # ring, 3.7%) from those a host date in March to December gives; a June date keeps them. The
 # guest's boot_id is then the same every boot: a boot's identity cannot come from its
-# random pool, nor from anything on the kernel command line, which it mixes in as well.
+# random pool, nor from anything on the kernel command line, which it mixes in as well: it
+# comes in the initramfs.
 ICOUNT_RTC=base=2024-06-01T00:00:00,clock=vm
 
 usage() {
@@ -82,9 +86,9 @@ initramfs and checked before anything boots. With \`suite\` first, the boot runs
 of LIST (\`uring-repro suite\`) and DIR, a new directory, gets one point per item that
 printed one, ITEM.txt (\`s0-shared.txt\` for s0:shared), and suite.txt, the suite's line
 per item (exit code, pass, skip and why, fail) and its counts. Every boot gets an identity
-of its own, a fresh UUID (\`$BOOT_ID_ENV=UUID\` on the kernel command line), which its
-points state as their boot_id; every point ends with how QEMU booted and the image's
-SHA-256.
+of its own, a fresh UUID (the file /uring-repro.boot_id of its initramfs, not a word of
+the kernel command line), which its points state as their boot_id; every point ends with
+how QEMU booted and the image's SHA-256.
 
   --kernel IMAGE   the kernel to boot (bzImage/vmlinuz; riscv64: the Image/vmlinux)
   -o POINT         where the report goes (never overwritten); a suite's: a directory
@@ -239,10 +243,15 @@ temp_file probe "$pdir/.$(basename "$point").XXXXXX" || probe=""
 }
 rm -f -- "$probe"
 
+# The boot's identity: the host's, fresh for every boot; the initramfs carries it.
+boot_id=$(cat /proc/sys/kernel/random/uuid) || {
+	say "cannot draw the boot's identity from /proc/sys/kernel/random/uuid"
+	exit 125
+}
 # The initramfs: the binary's own writer, so the run options are checked as `run` checks
 # them (a bad one is its exit 2 and its message, before anything boots).
 rc=0
-"$host_bin" initramfs -o "$SCRATCH/initramfs.cpio" --init "$bin" "$@" || rc=$?
+"$host_bin" initramfs -o "$SCRATCH/initramfs.cpio" --init "$bin" --boot-id "$boot_id" "$@" || rc=$?
 case $rc in
 0) ;;
 2) exit 2 ;;
@@ -270,13 +279,8 @@ esac
 # panic=-1 with -no-reboot: a panicking guest ends QEMU at once instead of at the timeout.
 cmdline="console=$console panic=-1 loglevel=4"
 [ "$accel" != icount ] || cmdline="$cmdline $ICOUNT_APPEND $ICOUNT_ENV"
-# The boot's identity: the host's, fresh for every boot (an environment word, before any
-# `--` of --append).
-boot_id=$(cat /proc/sys/kernel/random/uuid) || {
-	say "cannot draw the boot's identity from /proc/sys/kernel/random/uuid"
-	exit 125
-}
-cmdline="$cmdline $BOOT_ID_ENV=$boot_id${append:+ $append}"
+# Nothing on it differs from boot to boot (the boot's identity is in the initramfs).
+cmdline="$cmdline${append:+ $append}"
 start=$(date +%s)
 rc=0
 # stdin from /dev/null: QEMU must not put a terminal into raw mode.

@@ -9,7 +9,7 @@ use core::fmt::Write;
 use crate::cli::{self, Command};
 use crate::config::{HostBootId, RunConfig, Timebase, VERSION};
 use crate::exit::{self, Exit};
-use crate::initramfs::{self, args};
+use crate::initramfs::{self, args, boot_id};
 use crate::profile::contract::Contract;
 use crate::profile::{self, ProfileId};
 use crate::render::Clean;
@@ -28,6 +28,8 @@ pub fn main(start: &StartInfo) -> i32 {
     let _ = signal::ignore_write_signals();
     let mut out = Out::new(1);
     let mut baked = [0u8; args::FILE_MAX + 1];
+    let mut id_file = [0u8; boot_id::FILE_LEN + 1];
+    let archived = boot_id::read(pid1::is_init(), &mut id_file);
     let mut given = start.args().peekable();
     if pid1::is_init() {
         // Not arguments: they never stand for the baked ones either.
@@ -36,7 +38,7 @@ pub fn main(start: &StartInfo) -> i32 {
     // compare --bisect speaks git bisect run's language, where 1 is "bad".
     let mut bisect = false;
     let verdict = match args::argv(given, pid1::is_init(), &mut baked) {
-        Ok(argv) => command(argv, start, &mut out, &mut bisect),
+        Ok(argv) => command(argv, start, archived, &mut out, &mut bisect),
         Err(e) => e,
     };
     // Every command's output, whatever its verdict: a write lost here
@@ -46,10 +48,12 @@ pub fn main(start: &StartInfo) -> i32 {
 }
 
 /// Parses `argv` and runs the command it names, its output on `out`;
-/// `bisect` is set for `compare --bisect`.
+/// `archived` is the boot id the initramfs gave (boot_id.rs); `bisect` is
+/// set for `compare --bisect`.
 fn command<'a>(
     argv: impl Iterator<Item = &'a [u8]>,
     start: &StartInfo,
+    archived: Archived<'a>,
     out: &mut Out,
     bisect: &mut bool,
 ) -> Exit {
@@ -71,7 +75,7 @@ fn command<'a>(
         Ok(Command::Report(args, draft)) => {
             Exit::printed(compare::report(&args, &draft, &mut start.args(), out))
         }
-        Ok(Command::Run(id, cfg)) => match environment(start, cfg) {
+        Ok(Command::Run(id, cfg)) => match environment(start, archived, cfg) {
             Ok(cfg) => {
                 catch_interrupts();
                 let e = profile::run(id, &cfg, &clock(start), out);
@@ -84,7 +88,7 @@ fn command<'a>(
         },
         Ok(Command::Suite(mut s)) => {
             for item in s.items_mut() {
-                match environment(start, item.cfg) {
+                match environment(start, archived, item.cfg) {
                     Ok(cfg) => item.cfg = cfg,
                     Err(e) => return e,
                 }
@@ -103,7 +107,7 @@ fn command<'a>(
             points::main(&args, out)
         }
         Ok(Command::Describe(id, cfg)) => describe(id, &cfg, out),
-        Ok(Command::Calibrate(id, cfg, pct)) => match environment(start, cfg) {
+        Ok(Command::Calibrate(id, cfg, pct)) => match environment(start, archived, cfg) {
             Ok(cfg) => {
                 catch_interrupts();
                 calibrate::run(id, &cfg, pct, &clock(start), out)
@@ -138,11 +142,19 @@ fn catch_interrupts() {
     let _ = signal::catch_interrupts();
 }
 
+/// What the initramfs says of the boot's identity (boot_id.rs).
+type Archived<'a> = Result<Option<HostBootId<'a>>, boot_id::Unusable>;
+
 /// `cfg` measured as the environment says: on the timebase it names
 /// (`URING_REPRO_TIMEBASE`, wall unless it says icount), on the boot its
-/// host named (`URING_REPRO_BOOT_ID`, if set). A value of neither that
-/// cannot be one is a usage error naming it.
-fn environment<'a>(start: &StartInfo, mut cfg: RunConfig<'a>) -> Result<RunConfig<'a>, Exit> {
+/// host named (`URING_REPRO_BOOT_ID` if set, else the initramfs's
+/// `/uring-repro.boot_id`, `archived`, if it has one). A value of either
+/// that cannot be one is a usage error naming it.
+fn environment<'a>(
+    start: &StartInfo,
+    archived: Archived<'a>,
+    mut cfg: RunConfig<'a>,
+) -> Result<RunConfig<'a>, Exit> {
     cfg.timebase = Timebase::from_env(start.env()).map_err(|value| {
         let name = Timebase::ENV;
         let value = Clean(value);
@@ -151,14 +163,26 @@ fn environment<'a>(start: &StartInfo, mut cfg: RunConfig<'a>) -> Result<RunConfi
             format_args!("{name}={value}: unknown timebase (wall or icount)"),
         )
     })?;
-    cfg.boot_id = HostBootId::from_env(start.env()).map_err(|value| {
-        let (name, len) = (HostBootId::ENV, HostBootId::LEN);
-        let value = Clean(value);
-        Exit::new(
-            exit::USAGE,
-            format_args!("{name}={value}: not a boot id ({len} characters, a UUID)"),
-        )
-    })?;
+    let (file, len) = (HostBootId::FILE, HostBootId::LEN);
+    cfg.boot_id = match HostBootId::from_env(start.env()) {
+        Ok(None) => archived.map_err(|why| match why {
+            boot_id::Unusable::Unreadable(e) => {
+                Exit::new(exit::USAGE, format_args!("{file}: cannot be read: {e}"))
+            }
+            boot_id::Unusable::NotAnId => Exit::new(
+                exit::USAGE,
+                format_args!("{file}: not a boot id ({len} characters, a UUID, and a newline)"),
+            ),
+        })?,
+        given => given.map_err(|value| {
+            let name = HostBootId::ENV;
+            let value = Clean(value);
+            Exit::new(
+                exit::USAGE,
+                format_args!("{name}={value}: not a boot id ({len} characters, a UUID)"),
+            )
+        })?,
+    };
     Ok(cfg)
 }
 

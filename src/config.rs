@@ -187,26 +187,39 @@ impl Timebase {
     }
 }
 
-/// The boot's identity as its host drew it: the environment word
-/// `URING_REPRO_BOOT_ID=UUID` (boot-point.sh puts one, fresh, on every
-/// boot's kernel command line). The point states it as its boot_id, where
-/// the kernel's own could repeat: under QEMU's instruction clock two boots
-/// of one image that start with the same clock run alike and draw the same
-/// one. Not in the contract. The value is taken as it is, opaque bytes of
-/// a UUID's length, never looked into: nothing the run does may depend on
-/// what it says, or it could move the figures of an instruction-counted
-/// point (compare reads it as the UUID it is).
-pub struct HostBootId;
+/// The boot's identity as its host drew it, and where it was found: the
+/// file `/uring-repro.boot_id` of the initramfs (`initramfs --boot-id`:
+/// boot-point.sh writes a fresh one into every boot's archive; read by the
+/// init of a fresh boot), or the environment word `URING_REPRO_BOOT_ID=UUID`
+/// (any process; it wins over the file). The point states it as its
+/// boot_id, where the kernel's own could repeat: under QEMU's instruction
+/// clock two boots of one image run alike and draw the same one. Not in the
+/// contract. The value is taken as it is, opaque bytes of a UUID's length,
+/// never looked into: nothing the run does may depend on what it says, or
+/// it could move the figures of an instruction-counted point (compare reads
+/// it as the UUID it is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostBootId<'a> {
+    /// The id, as given.
+    pub id: &'a [u8],
+    /// Where it came from: `FILE` or `ENV` (the point's
+    /// `# boot_id_source=` line names it).
+    pub source: &'static str,
+}
 
-impl HostBootId {
+impl HostBootId<'_> {
     /// The environment variable that gives it.
     pub const ENV: &'static str = "URING_REPRO_BOOT_ID";
+    /// The initramfs's file that gives it: the id and a newline.
+    pub const FILE: &'static str = "/uring-repro.boot_id";
     /// Its length: a UUID's, 8-4-4-4-12 hex digits.
     pub const LEN: usize = 36;
 
     /// The boot id an environment (`NAME=value` words) gives: None without
     /// the variable; Err(value) for one that is not a UUID's length.
-    pub fn from_env<'e>(env: impl Iterator<Item = &'e [u8]>) -> Result<Option<&'e [u8]>, &'e [u8]> {
+    pub fn from_env<'e>(
+        env: impl Iterator<Item = &'e [u8]>,
+    ) -> Result<Option<HostBootId<'e>>, &'e [u8]> {
         let mut id = None;
         for word in env {
             if let Some(value) = word
@@ -218,8 +231,23 @@ impl HostBootId {
         }
         match id {
             Some(v) if v.len() != Self::LEN => Err(v),
-            id => Ok(id),
+            id => Ok(id.map(|id| HostBootId {
+                id,
+                source: Self::ENV,
+            })),
         }
+    }
+
+    /// The boot id a `FILE`'s bytes give: a UUID's length of bytes and a
+    /// newline, else None.
+    pub fn from_file(file: &[u8]) -> Option<HostBootId<'_>> {
+        let id = file
+            .strip_suffix(b"\n")
+            .filter(|id| id.len() == Self::LEN)?;
+        Some(HostBootId {
+            id,
+            source: Self::FILE,
+        })
     }
 }
 
@@ -248,8 +276,8 @@ pub struct RunConfig<'a> {
     pub witness: Witness,
     /// From the environment, not the command line; not in the contract.
     pub timebase: Timebase,
-    /// The boot's identity as its host gave it (`HostBootId`), else None.
-    pub boot_id: Option<&'a [u8]>,
+    /// The boot's identity as its host gave it, else None.
+    pub boot_id: Option<HostBootId<'a>>,
 }
 
 impl Default for RunConfig<'_> {
@@ -308,11 +336,15 @@ mod tests {
 
     #[test]
     fn the_hosts_boot_id_comes_from_the_environment_unread() {
-        let env = |words: &[&'static str]| HostBootId::from_env(words.iter().map(|w| w.as_bytes()));
+        let env = |words: &[&'static str]| {
+            HostBootId::from_env(words.iter().map(|w| w.as_bytes())).map(|h| h.map(|h| h.id))
+        };
         let id = "5f0c2b1e-0a1b-4c2d-8e3f-0123456789ab";
         let word: &'static str = format!("URING_REPRO_BOOT_ID={id}").leak();
         assert_eq!(env(&[]), Ok(None));
         assert_eq!(env(&["HOME=/", word]), Ok(Some(id.as_bytes())));
+        let given = HostBootId::from_env([word.as_bytes()].into_iter());
+        assert_eq!(given.unwrap().unwrap().source, "URING_REPRO_BOOT_ID");
         assert_eq!(env(&["URING_REPRO_BOOT_IDX=1"]), Ok(None));
         // Its length is all that is checked: the value is never looked into.
         let odd = "zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz";
@@ -321,6 +353,29 @@ mod tests {
         for bad in ["", "b1", "5f0c2b1e-0a1b-4c2d-8e3f-0123456789abc"] {
             let word: &'static str = format!("URING_REPRO_BOOT_ID={bad}").leak();
             assert_eq!(env(&[word]), Err(bad.as_bytes()), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_hosts_boot_id_from_the_archives_file_is_a_uuids_length_and_a_newline() {
+        let id = "5f0c2b1e-0a1b-4c2d-8e3f-0123456789ab";
+        let file = format!("{id}\n");
+        let got = HostBootId::from_file(file.as_bytes()).unwrap();
+        assert_eq!(
+            (got.id, got.source),
+            (id.as_bytes(), "/uring-repro.boot_id")
+        );
+        let odd = b"zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz\n";
+        assert_eq!(HostBootId::from_file(odd).unwrap().id, &odd[..36]);
+        for bad in [
+            "",
+            "\n",
+            id,
+            "b1\n",
+            &format!("{id}\n\n"),
+            &format!("{id}c\n"),
+        ] {
+            assert_eq!(HostBootId::from_file(bad.as_bytes()), None, "{bad:?}");
         }
     }
 

@@ -87,7 +87,9 @@ impl Exit {
         Exit::printed(PASS)
     }
 
-    /// `code` with `cause` as its stderr line.
+    /// `code` with `cause` as its stderr line. Not inlined: every command's
+    /// failures make one (over eighty callers), at most once a run.
+    #[inline(never)]
     pub fn new(code: i32, cause: fmt::Arguments<'_>) -> Exit {
         let mut e = Exit::printed(code);
         let _ = e.cause.write_fmt(cause);

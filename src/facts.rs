@@ -4,13 +4,14 @@
 //! cannot be read is `unknown`, never an error.
 //!
 //! The boot is the kernel's boot id, unless the host gave the boot an
-//! identity of its own (`URING_REPRO_BOOT_ID`: config.rs, HostBootId):
-//! then that is the boot, and two more lines say where it came from and
-//! what the kernel's own was.
+//! identity of its own (the initramfs's `/uring-repro.boot_id`, or
+//! `URING_REPRO_BOOT_ID`: config.rs, HostBootId): then that is the boot,
+//! and two more lines say where it came from and what the kernel's own was.
 
 use core::ffi::CStr;
 use core::fmt::Write;
 
+use crate::config::HostBootId;
 use crate::render::{Bytes, Line, Text};
 use crate::sys::{self, uapi::Utsname, CPath};
 
@@ -201,8 +202,9 @@ pub struct Facts {
     pub uts: Utsname,
     /// The boot: the host's id for it where it gave one, else the kernel's.
     pub boot_id: Fact<WORD>,
-    /// The kernel's own boot id, where `boot_id` is the host's.
-    pub kernel_boot_id: Option<Fact<WORD>>,
+    /// The kernel's own boot id, where `boot_id` is the host's, and where
+    /// the host's came from (`HostBootId::source`).
+    pub kernel_boot_id: Option<(Fact<WORD>, &'static str)>,
     pub cmdline: Fact<2048>,
     pub preempt: Fact<WORD>,
     pub preempt_source: PreemptSource,
@@ -272,13 +274,13 @@ impl Facts {
         f
     }
 
-    /// Makes these the facts of a boot its host named `host`
-    /// (`URING_REPRO_BOOT_ID`, as it is), if it did: `boot_id` is then
-    /// that, the kernel's own kept beside it.
-    pub fn booted(&mut self, host: Option<&[u8]>) {
-        if let Some(id) = host {
-            let kernel = core::mem::replace(&mut self.boot_id, Fact::opaque(id));
-            self.kernel_boot_id = Some(kernel);
+    /// Makes these the facts of a boot its host named `host` (its id as
+    /// it is), if it did: `boot_id` is then that, the kernel's own kept
+    /// beside it.
+    pub fn booted(&mut self, host: Option<HostBootId>) {
+        if let Some(h) = host {
+            let kernel = core::mem::replace(&mut self.boot_id, Fact::opaque(h.id));
+            self.kernel_boot_id = Some((kernel, h.source));
         }
     }
 
@@ -327,16 +329,16 @@ impl Facts {
         self.each(&mut |k, v| {
             let _ = writeln!(out, "# {k}={}", Bytes(v));
         });
-        if let Some(kernel) = &self.kernel_boot_id {
-            let _ = writeln!(out, "{BOOT_ID_SOURCE}");
+        if let Some((kernel, source)) = &self.kernel_boot_id {
+            let _ = writeln!(out, "# boot_id_source={source} {WHY_HOSTS}");
             let _ = writeln!(out, "# kernel_boot_id={}", Bytes(kernel.get()));
         }
     }
 }
 
-/// Where a boot id the host gave came from, and why it is the boot.
-const BOOT_ID_SOURCE: &str = "# boot_id_source=URING_REPRO_BOOT_ID (the host's, one per \
-    boot: under QEMU's instruction clock the kernel's own can repeat)";
+/// Why a boot id the host gave is the boot (after where it came from).
+const WHY_HOSTS: &str =
+    "(the host's, one per boot: under QEMU's instruction clock the kernel's own can repeat)";
 
 /// Turbo/boost state: intel_pstate's no_turbo, else cpufreq's boost.
 fn turbo() -> Fact<WORD> {
@@ -426,15 +428,19 @@ mod tests {
         let kernel = f.boot_id.get().to_vec();
         let mut plain = String::new();
         f.print(&mut plain);
-        let mut f = f;
-        f.booted(Some(id));
-        assert_eq!(f.boot_id.get(), id);
-        let mut named = String::new();
-        f.print(&mut named);
         let kernel = String::from_utf8(kernel).unwrap();
-        let more = format!("{BOOT_ID_SOURCE}\n# kernel_boot_id={kernel}\n");
-        assert_eq!(named, plain + &more);
-        assert!(BOOT_ID_SOURCE.starts_with("# boot_id_source=URING_REPRO_BOOT_ID ("));
+        for source in [HostBootId::FILE, HostBootId::ENV] {
+            let mut f = Facts::read(0);
+            f.booted(Some(HostBootId { id, source }));
+            assert_eq!(f.boot_id.get(), id);
+            let mut named = String::new();
+            f.print(&mut named);
+            let more = format!(
+                "# boot_id_source={source} (the host's, one per boot: under QEMU's instruction \
+                 clock the kernel's own can repeat)\n# kernel_boot_id={kernel}\n"
+            );
+            assert_eq!(named, plain.clone() + &more);
+        }
         // Not named: as ever.
         let mut f = Facts::read(0);
         f.booted(None);

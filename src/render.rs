@@ -58,10 +58,24 @@ impl<const N: usize> Default for Text<N> {
 }
 
 impl<const N: usize> fmt::Write for Text<N> {
+    /// Not inlined: text is written at eighty-odd places, each of which
+    /// had a copy (the cut at a character's start and the copy).
+    #[inline(never)]
     fn write_str(&mut self, s: &str) -> fmt::Result {
         self.push_with(&mut |room| push_str(room, s));
         Ok(())
     }
+
+    /// One body for every size of Text (the trait's own would be one per
+    /// size).
+    fn write_char(&mut self, c: char) -> fmt::Result {
+        write_char(self, c)
+    }
+}
+
+/// `c` as UTF-8 to `w`.
+fn write_char(w: &mut dyn Write, c: char) -> fmt::Result {
+    w.write_str(c.encode_utf8(&mut [0; 4]))
 }
 
 impl<const N: usize> fmt::Display for Text<N> {

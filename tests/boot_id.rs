@@ -1,10 +1,12 @@
-//! `URING_REPRO_BOOT_ID`: the boot's identity as its host drew it
-//! (boot-point.sh puts a fresh one on every boot's kernel command line,
-//! which hands it /init as an environment word). The point states it as
-//! its boot_id, and says where it came from and what the kernel's own was;
-//! the TSV's boot_id column is it too; compare reads it as any boot id.
-//! Without it, the kernel's boot id as ever. A value that is not a UUID's
-//! length is a usage error naming it.
+//! The boot's identity as its host drew it. boot-point.sh puts a fresh one
+//! in every boot's initramfs (`initramfs --boot-id`: the archive's file is
+//! tests/initramfs.rs's; `/init` of a fresh boot reads it, which only a
+//! real boot shows: tests/kernel/run.sh); any process takes it from the
+//! environment word `URING_REPRO_BOOT_ID`, as these tests give it. The
+//! point states it as its boot_id, and says where it came from and what
+//! the kernel's own was; the TSV's boot_id column is it too; compare reads
+//! it as any boot id. Without it, the kernel's boot id as ever. A value
+//! that is not a UUID's length is a usage error naming it.
 
 mod utils;
 

@@ -156,6 +156,51 @@ fn no_options_an_empty_file_and_init_names_the_binary() {
     assert!(!std::path::Path::new(&file).exists());
 }
 
+/// `--boot-id UUID`: the boot's identity as a file of the archive, after
+/// the arguments file (/init reads it: tests/boot_id.rs), the same length
+/// for every id, so that two boots' archives differ in its 36 bytes only.
+#[test]
+fn the_boot_id_is_a_file_of_the_same_length_every_boot() {
+    let dir = Scratch::new("initramfs-boot-id");
+    let make = |name: &str, id: &str| {
+        let file = dir.file(name);
+        let r = run(&["initramfs", "-o", &file, "--boot-id", id, "--smoke"]);
+        assert_eq!((r.code, r.out.as_str(), r.err.as_str()), (0, "", ""));
+        std::fs::read(&file).unwrap()
+    };
+    let (a, b) = (
+        "5f0c2b1e-0a1b-4c2d-8e3f-0123456789ab",
+        "0a0a0a0a-0000-4000-8000-00000000000f",
+    );
+    let (ca, cb) = (make("a.cpio", a), make("b.cpio", b));
+    let e = entries(&ca);
+    let names: Vec<&str> = e.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names[5..], ["uring-repro.args", "uring-repro.boot_id"]);
+    assert_eq!((e[6].mode, e[6].nlink), (0o100644, 1));
+    assert_eq!(e[6].data, format!("{a}\n").as_bytes());
+    assert_eq!(ca.len(), cb.len());
+    let differ = ca.iter().zip(&cb).filter(|(x, y)| x != y).count();
+    assert!((1..=36).contains(&differ), "{differ} bytes differ");
+    // Without it, no such file.
+    let file = dir.file("none.cpio");
+    assert_eq!(run(&["initramfs", "-o", &file, "--smoke"]).code, 0);
+    let e = entries(&std::fs::read(&file).unwrap());
+    assert!(e.iter().all(|e| e.name != "uring-repro.boot_id"));
+    // Not a UUID's length: a usage error, and no file.
+    let file = dir.file("bad.cpio");
+    for bad in ["b1", "5f0c2b1e-0a1b-4c2d-8e3f-0123456789abc"] {
+        let r = run(&["initramfs", "-o", &file, "--boot-id", bad]);
+        let why = format!("initramfs: --boot-id {bad}: not a boot id (36 characters, a UUID)");
+        assert_usage_error(&r, &why);
+    }
+    let r = run(&["initramfs", "-o", &file, "--boot-id="]);
+    assert_usage_error(
+        &r,
+        "initramfs: --boot-id=: not a boot id (36 characters, a UUID)",
+    );
+    assert!(!std::path::Path::new(&file).exists());
+}
+
 /// `initramfs ... suite ...` bakes a suite: the word `suite` first, then
 /// its options as typed, one a line; those lines as arguments (what `/init`
 /// runs) are that suite, a point per item.

@@ -24,16 +24,13 @@ fn icount_boots_tcg_on_the_instruction_clock_with_the_timebase_word_before_dashe
     let boot = log.lines().find(|l| l.starts_with("boot:")).unwrap();
     for words in [
         "[-accel] [tcg,thread=single] [-icount] [shift=0,sleep=off,align=off] [-rtc] [base=2024-06-01T00:00:00,clock=vm] [-cpu] [qemu64] [-smp] [1]",
-        "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps cryptomgr.notests=1 URING_REPRO_TIMEBASE=icount URING_REPRO_BOOT_ID=",
+        "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps cryptomgr.notests=1 URING_REPRO_TIMEBASE=icount -- --smoke]",
     ] {
         assert!(boot.contains(words), "no {words} in {boot}");
     }
-    // The boot's identity, then the words after `--`.
-    let id = boot_id_word(boot);
-    assert!(
-        boot.contains(&format!("URING_REPRO_BOOT_ID={id} -- --smoke]")),
-        "{boot}"
-    );
+    // The boot's identity is in the initramfs, not on the command line.
+    assert!(!boot.contains("URING_REPRO_BOOT_ID"), "{boot}");
+    let id = boot_id_given(boot);
     // The probe came first, with the same accelerator settings.
     assert!(
         log.starts_with(
@@ -68,7 +65,7 @@ fn icount_with_two_cpus_runs_them_on_one_thread_with_the_guests_date_fixed() {
     // reads seeds the random numbers its scheduler balances by
     // (docs/smp-icount.md). The kernel command line is one vCPU's: nothing
     // on it may differ from boot to boot, as the kernel mixes it into the
-    // same random pool.
+    // same random pool; the boot's identity comes in the initramfs.
     let b = Box::new("icount-smp");
     b.icount_report();
     let point = b.dir.file("p.txt");
@@ -78,13 +75,18 @@ fn icount_with_two_cpus_runs_them_on_one_thread_with_the_guests_date_fixed() {
     let boot = log.lines().find(|l| l.starts_with("boot:")).unwrap();
     for words in [
         "[-accel] [tcg,thread=single] [-icount] [shift=0,sleep=off,align=off] [-rtc] [base=2024-06-01T00:00:00,clock=vm] [-cpu] [qemu64] [-smp] [2] [-m] [512M]",
-        "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps cryptomgr.notests=1 URING_REPRO_TIMEBASE=icount URING_REPRO_BOOT_ID=",
+        "[-append] [console=ttyS0 panic=-1 loglevel=4 norandmaps cryptomgr.notests=1 URING_REPRO_TIMEBASE=icount]",
     ] {
         assert!(boot.contains(words), "no {words} in {boot}");
     }
+    assert!(!boot.contains("URING_REPRO_BOOT_ID"), "{boot}");
     assert_eq!(boot.matches("[-rtc]").count(), 1, "{boot}");
     assert!(!boot.contains("thread=multi"), "{boot}");
+    // The identity still reaches the point.
+    let id = boot_id_given(boot);
     let text = fs::read_to_string(&point).unwrap();
+    let banner = text.lines().next().unwrap();
+    assert!(banner.contains(&format!(" boot_id={id} ")), "{text}");
     let made = format!("\n# boot=qemu-system-x86_64 7.2.99 -accel tcg,thread=single -icount shift=0,sleep=off,align=off -rtc base=2024-06-01T00:00:00,clock=vm -cpu qemu64 -smp 2 -m 512M\n{}", b.image_line());
     assert!(text.ends_with(&made), "{text}");
 }
@@ -113,14 +115,13 @@ fn an_icount_point_whose_banner_does_not_say_so_is_not_written() {
     );
 }
 
-/// The boot id boot-point.sh gave a boot: its kernel command line's
-/// `URING_REPRO_BOOT_ID=` word, checked to be a UUID as the kernel draws
-/// one.
-fn boot_id_word(boot: &str) -> &str {
-    let at = boot
-        .find("URING_REPRO_BOOT_ID=")
-        .unwrap_or_else(|| panic!("{boot}"))
-        + 20;
+/// The boot id boot-point.sh gave a boot: its initramfs's
+/// `uring-repro.boot_id`, as the stand-in QEMU found it there (the
+/// `{boot_id=ID}` at the end of its boot line), checked to be a UUID as
+/// the kernel draws one.
+fn boot_id_given(boot: &str) -> &str {
+    let at = boot.find(" {boot_id=").unwrap_or_else(|| panic!("{boot}")) + 10;
+    assert_eq!(&boot[at + 36..], "}", "{boot}");
     let id = &boot[at..at + 36];
     let shape = id.char_indices().all(|(i, c)| match i {
         8 | 13 | 18 | 23 => c == '-',
@@ -159,7 +160,7 @@ fn two_boots_started_at_once_are_two_boots() {
     let given: Vec<&str> = log
         .lines()
         .filter(|l| l.starts_with("boot:"))
-        .map(boot_id_word)
+        .map(boot_id_given)
         .collect();
     assert_eq!(given.len(), 2, "{log}");
     assert!(

@@ -236,7 +236,7 @@ pub struct Parsed<'a> {
     files_only: bool,
     /// calibrate's `--inject-pct`.
     inject_pct: f64,
-    /// initramfs's `-o` and `--init`, and the run options to bake.
+    /// initramfs's `-o`, `--init` and `--boot-id`, and the run options to bake.
     initramfs: Bake<'a>,
     /// suite's `--profiles`: the items, as typed.
     profiles: Option<&'a [u8]>,
@@ -251,6 +251,7 @@ pub struct Parsed<'a> {
 struct Bake<'a> {
     out: Option<&'a [u8]>,
     init: Option<&'a [u8]>,
+    boot_id: Option<&'a [u8]>,
     args: [&'a [u8]; ARGS_MAX],
     n: usize,
 }
@@ -325,7 +326,16 @@ pub fn skip_kernel_words<'a, I: Iterator<Item = &'a [u8]>>(
 
 /// Parses argv[1..].
 pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>, UsageError<'a>> {
-    let mut args = args.into_iter().peekable();
+    parse_words(&mut args.into_iter())
+}
+
+/// `parse` of words from any iterator, through one body: argv, a suite
+/// item's run and `ab --check`'s words come from three kinds of iterator,
+/// and a body for each kind would be three copies of the whole parser.
+fn parse_words<'a>(
+    args: &mut dyn Iterator<Item = &'a [u8]>,
+) -> Result<Command<'a>, UsageError<'a>> {
+    let mut args = args.peekable();
     let mut command = RUN;
     if let Some(&word) = args.peek().filter(|w| !w.starts_with(b"-")) {
         args.next();
@@ -345,6 +355,7 @@ pub fn parse<'a>(args: impl IntoIterator<Item = &'a [u8]>) -> Result<Command<'a>
         initramfs: Bake {
             out: None,
             init: None,
+            boot_id: None,
             args: [b""; ARGS_MAX],
             n: 0,
         },
@@ -584,6 +595,7 @@ fn initramfs_spec(b: Bake<'_>) -> Result<Command<'_>, UsageError<'_>> {
     Ok(Command::Initramfs(initramfs::Spec {
         out,
         init: b.init.unwrap_or(initramfs::DEFAULT_INIT),
+        boot_id: b.boot_id,
         args: b.args,
         n: b.n,
     }))

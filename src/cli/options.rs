@@ -178,6 +178,15 @@ fn init<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
     Ok(())
 }
 
+/// initramfs's `--boot-id`: a UUID's length, as `/init` will take it.
+fn boot_id<'a>(p: &mut Parsed<'a>, v: &'a [u8]) -> Result<(), Why> {
+    if v.len() != HostBootId::LEN {
+        return Err(Why::Initramfs("not a boot id (36 characters, a UUID)"));
+    }
+    p.initramfs.boot_id = Some(v);
+    Ok(())
+}
+
 fn witness(p: &mut Parsed, v: Option<&[u8]>) -> Result<(), Why> {
     p.cfg.witness = match v {
         None => Witness::Required,
@@ -279,7 +288,7 @@ use Shown::{Num, Word};
 /// Every option, in `--help` order. `--help`/`-h` and `--version` are the
 /// parser's own (they end it wherever they stand).
 #[rustfmt::skip]
-pub const OPTIONS: [Opt; 46] = [
+pub const OPTIONS: [Opt; 47] = [
     opt("--profile", text("P", profile), MEASURE & !SUITE, every(Field::Profile),
         "workload, see above", Word("s0")),
     opt("--profiles", text("LIST", profiles), SUITE, none("each point states its own"),
@@ -362,6 +371,8 @@ pub const OPTIONS: [Opt; 46] = [
         "where ab.tsv, ab.txt, compare/ and mail/ go (none there yet)", Word(".")),
     opt("--init", text("PATH", init), INITRAMFS, none("an archive"),
         "the /init to embed", Word("/proc/self/exe")),
+    opt("--boot-id", text("UUID", boot_id), INITRAMFS, none("an archive"),
+        "/uring-repro.boot_id: the boot's identity, its points' boot_id", Shown::None),
     opt("--console", text("FILE", |p, v| { p.points.console = Some(given(v)?); Ok(()) }),
         POINTS, none("reads a boot"), "the boot's console as QEMU wrote it, required", Shown::None),
     opt("-o", text("PATH", |p, v| { p.points.out = Some(given(v)?); Ok(()) }), POINTS,
@@ -402,7 +413,8 @@ usage: uring-repro [run] [options]       measure (the default command)
                                        positive control: can this box see it?
        uring-repro suite [--profiles LIST] [options]
                                        several profiles in turn, a point each
-       uring-repro initramfs -o FILE [--init PATH] [suite] [options]
+       uring-repro initramfs -o FILE [--init PATH] [--boot-id UUID]
+                             [suite] [options]
                                        a bootable cpio: /init runs the options
        uring-repro report [--gate PCT | --gate-insn INSN] [--mode M]
                           [--introduced SHA] [--parent SHA] [--title TEXT]
@@ -457,7 +469,7 @@ const SUITE_TEXT: &str = "runs the items of LIST one after another in this \
 const INITRAMFS_TEXT: &str = "writes FILE, an uncompressed newc cpio: /init (this \
     binary, or --init's, such as another architecture's build), /dev/console, /proc, /sys \
     and /uring-repro.args, the options (checked as run checks them; after the word \
-    `suite`, as suite does) one a line. Booted with nothing after `--` on the kernel \
+    `suite`, as suite does) one a line; with --boot-id, /uring-repro.boot_id. Booted with nothing after `--` on the kernel \
     command line, /init runs those; arguments after `--` win (README: Boot a kernel into \
     a point):";
 

@@ -352,7 +352,7 @@ impl Inputs {
         // each point takes its rounds' part of it once.
         let mut kept = unsafe { core::slice::from_raw_parts_mut(rounds, n) };
         let mut values = [0f64; MAX_ROUNDS];
-        let mut pts = [Point::default(); MAX_POINTS];
+        let mut pts = [Point::empty(); MAX_POINTS];
         let mut texts: [&[u8]; MAX_POINTS] = [b""; MAX_POINTS];
         for i in 0..a.n {
             let file = Clean(a.file(i));

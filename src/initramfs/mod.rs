@@ -1,4 +1,4 @@
-//! `initramfs -o FILE [--init PATH] [run options]`: a bootable initramfs,
+//! `initramfs -o FILE [--init PATH] [--boot-id UUID] [run options]`: a bootable initramfs,
 //! an uncompressed newc cpio holding
 //!
 //! | name | what |
@@ -8,9 +8,11 @@
 //! | `proc`, `sys` | directories 0555: PID 1 mounts proc and sysfs there (sysfs brings its own `kernel/debug` and `kernel/tracing`) |
 //! | `init` | 0755: this binary (`/proc/self/exe`), or `--init PATH`, e.g. another architecture's build |
 //! | `uring-repro.args` | 0644: the run options, one a line (args.rs) |
+//! | `uring-repro.boot_id` | 0644, with `--boot-id` only: the boot's identity, a UUID and a newline (boot_id.rs) |
 //!
-//! Owners, times and inode numbers are fixed, so the same `/init` and
-//! options always give the same bytes. The command line parser has checked
+//! Owners, times and inode numbers are fixed, so the same `/init`, options
+//! and boot id always give the same bytes, and archives of two boot ids
+//! differ in those 36 bytes only. The command line parser has checked
 //! the run options as `run` checks them before anything here runs.
 //!
 //! FILE is complete or absent, whatever happens: the archive is written to
@@ -28,6 +30,7 @@
 //! without room is no usage error); an interruption, 130.
 
 pub mod args;
+pub mod boot_id;
 mod newc;
 
 use core::ffi::CStr;
@@ -51,6 +54,8 @@ pub struct Spec<'a> {
     pub out: &'a [u8],
     /// `--init PATH`, else DEFAULT_INIT.
     pub init: &'a [u8],
+    /// `--boot-id UUID`: a UUID's length of bytes.
+    pub boot_id: Option<&'a [u8]>,
     /// The run options as typed (each value its own argument when it was).
     pub args: [&'a [u8]; args::ARGS_MAX],
     pub n: usize,
@@ -68,6 +73,7 @@ enum Data {
     Nothing,
     Init,
     Args,
+    BootId,
 }
 
 /// One entry of the archive.
@@ -87,14 +93,16 @@ const fn entry(name: &'static [u8], mode: u32, rdev: (u32, u32), data: Data) -> 
     }
 }
 
-/// The archive, in order; the trailer ends it.
-const ENTRIES: [Entry; 7] = [
+/// The archive, in order (the boot id only when there is one); the
+/// trailer ends it.
+const ENTRIES: [Entry; 8] = [
     entry(b"dev", S_IFDIR | 0o755, (0, 0), Data::Nothing),
     entry(b"dev/console", S_IFCHR | 0o600, (5, 1), Data::Nothing),
     entry(b"proc", S_IFDIR | 0o555, (0, 0), Data::Nothing),
     entry(b"sys", S_IFDIR | 0o555, (0, 0), Data::Nothing),
     entry(b"init", S_IFREG | 0o755, (0, 0), Data::Init),
     entry(args::NAME, S_IFREG | 0o644, (0, 0), Data::Args),
+    entry(boot_id::NAME, S_IFREG | 0o644, (0, 0), Data::BootId),
     entry(newc::TRAILER, 0, (0, 0), Data::Nothing),
 ];
 
@@ -146,7 +154,7 @@ pub fn write(spec: &Spec<'_>) -> Exit {
             return Exit::new(no.code(), format_args!("initramfs: {out}: {no}"));
         }
     };
-    let written = archive(fd.raw(), &init, spec.args(), args_len);
+    let written = archive(fd.raw(), &init, spec, args_len);
     drop(fd);
     let Err(f) = written.and_then(|()| publish(&temp, &out_z)) else {
         return Exit::pass();
@@ -294,13 +302,17 @@ fn open_init(path: &CStr) -> Result<Init, Fault> {
 }
 
 /// Every entry and the trailer, to `fd`.
-fn archive(fd: i32, init: &Init, args: &[&[u8]], args_len: usize) -> Result<(), Fault> {
+fn archive(fd: i32, init: &Init, spec: &Spec, args_len: usize) -> Result<(), Fault> {
     let mut head = [0u8; newc::HEAD_MAX];
     for (i, e) in ENTRIES.iter().enumerate() {
         let size = match e.data {
             Data::Nothing => 0,
             Data::Init => init.size,
             Data::Args => args_len as u32,
+            Data::BootId => match spec.boot_id {
+                Some(id) => id.len() as u32 + 1,
+                None => continue,
+            },
         };
         let h = Head {
             // The trailer's inode is 0, as cpio writes it.
@@ -320,10 +332,14 @@ fn archive(fd: i32, init: &Init, args: &[&[u8]], args_len: usize) -> Result<(), 
             Data::Nothing => {}
             Data::Init => copy(init, fd)?,
             Data::Args => {
-                for a in args {
+                for a in spec.args() {
                     write_all(fd, a)?;
                     write_all(fd, b"\n")?;
                 }
+            }
+            Data::BootId => {
+                write_all(fd, spec.boot_id.unwrap_or_default())?;
+                write_all(fd, b"\n")?;
             }
         }
         write_all(fd, &[0; 3][..newc::pad4(size as usize)])?;
@@ -385,6 +401,7 @@ mod tests {
             let e = write(&Spec {
                 out,
                 init,
+                boot_id: None,
                 args,
                 n: 0,
             });

@@ -57,7 +57,10 @@ impl CPath {
         CPath::concat(&[path])
     }
 
-    /// The parts one after the other, and a NUL.
+    /// The parts one after the other, and a NUL. Not inlined: cold (a path
+    /// is made before a file is opened), and inlined it was copied into
+    /// twenty-odd callers.
+    #[inline(never)]
     pub fn concat(parts: &[&[u8]]) -> Result<CPath, BadPath> {
         let mut p = CPath::empty();
         for part in parts {

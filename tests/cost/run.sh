@@ -162,20 +162,22 @@ point() {
 }
 
 # direct NAME FROM PLUGIN [WORD...]: the boot FROM.point was made of (its `# boot=` line:
-# QEMU and its settings; its `# cmdline=`: the kernel's, WORDs added, and an identity of
-# its own, as boot-point.sh gives every boot), run by hand with
-# -plugin PLUGIN; its console in $WORK/NAME.console, the report in $WORK/NAME.point, as
-# boot-point.sh keeps it (`uring-repro points`).
+# QEMU and its settings; its `# cmdline=`: the kernel's, WORDs added; the short s0 run's
+# initramfs with an identity of its own, as boot-point.sh gives every boot), run by hand
+# with -plugin PLUGIN; its console in $WORK/NAME.console, the report in $WORK/NAME.point,
+# as boot-point.sh keeps it (`uring-repro points`).
 direct() {
 	local name=$1 from=$WORK/$2.point plugin=$3 cmdline
 	local -a args
 	shift 3
 	read -ra args < <(sed -n 's/^# boot=[^ ]* [^ ]* //p' "$from")
-	cmdline=$(sed -n 's/^# cmdline=//p' "$from" |
-		sed "s/ URING_REPRO_BOOT_ID=[^ ]*/ URING_REPRO_BOOT_ID=$(cat /proc/sys/kernel/random/uuid)/")${*:+ $*}
+	cmdline=$(sed -n 's/^# cmdline=//p' "$from")${*:+ $*}
 	((${#args[@]})) && [[ -n $cmdline ]] || return 1
+	rm -f "$WORK/$name.cpio"
+	"$BIN" initramfs -o "$WORK/$name.cpio" --boot-id "$(cat /proc/sys/kernel/random/uuid)" \
+		"${RUN[@]}" >/dev/null || return 1
 	timeout "$BOOT_TIMEOUT" qemu-system-x86_64 "${args[@]}" -nodefaults -nographic -serial stdio \
-		-no-reboot -kernel "$KERNEL" -initrd "$WORK/s0.cpio" -append "$cmdline" -plugin "$plugin" \
+		-no-reboot -kernel "$KERNEL" -initrd "$WORK/$name.cpio" -append "$cmdline" -plugin "$plugin" \
 		</dev/null >"$WORK/$name.console" 2>"$WORK/$name.qemu" || true
 	# (A boot that printed no point, selftest's, leaves none.)
 	rm -f "$WORK/$name.point"
@@ -307,11 +309,6 @@ case_locked_vmlinux() {
 	note "locked-vmlinux: $(tail -n 1 "$WORK/verdict")"
 }
 
-# The initramfs of the boots: s0, short.
-initramfs() {
-	[[ -s $WORK/s0.cpio ]] || "$BIN" initramfs -o "$WORK/s0.cpio" "${RUN[@]}" >/dev/null
-}
-
 KERNEL=$OBJDIR/arch/x86/boot/bzImage MAP=$OBJDIR/System.map
 # plugin COUNTS: QEMU's -plugin option of a boot by hand that writes COUNTS, with $MAP.
 plugin() {
@@ -322,7 +319,6 @@ need_kernel() {
 	[[ -n $OBJDIR ]] || { SKIP_WHY="no --objdir: no kernel to boot (tests/kernel/run.sh builds one)"; return 2; }
 	[[ -f $KERNEL && -f $MAP ]] || { SKIP_WHY="no bzImage or System.map in $OBJDIR"; return 2; }
 	[[ -x $BIN ]] || { FAIL_WHY="no binary at $BIN (cargo build --release)"; return 1; }
-	initramfs
 }
 
 case_boot_unchanged() {
@@ -338,7 +334,7 @@ case_boot_unchanged() {
 case_boot_windows() {
 	need_kernel || return $?
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
-	direct raw plain "$(plugin "$WORK/raw.counts")" || { FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
+	direct raw plain "$(plugin "$WORK/raw.counts")" || { FAIL_WHY="no # boot= or # cmdline= line, or no initramfs"; return 1; }
 	diff <(report plain) <(report raw) >"$WORK/diff" ||
 		{ FAIL_WHY="a boot by hand differs from boot-point.sh's: $(head -c 600 "$WORK/diff")"; return 1; }
 	# The same boot gives the same counts: boot-point.sh's lines are these.
@@ -412,7 +408,7 @@ case_boot_locked_smp() {
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
 	if ! direct up plain "$(plugin "$WORK/up.counts")" ||
 		! direct smp plain "$(plugin "$WORK/smp.counts")" noreplace-smp; then
-		FAIL_WHY="no # boot= or # cmdline= line"
+		FAIL_WHY="no # boot= or # cmdline= line, or no initramfs"
 		return 1
 	fi
 	grep -q ' translated_unlocked_sites=0$' "$WORK/smp.counts" ||
@@ -444,7 +440,7 @@ case_boot_runs() {
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
 	local results
 	direct runs plain "$(plugin "$WORK/runs.counts")" -- selftest --cpu 0 ||
-		{ FAIL_WHY="no # boot= or # cmdline= line"; return 1; }
+		{ FAIL_WHY="no # boot= or # cmdline= line, or no initramfs"; return 1; }
 	# One word a workload, in selftest's order: `run` (it ran, passed or failed) or `skip`
 	# (the kernel lacks what it needs: it stops before its first round).
 	local kinds

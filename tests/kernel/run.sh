@@ -413,6 +413,8 @@ main() {
 				reasons+=("the banner does not say timebase=icount")
 			grep -q '^# unit=guest_instructions_per_pair ' "${POINTS[$key]}" ||
 				reasons+=("no unit line")
+			grep -q '^# boot_id_source=/uring-repro.boot_id ' "${POINTS[$key]}" ||
+				reasons+=("the boot_id is not the one boot-point.sh put in the initramfs")
 			judge "boot-$key" "${POINT_LOG[$key]}" "${reasons[@]}"
 		fi
 	done

@@ -33,8 +33,9 @@ pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
 /// is. With FAKE_QEMU_CONSOLES (a directory) the whole console is its file
 /// named by the image's first line (`console=NAME`), the verdict line
 /// included, every boot_id in it a fresh one (each boot is one). Where the
-/// kernel command line has `URING_REPRO_BOOT_ID=ID` (boot-point.sh gives
-/// every boot one), every boot_id printed is ID, as /init states it.
+/// initramfs (`-initrd`) has the file `uring-repro.boot_id` (boot-point.sh
+/// gives every boot one), every boot_id printed is the ID it holds, as
+/// /init states it, and the logged boot line ends with `{boot_id=ID}`.
 pub const FAKE_QEMU: &str = r#"#!/bin/sh
 log=${FAKE_QEMU_LOG:?}
 case " $* " in
@@ -52,19 +53,25 @@ case " $* " in
 	exit 0
 	;;
 esac
+# The boot's identity in the initramfs: the newc entry uring-repro.boot_id (its header, 110
+# hex digits after the magic, then its name), whose data is the first line after the NULs.
+host_id="" initrd=""
+prev=""
+for a in "$@"; do
+	[ "$prev" != -initrd ] || initrd=$a
+	prev=$a
+done
+if [ -n "$initrd" ] && [ -f "$initrd" ]; then
+	host_id=$(tr '\000' '\n' <"$initrd" | awk '
+		/^070701[0-9A-Fa-f]+uring-repro\.boot_id$/ { found = 1; next }
+		found && NF { print; exit }')
+fi
 # One write a line: boots at once do not mix their lines.
 line=boot:
 for a in "$@"; do line="$line [$a]"; done
+[ -z "$host_id" ] || line="$line {boot_id=$host_id}"
 printf '%s\n' "$line" >>"$log"
 [ -z "${FAKE_QEMU_CREATE:-}" ] || echo "made meanwhile" >"$FAKE_QEMU_CREATE"
-host_id=""
-for a in "$@"; do
-	case $a in *URING_REPRO_BOOT_ID=*)
-		host_id=${a#*URING_REPRO_BOOT_ID=}
-		host_id=${host_id%% *}
-		;;
-	esac
-done
 printf '[    0.000000] Linux version 6.12.117 (stand-in)\r\n'
 [ -z "${FAKE_QEMU_HANG:-}" ] || exec sleep "$FAKE_QEMU_HANG"
 if [ -n "${FAKE_QEMU_CONSOLES:-}" ]; then

@@ -184,6 +184,10 @@ pub fn ring_failed(whose: Whose, e: SetupError) -> Exit {
 }
 
 /// Any other set-up step that failed: a failure naming it and its errno.
+/// Not inlined: cold, and inlined it was copied into each workload's
+/// set-up, twenty-odd places.
+#[cold]
+#[inline(never)]
 pub fn step_failed(step: Step, e: Errno) -> Exit {
     Exit::new(exit::FAIL, format_args!("set-up: {step} failed: {e}"))
 }
