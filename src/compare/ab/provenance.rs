@@ -5,8 +5,9 @@
 //! them, which the table states. With `--recheck` it boots the step again
 //! beside them, and passes `--exact`: every boot of a step must then give
 //! each item the same point, line for line, but for the boot's identity
-//! (the `boot_id=`, the kernel's own `kernel_boot_id=`, and the
-//! `URING_REPRO_BOOT_ID=` word of the command line it was given). The
+//! (the `boot_id=`, the kernel's own `kernel_boot_id=`, and, in points
+//! made when boot-point.sh gave it on the kernel command line, the
+//! `URING_REPRO_BOOT_ID=` word there). The
 //! first line that differs is named, and the table fails (125): a point
 //! that the instruction clock should give exactly and does not is no
 //! figure to judge by.
