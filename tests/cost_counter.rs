@@ -284,6 +284,76 @@ fn 1 9 startup_64
 }
 
 #[test]
+fn an_event_is_the_executions_of_the_instruction_at_its_functions_address() {
+    let dir = Scratch::new("cost-events");
+    let map = write(&dir, "System.map", MAP);
+    // ADDRESS SERIES EXECUTIONS, as a run's end finds them: an address
+    // can come twice (two translations of it).
+    let insns = "\
+ffffffff81000100 0 3
+ffffffff81000100 0 2
+ffffffff81000104 0 50
+ffffffff81000600 1 4
+ffffffff81000800 1 6
+ffffffff81000800 0 1
+ffffffff81000200 2 7
+ffffffff81000900 0 9
+ffffffff81000b00 3 0
+";
+    // weak_global and local_strong: aliases, one address, both watched
+    // (the functions' mapping keeps one name, the events the name asked
+    // for); dup.constprop.0: two local functions of one name, both
+    // entries; helper: a local alias of helper_global_x; data_sym: not a
+    // text symbol, missing like absent; last: watched, never entered.
+    let list = "weak_global:dup.constprop.0:absent:local_strong:helper:data_sym:last";
+    let Some(r) = drive(&["events", &map, list], insns) else {
+        return;
+    };
+    assert_eq!(r.code, 0, "{}", r.err);
+    let want = "\
+events watched=weak_global:dup.constprop.0:local_strong:helper:last missing=absent:data_sym
+event 0 5 weak_global
+event 0 1 dup.constprop.0
+event 0 5 local_strong
+event 0 0 helper
+event 0 0 last
+event 1 0 weak_global
+event 1 10 dup.constprop.0
+event 1 0 local_strong
+event 1 0 helper
+event 1 0 last
+event 2 0 weak_global
+event 2 0 dup.constprop.0
+event 2 0 local_strong
+event 2 7 helper
+event 2 0 last
+event 3 0 weak_global
+event 3 0 dup.constprop.0
+event 3 0 local_strong
+event 3 0 helper
+event 3 0 last
+";
+    assert_eq!(r.out, want);
+    // None watched: the header says so.
+    let r = drive(&["events", &map, ""], insns).unwrap();
+    assert_eq!(
+        (r.code, r.out.lines().next()),
+        (0, Some("events watched=- missing=-"))
+    );
+    // A list the plugin refuses, with why.
+    for (list, why) in [
+        ("helper::last", "an empty name"),
+        (":helper", "an empty name"),
+        ("helper:", "an empty name"),
+        ("helper:last:helper", "a name given twice"),
+    ] {
+        let r = drive(&["events", &map, list], "").unwrap();
+        assert_eq!(r.code, 1, "{list}: {}", r.out);
+        assert!(r.err.contains(why), "{list}: {}", r.err);
+    }
+}
+
+#[test]
 fn the_fixtures_counts_map_to_the_functions_the_golden_lines_name() {
     // tests/cost/fixtures/counts.txt's fn lines are what the plugin makes
     // of these instructions with fixtures/System.map.
