@@ -237,3 +237,42 @@ fn two_trees_written_at_one_instant_are_told_apart_by_content() {
         image(&b, 1)
     );
 }
+
+#[test]
+fn one_tree_against_itself_is_every_row_unmoved_however_its_boots_fall() {
+    // The same image on both sides: the head's points are the base's very
+    // points (one boot), every row no change, exit 0; booted again, each
+    // boot its own identity, and still the same points.
+    let Some(b) = setup("itself") else {
+        return;
+    };
+    let t = tree(&b, "linux", "parent", &[]);
+    let out = b.dir.file("out1");
+    let r = ab_trees(&b, &t, &t, &out, &[]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(b.boots(), 1, "{}", r.err);
+    for (row, v) in table(Path::new(&out)) {
+        assert_eq!(
+            (v["verdict"].as_str(), v["why"].as_str()),
+            ("unmoved", "no_change"),
+            "{row}"
+        );
+        assert_eq!(v["delta"], "0.000000", "{row}");
+    }
+    let out = b.dir.file("out2");
+    let r = ab_trees(&b, &t, &t, &out, &["--recheck"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(b.boots(), 3, "{}", r.err);
+    let id = |dir: &str| {
+        let p = fs::read_to_string(Path::new(&out).join(dir).join("s0.txt")).unwrap();
+        p.split_whitespace()
+            .find(|w| w.starts_with("boot_id="))
+            .unwrap()
+            .to_string()
+    };
+    assert_ne!(id("base-recheck"), id("head-recheck"));
+    assert_ne!(id("base"), id("base-recheck"));
+    assert!(table(Path::new(&out))
+        .values()
+        .all(|v| v["verdict"] == "unmoved"));
+}
