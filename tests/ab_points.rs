@@ -276,3 +276,94 @@ fn one_tree_against_itself_is_every_row_unmoved_however_its_boots_fall() {
         .values()
         .all(|v| v["verdict"] == "unmoved"));
 }
+
+/// The texts of the keys kept in the box's cache, sorted.
+fn keys(b: &Box) -> Vec<String> {
+    let mut keys: Vec<String> = fs::read_dir(b.dir.join("cache/points"))
+        .unwrap()
+        .flatten()
+        .map(|e| fs::read_to_string(e.path().join("key.txt")).unwrap())
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// The `-smp` of each boot the box's QEMU made, in order.
+fn smp_of_boots(b: &Box) -> Vec<String> {
+    b.qemu_log()
+        .lines()
+        .filter(|l| l.starts_with("boot:"))
+        .map(|l| {
+            let smp = l.split(" [-smp] [").nth(1).expect("a boot without -smp");
+            smp.split(']').next().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_vcpus_are_the_boots_and_part_of_the_key() {
+    let Some((b, base, head)) = measured_once("cpus") else {
+        return;
+    };
+    let out = |n: u32| b.dir.file(&format!("out{n}"));
+    assert_eq!(smp_of_boots(&b), ["1", "1"]);
+    // Two vCPUs: other points, booted with -smp 2, their key saying so.
+    let r = ab_trees(&b, &base, &head, &out(2), &["--cpus", "2"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(smp_of_boots(&b), ["1", "1", "2", "2"]);
+    let keys = keys(&b);
+    assert_eq!(keys.len(), 4, "{keys:?}");
+    let with = |line: &str| keys.iter().filter(|k| k.contains(line)).count();
+    assert_eq!(with("\naccel icount, cpus 1\n"), 2, "{keys:?}");
+    assert_eq!(with("\naccel icount, cpus 2\n"), 2, "{keys:?}");
+    // The keys of one image differ in that line alone.
+    let drop_cpus = |k: &String| k.replace("cpus 2", "cpus 1");
+    let mut same: Vec<String> = keys.iter().map(drop_cpus).collect();
+    same.sort();
+    same.dedup();
+    assert_eq!(same.len(), 2, "{keys:?}");
+    // Again with two: both reused, no boot.
+    let r = ab_trees(&b, &base, &head, &out(3), &["--cpus", "2"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(b.boots(), 4, "{}", r.err);
+    assert_eq!(verdicts(Path::new(&out(3))), verdicts(Path::new(&out(2))));
+    // Not a count of CPUs: refused before anything is built.
+    for bad in ["0", "two", ""] {
+        let r = ab_trees(&b, &base, &head, &out(4), &["--cpus", bad]);
+        assert_eq!(r.code, 2, "--cpus {bad:?}: {}", r.err);
+        assert!(r.err.contains("--cpus: a positive number"), "{}", r.err);
+    }
+    assert!(!Path::new(&out(4)).exists());
+}
+
+#[test]
+fn events_are_the_counters_and_refused_without_it() {
+    let Some(b) = setup("events-no-cost") else {
+        return;
+    };
+    let t = tree(&b, "linux", "parent", &[]);
+    let patch = one_line_patch(&b.dir, "c.patch", "c.c", "c one", "c two");
+    let out = b.dir.file("out");
+    let r = ab(
+        &b,
+        &[
+            "--tree",
+            t.to_str().unwrap(),
+            "--patch",
+            &patch,
+            "-o",
+            &out,
+            "--events",
+            "__schedule",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err
+            .contains("--events: the events are the counter's, and --no-cost boots without it"),
+        "{}",
+        r.err
+    );
+    assert_eq!(b.boots(), 0);
+    assert!(!Path::new(&out).exists());
+}
