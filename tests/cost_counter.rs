@@ -355,12 +355,13 @@ event 3 0 last
 
 #[test]
 fn the_fixtures_counts_map_to_the_functions_the_golden_lines_name() {
-    // tests/cost/fixtures/counts.txt's fn lines are what the plugin makes
-    // of these instructions with fixtures/System.map.
+    // tests/cost/fixtures/counts.txt's fn, locked and event lines are what
+    // the plugin makes of these instructions with fixtures/System.map.
     let insns = "\
 ffffffff81000010 0 5 0
-ffffffff81000104 0 7 0
-ffffffff81000204 0 3 0
+ffffffff81000100 0 2 0
+ffffffff81000104 0 5 0
+ffffffff81000200 0 3 0
 ffffffff81000308 0 4 0
 ffffffff81000208 0 3 1
 ffffffff80ffff00 0 1 0
@@ -384,6 +385,24 @@ ffffffff81000284 0 2 1
         .map(|l| format!("{l}\n"))
         .collect();
     assert_eq!(mapped, written);
+    // Its events: the entries at helper's address and at io_work's (the
+    // global one; the local io_work at 0x300 has none), nope not in the map.
+    let entries: String = insns
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().0.to_string() + "\n")
+        .collect();
+    let r = drive(
+        &["events", &fixture("System.map"), "helper:io_work:nope"],
+        &entries,
+    )
+    .unwrap();
+    assert_eq!(r.code, 0, "{}", r.err);
+    let written: String = counts
+        .lines()
+        .filter(|l| l.starts_with("events ") || l.starts_with("event "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(r.out, written);
 }
 
 #[test]
@@ -563,8 +582,9 @@ fn counts_that_do_not_add_up_are_refused_never_a_short_table() {
         assert!(good.contains(from), "{from}");
         good.replacen(from, to, 1)
     };
-    // The header and the map line: counts of a boot with no run.
-    let head: String = good.lines().take(2).map(|l| format!("{l}\n")).collect();
+    // The header, the map line and the events line: counts of a boot
+    // with no run.
+    let head: String = good.lines().take(3).map(|l| format!("{l}\n")).collect();
     let without = |prefix: &str| -> String {
         good.lines()
             .filter(|l| !l.starts_with(prefix))
@@ -574,18 +594,39 @@ fn counts_that_do_not_add_up_are_refused_never_a_short_table() {
     for (counts, why) in [
         (String::new(), "empty"),
         (
-            edit("# uring-repro cost counts format=2: ", "junk "),
+            edit("# uring-repro cost counts format=3: ", "junk "),
             "not the cost counter's output",
         ),
         (
             edit(
-                "# uring-repro cost counts format=2: ",
+                "# uring-repro cost counts format=3: ",
                 "# uring-repro cost counts: ",
             ),
             "counts of an older counter",
         ),
         (without("end "), "no end line"),
         (without("map "), "no map line"),
+        (
+            edit("format=3: ", "format=2: "),
+            "counts of an older counter (format 2: no events)",
+        ),
+        (without("events "), "no events line"),
+        (
+            edit("translating_threads=1", "translating_threads=2"),
+            "2 host threads ran the vCPUs at once",
+        ),
+        (
+            edit("event 0 2 helper\n", ""),
+            "an event line of series 0 for io_work, not the next event",
+        ),
+        (
+            edit("event 0 3 io_work\n", ""),
+            "the event lines of s0_wait_wake are 1, not the 2 events watched",
+        ),
+        (
+            edit("watched=helper:io_work", "watched=-"),
+            "an event line of series 0 for helper",
+        ),
         (
             edit("run 1 windows=2", "run 1 windows=0"),
             "saw no measured round",
