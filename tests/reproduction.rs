@@ -389,3 +389,66 @@ fn the_fix_series_mail_is_the_one_shown() {
         "docs/fixes.md does not show:\n{shown}"
     );
 }
+
+/// Max Kellermann's io-wq series, as the kernel tests' ab run measured it
+/// patch by patch (ab-kellermann: its table and series.tsv): what the
+/// source makes certain, and docs/series.md shows the matrix ab printed.
+#[test]
+fn the_kellermann_series_moves_what_its_source_says() {
+    let rows = utils::tsv_rows(std::path::Path::new(&format!(
+        "{}/ab-kellermann.tsv",
+        dir()
+    )));
+    let get = |step: &str, row: &str| {
+        rows.iter()
+            .find(|r| r["step"] == step && r["profile"] == row)
+            .unwrap_or_else(|| panic!("no {row} at step {step}"))
+    };
+    let num =
+        |r: &std::collections::HashMap<String, String>, c: &str| -> f64 { r[c].parse().unwrap() };
+    // Patches 1-6 each save a0 (NOP with IOSQE_ASYNC, the author's own
+    // benchmark) instructions; only 5 its locked ones, exactly the four
+    // of the hash bucket's lock taken and released after every NOP.
+    for step in ["1", "2", "3", "4", "5", "6"] {
+        let a0 = get(step, "a0");
+        assert_eq!(a0["verdict"], "moved", "step {step}: {a0:?}");
+        assert!(num(a0, "delta") < 0.0, "step {step}: {a0:?}");
+        let want = if step == "5" { -4.0 } else { 0.0 };
+        assert!((num(a0, "locked_delta") - want).abs() <= 0.01, "{a0:?}");
+    }
+    // 8 (skip redundant poll wakeups) moves pollwake's wake-up modes and
+    // nothing else; no step moves n0, the plain NOP control.
+    let moved8: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["step"] == "8" && r["verdict"] == "moved")
+        .map(|r| r["profile"].as_str())
+        .collect();
+    assert_eq!(moved8, ["pollwake/idle", "pollwake/waiter"]);
+    assert!(num(get("8", "pollwake/idle"), "delta") < -200.0);
+    assert!(rows
+        .iter()
+        .filter(|r| r["profile"] == "n0")
+        .all(|r| r["verdict"] == "unmoved"));
+    // 3 moves the workers' lists into each acct: cancelling walks both,
+    // each under its own lock (c0, one locked instruction a pair more).
+    let c0 = get("3", "c0");
+    assert!(c0["verdict"] == "moved" && num(c0, "delta") > 0.0, "{c0:?}");
+    assert!((num(c0, "locked_delta") - 1.0).abs() <= 0.01, "{c0:?}");
+    // docs/series.md shows the matrix as ab printed it.
+    let out = read("ab-kellermann.out");
+    let matrix: Vec<&str> = out
+        .split("The series, step by step")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip_while(|l| !l.starts_with("profile "))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let doc =
+        std::fs::read_to_string(format!("{}/docs/series.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let want = format!(
+        "<!-- kellermann-matrix -->\n```\n{}\n```\n<!-- /kellermann-matrix -->",
+        matrix.join("\n")
+    );
+    assert!(doc.contains(&want), "docs/series.md does not show:\n{want}");
+}

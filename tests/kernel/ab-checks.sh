@@ -24,6 +24,7 @@
 #              here: parent, child, child, parent);
 #   ab-poll    the parent against the poll change: the parent's points reused; pollwake
 #              moves (idle, waiter), no other row;
+#   ab-kellermann  Max Kellermann's io-wq series, patch by patch (ab_kellermann, below);
 #   ab-series  the harmless stretch of kernel/bisect/series, commit by commit (--series from
 #              the parent's commit to the one before the tracking change, in the bisect's
 #              tree): its first step is the parent's image, byte for byte (its points
@@ -294,17 +295,54 @@ ab_series() {
 	judge ab-series-reuses-the-parents-points "$WORK/ab-series.log" "${reasons[@]}"
 }
 
+# ab_kellermann: Max Kellermann's io-wq series (kernel/kellermann/series: his 1-6 written
+# for 6.12, then the project's cache-req-flags and poll-skip-redundant-wakeups patches as 7
+# and 8), patch by patch on the parent (docs/series.md). What its source makes certain:
+# each of 1-6 saves a0 instructions, only 5 locked ones (the four of the hash bucket's
+# lock); 3 costs the cancel path a locked instruction a pair (c0: two lists, two locks);
+# 8 moves pollwake's wake-up modes and nothing else; no step moves n0.
+ab_kellermann() {
+	local reasons=() k f subj patches=()
+	while IFS=$'\t' read -r f subj; do
+		case $f in '#'* | '') continue ;; esac
+		patches+=(--patch "$REPO/kernel/$f")
+	done <"$REPO/kernel/kellermann/series"
+	ab kellermann --tree "$ROOT/parent" "${patches[@]}" --each \
+		--re '[PATCH 0/8] Various io_uring micro-optimizations (reducing lock contention)'
+	ab_table_ok kellermann 1 || return 0
+	for k in 1 2 3 4 5 6; do
+		[[ $(t_field "kellermann:$k" a0 verdict) == moved ]] &&
+			num "$(t_field "kellermann:$k" a0 delta)" '<' 0 || reasons+=("step $k did not lower a0")
+		local want=0
+		[[ $k != 5 ]] || want=-4
+		cmp_within "$(t_field "kellermann:$k" a0 locked_delta)" "$want" 0.01 ||
+			reasons+=("step $k moved a0's locked instructions by $(t_field "kellermann:$k" a0 locked_delta), not $want")
+	done
+	judge ab-kellermann-each-of-1-6-lowers-a0 "$WORK/ab-kellermann.txt" "${reasons[@]}"
+	reasons=()
+	[[ $(t_field kellermann:3 c0 verdict) == moved ]] && num "$(t_field kellermann:3 c0 delta)" '>' 0 &&
+		cmp_within "$(t_field kellermann:3 c0 locked_delta)" 1 0.01 ||
+		reasons+=("step 3 did not cost c0 a locked instruction a pair")
+	[[ $(t_rows kellermann:8 moved | tr '\n' ' ') == "pollwake/idle pollwake/waiter " ]] ||
+		reasons+=("step 8 moved $(t_rows kellermann:8 moved | tr '\n' ' '), not pollwake's idle and waiter alone")
+	for k in 1 2 3 4 5 6 7 8; do
+		[[ $(t_field "kellermann:$k" n0 verdict) == unmoved ]] || reasons+=("step $k moved n0")
+	done
+	judge ab-kellermann-moves-what-its-source-says "$WORK/ab-kellermann.txt" "${reasons[@]}"
+}
+
 # ab_fixtures DIR: the tables kept beside the points, as printed (ab-NAME.out) and their
 # TSV (series.tsv for a series); and each step of the fix series as a table of two kernels
 # (ab-child, ab-fix1, ab-fix2: README and docs/fixes.md show them), made by ab's judge from
 # the step's points and the one's before, under the labels base and head.
 ab_fixtures() {
 	local name pair
-	for name in fixes poll series; do
+	for name in fixes poll series kellermann; do
 		[[ -s $WORK/ab-$name.txt ]] || continue
 		cp "$WORK/ab-$name.txt" "$1/ab-$name.out"
 		if [[ -s $WORK/ab-$name/series.tsv ]]; then
 			cp "$WORK/ab-$name/series.tsv" "$1/ab-$name.tsv"
+			cp "$WORK/ab-$name/steps.tsv" "$1/ab-$name-steps.tsv"
 		else
 			cp "$WORK/ab-$name/ab.tsv" "$1/ab-$name.tsv"
 		fi

@@ -400,6 +400,7 @@ main() {
 		ab_fixes
 		ab_recheck
 		ab_poll
+		ab_kellermann
 	fi
 	local want key
 	for key in s0-parent-1 s0-child-1 s0-child-2 s0-parent-2 n0-parent n0-child v0-parent \
