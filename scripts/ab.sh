@@ -148,7 +148,7 @@ tree="" base_rev="" head_rev="" range="" each=0 patches="" base_src="" head_src=
 profiles="" work="" recheck=0 stop_on_failure=0 re=""
 cache=$DEFAULT_CACHE jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 bin=$REPO/target/release/uring-repro gate=$DEFAULT_GATE timeout_s="" cost=1 patch=""
-cpus=1 events=""
+cpus=1 events="" events_set=""
 nl='
 '
 tab=$(printf '\t')
@@ -179,7 +179,10 @@ option() {
 	--gate) opt_value gate text "$@" ;;
 	--timeout) opt_value timeout_s positive "$@" ;;
 	--cpus) opt_value cpus positive "$@" ;;
-	--events) opt_value events text "$@" ;;
+	--events)
+		opt_value events text "$@"
+		events_set=1
+		;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 }
@@ -216,9 +219,9 @@ case $form in series | each) ;; *)
 	;;
 esac
 if [ "$cost" = 0 ]; then
-	[ -z "$events" ] || usage_error "--events: the events are the counter's, and --no-cost boots without it"
-else
-	events=${events:-$COST_EVENTS}
+	[ -z "$events_set" ] || usage_error "--events: the events are the counter's, and --no-cost boots without it"
+elif [ -z "$events_set" ]; then
+	events=$COST_EVENTS
 fi
 case $gate in
 '' | *[!0-9.]* | .* | *. | *.*.*) usage_error "--gate: instructions per pair, a decimal such as 0.5, not '$gate'" ;;

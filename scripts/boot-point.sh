@@ -133,7 +133,7 @@ REPO=$(dirname "$HERE")
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
 timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin=""
-events=""
+events="" events_set=""
 option() {
 	case $1 in
 	--check) check=1 TOOK=1 ;;
@@ -147,7 +147,10 @@ option() {
 	--bin) opt_value bin exe "$@" ;;
 	--host-bin) opt_value host_bin exe "$@" ;;
 	--cost) opt_value cost_map file "$@" ;;
-	--events) opt_value events text "$@" ;;
+	--events)
+		opt_value events text "$@"
+		events_set=1
+		;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 }
@@ -162,7 +165,7 @@ suite=0
 [ -z "$point" ] || opt_value point new_file -o "$point"
 [ -n "$kernel" ] || usage_error "--kernel IMAGE is required"
 [ -n "$point" ] || usage_error "-o POINT is required"
-[ -z "$events" ] || [ -n "$cost_map" ] || usage_error "--events: the events are the counter's: with --cost MAP only"
+[ -z "$events_set" ] || [ -n "$cost_map" ] || usage_error "--events: the events are the counter's: with --cost MAP only"
 [ "$check" = 1 ] || { [ -f "$kernel" ] && [ -r "$kernel" ]; } ||
 	usage_error "--kernel: not a readable file: $kernel"
 # The timebase is the accelerator's to state: a hand-set word would make a TCG point claim
@@ -259,7 +262,7 @@ case $rc in
 esac
 # --cost: the counter's -plugin option, once the map, the settings and QEMU are checked.
 [ -z "$cost_map" ] || cost_plugin=$("$HERE/cost.sh" plugin --map "$cost_map" --qemu "$qemu" \
-	--accel "$accel" --arch "$arch" --cpus "$cpus" ${events:+--events "$events"} \
+	--accel "$accel" --arch "$arch" --cpus "$cpus" ${events_set:+--events "$events"} \
 	--out "$SCRATCH/cost.counts") || exit $?
 [ "$check" = 0 ] || {
 	say "checked: the arguments, the run options, $qemu -accel $accel_opts, $pdir writable; not booted"

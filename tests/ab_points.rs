@@ -367,3 +367,141 @@ fn events_are_the_counters_and_refused_without_it() {
     assert_eq!(b.boots(), 0);
     assert!(!Path::new(&out).exists());
 }
+
+/// ab.sh with the cost counter (the stand-in QEMU takes its plugin and
+/// writes its counts), the box's cache, the stand-ins' profiles, and
+/// `args`: the trees `base` and `head` into `out`.
+fn ab_counted(b: &Box, base: &Path, head: &Path, out: &str, more: &[&str]) -> utils::Run {
+    let cache = b.dir.file("cache");
+    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
+    let mut a = vec![
+        "--bin",
+        utils::BIN,
+        "--cache",
+        &cache,
+        "--profiles",
+        PROFILES,
+        "--base-src",
+        bs,
+        "--head-src",
+        hs,
+        "-o",
+        out,
+    ];
+    a.extend(more);
+    b.run("ab.sh", &a)
+}
+
+/// The counter's default events (scripts/common.sh's COST_EVENTS).
+fn default_events() -> String {
+    let common = fs::read_to_string(format!("{REPO}/scripts/common.sh")).unwrap();
+    let line = common.lines().find_map(|l| l.strip_prefix("COST_EVENTS="));
+    line.expect("COST_EVENTS in common.sh").to_string()
+}
+
+/// The `events=` of each boot's `-plugin` option, in order (empty: none).
+fn events_of_boots(b: &Box) -> Vec<String> {
+    b.qemu_log()
+        .lines()
+        .filter(|l| l.starts_with("boot:"))
+        .map(|l| {
+            let plugin = l
+                .split(" [-plugin] [")
+                .nth(1)
+                .expect("a boot without -plugin");
+            let plugin = plugin.split(']').next().unwrap();
+            let events = plugin.split(',').find_map(|w| w.strip_prefix("events="));
+            events.unwrap_or("").to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_events_counted_are_the_boots_and_part_of_the_key() {
+    if std::process::Command::new("gcc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        utils::skip("gcc cannot run: the counter (plugin/*.c) is built with it");
+        return;
+    }
+    let Some(b) = setup("events") else {
+        return;
+    };
+    let base = tree(&b, "base", "parent", &[]);
+    let head = tree(&b, "head", "child", &[]);
+    let out = |n: u32| b.dir.file(&format!("out{n}"));
+    // The default list: passed to the counter, in the key, the table's.
+    let all = default_events();
+    let r = ab_counted(&b, &base, &head, &out(1), &[]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(events_of_boots(&b), [all.clone(), all.clone()]);
+    let t = table(Path::new(&out(1)));
+    assert_eq!(t["s0"]["verdict"], "moved");
+    for (row, cols) in &t {
+        // The stand-in counts no entry: nothing moved.
+        assert_eq!(cols["events_moved"], "-", "{row}");
+        for name in all.split(':') {
+            assert_eq!(
+                cols[&format!("ev_{name}_delta")],
+                "0.000000",
+                "{row} {name}"
+            );
+        }
+    }
+    let point = fs::read_to_string(Path::new(&out(1)).join("head/s0.txt")).unwrap();
+    assert!(
+        point.contains(&format!(" events={all}\n")),
+        "no events= on the method line"
+    );
+    // Two of them: booted again, under keys of their own.
+    let two = "__schedule:do_idle";
+    let r = ab_counted(&b, &base, &head, &out(2), &["--events", two]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(events_of_boots(&b)[2..], [two, two]);
+    let t = table(Path::new(&out(2)));
+    let cols: Vec<&String> = t["n0"].keys().filter(|c| c.starts_with("ev_")).collect();
+    assert_eq!(
+        cols,
+        [
+            "ev___schedule_base",
+            "ev___schedule_delta",
+            "ev___schedule_head",
+            "ev_do_idle_base",
+            "ev_do_idle_delta",
+            "ev_do_idle_head"
+        ]
+    );
+    // None: no events= for the counter, no event columns.
+    let r = ab_counted(&b, &base, &head, &out(3), &["--events", "none"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(events_of_boots(&b)[4..], ["", ""]);
+    let t = table(Path::new(&out(3)));
+    assert!(!t["s0"].contains_key("events_moved"), "{:?}", t["s0"]);
+    // Each key says its events; the same again is reused.
+    let keys = keys(&b);
+    assert_eq!(keys.len(), 6, "{keys:?}");
+    for line in [
+        format!("\nevents {all}\n"),
+        format!("\nevents {two}\n"),
+        "\nevents none\n".into(),
+    ] {
+        assert_eq!(
+            keys.iter().filter(|k| k.contains(&line)).count(),
+            2,
+            "{line}: {keys:?}"
+        );
+    }
+    let r = ab_counted(&b, &base, &head, &out(4), &["--events", two]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(b.boots(), 6, "{}", r.err);
+    // Not a list of names: refused before anything is built.
+    for bad in ["a,b", "a::b", "a:a", ""] {
+        let r = ab_counted(&b, &base, &head, &out(5), &["--events", bad]);
+        assert_eq!(r.code, 2, "--events {bad:?}: {}", r.err);
+        assert!(r.err.contains("--events: "), "{}", r.err);
+        assert!(!Path::new(&out(5)).exists());
+    }
+    assert_eq!(b.boots(), 6);
+}
