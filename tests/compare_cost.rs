@@ -447,7 +447,8 @@ fn events_that_moved_are_rows_of_the_table_and_in_the_tsv_and_the_mail() {
         &joined(s),
         &[
             "Events (entries into kernel functions inside the spans, per pair; docs/cost.md): 2 \
-         watched, 1 moved by one a cycle or more (the entries rows). Changed by less: do_idle \
+         watched, 1 moved by half an entry a cycle or more (the entries rows). Changed by less: \
+         do_idle \
          +0.0003.",
         ],
     );

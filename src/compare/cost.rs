@@ -25,8 +25,9 @@
 //! - Events (the `event` lines: entries into the functions the method
 //!   line's `events=` names) are summed per event in the same way, when
 //!   every point of both sides counted the same events (`Events`); an
-//!   event moved when its change is one entry a cycle or more (the
-//!   threshold of the functions: docs/ab.md, "The gate").
+//!   event moved when its change is half an entry a cycle or more: the
+//!   measured path enters its functions a whole number of times a cycle,
+//!   the tick's work far less than half (docs/ab.md, "The gate").
 //!
 //! Nothing is summed when no point of a comparison carries cost lines.
 //! When some do, a point without them or with lines that cannot be diffed
@@ -179,19 +180,20 @@ impl<'t> Events<'t> {
         self.v[k][1] - self.v[k][0]
     }
 
-    /// Event `k` moved by `threshold` (one entry a cycle) or more.
-    pub fn moved(&self, k: usize, threshold: f64) -> bool {
+    /// Event `k` moved by half of `cycle` (one entry a cycle, per pair)
+    /// or more.
+    pub fn moved(&self, k: usize, cycle: f64) -> bool {
         let d = self.change(k);
-        d != 0.0 && d.abs() >= threshold * (1.0 - 1e-9)
+        d != 0.0 && d.abs() >= cycle * 0.5 * (1.0 - 1e-9)
     }
 
     /// The events that moved, as bits, when every point counted them.
-    pub fn moved_bits(&self, threshold: f64) -> u32 {
+    pub fn moved_bits(&self, cycle: f64) -> u32 {
         if self.status() != EventsCounted::Counted {
             return 0;
         }
         (0..self.n)
-            .filter(|&k| self.moved(k, threshold))
+            .filter(|&k| self.moved(k, cycle))
             .fold(0, |bits, k| bits | 1 << k)
     }
 }
@@ -223,7 +225,7 @@ pub struct Sum<'t> {
     /// Whether the points of a side have identical lines.
     pub alike: [bool; 2],
     /// One instruction a cycle, per pair: what a function moves by to be
-    /// listed (and an event, by one entry a cycle).
+    /// listed (an event, by half an entry a cycle).
     pub threshold: f64,
     pub events: Events<'t>,
 }

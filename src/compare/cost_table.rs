@@ -9,7 +9,8 @@
 //!   timed), which differ by what the windows hold outside the spans
 //!   (docs/cost.md), the time the vCPU idles inside them (no instruction)
 //!   and the clock's rounding. Then the events that moved (entries into a
-//!   watched function, one a cycle or more: cost.rs), per pair.
+//!   watched function, by half an entry a cycle or more: cost.rs), per
+//!   pair.
 //! - Nothing is printed when no point of a comparison carries cost lines.
 
 use core::fmt::Write;
@@ -218,7 +219,7 @@ fn events_sentence(t: &Sum, labels: [&[u8]; 2], s: &mut Long) {
             let _ = write!(
                 s,
                 " Events (entries into kernel functions inside the spans, per pair; docs/cost.md): \
-                 {} watched, {} moved by one a cycle or more{}.",
+                 {} watched, {} moved by half an entry a cycle or more{}.",
                 ev.n,
                 moved.count_ones(),
                 if moved == 0 { "" } else { " (the entries rows)" }

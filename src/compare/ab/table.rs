@@ -333,8 +333,9 @@ pub fn table(
         let _ = writeln!(
             w,
             "events: entries into the kernel functions the counter watched, per op, that\n\
-             changed by one a cycle or more (exact counts: the ticks' work changes them by\n\
-             far less); a row whose events moved is a change (exit 1) whatever its verdict."
+             changed by half an entry a cycle or more (exact counts: the ticks' work changes\n\
+             them by far less); a row whose events moved is a change (exit 1) whatever its\n\
+             verdict."
         );
     }
     let two = match base_boots {

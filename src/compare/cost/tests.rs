@@ -452,11 +452,11 @@ fn events_are_summed_per_side_and_move_by_one_entry_a_cycle() {
     // +1 did not; the boots of the child differ (640, 642).
     assert_eq!(ev.moved_bits(t.threshold), 0b011);
     assert_eq!(t.alike, [true, false]);
-    // One entry short of one a cycle: not moved.
-    let short = with_events(&p[1], &names, &[321, 321, 0]);
-    let t = summed(&[("parent", &parent[0]), ("child", &short)], None).unwrap();
-    assert_eq!(t.events.moved_bits(t.threshold), 0);
-    assert!((t.events.change(0) - 319.0 / 10240.0).abs() < 1e-12);
+    // Half an entry a cycle (160) moved, one entry short of it not.
+    let half = with_events(&p[1], &names, &[162, 480, 0]);
+    let t = summed(&[("parent", &parent[0]), ("child", &half)], None).unwrap();
+    assert_eq!(t.events.moved_bits(t.threshold), 0b001);
+    assert!((t.events.change(1) - 159.0 / 10240.0).abs() < 1e-12);
     // Against itself: nothing moves.
     let t = summed(&[("parent", &parent[0]), ("again", &parent[1])], None).unwrap();
     assert_eq!(t.events.moved_bits(t.threshold), 0);
