@@ -314,7 +314,9 @@ _lifetime_end() {
 	fi
 	while [ ! -e "$SCRATCH/.ready" ] && kill -0 "$_lt_guardian" 2>/dev/null; do sleep 0.01; done
 	kill -URG "$_lt_guardian" 2>/dev/null || true
-	wait "$_lt_guardian" 2>/dev/null || true
+	# Waited for until it has gone: a signal the script traps (ab.sh's jobs tell it they
+	# ended with USR1) ends a wait early.
+	while kill -0 "$_lt_guardian" 2>/dev/null; do wait "$_lt_guardian" 2>/dev/null || true; done
 	# A guardian killed before it was ready (a signal to the whole process group, as
 	# timeout(1) sends one, comes before its traps are set) cleaned nothing: the script does.
 	[ ! -d "$SCRATCH" ] || _lifetime_clean
