@@ -38,11 +38,25 @@
  * this QEMU accepts the plugin (scripts/cost.sh asks before a boot; with
  * map= it reads the map too) and refuses to load, so QEMU stops at once.
  *
- * One vCPU only: the counters are shared, and with several vCPUs a window
- * would also count the others' work; the plugin refuses to load otherwise.
+ * The events. events=NAME:NAME:... names kernel functions whose entries are
+ * counted: an entry is an execution of the instruction at the function's
+ * address, which the counts above already hold (every translation of that
+ * address has its own counter), so they cost nothing while the guest runs;
+ * a run's end adds them up per series and writes them.
+ *
+ * The vCPUs. The counters are shared by all vCPUs and bumped without
+ * atomics: right only when one host thread runs every vCPU, in turn. With
+ * one vCPU that is so; with more, QEMU must run them on one thread
+ * (-accel tcg,thread=single, which icount needs anyway), and the caller
+ * says so with threads=single; the plugin refuses several vCPUs otherwise.
+ * Then a span counts every vCPU's instructions executed between its two
+ * markers, in the order the one thread ran them. The plugin also notes
+ * which host threads translate blocks: more than one, and the counts raced
+ * (the end line says how many; the reader refuses them).
  * Built by scripts/cost.sh (gcc -shared, C11, every warning an error).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +75,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
  * series totals. */
 #define MAX_WINDOWS (4096 * COST_SERIES)
 /* The counts file's first words: its format, which the lines check. */
-#define COUNTS_FORMAT "# uring-repro cost counts format=2"
+#define COUNTS_FORMAT "# uring-repro cost counts format=3"
 
 /* One instruction of one translation (QEMU may translate an address more
  * than once: each translation has its own counter). */
@@ -120,6 +134,11 @@ static size_t n_kind[4];
 static FILE *out;
 static struct functions *functions;
 static struct tally tally;
+static struct events events;
+/* the host threads that translated blocks: the first, and how many (at most
+ * 2 are told apart) */
+static pthread_t translator;
+static int translators;
 
 /* The run in force (1.., 0 before the first run's marker), and of it: */
 static unsigned run;
@@ -203,6 +222,7 @@ static void end_run(void)
                 if (b->kernel && in->in_windows[k]) {
                     tally_add(&tally, functions_find(functions, in->vaddr), k,
                               in->in_windows[k], in->locked);
+                    events_add(&events, in->vaddr, k, in->in_windows[k]);
                 }
                 in->in_windows[k] = 0;
             }
@@ -223,8 +243,10 @@ static void end_run(void)
             tally_write(out, &tally, functions, k, TALLY_LOCKED, "locked") != 0) {
             out_of_memory();
         }
+        events_write(out, &events, k, "event");
     }
     tally_clear(&tally);
+    events_clear(&events);
     memset(windows, 0, sizeof windows);
     memset(in_series, 0, sizeof in_series);
     n_windows = unbalanced = spans = 0;
@@ -333,6 +355,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (!b) {
         out_of_memory();
     }
+    if (translators == 0) {
+        translator = pthread_self();
+        translators = 1;
+    } else if (translators == 1 && !pthread_equal(translator, pthread_self())) {
+        translators = 2;
+    }
     b->n = n;
     b->kernel = qemu_plugin_tb_vaddr(tb) >= KERNEL_START;
     for (size_t i = 0; i < n; i++) {
@@ -380,10 +408,11 @@ static void at_qemu_exit(qemu_plugin_id_t id, void *userdata)
         end_run();
     }
     fprintf(out, "end runs=%u stray_windows=%" PRIu64 " kernel_markers=%" PRIu64
-                 " translated_blocks=%zu translated_insns=%zu translated_lock_prefixed=%zu"
-                 " translated_xchg=%zu translated_unlocked_sites=%zu\n",
-            run, stray_windows, kernel_markers, n_blocks, n_insns, n_kind[LOCK_PREFIXED],
-            n_kind[LOCK_XCHG], n_kind[LOCK_UNLOCKED_SITE]);
+                 " translating_threads=%d translated_blocks=%zu translated_insns=%zu"
+                 " translated_lock_prefixed=%zu translated_xchg=%zu"
+                 " translated_unlocked_sites=%zu\n",
+            run, stray_windows, kernel_markers, translators, n_blocks, n_insns,
+            n_kind[LOCK_PREFIXED], n_kind[LOCK_XCHG], n_kind[LOCK_UNLOCKED_SITE]);
     if (fclose(out) != 0) {
         say("could not write the counts (out=)");
     }
@@ -398,8 +427,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
                                            const qemu_info_t *info,
                                            int argc, char **argv)
 {
-    const char *path = NULL, *map = NULL, *map_sha256 = NULL;
-    int probe = 0;
+    const char *path = NULL, *map = NULL, *map_sha256 = NULL, *event_list = "";
+    int probe = 0, one_thread = 0;
     char why[400];
     int api_min = info->version.min, api_cur = info->version.cur;
     const char *target = info->target_name;
@@ -410,11 +439,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             map = argv[i] + 4;
         } else if (strncmp(argv[i], "map_sha256=", 11) == 0) {
             map_sha256 = argv[i] + 11;
+        } else if (strncmp(argv[i], "events=", 7) == 0) {
+            event_list = argv[i] + 7;
+        } else if (strcmp(argv[i], "threads=single") == 0) {
+            one_thread = 1;
         } else if (strcmp(argv[i], "probe=on") == 0) {
             probe = 1;
         } else {
-            snprintf(why, sizeof why, "unknown argument '%s' "
-                     "(out=FILE, map=SYSTEM.MAP, map_sha256=HEX, probe=on)", argv[i]);
+            snprintf(why, sizeof why, "unknown argument '%s' (out=FILE, map=SYSTEM.MAP, "
+                     "map_sha256=HEX, events=NAME:NAME:..., threads=single, probe=on)", argv[i]);
             say(why);
             return 1;
         }
@@ -431,9 +464,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         say(why);
         return 1;
     }
-    if (info->system.smp_vcpus != 1 || info->system.max_vcpus != 1) {
-        snprintf(why, sizeof why, "counts one vCPU only (this machine has %d, at most %d): "
-                 "the counters are shared", info->system.smp_vcpus, info->system.max_vcpus);
+    if ((info->system.smp_vcpus != 1 || info->system.max_vcpus != 1) && !one_thread) {
+        snprintf(why, sizeof why, "counts one vCPU, or several that QEMU runs on one thread "
+                 "(threads=single: -accel tcg,thread=single, as under icount), not %d "
+                 "(at most %d) each on a thread of its own: the counters are shared and "
+                 "would race", info->system.smp_vcpus, info->system.max_vcpus);
         say(why);
         return 1;
     }
@@ -449,6 +484,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
         say(why);
         return 1;
     }
+    if (*event_list && !map) {
+        say("events= needs map=SYSTEM.MAP (the functions' addresses)");
+        return 1;
+    }
+    if (map && events_load(&events, map, event_list, why, sizeof why) != 0) {
+        say(why);
+        functions_free(functions);
+        return 1;
+    }
     if (probe) {
         snprintf(why, sizeof why, "probe: accepted (plugin API %d, QEMU accepts %d..%d, %s",
                  QEMU_PLUGIN_VERSION, api_min, api_cur, target);
@@ -456,10 +500,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             size_t at = strlen(why);
             snprintf(why + at, sizeof why - at, "; the map: %zu functions at %zu addresses",
                      functions_names(functions) - 1, functions_addresses(functions));
+            at = strlen(why);
+            snprintf(why + at, sizeof why - at, "; events: %zu watched, not in the map: %s",
+                     events.n, events.missing ? events.missing : "none");
         }
         strncat(why, ")", sizeof why - strlen(why) - 1);
         say(why);
         functions_free(functions);
+        events_free(&events);
         return 1;
     }
     for (size_t k = 0; k < sizeof marker_kinds; k++) {
@@ -483,6 +531,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
             QEMU_PLUGIN_VERSION, api_min, api_cur, target);
     fprintf(out, "map sha256=%s addresses=%zu functions=%zu path=%s\n", map_sha256,
             functions_addresses(functions), functions_names(functions), map);
+    events_write_header(out, &events);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, at_qemu_exit, NULL);
     return 0;

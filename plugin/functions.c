@@ -323,3 +323,230 @@ int tally_write(FILE *out, const struct tally *t, const struct functions *f,
     free(rows);
     return 0;
 }
+
+static int by_address_then_event(const void *pa, const void *pb)
+{
+    const struct event_at *a = pa, *b = pb;
+    if (a->addr != b->addr) {
+        return a->addr < b->addr ? -1 : 1;
+    }
+    return a->event < b->event ? -1 : a->event > b->event;
+}
+
+/* The names of list, split at its colons (copies); their count in *n, or
+ * -1 with why filled in. */
+static char **split_names(const char *list, size_t *n, char *why, size_t why_len)
+{
+    size_t cap = 1;
+    for (const char *c = list; *c; c++) {
+        cap += *c == ':';
+    }
+    char **names = calloc(cap, sizeof *names);
+    *n = 0;
+    if (!names) {
+        snprintf(why, why_len, "events: out of memory");
+        return NULL;
+    }
+    for (const char *c = list; *list != '\0';) {
+        size_t len = strcspn(c, ":");
+        const char *bad = NULL;
+        if (len == 0) {
+            bad = "an empty name (events=NAME:NAME:...)";
+        }
+        for (size_t i = 0; !bad && i < *n; i++) {
+            if (strlen(names[i]) == len && strncmp(names[i], c, len) == 0) {
+                bad = "a name given twice";
+            }
+        }
+        if (!bad && !(names[*n] = strndup(c, len))) {
+            bad = "out of memory";
+        }
+        if (bad) {
+            snprintf(why, why_len, "events: %s: '%s'", bad, list);
+            for (size_t i = 0; i < *n; i++) {
+                free(names[i]);
+            }
+            free(names);
+            return NULL;
+        }
+        (*n)++;
+        if (c[len] == '\0') {
+            break;
+        }
+        c += len + 1;
+    }
+    return names;
+}
+
+/* Finds the names' text symbols in the map at path: (address, name) pairs
+ * into e->at, and found[i] set for each name with one; 0, or -1 with why. */
+static int find_names(struct events *e, char **names, size_t n, int *found,
+                      const char *path, char *why, size_t why_len)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        fail(why, why_len, path, strerror(errno), 0);
+        return -1;
+    }
+    char *line = NULL;
+    size_t len = 0, line_no = 0, cap = 0;
+    const char *bad = NULL;
+    while (!bad && getline(&line, &len, in) >= 0) {
+        struct read_symbol s;
+        line_no++;
+        int got = parse(line, &s);
+        if (got == -1) {
+            bad = "a text symbol whose address is not 1 to 16 hex digits";
+        } else if (got == -2) {
+            bad = "out of memory";
+        }
+        for (size_t i = 0; got == 1 && !bad && i < n; i++) {
+            if (strcmp(s.name, names[i]) != 0) {
+                continue;
+            }
+            if (e->n_at == cap) {
+                cap = cap ? 2 * cap : 16;
+                struct event_at *grown = realloc(e->at, cap * sizeof *grown);
+                if (!grown) {
+                    bad = "out of memory";
+                    break;
+                }
+                e->at = grown;
+            }
+            e->at[e->n_at].addr = s.addr;
+            e->at[e->n_at].event = i;
+            e->n_at++;
+            found[i] = 1;
+        }
+        if (got == 1) {
+            free(s.name);
+        }
+    }
+    if (!bad && ferror(in)) {
+        bad = "read error";
+        line_no = 0;
+    }
+    free(line);
+    fclose(in);
+    if (bad) {
+        fail(why, why_len, path, bad, line_no);
+        return -1;
+    }
+    return 0;
+}
+
+int events_load(struct events *e, const char *path, const char *list, char *why,
+                size_t why_len)
+{
+    size_t n;
+    memset(e, 0, sizeof *e);
+    char **names = split_names(list, &n, why, why_len);
+    if (!names) {
+        return -1;
+    }
+    int *found = calloc(n ? n : 1, sizeof *found);
+    /* new index of each name among the watched ones */
+    size_t *watched = calloc(n ? n : 1, sizeof *watched);
+    size_t missing_len = 1;
+    int rc = -1;
+    if (!found || !watched) {
+        snprintf(why, why_len, "events: out of memory");
+        goto out;
+    }
+    if (find_names(e, names, n, found, path, why, why_len) != 0) {
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        missing_len += found[i] ? 0 : strlen(names[i]) + 1;
+    }
+    e->names = calloc(n ? n : 1, sizeof *e->names);
+    e->count = calloc(n ? n : 1, sizeof *e->count);
+    e->missing = missing_len > 1 ? calloc(missing_len, 1) : NULL;
+    if (!e->names || !e->count || (missing_len > 1 && !e->missing)) {
+        snprintf(why, why_len, "events: out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (found[i]) {
+            watched[i] = e->n;
+            e->names[e->n++] = names[i];
+        } else {
+            if (*e->missing) {
+                strcat(e->missing, ":");
+            }
+            strcat(e->missing, names[i]);
+            free(names[i]);
+        }
+        names[i] = NULL;
+    }
+    for (size_t i = 0; i < e->n_at; i++) {
+        e->at[i].event = watched[e->at[i].event];
+    }
+    if (e->n_at) {
+        qsort(e->at, e->n_at, sizeof *e->at, by_address_then_event);
+    }
+    rc = 0;
+out:
+    for (size_t i = 0; i < n; i++) {
+        free(names[i]);
+    }
+    free(names);
+    free(found);
+    free(watched);
+    if (rc != 0) {
+        events_free(e);
+    }
+    return rc;
+}
+
+void events_free(struct events *e)
+{
+    for (size_t i = 0; e->names && i < e->n; i++) {
+        free(e->names[i]);
+    }
+    free(e->names);
+    free(e->count);
+    free(e->missing);
+    free(e->at);
+    memset(e, 0, sizeof *e);
+}
+
+void events_add(struct events *e, uint64_t addr, int series, uint64_t execs)
+{
+    /* the first pair at addr or above it */
+    size_t lo = 0, hi = e->n_at;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (e->at[mid].addr < addr) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    for (; lo < e->n_at && e->at[lo].addr == addr; lo++) {
+        e->count[e->at[lo].event][series] += execs;
+    }
+}
+
+void events_clear(struct events *e)
+{
+    if (e->count) {
+        memset(e->count, 0, e->n * sizeof *e->count);
+    }
+}
+
+void events_write_header(FILE *out, const struct events *e)
+{
+    fputs("events watched=", out);
+    for (size_t i = 0; i < e->n; i++) {
+        fprintf(out, "%s%s", i ? ":" : "", e->names[i]);
+    }
+    fprintf(out, "%s missing=%s\n", e->n ? "" : "-", e->missing ? e->missing : "-");
+}
+
+void events_write(FILE *out, const struct events *e, int series, const char *word)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        fprintf(out, "%s %d %" PRIu64 " %s\n", word, series, e->count[i][series], e->names[i]);
+    }
+}

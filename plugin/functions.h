@@ -1,7 +1,8 @@
 /*
- * Kernel functions from a System.map, and instruction counts per function
- * (docs/cost.md, "The counts"): what the cost counter writes for each run,
- * free of QEMU so that tests/cost/driver.c can run it on made-up input.
+ * Kernel functions from a System.map, instruction counts per function and
+ * entries into watched functions (events) (docs/cost.md, "The counts",
+ * "Events"): what the cost counter writes for each run, free of QEMU so
+ * that tests/cost/driver.c can run it on made-up input.
  */
 #ifndef URING_REPRO_COST_FUNCTIONS_H
 #define URING_REPRO_COST_FUNCTIONS_H
@@ -54,5 +55,40 @@ size_t tally_functions(const struct tally *t, int series, int kind);
  * of memory. */
 int tally_write(FILE *out, const struct tally *t, const struct functions *f,
                 int series, int kind, const char *word);
+
+/* Events: kernel functions whose entries are counted, an entry being an
+ * execution of the instruction at a text symbol of the function's name (of
+ * every symbol of that name: local functions may share one). */
+struct events {
+    /* the names watched, in the order given, and their counts per series */
+    size_t n;
+    char **names;
+    uint64_t (*count)[COST_SERIES];
+    /* the names not in the map (not watched), colon-separated, or NULL */
+    char *missing;
+    /* (address, event) pairs by address, then event */
+    size_t n_at;
+    struct event_at {
+        uint64_t addr;
+        size_t event;
+    } *at;
+};
+
+/* Reads list (NAME:NAME:..., empty for none) and finds each name's text
+ * symbols (T, t, W, w) in the System.map at path; 0, or -1 with why filled
+ * in (the map cannot be read, an empty name, a name twice, out of
+ * memory). A name with no text symbol is not watched: it goes to missing. */
+int events_load(struct events *e, const char *path, const char *list, char *why,
+                size_t why_len);
+void events_free(struct events *e);
+/* Counts execs executions, inside series' windows, of the instruction at
+ * addr: an entry into each event whose function starts there. */
+void events_add(struct events *e, uint64_t addr, int series, uint64_t execs);
+void events_clear(struct events *e);
+/* `events watched=A:B missing=C` (`-` for none): the header line. */
+void events_write_header(FILE *out, const struct events *e);
+/* One line `WORD SERIES COUNT NAME` per event watched, in the order given,
+ * 0s too. */
+void events_write(FILE *out, const struct events *e, int series, const char *word);
 
 #endif

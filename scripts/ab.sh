@@ -114,8 +114,12 @@ before), a matrix of the steps and series.tsv.
                    be called moved (default $DEFAULT_GATE); and its 95% interval round by
                    round must exclude 0
   --timeout S      seconds per boot (boot-point.sh's default otherwise)
+  --cpus N         the guests' vCPUs (default 1; more than one: each image is exact,
+                   but two kernels draw two schedules, docs/smp-icount.md)
+  --events LIST    the kernel functions whose entries the counter counts, NAME:NAME:...,
+                   or none (default: scripts/cost.sh --help's list)
   --no-cost        boot without the cost counter (a QEMU that does not take it): no
-                   locked counts, no functions
+                   locked counts, no functions, no events
   -h, --help       this text
 
 RUN-OPTIONS are the suite's (default: $DEFAULT_RUN), of two rounds or more.
@@ -144,6 +148,7 @@ tree="" base_rev="" head_rev="" range="" each=0 patches="" base_src="" head_src=
 profiles="" work="" recheck=0 stop_on_failure=0 re=""
 cache=$DEFAULT_CACHE jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 bin=$REPO/target/release/uring-repro gate=$DEFAULT_GATE timeout_s="" cost=1 patch=""
+cpus=1 events="" events_set=""
 nl='
 '
 tab=$(printf '\t')
@@ -173,6 +178,11 @@ option() {
 	--bin) opt_value bin exe "$@" ;;
 	--gate) opt_value gate text "$@" ;;
 	--timeout) opt_value timeout_s positive "$@" ;;
+	--cpus) opt_value cpus positive "$@" ;;
+	--events)
+		opt_value events text "$@"
+		events_set=1
+		;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 }
@@ -208,6 +218,11 @@ case $form in series | each) ;; *)
 	[ "$stop_on_failure" = 0 ] || usage_error "--stop-on-failure: for a series (--series, --each); two kernels always stop"
 	;;
 esac
+if [ "$cost" = 0 ]; then
+	[ -z "$events_set" ] || usage_error "--events: the events are the counter's, and --no-cost boots without it"
+elif [ -z "$events_set" ]; then
+	events=$COST_EVENTS
+fi
 case $gate in
 '' | *[!0-9.]* | .* | *. | *.*.*) usage_error "--gate: instructions per pair, a decimal such as 0.5, not '$gate'" ;;
 esac
@@ -476,7 +491,7 @@ esac
 # and the counter (built with gcc, and QEMU asked whether it takes it).
 _cb_rc=0
 _cb_said=$("$HERE/boot-point.sh" --check --kernel "$SCRATCH/image" -o "$SCRATCH/check" \
-	--accel icount --bin "$bin" -- suite ${profiles:+--profiles "$profiles"} "$@" 2>&1) || _cb_rc=$?
+	--accel icount --cpus "$cpus" --bin "$bin" -- suite ${profiles:+--profiles "$profiles"} "$@" 2>&1) || _cb_rc=$?
 if [ "$_cb_rc" -ne 0 ]; then
 	printf '%s\n' "$_cb_said" | grep -v '^boot-point.sh: checked' >&2 || true
 	[ "$_cb_rc" = 2 ] && exit "$USAGE"
@@ -486,15 +501,20 @@ if [ "$cost" = 1 ]; then
 	# The counter: built, and QEMU asked whether it takes it (with a made-up map: the
 	# kernels' are not built yet).
 	printf 'ffffffff81000000 T _stext\n' >"$SCRATCH/probe.map"
-	if ! _cb_said=$("$HERE/cost.sh" plugin --map "$SCRATCH/probe.map" --out "$SCRATCH/probe.counts" 2>&1); then
-		printf '%s\n' "$_cb_said" >&2
+	_cb_rc=0
+	_cb_said=$("$HERE/cost.sh" plugin --map "$SCRATCH/probe.map" --out "$SCRATCH/probe.counts" \
+		--cpus "$cpus" --events "$events" 2>&1) || _cb_rc=$?
+	if [ "$_cb_rc" -ne 0 ]; then
+		printf '%s\n' "$_cb_said" | grep -v '^cost.sh: note: ' >&2
+		[ "$_cb_rc" = 2 ] && exit "$USAGE"
 		cannot_start "the cost counter cannot run here: --no-cost measures without it (no locked counts, no functions)"
 	fi
 fi
 
 # What makes a build, besides its tree: build-kernel.sh, its fragment, the compiler and
 # make. What makes a point, besides its image: the binary, how it is booted (boot-point.sh
-# and the counter's sources), QEMU, the CPUs and the run options. Their hashes, now.
+# and the counter's sources), QEMU, the CPUs, the events counted and the run options. Their
+# hashes, now.
 hash_of() { sha256sum "$@" | cut -d ' ' -f 1 | paste -sd ' '; }
 qemu_version=$(qemu-system-x86_64 --version 2>/dev/null | head -n 1) || qemu_version=unknown
 {
@@ -512,7 +532,8 @@ build_inputs=$(hash_of "$SCRATCH/build.inputs")
 		echo "counter none"
 	fi
 	echo "qemu $qemu_version"
-	echo "accel icount, cpus 1"
+	echo "accel icount, cpus $cpus"
+	if [ "$cost" = 1 ]; then echo "events $events"; fi
 	echo "run suite${profiles:+ --profiles $profiles} $run_options"
 } >"$SCRATCH/point.inputs"
 
@@ -853,7 +874,8 @@ boot() {
 	begin "[$_bt_tag] boot${3:+ $3}"
 	shift 3
 	run_child "$HERE/boot-point.sh" --kernel "$_bt_obj/$IMAGE" -o "$work/$_bt_dir" --accel icount \
-		${cost_map:+--cost "$_bt_obj/System.map"} --bin "$bin" ${timeout_s:+--timeout "$timeout_s"} \
+		--cpus "$cpus" ${cost_map:+--cost "$_bt_obj/System.map" --events "$events"} --bin "$bin" \
+		${timeout_s:+--timeout "$timeout_s"} \
 		-- suite ${profiles:+--profiles "$profiles"} "$@" >"$work/boot-$_bt_dir.log" 2>&1 || _bt_rc=$?
 	BOOT_LOG=boot-$_bt_dir.log
 	case $_bt_rc in

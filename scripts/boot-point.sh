@@ -77,7 +77,7 @@ usage() {
 usage: $PROG --kernel IMAGE -o POINT [--arch x86_64|aarch64|riscv64]
                      [--accel kvm|tcg|icount] [--append ARGS] [--cpus N] [--timeout S]
                      [--bin PATH] [--host-bin PATH] [--check] [--cost SYSTEM.MAP]
-                     [-- RUN-OPTIONS]
+                     [--events LIST] [-- RUN-OPTIONS]
        $PROG --kernel IMAGE -o DIR [options] -- suite [--profiles LIST] [RUN-OPTIONS]
 
 Boots IMAGE under QEMU with uring-repro as /init and writes its report to POINT, which
@@ -111,8 +111,11 @@ how QEMU booted and the image's SHA-256.
                    before it builds)
   --cost MAP       count the guest's instructions inside the measured rounds' timed spans
                    with a TCG plugin and add them to POINT, per function of this
-                   System.map, as \`# cost:\` lines (docs/cost.md; x86_64,
-                   one vCPU; --check checks it too)
+                   System.map, as \`# cost:\` lines (docs/cost.md; x86_64; more than one
+                   vCPU under --accel icount only; --check checks it too)
+  --events LIST    with --cost: the kernel functions whose entries inside the spans are
+                   counted, NAME:NAME:..., or none (default: scripts/cost.sh --help's
+                   list, docs/cost.md, "Events")
   -h, --help       this text
 
 exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interrupted;
@@ -133,7 +136,8 @@ REPO=$(dirname "$HERE")
 . "$HERE/common.sh"
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
-timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin="" partial=""
+timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin=""
+events="" events_set=""
 option() {
 	case $1 in
 	--check) check=1 TOOK=1 ;;
@@ -147,6 +151,10 @@ option() {
 	--bin) opt_value bin exe "$@" ;;
 	--host-bin) opt_value host_bin exe "$@" ;;
 	--cost) opt_value cost_map file "$@" ;;
+	--events)
+		opt_value events text "$@"
+		events_set=1
+		;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 }
@@ -161,6 +169,7 @@ suite=0
 [ -z "$point" ] || opt_value point new_file -o "$point"
 [ -n "$kernel" ] || usage_error "--kernel IMAGE is required"
 [ -n "$point" ] || usage_error "-o POINT is required"
+[ -z "$events_set" ] || [ -n "$cost_map" ] || usage_error "--events: the events are the counter's: with --cost MAP only"
 [ "$check" = 1 ] || { [ -f "$kernel" ] && [ -r "$kernel" ]; } ||
 	usage_error "--kernel: not a readable file: $kernel"
 # The timebase is the accelerator's to state: a hand-set word would make a TCG point claim
@@ -262,7 +271,8 @@ case $rc in
 esac
 # --cost: the counter's -plugin option, once the map, the settings and QEMU are checked.
 [ -z "$cost_map" ] || cost_plugin=$("$HERE/cost.sh" plugin --map "$cost_map" --qemu "$qemu" \
-	--accel "$accel" --arch "$arch" --cpus "$cpus" --out "$SCRATCH/cost.counts") || exit $?
+	--accel "$accel" --arch "$arch" --cpus "$cpus" ${events_set:+--events "$events"} \
+	--out "$SCRATCH/cost.counts") || exit $?
 [ "$check" = 0 ] || {
 	say "checked: the arguments, the run options, $qemu -accel $accel_opts, $pdir writable; not booted"
 	exit 0

@@ -9,6 +9,7 @@
 #                temp_file, temp_dir, temp_forget: whatever ends a script, even SIGKILL, what
 #                it started stops and what it made goes
 #   machines     host_arch, ARCHES, arch_set
+#   the counter  COST_EVENTS
 #   objects      objdir_moved
 # Names that start with _ are this file's own.
 
@@ -482,6 +483,15 @@ arch_set() {
 	*) return 1 ;;
 	esac
 }
+
+# ---------------------------------------------------------------------------------------
+# The cost counter.
+
+# COST_EVENTS: the kernel functions whose entries the counter counts unless told otherwise
+# (cost.sh --events, boot-point.sh --events, ab.sh --events), colon-separated as the
+# plugin's events= takes them; why each: docs/cost.md, "Events".
+# shellcheck disable=SC2034 # for the sourcing script
+COST_EVENTS=__schedule:try_to_wake_up:create_io_worker:do_exit:io_wq_worker_sleeping:task_work_run:native_smp_send_reschedule:native_send_call_func_single_ipi:__sysvec_apic_timer_interrupt:do_idle
 
 # ---------------------------------------------------------------------------------------
 # Kernel object directories.

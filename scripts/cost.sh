@@ -28,10 +28,15 @@ cannot() {
 usage() {
 	cat <<EOF
 usage: $PROG plugin --map SYSTEM.MAP --out COUNTS [--qemu QEMU] [--accel A] [--arch A] [--cpus N]
+                  [--events LIST]
            checks the map and the boot's settings, builds the plugin if needed, asks QEMU
            whether it accepts it (and the map), and prints the value of QEMU's -plugin
            option for a boot that writes COUNTS (boot-point.sh --cost runs this before
-           the boot)
+           the boot). --cpus above 1 under --accel icount only (QEMU then runs every vCPU
+           on one thread; plain TCG gives each its own, and the counters would race).
+           --events: the kernel functions whose entries are counted, NAME:NAME:... (a name
+           the map lacks is said and not watched), or none; default, these joined by colons:
+           $(printf '%s' "$COST_EVENTS" | tr ':' ' ' | fold -s -w 78 | sed 's/ $//; 2,$s/^/           /')
        $PROG build
            builds the plugin (target/cost/cost.so) if its sources are newer, prints its path
 
@@ -52,6 +57,18 @@ check_map() {
 	fi
 	grep -q '^[0-9a-f]\{16\} [Tt] ' "$1" ||
 		usage_error "--map: $1 has no x86_64 text symbols (not a System.map of a 64-bit kernel?)"
+}
+
+# --events: none, or kernel symbol names (letters, digits, _ . $), colon-separated, each once.
+check_events() {
+	[ "$1" = none ] && return 0
+	case $1 in
+	'' | :* | *: | *::* | *[!A-Za-z0-9_.:\$]*)
+		usage_error "--events: none, or kernel function names separated by colons (NAME:NAME:...), not '$1'"
+		;;
+	esac
+	dup=$(printf '%s\n' "$1" | tr ':' '\n' | sort | uniq -d | head -n 1)
+	[ -z "$dup" ] || usage_error "--events: $dup is named twice"
 }
 
 # Builds the plugin when it is missing or older than its sources; prints its path.
@@ -75,13 +92,18 @@ build() {
 	printf '%s\n' "$SO"
 }
 
-# probe QEMU MAP: whether QEMU loads the plugin, and the plugin the map: the plugin says so
-# on stderr in probe mode and refuses to install, so QEMU stops at once.
+# probe QEMU MAP [EVENTS]: whether QEMU loads the plugin, and the plugin the map (and the
+# events' names in it): the plugin says so on stderr in probe mode and refuses to install,
+# so QEMU stops at once. Names the map lacks are said here, before the boot.
 probe() {
 	command -v "$1" >/dev/null 2>&1 || cannot "$1 not found (Debian: qemu-system-x86)"
-	said=$("$1" -machine none -nodefaults -display none -plugin "$SO,probe=on,map=$2" 2>&1 </dev/null) || true
+	said=$("$1" -machine none -nodefaults -display none -plugin "$SO,probe=on,map=$2${3:+,events=$3}" 2>&1 </dev/null) || true
 	case $said in
-	*"uring-repro cost plugin: probe: accepted"*) ;;
+	*"uring-repro cost plugin: probe: accepted"*)
+		missing=$(printf '%s\n' "$said" | sed -n 's/.*; events: [0-9]* watched, not in the map: \([^)]*\)).*/\1/p')
+		[ -z "$missing" ] || [ "$missing" = none ] ||
+			say "note: --events: not in $2, not counted: $missing"
+		;;
 	*"uring-repro cost plugin: $2"*)
 		usage_error "--map: the counter cannot read it: $(printf '%s\n' "$said" | sed -n 's/^uring-repro cost plugin: //p' | head -n 1)"
 		;;
@@ -101,12 +123,13 @@ option() {
 	--accel) opt_value accel text "$@" ;;
 	--arch) opt_value arch text "$@" ;;
 	--cpus) opt_value cpus positive "$@" ;;
+	--events) opt_value events text "$@" ;;
 	*) usage_error "plugin: unknown argument '$1'" ;;
 	esac
 }
 
 cmd_plugin() {
-	map="" out="" qemu=qemu-system-x86_64 accel=icount arch=x86_64 cpus=1
+	map="" out="" qemu=qemu-system-x86_64 accel=icount arch=x86_64 cpus=1 events=$COST_EVENTS
 	read_options "$@"
 	check_map "$map"
 	[ -n "$out" ] || usage_error "--out COUNTS is required"
@@ -119,14 +142,22 @@ cmd_plugin() {
 	tcg) say "note: --cost under plain TCG: the counts are exact, but timer interrupts land at wall-clock times, so they differ from boot to boot; --accel icount makes them repeatable" ;;
 	*) usage_error "--cost counts under QEMU's TCG only (--accel icount or tcg), not --accel $accel" ;;
 	esac
-	[ "$cpus" = 1 ] || usage_error "--cost counts one vCPU only (its counters are shared by all), not --cpus $cpus"
+	# Several vCPUs: the counters are shared, right only when one thread runs every vCPU in
+	# turn, as QEMU does under icount (-accel tcg,thread=single); the plugin is told so.
+	threads=""
+	if [ "$cpus" != 1 ]; then
+		[ "$accel" = icount ] || usage_error "--cost counts more than one vCPU under --accel icount only, where QEMU runs them all on one thread; under plain TCG each has a thread of its own and the counters, shared, would race (--cpus $cpus)"
+		threads=single
+	fi
+	check_events "$events"
+	[ "$events" != none ] || events=""
 	map=$(realpath "$map")
 	case $SO$out$map in
 	*,*) usage_error "--cost: QEMU's -plugin option cannot take a path with a comma: $SO, $out or $map" ;;
 	esac
 	build >/dev/null
-	probe "$qemu" "$map"
-	printf '%s\n' "$SO,out=$out,map=$map,map_sha256=$(sha256 "$map")"
+	probe "$qemu" "$map" "$events"
+	printf '%s\n' "$SO,out=$out,map=$map,map_sha256=$(sha256 "$map")${events:+,events=$events}${threads:+,threads=$threads}"
 }
 
 sha256() {

@@ -486,3 +486,101 @@ fn a_series_is_judged_step_by_step_and_as_a_whole() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Every point of boot `b` in `dir` counting the events `__schedule` and
+/// `try_to_wake_up` (`events=` on its method line, an event line per
+/// series): 2 and 300 entries, more in `more` (a series' name, the
+/// entries added to __schedule's).
+fn with_events(dir: &Path, b: &str, more: &[(&str, u64)]) {
+    for f in fs::read_dir(dir.join(b)).unwrap().flatten() {
+        let p = f.path();
+        if p.file_name().unwrap() == "suite.txt" {
+            continue;
+        }
+        let text = fs::read_to_string(&p).unwrap();
+        let mut out = String::new();
+        let mut series = vec![];
+        for l in text.lines() {
+            out += l;
+            if l.starts_with("# cost: method ") {
+                out += " events=__schedule:try_to_wake_up";
+            }
+            if let Some(rest) = l.strip_prefix("# cost: series ") {
+                series.push(rest.split(' ').next().unwrap().to_string());
+            }
+            out += "\n";
+        }
+        for s in series {
+            let added = more.iter().find(|m| m.0 == s).map_or(0, |m| m.1);
+            out += &format!("# cost: event {s} 0.000 {} __schedule\n", 2 + added);
+            out += &format!("# cost: event {s} 0.000 300 try_to_wake_up\n");
+        }
+        fs::write(p, out).unwrap();
+    }
+}
+
+#[test]
+fn events_that_moved_are_shown_under_their_row_and_are_a_change() {
+    let dir = boots("events");
+    // n0: 5 rounds of 64 cycles; one entry a cycle more is 320 more.
+    with_events(&dir, "base-1", &[]);
+    with_events(&dir, "base-2", &[]);
+    with_events(&dir, "head", &[("n0_nop", 320), ("s0_wait_wake", 159)]);
+    let r = judge(&dir);
+    assert_eq!(r.code, 1, "{}", r.err);
+    // n0's instructions did not move, its events did: said under it, and
+    // counted in the exit; s0's moved by one entry short of half one a
+    // cycle.
+    let t = tsv_by(&dir.join("out/ab.tsv"), "profile");
+    assert_eq!(t["n0"]["verdict"], "unmoved");
+    assert_eq!(t["n0"]["events_moved"], "__schedule");
+    assert_eq!(t["s0"]["events_moved"], "-");
+    assert_eq!(t["m0"]["events_moved"], "-");
+    assert_eq!(
+        [
+            &t["n0"]["ev___schedule_base"],
+            &t["n0"]["ev___schedule_head"],
+            &t["n0"]["ev___schedule_delta"],
+            &t["n0"]["ev_try_to_wake_up_delta"],
+        ],
+        ["0.000195", "0.031445", "0.031250", "0.000000"]
+    );
+    assert!(
+        r.out.contains("\nn0 ")
+            && r.out.contains(
+                "unmoved  NOP\n    events moved, the instructions not: __schedule +0.031/op\n"
+            ),
+        "{}",
+        r.out
+    );
+    assert!(
+        r.out
+            .contains("a row whose events moved is a change (exit 1) whatever its\nverdict."),
+        "{}",
+        r.out
+    );
+    assert!(r.err.contains(", n0 (events moved)"), "{}", r.err);
+    // Its table of where the cost went, without a draft.
+    assert!(
+        r.out
+            .contains("\nn0: where the cost went (compare/n0.txt)\n"),
+        "{}",
+        r.out
+    );
+    assert!(
+        r.out.contains("+0.031       -  entries into __schedule\n"),
+        "{}",
+        r.out
+    );
+    assert!(!dir.join("out/mail/n0.txt").exists());
+    // The parent against itself (its two boots): no event moves.
+    fs::create_dir(dir.join("out2")).unwrap();
+    let r = run_in(&dir, &["ab", "-o", "out2", "base=base-1", "head=base-2"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let t = tsv_by(&dir.join("out2/ab.tsv"), "profile");
+    for (row, cols) in &t {
+        assert_eq!(cols["events_moved"], "-", "{row}");
+    }
+    assert!(!r.out.contains("\n    events"), "{}", r.out);
+    let _ = fs::remove_dir_all(&dir);
+}

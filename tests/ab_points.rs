@@ -276,3 +276,232 @@ fn one_tree_against_itself_is_every_row_unmoved_however_its_boots_fall() {
         .values()
         .all(|v| v["verdict"] == "unmoved"));
 }
+
+/// The texts of the keys kept in the box's cache, sorted.
+fn keys(b: &Box) -> Vec<String> {
+    let mut keys: Vec<String> = fs::read_dir(b.dir.join("cache/points"))
+        .unwrap()
+        .flatten()
+        .map(|e| fs::read_to_string(e.path().join("key.txt")).unwrap())
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// The `-smp` of each boot the box's QEMU made, in order.
+fn smp_of_boots(b: &Box) -> Vec<String> {
+    b.qemu_log()
+        .lines()
+        .filter(|l| l.starts_with("boot:"))
+        .map(|l| {
+            let smp = l.split(" [-smp] [").nth(1).expect("a boot without -smp");
+            smp.split(']').next().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_vcpus_are_the_boots_and_part_of_the_key() {
+    let Some((b, base, head)) = measured_once("cpus") else {
+        return;
+    };
+    let out = |n: u32| b.dir.file(&format!("out{n}"));
+    assert_eq!(smp_of_boots(&b), ["1", "1"]);
+    // Two vCPUs: other points, booted with -smp 2, their key saying so.
+    let r = ab_trees(&b, &base, &head, &out(2), &["--cpus", "2"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(smp_of_boots(&b), ["1", "1", "2", "2"]);
+    let keys = keys(&b);
+    assert_eq!(keys.len(), 4, "{keys:?}");
+    let with = |line: &str| keys.iter().filter(|k| k.contains(line)).count();
+    assert_eq!(with("\naccel icount, cpus 1\n"), 2, "{keys:?}");
+    assert_eq!(with("\naccel icount, cpus 2\n"), 2, "{keys:?}");
+    // The keys of one image differ in that line alone.
+    let drop_cpus = |k: &String| k.replace("cpus 2", "cpus 1");
+    let mut same: Vec<String> = keys.iter().map(drop_cpus).collect();
+    same.sort();
+    same.dedup();
+    assert_eq!(same.len(), 2, "{keys:?}");
+    // Again with two: both reused, no boot.
+    let r = ab_trees(&b, &base, &head, &out(3), &["--cpus", "2"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(b.boots(), 4, "{}", r.err);
+    assert_eq!(verdicts(Path::new(&out(3))), verdicts(Path::new(&out(2))));
+    // Not a count of CPUs: refused before anything is built.
+    for bad in ["0", "two", ""] {
+        let r = ab_trees(&b, &base, &head, &out(4), &["--cpus", bad]);
+        assert_eq!(r.code, 2, "--cpus {bad:?}: {}", r.err);
+        assert!(r.err.contains("--cpus: a positive number"), "{}", r.err);
+    }
+    assert!(!Path::new(&out(4)).exists());
+}
+
+#[test]
+fn events_are_the_counters_and_refused_without_it() {
+    let Some(b) = setup("events-no-cost") else {
+        return;
+    };
+    let t = tree(&b, "linux", "parent", &[]);
+    let patch = one_line_patch(&b.dir, "c.patch", "c.c", "c one", "c two");
+    let out = b.dir.file("out");
+    let r = ab(
+        &b,
+        &[
+            "--tree",
+            t.to_str().unwrap(),
+            "--patch",
+            &patch,
+            "-o",
+            &out,
+            "--events",
+            "__schedule",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err
+            .contains("--events: the events are the counter's, and --no-cost boots without it"),
+        "{}",
+        r.err
+    );
+    assert_eq!(b.boots(), 0);
+    assert!(!Path::new(&out).exists());
+}
+
+/// ab.sh with the cost counter (the stand-in QEMU takes its plugin and
+/// writes its counts), the box's cache, the stand-ins' profiles, and
+/// `args`: the trees `base` and `head` into `out`.
+fn ab_counted(b: &Box, base: &Path, head: &Path, out: &str, more: &[&str]) -> utils::Run {
+    let cache = b.dir.file("cache");
+    let (bs, hs) = (base.to_str().unwrap(), head.to_str().unwrap());
+    let mut a = vec![
+        "--bin",
+        utils::BIN,
+        "--cache",
+        &cache,
+        "--profiles",
+        PROFILES,
+        "--base-src",
+        bs,
+        "--head-src",
+        hs,
+        "-o",
+        out,
+    ];
+    a.extend(more);
+    b.run("ab.sh", &a)
+}
+
+/// The counter's default events (scripts/common.sh's COST_EVENTS).
+fn default_events() -> String {
+    let common = fs::read_to_string(format!("{REPO}/scripts/common.sh")).unwrap();
+    let line = common.lines().find_map(|l| l.strip_prefix("COST_EVENTS="));
+    line.expect("COST_EVENTS in common.sh").to_string()
+}
+
+/// The `events=` of each boot's `-plugin` option, in order (empty: none).
+fn events_of_boots(b: &Box) -> Vec<String> {
+    b.qemu_log()
+        .lines()
+        .filter(|l| l.starts_with("boot:"))
+        .map(|l| {
+            let plugin = l
+                .split(" [-plugin] [")
+                .nth(1)
+                .expect("a boot without -plugin");
+            let plugin = plugin.split(']').next().unwrap();
+            let events = plugin.split(',').find_map(|w| w.strip_prefix("events="));
+            events.unwrap_or("").to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_events_counted_are_the_boots_and_part_of_the_key() {
+    if std::process::Command::new("gcc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        utils::skip("gcc cannot run: the counter (plugin/*.c) is built with it");
+        return;
+    }
+    let Some(b) = setup("events") else {
+        return;
+    };
+    let base = tree(&b, "base", "parent", &[]);
+    let head = tree(&b, "head", "child", &[]);
+    let out = |n: u32| b.dir.file(&format!("out{n}"));
+    // The default list: passed to the counter, in the key, the table's.
+    let all = default_events();
+    let r = ab_counted(&b, &base, &head, &out(1), &[]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(events_of_boots(&b), [all.clone(), all.clone()]);
+    let t = table(Path::new(&out(1)));
+    assert_eq!(t["s0"]["verdict"], "moved");
+    for (row, cols) in &t {
+        // The stand-in counts no entry: nothing moved.
+        assert_eq!(cols["events_moved"], "-", "{row}");
+        for name in all.split(':') {
+            assert_eq!(
+                cols[&format!("ev_{name}_delta")],
+                "0.000000",
+                "{row} {name}"
+            );
+        }
+    }
+    let point = fs::read_to_string(Path::new(&out(1)).join("head/s0.txt")).unwrap();
+    assert!(
+        point.contains(&format!(" events={all}\n")),
+        "no events= on the method line"
+    );
+    // Two of them: booted again, under keys of their own.
+    let two = "__schedule:do_idle";
+    let r = ab_counted(&b, &base, &head, &out(2), &["--events", two]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(events_of_boots(&b)[2..], [two, two]);
+    let t = table(Path::new(&out(2)));
+    let cols: Vec<&String> = t["n0"].keys().filter(|c| c.starts_with("ev_")).collect();
+    assert_eq!(
+        cols,
+        [
+            "ev___schedule_base",
+            "ev___schedule_delta",
+            "ev___schedule_head",
+            "ev_do_idle_base",
+            "ev_do_idle_delta",
+            "ev_do_idle_head"
+        ]
+    );
+    // None: no events= for the counter, no event columns.
+    let r = ab_counted(&b, &base, &head, &out(3), &["--events", "none"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(events_of_boots(&b)[4..], ["", ""]);
+    let t = table(Path::new(&out(3)));
+    assert!(!t["s0"].contains_key("events_moved"), "{:?}", t["s0"]);
+    // Each key says its events; the same again is reused.
+    let keys = keys(&b);
+    assert_eq!(keys.len(), 6, "{keys:?}");
+    for line in [
+        format!("\nevents {all}\n"),
+        format!("\nevents {two}\n"),
+        "\nevents none\n".into(),
+    ] {
+        assert_eq!(
+            keys.iter().filter(|k| k.contains(&line)).count(),
+            2,
+            "{line}: {keys:?}"
+        );
+    }
+    let r = ab_counted(&b, &base, &head, &out(4), &["--events", two]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(b.boots(), 6, "{}", r.err);
+    // Not a list of names: refused before anything is built.
+    for bad in ["a,b", "a::b", "a:a", ""] {
+        let r = ab_counted(&b, &base, &head, &out(5), &["--events", bad]);
+        assert_eq!(r.code, 2, "--events {bad:?}: {}", r.err);
+        assert!(r.err.contains("--events: "), "{}", r.err);
+        assert!(!Path::new(&out(5)).exists());
+    }
+    assert_eq!(b.boots(), 6);
+}

@@ -407,3 +407,79 @@ fn crafted_counts_give_no_table_never_a_wrong_one() {
         + 3;
     assert_eq!(s, note(&a, twice, "a function named twice in its series"));
 }
+
+/// Point `name` (an s0 fixture) counting `__schedule` and `do_idle`, with
+/// `counts` entries, written into `dir`.
+fn with_events(dir: &Scratch, name: &str, counts: [u64; 2]) -> String {
+    let mut out = String::new();
+    for l in text(&format!("{name}.txt")).lines() {
+        out += l;
+        if l.starts_with("# cost: method ") {
+            out += " events=__schedule:do_idle";
+        }
+        out += "\n";
+    }
+    out += &format!(
+        "# cost: event s0_wait_wake 0.000 {} __schedule\n",
+        counts[0]
+    );
+    out += &format!("# cost: event s0_wait_wake 0.000 {} do_idle\n", counts[1]);
+    write(dir, &format!("{name}.txt"), &out)
+}
+
+#[test]
+fn events_that_moved_are_rows_of_the_table_and_in_the_tsv_and_the_mail() {
+    let dir = Scratch::new("compare-events");
+    // 10240 pairs, 32 a cycle: __schedule +320 is one entry a cycle,
+    // do_idle +3 far less.
+    let p = with_events(&dir, "s0-parent-1", [2, 0]);
+    let c = with_events(&dir, "s0-child-1", [322, 3]);
+    let (p, c) = (format!("parent={p}"), format!("child={c}"));
+    let r = run(&["compare", &p, &c]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let s = section(&r.out);
+    assert_contains(
+        s,
+        &["         0.000      +0.031       -  entries into __schedule\n"],
+    );
+    assert!(!s.contains("entries into do_idle"), "{s}");
+    assert_contains(
+        &joined(s),
+        &[
+            "Events (entries into kernel functions inside the spans, per pair; docs/cost.md): 2 \
+         watched, 1 moved by half an entry a cycle or more (the entries rows). Changed by less: \
+         do_idle \
+         +0.0003.",
+        ],
+    );
+    let t = run(&["compare", "--tsv", &p, &c]);
+    assert_eq!(t.code, 0, "{}", t.err);
+    let (header, row) = t.out.split_once('\n').unwrap();
+    let cols: Vec<(&str, &str)> = header.split('\t').zip(row.trim_end().split('\t')).collect();
+    assert_eq!(
+        cols[cols.len() - 2..],
+        [
+            (
+                "events",
+                "__schedule:0.000195:0.031445,do_idle:0.000000:0.000293"
+            ),
+            ("events_moved", "__schedule")
+        ]
+    );
+    let m = run(&["report", &p, &c]);
+    assert_eq!(m.code, 0, "{}", m.err);
+    assert_contains(&m.out, &["+0.031       -  entries into __schedule\n"]);
+    // Without the events on one side: no change taken, and said.
+    let bare_events = format!("parent={}", fixture("s0-parent-1.txt"));
+    let r = run(&["compare", &bare_events, &c]);
+    assert!(!section(&r.out).contains("entries into"), "{}", r.out);
+    assert_contains(
+        &joined(section(&r.out)),
+        &[
+            "Events: point 2 counted parent's, point 1 did not or counted others, so no change \
+         is shown.",
+        ],
+    );
+    let t = run(&["compare", "--tsv", &bare_events, &c]);
+    assert!(t.out.trim_end().ends_with("\tNA\tNA"), "{}", t.out);
+}

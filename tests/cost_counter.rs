@@ -284,13 +284,84 @@ fn 1 9 startup_64
 }
 
 #[test]
+fn an_event_is_the_executions_of_the_instruction_at_its_functions_address() {
+    let dir = Scratch::new("cost-events");
+    let map = write(&dir, "System.map", MAP);
+    // ADDRESS SERIES EXECUTIONS, as a run's end finds them: an address
+    // can come twice (two translations of it).
+    let insns = "\
+ffffffff81000100 0 3
+ffffffff81000100 0 2
+ffffffff81000104 0 50
+ffffffff81000600 1 4
+ffffffff81000800 1 6
+ffffffff81000800 0 1
+ffffffff81000200 2 7
+ffffffff81000900 0 9
+ffffffff81000b00 3 0
+";
+    // weak_global and local_strong: aliases, one address, both watched
+    // (the functions' mapping keeps one name, the events the name asked
+    // for); dup.constprop.0: two local functions of one name, both
+    // entries; helper: a local alias of helper_global_x; data_sym: not a
+    // text symbol, missing like absent; last: watched, never entered.
+    let list = "weak_global:dup.constprop.0:absent:local_strong:helper:data_sym:last";
+    let Some(r) = drive(&["events", &map, list], insns) else {
+        return;
+    };
+    assert_eq!(r.code, 0, "{}", r.err);
+    let want = "\
+events watched=weak_global:dup.constprop.0:local_strong:helper:last missing=absent:data_sym
+event 0 5 weak_global
+event 0 1 dup.constprop.0
+event 0 5 local_strong
+event 0 0 helper
+event 0 0 last
+event 1 0 weak_global
+event 1 10 dup.constprop.0
+event 1 0 local_strong
+event 1 0 helper
+event 1 0 last
+event 2 0 weak_global
+event 2 0 dup.constprop.0
+event 2 0 local_strong
+event 2 7 helper
+event 2 0 last
+event 3 0 weak_global
+event 3 0 dup.constprop.0
+event 3 0 local_strong
+event 3 0 helper
+event 3 0 last
+";
+    assert_eq!(r.out, want);
+    // None watched: the header says so.
+    let r = drive(&["events", &map, ""], insns).unwrap();
+    assert_eq!(
+        (r.code, r.out.lines().next()),
+        (0, Some("events watched=- missing=-"))
+    );
+    // A list the plugin refuses, with why.
+    for (list, why) in [
+        ("helper::last", "an empty name"),
+        (":helper", "an empty name"),
+        ("helper:", "an empty name"),
+        ("helper:last:helper", "a name given twice"),
+    ] {
+        let r = drive(&["events", &map, list], "").unwrap();
+        assert_eq!(r.code, 1, "{list}: {}", r.out);
+        assert!(r.err.contains(why), "{list}: {}", r.err);
+    }
+}
+
+#[test]
 fn the_fixtures_counts_map_to_the_functions_the_golden_lines_name() {
-    // tests/cost/fixtures/counts.txt's fn lines are what the plugin makes
-    // of these instructions with fixtures/System.map.
+    // tests/cost/fixtures/counts.txt's fn, locked and event lines are what
+    // the plugin makes of these instructions with fixtures/System.map.
     let insns = "\
 ffffffff81000010 0 5 0
-ffffffff81000104 0 7 0
-ffffffff81000204 0 3 0
+ffffffff81000100 0 2 0
+ffffffff81000104 0 5 0
+ffffffff81000200 0 3 0
 ffffffff81000308 0 4 0
 ffffffff81000208 0 3 1
 ffffffff80ffff00 0 1 0
@@ -314,6 +385,24 @@ ffffffff81000284 0 2 1
         .map(|l| format!("{l}\n"))
         .collect();
     assert_eq!(mapped, written);
+    // Its events: the entries at helper's address and at io_work's (the
+    // global one; the local io_work at 0x300 has none), nope not in the map.
+    let entries: String = insns
+        .lines()
+        .map(|l| l.rsplit_once(' ').unwrap().0.to_string() + "\n")
+        .collect();
+    let r = drive(
+        &["events", &fixture("System.map"), "helper:io_work:nope"],
+        &entries,
+    )
+    .unwrap();
+    assert_eq!(r.code, 0, "{}", r.err);
+    let written: String = counts
+        .lines()
+        .filter(|l| l.starts_with("events ") || l.starts_with("event "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(r.out, written);
 }
 
 #[test]
@@ -493,8 +582,9 @@ fn counts_that_do_not_add_up_are_refused_never_a_short_table() {
         assert!(good.contains(from), "{from}");
         good.replacen(from, to, 1)
     };
-    // The header and the map line: counts of a boot with no run.
-    let head: String = good.lines().take(2).map(|l| format!("{l}\n")).collect();
+    // The header, the map line and the events line: counts of a boot
+    // with no run.
+    let head: String = good.lines().take(3).map(|l| format!("{l}\n")).collect();
     let without = |prefix: &str| -> String {
         good.lines()
             .filter(|l| !l.starts_with(prefix))
@@ -504,18 +594,39 @@ fn counts_that_do_not_add_up_are_refused_never_a_short_table() {
     for (counts, why) in [
         (String::new(), "empty"),
         (
-            edit("# uring-repro cost counts format=2: ", "junk "),
+            edit("# uring-repro cost counts format=3: ", "junk "),
             "not the cost counter's output",
         ),
         (
             edit(
-                "# uring-repro cost counts format=2: ",
+                "# uring-repro cost counts format=3: ",
                 "# uring-repro cost counts: ",
             ),
             "counts of an older counter",
         ),
         (without("end "), "no end line"),
         (without("map "), "no map line"),
+        (
+            edit("format=3: ", "format=2: "),
+            "counts of an older counter (format 2: no events)",
+        ),
+        (without("events "), "no events line"),
+        (
+            edit("translating_threads=1", "translating_threads=2"),
+            "2 host threads ran the vCPUs at once",
+        ),
+        (
+            edit("event 0 2 helper\n", ""),
+            "an event line of series 0 for io_work, not the next event",
+        ),
+        (
+            edit("event 0 3 io_work\n", ""),
+            "the event lines of s0_wait_wake are 1, not the 2 events watched",
+        ),
+        (
+            edit("watched=helper:io_work", "watched=-"),
+            "an event line of series 0 for helper",
+        ),
         (
             edit("run 1 windows=2", "run 1 windows=0"),
             "saw no measured round",

@@ -22,6 +22,12 @@
 //!   and shown when every point of both sides counted them (`Locked`): a
 //!   point whose counter did not count them has no figure, never 0, so no
 //!   change can be taken against it.
+//! - Events (the `event` lines: entries into the functions the method
+//!   line's `events=` names) are summed per event in the same way, when
+//!   every point of both sides counted the same events (`Events`); an
+//!   event moved when its change is half an entry a cycle or more: the
+//!   measured path enters its functions a whole number of times a cycle,
+//!   the tick's work far less than half (docs/ab.md, "The gate").
 //!
 //! Nothing is summed when no point of a comparison carries cost lines.
 //! When some do, a point without them or with lines that cannot be diffed
@@ -35,7 +41,7 @@
 //! table (`Sum`: SLOTS slots, 224 KiB of stack).
 
 use super::analysis::{boots, locked_of, Analysis, Comparison, LockedPerPair};
-use super::point::{fnv, Cost, Count, Key, ALL, MAX_FUNCTIONS, TOO_MANY_FUNCTIONS};
+use super::point::{fnv, Cost, Count, Key, ALL, MAX_EVENTS, MAX_FUNCTIONS, TOO_MANY_FUNCTIONS};
 use super::table::uint;
 
 /// The hash table's slots: a quarter stays free, so a probe ends soon.
@@ -98,6 +104,106 @@ pub enum Locked {
     Mixed { counted: u32, not: u32 },
 }
 
+/// Whether the points of a comparison counted events, and the same ones
+/// (their method lines' `events=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventsCounted {
+    /// Every point of both sides counted the same events: `Events` holds
+    /// their figures.
+    Counted,
+    /// No point did.
+    NotCounted,
+    /// Some did and some did not, or some counted other events than the
+    /// first (points, as bits): no change is taken.
+    Mixed { counted: u32, not: u32 },
+}
+
+/// A comparison's events, per side (control, test), in entries per pair,
+/// in the first point's order.
+#[derive(Clone, Copy)]
+pub struct Events<'t> {
+    pub names: [&'t [u8]; MAX_EVENTS],
+    pub v: [[f64; 2]; MAX_EVENTS],
+    pub n: usize,
+    /// The points that counted the events of the first point that counted
+    /// any, and those that did not (none, or others), as bits.
+    pub counted: u32,
+    pub not: u32,
+}
+
+impl<'t> Events<'t> {
+    pub const fn new() -> Self {
+        Events {
+            names: [b""; MAX_EVENTS],
+            v: [[0.0; 2]; MAX_EVENTS],
+            n: 0,
+            counted: 0,
+            not: 0,
+        }
+    }
+
+    pub fn status(&self) -> EventsCounted {
+        match (self.counted, self.not) {
+            (_, 0) => EventsCounted::Counted,
+            (0, _) => EventsCounted::NotCounted,
+            (counted, not) => EventsCounted::Mixed { counted, not },
+        }
+    }
+
+    /// Point `i`'s events (None: not counted), `per` its weight in its
+    /// side's figures per pair.
+    fn add(&mut self, i: usize, events: Option<&[Count<'t>]>, side: usize, per: f64) {
+        let first = self.counted == 0;
+        let same =
+            |e: &[Count]| e.len() == self.n && e.iter().zip(&self.names).all(|(c, n)| c.name == *n);
+        match events {
+            Some(e) if first && e.len() <= MAX_EVENTS => {
+                self.n = e.len();
+                for (k, c) in e.iter().enumerate() {
+                    self.names[k] = c.name;
+                }
+            }
+            Some(e) if same(e) => {}
+            _ => {
+                self.not |= 1 << i;
+                return;
+            }
+        }
+        self.counted |= 1 << i;
+        for (v, c) in self.v.iter_mut().zip(events.unwrap_or(&[])) {
+            v[side] += per * c.count as f64;
+        }
+    }
+
+    /// Event `k`'s change, test minus control.
+    pub fn change(&self, k: usize) -> f64 {
+        self.v[k][1] - self.v[k][0]
+    }
+
+    /// Event `k` moved by half of `cycle` (one entry a cycle, per pair)
+    /// or more.
+    pub fn moved(&self, k: usize, cycle: f64) -> bool {
+        let d = self.change(k);
+        d != 0.0 && d.abs() >= cycle * 0.5 * (1.0 - 1e-9)
+    }
+
+    /// The events that moved, as bits, when every point counted them.
+    pub fn moved_bits(&self, cycle: f64) -> u32 {
+        if self.status() != EventsCounted::Counted {
+            return 0;
+        }
+        (0..self.n)
+            .filter(|&k| self.moved(k, cycle))
+            .fold(0, |bits, k| bits | 1 << k)
+    }
+}
+
+impl Default for Events<'_> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// A comparison's cost lines, summed per side: every function in a fixed
 /// hash table, and the totals, per side (control, test), in instructions
 /// per pair.
@@ -119,8 +225,9 @@ pub struct Sum<'t> {
     /// Whether the points of a side have identical lines.
     pub alike: [bool; 2],
     /// One instruction a cycle, per pair: what a function moves by to be
-    /// listed.
+    /// listed (an event, by half an entry a cycle).
     pub threshold: f64,
+    pub events: Events<'t>,
 }
 
 impl<'t> Sum<'t> {
@@ -142,6 +249,7 @@ impl<'t> Sum<'t> {
             not_counted: 0,
             alike: [true; 2],
             threshold: 0.0,
+            events: Events::new(),
         }
     }
 
@@ -265,7 +373,9 @@ pub struct Costs<'t> {
 }
 
 impl<'t> Costs<'t> {
-    /// Comparison `c`'s, summed.
+    /// Comparison `c`'s, summed. Not inlined: its callers (text, mail,
+    /// ab, the TSV) would each carry a copy.
+    #[inline(never)]
     pub fn of(an: &Analysis<'t, '_>, c: &Comparison) -> Costs<'t> {
         let mut costs = Costs {
             table: None,
@@ -309,6 +419,7 @@ fn sum<'t>(an: &Analysis<'t, '_>, c: &Comparison, t: &mut Sum<'t>) -> Option<Res
                     t.alike[side] &= f.totals == counted.totals
                         && same_counts(f.functions, counted.functions)
                         && same_counts(f.locked, counted.locked)
+                        && same_counts(f.events.unwrap_or(&[]), counted.events.unwrap_or(&[]))
                 }
             }
             // Its weight in its side's figures, per pair of its rows.
@@ -320,6 +431,7 @@ fn sum<'t>(an: &Analysis<'t, '_>, c: &Comparison, t: &mut Sum<'t>) -> Option<Res
                     return no_table(f.line, TOO_MANY_FUNCTIONS);
                 }
             }
+            t.events.add(i, counted.events, side, per);
             t.kernel[side] += per * counted.totals.kernel as f64;
             t.user[side] += per * counted.totals.user as f64;
             match counted.totals.locked {

@@ -8,15 +8,17 @@
 //!   together (what was counted), and the point's own change (what was
 //!   timed), which differ by what the windows hold outside the spans
 //!   (docs/cost.md), the time the vCPU idles inside them (no instruction)
-//!   and the clock's rounding.
+//!   and the clock's rounding. Then the events that moved (entries into a
+//!   watched function, by half an entry a cycle or more: cost.rs), per
+//!   pair.
 //! - Nothing is printed when no point of a comparison carries cost lines.
 
 use core::fmt::Write;
 
 use super::analysis::{Analysis, Comparison};
-use super::cost::{Costs, Locked, Sum};
+use super::cost::{Costs, EventsCounted, Locked, Sum};
 use super::words::{cell, figure, nums, Align, Figure, LineNo, Long, PointsOf, WIDTH};
-use crate::render::{plural, wrap, Clean, Dec};
+use crate::render::{plural, wrap, Clean, Dec, Signed};
 use crate::sys::out::Out;
 
 /// Most functions listed by name; the others are one row.
@@ -121,6 +123,13 @@ fn table(t: &Sum, labels: [&[u8]; 2], rows_only: bool, out: &mut Out) {
     ] {
         row(out, Some(v[0]), v[1] - v[0], l, what);
     }
+    let ev = &t.events;
+    let moved = ev.moved_bits(t.threshold);
+    for k in (0..ev.n).filter(|k| moved & 1 << k != 0) {
+        let mut what = Long::new();
+        let _ = write!(what, "entries into {}", Clean(ev.names[k]));
+        row(out, Some(ev.v[k][0]), ev.change(k), point, what.as_str());
+    }
     if rows_only {
         return;
     }
@@ -139,6 +148,7 @@ fn table(t: &Sum, labels: [&[u8]; 2], rows_only: bool, out: &mut Out) {
         }
     );
     locked_sentence(t, labels, &mut s);
+    events_sentence(t, labels, &mut s);
     if t.alike != [true, true] {
         let _ = s.write_str(" The boots of a label differ in their lines.");
     }
@@ -185,6 +195,46 @@ fn locked_sentence(t: &Sum, labels: [&[u8]; 2], s: &mut Long) {
             PointsOf(not, false)
         ),
     };
+}
+
+/// What the table says of events: how many were watched and moved, and
+/// the changes of those that moved by less; or why no change is shown.
+/// Nothing when no point counted them.
+fn events_sentence(t: &Sum, labels: [&[u8]; 2], s: &mut Long) {
+    let ev = &t.events;
+    match ev.status() {
+        EventsCounted::NotCounted => {}
+        EventsCounted::Mixed { counted, not } => {
+            let _ = write!(
+                s,
+                " Events: {} counted {}'s, {} did not or counted others, so no change is \
+                 shown.",
+                PointsOf(counted, false),
+                Clean(labels[0]),
+                PointsOf(not, false)
+            );
+        }
+        EventsCounted::Counted => {
+            let moved = ev.moved_bits(t.threshold);
+            let _ = write!(
+                s,
+                " Events (entries into kernel functions inside the spans, per pair; docs/cost.md): \
+                 {} watched, {} moved by half an entry a cycle or more{}.",
+                ev.n,
+                moved.count_ones(),
+                if moved == 0 { "" } else { " (the entries rows)" }
+            );
+            let mut less = (0..ev.n).filter(|&k| moved & 1 << k == 0 && ev.change(k) != 0.0);
+            if let Some(first) = less.next() {
+                let _ = s.write_str(" Changed by less:");
+                for (j, k) in core::iter::once(first).chain(less).enumerate() {
+                    let sep = if j == 0 { " " } else { ", " };
+                    let _ = write!(s, "{sep}{} {}", Clean(ev.names[k]), Signed(ev.change(k), 4));
+                }
+                let _ = s.write_str(".");
+            }
+        }
+    }
 }
 
 /// One row: the control's figure (`-` for None: it names no such

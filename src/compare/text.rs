@@ -7,7 +7,7 @@ use core::fmt::{self, Write};
 use super::analysis::{Analysis, Comparison, Reason};
 use super::args::Gate;
 use super::claim::{few_rounds, second_name, sentence, verdict};
-use super::cost::Costs;
+use super::cost::{Costs, EventsCounted};
 use super::cost_table::{self, Medium};
 use super::point::Key;
 use super::words::{
@@ -346,7 +346,7 @@ between_ci95_low_pct\tbetween_ci95_high_pct\tbetween_df\tall_rounds_pct\t\
 drop_first_pct\tcontrol_drift_pct\ttest_drift_pct\tmax_cv_pct\tgate_pct\tcvs_pct\tbasis\t\
 confirmed\treasons\tcontrol_boots\ttest_boots\ttimebase\tcontrol_kernel_locked\t\
 test_kernel_locked\tkernel_locked_change\tgate_insn\tdelta\tcontrol_spread\tpaired_ci95_low\t\
-paired_ci95_high\tpaired_df";
+paired_ci95_high\tpaired_df\tevents\tevents_moved";
 
 /// The result summary as TSV.
 pub fn tsv(r: &Analysis, out: &mut Out) {
@@ -428,7 +428,36 @@ pub fn tsv(r: &Analysis, out: &mut Out) {
         let p = &c.paired;
         let insn = r.args.gate.insn();
         tsv_nums(out, &[insn, c.delta, c.spread, p.low, p.high, p.df], 6);
+        tsv_events(&Costs::of(r, c), out);
         out.bytes(b"\n");
+    }
+}
+
+/// The events' columns: each event `NAME:CONTROL:TEST` (per pair), and the
+/// names of those that moved (`-`: none), or `NA` in both where the points
+/// did not all count the same events.
+fn tsv_events(costs: &Costs, out: &mut Out) {
+    let (t, ev) = (&costs.sum, &costs.sum.events);
+    if costs.table != Some(Ok(())) || ev.status() != EventsCounted::Counted {
+        out.bytes(b"\tNA\tNA");
+        return;
+    }
+    for k in 0..ev.n {
+        let sep = if k == 0 { "\t" } else { "," };
+        let [c, v] = ev.v[k];
+        let _ = write!(
+            out,
+            "{sep}{}:{}:{}",
+            Clean(ev.names[k]),
+            Dec(c, 6),
+            Dec(v, 6)
+        );
+    }
+    let moved = ev.moved_bits(t.threshold);
+    out.bytes(if moved == 0 { b"\t-" } else { b"\t" });
+    for (j, k) in (0..ev.n).filter(|k| moved & 1 << k != 0).enumerate() {
+        let sep = if j == 0 { "" } else { "," };
+        let _ = write!(out, "{sep}{}", Clean(ev.names[k]));
     }
 }
 

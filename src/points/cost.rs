@@ -1,8 +1,9 @@
 //! The `# cost:` lines of one run's point (docs/cost.md): the point gives
 //! each series' name, measured rounds and pairs (its mean rows, in the
 //! order of the series); the run's section of the cost counter's counts
-//! (plugin/cost.c, format 2), its windows and its instructions, all and
-//! locked, per series and per function. Everything is checked before a
+//! (plugin/cost.c, format 3), its windows and its instructions, all and
+//! locked, per series and per function, and its events (the entries into
+//! the functions the header names) per series. Everything is checked before a
 //! line is written: every consistency check that fails refuses the lines
 //! (exit 125, one line saying what), never a short table.
 //!
@@ -11,8 +12,8 @@
 //! marker, its section in the counts).
 //!
 //! The counts are read twice: once to check them, whole, once to write
-//! the lines of the run's `fn` and `locked` lines, which are its section's
-//! in its order. Their words are read as numbers as num.rs says.
+//! the lines of the run's `fn`, `locked` and `event` lines, which are its
+//! section's in its order. Their words are read as numbers as num.rs says.
 
 use core::cmp::Ordering;
 use core::fmt::{self, Write};
@@ -31,9 +32,10 @@ const DECIMALS: u32 = 3;
 /// named in one run's section of the counts.
 pub(super) const MAX_SERIES: usize = 16;
 
-/// The counts' first line, and an older counter's.
-const HEADER: &[u8] = b"# uring-repro cost counts format=2: ";
+/// The counts' first line, and an older counter's (no format, or another).
+const HEADER: &[u8] = b"# uring-repro cost counts format=3: ";
 const OLDER: &[u8] = b"# uring-repro cost counts: ";
+const FORMAT: &[u8] = b"# uring-repro cost counts format=";
 
 /// Which run of the boot a point is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +112,8 @@ struct Named<'t> {
     windows: Option<(f64, f64, f64)>,
     /// Its `fn` and `locked` lines.
     functions: [Functions<'t>; 2],
+    /// Its `event` lines: how many (each the next event watched).
+    events: usize,
 }
 
 /// The two kinds of function lines.
@@ -125,6 +129,8 @@ enum Wrong<'t> {
     NotThePoints(&'t [u8]),
     NoSeriesLine(&'t [u8], &'t [u8]),
     OutOfOrder(&'t [u8], &'t [u8], &'t [u8]),
+    /// An `event` line of a series that is not the next event watched.
+    OtherEvent(&'t [u8], &'t [u8]),
     Unknown(&'t [u8]),
     TooManySeries,
 }
@@ -137,12 +143,16 @@ pub struct Lines<'t> {
     api: &'t [u8],
     locked: &'t [u8],
     sha: &'t [u8],
+    /// The events watched, colon-separated (empty: none).
+    events: &'t [u8],
     named: [Named<'t>; MAX_SERIES],
     n_named: usize,
 }
 
 /// The counts' state as their lines are read.
 struct Reading<'t> {
+    /// The events watched, colon-separated (empty: none).
+    events: &'t [u8],
     runs: f64,
     /// The run asked for: its number as written; where its section starts.
     run: Option<(&'t [u8], usize)>,
@@ -197,6 +207,13 @@ pub fn check<'t>(
             boot again with this one";
         return Err(fail(format_args!("{why}")));
     }
+    if header.starts_with(FORMAT) && !header.starts_with(HEADER) {
+        let format = words(&header[FORMAT.len()..]).next().unwrap_or(b"");
+        return Err(fail(format_args!(
+            "counts of an older counter (format {}: no events): boot again with this one",
+            Clean(format.strip_suffix(b":").unwrap_or(format))
+        )));
+    }
     if !header.starts_with(HEADER) {
         return Err(fail(format_args!("not the cost counter's output")));
     }
@@ -207,6 +224,7 @@ pub fn check<'t>(
         )));
     }
     let mut r = Reading {
+        events: b"",
         runs: 0.0,
         run: None,
         mine: false,
@@ -216,6 +234,7 @@ pub fn check<'t>(
         n_named: 0,
     };
     let (mut ended, mut sha, mut stray): (bool, &[u8], &[u8]) = (false, b"", b"");
+    let mut watched = None;
     let mut at = header.len() + 1;
     let body = counts.get(at..).unwrap_or(b"");
     let body = body.strip_suffix(b"\n").unwrap_or(body);
@@ -237,6 +256,12 @@ pub fn check<'t>(
                         Clean(sha)
                     )));
                 }
+                continue;
+            }
+            b"events" => {
+                let list = kv(line, 1, b"watched").unwrap_or(b"");
+                r.events = if list == b"-" { b"" } else { list };
+                watched = Some(list);
                 continue;
             }
             b"run" => {
@@ -282,6 +307,14 @@ pub fn check<'t>(
                     )));
                 }
                 stray = kv(line, 1, b"stray_windows").unwrap_or(b"");
+                let threads = kv(line, 1, b"translating_threads").unwrap_or(b"");
+                if num::value(threads) > 1.0 {
+                    return Err(fail(format_args!(
+                        "{} host threads ran the vCPUs at once: the counters, shared, raced \
+                         (more than one vCPU under plain TCG?)",
+                        Clean(threads)
+                    )));
+                }
                 continue;
             }
             _ if !r.mine => continue,
@@ -297,6 +330,9 @@ pub fn check<'t>(
     }
     if sha.is_empty() {
         return Err(fail(format_args!("no map line")));
+    }
+    if watched.is_none_or(<[u8]>::is_empty) {
+        return Err(fail(format_args!("no events line")));
     }
     if r.runs == 0.0 && num::value(stray) > 0.0 {
         return Err(fail(format_args!(
@@ -342,6 +378,7 @@ pub fn check<'t>(
         api,
         locked,
         sha,
+        events: r.events,
         named: r.named,
         n_named: r.n_named,
     };
@@ -424,6 +461,16 @@ fn section_line<'t>(
                 r.wrong(Wrong::OutOfOrder(f1, f2, name));
             }
         }
+        b"event" => {
+            let name = rest.nth(1).unwrap_or(b"");
+            let events = r.events;
+            let Some(s) = r.named(f2) else { return };
+            let due = events.split(|&b| b == b':').nth(s.events);
+            s.events += 1;
+            if events.is_empty() || due != Some(name) {
+                r.wrong(Wrong::OtherEvent(f2, name));
+            }
+        }
         _ => r.wrong(Wrong::Unknown(f1)),
     }
 }
@@ -467,6 +514,12 @@ impl fmt::Display for Told<'_> {
                 f,
                 "the {} lines of series {} are out of order at {}",
                 Clean(word),
+                Clean(k),
+                Clean(name)
+            ),
+            Wrong::OtherEvent(k, name) => write!(
+                f,
+                "an event line of series {} for {}, not the next event the events line watches",
                 Clean(k),
                 Clean(name)
             ),
@@ -544,14 +597,30 @@ impl<'t> Lines<'t> {
                     )));
                 }
             }
+            let watched = self.watched();
+            if s.events != watched {
+                return Err(fail(format_args!(
+                    "the event lines of {nm} are {}, not the {watched} events watched",
+                    s.events
+                )));
+            }
         }
         Ok(())
     }
 
-    /// Writes the lines: the method line, then each series' line, its
-    /// `fn` lines and its `locked` lines.
+    /// How many events were watched.
+    fn watched(&self) -> usize {
+        match self.events {
+            b"" => 0,
+            e => e.split(|&b| b == b':').count(),
+        }
+    }
+
+    /// Writes the lines: the method line (the events watched its last
+    /// word), then each series' line, its `fn` lines, its `locked` lines
+    /// and its `event` lines.
     pub fn write(&self, w: &mut dyn Write) -> fmt::Result {
-        writeln!(
+        write!(
             w,
             "# cost: method counter=qemu-tcg-plugin api={} window=timed-spans \
              unit=guest-instructions map_sha256={} locked={}",
@@ -559,6 +628,10 @@ impl<'t> Lines<'t> {
             Bytes(self.sha),
             Bytes(self.locked)
         )?;
+        if !self.events.is_empty() {
+            write!(w, " events={}", Bytes(self.events))?;
+        }
+        w.write_char('\n')?;
         for (k, series) in self.table.series().iter().enumerate() {
             let s = self
                 .named(k)
@@ -589,7 +662,7 @@ impl<'t> Lines<'t> {
                 per_pair(b"kernel_locked"),
             )?;
             let key = key(k);
-            for kind in KINDS {
+            for kind in [KINDS[0], KINDS[1], b"event"] {
                 for line in self.section.split(|&b| b == b'\n') {
                     let mut f = words(line);
                     if f.next() != Some(kind) || f.next() != Some(key.as_bytes()) {

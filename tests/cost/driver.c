@@ -1,6 +1,6 @@
 /*
  * Runs the cost counter's QEMU-free parts (plugin/locked.c,
- * plugin/functions.c) on made-up input, for tests/cost_plugin.rs, which
+ * plugin/functions.c) on made-up input, for tests/cost_counter.rs, which
  * builds it with gcc and compares what it prints with what it should.
  *
  *   driver limits
@@ -13,6 +13,11 @@
  *       stdin, one per instruction, and writes what the plugin writes of a
  *       run's functions: per series with any, `series K functions=N
  *       locked_functions=M`, its `fn` lines, its `locked` lines
+ *   driver events SYSTEM.MAP LIST
+ *       reads `ADDRESS SERIES EXECUTIONS` lines on stdin, one per kernel
+ *       instruction counted in a run's windows, and writes what the plugin
+ *       writes of the events LIST (NAME:NAME:...): the header's `events`
+ *       line, then per series with any input its `event` lines
  *
  * Exit 0; 1 with one line on stderr for bad input or a map not loaded.
  */
@@ -97,6 +102,36 @@ static int functions(const char *map)
     return 0;
 }
 
+static int events(const char *map, const char *list)
+{
+    char why[400];
+    struct events e;
+    int seen[COST_SERIES] = {0};
+    if (events_load(&e, map, list, why, sizeof why) != 0) {
+        return bad(why);
+    }
+    uint64_t addr, execs;
+    int series, got;
+    while ((got = scanf("%" SCNx64 " %d %" SCNu64, &addr, &series, &execs)) == 3) {
+        if (series < 0 || series >= COST_SERIES) {
+            return bad("a series out of range");
+        }
+        seen[series] = 1;
+        events_add(&e, addr, series, execs);
+    }
+    if (got != EOF) {
+        return bad("want ADDRESS SERIES EXECUTIONS lines");
+    }
+    events_write_header(stdout, &e);
+    for (int k = 0; k < COST_SERIES; k++) {
+        if (seen[k]) {
+            events_write(stdout, &e, k, "event");
+        }
+    }
+    events_free(&e);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "limits") == 0) {
@@ -109,5 +144,9 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "functions") == 0) {
         return functions(argv[2]);
     }
-    return bad("usage: driver limits | locked HEX... | functions SYSTEM.MAP");
+    if (argc == 4 && strcmp(argv[1], "events") == 0) {
+        return events(argv[2], argv[3]);
+    }
+    return bad("usage: driver limits | locked HEX... | functions SYSTEM.MAP | "
+               "events SYSTEM.MAP LIST");
 }

@@ -4,7 +4,9 @@
 # usage errors, and real boots: the plugin changes no figure of the point, its windows are
 # the measured rounds, boot-point.sh --cost writes a point compare reads, locked
 # instructions are counted the same whether or not the kernel unlocked its LOCK prefixes
-# for one CPU, and a boot of several runs keeps one section each. The parts that need no
+# for one CPU, a boot of several runs keeps one section each, the events (entries into
+# named functions) are what the workloads do, and two vCPUs are counted under the
+# instruction clock (QEMU runs them on one thread) and refused otherwise. The parts that need no
 # QEMU (the decoder, the mapping, the lines `uring-repro points --counts` makes) are
 # tests/cost_counter.rs's (cargo test).
 #
@@ -65,7 +67,7 @@ done
 BIN=${BIN:-$REPO/target/release/uring-repro}
 
 CASES=(build symbols api probe usage locked-vmlinux boot-unchanged boot-windows
-	boot-point boot-point-errors boot-locked-smp boot-runs)
+	boot-point boot-point-errors boot-locked-smp boot-runs boot-events boot-smp)
 if [[ -n ${LIST:-} ]]; then printf '%s\n' "${CASES[@]}"; exit 0; fi
 
 # expect NAME WANT-STATUS ERE CMD...: CMD exits WANT-STATUS and its stderr, its lines
@@ -248,20 +250,32 @@ case_probe() {
 	local out=$WORK/probe.counts
 	local sha
 	sha=$(sha256sum "$FIX/System.map" | cut -d ' ' -f 1)
-	expect probe 0 '' "$COST" plugin --map "$FIX/System.map" --out "$out" || return 1
-	[[ $(cat "$WORK/out") == "$REPO/target/cost/cost.so,out=$out,map=$FIX/System.map,map_sha256=$sha" ]] ||
+	# The default events, which the fixture map lacks: said before the boot, and passed on.
+	expect probe 0 "note: --events: not in $FIX/System.map, not counted: $COST_EVENTS" \
+		"$COST" plugin --map "$FIX/System.map" --out "$out" || return 1
+	[[ $(cat "$WORK/out") == "$REPO/target/cost/cost.so,out=$out,map=$FIX/System.map,map_sha256=$sha,events=$COST_EVENTS" ]] ||
 		{ FAIL_WHY="plugin printed '$(cat "$WORK/out")'"; return 1; }
+	expect probe-events 0 '' "$COST" plugin --map "$FIX/System.map" --out "$out" --events io_work:helper --cpus 2 || return 1
+	[[ $(cat "$WORK/out") == "$REPO/target/cost/cost.so,out=$out,map=$FIX/System.map,map_sha256=$sha,events=io_work:helper,threads=single" ]] ||
+		{ FAIL_WHY="--events io_work:helper --cpus 2: plugin printed '$(cat "$WORK/out")'"; return 1; }
+	expect probe-no-events 0 '' "$COST" plugin --map "$FIX/System.map" --out "$out" --events none || return 1
+	[[ $(cat "$WORK/out") == "$REPO/target/cost/cost.so,out=$out,map=$FIX/System.map,map_sha256=$sha" ]] ||
+		{ FAIL_WHY="--events none: plugin printed '$(cat "$WORK/out")'"; return 1; }
 	fake_qemu qemu-noplugins "plugin interface not enabled in this build"
 	expect no-plugins 125 'does not accept the cost counter.*plugin interface not enabled' \
 		"$COST" plugin --map "$FIX/System.map" --out "$out" --qemu "$WORK/qemu-noplugins" || return 1
 	fake_qemu qemu-api2 "Could not load plugin cost.so: plugin requires API version 1, but this QEMU supports only a minimum version of 2"
 	expect api-2 125 'API version 1.*minimum version of 2' \
 		"$COST" plugin --map "$FIX/System.map" --out "$out" --qemu "$WORK/qemu-api2" || return 1
-	# The real plugin refuses two vCPUs on its own.
+	# The real plugin refuses two vCPUs on its own, unless told that one thread runs them.
 	local said
 	said=$(qemu-system-x86_64 -M pc -smp 2 -nodefaults -display none \
 		-plugin "$REPO/target/cost/cost.so,probe=on" 2>&1 </dev/null) || true
-	[[ $said == *"counts one vCPU only"* ]] || { FAIL_WHY="-smp 2: QEMU said: $said"; return 1; }
+	[[ $said == *"counts one vCPU, or several that QEMU runs on one thread"* ]] ||
+		{ FAIL_WHY="-smp 2: QEMU said: $said"; return 1; }
+	said=$(qemu-system-x86_64 -M pc -smp 2 -nodefaults -display none \
+		-plugin "$REPO/target/cost/cost.so,probe=on,threads=single" 2>&1 </dev/null) || true
+	[[ $said == *"probe: accepted"* ]] || { FAIL_WHY="-smp 2 threads=single: QEMU said: $said"; return 1; }
 }
 
 case_usage() {
@@ -269,7 +283,14 @@ case_usage() {
 	expect no-map 2 'not a readable file: /nonexistent' "$COST" plugin --map /nonexistent --out "$out" || return 1
 	expect not-a-map 2 'no x86_64 text symbols' "$COST" plugin --map "$FIX/point.txt" --out "$out" || return 1
 	expect placeholder 2 'placeholder Debian' "$COST" plugin --map "$FIX/System.map-placeholder" --out "$out" || return 1
-	expect cpus 2 'one vCPU only' "$COST" plugin --map "$m" --out "$out" --cpus 2 || return 1
+	expect cpus 2 'more than one vCPU under --accel icount only' "$COST" plugin --map "$m" \
+		--out "$out" --cpus 2 --accel tcg || return 1
+	local list
+	for list in '' a,b a::b :a a: 'a b' a:b:a; do
+		expect "events '$list'" 2 '--events: ' "$COST" plugin --map "$m" --out "$out" --events "$list" || return 1
+	done
+	expect events-without-cost 2 '--events: the events are the counter.s: with --cost MAP only' \
+		"$REPO/scripts/boot-point.sh" --kernel "$m" -o "$WORK/usage.point" --events none -- --smoke || return 1
 	expect kvm 2 "TCG only" "$COST" plugin --map "$m" --out "$out" --accel kvm || return 1
 	expect arch 2 'x86_64 guests only' "$COST" plugin --map "$m" --out "$out" --arch aarch64 || return 1
 	# The lines' own check of the map: a console whose run passed, so that they are made.
@@ -473,6 +494,73 @@ case_boot_runs() {
 	expect runs-unnamed 125 "$results runs: a run's point is the only run of its boot" \
 		"$BIN" points --console "$WORK/plain.console" -o "$WORK/runs.point" --counts "$WORK/runs.counts" ||
 		return 1
+}
+
+# count_of POINT KIND SERIES NAME: the COUNT of POINT's `# cost: KIND SERIES PER COUNT NAME`
+# line (empty without one).
+count_of() {
+	awk -v k="$2" -v s="$3" -v n="$4" '$1 == "#" && $2 == "cost:" && $3 == k && $4 == s && $7 == n { print $6 }' "$1"
+}
+
+# The events on a real boot (docs/cost.md, "Events"): a suite of n0 and a0, one vCPU, the
+# default list. Every event has its line in every series, 0 too; n0, a NOP completed inline,
+# neither schedules nor wakes anyone inside its spans; a0's NOPs each run in an io-wq worker:
+# at least one wake-up an op (the worker woken for it, the submitter woken by its CQE).
+case_boot_events() {
+	need_kernel || return $?
+	local d=$WORK/events.suite p ev n ops wakes
+	"$REPO/scripts/boot-point.sh" --kernel "$KERNEL" -o "$d" --accel icount --bin "$BIN" \
+		--timeout "$BOOT_TIMEOUT" --cost "$MAP" -- suite --profiles n0,a0 --cycles 16 --rounds 3 \
+		--warmups 1 >/dev/null 2>"$WORK/events.err" ||
+		{ FAIL_WHY="boot-point.sh: $(tail -c 600 "$WORK/events.err")"; return 1; }
+	for p in n0:n0_nop a0:a0_nop_async; do
+		grep -q "^# cost: method .* events=$COST_EVENTS\$" "$d/${p%%:*}.txt" ||
+			{ FAIL_WHY="${p%%:*}: no method line naming the events: $(grep '^# cost: method' "$d/${p%%:*}.txt")"; return 1; }
+		n=0
+		for ev in ${COST_EVENTS//:/ }; do
+			[[ -n $(count_of "$d/${p%%:*}.txt" event "${p#*:}" "$ev") ]] ||
+				{ FAIL_WHY="${p%%:*}: no event line for $ev"; return 1; }
+			n=$((n + 1))
+		done
+		[[ $(grep -c '^# cost: event ' "$d/${p%%:*}.txt") == "$n" ]] ||
+			{ FAIL_WHY="${p%%:*}: event lines other than the $n watched"; return 1; }
+	done
+	for ev in __schedule try_to_wake_up; do
+		[[ $(count_of "$d/n0.txt" event n0_nop "$ev") == 0 ]] ||
+			{ FAIL_WHY="n0: $ev entered $(count_of "$d/n0.txt" event n0_nop "$ev") times in its spans"; return 1; }
+	done
+	ops=$(sed -n 's/^# cost: series a0_nop_async windows=3 pairs=\([0-9]*\) .*/\1/p' "$d/a0.txt")
+	wakes=$(count_of "$d/a0.txt" event a0_nop_async try_to_wake_up)
+	[[ -n $ops && -n $wakes ]] && ((ops > 0 && wakes >= ops)) ||
+		{ FAIL_WHY="a0: $wakes wake-ups for ${ops:-no} NOPs run by io-wq"; return 1; }
+	note "boot-events: a0 $wakes wake-ups for $ops NOPs"
+}
+
+# Two vCPUs: under the instruction clock QEMU runs them on one thread and the counter counts
+# both (the spans' instructions per pair are the point's, but for the clock reads' edges,
+# as with one vCPU: docs/cost.md); under plain TCG each has a thread and --cost is refused.
+case_boot_smp() {
+	need_kernel || return $?
+	local p=$WORK/smp2.point
+	point smp2 --cpus 2 --cost "$MAP" || { FAIL_WHY="boot-point.sh --cpus 2: $(tail -c 600 "$WORK/smp2.err")"; return 1; }
+	grep -q '^# boot=.* -smp 2 ' "$p" || { FAIL_WHY="not booted with two vCPUs: $(grep '^# boot=' "$p")"; return 1; }
+	[[ -n $(count_of "$p" event s0_wait_wake __schedule) ]] || { FAIL_WHY="no event lines"; return 1; }
+	# Counted minus timed, per pair: the clock reads' edges (about 2 for s0), never less.
+	awk '
+		$1 == "#" && $3 == "series" && $4 == "s0_wait_wake" {
+			for (i = 5; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			counted = (v["user"] + v["kernel"]) / v["pairs"]
+		}
+		$1 == "mean" { mean = $3 }
+		END {
+			printf "counted %.3f a pair, timed %.3f\n", counted, mean
+			exit !(mean > 0 && counted - mean >= 0 && counted - mean < 3)
+		}' <(sed 's/^# cost: /# x /' "$p") >"$WORK/verdict" || { FAIL_WHY="$(cat "$WORK/verdict")"; return 1; }
+	note "boot-smp: $(cat "$WORK/verdict")"
+	expect smp-tcg 2 'more than one vCPU under --accel icount only' "$REPO/scripts/boot-point.sh" \
+		--kernel "$KERNEL" -o "$WORK/smp-tcg.point" --accel tcg --cpus 2 --bin "$BIN" --cost "$MAP" \
+		-- "${RUN[@]}" || return 1
+	[[ ! -e $WORK/smp-tcg.point ]] || { FAIL_WHY="a point was written under plain TCG"; return 1; }
 }
 
 # ---------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{make_tree, suite_console, Box};
+use super::{make_tree, suite_console, Box, REPO};
 use crate::utils::{self, Run, BIN};
 
 /// The profiles of the stand-in consoles.
@@ -69,7 +69,93 @@ pub fn setup(name: &str) -> Option<Box> {
     fs::write(consoles.join("child"), suite_console(&child)).unwrap();
     fs::write(consoles.join("child-skip"), suite_console(&skip)).unwrap();
     b.set("FAKE_QEMU_CONSOLES", consoles.to_str().unwrap());
+    let counts = b.dir.join("counts");
+    fs::create_dir(&counts).unwrap();
+    for (name, items) in [
+        ("parent", &parent),
+        ("child", &child),
+        ("child-skip", &skip),
+    ] {
+        fs::write(counts.join(name), counts_of(items)).unwrap();
+    }
+    b.set("FAKE_QEMU_COUNTS", counts.to_str().unwrap());
     Some(b)
+}
+
+/// What the cost counter writes after its header lines for a suite of
+/// `items` (each the fixture point it prints, or None: skipped): a run's
+/// section each, made from the point's `# cost:` lines (its windows the
+/// series' instructions split evenly), `@events K` where series K's event
+/// lines go (the stand-in QEMU writes them), and the end line.
+pub fn counts_of(items: &[(&str, Option<&str>)]) -> String {
+    let mut c = String::new();
+    for (k, (_, point)) in items.iter().enumerate() {
+        let Some(name) = point else {
+            c += &format!(
+                "run {} windows=0 unbalanced=0 open_at_end=0 spans=0\n",
+                k + 1
+            );
+            continue;
+        };
+        let text = fs::read_to_string(format!("{REPO}/tests/fixtures/kernel/{name}.txt")).unwrap();
+        let lines: Vec<Vec<&str>> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("# cost: "))
+            .map(|l| l.split(' ').collect())
+            .collect();
+        let series: Vec<(&str, BTreeMap<&str, u64>)> = lines
+            .iter()
+            .filter(|w| w[0] == "series")
+            .map(|w| {
+                let kv = w[2..].iter().filter_map(|kv| kv.split_once('='));
+                let whole = kv.filter_map(|(k, v)| Some((k, v.parse().ok()?)));
+                (w[1], whole.collect())
+            })
+            .collect();
+        let windows: u64 = series.iter().map(|s| s.1["windows"]).sum();
+        c += &format!(
+            "run {} windows={windows} unbalanced=0 open_at_end=0 spans={windows}\n",
+            k + 1
+        );
+        let mut at = 0;
+        for (j, (_, v)) in series.iter().enumerate() {
+            let n = v["windows"];
+            for i in 0..n {
+                let share = |total: u64| total / n + if i == n - 1 { total % n } else { 0 };
+                let (user, kernel) = (share(v["user"]), share(v["kernel"]));
+                c += &format!("window {at} series={j} user={user} kernel={kernel}\n");
+                at += 1;
+            }
+        }
+        for (j, (name, v)) in series.iter().enumerate() {
+            let of = |kind: &str| -> Vec<String> {
+                let mine = lines.iter().filter(|w| w[0] == kind && w[1] == *name);
+                mine.map(|w| format!("{kind} {j} {} {}\n", w[3], w[4]))
+                    .collect()
+            };
+            let (fns, locked) = (of("fn"), of("locked"));
+            c += &format!(
+                "series {j} windows={} user={} kernel={} functions={} user_locked={} \
+                 kernel_locked={} locked_functions={}\n",
+                v["windows"],
+                v["user"],
+                v["kernel"],
+                fns.len(),
+                v["user_locked"],
+                v["kernel_locked"],
+                locked.len()
+            );
+            c += &fns.concat();
+            c += &locked.concat();
+            c += &format!("@events {j}\n");
+        }
+    }
+    c + &format!(
+        "end runs={} stray_windows=0 kernel_markers=0 translating_threads=1 translated_blocks=1 \
+         translated_insns=1 translated_lock_prefixed=0 translated_xchg=0 \
+         translated_unlocked_sites=0\n",
+        items.len()
+    )
 }
 
 /// A stand-in kernel tree NAME in the box, its image printing `console`.

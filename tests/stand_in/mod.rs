@@ -36,6 +36,12 @@ pub const REPO: &str = env!("CARGO_MANIFEST_DIR");
 /// initramfs (`-initrd`) has the file `uring-repro.boot_id` (boot-point.sh
 /// gives every boot one), every boot_id printed is the ID it holds, as
 /// /init states it, and the logged boot line ends with `{boot_id=ID}`.
+/// The cost counter (`-plugin`): its probe (`-machine none`) says the
+/// plugin is accepted; a boot with it and FAKE_QEMU_COUNTS (a directory)
+/// writes the plugin's `out=` as the counter would: its header, map line
+/// (the plugin's `map_sha256=`) and events line (its `events=`), then the
+/// file named as the console, each `@events K` line an `event K 0 NAME`
+/// line per event.
 pub const FAKE_QEMU: &str = r#"#!/bin/sh
 log=${FAKE_QEMU_LOG:?}
 case " $* " in
@@ -51,6 +57,11 @@ case " $* " in
 		exit 1
 	fi
 	exit 0
+	;;
+*" -machine none "*)
+	echo "probe: $*" >>"$log"
+	echo "uring-repro cost plugin: probe: accepted (stand-in)" >&2
+	exit 1
 	;;
 esac
 # The boot's identity in the initramfs: the newc entry uring-repro.boot_id (its header, 110
@@ -72,6 +83,34 @@ for a in "$@"; do line="$line [$a]"; done
 [ -z "$host_id" ] || line="$line {boot_id=$host_id}"
 printf '%s\n' "$line" >>"$log"
 [ -z "${FAKE_QEMU_CREATE:-}" ] || echo "made meanwhile" >"$FAKE_QEMU_CREATE"
+plugin="" image="" prev=""
+for a in "$@"; do
+	[ "$prev" != -plugin ] || plugin=$a
+	[ "$prev" != -kernel ] || image=$a
+	prev=$a
+done
+if [ -n "$plugin" ] && [ -n "${FAKE_QEMU_COUNTS:-}" ]; then
+	out="" map="" sha="" events=""
+	set -f
+	old_ifs=$IFS IFS=,
+	for w in $plugin; do
+		case $w in
+		out=*) out=${w#out=} ;;
+		map=*) map=${w#map=} ;;
+		map_sha256=*) sha=${w#map_sha256=} ;;
+		events=*) events=${w#events=} ;;
+		esac
+	done
+	IFS=$old_ifs
+	set +f
+	{
+		echo '# uring-repro cost counts format=3: qemu plugin api 1 (qemu accepts 0..1), target x86_64, locked=x86-lock'
+		echo "map sha256=$sha addresses=1 functions=2 path=$map"
+		echo "events watched=${events:--} missing=-"
+		awk -v ev="$events" '$1 == "@events" { n = split(ev, e, ":"); for (i = 1; i <= n; i++) print "event " $2 " 0 " e[i]; next } { print }' \
+			"$FAKE_QEMU_COUNTS/$(sed -n '1s/^console=//p' "$image")"
+	} >"$out"
+fi
 printf '[    0.000000] Linux version 6.12.117 (stand-in)\r\n'
 [ -z "${FAKE_QEMU_HANG:-}" ] || exec sleep "$FAKE_QEMU_HANG"
 if [ -n "${FAKE_QEMU_CONSOLES:-}" ]; then

@@ -19,8 +19,9 @@
 //! so a row that moved is drafted as the change it is) and mail/report.log
 //! (what the drafts leave out, not stated by the points).
 //!
-//! Exit: 0 every row judged and none moved; 1 a row moved, or an item's
-//! outcome changed; 125 no row moved but some could not be judged (it
+//! Exit: 0 every row judged and none moved; 1 a row moved, its events
+//! moved, or an item's outcome changed; 125 no row moved but some could
+//! not be judged (it
 //! skipped or failed, the base's boots disagree, its points cannot be read
 //! or paired: a table that cannot judge a row does not say 0); 2 usage or
 //! unusable input (a suite directory without its suite.txt, DIR's files
@@ -213,30 +214,43 @@ fn judge(spec: &Spec, out_stdout: &mut Out) -> Result<Exit, Exit> {
     }
     let rows = &rows[..keys.n];
     let boots = Boots::of(spec, pair);
-    table::tsv(spec, boots.all(), dir, rows)?;
+    table::tsv(spec, boots.all(), dir, rows, &keys.events)?;
     let mut f = File::create(dir, b"ab.txt")?;
     let mut both = Both::new(&mut f.out, out_stdout);
     provenance::warning(spec, &prov, &mut both);
-    table::table(spec, pair, boots.all(), rows, &prov, &mut both);
+    table::table(
+        spec,
+        pair,
+        boots.all(),
+        rows,
+        &keys.events,
+        &prov,
+        &mut both,
+    );
     both.copy(&spool);
     f.close()?;
     Ok(provenance::failed(spec, &prov).unwrap_or_else(|| verdict(rows, drafts)))
 }
 
-/// The exit of a table: 1 when a row moved or an outcome changed, else 125
-/// when a row could not be judged, else 0; its stderr line names the rows.
+/// The exit of a table: 1 when a row moved, its events moved or an
+/// outcome changed, else 125 when a row could not be judged, else 0; its
+/// stderr line names the rows.
 fn verdict(rows: &[Row], drafts: usize) -> Exit {
     let mut moved = Text::<1024>::new();
     let mut unjudged = Text::<1024>::new();
     let (mut m, mut u) = (0, 0);
     for r in rows {
         let (list, k) = match r.verdict {
-            Verdict::Moved | Verdict::OutcomeChanged => (&mut moved, &mut m),
+            _ if r.changed() => (&mut moved, &mut m),
             Verdict::Unmoved => continue,
             _ => (&mut unjudged, &mut u),
         };
         let sep = if *k == 0 { "" } else { ", " };
-        let _ = write!(list, "{sep}{} ({})", r.name(), r.verdict.word());
+        let word = match r.verdict {
+            Verdict::Unmoved => "events moved",
+            v => v.word(),
+        };
+        let _ = write!(list, "{sep}{} ({word})", r.name());
         *k += 1;
     }
     if m > 0 {

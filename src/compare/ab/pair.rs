@@ -1,20 +1,23 @@
 //! One pair of steps judged: for every row, the points of the boots of the
 //! two steps read with compare's reader (the earlier step the control),
 //! analysed at the gate in instructions (`Gate::Insn`): its figures and its
-//! verdict; compare's text of the row written on the way and, when it
-//! moved, its draft and the table of where its cost went (`Outputs`).
+//! verdict, and its events; compare's text of the row written on the way
+//! and, when it moved, its draft and the table of where its cost went
+//! (`Outputs`; the table too when its events alone moved).
 
 use core::fmt::Write;
 
 use super::super::analysis::Analysis;
 use super::super::args::{Args, Gate, MAX_POINTS};
-use super::super::cost::Costs;
+use super::super::cost::{Costs, EventsCounted};
 use super::super::cost_table::{self, Medium};
 use super::super::load::Inputs;
 use super::super::mail::{self, Draft};
 use super::super::text;
 use super::super::words::Long;
-use super::rows::{by_endings, copy, Ended, Figures, Keys, Row, Verdict, MAX_ROWS, NAME};
+use super::rows::{
+    by_endings, copy, Ended, EventFigures, EventNames, Figures, Keys, Row, Verdict, MAX_ROWS, NAME,
+};
 use super::{File, Spec};
 use crate::exit::Exit;
 use crate::render::Text;
@@ -84,7 +87,7 @@ pub fn judge(
         let passed = boots.all().iter().all(|&b| row.ended[b] == Ended::Pass);
         if !passed {
             row.verdict = by_endings(spec, boots.all(), &row.ended);
-        } else if judge_row(spec, dir, &boots, row, out.as_deref_mut())? {
+        } else if judge_row(spec, dir, &boots, &keys.events, row, out.as_deref_mut())? {
             drafts += 1;
         }
     }
@@ -134,6 +137,7 @@ fn judge_row(
     spec: &Spec,
     dir: &[u8],
     boots: &Boots,
+    events: &EventNames,
     row: &mut Row,
     out: Option<&mut Outputs>,
 ) -> Result<bool, Exit> {
@@ -161,9 +165,17 @@ fn judge_row(
     };
     let an = Analysis::of(&a, &pts);
     let c = an.cmps()[0];
+    let costs = Costs::of(&an, &c);
+    // Its events, where its points counted the table's.
+    let (t, ev) = (&costs.sum, &costs.sum.events);
+    let counted = costs.table == Some(Ok(())) && ev.status() == EventsCounted::Counted;
     row.figures = Some(Figures {
         c,
         locked: [c.base, c.test].map(|g| an.locked(g).map(|l| l.kernel)),
+        events: (counted && events.are(&ev.names[..ev.n])).then(|| EventFigures {
+            v: ev.v,
+            moved: ev.moved_bits(t.threshold),
+        }),
     });
     row.verdict = if c.reasons == 0 {
         Verdict::Moved
@@ -175,14 +187,13 @@ fn judge_row(
     let Some(out) = out else {
         return Ok(false);
     };
-    let costs = Costs::of(&an, &c);
     let prefix = crate::render::Bytes(out.prefix);
     let mut name = Text::<{ 2 * NAME + 64 }>::new();
     let _ = write!(name, "compare/{prefix}{}.txt", row.file());
     let mut f = File::create(dir, name.as_bytes())?;
     text::text(&an, Some(&costs), &mut f.out);
     f.close()?;
-    if row.verdict != Verdict::Moved {
+    if row.verdict != Verdict::Moved && row.events_moved() == 0 {
         return Ok(false);
     }
     // ab.txt's table of where the cost went.
@@ -193,6 +204,11 @@ fn judge_row(
         row.file()
     );
     cost_table::section(&an, &c, &costs, "pair", Medium::Rows, out.sections);
+    // A draft for a row that moved; one whose events alone moved has none
+    // (report's verdict is the instructions').
+    if row.verdict != Verdict::Moved {
+        return Ok(false);
+    }
     draft(spec, dir, row, &an, &costs, &files, boots, out)?;
     Ok(true)
 }

@@ -1,13 +1,14 @@
 //! ab's rows: what each is (an item of the first suite, and each series of
 //! its points: pollwake's modes), read once from the suites (their
 //! `suite.txt`: how each boot ended each item) and the first point of each
-//! item (its `# series:` lines); and a row as judged for a pair of steps
-//! (pair.rs): its figures and its verdict.
+//! item (its `# series:` lines, and its `# cost: method` line's events:
+//! the table's); and a row as judged for a pair of steps (pair.rs): its
+//! figures, its events and its verdict.
 
 use core::fmt::{self, Write};
 
 use super::super::analysis::{Comparison, Reason};
-use super::super::point::{series_lines, Series};
+use super::super::point::{events_of, series_lines, Series, MAX_EVENTS};
 use super::{Spec, MAX_BOOTS};
 use crate::exit::{self, Exit};
 use crate::render::{Clean, Text};
@@ -108,6 +109,49 @@ impl Verdict {
 pub struct Figures {
     pub c: Comparison,
     pub locked: [Option<f64>; 2],
+    /// Its events, where every point counted the table's (`EventNames`).
+    pub events: Option<EventFigures>,
+}
+
+/// A row's events: entries per pair of each side (control, test), in the
+/// order of the table's events, and those that moved (bits): by one entry
+/// a cycle or more (docs/ab.md, "The gate").
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EventFigures {
+    pub v: [[f64; 2]; MAX_EVENTS],
+    pub moved: u32,
+}
+
+/// The longest event name kept.
+pub const EVENT_NAME: usize = 64;
+
+/// The events of the table: those the first point that counted any names
+/// in its method line (`events=`), in its order.
+#[derive(Clone, Copy, Default)]
+pub struct EventNames {
+    names: [Text<EVENT_NAME>; MAX_EVENTS],
+    pub n: usize,
+}
+
+impl EventNames {
+    /// The names of `list` (colon-separated), the first MAX_EVENTS.
+    fn of(list: &[u8]) -> EventNames {
+        let mut e = EventNames::default();
+        for (kept, name) in e.names.iter_mut().zip(list.split(|&b| b == b':')) {
+            kept.push_with(&mut |room| copy(room, name));
+            e.n += 1;
+        }
+        e
+    }
+
+    pub fn name(&self, k: usize) -> &[u8] {
+        self.names[k].as_bytes()
+    }
+
+    /// Whether `names` are these, in this order.
+    pub fn are(&self, names: &[&[u8]]) -> bool {
+        names.len() == self.n && names.iter().enumerate().all(|(k, n)| *n == self.name(k))
+    }
 }
 
 /// One row of the table.
@@ -184,6 +228,17 @@ impl Row {
     /// pollwake-idle): no tool reads `s0:shared.txt` as a host name.
     pub fn file(&self) -> FileName<'_> {
         FileName(self)
+    }
+
+    /// Its events that moved (bits; 0 without event figures).
+    pub fn events_moved(&self) -> u32 {
+        self.figures.and_then(|f| f.events).map_or(0, |e| e.moved)
+    }
+
+    /// A change: it moved, its item's outcome changed, or its events moved
+    /// (ab's exit 1).
+    pub fn changed(&self) -> bool {
+        matches!(self.verdict, Verdict::Moved | Verdict::OutcomeChanged) || self.events_moved() != 0
     }
 }
 
@@ -304,6 +359,8 @@ fn split_at(s: &[u8], at: u8) -> (&[u8], &[u8]) {
 pub struct Keys {
     pub rows: [Row; MAX_ROWS],
     pub n: usize,
+    /// The events of the table (none when no point counted any).
+    pub events: EventNames,
 }
 
 impl Keys {
@@ -312,6 +369,7 @@ impl Keys {
         let mut keys = Keys {
             rows: [Row::default(); MAX_ROWS],
             n: 0,
+            events: EventNames::default(),
         };
         let first = Suite::read(spec.dirs[0])?;
         // Each boot's suite, read once; the first's items are the rows'.
@@ -332,6 +390,9 @@ impl Keys {
             let item = items[i].as_bytes();
             let mut modes = Modes::default();
             modes.of(spec, item)?;
+            if keys.events.n == 0 && !modes.events.as_bytes().is_empty() {
+                keys.events = EventNames::of(modes.events.as_bytes());
+            }
             for m in 0..modes.n.max(1) {
                 let Some(row) = keys.rows.get_mut(keys.n) else {
                     break;
@@ -395,6 +456,8 @@ struct Modes {
     n: usize,
     /// The item's only series, where it has one (its name and mode empty).
     only: OwnedSeries,
+    /// The events its method line names (`events=`), colon-separated.
+    events: Text<{ MAX_EVENTS * (EVENT_NAME + 1) }>,
 }
 
 /// A series line's name, mode, unit and words, kept past the point's text.
@@ -409,10 +472,11 @@ struct OwnedSeries {
 impl Modes {
     /// The series of `item`'s first point among the boots.
     fn of(&mut self, spec: &Spec, item: &[u8]) -> Result<(), Exit> {
-        let mut text = [0u8; 8192];
+        let mut text = [0u8; 16384];
         for b in 0..spec.n {
             let path = point_path(spec.dirs[b], item)?;
-            // The series lines come first: the point's head is enough.
+            // The series lines come first, the method line after the
+            // checks: the point's head is enough.
             let Ok(head) = read_head(&path, &mut text) else {
                 continue;
             };
@@ -421,6 +485,12 @@ impl Modes {
             }
             for s in series_lines(head).flatten() {
                 self.keep(&s);
+            }
+            let method = head
+                .split(|&b| b == b'\n')
+                .find_map(|l| l.strip_prefix(b"# cost: method "));
+            if let Some(list) = method.and_then(events_of) {
+                self.events.push_with(&mut |room| copy(room, list));
             }
             return Ok(());
         }

@@ -12,7 +12,7 @@ use core::fmt::{self, Write};
 use super::pair::{self, Boots, Outputs, Pair};
 use super::provenance::{self, Provenance};
 use super::rows::{Keys, Row, Verdict, MAX_ROWS};
-use super::table::{self, Both, Plus, TSV_HEADER};
+use super::table::{self, Both, Plus};
 use super::{File, Spec, MAX_STEPS};
 use crate::compare::words::WIDTH;
 use crate::exit::{self, Exit};
@@ -250,7 +250,8 @@ pub fn judge(
     let mut txt = File::create(dir, b"ab.txt")?;
     let mut tsv = File::create(dir, b"series.tsv")?;
     let mut log = File::create(dir, b"mail/report.log")?;
-    let _ = writeln!(tsv.out, "step\tlabel\tid\tsubject\t{TSV_HEADER}");
+    tsv.out.bytes(b"step\tlabel\tid\tsubject\t");
+    table::tsv_header(&keys.events, &mut tsv.out);
     {
         let mut both = Both::new(&mut txt.out, stdout);
         provenance::warning(spec, prov, &mut both);
@@ -273,7 +274,7 @@ pub fn judge(
                 let mut r = *r;
                 r.verdict = Verdict::NotMeasured;
                 step_columns(&mut tsv.out, k, label, id, subject);
-                table::tsv_row(spec, &[], &r, &mut tsv.out);
+                table::tsv_row(spec, &[], &r, &keys.events, &mut tsv.out);
                 step_cells[i] = Cell::of(&r);
             }
             unjudged += 1;
@@ -310,15 +311,15 @@ pub fn judge(
         let boots = Boots::of(spec, pair);
         let mut both = Both::new(&mut txt.out, stdout);
         heading(info, order, k, &mut both);
-        table::table(spec, pair, boots.all(), rows, prov, &mut both);
+        table::table(spec, pair, boots.all(), rows, &keys.events, prov, &mut both);
         both.copy(&spool);
         let _ = both.write_str("\n");
         for (i, r) in rows.iter().enumerate() {
             step_columns(&mut tsv.out, k, label, id, subject);
-            table::tsv_row(spec, boots.all(), r, &mut tsv.out);
+            table::tsv_row(spec, boots.all(), r, &keys.events, &mut tsv.out);
             step_cells[i] = Cell::of(r);
             match r.verdict {
-                Verdict::Moved | Verdict::OutcomeChanged => moved += 1,
+                _ if r.changed() => moved += 1,
                 Verdict::Unmoved => {}
                 _ => unjudged += 1,
             }

@@ -1,17 +1,20 @@
 //! ab's table, rendered from its rows: ab.tsv (a header line and a row per
-//! row, six decimals, `NA` where there is no figure), and ab.txt, for
-//! people, also on stdout: the table (three decimals), how the verdict is
-//! reached, whether the base's boots agreed, the rows not compared, and
-//! for each row that moved the table of where its cost went.
+//! row, six decimals, `NA` where there is no figure; with events, a
+//! column of those that moved and three per event), and ab.txt, for
+//! people, also on stdout: the table (three decimals; under a row whose
+//! events moved, those events), how the verdict is reached, whether the
+//! base's boots agreed, the rows not compared, and for each row that
+//! moved the table of where its cost went.
 
 use core::fmt::{self, Write};
 
 use super::pair::Pair;
 use super::provenance::{self, Provenance};
-use super::rows::Row;
+use super::rows::{EventNames, Row, Verdict};
 use super::{File, Spec};
+use crate::compare::words::WIDTH;
 use crate::exit::Exit;
-use crate::render::{Clean, Dec, Text};
+use crate::render::{wrap, Clean, Dec, Text};
 use crate::sys::out::Out;
 use crate::sys::{self, Fd};
 
@@ -56,17 +59,38 @@ impl fmt::Display for Unit<'_> {
 }
 
 /// ab.tsv: its header and a line per row.
-pub fn tsv(spec: &Spec, boots: &[usize], dir: &[u8], rows: &[Row]) -> Result<(), Exit> {
+pub fn tsv(
+    spec: &Spec,
+    boots: &[usize],
+    dir: &[u8],
+    rows: &[Row],
+    events: &EventNames,
+) -> Result<(), Exit> {
     let mut f = File::create(dir, b"ab.tsv")?;
-    let _ = writeln!(f.out, "{TSV_HEADER}");
+    tsv_header(events, &mut f.out);
     for r in rows {
-        tsv_row(spec, boots, r, &mut f.out);
+        tsv_row(spec, boots, r, events, &mut f.out);
     }
     f.close()
 }
 
+/// The header's columns (after series.tsv's step columns): TSV_HEADER,
+/// and with events `events_moved` and each event's `ev_NAME_base`,
+/// `ev_NAME_head`, `ev_NAME_delta`.
+pub fn tsv_header(events: &EventNames, out: &mut Out) {
+    let _ = write!(out, "{TSV_HEADER}");
+    if events.n > 0 {
+        out.bytes(b"\tevents_moved");
+    }
+    for k in 0..events.n {
+        let name = Clean(events.name(k));
+        let _ = write!(out, "\tev_{name}_base\tev_{name}_head\tev_{name}_delta");
+    }
+    out.bytes(b"\n");
+}
+
 /// A row's line of ab.tsv (and of series.tsv, after the step's columns).
-pub fn tsv_row(spec: &Spec, boots: &[usize], r: &Row, out: &mut Out) {
+pub fn tsv_row(spec: &Spec, boots: &[usize], r: &Row, events: &EventNames, out: &mut Out) {
     let _ = write!(out, "{}\t{}", r.name(), Unit(r));
     let nan = f64::NAN;
     let (figures, verdict) = match &r.figures {
@@ -103,9 +127,58 @@ pub fn tsv_row(spec: &Spec, boots: &[usize], r: &Row, out: &mut Out) {
     out.bytes(b"\t");
     let _ = r.why(spec, boots, out);
     let _ = match r.about.as_bytes() {
-        b"" => writeln!(out, "\tNA"),
-        a => writeln!(out, "\t{}", Clean(a)),
+        b"" => write!(out, "\tNA"),
+        a => write!(out, "\t{}", Clean(a)),
     };
+    if events.n > 0 {
+        let ev = r.figures.and_then(|f| f.events);
+        out.bytes(match ev {
+            None => b"\tNA",
+            Some(e) if e.moved == 0 => b"\t-",
+            Some(_) => b"\t",
+        });
+        moved_names(r, events, ",", out);
+        for k in 0..events.n {
+            let [b, h] = ev.map_or([nan; 2], |e| e.v[k]);
+            let _ = write!(out, "\t{}\t{}\t{}", Na(b, 6), Na(h, 6), Na(h - b, 6));
+        }
+    }
+    out.bytes(b"\n");
+}
+
+/// The names of row `r`'s events that moved, `sep` between them.
+fn moved_names(r: &Row, events: &EventNames, sep: &str, w: &mut dyn Write) {
+    let moved = r.events_moved();
+    for (j, k) in (0..events.n).filter(|k| moved & 1 << k != 0).enumerate() {
+        let _ = write!(
+            w,
+            "{}{}",
+            if j == 0 { "" } else { sep },
+            Clean(events.name(k))
+        );
+    }
+}
+
+/// Under a row whose events moved: each, and its change per op; said to
+/// be the events alone where the instructions did not move.
+fn events_line(r: &Row, events: &EventNames, w: &mut dyn Write) {
+    let Some(e) = r.figures.and_then(|f| f.events).filter(|e| e.moved != 0) else {
+        return;
+    };
+    let mut t = Text::<1024>::new();
+    let _ = t.write_str(if r.verdict == Verdict::Moved {
+        "events:"
+    } else {
+        "events moved, the instructions not:"
+    });
+    let moved = (0..events.n).filter(|k| e.moved & 1 << k != 0);
+    for (j, k) in moved.enumerate() {
+        let [b, h] = e.v[k];
+        let sep = if j == 0 { "" } else { "," };
+        let _ = write!(t, "{sep} {} {}/op", Clean(events.name(k)), Plus(h - b, 3));
+    }
+    let _ = w.write_str("    ");
+    wrap(w, t.as_str(), 4, 6, WIDTH);
 }
 
 /// Two writers at once: ab.txt and stdout.
@@ -186,6 +259,7 @@ pub fn table(
     pair: Pair,
     boots: &[usize],
     rows: &[Row],
+    events: &EventNames,
     prov: &Provenance,
     w: &mut dyn Write,
 ) {
@@ -242,6 +316,7 @@ pub fn table(
                 &Unit(r),
             ],
         );
+        events_line(r, events, w);
     }
     let _ = write!(
         w,
@@ -251,6 +326,18 @@ pub fn table(
          instructions per pair, on QEMU's instruction clock.\n",
         Clean(spec.gate_text)
     );
+    let with_events = rows
+        .iter()
+        .any(|r| r.figures.is_some_and(|f| f.events.is_some()));
+    if with_events {
+        let _ = writeln!(
+            w,
+            "events: entries into the kernel functions the counter watched, per op, that\n\
+             changed by half an entry a cycle or more (exact counts: the ticks' work changes\n\
+             them by far less); a row whose events moved is a change (exit 1) whatever its\n\
+             verdict."
+        );
+    }
     let two = match base_boots {
         2 => "two",
         _ => "",

@@ -400,3 +400,98 @@ fn more_functions_than_the_table_holds_are_refused() {
     let t = summed(&[("p", &s), ("q", &t)], None).unwrap();
     assert_eq!((t.functions, listed(t).len()), (MAX_FUNCTIONS, 0));
 }
+
+/// Point `text` (s0's) with the events `names` counted (`events=` on its
+/// method line) and an event line each, of `counts`.
+fn with_events(text: &str, names: &[&str], counts: &[u64]) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        out.push_str(l);
+        if l.starts_with("# cost: method ") {
+            out.push_str(&format!(" events={}", names.join(":")));
+        }
+        out.push('\n');
+    }
+    for (n, c) in names.iter().zip(counts) {
+        out.push_str(&format!("# cost: event s0_wait_wake 0.000 {c} {n}\n"));
+    }
+    out
+}
+
+#[test]
+fn events_are_summed_per_side_and_move_by_one_entry_a_cycle() {
+    let p = s0();
+    // The s0 points: 10240 pairs, 32 a cycle; one entry a cycle is 320.
+    let names = ["__schedule", "try_to_wake_up", "do_idle"];
+    let parent = [
+        with_events(&p[0], &names, &[2, 321, 0]),
+        with_events(&p[3], &names, &[2, 321, 0]),
+    ];
+    let child = [
+        with_events(&p[1], &names, &[322, 640, 1]),
+        with_events(&p[2], &names, &[322, 642, 1]),
+    ];
+    let t = summed(
+        &[
+            ("parent", &parent[0]),
+            ("child", &child[0]),
+            ("child", &child[1]),
+            ("parent", &parent[1]),
+        ],
+        None,
+    )
+    .unwrap();
+    let ev = &t.events;
+    assert_eq!(ev.status(), EventsCounted::Counted);
+    assert_eq!(ev.n, 3);
+    assert_eq!(ev.names[..3], names.map(str::as_bytes));
+    // A label's figure: the mean of its boots', per pair.
+    assert_eq!(ev.v[0], [2.0 / 10240.0, 322.0 / 10240.0]);
+    assert_eq!(ev.v[1], [321.0 / 10240.0, 641.0 / 10240.0]);
+    // __schedule +320 (one a cycle) moved, try_to_wake_up +320 too, do_idle
+    // +1 did not; the boots of the child differ (640, 642).
+    assert_eq!(ev.moved_bits(t.threshold), 0b011);
+    assert_eq!(t.alike, [true, false]);
+    // Half an entry a cycle (160) moved, one entry short of it not.
+    let half = with_events(&p[1], &names, &[162, 480, 0]);
+    let t = summed(&[("parent", &parent[0]), ("child", &half)], None).unwrap();
+    assert_eq!(t.events.moved_bits(t.threshold), 0b001);
+    assert!((t.events.change(1) - 159.0 / 10240.0).abs() < 1e-12);
+    // Against itself: nothing moves.
+    let t = summed(&[("parent", &parent[0]), ("again", &parent[1])], None).unwrap();
+    assert_eq!(t.events.moved_bits(t.threshold), 0);
+    assert_eq!((0..3).map(|k| t.events.change(k)).sum::<f64>(), 0.0);
+}
+
+#[test]
+fn events_not_counted_by_every_point_or_other_ones_are_no_change() {
+    let p = s0();
+    let names = ["__schedule"];
+    let (a, b) = (
+        with_events(&p[0], &names, &[2]),
+        with_events(&p[1], &names, &[900]),
+    );
+    // The parent without events: not counted there, never 0.
+    let t = summed(&[("parent", &p[0]), ("child", &b)], None).unwrap();
+    assert_eq!(
+        t.events.status(),
+        EventsCounted::Mixed {
+            counted: 0b10,
+            not: 0b01
+        }
+    );
+    assert_eq!(t.events.moved_bits(t.threshold), 0);
+    // Another event counted: not the first point's.
+    let other = with_events(&p[1], &["do_idle"], &[900]);
+    let t = summed(&[("parent", &a), ("child", &other)], None).unwrap();
+    assert_eq!(
+        t.events.status(),
+        EventsCounted::Mixed {
+            counted: 0b01,
+            not: 0b10
+        }
+    );
+    // Neither counted any.
+    let t = summed(&[("parent", &p[0]), ("child", &p[1])], None).unwrap();
+    assert_eq!(t.events.status(), EventsCounted::NotCounted);
+}

@@ -1,8 +1,9 @@
 //! A point's `# cost: ` lines (docs/cost.md), read once into typed values
 //! as the point is read: the method line, and for the series the point's
-//! rows are of, its series line, its `fn` lines and, when the counter
-//! counted locked instructions, its `locked` lines. Lines of other series
-//! are passed over.
+//! rows are of, its series line, its `fn` lines, when the counter counted
+//! locked instructions its `locked` lines, and when it counted events (the
+//! method line's `events=`) its `event` lines, one per event in that
+//! order. Lines of other series are passed over.
 //!
 //! The lines are an annex a script wrote after the run: lines that do not
 //! follow the format, or do not fit their point, make the point's `Cost`
@@ -26,6 +27,9 @@ pub const COST_PREFIX: &[u8] = b"# cost: ";
 /// point may have: compare's limit of functions in one comparison.
 pub const MAX_FUNCTIONS: usize = 3072;
 
+/// Most events one point may count (`event` lines of a series).
+pub const MAX_EVENTS: usize = 16;
+
 /// The largest count a line may state.
 const MAX_COUNT: u64 = i64::MAX as u64;
 
@@ -38,6 +42,8 @@ const FN_SUM: &str = "its fn lines do not add up to its kernel=";
 const LOCKED_SUM: &str = "its locked lines do not add up to its kernel_locked=";
 const TWICE: &str = "a function named twice in its series";
 const LOCKED_FN: &str = "a locked count above its function's fn count";
+const EVENTS: &str = "its event lines are not its method line's events=";
+const TOO_MANY_EVENTS: &str = "more than 16 events";
 /// More than MAX_FUNCTIONS functions, in one point's series or in one
 /// comparison (compare/cost.rs).
 pub const TOO_MANY_FUNCTIONS: &str = "over compare's limit of 3072 functions at";
@@ -85,6 +91,9 @@ pub enum CostLine<'t> {
     Fn { series: &'t [u8], count: Count<'t> },
     /// `locked SERIES PER_PAIR COUNT FUNCTION`, the same of locked ones.
     Locked { series: &'t [u8], count: Count<'t> },
+    /// `event SERIES PER_PAIR COUNT EVENT`: the entries into function
+    /// EVENT.
+    Event { series: &'t [u8], count: Count<'t> },
 }
 
 impl<'t> CostLine<'t> {
@@ -107,7 +116,7 @@ impl<'t> CostLine<'t> {
                 name,
                 totals: totals(rest)?,
             }),
-            b"fn" | b"locked" => {
+            b"fn" | b"locked" | b"event" => {
                 let (_per_pair, count) = (words.next(), words.next().unwrap_or(b""));
                 let function = words.next().unwrap_or(b"");
                 if function.is_empty() || words.next().is_some() {
@@ -123,7 +132,11 @@ impl<'t> CostLine<'t> {
                         series: name,
                         count,
                     },
-                    _ => CostLine::Locked {
+                    b"locked" => CostLine::Locked {
+                        series: name,
+                        count,
+                    },
+                    _ => CostLine::Event {
                         series: name,
                         count,
                     },
@@ -139,7 +152,7 @@ impl<'t> CostLine<'t> {
 fn series_of(rest: &[u8]) -> Option<&[u8]> {
     let mut words = rest.split(|&b| b == b' ');
     match words.next()? {
-        b"series" | b"fn" | b"locked" => words.next().filter(|n| !n.is_empty()),
+        b"series" | b"fn" | b"locked" | b"event" => words.next().filter(|n| !n.is_empty()),
         _ => None,
     }
 }
@@ -209,6 +222,18 @@ pub struct Counted<'t> {
     /// Its `locked` lines' counts (empty when not counted: see
     /// `Totals::locked`).
     pub locked: &'t [Count<'t>],
+    /// Its `event` lines' counts, in the method line's order; None when
+    /// its counter counted no events (not counted, never 0).
+    pub events: Option<&'t [Count<'t>]>,
+}
+
+/// The events a method line says were counted (its `events=`, names
+/// separated by colons), None when it says none.
+pub fn events_of(method: &[u8]) -> Option<&[u8]> {
+    let mut words = method.split(|&b| b == b' ');
+    words
+        .find_map(|w| w.strip_prefix(b"events="))
+        .filter(|l| !l.is_empty())
 }
 
 /// Room for the counts of the points of one command line, handed out as
@@ -218,14 +243,14 @@ pub struct CountRoom<'t> {
 }
 
 impl<'t> CountRoom<'t> {
-    /// Room enough: MAX_FUNCTIONS `fn` and as many `locked` counts for
-    /// each point read.
+    /// Room enough: MAX_FUNCTIONS `fn` and as many `locked` counts, and
+    /// MAX_EVENTS `event` counts, for each point read.
     pub fn new(free: &'t mut [MaybeUninit<Count<'t>>]) -> Self {
         CountRoom { free }
     }
 
     /// Counts a point needs at most.
-    pub const PER_POINT: usize = 2 * MAX_FUNCTIONS;
+    pub const PER_POINT: usize = 2 * MAX_FUNCTIONS + MAX_EVENTS;
 
     /// Room for `points` points, kept for good (tests: a few points).
     #[cfg(test)]
@@ -259,11 +284,14 @@ pub struct Reader<'t> {
     fault: Option<(usize, &'static str)>,
     method: Option<(&'t [u8], bool)>,
     series: Option<(usize, Totals)>,
-    /// Counts written to the room: `fn` lines, then `locked` lines, and
-    /// the line of the first `locked` one.
+    /// Counts written to the room: `fn` lines, then `locked` lines, then
+    /// `event` lines, and the line of the first `locked` one and of the
+    /// first `event` one.
     functions: usize,
     locked: usize,
     first_locked: usize,
+    events: usize,
+    first_event: usize,
 }
 
 impl<'t> Reader<'t> {
@@ -303,15 +331,17 @@ impl<'t> Reader<'t> {
             }
             // A second series line of one series.
             CostLine::Series { .. } => return Err(FORMAT),
-            CostLine::Fn { count, .. } if self.locked == 0 => {
+            CostLine::Fn { count, .. } if self.locked == 0 && self.events == 0 => {
                 if self.functions == MAX_FUNCTIONS {
                     return Err(TOO_MANY_FUNCTIONS);
                 }
                 room.slot(self.functions)?.write(count);
                 self.functions += 1;
             }
-            // A series' `locked` lines come after its `fn` lines.
+            // A series' `locked` lines come after its `fn` lines, its
+            // `event` lines after both.
             CostLine::Fn { .. } => return Err(FORMAT),
+            CostLine::Locked { .. } if self.events > 0 => return Err(FORMAT),
             CostLine::Locked { count, .. } => {
                 if self.locked == MAX_FUNCTIONS {
                     return Err(TOO_MANY_FUNCTIONS);
@@ -321,6 +351,17 @@ impl<'t> Reader<'t> {
                 }
                 room.slot(self.functions + self.locked)?.write(count);
                 self.locked += 1;
+            }
+            CostLine::Event { count, .. } => {
+                if self.events == MAX_EVENTS {
+                    return Err(TOO_MANY_EVENTS);
+                }
+                if self.events == 0 {
+                    self.first_event = no;
+                }
+                room.slot(self.functions + self.locked + self.events)?
+                    .write(count);
+                self.events += 1;
             }
         }
         Ok(())
@@ -349,8 +390,30 @@ impl<'t> Reader<'t> {
         if totals.pairs != pairs {
             return unusable(line, OTHER_PAIRS);
         }
-        let all = room.take(self.functions + self.locked);
-        let (functions, locked_counts) = all.split_at(self.functions);
+        let all = room.take(self.functions + self.locked + self.events);
+        let (functions, rest) = all.split_at(self.functions);
+        let (locked_counts, event_counts) = rest.split_at(self.locked);
+        // The event lines are the method line's events, each once, in its
+        // order (or there are neither).
+        let events = match events_of(method) {
+            None if self.events == 0 => None,
+            None => return unusable(self.first_event, EVENTS),
+            Some(list) => {
+                let mut names = list.split(|&b| b == b':');
+                let listed = event_counts.iter().all(|c| names.next() == Some(c.name));
+                if !listed || names.next().is_some() {
+                    return unusable(
+                        if self.events > 0 {
+                            self.first_event
+                        } else {
+                            line
+                        },
+                        EVENTS,
+                    );
+                }
+                Some(event_counts)
+            }
+        };
         if sum(functions) != Some(totals.kernel) {
             return unusable(line, FN_SUM);
         }
@@ -363,6 +426,9 @@ impl<'t> Reader<'t> {
             (Err(twice), _) | (_, Err(twice)) => return unusable(twice, TWICE),
             (Ok(names), Ok(_)) => names,
         };
+        if let Err(twice) = ByName::of(event_counts) {
+            return unusable(twice, TWICE);
+        }
         if let Some(line) = locked_beyond(&names, locked_counts) {
             return unusable(line, LOCKED_FN);
         }
@@ -372,6 +438,7 @@ impl<'t> Reader<'t> {
             totals,
             functions,
             locked: locked_counts,
+            events,
         })
     }
 }

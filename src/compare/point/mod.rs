@@ -33,7 +33,9 @@ mod series;
 
 pub use super::table::{Format, Refusal, Sample, ALL, MAX_ROUNDS, REST};
 pub use boot_id::BootId;
-pub use cost_lines::{fnv, Cost, Count, CountRoom, MAX_FUNCTIONS, TOO_MANY_FUNCTIONS};
+pub use cost_lines::{
+    events_of, fnv, Cost, Count, CountRoom, MAX_EVENTS, MAX_FUNCTIONS, TOO_MANY_FUNCTIONS,
+};
 pub use keys::{Key, KEYS};
 pub use series::Series;
 

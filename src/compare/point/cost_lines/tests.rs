@@ -330,3 +330,97 @@ fn more_functions_than_compare_holds_are_refused_at_the_first_over() {
         Cost::Unusable { why: FN_SUM, .. }
     ));
 }
+
+#[test]
+fn event_lines_are_the_method_lines_events_in_its_order() {
+    let method = "method counter=qemu-tcg-plugin api=1 locked=x86-lock map_sha256=ab events=__schedule:try_to_wake_up";
+    let lines = [
+        method,
+        "series s0 pairs=8 user=16 kernel=40 user_locked=0 kernel_locked=2",
+        "fn s0 3.000 24 io_submit_sqes",
+        "fn s0 2.000 16 futex_hash",
+        "locked s0 0.250 2 futex_hash",
+        "event s0 0.125 1 __schedule",
+        "event s0 1.000 8 try_to_wake_up",
+        "event other 0.125 1 anything",
+    ];
+    let Cost::Counted(c) = cost_of(&lines, 8) else {
+        panic!("not counted");
+    };
+    let events: Vec<_> = c
+        .events
+        .unwrap()
+        .iter()
+        .map(|e| (e.name, e.count, e.line))
+        .collect();
+    assert_eq!(
+        events,
+        [(&b"__schedule"[..], 1, 6), (b"try_to_wake_up", 8, 7)]
+    );
+    assert_eq!((c.functions.len(), c.locked.len()), (2, 1));
+    assert_eq!(
+        CostLine::parse(b"event s0 0.125 1 __schedule", 6),
+        Ok(CostLine::Event {
+            series: b"s0",
+            count: Count {
+                name: b"__schedule",
+                count: 1,
+                line: 6
+            }
+        })
+    );
+    let with = |i: usize, line: &'static str| {
+        let mut l = lines.to_vec();
+        l[i] = line;
+        cost_of(&l, 8)
+    };
+    let unusable = |line, why| Cost::Unusable { line, why };
+    // Another event, the two swapped, one missing, one more: not the
+    // method line's.
+    assert_eq!(with(6, "event s0 1.000 8 do_idle"), unusable(6, EVENTS));
+    let mut swapped = lines.to_vec();
+    swapped.swap(5, 6);
+    assert_eq!(cost_of(&swapped, 8), unusable(6, EVENTS));
+    assert_eq!(with(6, "fn other 1 1 x"), unusable(6, EVENTS));
+    let mut more = lines.to_vec();
+    more.insert(7, "event s0 0.000 0 do_idle");
+    assert_eq!(cost_of(&more, 8), unusable(6, EVENTS));
+    // Event lines without events= in the method line; the method line's
+    // events without a line (a series counted by none).
+    let plain = "method counter=qemu-tcg-plugin api=1 locked=x86-lock map_sha256=ab";
+    assert_eq!(with(0, plain), unusable(6, EVENTS));
+    let mut none = lines.to_vec();
+    none.truncate(5);
+    assert_eq!(cost_of(&none, 8), unusable(2, EVENTS));
+    // An event line before a locked line, a count out of range.
+    let mut early = lines.to_vec();
+    early.swap(4, 5);
+    assert_eq!(cost_of(&early, 8), unusable(6, FORMAT));
+    assert_eq!(with(5, "event s0 0.125 x __schedule"), unusable(6, FORMAT));
+    // Without events= and event lines: not counted, never 0.
+    let mut plain_lines = lines.to_vec();
+    plain_lines.truncate(5);
+    plain_lines[0] = plain;
+    let Cost::Counted(c) = cost_of(&plain_lines, 8) else {
+        panic!("not counted");
+    };
+    assert_eq!(c.events, None);
+}
+
+#[test]
+fn more_events_than_compare_holds_are_refused() {
+    let names: Vec<String> = (0..=MAX_EVENTS).map(|k| format!("e{k}")).collect();
+    let method = format!("{METHOD} events={}", names.join(":"));
+    let mut lines = vec![method, "series s0 pairs=8 user=16 kernel=0".to_string()];
+    for n in &names {
+        lines.push(format!("event s0 0.000 0 {n}"));
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    assert_eq!(
+        cost_of(&lines, 8),
+        Cost::Unusable {
+            line: 3 + MAX_EVENTS,
+            why: TOO_MANY_EVENTS
+        }
+    );
+}
