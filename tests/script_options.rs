@@ -335,6 +335,80 @@ fn build_kernel_takes_relative_paths_from_where_it_starts() {
     assert_eq!(config, "CONFIG_URING_REPRO_TEST=y\n");
 }
 
+/// The configuration is kept when nothing it reads changed since it was
+/// made in this objdir (the fragment, the tree's Kconfig files and
+/// scripts, the tools), and its .config is the one it wrote; anything else
+/// configures again: a changed Kconfig file, fragment or script, a .config
+/// edited by hand, a stamp without its .config.
+#[test]
+fn build_kernel_keeps_a_configuration_only_its_inputs_would_make_again() {
+    let b = Box::new("build-config-kept");
+    if !b.build_tools() {
+        return;
+    }
+    let src = b.dir.join("src");
+    kernel_tree(&src);
+    fs::write(src.join("Kconfig"), "config URING_REPRO_TEST\n").unwrap();
+    let frag = b.dir.join("frag.config");
+    fs::write(&frag, "CONFIG_URING_REPRO_TEST=y\n").unwrap();
+    let args = [
+        "--src",
+        "src",
+        "--objdir",
+        "obj",
+        "--fragment",
+        "frag.config",
+        "--jobs",
+        "1",
+    ];
+    let configured = |why: &str| {
+        let r = b.run("build-kernel.sh", &args);
+        assert_eq!(r.code, 0, "{why}: {}", r.err);
+        let kept = r.err.contains("build-kernel.sh: configuration of ");
+        assert_ne!(
+            kept,
+            r.err.contains("build-kernel.sh: configuring "),
+            "{why}: {}",
+            r.err
+        );
+        let config = fs::read_to_string(b.dir.join("obj/.config")).unwrap();
+        assert_eq!(config, fs::read_to_string(&frag).unwrap(), "{why}");
+        !kept
+    };
+    assert!(configured("the first build"));
+    assert!(!configured("nothing changed"));
+    let edits: [(&str, &dyn Fn()); 6] = [
+        ("a Kconfig file changed", &|| {
+            fs::write(src.join("Kconfig"), "config URING_REPRO_TEST\n\tbool\n").unwrap()
+        }),
+        ("a new Kconfig file", &|| {
+            fs::create_dir_all(src.join("io_uring")).unwrap();
+            fs::write(src.join("io_uring/Kconfig"), "# new\n").unwrap()
+        }),
+        ("a script changed", &|| {
+            fs::write(src.join("scripts/cc-version.sh"), "echo GCC 12\n").unwrap()
+        }),
+        ("the fragment changed", &|| {
+            fs::write(&frag, "CONFIG_URING_REPRO_TEST=y\n# a comment\n").unwrap()
+        }),
+        (".config edited by hand", &|| {
+            fs::write(
+                b.dir.join("obj/.config"),
+                "CONFIG_URING_REPRO_TEST=y\n# edited\n",
+            )
+            .unwrap()
+        }),
+        ("the .config gone", &|| {
+            fs::remove_file(b.dir.join("obj/.config")).unwrap()
+        }),
+    ];
+    for (why, edit) in edits {
+        edit();
+        assert!(configured(why), "{why}: kept");
+        assert!(!configured(why), "{why}, then nothing: configured again");
+    }
+}
+
 /// A read-only objdir holding an earlier build's image: the image cannot be
 /// removed, so it would be taken for this build's. One clear line, exit 2
 /// (this objdir fails every build alike), nothing configured.
