@@ -38,6 +38,10 @@
 # other).
 readonly AB_RUN=(--cycles 64 --rounds 5 --warmups 1)
 
+# count_lines RE FILE: how many lines of FILE match RE (0 too: grep -c's status 1 for no
+# line is no error here).
+count_lines() { grep -c -- "$1" "$2" || true; }
+
 # ab NAME ARGS...: scripts/ab.sh NAME's run, its table in $WORK/ab-NAME.txt, its progress in
 # ab-NAME.log, its directory $WORK/ab-NAME; AB_RC its exit code.
 AB_RC=0
@@ -58,7 +62,7 @@ ab() {
 		rm -rf "$ROOT/ab"
 	done
 	timed "ab $name" "$(since "$t0")"
-	note "ab $name: exit $AB_RC, $(t_rows "$name" moved | wc -l) row(s) moved, $(grep -c '^ab.sh: \[[^]]*\] build: ' "$WORK/ab-$name.log") build(s), $(grep -c '^ab.sh: \[[^]]*\] boot[^:]*: ' "$WORK/ab-$name.log") boot(s)"
+	note "ab $name: exit $AB_RC, $(t_rows "$name" moved | wc -l) row(s) moved, $(count_lines '^ab.sh: \[[^]]*\] build: ' "$WORK/ab-$name.log") build(s), $(count_lines '^ab.sh: \[[^]]*\] boot[^:]*: ' "$WORK/ab-$name.log") boot(s)"
 }
 
 # A table, T: NAME (a run of two kernels: its ab.tsv) or NAME:K (step K of a series: its
@@ -298,7 +302,8 @@ ab_series() {
 # ab_kellermann: Max Kellermann's io-wq series (kernel/kellermann/series: his 1-6 written
 # for 6.12, then the project's cache-req-flags and poll-skip-redundant-wakeups patches as 7
 # and 8), patch by patch on the parent (docs/series.md). What its source makes certain:
-# each of 1-6 saves a0 instructions, only 5 locked ones (the four of the hash bucket's
+# each of 1-6 saves a0 instructions (4 and 6 too few to be always seen: they must not
+# raise it), only 5 locked ones (the four of the hash bucket's
 # lock); 3 costs the cancel path a locked instruction a pair (c0: two lists, two locks);
 # 8 moves pollwake's wake-up modes and nothing else; no step moves n0.
 ab_kellermann() {
@@ -311,14 +316,22 @@ ab_kellermann() {
 		--re '[PATCH 0/8] Various io_uring micro-optimizations (reducing lock contention)'
 	ab_table_ok kellermann 1 || return 0
 	for k in 1 2 3 4 5 6; do
-		[[ $(t_field "kellermann:$k" a0 verdict) == moved ]] &&
-			num "$(t_field "kellermann:$k" a0 delta)" '<' 0 || reasons+=("step $k did not lower a0")
+		# 4 and 6 save one to three instructions an op, within what a timer tick landing
+		# elsewhere in a round moves a0 by when the booted binary changes (6: -0.99 moved in
+		# the fixture's run, unmoved in another binary's): they must not raise it.
+		if [[ $k == [46] ]]; then
+			[[ $(t_field "kellermann:$k" a0 verdict) != moved ]] ||
+				num "$(t_field "kellermann:$k" a0 delta)" '<' 0 || reasons+=("step $k raised a0")
+		else
+			[[ $(t_field "kellermann:$k" a0 verdict) == moved ]] &&
+				num "$(t_field "kellermann:$k" a0 delta)" '<' 0 || reasons+=("step $k did not lower a0")
+		fi
 		local want=0
 		[[ $k != 5 ]] || want=-4
 		cmp_within "$(t_field "kellermann:$k" a0 locked_delta)" "$want" 0.01 ||
 			reasons+=("step $k moved a0's locked instructions by $(t_field "kellermann:$k" a0 locked_delta), not $want")
 	done
-	judge ab-kellermann-each-of-1-6-lowers-a0 "$WORK/ab-kellermann.txt" "${reasons[@]}"
+	judge ab-kellermann-1-6-lower-a0 "$WORK/ab-kellermann.txt" "${reasons[@]}"
 	reasons=()
 	[[ $(t_field kellermann:3 c0 verdict) == moved ]] && num "$(t_field kellermann:3 c0 delta)" '>' 0 &&
 		cmp_within "$(t_field kellermann:3 c0 locked_delta)" 1 0.01 ||
