@@ -25,10 +25,12 @@
 #   ab-poll    the parent against the poll change: the parent's points reused; pollwake
 #              moves (idle, waiter), no other row;
 #   ab-kellermann  Max Kellermann's io-wq series, patch by patch (ab_kellermann, below);
+#   ab-iowq    "Avoid unnecessary io-wq worker creation", patch by patch (ab_iowq, below);
+#   smp        the parent booted twice at once with two vCPUs: the same points (smp_exact);
 #   ab-series  the harmless stretch of kernel/bisect/series, commit by commit (--series from
-#              the parent's commit to the one before the tracking change, in the bisect's
-#              tree): its first step is the parent's image, byte for byte (its points
-#              reused); nothing moves.
+#              the parent's commit to the second after it, in the bisect's tree): its
+#              first step is the parent's image, byte for byte (its points reused);
+#              nothing moves.
 # A cold cache starts from the parent tree's objects, and each step of a series from the
 # one before's.
 # The points run.sh's checks read are taken from ab's boots, under their names (POINTS,
@@ -283,12 +285,13 @@ readonly LOCKED_TICK=0.01
 # the WAKE (every row), fix 2 the shared WAIT (the shared variant's rows).
 readonly LOCKED_ONE_REQUEST=-2
 
-# ab_series: the bisect's history from its first commit to the one before the tracking
-# change (three harmless changes), commit by commit (ab --series): nothing moves, and the
-# first commit, the parent's image byte for byte, reuses the parent's points.
+# ab_series: the bisect's history from its first commit to the second after it (two
+# harmless changes), commit by commit (ab --series): nothing moves, and the first commit,
+# the parent's image byte for byte, reuses the parent's points. (Two, not all three before
+# the tracking change: each step is a build and a boot, and the form is the same.)
 ab_series() {
 	local before reasons=()
-	before=$(git -C "$ROOT/bisect" rev-parse "$BISECT_TRACKING~1")
+	before=$(git -C "$ROOT/bisect" rev-parse "$BISECT_TRACKING~2")
 	ab series --tree "$ROOT/bisect" --series "$BISECT_GOOD..$before"
 	ab_table_ok series 0 || return 0
 	[[ -z $(t_rows series moved) ]] || reasons+=("moved: $(t_rows series moved | tr '\n' ' ')")
@@ -297,6 +300,81 @@ ab_series() {
 	grep -q '^ab.sh: \[0/[0-9]* base\] its points reused: booted ' "$WORK/ab-series.log" ||
 		reasons+=("the bisect's first commit, the parent's image, was booted again")
 	judge ab-series-reuses-the-parents-points "$WORK/ab-series.log" "${reasons[@]}"
+}
+
+# ab_iowq: the series "Avoid unnecessary io-wq worker creation" (kernel/io-wq-creation/series:
+# its three patches written for 6.12, the second the commit the kernel test robot reported),
+# patch by patch on the parent, one vCPU (docs/io-wq.md). What its source makes certain: 1
+# moves a helper without changing it, so its image is the parent's and its points are the
+# parent's, reused: no row and no event moves; 2 skips the run-queue check and its acct lock
+# when a worker with no work in hand goes to sleep, which b0's worker does once a SPLICE: b0
+# lower, by one locked instruction a request; at no step do n0 (no io-wq), a0 (its worker
+# never sleeps inside the spans) or q0 (NOPs by the SQ thread, no io-wq) move, nor any event
+# of theirs.
+ab_iowq() {
+	local reasons=() k f subj patches=() row
+	while IFS=$'\t' read -r f subj; do
+		case $f in '#'* | '') continue ;; esac
+		patches+=(--patch "$REPO/kernel/$f")
+	done <"$REPO/kernel/io-wq-creation/series"
+	ab iowq --tree "$ROOT/parent" "${patches[@]}" --each \
+		--re '[PATCHSET 0/3] Avoid unnecessary io-wq worker creation'
+	ab_table_ok iowq 1 || return 0
+	grep -q '^ab.sh: \[1/3 p1\] its points reused: booted ' "$WORK/ab-iowq.log" ||
+		reasons+=("step 1 was booted: its image is not the parent's")
+	[[ -z $(t_rows iowq:1 moved) ]] || reasons+=("step 1 moved $(t_rows iowq:1 moved | tr '\n' ' ')")
+	for row in $(t_rows iowq:1); do
+		[[ $(t_field iowq:1 "$row" events_moved) == - ]] || reasons+=("step 1 moved $row's events")
+	done
+	judge ab-iowq-1-is-the-parent "$WORK/ab-iowq.txt" "${reasons[@]}"
+	reasons=()
+	[[ $(t_field iowq:2 b0 verdict) == moved ]] && num "$(t_field iowq:2 b0 delta)" '<' 0 &&
+		cmp_within "$(t_field iowq:2 b0 locked_delta)" -1 0.05 ||
+		reasons+=("step 2 did not lower b0 by a locked instruction a request: $(t_field iowq:2 b0 delta), $(t_field iowq:2 b0 locked_delta) locked")
+	for k in 1 2 3; do
+		for row in n0 a0 q0; do
+			# a0's rounds meet the timer tick wherever another image puts it: a change of an
+			# instruction or two a NOP may clear the gate (docs/series.md); its path's own
+			# does not exist here, and b0's is forty.
+			if [[ $row == a0 ]]; then
+				cmp_within "$(t_field "iowq:$k" a0 delta)" 0 4 || reasons+=("step $k moved a0 by $(t_field "iowq:$k" a0 delta)")
+			else
+				[[ $(t_field "iowq:$k" "$row" verdict) == unmoved ]] || reasons+=("step $k moved $row")
+			fi
+			[[ $(t_field "iowq:$k" "$row" events_moved) == - ]] ||
+				reasons+=("step $k moved $row's events: $(t_field "iowq:$k" "$row" events_moved)")
+		done
+	done
+	judge ab-iowq-moves-what-its-source-says "$WORK/ab-iowq.txt" "${reasons[@]}"
+}
+
+# smp_exact: the parent booted twice at once with two vCPUs on the instruction clock, the
+# whole suite with the counter: every item's point the same in both, line for line, but for
+# each boot's own identity (docs/smp-icount.md).
+smp_exact() {
+	local k pids=() reasons=() f n=0 t0
+	t0=$(now)
+	for k in 1 2; do
+		"$REPO/scripts/boot-point.sh" --kernel "${IMG[parent]}" -o "$WORK/smp-$k" --accel icount \
+			--cpus 2 --cost "${IMG[parent]%/"$IMAGE"}/System.map" --timeout "$TIMEOUT" \
+			--bin "$BIN" -- suite "${AB_RUN[@]}" >"$WORK/boot-smp-$k.log" 2>&1 &
+		pids+=($!)
+	done
+	for k in 1 2; do
+		wait "${pids[k - 1]}" || reasons+=("boot $k: exit $?: $(tail -n 1 "$WORK/boot-smp-$k.log")")
+	done
+	timed "two boots of the parent, two vCPUs" "$(since "$t0")"
+	for f in "$WORK"/smp-1/*.txt; do
+		[[ -e $f ]] || continue
+		n=$((n + 1))
+		cmp -s <(sed -E 's/(kernel_)?boot_id=[^ ]*//g' "$f") \
+			<(sed -E 's/(kernel_)?boot_id=[^ ]*//g' "$WORK/smp-2/${f##*/}" 2>/dev/null) ||
+			reasons+=("${f##*/} differs")
+	done
+	((n > 20)) || reasons+=("$n points, not the suite's")
+	grep -q '^# boot=.* -smp 2 ' "$WORK/smp-1/s0.txt" 2>/dev/null || reasons+=("not booted with two vCPUs")
+	note "smp: $n files of two boots with two vCPUs compared"
+	judge smp-two-boots-the-same "$WORK/boot-smp-1.log" "${reasons[@]}"
 }
 
 # ab_kellermann: Max Kellermann's io-wq series (kernel/kellermann/series: his 1-6 written
@@ -350,7 +428,7 @@ ab_kellermann() {
 # the step's points and the one's before, under the labels base and head.
 ab_fixtures() {
 	local name pair
-	for name in fixes poll series kellermann; do
+	for name in fixes poll series kellermann iowq; do
 		[[ -s $WORK/ab-$name.txt ]] || continue
 		cp "$WORK/ab-$name.txt" "$1/ab-$name.out"
 		if [[ -s $WORK/ab-$name/series.tsv ]]; then

@@ -21,6 +21,11 @@
 #   the same again with --recheck: every point booted again, the same line for line;
 #   poll    the parent + kernel/poll-skip-redundant-wakeups.patch (the "skip redundant
 #           poll wakeups" mechanism): pollwake moves;
+#   Max Kellermann's io-wq series (kernel/kellermann/), patch by patch: what its source
+#           makes certain of a0, c0, pollwake and n0 (docs/series.md);
+#   "Avoid unnecessary io-wq worker creation" (kernel/io-wq-creation/), patch by patch:
+#           the first is the parent's image, the second lowers b0 (docs/io-wq.md);
+#   the parent booted twice at once with two vCPUs: every point the same;
 #   a stretch of harmless commits, commit by commit: nothing.
 # Then a real `git bisect run` of scripts/bisect-step.sh over a git history of the same
 # source (kernel/bisect/series: seven commits, the child's change fourth), every step an
@@ -401,6 +406,8 @@ main() {
 		ab_recheck
 		ab_poll
 		ab_kellermann
+		ab_iowq
+		smp_exact
 	fi
 	local want key
 	for key in s0-parent-1 s0-child-1 s0-child-2 s0-parent-2 n0-parent n0-child v0-parent \
