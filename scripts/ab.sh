@@ -54,8 +54,9 @@ DEFAULT_RUN="--cycles 64 --rounds 5 --warmups 1"
 # The gate, instructions per pair: the study of docs/ab.md found unrelated changes moving
 # a point by at most 0.22 where its own interval could not tell them from nothing.
 DEFAULT_GATE=0.5
-# Most steps of a series, the base among them (the judge's limit).
-MAX_STEPS=16
+# Most steps of a series, the base among them, and most boots of a run and of a step (the
+# judge's limits).
+MAX_STEPS=16 MAX_BOOTS=32 MAX_DRAWS=8
 OBJ=.uring-repro-obj # build-kernel.sh's objdir, inside the tree it builds
 IMAGE=arch/x86/boot/bzImage
 # A slot's record of what its objects were built from: every file's path, type, size,
@@ -116,6 +117,9 @@ before), a matrix of the steps and series.tsv.
   --timeout S      seconds per boot (boot-point.sh's default otherwise)
   --cpus N         the guests' vCPUs (default 1; more than one: each image is exact,
                    but two kernels draw two schedules, docs/smp-icount.md)
+  --draws N        with --cpus 2 or more: boot each step N times (at most $MAX_DRAWS), each
+                   with another guest date, which seeds another schedule; the base's
+                   draws' spread then counts in the gate (default 1)
   --events LIST    the kernel functions whose entries the counter counts, NAME:NAME:...,
                    or none (default: scripts/cost.sh --help's list)
   --no-cost        boot without the cost counter (a QEMU that does not take it): no
@@ -148,7 +152,7 @@ tree="" base_rev="" head_rev="" range="" each=0 patches="" base_src="" head_src=
 profiles="" work="" recheck=0 stop_on_failure=0 re=""
 cache=$DEFAULT_CACHE jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 bin=$REPO/target/release/uring-repro gate=$DEFAULT_GATE timeout_s="" cost=1 patch=""
-cpus=1 events="" events_set=""
+cpus=1 draws=1 events="" events_set=""
 nl='
 '
 tab=$(printf '\t')
@@ -179,6 +183,7 @@ option() {
 	--gate) opt_value gate text "$@" ;;
 	--timeout) opt_value timeout_s positive "$@" ;;
 	--cpus) opt_value cpus positive "$@" ;;
+	--draws) opt_value draws positive "$@" ;;
 	--events)
 		opt_value events text "$@"
 		events_set=1
@@ -222,6 +227,11 @@ if [ "$cost" = 0 ]; then
 	[ -z "$events_set" ] || usage_error "--events: the events are the counter's, and --no-cost boots without it"
 elif [ -z "$events_set" ]; then
 	events=$COST_EVENTS
+fi
+if [ "$draws" -gt 1 ]; then
+	[ "$cpus" -gt 1 ] || usage_error "--draws $draws: the schedules two vCPUs or more draw (--cpus 2); one vCPU draws one"
+	[ "$draws" -le "$MAX_DRAWS" ] || usage_error "--draws: at most $MAX_DRAWS boots of a step, not $draws"
+	[ "$recheck" = 0 ] || usage_error "--draws with --recheck: a step's draws differ by design, so its boots cannot be held to one point (recheck without --draws)"
 fi
 case $gate in
 '' | *[!0-9.]* | .* | *. | *.*.*) usage_error "--gate: instructions per pair, a decimal such as 0.5, not '$gate'" ;;
@@ -392,6 +402,8 @@ trees)
 esac
 nsteps=$(wc -l <"$SCRATCH/steps")
 last_step=$((nsteps - 1))
+[ $((nsteps * draws)) -le "$MAX_BOOTS" ] ||
+	usage_error "--draws $draws: $nsteps steps of $draws boots each are $((nsteps * draws)) boots; at most $MAX_BOOTS a run"
 
 # touched PATCH: the paths PATCH names (its ---/+++ lines and git's renames, -p1), one a
 # line.
@@ -875,7 +887,7 @@ boot() {
 	shift 3
 	run_child "$HERE/boot-point.sh" --kernel "$_bt_obj/$IMAGE" -o "$work/$_bt_dir" --accel icount \
 		--cpus "$cpus" ${cost_map:+--cost "$_bt_obj/System.map" --events "$events"} --bin "$bin" \
-		${timeout_s:+--timeout "$timeout_s"} \
+		${timeout_s:+--timeout "$timeout_s"} ${boot_date:+--rtc-date "$boot_date"} \
 		-- suite ${profiles:+--profiles "$profiles"} "$@" >"$work/boot-$_bt_dir.log" 2>&1 || _bt_rc=$?
 	BOOT_LOG=boot-$_bt_dir.log
 	case $_bt_rc in
@@ -892,17 +904,18 @@ boot() {
 	return 1
 }
 
-# keep K KEY: step K's boot kept in the cache under KEY: its points, its log, the text of
-# its key and when it was booted; beside its place, then renamed (whole or absent).
+# keep K KEY DIR: step K's boot into $work/DIR kept in the cache under KEY: its points, its
+# log, the text of its key and when it was booted; beside its place, then renamed (whole or
+# absent).
 keep() {
 	_kp=$cache/points/$2
 	[ ! -d "$_kp" ] || return 0
 	mkdir -p "$cache/points"
 	rm -rf "$_kp.new"
 	mkdir "$_kp.new" &&
-		cp -a "$work/$st_label" "$_kp.new/suite" &&
-		cp "$work/boot-$st_label.log" "$_kp.new/boot.log" &&
-		cp "$SCRATCH/key-$1" "$_kp.new/key.txt" &&
+		cp -a "$work/$3" "$_kp.new/suite" &&
+		cp "$work/boot-$3.log" "$_kp.new/boot.log" &&
+		cp "$SCRATCH/key-$1-$draw" "$_kp.new/key.txt" &&
 		date -u '+%Y-%m-%d %H:%M:%S UTC' >"$_kp.new/booted" &&
 		mv -T "$_kp.new" "$_kp" || {
 		rm -rf "$_kp.new"
@@ -910,14 +923,32 @@ keep() {
 	}
 }
 
-# reuse K KEY: step K's points, as kept under KEY, into $work/LABEL, with the date of their
-# boot (the judge says it: LABEL/reused).
+# reuse K KEY DIR: step K's points, as kept under KEY, into $work/DIR, with the date of
+# their boot (the judge says it: DIR/reused).
 reuse() {
 	_ru=$cache/points/$2
-	cp -a "$_ru/suite" "$work/$st_label" && cp "$_ru/boot.log" "$work/boot-$st_label.log" &&
-		cp "$_ru/booted" "$work/$st_label/reused" || cannot "could not copy the points kept in $_ru"
-	say "[$(tag "$1")] its points reused: booted $(cat "$_ru/booted") (the same image, binary, run options, CPUs and QEMU)"
+	cp -a "$_ru/suite" "$work/$3" && cp "$_ru/boot.log" "$work/boot-$3.log" &&
+		cp "$_ru/booted" "$work/$3/reused" || cannot "could not copy the points kept in $_ru"
+	say "[$(tag "$1")] ${draw_said}its points reused: booted $(cat "$_ru/booted") (the same image, binary, run options, CPUs and QEMU)"
 }
+
+# The draws (--draws N, two vCPUs or more): each step booted N times, boot D with the
+# guest's date the Dth of June 2024 (boot-point.sh --rtc-date). A date is a seed of the
+# kernel's random pool, and so of the schedule two vCPUs draw (docs/smp-icount.md): each
+# draw's point is exact, the draws of one kernel differ, and the judge takes their spread
+# into the gate as it takes any step's boots'. Draw 1 is boot-point.sh's own date: its
+# point is a run's without draws, kept under the same key.
+draw_date() { printf '2024-06-%02d' "$1"; }
+# draw_dir LABEL D: where draw D of step LABEL goes: LABEL itself, then LABEL-dD.
+draw_dir() { if [ "$2" = 1 ]; then printf '%s' "$1"; else printf '%s-d%s' "$1" "$2"; fi; }
+# draw_key K D: step K's point key for draw D, its text in $SCRATCH/key-K-D (draw 1's: the
+# step's own).
+draw_key() {
+	cp "$SCRATCH/key-$1" "$SCRATCH/key-$1-$2"
+	[ "$2" = 1 ] || echo "rtc $(draw_date "$2")" >>"$SCRATCH/key-$1-$2"
+	hash_of "$SCRATCH/key-$1-$2"
+}
+draw=1 draw_said="" boot_date=""
 
 # wait_ready K: until the builder has handed step K over (naps that end as a signal comes);
 # a builder that ended without it has failed, and so has the booter.
@@ -948,24 +979,33 @@ booter() {
 	while [ "$_bo_k" -le "$last_step" ]; do
 		wait_ready "$_bo_k"
 		step_get "$_bo_k"
-		_bo_key=$(cat "$SCRATCH/ready/$_bo_k")
-		if [ -z "$_bo_key" ]; then
-			: # not built: named already
-		elif [ -f "$cache/points/$_bo_key/booted" ]; then
-			reuse "$_bo_k" "$_bo_key"
-			: >"$SCRATCH/done/$_bo_k"
-			if [ "$recheck" = 1 ]; then
-				# A check: a boot again that fails ends the run, whatever the form.
-				boot "$_bo_k" "$st_label-recheck" "again (--recheck)" "$@" ||
-					fail_run "[$(tag "$_bo_k")] boot again (--recheck) $BOOT_WHAT $BOOT_HOW: $out/$BOOT_LOG"
-				: >"$SCRATCH/done/$_bo_k.recheck"
+		_bo_d=0
+		[ -z "$(cat "$SCRATCH/ready/$_bo_k")" ] || _bo_d=1 # not built: named already
+		while [ "$_bo_d" -ge 1 ] && [ "$_bo_d" -le "$draws" ]; do
+			draw=$_bo_d draw_said="" boot_date=""
+			if [ "$draws" -gt 1 ]; then
+				draw_said="draw $draw ($(draw_date "$draw")): "
+				[ "$draw" = 1 ] || boot_date=$(draw_date "$draw")
 			fi
-		elif boot "$_bo_k" "$st_label" "" "$@"; then
-			keep "$_bo_k" "$_bo_key"
-			: >"$SCRATCH/done/$_bo_k"
-		else
-			step_failed "$_bo_k" "$BOOT_WHAT" "$BOOT_HOW" "$BOOT_LOG"
-		fi
+			_bo_key=$(draw_key "$_bo_k" "$draw")
+			_bo_dir=$(draw_dir "$st_label" "$draw")
+			if [ -f "$cache/points/$_bo_key/booted" ]; then
+				reuse "$_bo_k" "$_bo_key" "$_bo_dir"
+				if [ "$recheck" = 1 ]; then
+					# A check: a boot again that fails ends the run, whatever the form.
+					boot "$_bo_k" "$st_label-recheck" "again (--recheck)" "$@" ||
+						fail_run "[$(tag "$_bo_k")] boot again (--recheck) $BOOT_WHAT $BOOT_HOW: $out/$BOOT_LOG"
+					: >"$SCRATCH/done/$_bo_k.recheck"
+				fi
+			elif boot "$_bo_k" "$_bo_dir" "${draw_said%: }" "$@"; then
+				keep "$_bo_k" "$_bo_key" "$_bo_dir"
+			else
+				step_failed "$_bo_k" "$BOOT_WHAT" "$BOOT_HOW" "$BOOT_LOG"
+				break
+			fi
+			_bo_d=$((_bo_d + 1))
+		done
+		[ "$_bo_d" -le "$draws" ] || : >"$SCRATCH/done/$_bo_k"
 		_bo_k=$((_bo_k + 1))
 	done
 }
@@ -1104,7 +1144,11 @@ while [ "$k" -le "$last_step" ]; do
 	[ ! -f "$SCRATCH/failed/$k" ] || why=$(cat "$SCRATCH/failed/$k")
 	printf '%s\t%s\t%s\t%s\n' "$st_label" "$st_id" "$st_subject" "$why" >>"$work/steps.tsv"
 	if [ -f "$SCRATCH/done/$k" ]; then
-		set -- "$@" "$st_label=$st_label"
+		d=1
+		while [ "$d" -le "$draws" ]; do
+			set -- "$@" "$st_label=$(draw_dir "$st_label" "$d")"
+			d=$((d + 1))
+		done
 		[ ! -f "$SCRATCH/done/$k.recheck" ] || set -- "$@" "$st_label=$st_label-recheck"
 		measured=$((measured + 1))
 	fi

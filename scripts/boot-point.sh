@@ -69,15 +69,16 @@ BOOT_ID_ENV=URING_REPRO_BOOT_ID
 # ring, 3.7%) from those a host date in March to December gives; a June date keeps them. The
 # guest's boot_id is then the same every boot: a boot's identity cannot come from its
 # random pool, nor from anything on the kernel command line, which it mixes in as well: it
-# comes in the initramfs.
-ICOUNT_RTC=base=2024-06-01T00:00:00,clock=vm
+# comes in the initramfs. --rtc-date names another date: another seed, so with two vCPUs
+# another schedule of the same image, exact as well (ab.sh --draws boots several).
+ICOUNT_DATE=2024-06-01 ICOUNT_RTC_CLOCK=clock=vm
 
 usage() {
 	cat <<EOF
 usage: $PROG --kernel IMAGE -o POINT [--arch x86_64|aarch64|riscv64]
                      [--accel kvm|tcg|icount] [--append ARGS] [--cpus N] [--timeout S]
                      [--bin PATH] [--host-bin PATH] [--check] [--cost SYSTEM.MAP]
-                     [--events LIST] [-- RUN-OPTIONS]
+                     [--events LIST] [--rtc-date DATE] [-- RUN-OPTIONS]
        $PROG --kernel IMAGE -o DIR [options] -- suite [--profiles LIST] [RUN-OPTIONS]
 
 Boots IMAGE under QEMU with uring-repro as /init and writes its report to POINT, which
@@ -116,6 +117,9 @@ how QEMU booted and the image's SHA-256.
   --events LIST    with --cost: the kernel functions whose entries inside the spans are
                    counted, NAME:NAME:..., or none (default: scripts/cost.sh --help's
                    list, docs/cost.md, "Events")
+  --rtc-date DATE  under --accel icount: the guest's date, YYYY-MM-DD (default
+                   $ICOUNT_DATE); with two vCPUs or more another date seeds another
+                   schedule, each exact (docs/smp-icount.md)
   -h, --help       this text
 
 exit: the run's own code (0 pass, 1 a check failed, 2 usage, 4 skip, 130 interrupted;
@@ -137,7 +141,7 @@ REPO=$(dirname "$HERE")
 
 kernel="" point="" arch=$(host_arch) accel=tcg append="" cpus=$DEFAULT_CPUS
 timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin=""
-events="" events_set=""
+events="" events_set="" rtc_date="" rtc_date_set=""
 option() {
 	case $1 in
 	--check) check=1 TOOK=1 ;;
@@ -155,6 +159,10 @@ option() {
 		opt_value events text "$@"
 		events_set=1
 		;;
+	--rtc-date)
+		opt_value rtc_date text "$@"
+		rtc_date_set=1
+		;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 }
@@ -170,6 +178,14 @@ suite=0
 [ -n "$kernel" ] || usage_error "--kernel IMAGE is required"
 [ -n "$point" ] || usage_error "-o POINT is required"
 [ -z "$events_set" ] || [ -n "$cost_map" ] || usage_error "--events: the events are the counter's: with --cost MAP only"
+if [ -n "$rtc_date_set" ]; then
+	[ "$accel" = icount ] || usage_error "--rtc-date: the guest's date is fixed under --accel icount only"
+	case $rtc_date in
+	[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]) [ "$(date -u -d "$rtc_date" +%F 2>/dev/null)" = "$rtc_date" ] ||
+		usage_error "--rtc-date: no such date: $rtc_date" ;;
+	*) usage_error "--rtc-date: a date, YYYY-MM-DD, not '$rtc_date'" ;;
+	esac
+fi
 [ "$check" = 1 ] || { [ -f "$kernel" ] && [ -r "$kernel" ]; } ||
 	usage_error "--kernel: not a readable file: $kernel"
 # The timebase is the accelerator's to state: a hand-set word would make a TCG point claim
@@ -229,7 +245,7 @@ tcg | icount)
 	;;
 esac
 if [ "$accel" = icount ]; then
-	accel_opts=tcg,thread=single icount=$ICOUNT_OPTS rtc=$ICOUNT_RTC
+	accel_opts=tcg,thread=single icount=$ICOUNT_OPTS rtc=base=${rtc_date:-$ICOUNT_DATE}T00:00:00,$ICOUNT_RTC_CLOCK
 	# Whether this QEMU has TCG with the instruction clock: a machine-less start that its
 	# monitor quits at once (about 0.1 s). QEMU's own complaint names what is missing.
 	if ! probe=$(echo quit | "$qemu" -M none -accel "$accel_opts" -icount "$icount" -nodefaults \

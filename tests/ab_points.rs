@@ -336,6 +336,104 @@ fn the_vcpus_are_the_boots_and_part_of_the_key() {
     assert!(!Path::new(&out(4)).exists());
 }
 
+/// The guest's date (`-rtc base=DATE...`) of each boot the box's QEMU made,
+/// in order.
+fn dates_of_boots(b: &Box) -> Vec<String> {
+    b.qemu_log()
+        .lines()
+        .filter(|l| l.starts_with("boot:"))
+        .map(|l| {
+            let rtc = l
+                .split(" [-rtc] [base=")
+                .nth(1)
+                .expect("a boot without -rtc");
+            rtc[..10].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn draws_boot_each_step_at_a_date_of_its_own_and_keep_each() {
+    let Some((b, base, head)) = measured_once("draws") else {
+        return;
+    };
+    let out = |n: u32| b.dir.file(&format!("out{n}"));
+    // What cannot be drawn is refused before anything is built or booted.
+    for (args, said) in [
+        (
+            &["--draws", "2"][..],
+            "--draws 2: the schedules two vCPUs or more draw (--cpus 2); one vCPU draws one",
+        ),
+        (
+            &["--cpus", "2", "--draws", "2", "--recheck"],
+            "--draws with --recheck: ",
+        ),
+        (
+            &["--cpus", "2", "--draws", "9"],
+            "--draws: at most 8 boots of a step, not 9",
+        ),
+        (
+            &["--cpus", "2", "--draws", "0"],
+            "--draws: a positive number",
+        ),
+    ] {
+        let r = ab_trees(&b, &base, &head, &out(2), args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+        assert!(r.err.contains(said), "{args:?}: no {said:?} in {}", r.err);
+        assert!(!Path::new(&out(2)).exists(), "{args:?}");
+    }
+    assert_eq!(b.boots(), 2);
+    // Three draws on two vCPUs: each step booted three times, on the 1st, 2nd
+    // and 3rd of June, each kept under a key of its own; the judge takes
+    // every draw as a boot of its step.
+    let r = ab_trees(&b, &base, &head, &out(2), &["--cpus", "2", "--draws", "3"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    let june = |d: u32| format!("2024-06-0{d}");
+    let drawn: Vec<String> = [1, 2, 3, 1, 2, 3].into_iter().map(june).collect();
+    assert_eq!(dates_of_boots(&b)[2..], drawn[..], "{}", b.qemu_log());
+    for (label, d) in [("base", 2), ("head", 3)] {
+        let said = format!("] boot draw {d} ({}): ", june(d));
+        assert!(
+            r.err
+                .lines()
+                .any(|l| l.starts_with(&format!("ab.sh: [{label}")) && l.contains(&said)),
+            "no {said:?} for {label} in {}",
+            r.err
+        );
+    }
+    for dir in ["base", "base-d2", "base-d3", "head", "head-d2", "head-d3"] {
+        assert!(
+            Path::new(&out(2)).join(dir).join("s0.txt").is_file(),
+            "{dir}"
+        );
+    }
+    let keys = keys(&b);
+    assert_eq!(keys.len(), 8, "{keys:?}");
+    let with = |line: &str| keys.iter().filter(|k| k.contains(line)).count();
+    assert_eq!(with("\naccel icount, cpus 2\n"), 6, "{keys:?}");
+    assert_eq!(with("\nrtc 2024-06-02\n"), 2, "{keys:?}");
+    assert_eq!(with("\nrtc 2024-06-03\n"), 2, "{keys:?}");
+    assert_eq!(
+        with("\nrtc "),
+        4,
+        "draw 1 is the usual date, its key a run's without draws"
+    );
+    // Again: every draw reused; and two vCPUs without draws reuse draw 1's.
+    let r = ab_trees(&b, &base, &head, &out(3), &["--cpus", "2", "--draws", "3"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(b.boots(), 8, "{}", r.err);
+    assert!(
+        r.err
+            .contains("] draw 3 (2024-06-03): its points reused: booted "),
+        "{}",
+        r.err
+    );
+    assert_eq!(verdicts(Path::new(&out(3))), verdicts(Path::new(&out(2))));
+    let r = ab_trees(&b, &base, &head, &out(4), &["--cpus", "2"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert_eq!(b.boots(), 8, "{}", r.err);
+}
+
 #[test]
 fn events_are_the_counters_and_refused_without_it() {
     let Some(b) = setup("events-no-cost") else {

@@ -91,6 +91,70 @@ fn icount_with_two_cpus_runs_them_on_one_thread_with_the_guests_date_fixed() {
     assert!(text.ends_with(&made), "{text}");
 }
 
+/// Another guest date (`--rtc-date`, what ab.sh's draws give): the boot's
+/// `-rtc` and its point say it; what is no date, or no icount boot, is
+/// refused before anything boots.
+#[test]
+fn icount_takes_another_guests_date_and_refuses_what_is_no_date() {
+    let b = Box::new("icount-date");
+    b.icount_report();
+    let point = b.dir.file("p.txt");
+    let r = b.boot_point(&[
+        "-o",
+        &point,
+        "--accel",
+        "icount",
+        "--cpus",
+        "2",
+        "--rtc-date",
+        "2024-06-05",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let log = b.qemu_log();
+    let boot = log.lines().find(|l| l.starts_with("boot:")).unwrap();
+    assert!(
+        boot.contains("[-rtc] [base=2024-06-05T00:00:00,clock=vm]"),
+        "{boot}"
+    );
+    let text = fs::read_to_string(&point).unwrap();
+    assert!(
+        text.contains(" -rtc base=2024-06-05T00:00:00,clock=vm "),
+        "{text}"
+    );
+    for (args, said) in [
+        (
+            &["--rtc-date", "2024-02-30"][..],
+            "--rtc-date: no such date: 2024-02-30",
+        ),
+        (
+            &["--rtc-date", "June 5"],
+            "--rtc-date: a date, YYYY-MM-DD, not 'June 5'",
+        ),
+        (
+            &["--rtc-date", ""],
+            "--rtc-date: a date, YYYY-MM-DD, not ''",
+        ),
+    ] {
+        let p = b.dir.file("q.txt");
+        let mut all = vec!["-o", &p, "--accel", "icount"];
+        all.extend(args);
+        let r = b.boot_point(&all);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+        assert!(r.err.contains(said), "{args:?}: no {said:?} in {}", r.err);
+        assert!(!Path::new(&p).exists());
+    }
+    let p = b.dir.file("q.txt");
+    let r = b.boot_point(&["-o", &p, "--accel", "tcg", "--rtc-date", "2024-06-05"]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(
+        r.err
+            .contains("--rtc-date: the guest's date is fixed under --accel icount only"),
+        "{}",
+        r.err
+    );
+    assert_eq!(b.boots(), 1);
+}
+
 #[test]
 fn an_icount_point_whose_banner_does_not_say_so_is_not_written() {
     // A binary from before URING_REPRO_TIMEBASE: its banner would read as

@@ -124,6 +124,10 @@ pub enum EventsCounted {
 pub struct Events<'t> {
     pub names: [&'t [u8]; MAX_EVENTS],
     pub v: [[f64; 2]; MAX_EVENTS],
+    /// Each event's least and most per pair among the control's points:
+    /// boots of one image agree exactly, the draws of two vCPUs do not,
+    /// and their spread counts in `moved` as in the instructions' gate.
+    pub control: [[f64; 2]; MAX_EVENTS],
     pub n: usize,
     /// The points that counted the events of the first point that counted
     /// any, and those that did not (none, or others), as bits.
@@ -136,6 +140,7 @@ impl<'t> Events<'t> {
         Events {
             names: [b""; MAX_EVENTS],
             v: [[0.0; 2]; MAX_EVENTS],
+            control: [[f64::INFINITY, f64::NEG_INFINITY]; MAX_EVENTS],
             n: 0,
             counted: 0,
             not: 0,
@@ -151,8 +156,8 @@ impl<'t> Events<'t> {
     }
 
     /// Point `i`'s events (None: not counted), `per` its weight in its
-    /// side's figures per pair.
-    fn add(&mut self, i: usize, events: Option<&[Count<'t>]>, side: usize, per: f64) {
+    /// side's figures per pair, `pairs` its own pairs.
+    fn add(&mut self, i: usize, events: Option<&[Count<'t>]>, side: usize, per: f64, pairs: f64) {
         let first = self.counted == 0;
         let same =
             |e: &[Count]| e.len() == self.n && e.iter().zip(&self.names).all(|(c, n)| c.name == *n);
@@ -170,8 +175,24 @@ impl<'t> Events<'t> {
             }
         }
         self.counted |= 1 << i;
-        for (v, c) in self.v.iter_mut().zip(events.unwrap_or(&[])) {
+        let each = self.v.iter_mut().zip(&mut self.control);
+        for ((v, control), c) in each.zip(events.unwrap_or(&[])) {
             v[side] += per * c.count as f64;
+            if side == 0 {
+                let own = c.count as f64 / pairs;
+                *control = [control[0].min(own), control[1].max(own)];
+            }
+        }
+    }
+
+    /// Event `k`'s spread among the control's points, per pair (0 for one
+    /// point, or boots that agree).
+    pub fn spread(&self, k: usize) -> f64 {
+        let [lo, hi] = self.control[k];
+        if hi > lo {
+            hi - lo
+        } else {
+            0.0
         }
     }
 
@@ -181,10 +202,10 @@ impl<'t> Events<'t> {
     }
 
     /// Event `k` moved by half of `cycle` (one entry a cycle, per pair)
-    /// or more.
+    /// or more, beyond the control's spread.
     pub fn moved(&self, k: usize, cycle: f64) -> bool {
         let d = self.change(k);
-        d != 0.0 && d.abs() >= cycle * 0.5 * (1.0 - 1e-9)
+        d != 0.0 && d.abs() >= (cycle * 0.5 + self.spread(k)) * (1.0 - 1e-9)
     }
 
     /// The events that moved, as bits, when every point counted them.
@@ -431,7 +452,8 @@ fn sum<'t>(an: &Analysis<'t, '_>, c: &Comparison, t: &mut Sum<'t>) -> Option<Res
                     return no_table(f.line, TOO_MANY_FUNCTIONS);
                 }
             }
-            t.events.add(i, counted.events, side, per);
+            let pairs = counted.totals.pairs.max(1) as f64;
+            t.events.add(i, counted.events, side, per, pairs);
             t.kernel[side] += per * counted.totals.kernel as f64;
             t.user[side] += per * counted.totals.user as f64;
             match counted.totals.locked {

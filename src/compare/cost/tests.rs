@@ -464,6 +464,31 @@ fn events_are_summed_per_side_and_move_by_one_entry_a_cycle() {
 }
 
 #[test]
+fn the_controls_spread_of_an_event_counts_in_whether_it_moved() {
+    // Draws of two vCPUs: the base's boots differ. An event moved when its
+    // change reaches half an entry a cycle (160 of 10240 pairs) beyond the
+    // base's spread, as instructions reach the gate beyond theirs.
+    let p = s0();
+    let names = ["__schedule", "try_to_wake_up"];
+    let base = [
+        with_events(&p[0], &names, &[100, 1000]),
+        with_events(&p[3], &names, &[300, 1000]),
+    ];
+    let head = |counts: &[u64]| with_events(&p[1], &names, counts);
+    let moved = |h: &str| {
+        let t = summed(&[("base", &base[0]), ("head", h), ("base", &base[1])], None).unwrap();
+        assert!((t.events.spread(0) - 200.0 / 10240.0).abs() < 1e-12);
+        assert_eq!(t.events.spread(1), 0.0);
+        t.events.moved_bits(t.threshold)
+    };
+    // Base 200 a boot on average, spread 200: +200 is not 160 beyond it,
+    // +360 is; try_to_wake_up's base agrees, so 160 is enough.
+    assert_eq!(moved(&head(&[400, 1160])), 0b10);
+    assert_eq!(moved(&head(&[560, 1159])), 0b01);
+    assert_eq!(moved(&head(&[40, 1000])), 0);
+}
+
+#[test]
 fn events_not_counted_by_every_point_or_other_ones_are_no_change() {
     let p = s0();
     let names = ["__schedule"];
