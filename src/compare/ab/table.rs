@@ -338,18 +338,20 @@ pub fn table(
              verdict."
         );
     }
-    let two = match base_boots {
-        2 => "two",
-        _ => "",
-    };
+    // "The two base boots", "the three p1 boots" (a step's draws): up to
+    // eight, a step's most.
+    const HOW_MANY: [&str; 9] = [
+        "", "", "two ", "three ", "four ", "five ", "six ", "seven ", "eight ",
+    ];
+    let two = HOW_MANY.get(base_boots).copied().unwrap_or("");
     if base_boots > 1 {
         if spread {
-            let _ = write!(w, "The {two} {base} boots differ:");
+            let _ = write!(w, "The {two}{base} boots differ:");
             for r in rows {
                 if let Some(f) = r.figures.as_ref().filter(|f| f.c.spread > 0.0) {
                     let _ = write!(
                         w,
-                        "\n  {}: the {two} {base} boots differ by {} (the verdict took it in)",
+                        "\n  {}: the {two}{base} boots differ by {} (the verdict took it in)",
                         r.name(),
                         Dec(f.c.spread, 6)
                     );
@@ -357,7 +359,7 @@ pub fn table(
             }
             let _ = writeln!(w);
         } else {
-            let _ = writeln!(w, "The {two} {base} boots agree exactly in every row.");
+            let _ = writeln!(w, "The {two}{base} boots agree exactly in every row.");
         }
     }
     provenance::notes(spec, prov, [pair.base, pair.test], w);
