@@ -111,15 +111,15 @@ before), a matrix of the steps and series.tsv.
   --jobs N         make -jN for each build (default: the online CPUs)
   --bin PATH       the uring-repro booted, and the judge (default: this checkout's release
                    build)
-  --gate INSN      instructions per pair a change must reach beyond the base's spread to
-                   be called moved (default $DEFAULT_GATE); and its 95% interval round by
+  --gate INSN      instructions per pair a change must reach beyond either side's spread
+                   to be called moved (default $DEFAULT_GATE); and its 95% interval round by
                    round must exclude 0
   --timeout S      seconds per boot (boot-point.sh's default otherwise)
   --cpus N         the guests' vCPUs (default 1; more than one: each image is exact,
                    but two kernels draw two schedules, docs/smp-icount.md)
   --draws N        with --cpus 2 or more: boot each step N times (at most $MAX_DRAWS), each
-                   with another guest date, which seeds another schedule; the base's
-                   draws' spread then counts in the gate (default 1)
+                   with another guest date, which seeds another schedule; the larger
+                   of the two sides' draws' spreads then counts in the gate (default 1)
   --events LIST    the kernel functions whose entries the counter counts, NAME:NAME:...,
                    or none (default: scripts/cost.sh --help's list)
   --no-cost        boot without the cost counter (a QEMU that does not take it): no
@@ -935,8 +935,8 @@ reuse() {
 # The draws (--draws N, two vCPUs or more): each step booted N times, boot D with the
 # guest's date the Dth of June 2024 (boot-point.sh --rtc-date). A date is a seed of the
 # kernel's random pool, and so of the schedule two vCPUs draw (docs/smp-icount.md): each
-# draw's point is exact, the draws of one kernel differ, and the judge takes their spread
-# into the gate as it takes any step's boots'. Draw 1 is boot-point.sh's own date: its
+# draw's point is exact, the draws of one kernel differ, and the judge takes the larger of
+# the two sides' spreads into the gate. Draw 1 is boot-point.sh's own date: its
 # point is a run's without draws, kept under the same key.
 draw_date() { printf '2024-06-%02d' "$1"; }
 # draw_dir LABEL D: where draw D of step LABEL goes: LABEL itself, then LABEL-dD.

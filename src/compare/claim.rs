@@ -166,11 +166,15 @@ pub(super) fn sentence(r: &Analysis, c: &Comparison, w: &mut dyn Write) {
     if let Gate::Insn(_) = r.args.gate {
         let _ = write!(
             w,
-            "; {} {} beyond a control spread of {}, round by round ",
+            "; {} {} beyond a control spread of {}",
             Signed(c.delta, 3),
             unit(r.icount()).prose,
             Dec(c.spread, 3)
         );
+        if c.test_spread > c.spread {
+            let _ = write!(w, " (the test's, larger: {})", Dec(c.test_spread, 3));
+        }
+        let _ = write!(w, ", round by round ");
         super::text::paired_interval(r, c, w, true);
     }
     let _ = write!(

@@ -124,10 +124,11 @@ pub enum EventsCounted {
 pub struct Events<'t> {
     pub names: [&'t [u8]; MAX_EVENTS],
     pub v: [[f64; 2]; MAX_EVENTS],
-    /// Each event's least and most per pair among the control's points:
+    /// Each event's least and most per pair among each side's points:
     /// boots of one image agree exactly, the draws of two vCPUs do not,
-    /// and their spread counts in `moved` as in the instructions' gate.
-    pub control: [[f64; 2]; MAX_EVENTS],
+    /// and the larger side's spread counts in `moved` as in the
+    /// instructions' gate.
+    pub range: [[[f64; 2]; 2]; MAX_EVENTS],
     pub n: usize,
     /// The points that counted the events of the first point that counted
     /// any, and those that did not (none, or others), as bits.
@@ -140,7 +141,7 @@ impl<'t> Events<'t> {
         Events {
             names: [b""; MAX_EVENTS],
             v: [[0.0; 2]; MAX_EVENTS],
-            control: [[f64::INFINITY, f64::NEG_INFINITY]; MAX_EVENTS],
+            range: [[[f64::INFINITY, f64::NEG_INFINITY]; 2]; MAX_EVENTS],
             n: 0,
             counted: 0,
             not: 0,
@@ -175,25 +176,20 @@ impl<'t> Events<'t> {
             }
         }
         self.counted |= 1 << i;
-        let each = self.v.iter_mut().zip(&mut self.control);
-        for ((v, control), c) in each.zip(events.unwrap_or(&[])) {
+        let each = self.v.iter_mut().zip(&mut self.range);
+        for ((v, range), c) in each.zip(events.unwrap_or(&[])) {
             v[side] += per * c.count as f64;
-            if side == 0 {
-                let own = c.count as f64 / pairs;
-                *control = [control[0].min(own), control[1].max(own)];
-            }
+            let own = c.count as f64 / pairs;
+            let [lo, hi] = range[side];
+            range[side] = [lo.min(own), hi.max(own)];
         }
     }
 
-    /// Event `k`'s spread among the control's points, per pair (0 for one
-    /// point, or boots that agree).
+    /// Event `k`'s spread, per pair: the larger of the two sides' (0 for
+    /// a side of one point, or of boots that agree).
     pub fn spread(&self, k: usize) -> f64 {
-        let [lo, hi] = self.control[k];
-        if hi > lo {
-            hi - lo
-        } else {
-            0.0
-        }
+        let of = |[lo, hi]: [f64; 2]| if hi > lo { hi - lo } else { 0.0 };
+        of(self.range[k][0]).max(of(self.range[k][1]))
     }
 
     /// Event `k`'s change, test minus control.
@@ -202,7 +198,7 @@ impl<'t> Events<'t> {
     }
 
     /// Event `k` moved by half of `cycle` (one entry a cycle, per pair)
-    /// or more, beyond the control's spread.
+    /// or more, beyond the larger side's spread.
     pub fn moved(&self, k: usize, cycle: f64) -> bool {
         let d = self.change(k);
         d != 0.0 && d.abs() >= (cycle * 0.5 + self.spread(k)) * (1.0 - 1e-9)

@@ -180,6 +180,13 @@ fn comparison(r: &Analysis, c: &Comparison, out: &mut Out) {
             Signed(c.delta, 3),
             Dec(c.spread, 3)
         );
+        if c.test_spread > c.spread {
+            let _ = write!(
+                per,
+                "\nand the test's of {}, the larger, which the gate took",
+                Dec(c.test_spread, 3)
+            );
+        }
         field(out, "per pair", per.as_str());
         let mut paired = Long::new();
         paired_interval(r, c, &mut paired, false);

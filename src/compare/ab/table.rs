@@ -285,8 +285,9 @@ pub fn table(
     );
     let (base, head) = (spec.step(pair.base), spec.step(pair.test));
     let base_boots = boots.iter().filter(|&&b| spec.labels[b] == base).count();
+    let head_boots = boots.iter().filter(|&&b| spec.labels[b] == head).count();
     let (base, head) = (Clean(base), Clean(head));
-    let (mut spread, mut locked, mut other) = (false, false, false);
+    let (mut spread, mut head_spread, mut locked, mut other) = (false, false, false, false);
     for r in rows {
         let f = r.figures.as_ref();
         let c = f.map(|f| f.c);
@@ -295,6 +296,7 @@ pub fn table(
         let ld = lb.zip(lh).map(|(b, h)| h - b);
         locked |= lb.is_some() && lh.is_some();
         spread |= c.is_some_and(|c| c.spread > 0.0);
+        head_spread |= c.is_some_and(|c| c.test_spread > 0.0);
         other |= !r.verdict.judged();
         let mut pct = Text::<32>::new();
         let _ = match c {
@@ -318,13 +320,24 @@ pub fn table(
         );
         events_line(r, events, w);
     }
+    // Whose boots' spread counts: the base's, or the larger of either
+    // side's where the head's boots differ too (a step's draws).
+    let mut whose = Text::<96>::new();
+    let _ = match head_spread {
+        false => write!(whose, "the {base} boots' spread"),
+        true => write!(
+            whose,
+            "the larger spread of the {base} boots\nand of the {head} boots"
+        ),
+    };
     let _ = write!(
         w,
-        "\nmoved: |delta| >= {} instructions per pair beyond the {base} boots' spread, and\n\
+        "\nmoved: |delta| >= {} instructions per pair beyond {}, and\n\
          its 95% interval round by round (each round of {head} against the same\n\
          round of {base}) excludes 0 (docs/ab.md, \"The gate\"). Figures: guest\n\
          instructions per pair, on QEMU's instruction clock.\n",
-        Clean(spec.gate_text)
+        Clean(spec.gate_text),
+        whose.as_str()
     );
     let with_events = rows
         .iter()
@@ -361,6 +374,23 @@ pub fn table(
         } else {
             let _ = writeln!(w, "The {two}{base} boots agree exactly in every row.");
         }
+    }
+    // The head's boots, where they differ (a step's draws; boots again
+    // with --recheck agree, and are said to below).
+    if head_spread {
+        let two = HOW_MANY.get(head_boots).copied().unwrap_or("");
+        let _ = write!(w, "The {two}{head} boots differ:");
+        for r in rows {
+            if let Some(f) = r.figures.as_ref().filter(|f| f.c.test_spread > 0.0) {
+                let _ = write!(
+                    w,
+                    "\n  {}: the {two}{head} boots differ by {} (the verdict took it in)",
+                    r.name(),
+                    Dec(f.c.test_spread, 6)
+                );
+            }
+        }
+        let _ = writeln!(w);
     }
     provenance::notes(spec, prov, [pair.base, pair.test], w);
     if !locked {

@@ -310,3 +310,23 @@ fn identical_values_are_no_change_and_exact_points_no_nan() {
     );
     assert!(c.clear_under_gate());
 }
+
+#[test]
+fn at_a_gate_in_instructions_the_larger_sides_spread_counts() {
+    // Draws of two vCPUs: each side's boots differ. A (base): 100, 101;
+    // B (head): 104, 114 (each boot's rounds alike, so the rounds pair
+    // clear of zero). B's mean is 109, +8.5, beyond A's spread of 1 but
+    // not B's own 10: under the gate.
+    let a = args(&["A", "B", "A", "B"]);
+    let gs = groups_of(&a);
+    let pts = [100.0, 104.0, 101.0, 114.0].map(|v| point(&[v; 5]));
+    let c = compare(&pts, &gs, (0, 1), false, Gate::Insn(0.5));
+    assert!(close(c.delta, 8.5), "{}", c.delta);
+    assert!(close(c.spread, 1.0) && close(c.test_spread, 10.0));
+    assert_eq!(c.reasons & Reason::UnderGate.bit(), Reason::UnderGate.bit());
+    // B: 109, 110: spread 1, the change +9 clears both.
+    let pts = [100.0, 109.0, 101.0, 110.0].map(|v| point(&[v; 5]));
+    let c = compare(&pts, &gs, (0, 1), false, Gate::Insn(0.5));
+    assert!(close(c.test_spread, 1.0));
+    assert_eq!(c.reasons & Reason::UnderGate.bit(), 0);
+}

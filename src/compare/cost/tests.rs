@@ -464,7 +464,7 @@ fn events_are_summed_per_side_and_move_by_one_entry_a_cycle() {
 }
 
 #[test]
-fn the_controls_spread_of_an_event_counts_in_whether_it_moved() {
+fn the_sides_spread_of_an_event_counts_in_whether_it_moved() {
     // Draws of two vCPUs: the base's boots differ. An event moved when its
     // change reaches half an entry a cycle (160 of 10240 pairs) beyond the
     // base's spread, as instructions reach the gate beyond theirs.
@@ -486,6 +486,19 @@ fn the_controls_spread_of_an_event_counts_in_whether_it_moved() {
     assert_eq!(moved(&head(&[400, 1160])), 0b10);
     assert_eq!(moved(&head(&[560, 1159])), 0b01);
     assert_eq!(moved(&head(&[40, 1000])), 0);
+    // The head's draws spread too: the larger side's spread counts.
+    // try_to_wake_up +200 on average, the head's two 1100 and 1300: 200
+    // of spread, so +200 is not 160 beyond it.
+    let heads = [head(&[200, 1100]), with_events(&p[2], &names, &[200, 1300])];
+    let pts = [
+        ("base", base[0].as_str()),
+        ("head", heads[0].as_str()),
+        ("head", heads[1].as_str()),
+        ("base", base[1].as_str()),
+    ];
+    let t = summed(&pts, None).unwrap();
+    assert!((t.events.spread(1) - 200.0 / 10240.0).abs() < 1e-12);
+    assert_eq!(t.events.moved_bits(t.threshold), 0);
 }
 
 #[test]
