@@ -117,7 +117,7 @@ impl OwnRing {
     }
 }
 
-/// A run option only some workloads take (`Profile::takes`); every other
+/// A run option only some workloads take (`RunOptions::takes`); every other
 /// run option applies to every workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Takes {

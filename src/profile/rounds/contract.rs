@@ -53,7 +53,7 @@ pub enum Field {
     WaiterCpu,
     WatchdogMs,
     /// The ring a workload runs its cycles on in place of the run's
-    /// (`Profile::own_ring`): its io_uring_setup flags, and with
+    /// (`RunOptions::own_ring`): its io_uring_setup flags, and with
     /// IORING_SETUP_SQPOLL its SQ thread's CPU (chosen from the run's CPU
     /// and the box's online CPUs, parts/setup.rs) and idle time.
     SetupFlags,
