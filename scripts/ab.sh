@@ -159,31 +159,12 @@ tab=$(printf '\t')
 option() {
 	case $1 in
 	--no-cost) cost=0 TOOK=1 ;;
-	--each) each=1 TOOK=1 ;;
-	--recheck) recheck=1 TOOK=1 ;;
-	--stop-on-failure) stop_on_failure=1 TOOK=1 ;;
-	--tree) opt_value tree dir "$@" ;;
-	--base) opt_value base_rev text "$@" ;;
-	--head) opt_value head_rev text "$@" ;;
-	--series) opt_value range text "$@" ;;
 	--patch)
 		opt_value patch file "$@"
 		# A patch that changes nothing measures nothing: it is a mistake, not a change.
 		[ -s "$patch" ] || usage_error "--patch $2: an empty file (a patch changes something)"
 		patches="$patches$patch$nl"
 		;;
-	--base-src) opt_value base_src dir "$@" ;;
-	--head-src) opt_value head_src dir "$@" ;;
-	-o) opt_value out text "$@" ;;
-	--profiles) opt_value profiles text "$@" ;;
-	--re) opt_value re text "$@" ;;
-	--cache) opt_value cache new_dir "$@" ;;
-	--jobs) opt_value jobs positive "$@" ;;
-	--bin) opt_value bin exe "$@" ;;
-	--gate) opt_value gate text "$@" ;;
-	--timeout) opt_value timeout_s positive "$@" ;;
-	--cpus) opt_value cpus positive "$@" ;;
-	--draws) opt_value draws positive "$@" ;;
 	--events)
 		opt_value events text "$@"
 		events_set=1
@@ -191,7 +172,27 @@ option() {
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 }
-read_options "$@"
+read_options '
+--each             each             flag
+--recheck          recheck          flag
+--stop-on-failure  stop_on_failure  flag
+--tree             tree             dir
+--base             base_rev         text
+--head             head_rev         text
+--series           range            text
+--base-src         base_src         dir
+--head-src         head_src         dir
+-o                 out              text
+--profiles         profiles         text
+--re               re               text
+--cache            cache            new_dir
+--jobs             jobs             positive
+--bin              bin              exe
+--gate             gate             text
+--timeout          timeout_s        positive
+--cpus             cpus             positive
+--draws            draws            positive
+' "$@"
 shift "$OPTIONS_READ"
 # shellcheck disable=SC2086 # DEFAULT_RUN's words
 [ $# -gt 0 ] || set -- $DEFAULT_RUN

@@ -78,7 +78,8 @@ DEFAULT_BUILD='make olddefconfig && make -j$(nproc)'
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
-# say, usage_error, opt_value, the lifetime, host_arch, arch_set: what the scripts share.
+# say, usage_error, opt_value, read_options, the lifetime, host_arch, arch_set: what the
+# scripts share.
 # shellcheck source=common.sh
 . "$HERE/common.sh"
 # A usage error stops the bisect: git bisect run reads 2 as "bad".
@@ -99,7 +100,6 @@ nl='
 '
 option() {
 	case $1 in
-	--functional) functional=1 TOOK=1 ;;
 	--good)
 		opt_value ref file "$@"
 		goods="$goods$ref$nl"
@@ -108,22 +108,25 @@ option() {
 		opt_value ref file "$@"
 		bads="$bads$ref$nl"
 		;;
-	--build) opt_value build text "$@" ;;
-	# Paths in the tree, from its top, at every step (the tree is checked out anew each time).
-	--image) opt_value image text "$@" ;;
-	--options-from) opt_value options_from text "$@" ;;
-	--append-from) opt_value append_from text "$@" ;;
-	--arch) opt_value arch text "$@" ;;
-	--accel) opt_value accel text "$@" ;;
-	--points) opt_value points new_dir "$@" ;;
-	--gate) opt_value gate text "$@" ;;
-	--append) opt_value append text "$@" ;;
-	--timeout) opt_value timeout_s positive "$@" ;;
-	--bin) opt_value bin exe "$@" ;;
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 }
-read_options "$@"
+# --image, --options-from and --append-from: paths in the tree, from its top, at every step
+# (the tree is checked out anew each time).
+read_options '
+--functional    functional    flag
+--build         build         text
+--image         image         text
+--options-from  options_from  text
+--append-from   append_from   text
+--arch          arch          text
+--accel         accel         text
+--points        points        new_dir
+--gate          gate          text
+--append        append        text
+--timeout       timeout_s     positive
+--bin           bin           exe
+' "$@"
 shift "$OPTIONS_READ"
 
 if [ "$functional" = 1 ]; then

@@ -135,7 +135,8 @@ EOF
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
-# say, usage_error, opt_value, the lifetime, host_arch, arch_set: what the scripts share.
+# say, usage_error, opt_value, read_options, the lifetime, host_arch, arch_set: what the
+# scripts share.
 # shellcheck source=common.sh
 . "$HERE/common.sh"
 
@@ -144,17 +145,6 @@ timeout_s=$DEFAULT_TIMEOUT bin="" host_bin="" check=0 cost_map="" cost_plugin=""
 events="" events_set="" rtc_date="" rtc_date_set=""
 option() {
 	case $1 in
-	--check) check=1 TOOK=1 ;;
-	--kernel) opt_value kernel path "$@" ;;
-	-o) opt_value point text "$@" ;;
-	--arch) opt_value arch text "$@" ;;
-	--accel) opt_value accel text "$@" ;;
-	--append) opt_value append text "$@" ;;
-	--cpus) opt_value cpus positive "$@" ;;
-	--timeout) opt_value timeout_s positive "$@" ;;
-	--bin) opt_value bin exe "$@" ;;
-	--host-bin) opt_value host_bin exe "$@" ;;
-	--cost) opt_value cost_map file "$@" ;;
 	--events)
 		opt_value events text "$@"
 		events_set=1
@@ -166,7 +156,19 @@ option() {
 	*) usage_error "unknown argument '$1'" ;;
 	esac
 }
-read_options "$@"
+read_options '
+--check     check      flag
+--kernel    kernel     path
+-o          point      text
+--arch      arch       text
+--accel     accel      text
+--append    append     text
+--cpus      cpus       positive
+--timeout   timeout_s  positive
+--bin       bin        exe
+--host-bin  host_bin   exe
+--cost      cost_map   file
+' "$@"
 shift "$OPTIONS_READ"
 # What is left are the run options.
 

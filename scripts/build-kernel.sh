@@ -68,23 +68,20 @@ EOF
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
-# say, usage_error, opt_value, the lifetime, arch_set: what the scripts share.
+# say, usage_error, read_options, the lifetime, arch_set: what the scripts share.
 # shellcheck source=common.sh
 . "$HERE/common.sh"
 ncpus() { getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1; }
 
 src=$PWD objdir="" fragment=$REPO/$DEFAULT_FRAGMENT arch=x86_64 jobs=$(ncpus)
-option() {
-	case $1 in
-	--src) opt_value src dir "$@" ;;
-	--objdir) opt_value objdir new_dir "$@" ;;
-	--fragment) opt_value fragment file "$@" ;;
-	--arch) opt_value arch text "$@" ;;
-	--jobs) opt_value jobs positive "$@" ;;
-	*) usage_error "unknown argument '$1'" ;;
-	esac
-}
-read_options "$@"
+option() { usage_error "unknown argument '$1'"; }
+read_options '
+--src       src       dir
+--objdir    objdir    new_dir
+--fragment  fragment  file
+--arch      arch      text
+--jobs      jobs      positive
+' "$@"
 shift "$OPTIONS_READ"
 [ $# -eq 0 ] || usage_error "unknown argument '$1'"
 

@@ -29,16 +29,20 @@ usage_error() {
 
 # ---------------------------------------------------------------------------------------
 # Options. Every script reads its options with read_options, its usage text a heredoc in
-# usage(), each of its options in its own option():
+# usage(), its options in a table, a line an option (OPTION VAR CHECK: opt_value's CHECK, or
+# `flag`, which sets VAR to 1 and takes no value), and what the table cannot say in its own
+# option(), which also names a word that is no option:
 #
 #   option() {
 #   	case $1 in
-#   	--check) check=1 TOOK=1 ;;                   # a flag
-#   	--kernel) opt_value kernel file "$@" ;;      # an option with a value
+#   	--no-cost) cost=0 TOOK=1 ;;                  # a flag that sets something else
 #   	*) usage_error "unknown argument '$1'" ;;
 #   	esac
 #   }
-#   read_options "$@"
+#   read_options '
+#   --check   check   flag
+#   --kernel  kernel  file
+#   ' "$@"
 #   shift "$OPTIONS_READ"                        # what follows `--`, if anything
 #
 # A path is made absolute as it is read, from the directory the script was started in, so a
@@ -47,12 +51,15 @@ usage_error() {
 _nl='
 '
 
-# read_options "$@": the script's options, read in the one loop every script has: -h or
-# --help prints usage() and exits 0, `--` ends them, and every other word goes to the
-# script's option() with the rest of the command line, which says how many words it took in
-# TOOK (2 unless it says 1, a flag's). OPTIONS_READ: how many words were read (`--` among
-# them), for the caller to shift.
+# read_options TABLE "$@": the script's options, read in the one loop every script has: -h or
+# --help prints usage() and exits 0, `--` ends them, an option of TABLE is read as its line
+# says (opt_value VAR CHECK, or a flag), and every other word goes to the script's option()
+# with the rest of the command line, which says how many words it took in TOOK (2 unless it
+# says 1, a flag's). OPTIONS_READ: how many words were read (`--` among them), for the caller
+# to shift.
 read_options() {
+	_ro_table=$1
+	shift
 	_ro_n=$#
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -65,8 +72,24 @@ read_options() {
 			exit 0
 			;;
 		esac
+		_ro_var="" _ro_check=""
+		while read -r _ro_opt _ro_v _ro_c; do
+			if [ "$_ro_opt" = "$1" ]; then
+				_ro_var=$_ro_v _ro_check=$_ro_c
+				break
+			fi
+		done <<EOF
+$_ro_table
+EOF
 		TOOK=2
-		option "$@"
+		if [ -z "$_ro_var" ]; then
+			option "$@"
+		elif [ "$_ro_check" = flag ]; then
+			set_var "$_ro_var" 1
+			TOOK=1
+		else
+			opt_value "$_ro_var" "$_ro_check" "$@"
+		fi
 		shift "$TOOK"
 	done
 	# shellcheck disable=SC2034 # for the caller

@@ -115,22 +115,19 @@ probe() {
 	esac
 }
 
-option() {
-	case $1 in
-	--map) opt_value map path "$@" ;;
-	--out) opt_value out new_file "$@" ;;
-	--qemu) opt_value qemu text "$@" ;;
-	--accel) opt_value accel text "$@" ;;
-	--arch) opt_value arch text "$@" ;;
-	--cpus) opt_value cpus positive "$@" ;;
-	--events) opt_value events text "$@" ;;
-	*) usage_error "plugin: unknown argument '$1'" ;;
-	esac
-}
+option() { usage_error "plugin: unknown argument '$1'"; }
 
 cmd_plugin() {
 	map="" out="" qemu=qemu-system-x86_64 accel=icount arch=x86_64 cpus=1 events=$COST_EVENTS
-	read_options "$@"
+	read_options '
+	--map     map     path
+	--out     out     new_file
+	--qemu    qemu    text
+	--accel   accel   text
+	--arch    arch    text
+	--cpus    cpus    positive
+	--events  events  text
+	' "$@"
 	check_map "$map"
 	[ -n "$out" ] || usage_error "--out COUNTS is required"
 	case $arch in

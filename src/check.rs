@@ -472,7 +472,13 @@ impl<'p> CycleCheck<'p> {
             return self.seen_before(cqe, kind, bit, ledger);
         }
         self.seen[kind] |= bit;
-        // res and flags as one 64-bit word.
+        self.compare(cqe, rel, ledger);
+    }
+
+    /// The CQE's res and flags, as one 64-bit word, against what the plan
+    /// wants of its tag (`rel`): the last step of `observe` and of `late`.
+    #[inline(always)]
+    fn compare(&mut self, cqe: &IoUringCqe, rel: u64, ledger: &mut Ledger) {
         let got = (cqe.flags as u64) << 32 | cqe.res as u32 as u64;
         let want = self.plan.want[rel as usize & (TAG_SLOTS - 1)];
         if got != want {
@@ -496,11 +502,7 @@ impl<'p> CycleCheck<'p> {
             return self.seen_before(cqe, kind, bit, ledger);
         }
         *seen |= bit;
-        let got = (cqe.flags as u64) << 32 | cqe.res as u32 as u64;
-        let want = self.plan.want[rel as usize & (TAG_SLOTS - 1)];
-        if got != want {
-            self.mismatch(cqe, want, ledger);
-        }
+        self.compare(cqe, rel, ledger);
     }
 
     #[cold]

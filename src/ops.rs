@@ -120,15 +120,7 @@ pub fn read(fd: i32, buf: *mut u8, len: u32, user_data: u64) -> IoUringSqe {
 /// IORING_OP_READ at offset `off` of `fd` (RW_CURRENT_POS: its position).
 #[inline(always)]
 pub fn read_at(fd: i32, buf: *mut u8, len: u32, off: u64, user_data: u64) -> IoUringSqe {
-    IoUringSqe {
-        opcode: IORING_OP_READ,
-        fd,
-        off,
-        addr: buf as u64,
-        len,
-        user_data,
-        ..IoUringSqe::default()
-    }
+    rw(IORING_OP_READ, fd, buf as u64, len, off, user_data)
 }
 
 /// IORING_OP_WRITE: `len` bytes of `buf` to `fd`, at its current
@@ -141,11 +133,18 @@ pub fn write(fd: i32, buf: *const u8, len: u32, user_data: u64) -> IoUringSqe {
 /// IORING_OP_WRITE at offset `off` of `fd` (RW_CURRENT_POS: its position).
 #[inline(always)]
 pub fn write_at(fd: i32, buf: *const u8, len: u32, off: u64, user_data: u64) -> IoUringSqe {
+    rw(IORING_OP_WRITE, fd, buf as u64, len, off, user_data)
+}
+
+/// What READ and WRITE set alike (liburing's io_uring_prep_rw): `len`
+/// bytes at `addr`, offset `off` of `fd`.
+#[inline(always)]
+fn rw(opcode: u8, fd: i32, addr: u64, len: u32, off: u64, user_data: u64) -> IoUringSqe {
     IoUringSqe {
-        opcode: IORING_OP_WRITE,
+        opcode,
         fd,
         off,
-        addr: buf as u64,
+        addr,
         len,
         user_data,
         ..IoUringSqe::default()

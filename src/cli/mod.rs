@@ -555,7 +555,7 @@ fn run_config<'a>(
         }
     }
     let id = p.profile;
-    let max_slots = id.profile().max_slots;
+    let max_slots = id.profile().options.max_slots;
     match given("--slots") {
         None => cfg.slots = id.default_slots(),
         Some((arg, value)) if cfg.slots > max_slots => {

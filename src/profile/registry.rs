@@ -65,12 +65,12 @@ impl ProfileId {
 
     /// Whether it takes run option `t`.
     pub fn takes(self, t: Takes) -> bool {
-        self.0.takes.contains(&t)
+        self.0.options.takes.contains(&t)
     }
 
     /// Requests per cycle unless `--slots` says otherwise (v0: groups).
     pub fn default_slots(self) -> u32 {
-        self.0.default_slots
+        self.0.options.default_slots
     }
 
     /// Its rows are tagged by series (a table of several: pollwake's).

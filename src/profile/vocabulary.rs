@@ -10,7 +10,7 @@
 use core::fmt::{self, Write};
 
 use crate::check::{Counter, Expect, Kind, Ledger, KINDS};
-use crate::config::{RunConfig, MAX_ROUNDS};
+use crate::config::{RunConfig, DEFAULT_SLOTS, MAX_ROUNDS, MAX_SLOTS};
 use crate::cpu::Choice;
 use crate::exit::Exit;
 use crate::hist::Histogram;
@@ -25,6 +25,11 @@ use crate::sys::{self, CpuSet, Errno};
 /// line, `--help`, the banner, `describe`, the witness and selftest read
 /// these fields, and compare learns what it needs from the banner's
 /// `# series:` lines.
+///
+/// In the order written (repr(C)): rustc's own order put `options` last,
+/// past the short displacements, and the command line's reads of it cost
+/// 55 bytes of code.
+#[repr(C)]
 pub struct Profile {
     pub names: Names,
     /// What one figure of its table is per: `per=` of its `# series:`
@@ -32,19 +37,8 @@ pub struct Profile {
     pub per: &'static str,
     /// Probed before anything runs: a missing one is a skip naming it.
     pub opcodes: &'static [Opcode],
-    /// Requests per cycle unless `--slots` says otherwise, and the most
-    /// `--slots` may ask (v0: WAITV groups, 1..=8).
-    pub default_slots: u32,
-    pub max_slots: u32,
-    /// The run options it takes beyond those every workload takes.
-    pub takes: &'static [Takes],
-    /// It maps futex words, whose scope its banner and contract state
-    /// (`futex=`): private, or shared where it takes `--shared`.
-    pub futex_words: bool,
-    /// The ring its cycles run on in place of the run's, which its
-    /// contract states (q0's SQPOLL ring, g0's DEFER_TASKRUN ring); None:
-    /// the run's own.
-    pub own_ring: Option<OwnRing>,
+    /// The run options it takes, and the ring and futex words it runs on.
+    pub options: RunOptions,
     /// What one cycle of a run with these options submits and must get
     /// back (pollwake: a burst).
     pub shape: fn(&RunConfig) -> Shape,
@@ -68,6 +62,43 @@ pub struct Profile {
     pub start: Start,
 }
 
+/// The run options a workload takes, and what its run sets up beside its
+/// requests (futex words, a ring of its own), which its contract states.
+pub struct RunOptions {
+    /// Requests per cycle unless `--slots` says otherwise, and the most
+    /// `--slots` may ask (v0: WAITV groups, 1..=8).
+    pub default_slots: u32,
+    pub max_slots: u32,
+    /// The run options it takes beyond those every workload takes.
+    pub takes: &'static [Takes],
+    /// It maps futex words, whose scope its banner and contract state
+    /// (`futex=`): private, or shared where it takes `--shared`.
+    pub futex_words: bool,
+    /// The ring its cycles run on in place of the run's, which its
+    /// contract states (q0's SQPOLL ring, g0's DEFER_TASKRUN ring); None:
+    /// the run's own.
+    pub own_ring: Option<OwnRing>,
+}
+
+impl RunOptions {
+    /// Most workloads': `--slots` alone (DEFAULT_SLOTS requests a cycle,
+    /// at most MAX_SLOTS), no futex words, the run's own ring.
+    pub const SLOTS: RunOptions = RunOptions {
+        default_slots: DEFAULT_SLOTS,
+        max_slots: MAX_SLOTS,
+        takes: &[Takes::Slots],
+        futex_words: false,
+        own_ring: None,
+    };
+    /// The futex workloads': futex words, `--slots`, `--shared` and
+    /// `--tsv` (the formal reproducer's rows).
+    pub const FUTEX: RunOptions = RunOptions {
+        takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
+        futex_words: true,
+        ..RunOptions::SLOTS
+    };
+}
+
 /// A ring a workload sets up for its cycles in place of the run's: the
 /// io_uring_setup flags it adds to CQSIZE, their names as its contract
 /// states them (`setup_flags=`), and with IORING_SETUP_SQPOLL its SQ
@@ -86,7 +117,7 @@ impl OwnRing {
     }
 }
 
-/// A run option only some workloads take (`Profile::takes`); every other
+/// A run option only some workloads take (`RunOptions::takes`); every other
 /// run option applies to every workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Takes {

@@ -124,20 +124,17 @@ control() {
 main() {
 	local poll="" parent="" barrier="" minutes=$DEFAULT_MINUTES catches=1 keep=""
 	BIN="" ROUNDS=$DEFAULT_ROUNDS
-	option() {
-		case $1 in
-		--bin) opt_value BIN exe "$@" ;;
-		--poll) opt_value poll file "$@" ;;
-		--parent) opt_value parent file "$@" ;;
-		--barrier) opt_value barrier file "$@" ;;
-		--catches) opt_value catches positive "$@" ;;
-		--minutes) opt_value minutes positive "$@" ;;
-		--rounds) opt_value ROUNDS positive "$@" ;;
-		--keep) opt_value keep new_dir "$@" ;;
-		*) usage_error "unknown argument '$1'" ;;
-		esac
-	}
-	read_options "$@"
+	option() { usage_error "unknown argument '$1'"; }
+	read_options '
+	--bin      BIN       exe
+	--poll     poll      file
+	--parent   parent    file
+	--barrier  barrier   file
+	--catches  catches   positive
+	--minutes  minutes   positive
+	--rounds   ROUNDS    positive
+	--keep     keep      new_dir
+	' "$@"
 	shift "$OPTIONS_READ"
 	(($# == 0)) || usage_error "unknown argument '$1'"
 	[[ -n $BIN ]] || usage_error "--bin PATH is required"

@@ -321,19 +321,16 @@ num() { awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }"; }
 main() {
 	local keep="" fixtures="" version=$DEFAULT_SOURCE_VERSION t_all
 	BIN="" CACHE=$DEFAULT_CACHE TIMEOUT=$DEFAULT_TIMEOUT JOBS=$(getconf _NPROCESSORS_ONLN)
-	option() {
-		case $1 in
-		--bin) opt_value BIN exe "$@" ;;
-		--cache) opt_value CACHE new_dir "$@" ;;
-		--keep) opt_value keep new_dir "$@" ;;
-		--fixtures) opt_value fixtures new_dir "$@" ;;
-		--jobs) opt_value JOBS positive "$@" ;;
-		--timeout) opt_value TIMEOUT positive "$@" ;;
-		--source-version) opt_value version text "$@" ;;
-		*) usage_error "unknown argument '$1'" ;;
-		esac
-	}
-	read_options "$@"
+	option() { usage_error "unknown argument '$1'"; }
+	read_options '
+	--bin             BIN       exe
+	--cache           CACHE     new_dir
+	--keep            keep      new_dir
+	--fixtures        fixtures  new_dir
+	--jobs            JOBS      positive
+	--timeout         TIMEOUT   positive
+	--source-version  version   text
+	' "$@"
 	shift "$OPTIONS_READ"
 	(($# == 0)) || usage_error "unknown argument '$1'"
 	[[ -n $BIN ]] || usage_error "--bin PATH is required"

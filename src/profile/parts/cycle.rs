@@ -14,7 +14,8 @@
 //! 3. `stop`: the closing clock read, the span's ns; untimed batches may
 //!    follow (v0's check, p0's drain), and `verify`, a check of what the
 //!    requests did besides their CQEs (the bytes a READ got);
-//! 4. `finish`: the verdict.
+//! 4. `finish`: the verdict (`end`: `stop` and `finish` at once, where
+//!    nothing follows the span).
 //!
 //! A batch that failed (it did not fit the SQ, or the kernel did not take
 //! it whole) ends the cycle's batches: no later batch is pushed, so nothing
@@ -35,6 +36,7 @@ use super::collect::Batch;
 use super::collect::{collect, one_batch, submit, submit_each, submit_polled, submit_together};
 use super::span;
 use crate::check::{CycleCheck, Ledger, Plan};
+use crate::profile::vocabulary::Timed;
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::uapi::IoUringSqe;
@@ -203,5 +205,13 @@ impl<'p> Cycle<'p> {
     #[inline(always)]
     pub fn finish(&mut self, ledger: &mut Ledger) -> bool {
         self.check.finish_own(ledger) && self.ok
+    }
+
+    /// `stop` and `finish` at once, for a cycle with nothing after its
+    /// timed span: the span's ns and the verdict.
+    #[inline(always)]
+    pub fn end(&mut self, clock: &Clock, extra_ns: u64, ledger: &mut Ledger) -> Timed {
+        let ns = self.stop(clock, extra_ns);
+        (ns, self.finish(ledger))
     }
 }

@@ -53,7 +53,7 @@ pub enum Field {
     WaiterCpu,
     WatchdogMs,
     /// The ring a workload runs its cycles on in place of the run's
-    /// (`Profile::own_ring`): its io_uring_setup flags, and with
+    /// (`RunOptions::own_ring`): its io_uring_setup flags, and with
     /// IORING_SETUP_SQPOLL its SQ thread's CPU (chosen from the run's CPU
     /// and the box's online CPUs, parts/setup.rs) and idle time.
     SetupFlags,
@@ -151,20 +151,20 @@ impl Field {
     /// Whether a workload has the field: a field of an option only some
     /// workloads take is theirs alone.
     pub fn applies(self, p: &Profile) -> bool {
-        let takes = |t| p.takes.contains(&t);
+        let takes = |t| p.options.takes.contains(&t);
         match self {
             Field::Slots => takes(Takes::Slots),
             // Futex words per wait request: a futex workload's alone.
-            Field::VectorWidth => takes(Takes::Slots) && p.futex_words,
+            Field::VectorWidth => takes(Takes::Slots) && p.options.futex_words,
             Field::Burst => takes(Takes::Burst),
             // The watchdog bounds the waiter's every wait.
             Field::WaiterCpu | Field::WatchdogMs => takes(Takes::WaiterCpu),
             Field::RingFlags => takes(Takes::RingFlags),
-            Field::SetupFlags => p.own_ring.is_some(),
+            Field::SetupFlags => p.options.own_ring.is_some(),
             Field::SqThreadCpu | Field::SqThreadIdleMs => {
-                p.own_ring.as_ref().is_some_and(OwnRing::polled)
+                p.options.own_ring.as_ref().is_some_and(OwnRing::polled)
             }
-            Field::FutexScope => p.futex_words,
+            Field::FutexScope => p.options.futex_words,
             _ => true,
         }
     }
@@ -201,7 +201,7 @@ impl Contract<'_, '_> {
             return None;
         }
         let (c, s) = (self.cfg, self.id.shape(self.cfg));
-        let own = self.id.profile().own_ring.as_ref();
+        let own = self.id.profile().options.own_ring.as_ref();
         let num = |n: u32| Some(FieldValue::Num(n as u64));
         match f {
             Field::Profile => Some(FieldValue::Word(self.id.formal_name())),

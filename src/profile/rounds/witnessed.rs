@@ -283,7 +283,11 @@ impl RunWitness {
 /// cannot: its SQ thread submits on another CPU (q0 on a box of two CPUs
 /// or more), where the witness neither sizes a buffer nor expects events.
 fn apart(profile: &Profile, cpu: u32) -> Option<Line> {
-    let polled = profile.own_ring.as_ref().is_some_and(OwnRing::polled);
+    let polled = profile
+        .options
+        .own_ring
+        .as_ref()
+        .is_some_and(OwnRing::polled);
     let sq = setup::sq_thread_cpu(cpu);
     (polled && sq != cpu).then(|| {
         let mut why = Line::new();

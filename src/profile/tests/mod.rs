@@ -471,10 +471,10 @@ fn every_profile_states_its_facts_in_one_form() {
             }
         }
         assert!(
-            1 <= p.default_slots && p.default_slots <= p.max_slots,
+            1 <= p.options.default_slots && p.options.default_slots <= p.options.max_slots,
             "{id:?}"
         );
-        assert!(p.max_slots <= crate::config::MAX_SLOTS, "{id:?}");
+        assert!(p.options.max_slots <= crate::config::MAX_SLOTS, "{id:?}");
         assert!(!p.functions.is_empty(), "{id:?}");
         assert!(p.functions.len() <= crate::witness::MAX_FUNCTIONS, "{id:?}");
         for (i, f) in p.functions.iter().enumerate() {

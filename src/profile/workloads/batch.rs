@@ -13,14 +13,13 @@
 use super::futex::{self, Futex};
 use super::wait_wake;
 use crate::check::{tag, Kind, Ledger, TOTALS};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::vocabulary::RES_AGAIN;
 use crate::profile::vocabulary::{
-    Function, Names, Profile, RowSet, SetUp, Shape, Takes, Then, Timed,
+    Function, Names, Profile, RowSet, RunOptions, SetUp, Shape, Takes, Then, Timed,
 };
 use crate::profile::vocabulary::{Workload, FUTEX_WAIT, FUTEX_WAKE, NOP};
 use crate::ring::Ring;
@@ -36,11 +35,7 @@ pub static Z0: Profile = Profile {
     },
     per: "WAKE",
     opcodes: &[FUTEX_WAKE],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
-    futex_words: true,
-    own_ring: None,
+    options: RunOptions::FUTEX,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wake, cfg.slots, 0),
     series: &[RowSet::only(
         "z0_zero_wake",
@@ -63,11 +58,7 @@ pub static E0: Profile = Profile {
     },
     per: "WAIT",
     opcodes: &[FUTEX_WAIT],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
-    futex_words: true,
-    own_ring: None,
+    options: RunOptions::FUTEX,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Wait, cfg.slots, RES_AGAIN),
     series: &[RowSet::only("e0_mismatch", "io_uring FUTEX_WAIT -EAGAIN")],
     punted: &[],
@@ -94,23 +85,25 @@ pub static N0: Profile = Profile {
     },
     per: "NOP",
     opcodes: &[NOP],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots, Takes::Tsv],
-    futex_words: true,
-    own_ring: None,
+    options: RunOptions {
+        takes: &[Takes::Slots, Takes::Tsv],
+        ..RunOptions::FUTEX
+    },
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
     series: &[RowSet::only("n0_nop", "io_uring NOP")],
     punted: &[],
-    // NOP's `.prep` and `.issue` (io_uring/nop.c), once per SQE each.
-    functions: &[
-        Function::per_request("io_nop_prep", &[Kind::Nop]),
-        Function::per_request("io_nop", &[Kind::Nop]),
-    ],
+    functions: &NOP_FUNCTIONS,
     totals: &TOTALS,
     failures: &[],
     start,
 };
+
+/// NOP's `.prep` and `.issue` (io_uring/nop.c), once per NOP each: n0's
+/// functions, and q0's (in its SQ thread).
+pub(super) const NOP_FUNCTIONS: [Function; 2] = [
+    Function::per_request("io_nop_prep", &[Kind::Nop]),
+    Function::per_request("io_nop", &[Kind::Nop]),
+];
 
 /// e0's words hold 1 and every WAIT expects 0: each one sees a mismatch
 /// (the formal program's values).

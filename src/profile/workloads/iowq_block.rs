@@ -67,7 +67,6 @@
 
 use super::stream::{Records, RECORD_BYTES};
 use crate::check::{tag, Counter, Kind, Ledger, MAX_PER_KIND};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
 use crate::ops;
 use crate::profile::parts::collect::Batch;
@@ -75,8 +74,10 @@ use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::iowq;
 use crate::profile::parts::process::GiveBack;
 use crate::profile::parts::setup::{self, CyclePlan, Step};
-use crate::profile::vocabulary::{Fault, Function, Hits, Names, Profile, RowSet, Shape};
-use crate::profile::vocabulary::{Takes, Timed, Workload, READ, SPLICE, WRITE};
+use crate::profile::vocabulary::{
+    Fault, Function, Hits, Names, Profile, RowSet, RunOptions, Shape,
+};
+use crate::profile::vocabulary::{Timed, Workload, READ, SPLICE, WRITE};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::uapi::IOSQE_ASYNC;
@@ -92,11 +93,7 @@ pub static B0: Profile = Profile {
     },
     per: "SPLICE asleep in an io-wq worker",
     opcodes: &[SPLICE, WRITE, READ],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots],
-    futex_words: false,
-    own_ring: None,
+    options: RunOptions::SLOTS,
     shape: |cfg| shape(cfg.slots),
     series: &[RowSet::only(
         "b0_iowq_block",

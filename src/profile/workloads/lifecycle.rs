@@ -13,10 +13,12 @@
 use super::futex::Futex;
 use super::wait_wake::{self, WaitWake};
 use crate::check::{Call, Fail, Ledger, Returned, TOTALS};
-use crate::config::{CQ_ENTRIES, DEFAULT_SLOTS, MAX_SLOTS, RING_ENTRIES};
+use crate::config::{CQ_ENTRIES, RING_ENTRIES};
 use crate::profile::parts::collect::account;
 use crate::profile::parts::span;
-use crate::profile::vocabulary::{Fault, Names, Profile, RowSet, Takes, Timed, Workload};
+use crate::profile::vocabulary::{
+    Fault, Names, Profile, RowSet, RunOptions, Takes, Timed, Workload,
+};
 use crate::profile::vocabulary::{FUTEX_WAIT, FUTEX_WAKE};
 use crate::ring::{Ring, SetupError};
 use crate::sys;
@@ -32,12 +34,11 @@ pub static L0: Profile = Profile {
     },
     per: "ring, setup to close",
     opcodes: &[FUTEX_WAIT, FUTEX_WAKE],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    // Private by contract: the populated cache of the report's cycle.
-    takes: &[Takes::Slots, Takes::Tsv],
-    futex_words: true,
-    own_ring: None,
+    options: RunOptions {
+        // Private by contract: the populated cache of the report's cycle.
+        takes: &[Takes::Slots, Takes::Tsv],
+        ..RunOptions::FUTEX
+    },
     shape: |cfg| wait_wake::shape(cfg.slots),
     series: &[RowSet::only("l0_lifecycle", "io_uring ring setup to exit")],
     punted: &[],

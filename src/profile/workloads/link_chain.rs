@@ -12,13 +12,12 @@
 //! is checked.
 
 use crate::check::{tag, Counter, Kind, Ledger};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::setup::CyclePlan;
 use crate::profile::vocabulary::{
-    Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload, NOP,
+    Function, Names, Profile, RowSet, RunOptions, Shape, Timed, Workload, NOP,
 };
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -34,11 +33,7 @@ pub static K0: Profile = Profile {
     },
     per: "linked NOP",
     opcodes: &[NOP],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots],
-    futex_words: false,
-    own_ring: None,
+    options: RunOptions::SLOTS,
     shape: |cfg| {
         let n = cfg.slots;
         Shape::new(n)
@@ -91,8 +86,7 @@ impl Workload for LinkChain {
                 ops::with_flags(ops::nop(tag(seq, Kind::Link, i)), link(i + 1 == members))
             }),
         );
-        let ns = c.stop(clock, p.inject_ns);
-        (ns, c.finish(ledger))
+        c.end(clock, p.inject_ns, ledger)
     }
 }
 

@@ -15,13 +15,13 @@
 //! draining them takes no syscall.
 
 use crate::check::{tag, Counter, Kind, Ledger, Plan};
-use crate::config::{RingFlags, DEFAULT_SLOTS, MAX_SLOTS};
+use crate::config::RingFlags;
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::setup::{self, CyclePlan, Whose};
 use crate::profile::vocabulary::{
-    Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload, MSG_RING,
+    Function, Names, Profile, RowSet, RunOptions, Shape, Timed, Workload, MSG_RING,
 };
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -37,11 +37,7 @@ pub static M0: Profile = Profile {
     },
     per: "MSG_RING message",
     opcodes: &[MSG_RING],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots],
-    futex_words: false,
-    own_ring: None,
+    options: RunOptions::SLOTS,
     shape: |cfg| shape(cfg.slots),
     series: &[RowSet::only(
         "m0_msg_ring",
@@ -135,8 +131,7 @@ impl Workload for MsgRing {
         let mut c = Cycle::start(seq, &p.plan, clock);
         c.one_batch(ring, ledger, messages(target.fd(), seq, n));
         c.collect_from(target, ledger, n);
-        let ns = c.stop(clock, p.inject_ns);
-        (ns, c.finish(ledger))
+        c.end(clock, p.inject_ns, ledger)
     }
 
     fn account(&mut self, ledger: &mut Ledger, seq: u32) {

@@ -22,15 +22,14 @@
 //! is checked; the workers' instructions inside it are the punt's.
 
 use crate::check::{tag, Counter, Kind, Ledger};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::iowq;
 use crate::profile::parts::process::GiveBack;
 use crate::profile::parts::setup::CyclePlan;
-use crate::profile::vocabulary::{Fault, Function, Names, Profile, RowSet, Shape};
-use crate::profile::vocabulary::{Takes, Timed, Workload, NOP};
+use crate::profile::vocabulary::{Fault, Function, Names, Profile, RowSet, RunOptions, Shape};
+use crate::profile::vocabulary::{Timed, Workload, NOP};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
 use crate::sys::uapi::IOSQE_ASYNC;
@@ -45,11 +44,7 @@ pub static A0: Profile = Profile {
     },
     per: "NOP run by io-wq",
     opcodes: &[NOP],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots],
-    futex_words: false,
-    own_ring: None,
+    options: RunOptions::SLOTS,
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
     series: &[RowSet::only(
         "a0_nop_async",
@@ -100,8 +95,7 @@ impl Workload for NopAsync {
             ops::with_flags(ops::nop(tag(seq, Kind::Nop, i)), IOSQE_ASYNC)
         });
         c.one_batch(ring, ledger, nops);
-        let ns = c.stop(clock, p.inject_ns);
-        (ns, c.finish(ledger))
+        c.end(clock, p.inject_ns, ledger)
     }
 
     /// Before the summary: a policy not given back fails this run.

@@ -57,7 +57,9 @@ use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::iowq;
 use crate::profile::parts::process::GiveBack;
 use crate::profile::parts::setup::{self, CyclePlan, Step};
-use crate::profile::vocabulary::{Fault, Function, Names, OwnRing, Profile, RowSet, Shape};
+use crate::profile::vocabulary::{
+    Fault, Function, Names, OwnRing, Profile, RowSet, RunOptions, Shape,
+};
 use crate::profile::vocabulary::{Timed, Workload, FADVISE, FALLOCATE, FSYNC, FTRUNCATE};
 use crate::profile::vocabulary::{MADVISE, NOP, READ, STATX, SYNC_FILE_RANGE, WRITE};
 use crate::ring::Ring;
@@ -120,11 +122,13 @@ pub static G0: Profile = Profile {
         SYNC_FILE_RANGE,
         FTRUNCATE,
     ],
-    default_slots: MIX.len() as u32,
-    max_slots: MIX.len() as u32,
-    takes: &[],
-    futex_words: false,
-    own_ring: Some(RING),
+    options: RunOptions {
+        default_slots: MIX.len() as u32,
+        max_slots: MIX.len() as u32,
+        takes: &[],
+        futex_words: false,
+        own_ring: Some(RING),
+    },
     shape: |_| shape(),
     series: &[RowSet::only(
         "g0_op_mix",
@@ -391,7 +395,7 @@ mod tests {
     /// g0's ring, workers bound to this thread's CPU, and its plan; None
     /// after a loud SKIP.
     fn live() -> Option<(Ring, OpMix)> {
-        let (run, p) = live_plan(&G0, G0.default_slots)?;
+        let (run, p) = live_plan(&G0, G0.options.default_slots)?;
         let ring = match setup::own_ring(&RING, sys::getcpu().unwrap(), 2_000_000_000) {
             Ok(r) => r,
             Err(e) => {

@@ -19,14 +19,13 @@
 //! last POLL_ADD and WRITE CQEs are checked.
 
 use crate::check::{tag, Counter, Fail, Kind, Ledger, MAX_PER_KIND};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::exit::Exit;
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::setup::{self, CyclePlan, Step};
 use crate::profile::vocabulary::{
-    Function, Hits, Names, Profile, RowSet, Shape, Takes, Timed, Workload,
+    Function, Hits, Names, Profile, RowSet, RunOptions, Shape, Timed, Workload,
 };
 use crate::profile::vocabulary::{POLL_ADD, READ, WRITE};
 use crate::ring::Ring;
@@ -46,11 +45,7 @@ pub static P0: Profile = Profile {
     },
     per: "POLL_ADD woken by a WRITE",
     opcodes: &[POLL_ADD, WRITE, READ],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots],
-    futex_words: false,
-    own_ring: None,
+    options: RunOptions::SLOTS,
     shape: |cfg| {
         let n = cfg.slots;
         Shape::new(n)

@@ -16,9 +16,8 @@
 
 use super::stream::{Requests, Stream};
 use crate::check::{Counter, Kind};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
-use crate::profile::vocabulary::{Function, Names, Profile, RowSet, Takes, READ, WRITE};
+use crate::profile::vocabulary::{Function, Names, Profile, RowSet, RunOptions, READ, WRITE};
 use crate::sys::uapi::IoUringSqe;
 use crate::sys::{pair, Fd, SysResult};
 
@@ -32,11 +31,7 @@ pub static R0: Profile = Profile {
     },
     per: "WRITE/READ pair",
     opcodes: &[WRITE, READ],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots],
-    futex_words: false,
-    own_ring: None,
+    options: RunOptions::SLOTS,
     shape: |cfg| Pipes::shape(cfg.slots),
     series: &[RowSet::only("r0_rw_pipe", "io_uring READ/WRITE, pipe")],
     punted: &[],

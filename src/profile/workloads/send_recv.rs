@@ -11,9 +11,8 @@
 
 use super::stream::{Requests, Stream};
 use crate::check::{Counter, Kind};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
-use crate::profile::vocabulary::{Function, Names, Profile, RowSet, Takes, RECV, SEND};
+use crate::profile::vocabulary::{Function, Names, Profile, RowSet, RunOptions, RECV, SEND};
 use crate::sys::uapi::IoUringSqe;
 use crate::sys::{pair, Fd, SysResult};
 
@@ -27,11 +26,7 @@ pub static U0: Profile = Profile {
     },
     per: "SEND/RECV pair",
     opcodes: &[SEND, RECV],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots],
-    futex_words: false,
-    own_ring: None,
+    options: RunOptions::SLOTS,
     shape: |cfg| SocketPairs::shape(cfg.slots),
     series: &[RowSet::only(
         "u0_send_recv",

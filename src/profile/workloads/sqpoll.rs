@@ -43,15 +43,15 @@
 
 use core::fmt::Write;
 
+use super::batch;
 use crate::check::{tag, Counter, Kind, Ledger};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::profile::parts::collect::{self, Batch};
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::process;
 use crate::profile::parts::setup::{self, CyclePlan};
-use crate::profile::vocabulary::{Fault, Function, Names, OwnRing, Profile, RowSet, Shape};
-use crate::profile::vocabulary::{Takes, Timed, Workload, NOP};
+use crate::profile::vocabulary::{Fault, Names, OwnRing, Profile, RowSet, RunOptions, Shape};
+use crate::profile::vocabulary::{Timed, Workload, NOP};
 use crate::ring::Ring;
 use crate::sys;
 use crate::sys::clock::Clock;
@@ -78,22 +78,18 @@ pub static Q0: Profile = Profile {
     },
     per: "NOP submitted by the SQ thread",
     opcodes: &[NOP],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots],
-    futex_words: false,
-    own_ring: Some(RING),
+    options: RunOptions {
+        own_ring: Some(RING),
+        ..RunOptions::SLOTS
+    },
     shape: |cfg| Shape::new(cfg.slots).with(Kind::Nop, cfg.slots, 0),
     series: &[RowSet::only(
         "q0_sqpoll",
         "io_uring SQPOLL submission by the SQ thread, NOP",
     )],
     punted: &[],
-    // NOP's `.prep` and `.issue` (nop.c), once per NOP, in the SQ thread.
-    functions: &[
-        Function::per_request("io_nop_prep", &[Kind::Nop]),
-        Function::per_request("io_nop", &[Kind::Nop]),
-    ],
+    // NOP's, once per NOP, in the SQ thread.
+    functions: &batch::NOP_FUNCTIONS,
     totals: &TOTALS,
     failures: &[],
     start: |s, run_ring, ledger, then| {

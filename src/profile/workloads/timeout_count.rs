@@ -13,13 +13,12 @@
 //! is checked.
 
 use crate::check::{tag, Counter, Kind, Ledger};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
 use crate::profile::parts::setup::CyclePlan;
 use crate::profile::vocabulary::{
-    Function, Hits, Names, Profile, RowSet, Shape, Takes, Timed, Workload, NOP, TIMEOUT,
+    Function, Hits, Names, Profile, RowSet, RunOptions, Shape, Timed, Workload, NOP, TIMEOUT,
 };
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -35,11 +34,7 @@ pub static T0: Profile = Profile {
     },
     per: "TIMEOUT/NOP pair",
     opcodes: &[TIMEOUT, NOP],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots],
-    futex_words: false,
-    own_ring: None,
+    options: RunOptions::SLOTS,
     shape: |cfg| {
         let n = cfg.slots;
         Shape::new(n)
@@ -108,8 +103,7 @@ impl Workload for TimeoutCount {
             }),
             Batch::new(Kind::Nop, n, |i| ops::nop(tag(seq, Kind::Nop, i))),
         );
-        let ns = c.stop(clock, p.inject_ns);
-        (ns, c.finish(ledger))
+        c.end(clock, p.inject_ns, ledger)
     }
 }
 

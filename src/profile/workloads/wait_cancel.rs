@@ -11,11 +11,10 @@
 
 use super::futex::{self, Futex};
 use crate::check::{tag, Kind, Ledger, TOTALS};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::vocabulary::{Names, Profile, RowSet, Shape, Takes, Timed, Workload};
+use crate::profile::vocabulary::{Names, Profile, RowSet, RunOptions, Shape, Timed, Workload};
 use crate::profile::vocabulary::{ASYNC_CANCEL, FUTEX_WAIT};
 use crate::profile::vocabulary::{RES_CANCELED, RES_CANCEL_FOUND};
 use crate::ring::Ring;
@@ -32,11 +31,7 @@ pub static C0: Profile = Profile {
     },
     per: "WAIT/ASYNC_CANCEL pair",
     opcodes: &[FUTEX_WAIT, ASYNC_CANCEL],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
-    futex_words: true,
-    own_ring: None,
+    options: RunOptions::FUTEX,
     shape: |cfg| {
         let n = cfg.slots;
         Shape::new(n)

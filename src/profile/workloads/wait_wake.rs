@@ -16,11 +16,12 @@
 
 use super::futex::{self, Futex, CELL_BYTES};
 use crate::check::{tag, Kind, Ledger, TOTALS};
-use crate::config::{DEFAULT_SLOTS, MAX_SLOTS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::vocabulary::{Function, Names, Profile, RowSet, Shape, Takes, Timed, Workload};
+use crate::profile::vocabulary::{
+    Function, Names, Profile, RowSet, RunOptions, Shape, Timed, Workload,
+};
 use crate::profile::vocabulary::{FUTEX_WAIT, FUTEX_WAKE};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -35,11 +36,7 @@ pub static S0: Profile = Profile {
     },
     per: "WAIT/WAKE pair",
     opcodes: &[FUTEX_WAIT, FUTEX_WAKE],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
-    futex_words: true,
-    own_ring: None,
+    options: RunOptions::FUTEX,
     shape: |cfg| shape(cfg.slots),
     series: &[RowSet::only("s0_wait_wake", "io_uring futex WAIT/WAKE")],
     punted: &[],

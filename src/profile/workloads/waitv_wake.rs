@@ -16,7 +16,7 @@ use crate::check::{tag, Kind, Ledger, TOTALS};
 use crate::ops;
 use crate::profile::parts::collect::Batch;
 use crate::profile::parts::cycle::Cycle;
-use crate::profile::vocabulary::{Names, Profile, RowSet, Shape, Takes, Timed, Workload};
+use crate::profile::vocabulary::{Names, Profile, RowSet, RunOptions, Shape, Timed, Workload};
 use crate::profile::vocabulary::{FUTEX_WAITV, FUTEX_WAKE};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -34,11 +34,11 @@ pub static V0: Profile = Profile {
     },
     per: "WAITV/WAKE pair",
     opcodes: &[FUTEX_WAITV, FUTEX_WAKE],
-    default_slots: MAX_GROUPS,
-    max_slots: MAX_GROUPS,
-    takes: &[Takes::Slots, Takes::Shared, Takes::Tsv],
-    futex_words: true,
-    own_ring: None,
+    options: RunOptions {
+        default_slots: MAX_GROUPS,
+        max_slots: MAX_GROUPS,
+        ..RunOptions::FUTEX
+    },
     shape: |cfg| {
         let g = cfg.slots;
         Shape {

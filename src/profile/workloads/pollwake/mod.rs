@@ -46,7 +46,7 @@ use super::msg_ring::{self, messages, set_values, shape, value};
 use crate::check::{
     self, tag, Counter, CycleCheck, Expect, Fail, Kind, Ledger, Plan, Returned, KINDS,
 };
-use crate::config::{RingFlags, RunConfig, DEFAULT_SLOTS, MAX_SLOTS, WATCHDOG_MS};
+use crate::config::{RingFlags, RunConfig, WATCHDOG_MS};
 use crate::cpu;
 use crate::exit::{self, Exit};
 use crate::ops;
@@ -54,7 +54,9 @@ use crate::profile::parts::collect::{account, collect, enter, one_batch, Batch};
 use crate::profile::parts::setup::{self, Step, Whose};
 use crate::profile::parts::span;
 use crate::profile::vocabulary::Workload;
-use crate::profile::vocabulary::{Fault, Names, OwnOutput, Profile, SetUp, Takes, Timed};
+use crate::profile::vocabulary::{
+    Fault, Names, OwnOutput, Profile, RunOptions, SetUp, Takes, Timed,
+};
 use crate::profile::vocabulary::{MSG_RING, NOP};
 use crate::ring::Ring;
 use crate::sys::clock::Clock;
@@ -74,11 +76,10 @@ pub static POLLWAKE: Profile = Profile {
     },
     per: "MSG_RING completion",
     opcodes: &[MSG_RING, NOP],
-    default_slots: DEFAULT_SLOTS,
-    max_slots: MAX_SLOTS,
-    takes: &[Takes::Burst, Takes::WaiterCpu, Takes::RingFlags],
-    futex_words: false,
-    own_ring: None,
+    options: RunOptions {
+        takes: &[Takes::Burst, Takes::WaiterCpu, Takes::RingFlags],
+        ..RunOptions::SLOTS
+    },
     shape: |cfg| shape(cfg.burst),
     series: &SERIES,
     punted: &[],
