@@ -79,7 +79,9 @@ fn insertion_sort(v: &mut [f64]) {
     }
 }
 
-/// Square root by Newton's method (core has no sqrt without std).
+/// Square root by Newton's method (core has no sqrt without std). Not
+/// inlined: six callers each had the eight steps unrolled.
+#[inline(never)]
 pub fn sqrt(x: f64) -> f64 {
     if x.is_nan() || x < 0.0 {
         return f64::NAN;
