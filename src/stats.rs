@@ -80,7 +80,8 @@ fn insertion_sort(v: &mut [f64]) {
 }
 
 /// Square root by Newton's method (core has no sqrt without std). Not
-/// inlined: six callers each had the eight steps unrolled.
+/// inlined: six callers each had their own copy of it (its checks and
+/// its loop).
 #[inline(never)]
 pub fn sqrt(x: f64) -> f64 {
     if x.is_nan() || x < 0.0 {
