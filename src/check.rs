@@ -223,7 +223,9 @@ pub struct Ledger {
 
 impl Ledger {
     /// Counts one failure of class `f` and notes it if it is the first.
+    /// Not inlined: a cold path, at thirty-odd places of the workloads.
     #[cold]
+    #[inline(never)]
     pub fn fail(&mut self, f: Fail, what: &'static str, seq: u32, cqe: Option<&IoUringCqe>) {
         self.add(f, 1);
         self.note(what, seq, cqe);

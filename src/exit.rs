@@ -74,12 +74,17 @@ pub const MEANINGS: [(i32, &str); 10] = [
 ];
 
 /// How a run ended: its exit code and, unless it passed, the cause.
+/// Laid out as written (the small fields, then the 520-byte cause): every
+/// `?` on a `Result<_, Exit>` (two hundred-odd) moves one, and with the
+/// fields in the compiler's order the move went in five pieces around
+/// the Result's tag.
+#[repr(C)]
 pub struct Exit {
     pub code: i32,
-    pub cause: Line,
     /// The code and the cause already account for a lost stdout write
     /// (`stdout_failed`): `with_stdout` leaves them as they are.
     stdout_told: bool,
+    pub cause: Line,
 }
 
 impl Exit {

@@ -41,14 +41,34 @@ impl<const N: usize> Text<N> {
     /// the room left) and says how many. Text from a file, which may be no
     /// UTF-8 (`as_str` then says `?`; `Display` shows invalid bytes as `?`).
     pub fn push_with(&mut self, fill: &mut dyn FnMut(&mut [u8]) -> usize) {
-        let room = self.buf.len() - self.len;
-        self.len += fill(&mut self.buf[self.len..]).min(room);
+        push_with(&mut self.buf, &mut self.len, fill);
     }
 
     /// The text; `?` if truncation cut a character in two.
     pub fn as_str(&self) -> &str {
-        core::str::from_utf8(self.as_bytes()).unwrap_or("?")
+        utf8_or_mark(self.as_bytes())
     }
+}
+
+/// `Text::push_with` for every size of Text: `buf` is its whole buffer,
+/// `len` the bytes used. Not inlined: one body, not one per size and
+/// caller (text is pushed at eighty-odd places, of a dozen sizes).
+#[inline(never)]
+fn push_with(buf: &mut [u8], len: &mut usize, fill: &mut dyn FnMut(&mut [u8]) -> usize) {
+    let room = buf.len() - *len;
+    *len += fill(&mut buf[*len..]).min(room);
+}
+
+/// `Text`'s `write_str` for every size of Text: as much of `s` as fits.
+#[inline(never)]
+fn append(buf: &mut [u8], len: &mut usize, s: &str) {
+    push_with(buf, len, &mut |room| push_str(room, s));
+}
+
+/// `Text::as_str` for every size of Text.
+#[inline(never)]
+fn utf8_or_mark(bytes: &[u8]) -> &str {
+    core::str::from_utf8(bytes).unwrap_or("?")
 }
 
 impl<const N: usize> Default for Text<N> {
@@ -58,11 +78,11 @@ impl<const N: usize> Default for Text<N> {
 }
 
 impl<const N: usize> fmt::Write for Text<N> {
-    /// Not inlined: text is written at eighty-odd places, each of which
-    /// had a copy (the cut at a character's start and the copy).
-    #[inline(never)]
+    /// One body for every size of Text (`append`): text is written at
+    /// eighty-odd places, each of which had a copy (the cut at a
+    /// character's start and the copy), then each of a dozen sizes did.
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.push_with(&mut |room| push_str(room, s));
+        append(&mut self.buf, &mut self.len, s);
         Ok(())
     }
 

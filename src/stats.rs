@@ -79,7 +79,10 @@ fn insertion_sort(v: &mut [f64]) {
     }
 }
 
-/// Square root by Newton's method (core has no sqrt without std).
+/// Square root by Newton's method (core has no sqrt without std). Not
+/// inlined: six callers each had their own copy of it (its checks and
+/// its loop).
+#[inline(never)]
 pub fn sqrt(x: f64) -> f64 {
     if x.is_nan() || x < 0.0 {
         return f64::NAN;
@@ -168,7 +171,9 @@ impl Contrast {
         }
     }
 
-    /// Adds sample `s` with coefficient `c`.
+    /// Adds sample `s` with coefficient `c`. Not inlined: five callers
+    /// each had their own copy of the sums.
+    #[inline(never)]
     pub fn add(&mut self, c: f64, s: &Summary) {
         self.rounds += s.n;
         if s.n < 2 {

@@ -121,6 +121,8 @@ impl<'a> Args<'a> {
     /// The exit code when file `i` cannot be used: a usage error, or under
     /// `--bisect` (git bisect run's language) 125 for the new point (this
     /// commit cannot be judged) and 128 for a reference (stop the bisect).
+    /// Not inlined: ten refusals had their own copy of the label lookup.
+    #[inline(never)]
     pub fn unusable(&self, i: usize) -> i32 {
         if self.bisect && self.label(i) == b"new" {
             exit::CANNOT_JUDGE

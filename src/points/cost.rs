@@ -164,6 +164,10 @@ struct Reading<'t> {
 }
 
 impl<'t> Reading<'t> {
+    /// Keeps `w` unless something was already wrong. Not inlined: at
+    /// each of its nine callers the keep-the-first (an enum of up to
+    /// three slices) was copied inline, on a path a good point never takes.
+    #[inline(never)]
     fn wrong(&mut self, w: Wrong<'t>) {
         self.wrong = self.wrong.or(Some(w));
     }

@@ -460,7 +460,9 @@ impl Cost<'_> {
     }
 }
 
-/// `points: FILE: cannot be read: WHY`, exit 2.
+/// `points: FILE: cannot be read: WHY`, exit 2. Not inlined: its seven
+/// callers each built the message's arguments and the Exit themselves.
+#[inline(never)]
 fn unreadable(file: &[u8], why: impl fmt::Display) -> Exit {
     let file = Clean(file);
     Exit::new(

@@ -120,6 +120,9 @@ fn instance_dir(pid: u32) -> Text {
 
 /// A tracefs or /proc path: made of constants, this process's PID and CPU
 /// numbers, so never refused (it would be an error like any other).
+/// Not inlined: its six callers each had the formatting into a 4 KiB
+/// path and its move out of the Result.
+#[inline(never)]
 fn path(args: fmt::Arguments<'_>) -> Result<CPath, Errno> {
     Ok(CPath::format(args)?)
 }

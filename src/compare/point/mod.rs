@@ -103,7 +103,9 @@ impl<'t> Point<'t> {
     }
 
     /// What the point states for `key`: not `unknown` (a fact the run
-    /// could not read), not empty.
+    /// could not read), not empty. Not inlined: nine callers each had
+    /// their own copy of the two tests.
+    #[inline(never)]
     pub fn get(&self, key: Key) -> Option<&'t [u8]> {
         self.values[key as usize].filter(|v| !v.is_empty() && *v != b"unknown")
     }

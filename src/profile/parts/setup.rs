@@ -29,7 +29,10 @@ pub struct CyclePlan {
 }
 
 impl CyclePlan {
-    /// The cycle a run set up as `s` runs.
+    /// The cycle a run set up as `s` runs. Not inlined: a set-up step of
+    /// eleven workloads, each of which had its own copy (the plan built
+    /// from the shape's expectations).
+    #[inline(never)]
     pub fn of(s: &SetUp) -> CyclePlan {
         CyclePlan::new(&s.shape, s.cfg.inject_ns as u64 * s.shape.pairs)
     }
