@@ -73,18 +73,18 @@ pub const MEANINGS: [(i32, &str); 10] = [
     ),
 ];
 
-/// How a run ended: its exit code and, unless it passed, the cause.
-/// Laid out as written (the small fields, then the 520-byte cause): every
-/// `?` on a `Result<_, Exit>` (two hundred-odd) moves one, and with the
-/// fields in the compiler's order the move went in five pieces around
-/// the Result's tag.
-#[repr(C)]
+/// How a run ended: its exit code and, unless it passed, the cause. The
+/// cause is not in the value but in the one slot below: every `?` on a
+/// `Result<_, Exit>` (two hundred-odd) moves an Exit, and with its 520-byte
+/// cause in it each of those moves was a copy of that size.
 pub struct Exit {
     pub code: i32,
     /// The code and the cause already account for a lost stdout write
     /// (`stdout_failed`): `with_stdout` leaves them as they are.
     stdout_told: bool,
-    pub cause: Line,
+    /// The cause is in the slot (`new`, or a `write!` into this Exit);
+    /// None: it has none (`printed`).
+    caused: Option<slot::Owner>,
 }
 
 impl Exit {
@@ -96,18 +96,28 @@ impl Exit {
     /// failures make one (over eighty callers), at most once a run.
     #[inline(never)]
     pub fn new(code: i32, cause: fmt::Arguments<'_>) -> Exit {
-        let mut e = Exit::printed(code);
-        let _ = e.cause.write_fmt(cause);
-        e
+        let mut line = Line::new();
+        let _ = line.write_fmt(cause);
+        Exit {
+            code,
+            stdout_told: false,
+            caused: Some(slot::claim(&line)),
+        }
     }
 
     /// `code`, whose stderr line (if any) the command printed itself.
     pub fn printed(code: i32) -> Exit {
         Exit {
             code,
-            cause: Line::new(),
             stdout_told: false,
+            caused: None,
         }
+    }
+
+    /// The stderr line that names the cause (empty: none), a copy: whoever
+    /// keeps it past making another Exit keeps this copy.
+    pub fn cause(&self) -> Line {
+        self.caused.map_or(Line::new(), slot::read)
     }
 
     /// This exit once stdout lost a write with `lost` (the first failed
@@ -142,10 +152,25 @@ impl Exit {
 
     /// Writes the cause to stderr unless the run passed; returns the code.
     pub fn report(&self) -> i32 {
-        if self.code != PASS && !self.cause.as_bytes().is_empty() {
-            fail(self.code, format_args!("{}", self.cause));
+        let cause = self.cause();
+        if self.code != PASS && !cause.as_bytes().is_empty() {
+            fail(self.code, format_args!("{cause}"));
         }
         self.code
+    }
+}
+
+/// `write!` into an Exit appends to its cause (one printed without a cause
+/// gets one).
+impl Write for Exit {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let mut line = self.cause();
+        let written = line.write_str(s);
+        match self.caused {
+            Some(owner) => slot::write(owner, &line),
+            None => self.caused = Some(slot::claim(&line)),
+        }
+        written
     }
 }
 
@@ -171,4 +196,98 @@ pub fn warn(msg: fmt::Arguments<'_>) {
     let mut err = Out::new(2);
     let _ = writeln!(err, "uring-repro: {msg}");
     err.flush();
+}
+
+/// The one place the cause of an Exit is kept: the latest Exit made with a
+/// cause owns it. One is enough: a command makes the Exit it ends by at its
+/// first failure and passes it up to be reported, and where an Exit is kept
+/// while others are made (a suite's items) its cause is kept as a copy
+/// (`Exit::cause`).
+#[cfg(not(test))]
+mod slot {
+    use core::cell::UnsafeCell;
+
+    use crate::render::Line;
+
+    /// Who owns the slot: nothing to tell in the binary.
+    #[derive(Clone, Copy)]
+    pub struct Owner;
+
+    struct Slot(UnsafeCell<Line>);
+
+    // SAFETY: only the main thread makes an Exit or reads its cause (the
+    // binary's one other thread, pollwake's waiter, reports through the
+    // atomics it shares with the producer), and `claim`, `read` and `write`
+    // copy the line in or out without a reference that outlives them.
+    unsafe impl Sync for Slot {}
+
+    static CAUSE: Slot = Slot(UnsafeCell::new(Line::new()));
+
+    /// Puts `line` in the slot, the cause of the Exit being made.
+    pub fn claim(line: &Line) -> Owner {
+        // SAFETY: one thread, no reference kept (`Slot`'s Sync).
+        unsafe { *CAUSE.0.get() = *line };
+        Owner
+    }
+
+    /// The cause in the slot.
+    pub fn read(_: Owner) -> Line {
+        // SAFETY: one thread, no reference kept (`Slot`'s Sync).
+        unsafe { *CAUSE.0.get() }
+    }
+
+    /// Replaces the cause in the slot (its owner's, appended to).
+    pub fn write(_: Owner, line: &Line) {
+        // SAFETY: one thread, no reference kept (`Slot`'s Sync).
+        unsafe { *CAUSE.0.get() = *line }
+    }
+}
+
+/// Under test the slot is each thread's (tests run in parallel threads),
+/// and every Exit with a cause has a number: reading or appending to a
+/// cause a later Exit has overwritten fails the test.
+#[cfg(test)]
+mod slot {
+    use core::cell::RefCell;
+
+    use crate::render::Line;
+
+    /// Which Exit owns the slot: the count of Exits with a cause made on
+    /// this thread when it was made.
+    pub type Owner = u64;
+
+    std::thread_local! {
+        static CAUSE: RefCell<(Owner, Line)> = const { RefCell::new((0, Line::new())) };
+    }
+
+    /// Puts `line` in the slot, the cause of the Exit being made.
+    pub fn claim(line: &Line) -> Owner {
+        CAUSE.with_borrow_mut(|(owner, l)| {
+            *owner += 1;
+            *l = *line;
+            *owner
+        })
+    }
+
+    /// The cause in the slot, which `owner` must still own.
+    pub fn read(owner: Owner) -> Line {
+        CAUSE.with_borrow(|&(now, l)| {
+            assert_eq!(
+                now, owner,
+                "an Exit's cause was overwritten by a later one's"
+            );
+            l
+        })
+    }
+
+    /// Replaces the cause in the slot, which `owner` must still own.
+    pub fn write(owner: Owner, line: &Line) {
+        CAUSE.with_borrow_mut(|(now, l)| {
+            assert_eq!(
+                *now, owner,
+                "an Exit's cause was overwritten by a later one's"
+            );
+            *l = *line;
+        })
+    }
 }

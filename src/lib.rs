@@ -9,8 +9,8 @@
 //! are pure; `config` (the run contract) and `exit` (the exit policy) are
 //! leaves.
 #![cfg_attr(not(test), no_std)]
-// No heap: a failure carries its one-line cause by value (`exit::Exit`),
-// once per run.
+// No heap: some failures carry their text by value (a `render::Line`,
+// compare's `Refusal`), once per run; `exit::Exit` keeps its cause aside.
 #![allow(clippy::result_large_err)]
 
 pub mod app;

@@ -38,17 +38,17 @@ pub fn run(base: &RunConfig, clock: &Clock, out: &mut Out) -> i32 {
     for (n, (id, shared)) in ProfileId::variants().enumerate() {
         let cfg = smoke(base, id, shared);
         let e = profile::run(id, &cfg, clock, &mut Out::null());
+        let cause = e.cause();
         if e.code == exit::INTERRUPTED {
-            return bail_out(out, &e.cause);
+            return bail_out(out, &cause);
         }
         let name = format_args!("{} - {} {}", n + 1, id.formal_name(), cfg.futex_scope());
-        let cause = &e.cause;
         let _ = match e.code {
             exit::PASS => writeln!(out, "ok {name}"),
             exit::SKIP => {
                 skipped += 1;
                 if skipped == 1 {
-                    first_skip = e.cause;
+                    first_skip = cause;
                 }
                 writeln!(out, "ok {name} # SKIP {cause}")
             }

@@ -138,8 +138,8 @@ pub fn run(suite: &Suite, clock: &Clock, out: &mut Out) -> Exit {
 fn sequence(suite: &Suite, out: &mut Out, run: &mut dyn FnMut(&Item, &mut Out) -> Exit) -> Exit {
     let items = suite.items();
     let n = items.len();
-    // Each item's exit; None: not run.
-    let mut ends: [Option<Exit>; MAX_ITEMS] = core::array::from_fn(|_| None);
+    // How each item ended; None: not run.
+    let mut ends: [Option<End>; MAX_ITEMS] = [None; MAX_ITEMS];
     for (k, item) in items.iter().enumerate() {
         // Caught as an item ended: the next one does not start.
         if signal::caught() != 0 {
@@ -155,12 +155,23 @@ fn sequence(suite: &Suite, out: &mut Out, run: &mut dyn FnMut(&Item, &mut Out) -
             return lost(&ends, Some(e));
         }
         let stop = e.code == exit::INTERRUPTED;
-        ends[k] = Some(e);
+        ends[k] = Some(End {
+            code: e.code,
+            cause: e.cause(),
+        });
         if stop {
             break;
         }
     }
     summary(out, items, &ends)
+}
+
+/// How an item ended: its exit's code and a copy of its cause (the next
+/// item's exit takes the place the cause is kept in: `exit::Exit`).
+#[derive(Clone, Copy)]
+struct End {
+    code: i32,
+    cause: Line,
 }
 
 /// How many items ended how.
@@ -174,7 +185,7 @@ struct EndCounts {
 }
 
 impl EndCounts {
-    fn of(ends: &[Option<Exit>]) -> EndCounts {
+    fn of(ends: &[Option<End>]) -> EndCounts {
         let mut t = EndCounts::default();
         for e in ends {
             let count = match e.as_ref().map(|e| e.code) {
@@ -201,7 +212,7 @@ fn word(code: i32) -> &'static str {
 }
 
 /// One line per item and the counts, on `out`; the suite's exit.
-fn summary(out: &mut Out, items: &[Item], ends: &[Option<Exit>]) -> Exit {
+fn summary(out: &mut Out, items: &[Item], ends: &[Option<End>]) -> Exit {
     let n = items.len();
     for (k, (item, end)) in items.iter().zip(ends).enumerate() {
         let _ = write!(out, "# suite: {}/{n} {}", k + 1, item.label());
@@ -231,7 +242,7 @@ fn summary(out: &mut Out, items: &[Item], ends: &[Option<Exit>]) -> Exit {
 
 /// The suite's exit from its items' (`t`: how many ended how): interrupted, else
 /// failed when one failed, else skipped when all did, else passed.
-fn verdict(items: &[Item], ends: &[Option<Exit>], t: &EndCounts) -> Exit {
+fn verdict(items: &[Item], ends: &[Option<End>], t: &EndCounts) -> Exit {
     let caught = signal::caught();
     if t.interrupted > 0 || caught != 0 {
         // The signal the item ended by, or the one caught as an item ended.
@@ -250,9 +261,9 @@ fn verdict(items: &[Item], ends: &[Option<Exit>], t: &EndCounts) -> Exit {
             format_args!("suite: {} of {} failed:", t.failed, items.len()),
         );
         for (item, _) in items.iter().zip(ends).filter(|(_, e)| failed(e)) {
-            let _ = write!(e.cause, " {}", item.label());
+            let _ = write!(e, " {}", item.label());
         }
-        let _ = write!(e.cause, " (see stdout)");
+        let _ = write!(e, " (see stdout)");
         return e;
     }
     if t.skipped == items.len() {
@@ -267,7 +278,7 @@ fn verdict(items: &[Item], ends: &[Option<Exit>], t: &EndCounts) -> Exit {
 }
 
 /// The item ran and neither passed nor skipped (nor was interrupted).
-fn failed(end: &Option<Exit>) -> bool {
+fn failed(end: &Option<End>) -> bool {
     end.as_ref()
         .is_some_and(|e| ![exit::PASS, exit::SKIP, exit::INTERRUPTED].contains(&e.code))
 }
@@ -277,7 +288,7 @@ fn failed(end: &Option<Exit>) -> bool {
 /// the suite ends here, with no summary. Its exit is the item's (which
 /// tells the lost write as `run` tells it), or a failure of an earlier
 /// item's, which the lost write's line then follows (`Exit::with_stdout`).
-fn lost(ends: &[Option<Exit>], e: Option<Exit>) -> Exit {
+fn lost(ends: &[Option<End>], e: Option<Exit>) -> Exit {
     if ends.iter().any(failed) {
         let n = ends.iter().filter(|e| failed(e)).count();
         return Exit::new(

@@ -405,7 +405,7 @@ mod tests {
                 args,
                 n: 0,
             });
-            (e.code, e.cause.as_str().to_string())
+            (e.code, e.cause().as_str().to_string())
         };
         let why = |shown| format!("initramfs: {shown}: a path too long or holding a NUL");
         let (nul_out, nul_init) = (b"/nonexistent/a\0b", b"/proc/self/exe\0junk");

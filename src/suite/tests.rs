@@ -45,7 +45,7 @@ fn sequenced(items: &[&str], codes: &[i32]) -> (Vec<String>, String, i32, String
     });
     out.flush();
     let text = fs::read_to_string(&path).unwrap();
-    (ran, text, e.code, e.cause.as_str().to_owned())
+    (ran, text, e.code, e.cause().as_str().to_owned())
 }
 
 #[test]
@@ -151,10 +151,18 @@ fn a_lost_stdout_ends_the_suite_before_the_next_item() {
         (0, 0, Some(crate::sys::Errno::ENOSPC))
     );
     // An item that failed before stdout was lost keeps the suite's failure.
-    let ends = [Some(Exit::new(exit::FAIL, format_args!("x"))), None];
+    let mut x = Line::new();
+    let _ = x.write_str("x");
+    let ends = [
+        Some(End {
+            code: exit::FAIL,
+            cause: x,
+        }),
+        None,
+    ];
     let e = lost(&ends, Some(Exit::pass()));
     assert_eq!(
-        (e.code, e.cause.as_str()),
+        (e.code, e.cause().as_str()),
         (1, "suite: 1 failed before stdout was lost")
     );
     assert_eq!(lost(&[None, None], None).code, 0);

@@ -35,7 +35,7 @@ fn fields_keep_an_empty_one_at_a_blank_edge() {
 /// The series `Table::of` finds in a fixture point: name, rounds, pairs.
 fn series_of(name: &str) -> Vec<(Vec<u8>, u32, f64)> {
     let point = guest(name);
-    let t = Table::of(&point, &NAMES).unwrap_or_else(|e| panic!("{}", e.cause.as_str()));
+    let t = Table::of(&point, &NAMES).unwrap_or_else(|e| panic!("{}", e.cause().as_str()));
     let each = t
         .series()
         .iter()
@@ -55,7 +55,7 @@ fn a_point_of_several_series_names_each_by_its_rows() {
         .err()
         .unwrap();
     assert_eq!(
-        (e.code, e.cause.as_str()),
+        (e.code, e.cause().as_str()),
         (125, "points: p.txt: no measured rounds")
     );
 }
@@ -95,7 +95,7 @@ fn the_fixtures_counts_make_the_golden_lines() {
     ] {
         let (p, c) = (guest(point), fixture(counts));
         let lines =
-            check(&p, &c, which, None, &NAMES).unwrap_or_else(|e| panic!("{}", e.cause.as_str()));
+            check(&p, &c, which, None, &NAMES).unwrap_or_else(|e| panic!("{}", e.cause().as_str()));
         let mut got = String::new();
         lines.write(&mut got).unwrap();
         assert_eq!(got.as_bytes(), fixture(expected), "{counts}");

@@ -124,7 +124,7 @@ pub fn start_workers(
                 ),
             );
             if let Some(call) = f.call {
-                let _ = write!(e.cause, ": {call}");
+                let _ = write!(e, ": {call}");
             }
             return Err(e);
         }

@@ -225,30 +225,29 @@ mod tests {
     #[test]
     fn a_failed_step_names_whose_part_it_set_up() {
         let pollwake = Whose::Own("pollwake");
-        let cases = [
-            (
-                ring_failed(Whose::Run, SetupError::Setup(Errno::EPERM)),
-                exit::SKIP,
-                "io_uring unavailable: io_uring_setup: EPERM (1)",
-            ),
-            (
-                ring_failed(pollwake, SetupError::Setup(Errno::EPERM)),
-                exit::SKIP,
-                "io_uring unavailable: pollwake io_uring_setup: EPERM (1)",
-            ),
-            (
-                ring_failed(pollwake, SetupError::Mmap(Errno::ENOMEM)),
-                exit::FAIL,
-                "set-up: pollwake mapping the rings failed: ENOMEM (12)",
-            ),
-            (
-                step_failed(Step::run("sched_getaffinity"), Errno::EINVAL),
-                exit::FAIL,
-                "set-up: sched_getaffinity failed: EINVAL (22)",
-            ),
-        ];
-        for (e, code, cause) in cases {
-            assert_eq!((e.code, e.cause.as_str()), (code, cause));
-        }
+        // Each checked as it is made: an Exit's cause is the latest one's.
+        let check = |e: Exit, code, cause| {
+            assert_eq!((e.code, e.cause().as_str()), (code, cause));
+        };
+        check(
+            ring_failed(Whose::Run, SetupError::Setup(Errno::EPERM)),
+            exit::SKIP,
+            "io_uring unavailable: io_uring_setup: EPERM (1)",
+        );
+        check(
+            ring_failed(pollwake, SetupError::Setup(Errno::EPERM)),
+            exit::SKIP,
+            "io_uring unavailable: pollwake io_uring_setup: EPERM (1)",
+        );
+        check(
+            ring_failed(pollwake, SetupError::Mmap(Errno::ENOMEM)),
+            exit::FAIL,
+            "set-up: pollwake mapping the rings failed: ENOMEM (12)",
+        );
+        check(
+            step_failed(Step::run("sched_getaffinity"), Errno::EINVAL),
+            exit::FAIL,
+            "set-up: sched_getaffinity failed: EINVAL (22)",
+        );
     }
 }

@@ -264,7 +264,7 @@ fn judge(
     }
     if !o.ledger.passed() {
         let mut e = Exit::new(exit::FAIL, format_args!(""));
-        output::cause(&mut e.cause, w, o);
+        output::cause(&mut e, w, o);
         return e;
     }
     if let Some(f) = o.fault {
@@ -273,11 +273,11 @@ fn judge(
     if let Some(e) = stdout {
         let mut x = exit::stdout_failed(e);
         if let Some((path, d)) = dropped {
-            if x.cause.as_bytes().is_empty() {
-                let _ = write!(x.cause, "stdout was closed");
+            if x.cause().as_bytes().is_empty() {
+                let _ = write!(x, "stdout was closed");
             }
             let removal = Removal::of(&d.removed);
-            let _ = write!(x.cause, "; --tsv {} {removal} (cut short)", Clean(path));
+            let _ = write!(x, "; --tsv {} {removal} (cut short)", Clean(path));
         }
         return x;
     }
@@ -319,9 +319,9 @@ fn probe(ring: &Ring, needed: &[(u8, &str)]) -> Result<(), Exit> {
     }
     let mut e = Exit::new(exit::SKIP, format_args!("kernel lacks"));
     for &(op, name) in needed.iter().filter(|&&(op, _)| !p.supports(op)) {
-        let _ = write!(e.cause, " {name} ({op})");
+        let _ = write!(e, " {name} ({op})");
     }
-    let _ = write!(e.cause, " (probe last_op={})", p.last_op());
+    let _ = write!(e, " (probe last_op={})", p.last_op());
     Err(e)
 }
 
@@ -385,9 +385,9 @@ mod tests {
             let id = ProfileId::parse(name).unwrap();
             let e = run(id, &cfg, &Clock::syscall(), &mut Out::null());
             if e.code == exit::SKIP {
-                return skip(&format!("io_uring cannot run here: {}", e.cause));
+                return skip(&format!("io_uring cannot run here: {}", e.cause()));
             }
-            assert_eq!(e.code, code, "{id:?}: {}", e.cause);
+            assert_eq!(e.code, code, "{id:?}: {}", e.cause());
             let mut after = [0u8; CPU_SET_BYTES];
             sys::sched_getaffinity(&mut after).unwrap();
             assert!(
@@ -410,9 +410,9 @@ mod tests {
         };
         let e = tsv_file(&cfg(b"a\0b")).err().unwrap();
         let why = "--tsv a\\x00b: cannot be created: a NUL byte in the path";
-        assert_eq!((e.code, e.cause.as_str()), (exit::USAGE, why));
+        assert_eq!((e.code, e.cause().as_str()), (exit::USAGE, why));
         let e = tsv_file(&cfg(&[b'x'; 4096])).err().unwrap();
         assert_eq!(e.code, exit::USAGE);
-        assert!(e.cause.as_str().starts_with("--tsv xxxxxxxx"));
+        assert!(e.cause().as_str().starts_with("--tsv xxxxxxxx"));
     }
 }

@@ -129,7 +129,7 @@ mod tests {
         };
         let why = "set-up: the cycle that starts the io-wq workers failed: submit_error: \
                    io_uring_enter: EBADFD (77)";
-        assert_eq!((e.code, e.cause.as_str()), (exit::FAIL, why));
+        assert_eq!((e.code, e.cause().as_str()), (exit::FAIL, why));
         assert!(!l.passed());
     }
 

@@ -399,7 +399,7 @@ mod tests {
         let ring = match setup::own_ring(&RING, sys::getcpu().unwrap(), 2_000_000_000) {
             Ok(r) => r,
             Err(e) => {
-                crate::testing::skip(&format!("g0's ring: {}", e.cause));
+                crate::testing::skip(&format!("g0's ring: {}", e.cause()));
                 return None;
             }
         };

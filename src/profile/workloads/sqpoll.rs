@@ -211,7 +211,7 @@ mod tests {
         match setup::own_ring(&own, sys::getcpu().unwrap(), 2_000_000_000) {
             Ok(ring) => Some((ring, p)),
             Err(e) => {
-                crate::testing::skip(&format!("SQPOLL: {}", e.cause));
+                crate::testing::skip(&format!("SQPOLL: {}", e.cause()));
                 None
             }
         }

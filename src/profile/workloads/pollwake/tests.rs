@@ -92,7 +92,7 @@ fn two_rings(o: &Options) -> Option<[Ring; 2]> {
     match rings() {
         Ok(r) => Some(r),
         Err(e) => {
-            skip(&format!("io_uring unavailable: {}", e.cause));
+            skip(&format!("io_uring unavailable: {}", e.cause()));
             None
         }
     }
@@ -193,7 +193,7 @@ fn a_lost_wakeup_fails_the_burst_and_the_run_still_ends() {
     let mut l = Ledger::default();
     let mut pw = match Pollwake::with(o, &mut src, &mut l) {
         Ok(pw) => pw,
-        Err(e) => panic!("pollwake sets up: {}", e.cause),
+        Err(e) => panic!("pollwake sets up: {}", e.cause()),
     };
     assert!(l.passed(), "the eventfd pass: {l:?}");
     let clock = Clock::syscall();
