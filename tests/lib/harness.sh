@@ -89,7 +89,9 @@ work_dir() {
 
 # apt_install LOG PKG...: install PKGs (root only) after an update, apt's chatter to LOG and
 # its tail shown on failure; status 1 when it could not. The lock timeout waits out another
-# apt run instead of failing at once.
+# apt run instead of failing at once, and the test scripts' own installs (.ci/run starts the
+# boot and the kernel tests at once) take turns on one lock file: apt-get update waits for
+# nobody.
 apt_install() {
 	local log=$1
 	shift
@@ -98,8 +100,8 @@ apt_install() {
 		return 1
 	}
 	note "installing $* (log: $log)"
-	if ! { apt-get -q update && DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
-		--no-install-recommends -o DPkg::Lock::Timeout=300 "$@"; } >"$log" 2>&1; then
+	if ! { flock -w 900 9 && apt-get -q update && DEBIAN_FRONTEND=noninteractive apt-get -q install -y \
+		--no-install-recommends -o DPkg::Lock::Timeout=300 "$@"; } 9>>/var/tmp/uring-repro-apt.lock >"$log" 2>&1; then
 		tail -n 20 "$log" >&2
 		return 1
 	fi
