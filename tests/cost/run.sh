@@ -332,9 +332,12 @@ case_locked_vmlinux() {
 
 KERNEL=$OBJDIR/arch/x86/boot/bzImage MAP=$OBJDIR/System.map
 # plugin COUNTS: QEMU's -plugin option of a boot by hand that writes COUNTS, with $MAP.
+# The events boot-point.sh --cost counts unless told (scripts/common.sh's default list): a
+# boot by hand counts them too, to give the same lines.
+DEFAULT_EVENTS=$(sed -n 's/^COST_EVENTS=//p' "$REPO/scripts/common.sh")
 plugin() {
-	printf '%s,out=%s,map=%s,map_sha256=%s\n' "$("$COST" build)" "$1" "$MAP" \
-		"$(sha256sum "$MAP" | cut -d ' ' -f 1)"
+	printf '%s,out=%s,map=%s,map_sha256=%s,events=%s\n' "$("$COST" build)" "$1" "$MAP" \
+		"$(sha256sum "$MAP" | cut -d ' ' -f 1)" "$DEFAULT_EVENTS"
 }
 need_kernel() {
 	[[ -n $OBJDIR ]] || { SKIP_WHY="no --objdir: no kernel to boot (tests/kernel/run.sh builds one)"; return 2; }
@@ -392,7 +395,7 @@ case_boot_point() {
 	need_kernel || return $?
 	[[ -s $WORK/counted.point ]] || case_boot_unchanged || return $?
 	local p=$WORK/counted.point sum kern locked f
-	grep -q '^# cost: method counter=qemu-tcg-plugin api=1 window=timed-spans .* locked=x86-lock$' "$p" ||
+	grep -q '^# cost: method counter=qemu-tcg-plugin api=1 window=timed-spans .* locked=x86-lock events=[a-z_:]*$' "$p" ||
 		{ FAIL_WHY="no method line with locked=x86-lock"; return 1; }
 	kern=$(sed -n 's/^# cost: series s0_wait_wake windows=3 pairs=1536 user=[0-9]* kernel=\([0-9]*\) .*/\1/p' "$p")
 	sum=$(awk '$3 == "fn" { s += $6 } END { printf "%.0f", s }' "$p")
