@@ -305,6 +305,19 @@ fn every_path_option_of_every_script_is_taken_from_where_it_starts() {
     }
 }
 
+/// A build of the stand-in tree `src` into `obj` with the fragment
+/// `frag.config`, every path relative to where build-kernel.sh starts.
+const RELATIVE_BUILD: [&str; 8] = [
+    "--src",
+    "src",
+    "--objdir",
+    "obj",
+    "--fragment",
+    "frag.config",
+    "--jobs",
+    "1",
+];
+
 /// build-kernel.sh with every path relative, started elsewhere than the
 /// tree: it changes into the objdir to merge the fragment, where a relative
 /// fragment named nothing (every build failed, so a bisect skipped every
@@ -317,16 +330,7 @@ fn build_kernel_takes_relative_paths_from_where_it_starts() {
     }
     kernel_tree(&b.dir.join("src"));
     fs::write(b.dir.join("frag.config"), "CONFIG_URING_REPRO_TEST=y\n").unwrap();
-    let args = [
-        "--src",
-        "src",
-        "--objdir",
-        "obj",
-        "--fragment",
-        "frag.config",
-        "--jobs",
-        "1",
-    ];
+    let args = RELATIVE_BUILD;
     let r = b.run("build-kernel.sh", &args);
     assert_eq!(r.code, 0, "{}", r.err);
     let image = b.dir.join("obj/arch/x86/boot/bzImage");
@@ -351,16 +355,7 @@ fn build_kernel_keeps_a_configuration_only_its_inputs_would_make_again() {
     fs::write(src.join("Kconfig"), "config URING_REPRO_TEST\n").unwrap();
     let frag = b.dir.join("frag.config");
     fs::write(&frag, "CONFIG_URING_REPRO_TEST=y\n").unwrap();
-    let args = [
-        "--src",
-        "src",
-        "--objdir",
-        "obj",
-        "--fragment",
-        "frag.config",
-        "--jobs",
-        "1",
-    ];
+    let args = RELATIVE_BUILD;
     let configured = |why: &str| {
         let r = b.run("build-kernel.sh", &args);
         assert_eq!(r.code, 0, "{why}: {}", r.err);

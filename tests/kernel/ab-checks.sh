@@ -337,6 +337,17 @@ ab_series() {
 	judge ab-series-reuses-the-parents-points "$WORK/ab-series.log" "${reasons[@]}"
 }
 
+# series_patches FILE: PATCHES, ab's --patch options for a series file of kernel/ (a patch
+# a line, a path under kernel/, a tab, its subject; # a comment).
+series_patches() {
+	local f subj
+	PATCHES=()
+	while IFS=$'\t' read -r f subj; do
+		case $f in '#'* | '') continue ;; esac
+		PATCHES+=(--patch "$REPO/kernel/$f")
+	done <"$1"
+}
+
 # ab_iowq: the series "Avoid unnecessary io-wq worker creation" (kernel/io-wq-creation/series:
 # its three patches written for 6.12, the second the commit the kernel test robot reported),
 # patch by patch on the parent, one vCPU (docs/io-wq.md). What its source makes certain: 1
@@ -347,12 +358,9 @@ ab_series() {
 # never sleeps inside the spans) or q0 (NOPs by the SQ thread, no io-wq) move, nor any event
 # of theirs.
 ab_iowq() {
-	local reasons=() k f subj patches=() row
-	while IFS=$'\t' read -r f subj; do
-		case $f in '#'* | '') continue ;; esac
-		patches+=(--patch "$REPO/kernel/$f")
-	done <"$REPO/kernel/io-wq-creation/series"
-	ab iowq --tree "$ROOT/parent" "${patches[@]}" --each \
+	local reasons=() k row
+	series_patches "$REPO/kernel/io-wq-creation/series"
+	ab iowq --tree "$ROOT/parent" "${PATCHES[@]}" --each \
 		--re '[PATCHSET 0/3] Avoid unnecessary io-wq worker creation'
 	ab_table_ok iowq 1 || return 0
 	grep -q '^ab.sh: \[1/3 p1\] its points reused: booted ' "$WORK/ab-iowq.log" ||
@@ -420,12 +428,9 @@ smp_exact() {
 # lock); 3 costs the cancel path a locked instruction a pair (c0: two lists, two locks);
 # 8 moves pollwake's wake-up modes and nothing else; no step moves n0.
 ab_kellermann() {
-	local reasons=() k f subj patches=()
-	while IFS=$'\t' read -r f subj; do
-		case $f in '#'* | '') continue ;; esac
-		patches+=(--patch "$REPO/kernel/$f")
-	done <"$REPO/kernel/kellermann/series"
-	ab kellermann --tree "$ROOT/parent" "${patches[@]}" --each \
+	local reasons=() k
+	series_patches "$REPO/kernel/kellermann/series"
+	ab kellermann --tree "$ROOT/parent" "${PATCHES[@]}" --each \
 		--re '[PATCH 0/8] Various io_uring micro-optimizations (reducing lock contention)'
 	ab_table_ok kellermann 1 || return 0
 	for k in 1 2 3 4 5 6; do

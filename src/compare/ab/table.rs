@@ -12,6 +12,7 @@ use super::pair::Pair;
 use super::provenance::{self, Provenance};
 use super::rows::{EventNames, Row, Verdict};
 use super::{File, Spec};
+use crate::compare::analysis::Comparison;
 use crate::compare::words::WIDTH;
 use crate::exit::Exit;
 use crate::render::{wrap, Clean, Dec, Text};
@@ -351,46 +352,18 @@ pub fn table(
              verdict."
         );
     }
-    // "The two base boots", "the three p1 boots" (a step's draws): up to
-    // eight, a step's most.
-    const HOW_MANY: [&str; 9] = [
-        "", "", "two ", "three ", "four ", "five ", "six ", "seven ", "eight ",
-    ];
-    let two = HOW_MANY.get(base_boots).copied().unwrap_or("");
     if base_boots > 1 {
         if spread {
-            let _ = write!(w, "The {two}{base} boots differ:");
-            for r in rows {
-                if let Some(f) = r.figures.as_ref().filter(|f| f.c.spread > 0.0) {
-                    let _ = write!(
-                        w,
-                        "\n  {}: the {two}{base} boots differ by {} (the verdict took it in)",
-                        r.name(),
-                        Dec(f.c.spread, 6)
-                    );
-                }
-            }
-            let _ = writeln!(w);
+            boots_differ(w, rows, base_boots, base, |c| c.spread);
         } else {
+            let two = how_many(base_boots);
             let _ = writeln!(w, "The {two}{base} boots agree exactly in every row.");
         }
     }
     // The head's boots, where they differ (a step's draws; boots again
     // with --recheck agree, and are said to below).
     if head_spread {
-        let two = HOW_MANY.get(head_boots).copied().unwrap_or("");
-        let _ = write!(w, "The {two}{head} boots differ:");
-        for r in rows {
-            if let Some(f) = r.figures.as_ref().filter(|f| f.c.test_spread > 0.0) {
-                let _ = write!(
-                    w,
-                    "\n  {}: the {two}{head} boots differ by {} (the verdict took it in)",
-                    r.name(),
-                    Dec(f.c.test_spread, 6)
-                );
-            }
-        }
-        let _ = writeln!(w);
+        boots_differ(w, rows, head_boots, head, |c| c.test_spread);
     }
     provenance::notes(spec, prov, [pair.base, pair.test], w);
     if !locked {
@@ -409,4 +382,36 @@ pub fn table(
         }
         let _ = writeln!(w);
     }
+}
+
+/// "The two base boots", "the three p1 boots" (a step's draws): a count in
+/// words, up to eight, a step's most.
+fn how_many(boots: usize) -> &'static str {
+    const HOW_MANY: [&str; 9] = [
+        "", "", "two ", "three ", "four ", "five ", "six ", "seven ", "eight ",
+    ];
+    HOW_MANY.get(boots).copied().unwrap_or("")
+}
+
+/// The rows whose `boots` of the step `who` differ, by `spread` of each.
+fn boots_differ(
+    w: &mut dyn Write,
+    rows: &[Row],
+    boots: usize,
+    who: impl fmt::Display,
+    spread: impl Fn(&Comparison) -> f64,
+) {
+    let two = how_many(boots);
+    let _ = write!(w, "The {two}{who} boots differ:");
+    for r in rows {
+        if let Some(f) = r.figures.as_ref().filter(|f| spread(&f.c) > 0.0) {
+            let _ = write!(
+                w,
+                "\n  {}: the {two}{who} boots differ by {} (the verdict took it in)",
+                r.name(),
+                Dec(spread(&f.c), 6)
+            );
+        }
+    }
+    let _ = writeln!(w);
 }
